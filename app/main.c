@@ -1,0 +1,7 @@
+#include <stdio.h>
+
+int main(void)
+{
+    puts("kernelscope " KS_VERSION);
+    return 0;
+}

@@ -1,0 +1,75 @@
+/* Command line of kernelscope: one zero-initialised struct, parsed from argv,
+ * defaults filled in one place (ks_options_finish). */
+#ifndef KS_OPTIONS_H
+#define KS_OPTIONS_H
+
+#include "../kernels/colormap.h"
+#include "../kernels/ks_error.h"
+#include "../kernels/laplace.h"
+#include "../render/image_io.h"
+
+typedef enum ks_mode { KS_MODE_LIVE = 0, KS_MODE_BENCH } ks_mode;
+
+typedef enum ks_scene_id {
+    KS_SCENE_DEFAULT = 0, /* laplace3d */
+    KS_SCENE_LAPLACE3D,
+    KS_SCENE_LAPLACE2D,
+    KS_SCENE_SPHERES,
+    KS_SCENE_NUM
+} ks_scene_id;
+
+typedef enum ks_backend { KS_BACKEND_DEFAULT = 0 /* cuda if a device exists */, KS_BACKEND_CUDA, KS_BACKEND_CPU } ks_backend;
+
+enum { KS_MAX_LIST = 16 };
+
+typedef struct ks_options {
+    ks_mode mode;
+    ks_scene_id scene;
+    /* Grids: live uses grids[0]; bench sweeps all. Each is nx, ny, nz (nz = 1 in 2D). */
+    int grid_count;
+    int grids[KS_MAX_LIST][3];
+    ks_bc bc;
+    /* Kernel variants by name (live: the first; bench: all listed, none = all). */
+    int kernel_count;
+    const char *kernels[KS_MAX_LIST];
+    /* Block sizes (live: the first; bench: all listed, none = the sweep). Unused components 1. */
+    int block_count;
+    int blocks[KS_MAX_LIST][3];
+    int iters;            /* Jacobi iterations per frame; default 10 (CPU backend: 1) */
+    ks_backend backend;
+    int headless;         /* --headless given, or no display found */
+    int frames;           /* frames to run; 0 = until closed (window); headless default 60 */
+    const char *out_dir;  /* default "." */
+    int save_every;       /* 0 = never */
+    ks_image_format format;
+    int width, height;    /* --size: window (Laplace) / picture (spheres); default 1280x800 / 1024x768 */
+    int size_set;
+    ks_colormap colormap;
+    int range_set;
+    float range_lo, range_hi;
+    int no_overlay;
+    const char *dump_field; /* .npy path or NULL */
+    /* spheres scene */
+    int sphere_count;     /* --spheres, default 256 */
+    unsigned long long seed; /* --seed, default 1 */
+    const char *scene_file; /* --scene FILE */
+    const char *mem;        /* --mem variant name, NULL = default */
+    int sphere_counts[KS_MAX_LIST]; /* bench: --spheres list */
+    int sphere_count_n;
+    /* bench */
+    int reps;             /* timed repetitions per configuration, default 20 */
+    int help, version;
+} ks_options;
+
+/* Parses argv into *o (zeroed first) and fills defaults. On bad input returns
+ * KS_ERR_INVALID with a one-line message. Does not touch the device. */
+ks_status ks_options_parse(int argc, char **argv, ks_options *o);
+/* Fills every zero field with its default (idempotent). */
+void ks_options_finish(ks_options *o);
+const char *ks_scene_name(ks_scene_id s);
+int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres */
+void ks_options_print_help(void);
+/* The grid of grids[idx] as a ks_grid for the scene. */
+ks_grid ks_options_grid(const ks_options *o, int idx);
+
+#endif

@@ -1,0 +1,72 @@
+/* What the live loop needs from a scene (Laplace 3D/2D, spheres): a small
+ * table of functions, chosen at run time, so live.c holds no scene logic. */
+#ifndef KS_SCENE_H
+#define KS_SCENE_H
+
+#include <stddef.h>
+
+#include "../kernels/cuda_device.h"
+#include "../kernels/stage_timer.h"
+#include "../render/window.h"
+#include "options.h"
+
+typedef struct ks_scene_env {
+    const ks_options *opt;
+    int use_cuda;                 /* 1: CUDA backend, 0: CPU */
+    const ks_device_info *device; /* present == 0 on the CPU backend without a device */
+    double t_peak_gbs;            /* copy bandwidth measured at start-up (CPU: memcpy) */
+} ks_scene_env;
+
+typedef struct ks_frame_ctx {
+    ks_stage_timer *timer; /* stages: scene names its own (ks_stage_timer_stage) */
+    int step;              /* 1: advance this frame (not paused, or N pressed) */
+    int single;            /* 1: N pressed while paused: advance by the smallest step */
+    long long frame;       /* frame number */
+    int probe_valid;       /* cursor over the picture at pixel (probe_a, probe_b) */
+    int probe_a, probe_b;
+} ks_frame_ctx;
+
+enum { KS_VIEW_TEXT = 2048, KS_VIEW_PLOT = 512 };
+
+/* What the scene shows in the overlay; live.c adds fps, device, backend. */
+typedef struct ks_scene_view {
+    char text[KS_VIEW_TEXT];  /* scene lines, '\n'-separated */
+    char table[KS_VIEW_TEXT]; /* optional A/B table panel */
+    char hover[256];          /* value under the cursor */
+    int colorbar;
+    ks_colormap cmap;
+    float lo, hi;
+    char colorbar_label[64];
+    float plot_x[KS_VIEW_PLOT], plot_y[KS_VIEW_PLOT];
+    int plot_n;
+    char plot_title[64];
+    char image_name[64];      /* for saved file names, e.g. "laplace3d" */
+} ks_scene_view;
+
+typedef struct ks_scene_api {
+    const char *name;
+    const char *help; /* scene keys, '\n'-separated, for the H panel and --help */
+    /* Creates the scene; validation errors (grid too large, block refused,
+     * malformed scene file) come back as KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY. */
+    ks_status (*create)(const ks_scene_env *env, void **self);
+    void (*destroy)(void *self);
+    void *(*stream)(void *self); /* cudaStream_t of its work (NULL on CPU) */
+    /* Largest picture it will draw, for the PBO size. */
+    void (*max_image_size)(void *self, int *w, int *h);
+    /* This frame's compute (solver iterations, sphere animation), timed by stage. */
+    ks_status (*compute)(void *self, ks_frame_ctx *ctx);
+    /* Writes the picture into rgba (device pointer on CUDA, host pointer on
+     * CPU; rows bottom-up) and returns its size. */
+    ks_status (*draw)(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h);
+    /* Scene key; *handled = 1 when it used it. A failure (e.g. a block the
+     * device refuses) is shown on screen and the scene keeps its old state. */
+    ks_status (*key)(void *self, const ks_key_event *ev, int *handled);
+    void (*view)(void *self, ks_scene_view *view);
+    /* End of run (--dump-field and such). */
+    ks_status (*finish)(void *self);
+} ks_scene_api;
+
+extern const ks_scene_api ks_scene_laplace; /* both 3D and 2D (from opt->scene) */
+extern const ks_scene_api ks_scene_spheres;
+
+#endif

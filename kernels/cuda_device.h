@@ -1,0 +1,43 @@
+/* The CUDA device as the app sees it: presence, name, limits, and the
+ * copy-bandwidth ceiling T_peak measured at start-up. Plain C. */
+#ifndef KS_CUDA_DEVICE_H
+#define KS_CUDA_DEVICE_H
+
+#include <stddef.h>
+
+#include "ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ks_device_info {
+    int present;              /* 1 when a usable CUDA device was found */
+    int ordinal;              /* device index used */
+    char name[256];           /* e.g. "NVIDIA H100 80GB HBM3" */
+    int cc_major, cc_minor;
+    int sm_count;
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_threads_per_sm;
+    size_t smem_per_block;    /* default limit, bytes */
+    size_t smem_per_block_optin;
+    size_t total_mem, free_mem; /* bytes, free read at probe time */
+    size_t l2_bytes;
+} ks_device_info;
+
+/* Fills info; info->present == 0 (and KS_OK) when there is no device or the
+ * driver is missing: the message then says why, for the one-line notice. */
+ks_status ks_cuda_probe(ks_device_info *info);
+/* Device-to-device copy bandwidth, counting bytes read + written, GB/s
+ * (1e9 bytes): median of reps event-timed cudaMemcpyAsync of bytes after warm-up. */
+ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs);
+/* Free device memory right now, bytes. */
+ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes);
+/* Waits for all device work (used at shutdown and in tests). */
+ks_status ks_cuda_sync(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

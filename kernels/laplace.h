@@ -1,0 +1,149 @@
+/* Laplace Jacobi solver: grid, boundary presets, the CPU gold routine, the
+ * kernel-variant table and the CUDA solver, all behind plain C types.
+ *
+ * Grid points i = 0..nx-1 (x = i/(nx-1)), likewise j, k; i fastest in memory:
+ * index = i + nx*(j + ny*k). In 2D nz == 1 and k is always 0. */
+#ifndef KS_LAPLACE_H
+#define KS_LAPLACE_H
+
+#include <stddef.h>
+
+#include "colormap.h"
+#include "ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ks_bc {
+    KS_BC_DEFAULT = 0, /* hot-top */
+    KS_BC_SEED,        /* every boundary point 1 (the course practical) */
+    KS_BC_HOT_TOP,     /* face k=nz-1 (3D) / edge j=ny-1 (2D) is 1, rest 0 */
+    KS_BC_SINE,        /* that face/edge is sin(pi x) sin(pi y) (3D) / sin(pi x) (2D), rest 0 */
+    KS_BC_NUM
+} ks_bc;
+
+typedef struct ks_grid {
+    int dims;       /* 2 or 3 */
+    int nx, ny, nz; /* points per axis, each >= 3; nz == 1 when dims == 2 */
+} ks_grid;
+
+typedef enum ks_axis { KS_AXIS_X = 0, KS_AXIS_Y, KS_AXIS_Z, KS_AXIS_NUM } ks_axis;
+
+size_t ks_grid_points(const ks_grid *g);
+size_t ks_grid_bytes(const ks_grid *g); /* one float32 field */
+const char *ks_bc_name(ks_bc bc);
+int ks_bc_parse(const char *name, ks_bc *bc); /* 0 ok, -1 unknown */
+
+/* ---- CPU gold (laplace_cpu.c; OpenMP where available) ---- */
+
+/* Boundary points per preset, interior 0. */
+void ks_laplace_fill_initial(const ks_grid *g, ks_bc bc, float *u);
+/* Exact solution of the sine preset at a grid point (double precision):
+ * 3D: sin(pi x) sin(pi y) sinh(sqrt2 pi z)/sinh(sqrt2 pi); 2D: sin(pi x) sinh(pi y)/sinh(pi). */
+double ks_laplace_exact_sine(const ks_grid *g, int i, int j, int k);
+/* One Jacobi iteration: interior = mean of the 4/6 neighbours of u1; boundary copied. */
+void ks_laplace_gold_step(const ks_grid *g, const float *u1, float *u2);
+/* sum over all points of (a-b)^2, in double. RMS change = sqrt(sum / points). */
+double ks_laplace_gold_sumsq_diff(const ks_grid *g, const float *a, const float *b);
+
+/* ---- Slices (what the picture shows) ----
+ * 3D axis z at index k: image w = nx, h = ny, pixel (a, b) = point (a, b, k)
+ * 3D axis y at index j: image w = nx, h = nz, pixel (a, b) = point (a, j, b)
+ * 3D axis x at index i: image w = ny, h = nz, pixel (a, b) = point (i, a, b)
+ * 2D: the whole field, w = nx, h = ny, axis/index ignored.
+ * Image row b = 0 is the bottom row of the picture (OpenGL order), RGBA8. */
+void ks_slice_dims(const ks_grid *g, ks_axis axis, int *w, int *h);
+int ks_slice_max_index(const ks_grid *g, ks_axis axis); /* last valid index */
+/* Grid point shown at image pixel (a, b). */
+void ks_slice_point(const ks_grid *g, ks_axis axis, int index, int a, int b, int ijk[3]);
+/* CPU: colormapped slice into rgba (w*h*4 bytes); min/max of the slice values. */
+void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis, int index,
+                                 ks_colormap map, float lo, float hi, unsigned char *rgba);
+void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis, int index,
+                                 float *lo, float *hi);
+
+/* ---- Kernel variants (laplace_variants.c: the table is plain C so the CLI
+ * validates names in any build) ---- */
+typedef struct ks_lvariant_info {
+    const char *name;      /* CLI name, unique per dims */
+    const char *summary;   /* one line for --help and the overlay */
+    int dims;              /* scene it belongs to: 2 or 3 */
+    int block_rank;        /* components the user gives in --block: 2 or 3 */
+    int default_block[3];  /* used when nothing better is known */
+    int steps_per_launch;  /* 1, or T for a temporally blocked variant */
+} ks_lvariant_info;
+
+int ks_lvariant_count(void);
+const ks_lvariant_info *ks_lvariant_get(int id);   /* NULL when out of range */
+int ks_lvariant_find(int dims, const char *name); /* id, or -1 */
+int ks_lvariant_default(int dims);                 /* id of the variant used by default */
+int ks_lvariant_next(int id);                      /* next id of the same dims (wraps) */
+/* Writes "a, b, c" (the names valid for dims) into buf. */
+void ks_lvariant_list(int dims, char *buf, size_t len);
+
+/* Per-launch resource figures of a kernel (for the overlay and the bench). */
+typedef struct ks_kernel_attrs {
+    int registers;          /* per thread */
+    int static_smem;        /* bytes per block */
+    int dynamic_smem;       /* bytes per block */
+    int blocks_per_sm;      /* resident blocks per SM at this block size */
+    double occupancy;       /* resident warps / max warps per SM, 0..1 */
+} ks_kernel_attrs;
+
+/* ---- CUDA solver (laplace_cuda.cu) ----
+ * Two device fields (ping-pong) on the solver's own stream. Every call only
+ * enqueues work unless it says otherwise. */
+typedef struct ks_lsolver ks_lsolver;
+
+/* Fails with KS_ERR_OUT_OF_MEMORY and a message naming the bytes needed and
+ * the bytes free when the grid does not fit. */
+ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out);
+void ks_lsolver_destroy(ks_lsolver *s);
+void *ks_lsolver_stream(ks_lsolver *s); /* cudaStream_t */
+/* Copies host into both fields (so boundaries are valid in both); synchronous. */
+ks_status ks_lsolver_upload(ks_lsolver *s, const float *host);
+/* Copies the current field to host; synchronous. */
+ks_status ks_lsolver_download(ks_lsolver *s, float *host);
+/* Copies the previous iterate (the field before the last single step) to host; synchronous. */
+ks_status ks_lsolver_download_previous(ks_lsolver *s, float *host);
+/* Checks that variant accepts block on this device (threads, dims, shared
+ * memory, shape rules); the message says why not. Launches nothing. */
+ks_status ks_lsolver_check_block(const ks_lsolver *s, int variant, const int block[3]);
+/* Registers, shared memory and occupancy of the variant at that block. */
+ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int block[3],
+                                  ks_kernel_attrs *out);
+/* Runs exactly iters Jacobi iterations with the variant; afterwards the
+ * previous field holds iterate n-1 (a temporally blocked variant ends with a
+ * single step so the residual is always between consecutive iterates). */
+ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters);
+/* Enqueues the sum of squared differences between current and previous field
+ * (warp-shuffle reduction) into a device accumulator. */
+ks_status ks_lsolver_residual(ks_lsolver *s);
+/* Enqueues the colormapped slice into dst (device pointer, w*h*4 bytes). */
+ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
+                                  float lo, float hi, void *dst_rgba);
+
+/* Results that travel back without stalling the frame: enqueue with
+ * ks_lsolver_request_readback, collect a frame or more later with
+ * ks_lsolver_poll_readback (never blocks; returns 1 when new values arrived). */
+typedef struct ks_lreadback {
+    double residual_rms;    /* sqrt(sum/points) of the last ks_lsolver_residual, -1 if none */
+    float slice_min, slice_max;
+    float probe_value;      /* field value at probe (NaN when no probe) */
+    int probe[3];           /* the point probed, or -1s */
+    long long iteration;    /* total iterations when the request was made */
+} ks_lreadback;
+ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, const int probe[3],
+                                      long long iteration);
+int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out);
+
+/* Median milliseconds per iteration over reps timed launches of iters
+ * iterations each (CUDA events, after warm-up launches); for the bench. */
+ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps,
+                          double *ms_per_iter);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

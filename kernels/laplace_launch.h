@@ -1,0 +1,44 @@
+/* Internal to kernels/: how laplace_cuda.cu calls each variant's launcher.
+ * CUDA-only header (never included by app/ or render/). */
+#ifndef KS_LAPLACE_LAUNCH_H
+#define KS_LAPLACE_LAUNCH_H
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "laplace.h"
+
+typedef struct ks_lsweep {
+    const ks_grid *grid;
+    const float *in;   /* iterate n (both fields hold valid boundary values) */
+    float *out;        /* receives iterate n + steps; interior-only variants
+                          may leave its boundary untouched */
+    int block[3];      /* as given by the user / table; unused components 1 */
+    int steps;         /* iterations this launch performs (1 unless temporally blocked) */
+    cudaStream_t stream;
+    const cudaDeviceProp *prop;
+    /* When dry_run is set: validate block (and fill attrs when non-NULL) but
+     * launch nothing; in/out may be NULL. */
+    int dry_run;
+    ks_kernel_attrs *attrs;
+} ks_lsweep;
+
+typedef ks_status (*ks_llaunch_fn)(const ks_lsweep *sw);
+
+/* Course styles and 2D basics: laplace_cuda.cu */
+ks_status ks_llaunch_kmarch(const ks_lsweep *sw);
+ks_status ks_llaunch_block3d(const ks_lsweep *sw);
+ks_status ks_llaunch_block2d(const ks_lsweep *sw);
+ks_status ks_llaunch_smem2d(const ks_lsweep *sw);
+/* Optimised variants: laplace_fast.cu */
+ks_status ks_llaunch_regq(const ks_lsweep *sw);
+ks_status ks_llaunch_tblock(const ks_lsweep *sw);
+ks_status ks_llaunch_vec2d(const ks_lsweep *sw);
+
+/* Shared helpers (laplace_cuda.cu): generic block checks against the device
+ * limits, and occupancy figures for a kernel at a block size. */
+ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_smem);
+ks_status ks_lfill_attrs(const void *kernel_fn, int threads, size_t dyn_smem,
+                         const cudaDeviceProp *prop, ks_kernel_attrs *out);
+
+#endif

@@ -1,0 +1,50 @@
+/* Per-stage timing of frames without stalling them. With CUDA the stages are
+ * bracketed by events on a stream and read back when they have completed
+ * (cudaEventQuery, a few frames later); without, by the host clock. Each
+ * finished sample goes into a rolling window per stage (median and min). */
+#ifndef KS_STAGE_TIMER_H
+#define KS_STAGE_TIMER_H
+
+#include "ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KS_TIMER_MAX_STAGES = 12, KS_TIMER_WINDOW = 64 };
+
+typedef struct ks_stage_timer ks_stage_timer;
+
+typedef struct ks_stage_stats {
+    const char *name;
+    int samples;       /* in the window */
+    double median_ms;  /* over the window; 0 when no samples */
+    double min_ms;
+    double last_ms;
+    long long total;   /* samples ever recorded */
+} ks_stage_stats;
+
+/* use_cuda: events on stream (cudaStream_t as void*); otherwise host clock. */
+ks_status ks_stage_timer_create(int use_cuda, void *stream, ks_stage_timer **out);
+void ks_stage_timer_destroy(ks_stage_timer *t);
+/* Stage id for name (created on first use, up to KS_TIMER_MAX_STAGES). */
+int ks_stage_timer_stage(ks_stage_timer *t, const char *name);
+/* Frame bracket: begin picks a free slot (collecting finished ones first). */
+ks_status ks_stage_timer_frame_begin(ks_stage_timer *t);
+ks_status ks_stage_timer_begin(ks_stage_timer *t, int stage);
+ks_status ks_stage_timer_end(ks_stage_timer *t, int stage);
+ks_status ks_stage_timer_frame_end(ks_stage_timer *t);
+/* Collects every finished frame without blocking; returns how many. */
+int ks_stage_timer_collect(ks_stage_timer *t);
+/* Waits for every frame in flight and collects it (end of a run). */
+ks_status ks_stage_timer_drain(ks_stage_timer *t);
+int ks_stage_timer_stage_count(const ks_stage_timer *t);
+void ks_stage_timer_stats(const ks_stage_timer *t, int stage, ks_stage_stats *out);
+/* Oldest finished frame not yet popped: its per-stage times (ms, -1 where a stage did not
+ * run in it) and its frame number; returns 0 when no frame has finished. For the CSV. */
+int ks_stage_timer_pop_frame(ks_stage_timer *t, long long *frame, double ms[KS_TIMER_MAX_STAGES]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

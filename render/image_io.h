@@ -1,0 +1,31 @@
+/* Writing pictures and fields. Every writer goes to "<path>.tmp-<pid>" first
+ * and renames on success, so a failed or interrupted write leaves nothing. */
+#ifndef KS_IMAGE_IO_H
+#define KS_IMAGE_IO_H
+
+#include <stddef.h>
+
+#include "../kernels/ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ks_image_format { KS_FMT_DEFAULT = 0 /* png */, KS_FMT_PNG, KS_FMT_PPM, KS_FMT_NUM } ks_image_format;
+
+const char *ks_image_format_ext(ks_image_format f); /* "png" / "ppm" */
+int ks_image_format_parse(const char *name, ks_image_format *f);
+/* rgba: w*h*4 bytes, rows top-down. PNG keeps RGB (alpha dropped); PPM is binary P6. */
+ks_status ks_image_write(const char *path, ks_image_format f, const unsigned char *rgba, int w,
+                         int h);
+/* NumPy .npy version 1.0, '<f4', C order, shape given (ndim 1..3). */
+ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape);
+/* Writes len bytes of text (CSV etc.) atomically. */
+ks_status ks_text_write(const char *path, const char *text, size_t len);
+/* Checks that dir exists (creating it if missing) and is writable; message says why not. */
+ks_status ks_output_dir_check(const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

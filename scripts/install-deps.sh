@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what kernelscope needs from Debian's packages, skipping what is there.
+# The CUDA Toolkit is expected at /usr/local/cuda (or nvcc on PATH).
+set -euo pipefail
+pkgs=(cmake make gcc g++ pkg-config libglfw3-dev libglew-dev libegl-dev libgl-dev libstb-dev
+      libcmocka-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kernelscope: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "kernelscope: the CUDA Toolkit (nvcc) was not found; install it to /usr/local/cuda" >&2
+  exit 1
+fi
