@@ -27,7 +27,8 @@ typedef struct ks_options {
     ks_scene_id scene;
     /* Grids: live uses grids[0]; bench sweeps all. Each is nx, ny, nz (nz = 1 in 2D). */
     int grid_count;
-    int grids[KS_MAX_LIST][3];
+    int grids[KS_MAX_LIST][3];     /* resolved by ks_options_finish */
+    int grid_parts[KS_MAX_LIST];   /* components given: 1 (N), 2 or 3 */
     ks_bc bc;
     /* Kernel variants by name (live: the first; bench: all listed, none = all). */
     int kernel_count;
@@ -35,9 +36,10 @@ typedef struct ks_options {
     /* Block sizes (live: the first; bench: all listed, none = the sweep). Unused components 1. */
     int block_count;
     int blocks[KS_MAX_LIST][3];
-    int iters;            /* Jacobi iterations per frame; default 10 (CPU backend: 1) */
+    int iters;            /* Jacobi iterations per frame; default 20 (CPU backend: 2) */
     ks_backend backend;
-    int headless;         /* --headless given, or no display found */
+    int headless;         /* --headless given */
+    int window;           /* --window given: never fall back to headless */
     int frames;           /* frames to run; 0 = until closed (window); headless default 60 */
     const char *out_dir;  /* default "." */
     int save_every;       /* 0 = never */
@@ -52,6 +54,7 @@ typedef struct ks_options {
     /* spheres scene */
     int sphere_count;     /* --spheres, default 256 */
     unsigned long long seed; /* --seed, default 1 */
+    int seed_set;
     const char *scene_file; /* --scene FILE */
     const char *mem;        /* --mem variant name, NULL = default */
     int sphere_counts[KS_MAX_LIST]; /* bench: --spheres list */
@@ -64,8 +67,12 @@ typedef struct ks_options {
 /* Parses argv into *o (zeroed first) and fills defaults. On bad input returns
  * KS_ERR_INVALID with a one-line message. Does not touch the device. */
 ks_status ks_options_parse(int argc, char **argv, ks_options *o);
-/* Fills every zero field with its default (idempotent). */
-void ks_options_finish(ks_options *o);
+/* Fills every zero field with its default and checks what depends on the
+ * scene (grid components, kernel names). Called by ks_options_parse. */
+ks_status ks_options_finish(ks_options *o);
+/* Defaults that depend on the backend (grid size, iterations per frame), once
+ * the backend is known. */
+void ks_options_backend_defaults(ks_options *o, int use_cuda);
 const char *ks_scene_name(ks_scene_id s);
 int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres */
 void ks_options_print_help(void);

@@ -8,6 +8,7 @@
 #include "../kernels/cuda_device.h"
 #include "../kernels/stage_timer.h"
 #include "../render/window.h"
+#include "best_config.h"
 #include "options.h"
 
 typedef struct ks_scene_env {
@@ -15,6 +16,7 @@ typedef struct ks_scene_env {
     int use_cuda;                 /* 1: CUDA backend, 0: CPU */
     const ks_device_info *device; /* present == 0 on the CPU backend without a device */
     double t_peak_gbs;            /* copy bandwidth measured at start-up (CPU: memcpy) */
+    const ks_best_store *best;    /* best measured configurations (may be empty) */
 } ks_scene_env;
 
 typedef struct ks_frame_ctx {

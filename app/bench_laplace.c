@@ -1,0 +1,411 @@
+#include "bench_laplace.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../kernels/laplace.h"
+#include "../render/image_io.h"
+
+enum { KS_BENCH_MAX_ROWS = 2048 };
+
+/* Block sweeps by rank (each also checked against the device before use). */
+static const int ks_sweep_rank2[][3] = {{32, 4, 1},  {32, 8, 1},  {32, 16, 1}, {64, 4, 1},
+                                        {64, 8, 1},  {128, 2, 1}, {128, 4, 1}, {256, 1, 1},
+                                        {256, 2, 1}, {32, 32, 1}, {16, 16, 1}};
+static const int ks_sweep_rank3[][3] = {{32, 4, 4}, {32, 8, 2}, {32, 8, 4}, {64, 4, 2},
+                                        {64, 4, 4}, {16, 8, 4}, {32, 4, 8}, {128, 2, 2}};
+
+typedef struct ks_text {
+    char *buf;
+    size_t len, cap;
+} ks_text;
+
+static void text_add(ks_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(ks_text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = t->buf ? vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap) : -1;
+        va_end(ap);
+        if (n >= 0 && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap * 2 : 4096;
+        char *buf = realloc(t->buf, cap);
+        if (!buf) return; /* out of memory: the text is cut */
+        t->buf = buf;
+        t->cap = cap;
+    }
+}
+
+char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
+{
+    ks_text t = {0};
+    text_add(&t, "%-8s %-16s %-10s %10s %10s %10s %7s %5s %6s\n", "variant", "grid", "block",
+             "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
+    for (int i = 0; i < n; ++i) {
+        const ks_bench_row *r = &rows[i];
+        char grid[48], block[32];
+        snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+        if (r->block[0]) snprintf(block, sizeof block, "%dx%dx%d", r->block[0], r->block[1], r->block[2]);
+        else snprintf(block, sizeof block, "-");
+        text_add(&t, "%-8s %-16s %-10s %10.4f %10.1f %10.1f %7.3f %5d %5.0f%%%s\n", r->variant, grid,
+                 block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
+                 100.0 * r->occupancy, r->best ? "  <- best" : "");
+    }
+    return t.buf;
+}
+
+char *ks_bench_laplace_csv(const ks_bench_row *rows, int n)
+{
+    ks_text t = {0};
+    text_add(&t, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
+                 "occupancy,best\n");
+    for (int i = 0; i < n; ++i) {
+        const ks_bench_row *r = &rows[i];
+        /* Device names have no commas or quotes in practice; quote them anyway. */
+        text_add(&t, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%.4f,%d,%.3f,%d\n", r->device,
+                 r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                 r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
+                 r->occupancy, r->best);
+    }
+    return t.buf;
+}
+
+void ks_bench_mark_best(ks_bench_row *rows, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        rows[i].best = 1;
+        for (int j = 0; j < n; ++j) {
+            if (j == i || strcmp(rows[i].variant, rows[j].variant) ||
+                memcmp(rows[i].grid, rows[j].grid, sizeof rows[i].grid))
+                continue;
+            if (rows[j].ms_per_iter < rows[i].ms_per_iter ||
+                (rows[j].ms_per_iter == rows[i].ms_per_iter && j < i)) {
+                rows[i].best = 0;
+                break;
+            }
+        }
+    }
+}
+
+/* Deterministic non-zero data: interior and boundary random in [0.1, 1.1). */
+static void fill_random(const ks_grid *g, float *u, unsigned long long seed)
+{
+    const size_t n = ks_grid_points(g);
+    unsigned long long x = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (size_t i = 0; i < n; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        u[i] = 0.1f + (float)(x >> 40) * (1.0f / 16777216.0f);
+    }
+}
+
+/* A variant/block pair against the gold routine on a small odd grid. */
+static ks_status check_against_gold(int dims, int variant, const int block[3])
+{
+    ks_grid g = {dims, 37, 29, dims == 3 ? 23 : 1};
+    if (dims == 2) {
+        g.nx = 97;
+        g.ny = 61;
+    }
+    const size_t n = ks_grid_points(&g);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *gpu = malloc(n * sizeof *gpu);
+    ks_lsolver *s = NULL;
+    ks_status st = (a && b && gpu) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    const int iters = 12;
+    if (st == KS_OK) {
+        fill_random(&g, a, 7);
+        st = ks_lsolver_create(&g, &s);
+    }
+    if (st == KS_OK) st = ks_lsolver_upload(s, a);
+    if (st == KS_OK) st = ks_lsolver_iterate(s, variant, block, iters);
+    if (st == KS_OK) st = ks_lsolver_download(s, gpu);
+    if (st == KS_OK) {
+        for (int it = 0; it < iters; ++it) {
+            ks_laplace_gold_step(&g, a, b);
+            float *t = a;
+            a = b;
+            b = t;
+        }
+        for (size_t i = 0; i < n && st == KS_OK; ++i) {
+            const float ref = a[i], got = gpu[i];
+            if (!(fabsf(got - ref) <= 1e-6f * fmaxf(1.0f, fabsf(ref))))
+                st = ks_fail(KS_ERR_UNSUPPORTED,
+                             "kernel %s block %dx%dx%d disagrees with the CPU gold at point %zu "
+                             "(%.9g vs %.9g): not timing a wrong kernel",
+                             ks_lvariant_get(variant)->name, block[0], block[1], block[2], i,
+                             (double)got, (double)ref);
+        }
+    }
+    ks_lsolver_destroy(s);
+    free(a);
+    free(b);
+    free(gpu);
+    return st;
+}
+
+static double host_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The CPU backend: the gold routine, host clock, memcpy ceiling. */
+static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
+{
+    const size_t bytes = ks_grid_bytes(g);
+    float *a = malloc(bytes), *b = malloc(bytes);
+    double *ms = malloc((size_t)reps * sizeof *ms);
+    if (!a || !b || !ms) {
+        free(a);
+        free(b);
+        free(ms);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory", g->nx,
+                       g->ny, g->nz, 2.0 * (double)bytes / 1073741824.0);
+    }
+    fill_random(g, a, 3);
+    memcpy(b, a, bytes);
+    ks_laplace_gold_step(g, a, b); /* warm-up */
+    for (int r = 0; r < reps; ++r) {
+        const double t0 = host_ms();
+        ks_laplace_gold_step(g, a, b);
+        ms[r] = host_ms() - t0;
+        float *t = a;
+        a = b;
+        b = t;
+    }
+    double copy[5];
+    for (int r = 0; r < 5; ++r) {
+        const double t0 = host_ms();
+        memcpy(b, a, bytes);
+        copy[r] = 2.0 * (double)bytes / ((host_ms() - t0) * 1e-3) / 1e9;
+    }
+    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    qsort(copy, 5, sizeof *copy, cmp_double);
+    row->ms_per_iter = ms[reps / 2];
+    row->t_peak_gbs = copy[2];
+    free(a);
+    free(b);
+    free(ms);
+    return KS_OK;
+}
+
+typedef struct ks_bench_plan {
+    int dims;
+    int ngrids;
+    int grids[KS_MAX_LIST][3];
+    int nvariants;
+    int variants[KS_MAX_LIST];
+} ks_bench_plan;
+
+static void plan_defaults(const ks_options *opt, int use_cuda, ks_bench_plan *p)
+{
+    p->dims = ks_scene_dims(opt->scene);
+    if (opt->grid_count) {
+        p->ngrids = opt->grid_count;
+        memcpy(p->grids, opt->grids, sizeof p->grids);
+    } else {
+        static const int cuda3[] = {256, 512, 1024}, cuda2[] = {4096, 8192, 16384};
+        static const int cpu3[] = {64, 128}, cpu2[] = {1024, 2048};
+        const int *sizes = use_cuda ? (p->dims == 3 ? cuda3 : cuda2) : (p->dims == 3 ? cpu3 : cpu2);
+        p->ngrids = use_cuda ? 3 : 2;
+        for (int i = 0; i < p->ngrids; ++i) {
+            p->grids[i][0] = p->grids[i][1] = sizes[i];
+            p->grids[i][2] = p->dims == 3 ? sizes[i] : 1;
+        }
+    }
+    p->nvariants = 0;
+    if (opt->kernel_count) {
+        for (int k = 0; k < opt->kernel_count; ++k)
+            p->variants[p->nvariants++] = ks_lvariant_find(p->dims, opt->kernels[k]);
+    } else {
+        for (int id = 0; id < ks_lvariant_count() && p->nvariants < KS_MAX_LIST; ++id)
+            if (ks_lvariant_get(id)->dims == p->dims) p->variants[p->nvariants++] = id;
+    }
+}
+
+/* Blocks to time for a variant: the user's list (each must be accepted), or
+ * the sweep for its rank (those the device refuses are skipped). */
+static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int variant,
+                      int out[][3], ks_status *err)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    int n = 0;
+    *err = KS_OK;
+    if (opt->block_count) {
+        for (int b = 0; b < opt->block_count; ++b) {
+            const int *blk = opt->blocks[b];
+            ks_status st = (info->block_rank == 2 && blk[2] != 1)
+                               ? ks_fail(KS_ERR_UNSUPPORTED, "kernel %s takes a 2-part block", info->name)
+                               : ks_lsolver_check_block(probe, variant, blk);
+            if (st != KS_OK) {
+                ks_error_prefix("--block %dx%dx%d for %s", blk[0], blk[1], blk[2], info->name);
+                *err = st;
+                return 0;
+            }
+            memcpy(out[n++], blk, 3 * sizeof(int));
+        }
+        return n;
+    }
+    const int(*sweep)[3] = info->block_rank == 3 ? ks_sweep_rank3 : ks_sweep_rank2;
+    const int count = info->block_rank == 3 ? (int)(sizeof ks_sweep_rank3 / sizeof ks_sweep_rank3[0])
+                                            : (int)(sizeof ks_sweep_rank2 / sizeof ks_sweep_rank2[0]);
+    for (int b = 0; b < count; ++b)
+        if (ks_lsolver_check_block(probe, variant, sweep[b]) == KS_OK) memcpy(out[n++], sweep[b], 3 * sizeof(int));
+    if (n == 0) memcpy(out[n++], info->default_block, 3 * sizeof(int));
+    ks_error_clear();
+    return n;
+}
+
+static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks_bench_plan *p,
+                            ks_bench_row *rows, int *nrows)
+{
+    /* Correctness first: every (variant, block) on a small grid against the gold. */
+    ks_grid small = {p->dims, 37, 29, p->dims == 3 ? 23 : 1};
+    ks_lsolver *probe = NULL;
+    KS_TRY(ks_lsolver_create(&small, &probe));
+    int blocks[KS_MAX_LIST][KS_MAX_LIST > 16 ? KS_MAX_LIST : 16][3];
+    int nblocks[KS_MAX_LIST];
+    ks_status st = KS_OK;
+    for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
+        nblocks[v] = blocks_for(opt, probe, p->variants[v], blocks[v], &st);
+        for (int b = 0; b < nblocks[v] && st == KS_OK; ++b)
+            st = check_against_gold(p->dims, p->variants[v], blocks[v][b]);
+    }
+    ks_lsolver_destroy(probe);
+    KS_TRY(st);
+    printf("checked %d kernel variant(s) against the CPU gold: all agree\n", p->nvariants);
+
+    for (int gi = 0; gi < p->ngrids; ++gi) {
+        ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
+        ks_lsolver *s = NULL;
+        st = ks_lsolver_create(&g, &s);
+        if (st == KS_ERR_OUT_OF_MEMORY && !opt->grid_count) {
+            printf("skipping grid %dx%dx%d: %s\n", g.nx, g.ny, g.nz, ks_error_message());
+            continue; /* default sweep: "where memory allows" */
+        }
+        KS_TRY(st);
+        const size_t bytes = ks_grid_bytes(&g);
+        float *init = malloc(bytes);
+        double t_peak = 0.0;
+        st = init ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+        if (st == KS_OK) {
+            fill_random(&g, init, 11);
+            st = ks_lsolver_upload(s, init);
+        }
+        free(init);
+        /* The ceiling, in this run, on a copy of the field's size. */
+        if (st == KS_OK) st = ks_cuda_measure_copy_gbs(bytes, 20, &t_peak);
+        for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
+            const ks_lvariant_info *info = ks_lvariant_get(p->variants[v]);
+            for (int b = 0; b < nblocks[v] && st == KS_OK; ++b) {
+                if (*nrows == KS_BENCH_MAX_ROWS) break;
+                ks_bench_row *r = &rows[(*nrows)++];
+                memset(r, 0, sizeof *r);
+                snprintf(r->device, sizeof r->device, "%s", dev->name);
+                snprintf(r->variant, sizeof r->variant, "%s", info->name);
+                memcpy(r->grid, p->grids[gi], sizeof r->grid);
+                r->grid[2] = g.nz;
+                memcpy(r->block, blocks[v][b], sizeof r->block);
+                const int iters = info->steps_per_launch * 4;
+                st = ks_lsolver_time(s, p->variants[v], r->block, iters, opt->reps, &r->ms_per_iter);
+                if (st != KS_OK) break;
+                ks_kernel_attrs attrs;
+                if (ks_lsolver_kernel_attrs(s, p->variants[v], r->block, &attrs) == KS_OK) {
+                    r->registers = attrs.registers;
+                    r->occupancy = attrs.occupancy;
+                }
+                r->t_peak_gbs = t_peak;
+                r->t_eff_gbs = 2.0 * (double)bytes / (r->ms_per_iter * 1e-3) / 1e9;
+                r->ratio = r->t_eff_gbs / t_peak;
+            }
+        }
+        ks_lsolver_destroy(s);
+        KS_TRY(st);
+    }
+    return KS_OK;
+}
+
+static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, int n)
+{
+    char path[1024];
+    char *csv = ks_bench_laplace_csv(rows, n);
+    if (!csv) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    int len = snprintf(path, sizeof path, "%s/bench_%s.csv", opt->out_dir, ks_scene_name(opt->scene));
+    ks_status st = (len > 0 && (size_t)len < sizeof path) ? ks_text_write(path, csv, strlen(csv))
+                                                         : ks_fail(KS_ERR_IO, "--out path too long");
+    free(csv);
+    if (st == KS_OK) printf("wrote %s\n", path);
+    return st;
+}
+
+ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
+                           ks_best_store *best, const char *best_path)
+{
+    ks_bench_plan plan;
+    plan_defaults(opt, use_cuda, &plan);
+    ks_bench_row *rows = calloc(KS_BENCH_MAX_ROWS, sizeof *rows);
+    if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    int n = 0;
+    ks_status st = KS_OK;
+    printf("kernelscope bench %s on %s (%s backend)\n", ks_scene_name(opt->scene),
+           use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu");
+    if (use_cuda) {
+        st = bench_cuda(opt, dev, &plan, rows, &n);
+    } else {
+        for (int gi = 0; gi < plan.ngrids && st == KS_OK; ++gi) {
+            ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
+                         plan.dims == 3 ? plan.grids[gi][2] : 1};
+            ks_bench_row *r = &rows[n++];
+            snprintf(r->device, sizeof r->device, "host CPU");
+            snprintf(r->variant, sizeof r->variant, "gold");
+            memcpy(r->grid, plan.grids[gi], sizeof r->grid);
+            r->grid[2] = g.nz;
+            st = bench_cpu_grid(&g, opt->reps, r);
+            r->t_eff_gbs = 2.0 * (double)ks_grid_bytes(&g) / (r->ms_per_iter * 1e-3) / 1e9;
+            r->ratio = r->t_eff_gbs / r->t_peak_gbs;
+        }
+    }
+    if (st == KS_OK && n == 0) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "no grid fits in device memory");
+    if (st == KS_OK) {
+        ks_bench_mark_best(rows, n);
+        char *table = ks_bench_laplace_table(rows, n);
+        if (table) fputs(table, stdout);
+        free(table);
+        st = write_outputs(opt, rows, n);
+    }
+    if (st == KS_OK && use_cuda && best && best_path) {
+        for (int i = 0; i < n; ++i) {
+            if (!rows[i].best) continue;
+            ks_best_entry e;
+            memset(&e, 0, sizeof e);
+            snprintf(e.device, sizeof e.device, "%s", rows[i].device);
+            snprintf(e.scene, sizeof e.scene, "%s", ks_scene_name(opt->scene));
+            snprintf(e.variant, sizeof e.variant, "%s", rows[i].variant);
+            memcpy(e.grid, rows[i].grid, sizeof e.grid);
+            memcpy(e.block, rows[i].block, sizeof e.block);
+            e.ms_per_iter = rows[i].ms_per_iter;
+            e.t_eff_gbs = rows[i].t_eff_gbs;
+            ks_best_put(best, &e);
+        }
+        if (ks_best_save(best_path, best) == KS_OK) printf("best blocks recorded in %s\n", best_path);
+        else fprintf(stderr, "kernelscope: could not record best blocks: %s\n", ks_error_message());
+    }
+    free(rows);
+    return st;
+}

@@ -1,0 +1,365 @@
+#include "live.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../kernels/interop.h"
+#include "../render/image_io.h"
+#include "../render/renderer.h"
+
+enum { KS_CSV_INITIAL = 256 };
+
+typedef struct ks_csv_row {
+    long long frame;
+    double ms[KS_TIMER_MAX_STAGES];
+} ks_csv_row;
+
+struct ks_live {
+    const ks_scene_env *env;
+    const ks_scene_api *api;
+    void *scene;
+    ks_window *win;
+    ks_renderer *renderer;
+    ks_interop *interop;       /* CUDA backend only */
+    ks_stage_timer *timer;
+    int stage_frame, stage_map, stage_unmap;
+    int paused, single, overlay, help;
+    long long frame;
+    char message[256];
+    double message_until;      /* host seconds */
+    double fps;
+    double last_frame_time;
+    ks_scene_view view;
+    char text[4096];
+    int save_key_format;       /* 0 none, else ks_image_format of a pending S/P save */
+    int save_bare;             /* F pressed */
+    ks_csv_row *csv;
+    size_t csv_len, csv_cap;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Appends to a display buffer; text that does not fit is cut (display only). */
+static void text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    if (*used + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n < cap - *used ? (size_t)n : cap - *used - 1;
+}
+
+static void show_message(ks_live *l, const char *text)
+{
+    size_t used = 0;
+    text_append(l->message, sizeof l->message, &used, "%s", text);
+    l->message_until = now_seconds() + 4.0;
+}
+
+static const char ks_global_help[] = "Keys\n"
+                                     "  H          show / hide this help\n"
+                                     "  Space      pause / resume\n"
+                                     "  N          single step (while paused)\n"
+                                     "  O          overlay on / off\n"
+                                     "  S / P      save the frame as PNG / PPM (what is on screen)\n"
+                                     "  F          save the bare picture (PNG, one pixel per point)\n"
+                                     "  Esc / Q    quit\n";
+
+ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int headless,
+                         ks_live **out)
+{
+    *out = NULL;
+    ks_live *l = calloc(1, sizeof *l);
+    if (!l) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    l->env = env;
+    l->api = api;
+    l->overlay = !env->opt->no_overlay;
+    *out = l;
+
+    /* The scene first: its input errors come before any window opens. */
+    KS_TRY(api->create(env, &l->scene));
+    ks_window_desc wd = {0};
+    wd.width = env->opt->width;
+    wd.height = env->opt->height;
+    wd.headless = headless;
+    wd.title = "kernelscope";
+    KS_TRY(ks_window_create(&wd, &l->win));
+    int max_w = 0, max_h = 0;
+    api->max_image_size(l->scene, &max_w, &max_h);
+    KS_TRY(ks_renderer_create((size_t)max_w * (size_t)max_h, &l->renderer));
+    void *stream = api->stream(l->scene);
+    if (env->use_cuda) {
+        ks_status st = ks_interop_register(ks_renderer_pbo(l->renderer), &l->interop);
+        if (st != KS_OK) return st;
+    }
+    KS_TRY(ks_stage_timer_create(env->use_cuda, stream, &l->timer));
+    l->stage_frame = ks_stage_timer_stage(l->timer, "frame");
+    l->stage_map = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop map" : "buffer map");
+    l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "buffer unmap");
+    return KS_OK;
+}
+
+void ks_live_destroy(ks_live *l)
+{
+    if (!l) return;
+    if (l->scene) l->api->destroy(l->scene);
+    ks_stage_timer_destroy(l->timer);
+    ks_interop_unregister(l->interop);
+    ks_renderer_destroy(l->renderer);
+    ks_window_destroy(l->win);
+    free(l->csv);
+    free(l);
+}
+
+/* Global keys; the rest go to the scene. Returns 1 to quit. */
+static int handle_key(ks_live *l, const ks_key_event *ev)
+{
+    switch (ev->key) {
+    case KS_KEY_ESCAPE:
+    case 'Q': return 1;
+    case KS_KEY_SPACE: l->paused = !l->paused; return 0;
+    case 'N':
+        l->paused = 1;
+        l->single = 1;
+        return 0;
+    case 'O': l->overlay = !l->overlay; return 0;
+    case 'H':
+    case KS_KEY_F1: l->help = !l->help; return 0;
+    case 'S': l->save_key_format = KS_FMT_PNG; return 0;
+    case 'P': l->save_key_format = KS_FMT_PPM; return 0;
+    case 'F': l->save_bare = 1; return 0;
+    default: break;
+    }
+    int handled = 0;
+    ks_status st = l->api->key(l->scene, ev, &handled);
+    if (st != KS_OK) show_message(l, ks_error_message());
+    return 0;
+}
+
+static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const char *tag)
+{
+    unsigned char *rgba = NULL;
+    int w = 0, h = 0;
+    if (bare) KS_TRY(ks_renderer_read_image(l->renderer, &rgba, &w, &h));
+    else KS_TRY(ks_renderer_read_frame(l->renderer, &rgba, &w, &h));
+    char path[1024];
+    int n = snprintf(path, sizeof path, "%s/%s_%s%06lld%s.%s", l->env->opt->out_dir,
+                     l->view.image_name, tag, l->frame, bare ? "_field" : "",
+                     ks_image_format_ext(fmt));
+    ks_status st = (n > 0 && (size_t)n < sizeof path)
+                       ? ks_image_write(path, fmt, rgba, w, h)
+                       : ks_fail(KS_ERR_IO, "output path too long under '%s'", l->env->opt->out_dir);
+    free(rgba);
+    if (st == KS_OK) {
+        char msg[256];
+        size_t used = 0;
+        text_append(msg, sizeof msg, &used, "saved %s (%dx%d)", path, w, h);
+        if (!ks_window_is_headless(l->win)) show_message(l, msg);
+    }
+    return st;
+}
+
+static void compose_text(ks_live *l)
+{
+    const ks_scene_env *env = l->env;
+    size_t used = 0;
+    char *t = l->text;
+    const size_t cap = sizeof l->text;
+#define KS_LINE(...) text_append(t, cap, &used, __VA_ARGS__)
+    KS_LINE("kernelscope %s - %s%s\n", KS_VERSION, l->view.image_name, l->paused ? "   [paused]" : "");
+    if (env->use_cuda)
+        KS_LINE("device: %s   backend: cuda\n", env->device->name);
+    else
+        KS_LINE("device: host CPU   backend: cpu\n");
+    KS_LINE("%s", l->view.text);
+    if (used && t[used - 1] != '\n') KS_LINE("\n");
+    KS_LINE("\n%-16s %10s %10s\n", "stage", "median", "min");
+    const int stages = ks_stage_timer_stage_count(l->timer);
+    for (int s = 0; s < stages; ++s) {
+        ks_stage_stats st;
+        ks_stage_timer_stats(l->timer, s, &st);
+        if (st.samples == 0) continue;
+        KS_LINE("%-16s %7.3f ms %7.3f ms\n", st.name, st.median_ms, st.min_ms);
+    }
+    KS_LINE("\nfps %.1f   frame %lld   H: keys\n", l->fps, l->frame);
+#undef KS_LINE
+}
+
+static ks_status record_csv(ks_live *l)
+{
+    long long frame;
+    double ms[KS_TIMER_MAX_STAGES];
+    while (ks_stage_timer_pop_frame(l->timer, &frame, ms)) {
+        if (l->csv_len == l->csv_cap) {
+            size_t cap = l->csv_cap ? l->csv_cap * 2 : KS_CSV_INITIAL;
+            ks_csv_row *rows = realloc(l->csv, cap * sizeof *rows);
+            if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the timing CSV");
+            l->csv = rows;
+            l->csv_cap = cap;
+        }
+        l->csv[l->csv_len].frame = frame;
+        memcpy(l->csv[l->csv_len].ms, ms, sizeof ms);
+        ++l->csv_len;
+    }
+    return KS_OK;
+}
+
+static ks_status write_csv(ks_live *l)
+{
+    const int stages = ks_stage_timer_stage_count(l->timer);
+    size_t cap = 64 + (l->csv_len + 1) * (size_t)(stages + 1) * 24;
+    char *text = malloc(cap);
+    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the timing CSV");
+    size_t used = (size_t)snprintf(text, cap, "frame");
+    for (int s = 0; s < stages; ++s) {
+        ks_stage_stats st;
+        ks_stage_timer_stats(l->timer, s, &st);
+        used += (size_t)snprintf(text + used, cap - used, ",%s_ms", st.name);
+    }
+    used += (size_t)snprintf(text + used, cap - used, "\n");
+    for (size_t r = 0; r < l->csv_len; ++r) {
+        used += (size_t)snprintf(text + used, cap - used, "%lld", l->csv[r].frame);
+        for (int s = 0; s < stages; ++s) {
+            double v = l->csv[r].ms[s];
+            if (v >= 0) used += (size_t)snprintf(text + used, cap - used, ",%.6f", v);
+            else used += (size_t)snprintf(text + used, cap - used, ",");
+        }
+        used += (size_t)snprintf(text + used, cap - used, "\n");
+    }
+    char path[1024];
+    int n = snprintf(path, sizeof path, "%s/%s_timings.csv", l->env->opt->out_dir,
+                     l->view.image_name);
+    ks_status st = (n > 0 && (size_t)n < sizeof path)
+                       ? ks_text_write(path, text, used)
+                       : ks_fail(KS_ERR_IO, "output path too long under '%s'", l->env->opt->out_dir);
+    free(text);
+    return st;
+}
+
+static ks_status draw_picture(ks_live *l, ks_frame_ctx *ctx)
+{
+    void *rgba = NULL;
+    size_t bytes = 0;
+    int w = 0, h = 0;
+    void *stream = l->api->stream(l->scene);
+    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_map));
+    if (l->interop) KS_TRY(ks_interop_map(l->interop, stream, &rgba, &bytes));
+    else KS_TRY(ks_renderer_map_pbo(l->renderer, &rgba));
+    KS_TRY(ks_stage_timer_end(l->timer, l->stage_map));
+    ks_status st = l->api->draw(l->scene, ctx, rgba, &w, &h);
+    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_unmap));
+    ks_status st_unmap = l->interop ? ks_interop_unmap(l->interop, stream)
+                                    : ks_renderer_unmap_pbo(l->renderer);
+    KS_TRY(ks_stage_timer_end(l->timer, l->stage_unmap));
+    if (st != KS_OK) return st;
+    if (st_unmap != KS_OK) return st_unmap;
+    return ks_renderer_set_image(l->renderer, w, h);
+}
+
+static ks_status run_frame(ks_live *l, int *quit)
+{
+    const ks_options *opt = l->env->opt;
+    ks_window_poll(l->win);
+    ks_key_event ev;
+    while (ks_window_next_key(l->win, &ev))
+        if (handle_key(l, &ev)) *quit = 1;
+    if (ks_window_should_close(l->win)) *quit = 1;
+    if (*quit) return KS_OK;
+
+    ks_frame_ctx ctx = {0};
+    ctx.timer = l->timer;
+    ctx.step = !l->paused || l->single;
+    ctx.single = l->paused && l->single;
+    ctx.frame = l->frame;
+    double cx, cy;
+    if (ks_window_cursor(l->win, &cx, &cy))
+        ctx.probe_valid = ks_renderer_pick(l->renderer, cx, cy, &ctx.probe_a, &ctx.probe_b);
+    l->single = 0;
+
+    KS_TRY(ks_stage_timer_frame_begin(l->timer));
+    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_frame));
+    KS_TRY(l->api->compute(l->scene, &ctx));
+    KS_TRY(draw_picture(l, &ctx));
+    KS_TRY(ks_stage_timer_end(l->timer, l->stage_frame));
+    KS_TRY(ks_stage_timer_frame_end(l->timer));
+
+    memset(&l->view, 0, sizeof l->view);
+    l->api->view(l->scene, &l->view);
+    compose_text(l);
+    ks_overlay ov = {0};
+    ov.visible = l->overlay;
+    ov.text = l->text;
+    ov.table = l->view.table[0] ? l->view.table : NULL;
+    ov.help = NULL;
+    char help[4096];
+    if (l->help) {
+        size_t used = 0;
+        text_append(help, sizeof help, &used, "%s%s", ks_global_help, l->api->help);
+        ov.help = help;
+    }
+    ov.message = (l->message[0] && now_seconds() < l->message_until) ? l->message : NULL;
+    ov.hover = (ctx.probe_valid && l->view.hover[0]) ? l->view.hover : NULL;
+    ks_window_cursor(l->win, &ov.cursor_x, &ov.cursor_y);
+    ov.colorbar = l->view.colorbar;
+    ov.cmap = l->view.cmap;
+    ov.lo = l->view.lo;
+    ov.hi = l->view.hi;
+    ov.colorbar_label = l->view.colorbar_label;
+    ov.plot_x = l->view.plot_x;
+    ov.plot_y = l->view.plot_y;
+    ov.plot_n = l->view.plot_n;
+    ov.plot_title = l->view.plot_title;
+    int fb_w, fb_h;
+    ks_window_size(l->win, &fb_w, &fb_h);
+    KS_TRY(ks_renderer_draw(l->renderer, fb_w, fb_h, &ov));
+    KS_TRY(ks_window_present(l->win));
+
+    /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
+    ++l->frame;
+    if (opt->save_every && l->frame % opt->save_every == 0)
+        KS_TRY(save_picture(l, opt->format, !l->overlay, ""));
+    if (l->save_key_format) {
+        ks_status st = save_picture(l, (ks_image_format)l->save_key_format, !l->overlay, "key_");
+        if (st != KS_OK) show_message(l, ks_error_message());
+        l->save_key_format = 0;
+    }
+    if (l->save_bare) {
+        ks_status st = save_picture(l, KS_FMT_PNG, 1, "key_");
+        if (st != KS_OK) show_message(l, ks_error_message());
+        l->save_bare = 0;
+    }
+    if (opt->save_every) KS_TRY(record_csv(l));
+
+    const double t = now_seconds();
+    if (l->last_frame_time > 0) {
+        const double inst = 1.0 / fmax(t - l->last_frame_time, 1e-6);
+        l->fps = l->fps > 0 ? 0.9 * l->fps + 0.1 * inst : inst;
+    }
+    l->last_frame_time = t;
+    if (opt->frames && l->frame >= opt->frames) *quit = 1;
+    return KS_OK;
+}
+
+ks_status ks_live_run(ks_live *l)
+{
+    int quit = 0;
+    while (!quit) KS_TRY(run_frame(l, &quit));
+    KS_TRY(ks_stage_timer_drain(l->timer));
+    if (l->env->opt->save_every) {
+        KS_TRY(record_csv(l));
+        KS_TRY(write_csv(l));
+    }
+    return l->api->finish(l->scene);
+}

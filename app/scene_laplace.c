@@ -1,0 +1,534 @@
+/* The Laplace scenes (3D slice view and 2D heatmap) on either backend: the
+ * CUDA solver (kernels/laplace.h) or the CPU gold routine. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "best_config.h"
+#include "scene.h"
+
+enum { KS_HISTORY = KS_VIEW_PLOT };
+
+typedef struct ks_laplace_scene {
+    const ks_scene_env *env;
+    ks_grid grid;
+    ks_bc bc;
+    int use_cuda;
+    ks_lsolver *solver;      /* CUDA backend */
+    float *u, *u_prev;       /* CPU backend: current and previous iterate */
+    float *initial;          /* initial field, for R (reset) */
+    int variant;
+    int block[3];
+    int iters;               /* per frame */
+    long long total_iters;
+    int last_iters;          /* iterations run in the last frame that stepped */
+    ks_axis axis;
+    int index;
+    ks_colormap cmap;
+    int auto_range;
+    float lo, hi;            /* colour range in use */
+    double residual;         /* RMS change, -1 before the first */
+    long long residual_iter;
+    int have_minmax;
+    float slice_min, slice_max;
+    int probe_valid;
+    int probe[3];
+    float probe_value;
+    float hist_x[KS_HISTORY], hist_y[KS_HISTORY];
+    int hist_n;
+    long long hist_stride;   /* keep one residual every hist_stride iterations */
+    ks_kernel_attrs attrs;
+    int have_attrs;
+    ks_stage_timer *timer;
+    int stage_jacobi, stage_residual, stage_slice;
+} ks_laplace_scene;
+
+/* Candidate blocks for [ and ]: by rank, in increasing thread count. */
+static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
+                                         {32, 8, 1},  {64, 4, 1},  {128, 2, 1}, {32, 16, 1},
+                                         {64, 8, 1},  {128, 4, 1}, {256, 2, 1}, {32, 32, 1},
+                                         {64, 16, 1}, {128, 8, 1}, {256, 4, 1}};
+static const int ks_blocks_rank3[][3] = {{8, 8, 2},  {8, 8, 4},  {16, 4, 4}, {32, 4, 2},
+                                         {16, 8, 4}, {32, 4, 4}, {32, 8, 2}, {8, 8, 8},
+                                         {32, 8, 4}, {64, 4, 4}, {32, 4, 8}, {32, 16, 2}};
+
+static size_t scene_points(const ks_laplace_scene *s) { return ks_grid_points(&s->grid); }
+
+static const char *scene_name(const ks_laplace_scene *s)
+{
+    return s->grid.dims == 3 ? "laplace3d" : "laplace2d";
+}
+
+static ks_status check_block(ks_laplace_scene *s, int variant, const int block[3])
+{
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    if (info->block_rank == 2 && block[2] != 1)
+        return ks_fail(KS_ERR_UNSUPPORTED, "kernel %s takes a 2-part block (BXxBY), got %dx%dx%d",
+                       info->name, block[0], block[1], block[2]);
+    if (!s->use_cuda) return KS_OK; /* the CPU backend has no blocks */
+    return ks_lsolver_check_block(s->solver, variant, block);
+}
+
+static void refresh_attrs(ks_laplace_scene *s)
+{
+    s->have_attrs = s->use_cuda &&
+                    ks_lsolver_kernel_attrs(s->solver, s->variant, s->block, &s->attrs) == KS_OK;
+}
+
+/* The block to use for a variant when the user gave none: the best measured
+ * for this device and grid (bench store), else the variant's own default. */
+static void default_block(const ks_laplace_scene *s, int variant, int block[3])
+{
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    memcpy(block, info->default_block, 3 * sizeof(int));
+    if (!s->use_cuda || !s->env->best) return;
+    const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
+    const ks_best_entry *e = ks_best_find(s->env->best, s->env->device->name, scene_name(s),
+                                          info->name, grid);
+    if (e && check_block((ks_laplace_scene *)s, variant, e->block) == KS_OK)
+        memcpy(block, e->block, 3 * sizeof(int));
+}
+
+static ks_status upload_initial(ks_laplace_scene *s)
+{
+    s->total_iters = 0;
+    s->residual = -1.0;
+    s->residual_iter = 0;
+    s->hist_n = 0;
+    s->hist_stride = 1;
+    s->have_minmax = 0;
+    if (s->use_cuda) return ks_lsolver_upload(s->solver, s->initial);
+    const size_t bytes = ks_grid_bytes(&s->grid);
+    memcpy(s->u, s->initial, bytes);
+    memcpy(s->u_prev, s->initial, bytes);
+    return KS_OK;
+}
+
+static void destroy(void *self)
+{
+    ks_laplace_scene *s = self;
+    if (!s) return;
+    ks_lsolver_destroy(s->solver);
+    free(s->u);
+    free(s->u_prev);
+    free(s->initial);
+    free(s);
+}
+
+static ks_status create(const ks_scene_env *env, void **self)
+{
+    *self = NULL;
+    const ks_options *opt = env->opt;
+    ks_laplace_scene *s = calloc(1, sizeof *s);
+    if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    *self = s;
+    s->env = env;
+    s->grid = ks_options_grid(opt, 0);
+    s->bc = opt->bc;
+    s->use_cuda = env->use_cuda;
+    s->iters = opt->iters;
+    s->cmap = opt->colormap;
+    s->auto_range = !opt->range_set;
+    s->lo = opt->range_set ? opt->range_lo : 0.0f;
+    s->hi = opt->range_set ? opt->range_hi : 1.0f;
+    s->axis = KS_AXIS_Z;
+    s->index = ks_slice_max_index(&s->grid, s->axis) / 2;
+
+    const size_t bytes = ks_grid_bytes(&s->grid);
+    s->initial = malloc(bytes);
+    if (!s->initial)
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory",
+                       s->grid.nx, s->grid.ny, s->grid.nz, (double)bytes / 1073741824.0);
+    ks_laplace_fill_initial(&s->grid, s->bc, s->initial);
+    if (s->use_cuda) {
+        KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
+    } else {
+        s->u = malloc(bytes);
+        s->u_prev = malloc(bytes);
+        if (!s->u || !s->u_prev)
+            return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory",
+                           s->grid.nx, s->grid.ny, s->grid.nz, 3.0 * (double)bytes / 1073741824.0);
+    }
+
+    const int dims = s->grid.dims;
+    s->variant = ks_lvariant_default(dims);
+    if (opt->kernel_count) {
+        s->variant = ks_lvariant_find(dims, opt->kernels[0]);
+    } else if (s->use_cuda && env->best && !opt->block_count) {
+        /* No choice made: start with the fastest configuration measured here. */
+        const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
+        const ks_best_entry *e = ks_best_find(env->best, env->device->name, scene_name(s), NULL, grid);
+        if (e) s->variant = ks_lvariant_find(dims, e->variant);
+    }
+    if (opt->block_count) memcpy(s->block, opt->blocks[0], sizeof s->block);
+    else default_block(s, s->variant, s->block);
+    ks_status st = check_block(s, s->variant, s->block);
+    if (st != KS_OK) {
+        ks_error_prefix("--block %dx%dx%d", s->block[0], s->block[1], s->block[2]);
+        return st;
+    }
+    refresh_attrs(s);
+    return upload_initial(s);
+}
+
+static void *stream(void *self)
+{
+    ks_laplace_scene *s = self;
+    return s->use_cuda ? ks_lsolver_stream(s->solver) : NULL;
+}
+
+static void max_image_size(void *self, int *w, int *h)
+{
+    ks_laplace_scene *s = self;
+    *w = 0;
+    *h = 0;
+    for (int a = 0; a < KS_AXIS_NUM; ++a) {
+        int aw, ah;
+        ks_slice_dims(&s->grid, (ks_axis)a, &aw, &ah);
+        if ((long long)aw * ah > (long long)*w * *h) {
+            *w = aw;
+            *h = ah;
+        }
+    }
+}
+
+static void push_history(ks_laplace_scene *s, long long iter, double rms)
+{
+    if (!(rms > 0.0) || iter % s->hist_stride != 0) return;
+    if (s->hist_n == KS_HISTORY) {
+        /* Full: keep every other point and sample half as often from now on. */
+        for (int i = 0; i < KS_HISTORY / 2; ++i) {
+            s->hist_x[i] = s->hist_x[2 * i];
+            s->hist_y[i] = s->hist_y[2 * i];
+        }
+        s->hist_n = KS_HISTORY / 2;
+        s->hist_stride *= 2;
+    }
+    s->hist_x[s->hist_n] = (float)iter;
+    s->hist_y[s->hist_n] = (float)log10(rms);
+    ++s->hist_n;
+}
+
+static void apply_minmax(ks_laplace_scene *s, float mn, float mx)
+{
+    s->slice_min = mn;
+    s->slice_max = mx;
+    s->have_minmax = 1;
+    if (s->auto_range) {
+        s->lo = mn;
+        s->hi = mx > mn ? mx : mn + 1e-6f;
+    }
+}
+
+static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    ks_lreadback rb;
+    while (ks_lsolver_poll_readback(s->solver, &rb)) {
+        if (rb.residual_rms >= 0) {
+            s->residual = rb.residual_rms;
+            s->residual_iter = rb.iteration;
+            push_history(s, rb.iteration, rb.residual_rms);
+        }
+        apply_minmax(s, rb.slice_min, rb.slice_max);
+        if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;
+    }
+    if (iters > 0) {
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
+        KS_TRY(ks_lsolver_iterate(s->solver, s->variant, s->block, iters));
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+        KS_TRY(ks_lsolver_residual(s->solver));
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+    }
+    const int none[3] = {-1, -1, -1};
+    return ks_lsolver_request_readback(s->solver, s->axis, s->index,
+                                       s->probe_valid ? s->probe : none, s->total_iters + iters);
+}
+
+static ks_status compute_cpu(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    if (iters > 0) {
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
+        for (int it = 0; it < iters; ++it) {
+            ks_laplace_gold_step(&s->grid, s->u, s->u_prev);
+            float *t = s->u;
+            s->u = s->u_prev;
+            s->u_prev = t;
+        }
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+        double sum = ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev);
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+        s->residual = sqrt(sum / (double)scene_points(s));
+        s->residual_iter = s->total_iters + iters;
+        push_history(s, s->residual_iter, s->residual);
+    }
+    float mn, mx;
+    ks_laplace_cpu_slice_minmax(&s->grid, s->u, s->axis, s->index, &mn, &mx);
+    apply_minmax(s, mn, mx);
+    if (s->probe_valid) {
+        const size_t idx = (size_t)s->probe[0] +
+                           (size_t)s->grid.nx * ((size_t)s->probe[1] + (size_t)s->grid.ny * (size_t)s->probe[2]);
+        s->probe_value = s->u[idx];
+    }
+    return KS_OK;
+}
+
+static ks_status compute(void *self, ks_frame_ctx *ctx)
+{
+    ks_laplace_scene *s = self;
+    s->timer = ctx->timer;
+    s->stage_jacobi = ks_stage_timer_stage(ctx->timer, "jacobi");
+    s->stage_residual = ks_stage_timer_stage(ctx->timer, "residual");
+    s->stage_slice = ks_stage_timer_stage(ctx->timer, "slice+colormap");
+    s->probe_valid = ctx->probe_valid;
+    if (ctx->probe_valid)
+        ks_slice_point(&s->grid, s->axis, s->index, ctx->probe_a, ctx->probe_b, s->probe);
+    const int iters = ctx->single ? 1 : ctx->step ? s->iters : 0;
+    if (s->use_cuda) KS_TRY(compute_cuda(s, ctx, iters));
+    else KS_TRY(compute_cpu(s, ctx, iters));
+    if (iters > 0) s->last_iters = iters;
+    s->total_iters += iters;
+    return KS_OK;
+}
+
+static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+{
+    ks_laplace_scene *s = self;
+    ks_slice_dims(&s->grid, s->axis, w, h);
+    KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_slice));
+    if (s->use_cuda)
+        KS_TRY(ks_lsolver_render_slice(s->solver, s->axis, s->index, s->cmap, s->lo, s->hi, rgba));
+    else
+        ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi,
+                                    rgba);
+    return ks_stage_timer_end(ctx->timer, s->stage_slice);
+}
+
+static ks_status cycle_block(ks_laplace_scene *s, int dir)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+    const int(*list)[3] = info->block_rank == 3 ? ks_blocks_rank3 : ks_blocks_rank2;
+    const int n = info->block_rank == 3 ? (int)(sizeof ks_blocks_rank3 / sizeof ks_blocks_rank3[0])
+                                        : (int)(sizeof ks_blocks_rank2 / sizeof ks_blocks_rank2[0]);
+    /* Position of the current block, or where it would sort by thread count. */
+    int pos = -1;
+    const long threads = (long)s->block[0] * s->block[1] * s->block[2];
+    for (int i = 0; i < n; ++i)
+        if (memcmp(list[i], s->block, sizeof s->block) == 0) pos = i;
+    if (pos < 0) {
+        pos = dir > 0 ? -1 : n;
+        for (int i = 0; i < n; ++i)
+            if ((long)list[i][0] * list[i][1] * list[i][2] <= threads) pos = dir > 0 ? i : i + 1;
+    }
+    const int next = pos + dir;
+    if (next < 0 || next >= n)
+        return ks_fail(KS_ERR_UNSUPPORTED, "no %s block in that direction",
+                       dir > 0 ? "larger" : "smaller");
+    ks_status st = check_block(s, s->variant, list[next]);
+    if (st != KS_OK) return st; /* the device refuses it: keep the old block */
+    memcpy(s->block, list[next], sizeof s->block);
+    refresh_attrs(s);
+    return KS_OK;
+}
+
+static ks_status next_kernel(ks_laplace_scene *s)
+{
+    const int next = ks_lvariant_next(s->variant);
+    int block[3];
+    memcpy(block, s->block, sizeof block);
+    if (check_block(s, next, block) != KS_OK) default_block(s, next, block);
+    KS_TRY(check_block(s, next, block));
+    s->variant = next;
+    memcpy(s->block, block, sizeof block);
+    refresh_attrs(s);
+    return KS_OK;
+}
+
+static void set_axis(ks_laplace_scene *s, ks_axis axis)
+{
+    if (s->grid.dims != 3) return;
+    s->axis = axis;
+    s->index = ks_slice_max_index(&s->grid, axis) / 2;
+    s->have_minmax = 0;
+}
+
+static void move_index(ks_laplace_scene *s, int delta)
+{
+    const int max = ks_slice_max_index(&s->grid, s->axis);
+    int idx = s->index + delta;
+    s->index = idx < 0 ? 0 : idx > max ? max : idx;
+}
+
+static ks_status key(void *self, const ks_key_event *ev, int *handled)
+{
+    ks_laplace_scene *s = self;
+    *handled = 1;
+    const int page = ks_slice_max_index(&s->grid, s->axis) / 10 + 1;
+    switch (ev->key) {
+    case KS_KEY_TAB: return next_kernel(s);
+    case KS_KEY_LEFT_BRACKET: return cycle_block(s, -1);
+    case KS_KEY_RIGHT_BRACKET: return cycle_block(s, +1);
+    case KS_KEY_PLUS: s->iters = s->iters >= 500000 ? 1000000 : s->iters * 2; return KS_OK;
+    case KS_KEY_MINUS: s->iters = s->iters > 1 ? s->iters / 2 : 1; return KS_OK;
+    case 'X': set_axis(s, KS_AXIS_X); return KS_OK;
+    case 'Y': set_axis(s, KS_AXIS_Y); return KS_OK;
+    case 'Z': set_axis(s, KS_AXIS_Z); return KS_OK;
+    case KS_KEY_UP:
+    case KS_KEY_RIGHT: move_index(s, 1); return KS_OK;
+    case KS_KEY_DOWN:
+    case KS_KEY_LEFT: move_index(s, -1); return KS_OK;
+    case KS_KEY_PAGE_UP: move_index(s, page); return KS_OK;
+    case KS_KEY_PAGE_DOWN: move_index(s, -page); return KS_OK;
+    case 'C': s->cmap = ks_colormap_next(s->cmap); return KS_OK;
+    case 'A':
+        s->auto_range = !s->auto_range;
+        if (s->auto_range && s->have_minmax) apply_minmax(s, s->slice_min, s->slice_max);
+        return KS_OK;
+    case 'R': return upload_initial(s);
+    default: *handled = 0; return KS_OK;
+    }
+}
+
+static void appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
+
+static void view(void *self, ks_scene_view *v)
+{
+    ks_laplace_scene *s = self;
+    const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+    const double field_bytes = (double)ks_grid_bytes(&s->grid);
+    char *t = v->text;
+    const size_t cap = sizeof v->text;
+    if (s->grid.dims == 3)
+        appendf(t, cap, "grid %dx%dx%d (%.1f M points, %.0f MiB per field)   bc %s\n", s->grid.nx,
+                s->grid.ny, s->grid.nz, (double)scene_points(s) / 1e6, field_bytes / 1048576.0,
+                ks_bc_name(s->bc));
+    else
+        appendf(t, cap, "grid %dx%d (%.1f M points, %.0f MiB per field)   bc %s\n", s->grid.nx,
+                s->grid.ny, (double)scene_points(s) / 1e6, field_bytes / 1048576.0,
+                ks_bc_name(s->bc));
+    if (s->use_cuda) {
+        appendf(t, cap, "kernel %s   block %dx%d", info->name, s->block[0], s->block[1]);
+        if (info->block_rank == 3) appendf(t, cap, "x%d", s->block[2]);
+        appendf(t, cap, "\n  %s\n", info->summary);
+        if (s->have_attrs)
+            appendf(t, cap, "regs %d   smem %.1f KiB   occupancy %.0f%% (%d blocks/SM)\n",
+                    s->attrs.registers,
+                    (double)(s->attrs.static_smem + s->attrs.dynamic_smem) / 1024.0,
+                    100.0 * s->attrs.occupancy, s->attrs.blocks_per_sm);
+    } else {
+        appendf(t, cap, "kernel: CPU gold routine%s\n",
+#ifdef _OPENMP
+                " (OpenMP)"
+#else
+                ""
+#endif
+        );
+    }
+    appendf(t, cap, "iterations %d/frame   total %lld\n", s->iters, s->total_iters);
+    if (s->residual >= 0)
+        appendf(t, cap, "residual (RMS change) %.3e at %lld\n", s->residual, s->residual_iter);
+    if (s->timer) {
+        ks_stage_stats st;
+        ks_stage_timer_stats(s->timer, s->stage_jacobi, &st);
+        if (st.samples > 0 && s->last_iters > 0) {
+            const double t_iter = st.median_ms * 1e-3 / s->last_iters;
+            const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
+            appendf(t, cap, "Jacobi %.4f ms/iter   T_eff %.0f GB/s = %.2f x T_peak (%.0f GB/s)\n",
+                    t_iter * 1e3, t_eff, t_eff / s->env->t_peak_gbs, s->env->t_peak_gbs);
+        }
+    }
+    if (s->grid.dims == 3)
+        appendf(t, cap, "slice %c = %d / %d   ", ks_axis_names[s->axis], s->index,
+                ks_slice_max_index(&s->grid, s->axis));
+    appendf(t, cap, "range %.4g .. %.4g (%s)\n", s->lo, s->hi, s->auto_range ? "auto" : "fixed");
+
+    if (s->probe_valid) {
+        if (s->grid.dims == 3)
+            snprintf(v->hover, sizeof v->hover, "u(%d, %d, %d) = %.6g", s->probe[0], s->probe[1],
+                     s->probe[2], s->probe_value);
+        else
+            snprintf(v->hover, sizeof v->hover, "u(%d, %d) = %.6g", s->probe[0], s->probe[1],
+                     s->probe_value);
+    }
+    v->colorbar = 1;
+    v->cmap = s->cmap;
+    v->lo = s->lo;
+    v->hi = s->hi;
+    snprintf(v->colorbar_label, sizeof v->colorbar_label, "u (%s)", ks_colormap_name(s->cmap));
+    memcpy(v->plot_x, s->hist_x, (size_t)s->hist_n * sizeof(float));
+    memcpy(v->plot_y, s->hist_y, (size_t)s->hist_n * sizeof(float));
+    v->plot_n = s->hist_n;
+    snprintf(v->plot_title, sizeof v->plot_title, "log10 residual vs iterations");
+    snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
+}
+
+static ks_status finish(void *self)
+{
+    ks_laplace_scene *s = self;
+    const char *path = s->env->opt->dump_field;
+    if (!path) return KS_OK;
+    const float *field = s->u;
+    float *host = NULL;
+    if (s->use_cuda) {
+        host = malloc(ks_grid_bytes(&s->grid));
+        if (!host) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for --dump-field");
+        ks_status st = ks_lsolver_download(s->solver, host);
+        if (st != KS_OK) {
+            free(host);
+            return st;
+        }
+        field = host;
+    }
+    size_t shape[3];
+    int ndim;
+    if (s->grid.dims == 3) {
+        shape[0] = (size_t)s->grid.nz;
+        shape[1] = (size_t)s->grid.ny;
+        shape[2] = (size_t)s->grid.nx;
+        ndim = 3;
+    } else {
+        shape[0] = (size_t)s->grid.ny;
+        shape[1] = (size_t)s->grid.nx;
+        ndim = 2;
+    }
+    ks_status st = ks_npy_write_f32(path, field, ndim, shape);
+    free(host);
+    return st;
+}
+
+const ks_scene_api ks_scene_laplace = {
+    .name = "laplace",
+    .help = "Laplace scene\n"
+            "  Tab        next kernel variant\n"
+            "  [ / ]      smaller / larger thread block\n"
+            "  + / -      double / halve iterations per frame\n"
+            "  X Y Z      slice axis (3D)\n"
+            "  arrows     slice index -1 / +1 (3D)\n"
+            "  PgUp/PgDn  slice index +10% / -10% (3D)\n"
+            "  C          next colormap\n"
+            "  A          auto range on / off\n"
+            "  R          reset the field\n",
+    .create = create,
+    .destroy = destroy,
+    .stream = stream,
+    .max_image_size = max_image_size,
+    .compute = compute,
+    .draw = draw,
+    .key = key,
+    .view = view,
+    .finish = finish,
+};

@@ -1,0 +1,96 @@
+// CUDA device probe and the copy-bandwidth ceiling (T_peak).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "cuda_check.h"
+#include "cuda_device.h"
+
+extern "C" ks_status ks_cuda_probe(ks_device_info *info)
+{
+    std::memset(info, 0, sizeof *info);
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        cudaGetLastError(); // clear the sticky "no device" state
+        ks_fail(KS_ERR_NO_DEVICE, "no CUDA device (%s)",
+                err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        return KS_OK;
+    }
+    cudaDeviceProp prop;
+    KS_CUDA_TRY(cudaGetDevice(&info->ordinal));
+    KS_CUDA_TRY(cudaGetDeviceProperties(&prop, info->ordinal));
+    std::snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->cc_major = prop.major;
+    info->cc_minor = prop.minor;
+    info->sm_count = prop.multiProcessorCount;
+    info->max_threads_per_block = prop.maxThreadsPerBlock;
+    for (int d = 0; d < 3; ++d) info->max_block_dim[d] = prop.maxThreadsDim[d];
+    info->max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    info->smem_per_block = prop.sharedMemPerBlock;
+    info->smem_per_block_optin = prop.sharedMemPerBlockOptin;
+    info->l2_bytes = (size_t)prop.l2CacheSize;
+    KS_CUDA_TRY(cudaMemGetInfo(&info->free_mem, &info->total_mem));
+    info->present = 1;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes)
+{
+    KS_CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+    return KS_OK;
+}
+
+extern "C" ks_status ks_cuda_sync(void)
+{
+    KS_CUDA_TRY(cudaDeviceSynchronize());
+    return KS_OK;
+}
+
+namespace {
+
+// Owns what the measurement allocates so every exit path frees it.
+struct copy_bench {
+    void *src = nullptr, *dst = nullptr;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    ~copy_bench()
+    {
+        if (start) cudaEventDestroy(start);
+        if (stop) cudaEventDestroy(stop);
+        if (stream) cudaStreamDestroy(stream);
+        cudaFree(src);
+        cudaFree(dst);
+    }
+};
+
+} // namespace
+
+extern "C" ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs)
+{
+    if (bytes == 0 || reps <= 0) return ks_fail(KS_ERR_INVALID, "copy bandwidth: empty measurement");
+    copy_bench b;
+    KS_CUDA_TRY(cudaMalloc(&b.src, bytes));
+    KS_CUDA_TRY(cudaMalloc(&b.dst, bytes));
+    KS_CUDA_TRY(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+    KS_CUDA_TRY(cudaEventCreate(&b.start));
+    KS_CUDA_TRY(cudaEventCreate(&b.stop));
+    // Non-zero source so nothing can shortcut on zero pages.
+    KS_CUDA_TRY(cudaMemsetAsync(b.src, 0x5a, bytes, b.stream));
+    for (int w = 0; w < 3; ++w)
+        KS_CUDA_TRY(cudaMemcpyAsync(b.dst, b.src, bytes, cudaMemcpyDeviceToDevice, b.stream));
+    std::vector<float> ms((size_t)reps);
+    for (int r = 0; r < reps; ++r) {
+        KS_CUDA_TRY(cudaEventRecord(b.start, b.stream));
+        KS_CUDA_TRY(cudaMemcpyAsync(b.dst, b.src, bytes, cudaMemcpyDeviceToDevice, b.stream));
+        KS_CUDA_TRY(cudaEventRecord(b.stop, b.stream));
+        KS_CUDA_TRY(cudaEventSynchronize(b.stop));
+        KS_CUDA_TRY(cudaEventElapsedTime(&ms[(size_t)r], b.start, b.stop));
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median_ms = ms[ms.size() / 2];
+    // Bytes read plus bytes written, in GB/s (1e9).
+    *gbs = 2.0 * (double)bytes / (median_ms * 1e-3) / 1e9;
+    return KS_OK;
+}

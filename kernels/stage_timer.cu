@@ -1,0 +1,245 @@
+// Per-stage frame timing: CUDA events read back when complete (never
+// stalling a frame unless the GPU is a whole ring of frames behind), or the
+// host clock for the CPU backend.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "cuda_check.h"
+#include "stage_timer.h"
+
+namespace {
+
+constexpr int kSlots = 4;        // frames in flight before frame_begin waits
+constexpr int kQueue = 256;      // finished frames kept for the CSV
+
+struct slot {
+    int state;                   // 0 free, 1 recording, 2 waiting for the GPU
+    long long frame;
+    int used[KS_TIMER_MAX_STAGES];
+    cudaEvent_t begin[KS_TIMER_MAX_STAGES], end[KS_TIMER_MAX_STAGES];
+    double host_begin[KS_TIMER_MAX_STAGES], host_ms[KS_TIMER_MAX_STAGES];
+};
+
+struct window {
+    double samples[KS_TIMER_WINDOW];
+    int count, next;
+    long long total;
+    double last;
+};
+
+struct finished {
+    long long frame;
+    double ms[KS_TIMER_MAX_STAGES];
+};
+
+double host_now_ms()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+} // namespace
+
+struct ks_stage_timer {
+    int use_cuda;
+    cudaStream_t stream;
+    int nstages;
+    char names[KS_TIMER_MAX_STAGES][32];
+    slot slots[kSlots];
+    int current;                 // slot being recorded, -1 outside a frame
+    int oldest;                  // next slot to collect, in frame order
+    long long frames;
+    window win[KS_TIMER_MAX_STAGES];
+    finished queue[kQueue];
+    int queue_head, queue_len;
+};
+
+extern "C" ks_status ks_stage_timer_create(int use_cuda, void *stream, ks_stage_timer **out)
+{
+    *out = nullptr;
+    auto *t = static_cast<ks_stage_timer *>(std::calloc(1, sizeof(ks_stage_timer)));
+    if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "stage timer: out of host memory");
+    t->use_cuda = use_cuda;
+    t->stream = static_cast<cudaStream_t>(stream);
+    t->current = -1;
+    *out = t;
+    if (use_cuda) {
+        for (auto &s : t->slots)
+            for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
+                ks_status st = KS_OK;
+                if (cudaEventCreate(&s.begin[i]) != cudaSuccess ||
+                    cudaEventCreate(&s.end[i]) != cudaSuccess)
+                    st = ks_fail(KS_ERR_CUDA, "stage timer: cudaEventCreate failed: %s",
+                                 cudaGetErrorString(cudaGetLastError()));
+                if (st != KS_OK) {
+                    ks_stage_timer_destroy(t);
+                    *out = nullptr;
+                    return st;
+                }
+            }
+    }
+    return KS_OK;
+}
+
+extern "C" void ks_stage_timer_destroy(ks_stage_timer *t)
+{
+    if (!t) return;
+    if (t->use_cuda)
+        for (auto &s : t->slots)
+            for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
+                if (s.begin[i]) cudaEventDestroy(s.begin[i]);
+                if (s.end[i]) cudaEventDestroy(s.end[i]);
+            }
+    std::free(t);
+}
+
+extern "C" int ks_stage_timer_stage(ks_stage_timer *t, const char *name)
+{
+    for (int i = 0; i < t->nstages; ++i)
+        if (std::strcmp(t->names[i], name) == 0) return i;
+    if (t->nstages == KS_TIMER_MAX_STAGES) return -1; /* full: that stage goes untimed */
+    std::snprintf(t->names[t->nstages], sizeof t->names[0], "%s", name);
+    return t->nstages++;
+}
+
+extern "C" int ks_stage_timer_stage_count(const ks_stage_timer *t) { return t->nstages; }
+
+static void push_sample(ks_stage_timer *t, int stage, double ms)
+{
+    window &w = t->win[stage];
+    w.samples[w.next] = ms;
+    w.next = (w.next + 1) % KS_TIMER_WINDOW;
+    if (w.count < KS_TIMER_WINDOW) ++w.count;
+    ++w.total;
+    w.last = ms;
+}
+
+static void retire(ks_stage_timer *t, slot &s, const double ms[KS_TIMER_MAX_STAGES])
+{
+    finished &f = t->queue[(t->queue_head + t->queue_len) % kQueue];
+    if (t->queue_len == kQueue) t->queue_head = (t->queue_head + 1) % kQueue; // drop oldest
+    else ++t->queue_len;
+    f.frame = s.frame;
+    for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
+        f.ms[i] = s.used[i] ? ms[i] : -1.0;
+        if (s.used[i]) push_sample(t, i, ms[i]);
+    }
+    s.state = 0;
+}
+
+// Collects the oldest waiting slot if its events are done (or wait is set).
+static int collect_one(ks_stage_timer *t, int wait)
+{
+    slot &s = t->slots[t->oldest];
+    if (s.state != 2) return 0;
+    double ms[KS_TIMER_MAX_STAGES] = {0};
+    for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
+        if (!s.used[i]) continue;
+        if (!t->use_cuda) {
+            ms[i] = s.host_ms[i];
+            continue;
+        }
+        if (wait) cudaEventSynchronize(s.end[i]);
+        cudaError_t q = cudaEventQuery(s.end[i]);
+        if (q == cudaErrorNotReady) return 0;
+        float f = 0.0f;
+        if (q != cudaSuccess || cudaEventElapsedTime(&f, s.begin[i], s.end[i]) != cudaSuccess) {
+            cudaGetLastError(); // an unusable sample is dropped, not fatal
+            s.used[i] = 0;
+            continue;
+        }
+        ms[i] = (double)f;
+    }
+    retire(t, s, ms);
+    t->oldest = (t->oldest + 1) % kSlots;
+    return 1;
+}
+
+extern "C" int ks_stage_timer_collect(ks_stage_timer *t)
+{
+    int n = 0;
+    while (n < kSlots && collect_one(t, 0)) ++n;
+    return n;
+}
+
+extern "C" ks_status ks_stage_timer_drain(ks_stage_timer *t)
+{
+    for (int n = 0; n < kSlots; ++n) collect_one(t, 1);
+    return KS_OK;
+}
+
+extern "C" ks_status ks_stage_timer_frame_begin(ks_stage_timer *t)
+{
+    ks_stage_timer_collect(t);
+    int idx = (int)(t->frames % kSlots);
+    if (t->slots[idx].state != 0) collect_one(t, 1); // GPU a full ring behind: wait for it
+    slot &s = t->slots[idx];
+    s.state = 1;
+    s.frame = t->frames++;
+    std::memset(s.used, 0, sizeof s.used);
+    t->current = idx;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_stage_timer_begin(ks_stage_timer *t, int stage)
+{
+    if (t->current < 0 || stage < 0 || stage >= KS_TIMER_MAX_STAGES) return KS_OK;
+    slot &s = t->slots[t->current];
+    s.used[stage] = 1;
+    if (t->use_cuda) KS_CUDA_TRY(cudaEventRecord(s.begin[stage], t->stream));
+    else s.host_begin[stage] = host_now_ms();
+    return KS_OK;
+}
+
+extern "C" ks_status ks_stage_timer_end(ks_stage_timer *t, int stage)
+{
+    if (t->current < 0 || stage < 0 || stage >= KS_TIMER_MAX_STAGES) return KS_OK;
+    slot &s = t->slots[t->current];
+    if (!s.used[stage]) return KS_OK;
+    if (t->use_cuda) KS_CUDA_TRY(cudaEventRecord(s.end[stage], t->stream));
+    else s.host_ms[stage] = host_now_ms() - s.host_begin[stage];
+    return KS_OK;
+}
+
+extern "C" ks_status ks_stage_timer_frame_end(ks_stage_timer *t)
+{
+    if (t->current < 0) return KS_OK;
+    t->slots[t->current].state = 2;
+    t->current = -1;
+    if (!t->use_cuda) ks_stage_timer_collect(t);
+    return KS_OK;
+}
+
+extern "C" void ks_stage_timer_stats(const ks_stage_timer *t, int stage, ks_stage_stats *out)
+{
+    std::memset(out, 0, sizeof *out);
+    if (stage < 0 || stage >= t->nstages) return;
+    const window &w = t->win[stage];
+    out->name = t->names[stage];
+    out->samples = w.count;
+    out->total = w.total;
+    out->last_ms = w.last;
+    if (w.count == 0) return;
+    double sorted[KS_TIMER_WINDOW];
+    std::copy(w.samples, w.samples + w.count, sorted);
+    std::sort(sorted, sorted + w.count);
+    out->min_ms = sorted[0];
+    out->median_ms = (w.count % 2) ? sorted[w.count / 2]
+                                   : 0.5 * (sorted[w.count / 2 - 1] + sorted[w.count / 2]);
+}
+
+extern "C" int ks_stage_timer_pop_frame(ks_stage_timer *t, long long *frame,
+                                        double ms[KS_TIMER_MAX_STAGES])
+{
+    if (t->queue_len == 0) return 0;
+    const finished &f = t->queue[t->queue_head];
+    *frame = f.frame;
+    std::copy(f.ms, f.ms + KS_TIMER_MAX_STAGES, ms);
+    t->queue_head = (t->queue_head + 1) % kQueue;
+    --t->queue_len;
+    return 1;
+}
