@@ -155,9 +155,8 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const c
     if (bare) KS_TRY(ks_renderer_read_image(l->renderer, &rgba, &w, &h));
     else KS_TRY(ks_renderer_read_frame(l->renderer, &rgba, &w, &h));
     char path[1024];
-    int n = snprintf(path, sizeof path, "%s/%s_%s%06lld%s.%s", l->env->opt->out_dir,
-                     l->view.image_name, tag, l->frame, bare ? "_field" : "",
-                     ks_image_format_ext(fmt));
+    int n = snprintf(path, sizeof path, "%s/%s_%06lld%s.%s", l->env->opt->out_dir,
+                     l->view.image_name, l->frame, tag, ks_image_format_ext(fmt));
     ks_status st = (n > 0 && (size_t)n < sizeof path)
                        ? ks_image_write(path, fmt, rgba, w, h)
                        : ks_fail(KS_ERR_IO, "output path too long under '%s'", l->env->opt->out_dir);
@@ -331,12 +330,12 @@ static ks_status run_frame(ks_live *l, int *quit)
     if (opt->save_every && l->frame % opt->save_every == 0)
         KS_TRY(save_picture(l, opt->format, !l->overlay, ""));
     if (l->save_key_format) {
-        ks_status st = save_picture(l, (ks_image_format)l->save_key_format, !l->overlay, "key_");
+        ks_status st = save_picture(l, (ks_image_format)l->save_key_format, !l->overlay, "_screen");
         if (st != KS_OK) show_message(l, ks_error_message());
         l->save_key_format = 0;
     }
     if (l->save_bare) {
-        ks_status st = save_picture(l, KS_FMT_PNG, 1, "key_");
+        ks_status st = save_picture(l, KS_FMT_PNG, 1, "_field");
         if (st != KS_OK) show_message(l, ks_error_message());
         l->save_bare = 0;
     }

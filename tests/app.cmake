@@ -1,0 +1,34 @@
+# App-level tests: options, best-config store, bench writers, stage timer, the CLI and end-to-end runs.
+add_library(ks_test_util STATIC ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c)
+target_link_libraries(ks_test_util PUBLIC ks_core)
+target_compile_options(ks_test_util PRIVATE ${KS_C_WARNINGS})
+
+ks_add_test(NAME test_options LABEL cpu SOURCES test_options.c)
+ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c)
+target_link_libraries(test_best_config PRIVATE ks_test_util)
+ks_add_test(NAME test_bench_table LABEL cpu SOURCES test_bench_table.c)
+ks_add_test(NAME test_stage_timer LABEL cpu SOURCES test_stage_timer.c)
+ks_add_test(NAME test_cli LABEL cpu SOURCES test_cli.c TIMEOUT 300)
+target_link_libraries(test_cli PRIVATE ks_test_util)
+
+ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c ARGS cpu TIMEOUT 300)
+target_link_libraries(test_app_cpu PRIVATE ks_test_util)
+add_dependencies(test_app_cpu kernelscope)
+add_dependencies(test_cli kernelscope)
+
+add_executable(test_app_gpu_bin test_app_render.c)
+target_link_libraries(test_app_gpu_bin PRIVATE ks_test_util PkgConfig::CMOCKA)
+target_compile_definitions(test_app_gpu_bin PRIVATE KS_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
+set_target_properties(test_app_gpu_bin PROPERTIES LINKER_LANGUAGE CUDA)
+add_test(NAME test_app_gpu COMMAND test_app_gpu_bin gpu)
+set_tests_properties(test_app_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE
+                     ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+
+# The window path: a real GLFW window on Xvfb (Mesa), when xvfb-run is installed.
+find_program(XVFB_RUN xvfb-run)
+if(XVFB_RUN)
+  add_test(NAME test_app_window
+           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_app_gpu_bin> window)
+  set_tests_properties(test_app_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+endif()

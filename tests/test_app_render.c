@@ -1,0 +1,336 @@
+/* End-to-end runs of the kernelscope binary.
+ *   cpu:    headless EGL (Mesa) with the CPU backend: bare frames against the
+ *           reference images in tests/data, --dump-field against the gold
+ *           routine after exactly frames x iters iterations, the timing CSV.
+ *   gpu:    the same through CUDA interop (exit 77 without a device): the
+ *           field against the gold, the picture against the CPU backend's.
+ *   window: a GLFW window under Xvfb for a few frames, with its screenshot.
+ * Exits 77 (skipped) when the EGL display, the device or the X server is missing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <stb_image.h>
+
+#include "laplace.h"
+#include "test_util.h"
+
+static const char *g_mode = "cpu";
+
+typedef struct ks_image {
+    int w, h;
+    unsigned char *rgb;
+} ks_image;
+
+static int load_png(const char *path, ks_image *img)
+{
+    int comp = 0;
+    img->rgb = stbi_load(path, &img->w, &img->h, &comp, 3);
+    return img->rgb != NULL;
+}
+
+/* Fraction of pixels that differ, and the largest channel difference. */
+static double compare_images(const ks_image *a, const ks_image *b, int *max_diff)
+{
+    *max_diff = 255;
+    if (a->w != b->w || a->h != b->h) return 1.0;
+    size_t differ = 0, n = (size_t)a->w * (size_t)a->h;
+    *max_diff = 0;
+    for (size_t i = 0; i < n; ++i) {
+        int d = 0;
+        for (int c = 0; c < 3; ++c) {
+            int diff = abs((int)a->rgb[3 * i + c] - (int)b->rgb[3 * i + c]);
+            if (diff > d) d = diff;
+        }
+        if (d) ++differ;
+        if (d > *max_diff) *max_diff = d;
+    }
+    return (double)differ / (double)n;
+}
+
+static int is_uniform(const ks_image *img)
+{
+    size_t n = (size_t)img->w * (size_t)img->h;
+    for (size_t i = 1; i < n; ++i)
+        if (memcmp(img->rgb, img->rgb + 3 * i, 3)) return 0;
+    return 1;
+}
+
+/* Reads a float32 .npy written by --dump-field; returns data (malloc) and shape. */
+static float *load_npy(const char *path, int *ndim, size_t shape[3])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char head[10];
+    if (fread(head, 1, 10, f) != 10 || memcmp(head, "\x93NUMPY", 6) != 0 || head[6] != 1) {
+        fclose(f);
+        return NULL;
+    }
+    size_t hlen = (size_t)head[8] | ((size_t)head[9] << 8);
+    char *dict = calloc(1, hlen + 1);
+    if (fread(dict, 1, hlen, f) != hlen || (10 + hlen) % 64 != 0 || !strstr(dict, "'<f4'") ||
+        !strstr(dict, "'fortran_order': False")) {
+        free(dict);
+        fclose(f);
+        return NULL;
+    }
+    const char *p = strstr(dict, "'shape': (") + 10;
+    *ndim = 0;
+    size_t total = 1;
+    while (*ndim < 3) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p) break;
+        shape[(*ndim)++] = v;
+        total *= v;
+        p = end;
+        while (*p == ',' || *p == ' ') ++p;
+    }
+    free(dict);
+    float *data = malloc(total * sizeof *data);
+    if (fread(data, sizeof *data, total, f) != total) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    return data;
+}
+
+static void assert_no_temporaries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp-")) fail_msg("temporary file left behind: %s/%s", dir, e->d_name);
+    closedir(d);
+}
+
+static int count_lines_in(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/* Runs one headless scene and checks field, frames and CSV. Returns the run's
+ * directory in dir. */
+static void run_scene(const char *backend, const char *scene, const char *grid, const char *bc,
+                      const char *extra_kernel, char *dir, size_t dir_len)
+{
+    ks_test_tmpdir(dir, dir_len, backend);
+    char npy[512];
+    snprintf(npy, sizeof npy, "%s/field.npy", dir);
+    const char *argv[] = {NULL, scene, "--backend", backend, "--headless", "--grid", grid,
+                          "--bc", bc, "--frames", "3", "--iters", "7", "--no-overlay",
+                          "--save-every", "3", "--out", dir, "--range", "0:1",
+                          "--dump-field", npy, extra_kernel ? "--kernel" : NULL, extra_kernel, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "no display"))) {
+        print_message("no headless GL here: %s", r.err);
+        exit(77);
+    }
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+
+    /* The field after exactly 3 x 7 iterations equals the gold routine's. */
+    ks_grid g = {strcmp(scene, "laplace3d") == 0 ? 3 : 2, 0, 0, 1};
+    int parts = sscanf(grid, "%dx%dx%d", &g.nx, &g.ny, &g.nz);
+    assert_true(parts == g.dims);
+    const size_t n = ks_grid_points(&g);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    ks_bc preset;
+    assert_int_equal(ks_bc_parse(bc, &preset), 0);
+    ks_laplace_fill_initial(&g, preset, a);
+    memcpy(b, a, n * sizeof *a);
+    for (int it = 0; it < 21; ++it) {
+        ks_laplace_gold_step(&g, a, b);
+        float *t = a;
+        a = b;
+        b = t;
+    }
+    int ndim;
+    size_t shape[3];
+    float *field = load_npy(npy, &ndim, shape);
+    assert_non_null(field);
+    assert_int_equal(ndim, g.dims);
+    if (g.dims == 3) {
+        assert_int_equal(shape[0], (size_t)g.nz);
+        assert_int_equal(shape[1], (size_t)g.ny);
+        assert_int_equal(shape[2], (size_t)g.nx);
+    } else {
+        assert_int_equal(shape[0], (size_t)g.ny);
+        assert_int_equal(shape[1], (size_t)g.nx);
+    }
+    double max_rel = 0.0;
+    for (size_t i = 0; i < n; ++i) {
+        double rel = fabs((double)field[i] - a[i]) / fmax(1e-30, fabs((double)a[i]));
+        if (a[i] == field[i]) rel = 0.0;
+        if (rel > max_rel) max_rel = rel;
+    }
+    if (max_rel > 1e-6) fail_msg("%s field differs from gold: max rel %.3g", backend, max_rel);
+    free(field);
+    free(a);
+    free(b);
+
+    char csv[512];
+    snprintf(csv, sizeof csv, "%s/%s_timings.csv", dir, scene);
+    assert_int_equal(count_lines_in(csv), 1 + 3);
+    assert_no_temporaries(dir);
+}
+
+static void load_frame(const char *dir, const char *scene, ks_image *img)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s_000003.png", dir, scene);
+    if (!load_png(path, img)) fail_msg("cannot read %s", path);
+}
+
+static void check_against_reference(const char *dir, const char *scene, int w, int h)
+{
+    ks_image got, ref;
+    load_frame(dir, scene, &got);
+    assert_int_equal(got.w, w); /* the bare picture: one pixel per grid point */
+    assert_int_equal(got.h, h);
+    char path[512];
+    snprintf(path, sizeof path, "%s/ref_%s_cpu.png", KS_TEST_DATA_DIR, scene);
+    if (!load_png(path, &ref)) fail_msg("missing reference image %s", path);
+    int max_diff;
+    double frac = compare_images(&got, &ref, &max_diff);
+    if (frac > 0.001 || max_diff > 2)
+        fail_msg("%s differs from %s: %.4f%% of pixels, max %d", scene, path, 100 * frac, max_diff);
+    stbi_image_free(got.rgb);
+    stbi_image_free(ref.rgb);
+}
+
+static void test_cpu_headless(void **state)
+{
+    (void)state;
+    char dir[256];
+    run_scene("cpu", "laplace2d", "65x49", "sine", NULL, dir, sizeof dir);
+    check_against_reference(dir, "laplace2d", 65, 49);
+    run_scene("cpu", "laplace3d", "37x29x23", "hot-top", NULL, dir, sizeof dir);
+    check_against_reference(dir, "laplace3d", 37, 29);
+}
+
+static void test_cpu_overlay_frame(void **state)
+{
+    (void)state;
+    char dir[256];
+    ks_test_tmpdir(dir, sizeof dir, "overlay");
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64",
+                          "--frames", "2", "--save-every", "2", "--format", "png", "--size",
+                          "640x400", "--out", dir, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/laplace2d_000002.png", dir);
+    ks_image img;
+    assert_true(load_png(path, &img));
+    assert_int_equal(img.w, 640);
+    assert_int_equal(img.h, 400);
+    assert_false(is_uniform(&img));
+    stbi_image_free(img.rgb);
+}
+
+static void test_gpu_matches_cpu(void **state)
+{
+    (void)state;
+    char cpu_dir[256], gpu_dir[256];
+    const char *kernels[] = {"kmarch", "block3d", "regq", "tblock"};
+    run_scene("cpu", "laplace3d", "37x53x29", "sine", NULL, cpu_dir, sizeof cpu_dir);
+    ks_image ref;
+    load_frame(cpu_dir, "laplace3d", &ref);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+        run_scene("cuda", "laplace3d", "37x53x29", "sine", kernels[k], gpu_dir, sizeof gpu_dir);
+        ks_image got;
+        load_frame(gpu_dir, "laplace3d", &got);
+        int max_diff;
+        double frac = compare_images(&got, &ref, &max_diff);
+        if (frac > 0.001) fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", kernels[k], 100 * frac);
+        stbi_image_free(got.rgb);
+    }
+    stbi_image_free(ref.rgb);
+    const char *k2[] = {"block2d", "smem2d", "vec2d"};
+    run_scene("cpu", "laplace2d", "97x61", "hot-top", NULL, cpu_dir, sizeof cpu_dir);
+    load_frame(cpu_dir, "laplace2d", &ref);
+    for (size_t k = 0; k < sizeof k2 / sizeof k2[0]; ++k) {
+        run_scene("cuda", "laplace2d", "97x61", "hot-top", k2[k], gpu_dir, sizeof gpu_dir);
+        ks_image got;
+        load_frame(gpu_dir, "laplace2d", &got);
+        int max_diff;
+        double frac = compare_images(&got, &ref, &max_diff);
+        if (frac > 0.001) fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", k2[k], 100 * frac);
+        stbi_image_free(got.rgb);
+    }
+    stbi_image_free(ref.rgb);
+}
+
+static void test_gpu_refusals(void **state)
+{
+    (void)state;
+    ks_run_result r;
+    const char *huge[] = {NULL, "--headless", "--frames", "1", "--grid", "4000x4000x4000", NULL};
+    assert_int_equal(ks_test_run(huge, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "GiB"));
+    assert_int_equal(ks_test_count_lines(r.err), 1);
+    const char *block[] = {NULL, "--headless", "--frames", "1", "--grid", "64", "--kernel",
+                           "block3d", "--block", "32x32x32", NULL};
+    assert_int_equal(ks_test_run(block, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "--block 32x32x32"));
+    assert_int_equal(ks_test_count_lines(r.err), 1);
+}
+
+static void test_window(void **state)
+{
+    (void)state;
+    char dir[256];
+    ks_test_tmpdir(dir, sizeof dir, "window");
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--window", "--frames", "4",
+                          "--save-every", "4", "--size", "800x600", "--out", dir, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/laplace2d_000004.png", dir);
+    ks_image img;
+    assert_true(load_png(path, &img));
+    assert_int_equal(img.w, 800);
+    assert_int_equal(img.h, 600);
+    assert_false(is_uniform(&img));
+    stbi_image_free(img.rgb);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) g_mode = argv[1];
+    if (strcmp(g_mode, "gpu") == 0) {
+        if (!ks_test_have_cuda()) return 77;
+        const struct CMUnitTest tests[] = {cmocka_unit_test(test_gpu_matches_cpu),
+                                           cmocka_unit_test(test_gpu_refusals)};
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
+    if (strcmp(g_mode, "window") == 0) {
+        const char *d = getenv("DISPLAY");
+        if (!d || !*d) return 77;
+        const struct CMUnitTest tests[] = {cmocka_unit_test(test_window)};
+        return cmocka_run_group_tests(tests, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cpu_headless),
+                                       cmocka_unit_test(test_cpu_overlay_frame)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

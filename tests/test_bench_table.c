@@ -1,0 +1,91 @@
+/* The bench's table and CSV writers and its best-block marking. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench_laplace.h"
+
+static ks_bench_row row(const char *variant, int n, int bx, double ms)
+{
+    ks_bench_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.device, sizeof r.device, "NVIDIA H100 80GB HBM3");
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    r.grid[0] = r.grid[1] = r.grid[2] = n;
+    r.block[0] = bx;
+    r.block[1] = 8;
+    r.block[2] = 1;
+    r.ms_per_iter = ms;
+    r.t_peak_gbs = 3000.0;
+    r.t_eff_gbs = 2.0 * 4.0 * n * n * (double)n / (ms * 1e-3) / 1e9;
+    r.ratio = r.t_eff_gbs / r.t_peak_gbs;
+    r.registers = 32;
+    r.occupancy = 0.75;
+    return r;
+}
+
+static void test_mark_best(void **state)
+{
+    (void)state;
+    ks_bench_row rows[5] = {row("regq", 512, 32, 0.20), row("regq", 512, 64, 0.18),
+                            row("kmarch", 512, 32, 0.50), row("regq", 256, 32, 0.03),
+                            row("regq", 512, 128, 0.18)};
+    ks_bench_mark_best(rows, 5);
+    assert_int_equal(rows[0].best, 0);
+    assert_int_equal(rows[1].best, 1); /* first of the two equal fastest */
+    assert_int_equal(rows[2].best, 1);
+    assert_int_equal(rows[3].best, 1);
+    assert_int_equal(rows[4].best, 0);
+}
+
+static void test_csv(void **state)
+{
+    (void)state;
+    ks_bench_row rows[2] = {row("regq", 512, 32, 0.2), row("kmarch", 512, 32, 0.5)};
+    ks_bench_mark_best(rows, 2);
+    char *csv = ks_bench_laplace_csv(rows, 2);
+    assert_non_null(csv);
+    const char *header = "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,";
+    assert_memory_equal(csv, header, strlen(header));
+    char *line2 = strchr(csv, '\n') + 1;
+    assert_non_null(strstr(line2, "\"NVIDIA H100 80GB HBM3\",regq,512x512x512,32x8x1,0.200000,"));
+    /* 2 x 512^3 x 4 bytes / 0.2 ms = 5368.71 GB/s; ratio vs 3000 = 1.7896 */
+    assert_non_null(strstr(line2, ",5368.71,3000.00,1.7896,32,0.750,1\n"));
+    int lines = 0;
+    for (char *p = csv; *p; ++p) lines += *p == '\n';
+    assert_int_equal(lines, 3);
+    free(csv);
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    ks_bench_row rows[2] = {row("regq", 512, 32, 0.2), row("regq", 512, 64, 0.3)};
+    ks_bench_mark_best(rows, 2);
+    char *t = ks_bench_laplace_table(rows, 2);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "ms/iter"));
+    assert_non_null(strstr(t, "T_eff GB/s"));
+    char *first = strchr(t, '\n') + 1;
+    char *second = strchr(first, '\n') + 1;
+    assert_true(strstr(first, "<- best") && strstr(first, "<- best") < second);
+    assert_null(strstr(second, "<- best"));
+    assert_non_null(strstr(first, "75%"));
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mark_best),
+        cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

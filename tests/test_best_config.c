@@ -1,0 +1,173 @@
+/* The best-config store: round trip, lookups, and corrupt or stale files
+ * (ignored with a notice, never a crash). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "best_config.h"
+#include "test_util.h"
+
+static ks_best_entry entry(const char *dev, const char *scene, const char *variant, int n,
+                           int bx, double ms)
+{
+    ks_best_entry e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.device, sizeof e.device, "%s", dev);
+    snprintf(e.scene, sizeof e.scene, "%s", scene);
+    snprintf(e.variant, sizeof e.variant, "%s", variant);
+    e.grid[0] = e.grid[1] = n;
+    e.grid[2] = strcmp(scene, "laplace3d") == 0 ? n : 1;
+    e.block[0] = bx;
+    e.block[1] = 8;
+    e.block[2] = 1;
+    e.ms_per_iter = ms;
+    e.t_eff_gbs = 1000.0;
+    return e;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_round_trip_and_find(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "best");
+    snprintf(path, sizeof path, "%s/sub/dir/best.tsv", dir);
+    ks_best_store *s = calloc(1, sizeof *s);
+    ks_best_entry a = entry("GPU A", "laplace3d", "regq", 512, 64, 0.10);
+    ks_best_entry b = entry("GPU A", "laplace3d", "kmarch", 512, 32, 0.30);
+    ks_best_entry c = entry("GPU A", "laplace3d", "regq", 256, 128, 0.02);
+    ks_best_entry d = entry("GPU B", "laplace3d", "regq", 512, 256, 0.05);
+    ks_best_put(s, &a);
+    ks_best_put(s, &b);
+    ks_best_put(s, &c);
+    ks_best_put(s, &d);
+    ks_best_entry a2 = entry("GPU A", "laplace3d", "regq", 512, 32, 0.09);
+    ks_best_put(s, &a2); /* replaces a */
+    assert_int_equal(s->count, 4);
+    assert_int_equal(ks_best_save(path, s), KS_OK);
+
+    ks_best_store *l = calloc(1, sizeof *l);
+    char notice[512];
+    ks_best_load(path, l, notice, sizeof notice);
+    assert_string_equal(notice, "");
+    assert_int_equal(l->count, 4);
+    const int g512[3] = {512, 512, 512}, g300[3] = {300, 300, 300}, g1024[3] = {1024, 1024, 1024};
+    const ks_best_entry *e = ks_best_find(l, "GPU A", "laplace3d", "regq", g512);
+    assert_non_null(e);
+    assert_int_equal(e->block[0], 32);
+    assert_true(e->ms_per_iter > 0.0899 && e->ms_per_iter < 0.0901);
+    e = ks_best_find(l, "GPU A", "laplace3d", "regq", g300); /* nearest grid: 256 */
+    assert_int_equal(e->grid[0], 256);
+    e = ks_best_find(l, "GPU A", "laplace3d", NULL, g1024); /* fastest variant at 512 */
+    assert_string_equal(e->variant, "regq");
+    assert_null(ks_best_find(l, "GPU C", "laplace3d", NULL, g512));
+    assert_null(ks_best_find(l, "GPU A", "laplace2d", NULL, g512));
+    free(s);
+    free(l);
+}
+
+static void expect_ignored(const char *content, const char *needle)
+{
+    char dir[256], path[512], notice[512];
+    ks_test_tmpdir(dir, sizeof dir, "best");
+    snprintf(path, sizeof path, "%s/best.tsv", dir);
+    write_file(path, content);
+    ks_best_store *l = calloc(1, sizeof *l);
+    l->count = 99;
+    ks_best_load(path, l, notice, sizeof notice);
+    assert_int_equal(l->count, 0);
+    if (!strstr(notice, needle)) fail_msg("notice '%s' lacks '%s'", notice, needle);
+    free(l);
+    unlink(path);
+}
+
+static void test_corrupt_files(void **state)
+{
+    (void)state;
+    expect_ignored("garbage\n", "not in the expected format");
+    expect_ignored("# kernelscope best-config v0\n", "not in the expected format");
+    expect_ignored("# kernelscope best-config v1\nGPU\tlaplace3d\tregq\t512x512x512\n", "line 2");
+    expect_ignored("# kernelscope best-config v1\nGPU\tlaplace3d\tregq\t512x512\t32x8x1\t0.1\t9\n",
+                   "line 2");
+    expect_ignored("# kernelscope best-config v1\nGPU\tlaplace3d\tregq\t512x512x512\t32x8x1\tfast\t9\n",
+                   "line 2");
+    expect_ignored("# kernelscope best-config v1\nGPU\tlaplace3d\tregq\t512x512x512\t32x8x1\t-1\t9\n",
+                   "line 2");
+    expect_ignored("# kernelscope best-config v1\nGPU\tlaplace3d\tregq\t0x512x512\t32x8x1\t0.1\t9\n",
+                   "line 2");
+    /* binary junk and an over-long line */
+    char junk[3000];
+    memset(junk, 'x', sizeof junk - 1);
+    junk[sizeof junk - 1] = '\0';
+    memcpy(junk, "# kernelscope best-config v1\n", 29);
+    expect_ignored(junk, "line 2");
+    expect_ignored("\x01\x02\xff\xfe", "not in the expected format");
+}
+
+static void test_stale_entries_dropped(void **state)
+{
+    (void)state;
+    char dir[256], path[512], notice[512];
+    ks_test_tmpdir(dir, sizeof dir, "best");
+    snprintf(path, sizeof path, "%s/best.tsv", dir);
+    write_file(path, "# kernelscope best-config v1\n"
+                     "GPU\tlaplace3d\told_kernel\t512x512x512\t32x8x1\t0.1\t900\n"
+                     "GPU\tlaplace3d\tregq\t512x512x512\t64x4x1\t0.2\t800\n"
+                     "GPU\tspheres\tregq\t512x512x512\t64x4x1\t0.2\t800\n");
+    ks_best_store *l = calloc(1, sizeof *l);
+    ks_best_load(path, l, notice, sizeof notice);
+    assert_int_equal(l->count, 1);
+    assert_string_equal(l->entries[0].variant, "regq");
+    assert_non_null(strstr(notice, "2 stale"));
+    free(l);
+}
+
+static void test_missing_file_is_empty(void **state)
+{
+    (void)state;
+    ks_best_store *l = calloc(1, sizeof *l);
+    char notice[256];
+    ks_best_load("/nonexistent/kernelscope/best.tsv", l, notice, sizeof notice);
+    assert_int_equal(l->count, 0);
+    assert_string_equal(notice, "");
+    free(l);
+}
+
+static void test_path_from_environment(void **state)
+{
+    (void)state;
+    char buf[512];
+    setenv("KS_BEST_CONFIG", "/tmp/x/best.tsv", 1);
+    assert_int_equal(ks_best_path(buf, sizeof buf), KS_OK);
+    assert_string_equal(buf, "/tmp/x/best.tsv");
+    unsetenv("KS_BEST_CONFIG");
+    setenv("XDG_CACHE_HOME", "/tmp/cache", 1);
+    assert_int_equal(ks_best_path(buf, sizeof buf), KS_OK);
+    assert_string_equal(buf, "/tmp/cache/kernelscope/best-config.tsv");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_and_find),
+        cmocka_unit_test(test_corrupt_files),
+        cmocka_unit_test(test_stale_entries_dropped),
+        cmocka_unit_test(test_missing_file_is_empty),
+        cmocka_unit_test(test_path_from_environment),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,126 @@
+/* The kernelscope binary on bad input: exit status 2 and exactly one line on
+ * stderr, nothing left behind. Also --help/--version and the no-GPU paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static void expect_usage_error(const char *needle, const char *const *argv)
+{
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 2) fail_msg("exit %d for %s %s; stderr: %s", r.exit_code, argv[1], argv[2] ? argv[2] : "", r.err);
+    if (ks_test_count_lines(r.err) != 1) fail_msg("stderr is not one line: %s", r.err);
+    if (!strstr(r.err, needle)) fail_msg("stderr '%s' lacks '%s'", r.err, needle);
+    assert_non_null(strstr(r.err, "kernelscope: error: "));
+}
+
+#define USAGE(needle, ...)                                                                         \
+    do {                                                                                           \
+        const char *argv_[] = {NULL, __VA_ARGS__, NULL};                                          \
+        expect_usage_error(needle, argv_);                                                         \
+    } while (0)
+
+static void test_bad_flags_exit_2(void **state)
+{
+    (void)state;
+    USAGE("unknown option", "--nope");
+    USAGE("not a grid size", "--grid", "0");
+    USAGE("not a grid size", "--grid", "-4");
+    USAGE("far too large", "--grid", "60000x60000x60000");
+    USAGE("unknown boundary", "--bc", "x");
+    USAGE("unknown laplace3d kernel", "--kernel", "fast");
+    USAGE("not a block size", "--block", "4096x4096");
+    USAGE("unknown backend", "--backend", "metal");
+    USAGE("unknown colormap", "--colormap", "rainbow");
+    USAGE("LO must be below HI", "--range", "3:3");
+    USAGE("not WxH", "--size", "1x1");
+    USAGE("unknown image format", "--format", "gif");
+    USAGE("needs a value", "--out");
+}
+
+static void test_unwritable_out_exit_2(void **state)
+{
+    (void)state;
+    /* Under a regular file: not creatable even for root. */
+    USAGE("--out", "laplace2d", "--backend", "cpu", "--headless", "--frames", "1", "--save-every",
+          "1", "--out", "/etc/hostname/frames");
+}
+
+static void test_block_rank_mismatch_exit_2(void **state)
+{
+    (void)state;
+    USAGE("2-part block", "laplace3d", "--backend", "cpu", "--headless", "--frames", "1",
+          "--kernel", "kmarch", "--block", "8x8x8");
+}
+
+static void test_cuda_backend_without_device(void **state)
+{
+    (void)state;
+    if (ks_test_have_cuda()) skip();
+    USAGE("--backend cuda", "--backend", "cuda", "--headless", "--frames", "1");
+}
+
+static void test_window_without_display(void **state)
+{
+    (void)state;
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--window", "--frames", "1", NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err, "no display"));
+    assert_int_equal(ks_test_count_lines(r.err), 1);
+}
+
+static void test_help_version(void **state)
+{
+    (void)state;
+    ks_run_result r;
+    const char *help[] = {NULL, "--help", NULL};
+    assert_int_equal(ks_test_run(help, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "--grid N | NXxNY[xNZ]"));
+    assert_non_null(strstr(r.out, "--dump-field"));
+    const char *version[] = {NULL, "--version", NULL};
+    assert_int_equal(ks_test_run(version, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "kernelscope "));
+}
+
+static void test_no_gpu_notice_and_cpu_fallback(void **state)
+{
+    (void)state;
+    if (ks_test_have_cuda()) skip();
+    char dir[256];
+    ks_test_tmpdir(dir, sizeof dir, "cli");
+    const char *argv[] = {NULL, "laplace2d", "--headless", "--grid", "33", "--frames", "2", "--out", dir, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code == 77) skip();
+    if (strstr(r.err, "EGL")) skip(); /* no EGL display on this machine: covered elsewhere */
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "using the cpu backend"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_flags_exit_2),
+        cmocka_unit_test(test_unwritable_out_exit_2),
+        cmocka_unit_test(test_block_rank_mismatch_exit_2),
+        cmocka_unit_test(test_cuda_backend_without_device),
+        cmocka_unit_test(test_window_without_display),
+        cmocka_unit_test(test_help_version),
+        cmocka_unit_test(test_no_gpu_notice_and_cpu_fallback),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,233 @@
+/* Command-line parsing: defaults, every accepted form, every bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "options.h"
+
+#define PARSE(o, ...)                                                                              \
+    ({                                                                                             \
+        char *argv_[] = {"kernelscope", __VA_ARGS__, NULL};                                       \
+        ks_options_parse((int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_, (o));                  \
+    })
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    ks_options o;
+    char *argv[] = {"kernelscope", NULL};
+    assert_int_equal(ks_options_parse(1, argv, &o), KS_OK);
+    assert_int_equal(o.mode, KS_MODE_LIVE);
+    assert_int_equal(o.scene, KS_SCENE_LAPLACE3D);
+    assert_int_equal(o.bc, KS_BC_HOT_TOP);
+    assert_int_equal(o.colormap, KS_CMAP_VIRIDIS);
+    assert_int_equal(o.format, KS_FMT_PNG);
+    assert_string_equal(o.out_dir, ".");
+    assert_int_equal(o.width, 1280);
+    assert_int_equal(o.height, 800);
+    assert_int_equal(o.frames, 0);
+    assert_int_equal(o.range_set, 0);
+    ks_options_backend_defaults(&o, 1);
+    assert_int_equal(o.grid_count, 1);
+    assert_int_equal(o.grids[0][0], 256);
+    assert_int_equal(o.grids[0][2], 256);
+    assert_int_equal(o.iters, 20);
+    ks_options cpu;
+    assert_int_equal(ks_options_parse(1, argv, &cpu), KS_OK);
+    ks_options_backend_defaults(&cpu, 0);
+    assert_int_equal(cpu.grids[0][0], 64);
+    assert_int_equal(cpu.iters, 2);
+}
+
+static void test_headless_defaults_frames(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "--headless"), KS_OK);
+    assert_int_equal(o.headless, 1);
+    assert_int_equal(o.frames, 60);
+    assert_int_equal(PARSE(&o, "--headless", "--frames", "7"), KS_OK);
+    assert_int_equal(o.frames, 7);
+}
+
+static void test_full_laplace3d(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "laplace3d", "--grid", "37x53x29", "--bc", "sine", "--kernel",
+                           "kmarch", "--block", "32x8", "--iters", "5", "--backend", "cpu",
+                           "--headless", "--frames", "3", "--out", "/tmp", "--save-every", "2",
+                           "--format", "ppm", "--size", "640x480", "--colormap", "turbo",
+                           "--range=-1:2.5", "--no-overlay", "--dump-field", "f.npy"),
+                     KS_OK);
+    ks_grid g = ks_options_grid(&o, 0);
+    assert_int_equal(g.dims, 3);
+    assert_int_equal(g.nx, 37);
+    assert_int_equal(g.ny, 53);
+    assert_int_equal(g.nz, 29);
+    assert_int_equal(o.bc, KS_BC_SINE);
+    assert_string_equal(o.kernels[0], "kmarch");
+    assert_int_equal(o.blocks[0][0], 32);
+    assert_int_equal(o.blocks[0][1], 8);
+    assert_int_equal(o.blocks[0][2], 1);
+    assert_int_equal(o.iters, 5);
+    assert_int_equal(o.backend, KS_BACKEND_CPU);
+    assert_int_equal(o.frames, 3);
+    assert_int_equal(o.save_every, 2);
+    assert_int_equal(o.format, KS_FMT_PPM);
+    assert_int_equal(o.width, 640);
+    assert_int_equal(o.height, 480);
+    assert_int_equal(o.colormap, KS_CMAP_TURBO);
+    assert_true(o.range_set);
+    assert_true(o.range_lo == -1.0f && o.range_hi == 2.5f);
+    assert_true(o.no_overlay);
+    assert_string_equal(o.dump_field, "f.npy");
+}
+
+static void test_grid_forms(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "laplace2d", "--grid", "300"), KS_OK);
+    ks_grid g = ks_options_grid(&o, 0);
+    assert_int_equal(g.nx, 300);
+    assert_int_equal(g.ny, 300);
+    assert_int_equal(g.nz, 1);
+    assert_int_equal(PARSE(&o, "laplace2d", "--grid=97x61"), KS_OK);
+    g = ks_options_grid(&o, 0);
+    assert_int_equal(g.nx, 97);
+    assert_int_equal(g.ny, 61);
+    assert_int_equal(PARSE(&o, "--grid", "100"), KS_OK);
+    g = ks_options_grid(&o, 0);
+    assert_int_equal(g.nz, 100);
+}
+
+static void test_bench_lists(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "bench", "laplace3d", "--grid", "256,512", "--grid", "64x64x32",
+                           "--kernel", "regq,kmarch", "--block", "32x8,64x4", "--backend", "cpu"),
+                     KS_OK);
+    assert_int_equal(o.mode, KS_MODE_BENCH);
+    assert_int_equal(o.grid_count, 3);
+    assert_int_equal(o.grids[1][0], 512);
+    assert_int_equal(o.grids[2][2], 32);
+    assert_int_equal(o.kernel_count, 2);
+    assert_string_equal(o.kernels[1], "kmarch");
+    assert_int_equal(o.block_count, 2);
+    assert_int_equal(o.blocks[1][0], 64);
+    assert_int_equal(PARSE(&o, "bench", "spheres", "--spheres", "16,32,64"), KS_OK);
+    assert_int_equal(o.sphere_count_n, 3);
+    assert_int_equal(o.width, 2048);
+}
+
+static void test_spheres_options(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "spheres", "--spheres", "77", "--seed", "42", "--mem", "constant",
+                           "--size", "333x199"),
+                     KS_OK);
+    assert_int_equal(o.scene, KS_SCENE_SPHERES);
+    assert_int_equal(o.sphere_count, 77);
+    assert_true(o.seed == 42);
+    assert_string_equal(o.mem, "constant");
+    assert_int_equal(o.width, 333);
+    assert_int_equal(PARSE(&o, "spheres"), KS_OK);
+    assert_int_equal(o.sphere_count, 256);
+    assert_int_equal(o.width, 1024);
+    assert_true(o.seed == 1);
+}
+
+/* Every bad input: KS_ERR_INVALID and a message that names the problem. */
+static void expect_bad(const char *needle, int argc, char **argv)
+{
+    ks_options o;
+    ks_status st = ks_options_parse(argc, argv, &o);
+    if (st != KS_ERR_INVALID) fail_msg("accepted: %s %s", argv[1], argc > 2 ? argv[2] : "");
+    if (!strstr(ks_error_message(), needle))
+        fail_msg("message '%s' lacks '%s'", ks_error_message(), needle);
+    assert_null(strchr(ks_error_message(), '\n'));
+}
+
+#define BAD(needle, ...)                                                                           \
+    do {                                                                                           \
+        char *argv_[] = {"kernelscope", __VA_ARGS__, NULL};                                       \
+        expect_bad(needle, (int)(sizeof argv_ / sizeof argv_[0]) - 1, argv_);                     \
+    } while (0)
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    BAD("unknown option", "--frobnicate");
+    BAD("unknown scene", "laplace4d");
+    BAD("more than one scene", "laplace3d", "laplace2d");
+    BAD("needs a value", "--grid");
+    BAD("not a grid size", "--grid", "0");
+    BAD("not a grid size", "--grid", "-5");
+    BAD("not a grid size", "--grid", "2");
+    BAD("not a grid size", "--grid", "abc");
+    BAD("not a grid size", "--grid", "64x");
+    BAD("not a grid size", "--grid", "64xx64x64");
+    BAD("not a grid size", "--grid", "99999999");
+    BAD("not a grid size", "--grid", "64x64x64x64");
+    BAD("far too large", "--grid", "65536x65536x65536");
+    BAD("needs N or NXxNY", "laplace2d", "--grid", "8x8x8");
+    BAD("needs N or NXxNYxNZ", "laplace3d", "--grid", "8x8");
+    BAD("unknown boundary", "--bc", "cold");
+    BAD("unknown laplace3d kernel", "--kernel", "block2d");
+    BAD("unknown laplace2d kernel", "laplace2d", "--kernel", "nope");
+    BAD("not a block size", "--block", "0x8");
+    BAD("not a block size", "--block", "2048x1");
+    BAD("not a block size", "--block", "32");
+    BAD("not a count", "--iters", "0");
+    BAD("not a count", "--iters", "-3");
+    BAD("not a count", "--iters", "10abc");
+    BAD("unknown backend", "--backend", "opencl");
+    BAD("not a positive count", "--frames", "0");
+    BAD("not a positive count", "--save-every", "-1");
+    BAD("unknown image format", "--format", "jpg");
+    BAD("not WxH", "--size", "0x0");
+    BAD("not WxH", "--size", "100000x100");
+    BAD("not WxH", "--size", "640");
+    BAD("unknown colormap", "--colormap", "jet");
+    BAD("LO must be below HI", "--range", "1:0");
+    BAD("not LO:HI", "--range", "nan:1");
+    BAD("not LO:HI", "--range", "0-1");
+    BAD("must name a .npy", "--dump-field", "out.txt");
+    BAD("not a sphere count", "spheres", "--spheres", "0");
+    BAD("not a non-negative integer", "spheres", "--seed", "-1");
+    BAD("spheres scene only", "laplace3d", "--mem", "global");
+    BAD("does not apply", "spheres", "--grid", "64");
+    BAD("one grid for the live view", "--grid", "64,128");
+    BAD("bench needs a scene", "bench");
+    BAD("exclude each other", "--headless", "--window");
+    BAD("takes no value", "--headless=yes");
+    BAD("empty item", "bench", "laplace3d", "--grid", "64,,128");
+}
+
+static void test_help_and_version(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "--help"), KS_OK);
+    assert_true(o.help);
+    assert_int_equal(PARSE(&o, "--version"), KS_OK);
+    assert_true(o.version);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_headless_defaults_frames),
+        cmocka_unit_test(test_full_laplace3d),  cmocka_unit_test(test_grid_forms),
+        cmocka_unit_test(test_bench_lists),     cmocka_unit_test(test_spheres_options),
+        cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_help_and_version),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,97 @@
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cuda_device.h"
+
+const char *ks_test_binary(void)
+{
+    const char *b = getenv("KS_BINARY");
+    return b && *b ? b : "kernelscope";
+}
+
+static void slurp(int fd, char *buf, size_t cap)
+{
+    size_t used = 0;
+    for (;;) {
+        char tmp[4096];
+        ssize_t n = read(fd, tmp, sizeof tmp);
+        if (n <= 0) break;
+        size_t take = (size_t)n;
+        if (used + take >= cap) take = cap - 1 - used;
+        memcpy(buf + used, tmp, take);
+        used += take;
+    }
+    buf[used] = '\0';
+}
+
+int ks_test_run(const char *const *argv, const char *const *env, ks_run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    char out_path[] = "/tmp/ks-test-out-XXXXXX", err_path[] = "/tmp/ks-test-err-XXXXXX";
+    int out_fd = mkstemp(out_path), err_fd = mkstemp(err_path);
+    if (out_fd < 0 || err_fd < 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out_fd, 1);
+        dup2(err_fd, 2);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        for (const char *const *e = env; e && *e; ++e) {
+            char name[256];
+            const char *eq = strchr(*e, '=');
+            size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+            if (len >= sizeof name) continue;
+            memcpy(name, *e, len);
+            name[len] = '\0';
+            if (eq && eq[1]) setenv(name, eq + 1, 1);
+            else unsetenv(name);
+        }
+        const char *args[64];
+        int n = 0;
+        args[n++] = ks_test_binary();
+        for (int i = 1; argv[i] && n < 63; ++i) args[n++] = argv[i];
+        args[n] = NULL;
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    lseek(out_fd, 0, SEEK_SET);
+    lseek(err_fd, 0, SEEK_SET);
+    slurp(out_fd, r->out, sizeof r->out);
+    slurp(err_fd, r->err, sizeof r->err);
+    close(out_fd);
+    close(err_fd);
+    unlink(out_path);
+    unlink(err_path);
+    r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return 0;
+}
+
+int ks_test_count_lines(const char *text)
+{
+    int n = 0;
+    for (const char *p = text; *p; ++p)
+        if (*p == '\n') ++n;
+    if (*text && text[strlen(text) - 1] != '\n') ++n;
+    return n;
+}
+
+void ks_test_tmpdir(char *buf, size_t len, const char *tag)
+{
+    snprintf(buf, len, "/tmp/ks-%s-XXXXXX", tag);
+    if (!mkdtemp(buf)) buf[0] = '\0';
+}
+
+int ks_test_have_cuda(void)
+{
+    ks_device_info info;
+    return ks_cuda_probe(&info) == KS_OK && info.present;
+}
