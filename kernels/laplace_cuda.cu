@@ -374,6 +374,13 @@ ks_status ks_lsolver_upload(ks_lsolver *s, const float *host)
     return KS_OK;
 }
 
+ks_status ks_lsolver_upload_previous(ks_lsolver *s, const float *host)
+{
+    KS_CUDA_TRY(cudaMemcpyAsync(s->prev, host, s->bytes, cudaMemcpyHostToDevice, s->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return KS_OK;
+}
+
 ks_status ks_lsolver_download(ks_lsolver *s, float *host)
 {
     KS_CUDA_TRY(cudaMemcpyAsync(host, s->cur, s->bytes, cudaMemcpyDeviceToHost, s->stream));
