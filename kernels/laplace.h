@@ -103,6 +103,9 @@ void ks_lsolver_destroy(ks_lsolver *s);
 void *ks_lsolver_stream(ks_lsolver *s); /* cudaStream_t */
 /* Copies host into both fields (so boundaries are valid in both); synchronous. */
 ks_status ks_lsolver_upload(ks_lsolver *s, const float *host);
+/* Copies host into the previous field only (tests poison it; the boundary
+ * must still be valid); synchronous. */
+ks_status ks_lsolver_upload_previous(ks_lsolver *s, const float *host);
 /* Copies the current field to host; synchronous. */
 ks_status ks_lsolver_download(ks_lsolver *s, float *host);
 /* Copies the previous iterate (the field before the last single step) to host; synchronous. */

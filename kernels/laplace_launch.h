@@ -40,5 +40,31 @@ ks_status ks_llaunch_vec2d(const ks_lsweep *sw);
 ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_smem);
 ks_status ks_lfill_attrs(const void *kernel_fn, int threads, size_t dyn_smem,
                          const cudaDeviceProp *prop, ks_kernel_attrs *out);
+/* "32x8" or "32x4x4" (third component shown when it is not 1), for messages. */
+void ks_lblock_text(const int block[3], char *buf, size_t len);
+
+#ifdef __CUDACC__
+/* The stencil in the gold order (i-1, i+1, j-1, j+1[, k-1, k+1], then one
+ * multiply). The _rn intrinsics forbid FMA contraction, so every variant
+ * rounds exactly like the CPU gold and results match bit for bit. */
+static __device__ __forceinline__ float ks_stencil6(float xm, float xp, float ym, float yp,
+                                                    float zm, float zp)
+{
+    float s = __fadd_rn(xm, xp);
+    s = __fadd_rn(s, ym);
+    s = __fadd_rn(s, yp);
+    s = __fadd_rn(s, zm);
+    s = __fadd_rn(s, zp);
+    return __fmul_rn(s, 1.0f / 6.0f);
+}
+
+static __device__ __forceinline__ float ks_stencil4(float xm, float xp, float ym, float yp)
+{
+    float s = __fadd_rn(xm, xp);
+    s = __fadd_rn(s, ym);
+    s = __fadd_rn(s, yp);
+    return __fmul_rn(s, 0.25f);
+}
+#endif
 
 #endif

@@ -12,7 +12,7 @@ static const ks_lvariant_info ks_lvariants[] = {
     {"regq", "register queue in k + shared-memory plane, interior-only launch", 3, 2, {32, 8, 1},
      1},
     {"tblock", "temporally blocked: 4 iterations per launch, halo recomputed on chip", 3, 2,
-     {32, 8, 1}, 4},
+     {32, 32, 1}, 4},
     {"block2d", "2D thread blocks, one point per thread", 2, 2, {32, 8, 1}, 1},
     {"smem2d", "shared-memory tile with halo, one point per thread", 2, 2, {32, 8, 1}, 1},
     {"vec2d", "float4 rows, register reuse in j, interior-only launch", 2, 2, {32, 8, 1}, 1},

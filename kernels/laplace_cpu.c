@@ -1,0 +1,235 @@
+/* Laplace: grid helpers, boundary presets, the CPU gold Jacobi step and the
+ * CPU slice renderer. The gold arithmetic order is the contract every GPU
+ * variant reproduces bit for bit: sum (i-1, i+1, j-1, j+1[, k-1, k+1]) left
+ * to right in float, then one multiply by the float constant 1/6 (1/4 in 2D). */
+#include "laplace.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define KS_PI 3.14159265358979323846
+
+size_t ks_grid_points(const ks_grid *g)
+{
+    return (size_t)g->nx * (size_t)g->ny * (size_t)(g->dims == 3 ? g->nz : 1);
+}
+
+size_t ks_grid_bytes(const ks_grid *g) { return ks_grid_points(g) * sizeof(float); }
+
+static const char *const ks_bc_names[KS_BC_NUM] = {"hot-top", "seed", "hot-top", "sine"};
+
+const char *ks_bc_name(ks_bc bc) { return (bc >= 0 && bc < KS_BC_NUM) ? ks_bc_names[bc] : "?"; }
+
+int ks_bc_parse(const char *name, ks_bc *bc)
+{
+    for (int b = KS_BC_SEED; b < KS_BC_NUM; ++b) {
+        if (strcmp(name, ks_bc_names[b]) == 0) {
+            *bc = (ks_bc)b;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- presets ---- */
+
+/* sin(pi x) on grid index i of n points, exactly 0 at both ends (sin(pi) in
+ * double is 1.2e-16, which would leave a speck of non-zero on the edges). */
+static double ks_sinpi_at(int i, int n)
+{
+    if (i == 0 || i == n - 1) return 0.0;
+    return sin(KS_PI * (double)i / (double)(n - 1));
+}
+
+void ks_laplace_fill_initial(const ks_grid *g, ks_bc bc, float *u)
+{
+    if (bc == KS_BC_DEFAULT) bc = KS_BC_HOT_TOP;
+    const int nx = g->nx, ny = g->ny, nz = g->dims == 3 ? g->nz : 1;
+    const int dims = g->dims;
+    memset(u, 0, ks_grid_bytes(g));
+    for (int k = 0; k < nz; ++k) {
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                const size_t ind = (size_t)i + (size_t)nx * ((size_t)j + (size_t)ny * (size_t)k);
+                const int on_x = i == 0 || i == nx - 1;
+                const int on_y = j == 0 || j == ny - 1;
+                const int on_z = dims == 3 && (k == 0 || k == nz - 1);
+                if (!(on_x || on_y || on_z)) continue;
+                /* The "top" is face k=nz-1 (3D) or edge j=ny-1 (2D); it owns its
+                 * own edges and corners, so hot-top sets them all to 1. */
+                const int top = dims == 3 ? k == nz - 1 : j == ny - 1;
+                switch (bc) {
+                case KS_BC_SEED: u[ind] = 1.0f; break;
+                case KS_BC_HOT_TOP: u[ind] = top ? 1.0f : 0.0f; break;
+                case KS_BC_SINE:
+                    if (!top) break;
+                    u[ind] = dims == 3 ? (float)(ks_sinpi_at(i, nx) * ks_sinpi_at(j, ny))
+                                       : (float)ks_sinpi_at(i, nx);
+                    break;
+                default: break;
+                }
+            }
+        }
+    }
+}
+
+double ks_laplace_exact_sine(const ks_grid *g, int i, int j, int k)
+{
+    if (g->dims == 3) {
+        const double z = (double)k / (double)(g->nz - 1);
+        const double s2 = sqrt(2.0) * KS_PI;
+        return ks_sinpi_at(i, g->nx) * ks_sinpi_at(j, g->ny) * sinh(s2 * z) / sinh(s2);
+    }
+    const double y = (double)j / (double)(g->ny - 1);
+    return ks_sinpi_at(i, g->nx) * sinh(KS_PI * y) / sinh(KS_PI);
+}
+
+/* ---- gold step ---- */
+
+static void ks_gold_step3d(const ks_grid *g, const float *u1, float *u2)
+{
+    const long long nx = g->nx, ny = g->ny, nz = g->nz;
+    const long long kstride = nx * ny;
+    const float sixth = 1.0f / 6.0f;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (long long k = 0; k < nz; ++k) {
+        for (long long j = 0; j < ny; ++j) {
+            for (long long i = 0; i < nx; ++i) {
+                const long long ind = i + nx * j + kstride * k;
+                if (i == 0 || i == nx - 1 || j == 0 || j == ny - 1 || k == 0 || k == nz - 1) {
+                    u2[ind] = u1[ind];
+                } else {
+                    u2[ind] = (u1[ind - 1] + u1[ind + 1] + u1[ind - nx] + u1[ind + nx] +
+                               u1[ind - kstride] + u1[ind + kstride]) *
+                              sixth;
+                }
+            }
+        }
+    }
+}
+
+static void ks_gold_step2d(const ks_grid *g, const float *u1, float *u2)
+{
+    const long long nx = g->nx, ny = g->ny;
+    const float quarter = 0.25f;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (long long j = 0; j < ny; ++j) {
+        for (long long i = 0; i < nx; ++i) {
+            const long long ind = i + nx * j;
+            if (i == 0 || i == nx - 1 || j == 0 || j == ny - 1)
+                u2[ind] = u1[ind];
+            else
+                u2[ind] = (u1[ind - 1] + u1[ind + 1] + u1[ind - nx] + u1[ind + nx]) * quarter;
+        }
+    }
+}
+
+void ks_laplace_gold_step(const ks_grid *g, const float *u1, float *u2)
+{
+    if (g->dims == 3)
+        ks_gold_step3d(g, u1, u2);
+    else
+        ks_gold_step2d(g, u1, u2);
+}
+
+double ks_laplace_gold_sumsq_diff(const ks_grid *g, const float *a, const float *b)
+{
+    const long long n = (long long)ks_grid_points(g);
+    double sum = 0.0;
+#ifdef _OPENMP
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+#endif
+    for (long long p = 0; p < n; ++p) {
+        const double d = (double)a[p] - (double)b[p];
+        sum += d * d;
+    }
+    return sum;
+}
+
+/* ---- slices ---- */
+
+void ks_slice_dims(const ks_grid *g, ks_axis axis, int *w, int *h)
+{
+    if (g->dims != 3 || axis == KS_AXIS_Z) {
+        *w = g->nx;
+        *h = g->ny;
+    } else if (axis == KS_AXIS_Y) {
+        *w = g->nx;
+        *h = g->nz;
+    } else {
+        *w = g->ny;
+        *h = g->nz;
+    }
+}
+
+int ks_slice_max_index(const ks_grid *g, ks_axis axis)
+{
+    if (g->dims != 3) return 0;
+    if (axis == KS_AXIS_X) return g->nx - 1;
+    if (axis == KS_AXIS_Y) return g->ny - 1;
+    return g->nz - 1;
+}
+
+void ks_slice_point(const ks_grid *g, ks_axis axis, int index, int a, int b, int ijk[3])
+{
+    if (g->dims != 3) {
+        ijk[0] = a, ijk[1] = b, ijk[2] = 0;
+    } else if (axis == KS_AXIS_Z) {
+        ijk[0] = a, ijk[1] = b, ijk[2] = index;
+    } else if (axis == KS_AXIS_Y) {
+        ijk[0] = a, ijk[1] = index, ijk[2] = b;
+    } else {
+        ijk[0] = index, ijk[1] = a, ijk[2] = b;
+    }
+}
+
+static float ks_slice_value(const ks_grid *g, const float *u, ks_axis axis, int index, int a, int b)
+{
+    int p[3];
+    ks_slice_point(g, axis, index, a, b, p);
+    return u[(size_t)p[0] + (size_t)g->nx * ((size_t)p[1] + (size_t)g->ny * (size_t)p[2])];
+}
+
+void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis, int index,
+                                 ks_colormap map, float lo, float hi, unsigned char *rgba)
+{
+    unsigned char table[256][4];
+    ks_colormap_table_rgba(map, table);
+    const float inv_span = ks_colormap_inv_span(lo, hi);
+    int w, h;
+    ks_slice_dims(g, axis, &w, &h);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (int b = 0; b < h; ++b) {
+        for (int a = 0; a < w; ++a) {
+            const int e = ks_colormap_index(ks_slice_value(g, u, axis, index, a, b), lo, inv_span);
+            memcpy(rgba + ((size_t)b * (size_t)w + (size_t)a) * 4, table[e], 4);
+        }
+    }
+}
+
+void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis, int index,
+                                 float *lo, float *hi)
+{
+    int w, h;
+    ks_slice_dims(g, axis, &w, &h);
+    float mn = INFINITY, mx = -INFINITY;
+    for (int b = 0; b < h; ++b) {
+        for (int a = 0; a < w; ++a) {
+            const float v = ks_slice_value(g, u, axis, index, a, b);
+            if (v < mn) mn = v; /* NaN compares false both ways: skipped */
+            if (v > mx) mx = v;
+        }
+    }
+    *lo = mn;
+    *hi = mx;
+}

@@ -1,0 +1,11 @@
+# Laplace kernels: CPU gold tests everywhere, GPU variant tests where a device exists,
+# and the perf harness (an executable only; scripts/gpu-laplace.sh runs it).
+ks_add_test(NAME test_laplace_gold LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_laplace_gold.c
+            TIMEOUT 300)
+ks_add_test(NAME test_laplace_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_laplace_gpu.c
+            TIMEOUT 600)
+
+add_executable(perf_laplace ${CMAKE_CURRENT_SOURCE_DIR}/perf_laplace.c)
+target_compile_options(perf_laplace PRIVATE ${KS_C_WARNINGS})
+target_link_libraries(perf_laplace PRIVATE ks_core)
+set_target_properties(perf_laplace PROPERTIES LINKER_LANGUAGE CUDA)
