@@ -1,3 +1,28 @@
-# render/: image writers, the renderer (headless EGL on Mesa or NVIDIA) and the GLFW window.
+# render/: image writers, overlay text, the renderer on headless EGL (Mesa
+# llvmpipe or NVIDIA) and the GLFW window (under xvfb-run where it exists).
+set(KS_RENDER_LSAN "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
+
 ks_add_test(NAME test_render_image_io LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_render_image_io.c
             TIMEOUT 60)
+ks_add_test(NAME test_render_text LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_render_text.c
+            TIMEOUT 60)
+# Needs only an EGL display (Mesa's device or surfaceless platform is enough).
+ks_add_test(NAME test_render_headless LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_render_headless.c
+            TIMEOUT 120)
+set_property(TEST test_render_headless APPEND PROPERTY ENVIRONMENT ${KS_RENDER_LSAN})
+
+# The window test needs an X server: ks_add_test cannot wrap the command, so
+# it is registered here with the same settings, run through xvfb-run.
+find_program(KS_XVFB_RUN xvfb-run)
+add_executable(test_render_window ${CMAKE_CURRENT_SOURCE_DIR}/test_render_window.c)
+target_compile_options(test_render_window PRIVATE $<$<COMPILE_LANGUAGE:C>:${KS_C_WARNINGS}>)
+target_link_libraries(test_render_window PRIVATE ks_core PkgConfig::CMOCKA)
+set_target_properties(test_render_window PROPERTIES LINKER_LANGUAGE CUDA)
+if(KS_XVFB_RUN)
+  add_test(NAME test_render_window
+           COMMAND ${KS_XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_render_window>)
+else()
+  add_test(NAME test_render_window COMMAND test_render_window)
+endif()
+set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120
+                     ENVIRONMENT "${KS_RENDER_LSAN}")
