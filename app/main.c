@@ -158,6 +158,11 @@ int main(int argc, char **argv)
         return fail(KS_EXIT_USAGE);
     }
     int headless = opt.headless;
+    if (opt.window && !has_display()) {
+        free(best);
+        ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
+        return fail(KS_EXIT_USAGE);
+    }
     if (!headless && !opt.window && !has_display()) {
         headless = 1;
         if (!opt.frames) opt.frames = 60;

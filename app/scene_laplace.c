@@ -413,11 +413,11 @@ static void view(void *self, ks_scene_view *v)
     char *t = v->text;
     const size_t cap = sizeof v->text;
     if (s->grid.dims == 3)
-        appendf(t, cap, "grid %dx%dx%d (%.1f M points, %.0f MiB per field)   bc %s\n", s->grid.nx,
+        appendf(t, cap, "grid %dx%dx%d (%.3g M points, %.3g MiB per field)   bc %s\n", s->grid.nx,
                 s->grid.ny, s->grid.nz, (double)scene_points(s) / 1e6, field_bytes / 1048576.0,
                 ks_bc_name(s->bc));
     else
-        appendf(t, cap, "grid %dx%d (%.1f M points, %.0f MiB per field)   bc %s\n", s->grid.nx,
+        appendf(t, cap, "grid %dx%d (%.3g M points, %.3g MiB per field)   bc %s\n", s->grid.nx,
                 s->grid.ny, (double)scene_points(s) / 1e6, field_bytes / 1048576.0,
                 ks_bc_name(s->bc));
     if (s->use_cuda) {
