@@ -15,14 +15,6 @@
 
 #include "laplace_launch.h"
 
-/* Unroll of the marching loops (registers vs loads in flight); a build-time
- * switch so the perf harness can compare builds. */
-#ifndef KS_LAPLACE_UNROLL
-#define KS_LAPLACE_UNROLL 4
-#endif
-#define KS_PRAGMA(x) _Pragma(#x)
-#define KS_UNROLL(n) KS_PRAGMA(unroll n)
-
 static unsigned ks_fdiv_up(long long a, long long b) { return (unsigned)((a + b - 1) / b); }
 
 /* How to cut a marched axis of `span` planes/rows into chunks. Each group of
@@ -73,7 +65,7 @@ __global__ void __launch_bounds__(1024)
     if (V == 1) {
         if (i0 == 0 || i0 == nx - 1) return;
         float zm = u1[ind - sz], c = u1[ind];
-KS_UNROLL(KS_LAPLACE_UNROLL)
+#pragma unroll 4
         for (int k = kbeg; k < kend; ++k, ind += sz) {
             const float zp = u1[ind + sz];
             u2[ind] = ks_stencil6(u1[ind - 1], u1[ind + 1], u1[ind - sy], u1[ind + sy], zm, zp);
@@ -81,34 +73,24 @@ KS_UNROLL(KS_LAPLACE_UNROLL)
             c = zp;
         }
     } else {
-        /* Branch-free body (the i edges are selects, their loads clamped to a
-         * valid address) and the next plane's centre prefetched one step
-         * ahead, so several 16-byte loads per thread are in flight. */
-        const int first = i0 == 0, last = i0 + 4 == nx;
-        const size_t lastplane = (size_t)(nz - 1) * sz;
-        const size_t base = ind - (size_t)kbeg * sz; /* (i0, j, 0) */
+        const bool first = i0 == 0, last = i0 + 4 == nx;
         float4 zm = *(const float4 *)(u1 + ind - sz);
         float4 c = *(const float4 *)(u1 + ind);
-        float4 zp = *(const float4 *)(u1 + ind + sz);
-KS_UNROLL(KS_LAPLACE_UNROLL)
+#pragma unroll 4
         for (int k = kbeg; k < kend; ++k, ind += sz) {
-            const size_t ahead = min(ind + 2 * sz, base + lastplane);
-            const float4 zpp = *(const float4 *)(u1 + ahead);
+            const float4 zp = *(const float4 *)(u1 + ind + sz);
             const float4 ym = *(const float4 *)(u1 + ind - sy);
             const float4 yp = *(const float4 *)(u1 + ind + sy);
-            const float xl = u1[ind - 1 + first];
-            const float xr = u1[ind + 4 - last];
+            const float xl = first ? 0.0f : u1[ind - 1];
+            const float xr = last ? 0.0f : u1[ind + 4];
             float4 r;
-            r.x = ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
+            r.x = first ? c.x : ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
             r.y = ks_stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
             r.z = ks_stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
-            r.w = ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
-            if (first) r.x = c.x;
-            if (last) r.w = c.w;
+            r.w = last ? c.w : ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
             *(float4 *)(u2 + ind) = r;
             zm = c;
             c = zp;
-            zp = zpp;
         }
     }
 }
@@ -164,7 +146,7 @@ __global__ void __launch_bounds__(1024)
     if (V == 1) {
         if (i0 == 0 || i0 == nx - 1) return;
         float ym = u1[ind - sy], c = u1[ind];
-KS_UNROLL(KS_LAPLACE_UNROLL)
+#pragma unroll 4
         for (int j = jbeg; j < jend; ++j, ind += sy) {
             const float yp = u1[ind + sy];
             u2[ind] = ks_stencil4(u1[ind - 1], u1[ind + 1], ym, yp);
@@ -172,28 +154,22 @@ KS_UNROLL(KS_LAPLACE_UNROLL)
             c = yp;
         }
     } else {
-        /* as regq: branch-free body, next row prefetched one step ahead */
-        const int first = i0 == 0, last = i0 + 4 == nx;
-        const size_t lastrow = (size_t)i0 + (size_t)(ny - 1) * sy;
+        const bool first = i0 == 0, last = i0 + 4 == nx;
         float4 ym = *(const float4 *)(u1 + ind - sy);
         float4 c = *(const float4 *)(u1 + ind);
-        float4 yp = *(const float4 *)(u1 + ind + sy);
-KS_UNROLL(KS_LAPLACE_UNROLL)
+#pragma unroll 4
         for (int j = jbeg; j < jend; ++j, ind += sy) {
-            const float4 ypp = *(const float4 *)(u1 + min(ind + 2 * sy, lastrow));
-            const float xl = u1[ind - 1 + first];
-            const float xr = u1[ind + 4 - last];
+            const float4 yp = *(const float4 *)(u1 + ind + sy);
+            const float xl = first ? 0.0f : u1[ind - 1];
+            const float xr = last ? 0.0f : u1[ind + 4];
             float4 r;
-            r.x = ks_stencil4(xl, c.y, ym.x, yp.x);
+            r.x = first ? c.x : ks_stencil4(xl, c.y, ym.x, yp.x);
             r.y = ks_stencil4(c.x, c.z, ym.y, yp.y);
             r.z = ks_stencil4(c.y, c.w, ym.z, yp.z);
-            r.w = ks_stencil4(c.z, xr, ym.w, yp.w);
-            if (first) r.x = c.x;
-            if (last) r.w = c.w;
+            r.w = last ? c.w : ks_stencil4(c.z, xr, ym.w, yp.w);
             *(float4 *)(u2 + ind) = r;
             ym = c;
             c = yp;
-            yp = ypp;
         }
     }
 }
