@@ -17,16 +17,35 @@
 
 static unsigned ks_fdiv_up(long long a, long long b) { return (unsigned)((a + b - 1) / b); }
 
-/* Chunk length so that about `target` independent marchers exist, but never
- * shorter than min_len (each chunk re-reads two halo planes/rows). */
-static int ks_chunk_len(int span, long long marchers_per_chunk, long long target, int min_len)
+/* How to cut a marched axis of `span` planes/rows into chunks. Each group of
+ * `group` chunks costs `unit` blocks; `cap` blocks are resident at once.
+ * Picks the chunk length that maximises (blocks / blocks the waves could
+ * hold) x (chunk / (chunk + halo)): a tail wave idles SMs, short chunks
+ * re-read `halo` planes each. */
+static int ks_pick_chunk(int span, long long unit, int group, long long cap, int halo, int min_len)
 {
-    long long chunks = (target + marchers_per_chunk - 1) / marchers_per_chunk;
-    if (chunks < 1) chunks = 1;
-    long long len = (span + chunks - 1) / chunks;
-    if (len < min_len) len = min_len;
-    if (len > span) len = span;
-    return (int)(len < 1 ? 1 : len);
+    if (cap < 1) cap = 1;
+    int best_len = span;
+    double best = -1.0;
+    const long long max_groups = (span + group - 1) / group;
+    for (long long g = 1; g <= max_groups && g <= 8192; ++g) {
+        long long len = (span + g * group - 1) / (g * group);
+        if (len < min_len && g > 1) break;
+        const long long chunks = (span + len - 1) / len;
+        const long long blocks = unit * ((chunks + group - 1) / group);
+        const long long waves = (blocks + cap - 1) / cap;
+        const double score = (double)blocks / (double)(waves * cap) * (double)len / (double)(len + halo);
+        if (score > best + 1e-9) best = score, best_len = (int)len;
+    }
+    return best_len;
+}
+
+static long long ks_resident_blocks(const void *fn, int threads, size_t smem, const cudaDeviceProp *p)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem) != cudaSuccess)
+        per_sm = 1;
+    return (long long)(per_sm < 1 ? 1 : per_sm) * p->multiProcessorCount;
 }
 
 /* ================= regq (3D) ================= */
@@ -97,11 +116,8 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
     if (gy > (unsigned)sw->prop->maxGridSize[1])
         return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
                        sw->prop->name, sw->prop->maxGridSize[1]);
-    /* about one full wave of resident threads, chunks of >= 32 planes */
-    const long long target = (long long)sw->prop->multiProcessorCount *
-                             sw->prop->maxThreadsPerMultiProcessor;
-    const int kchunk =
-        ks_chunk_len(g->nz - 2, (long long)gx * gy * threads, target, 32);
+    const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
+                                     ks_resident_blocks(fn, threads, 0, sw->prop), 2, 16);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
     dim3 block(b[0], b[1]), grid(gx, gy, gz);
     if (vec == 4)
@@ -175,11 +191,10 @@ ks_status ks_llaunch_vec2d(const ks_lsweep *sw)
     if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, 0, sw->prop, sw->attrs));
     if (sw->dry_run) return KS_OK;
     const long long xthreads = ks_fdiv_up(g->nx, vec);
-    const long long target = (long long)sw->prop->multiProcessorCount *
-                             sw->prop->maxThreadsPerMultiProcessor;
-    const int jchunk = ks_chunk_len(g->ny - 2, xthreads, target, 16);
-    const unsigned marchers_y = ks_fdiv_up(g->ny - 2, jchunk);
     const unsigned gx = ks_fdiv_up(xthreads, b[0]);
+    const int jchunk = ks_pick_chunk(g->ny - 2, gx, b[1],
+                                     ks_resident_blocks(fn, threads, 0, sw->prop), 2, 16);
+    const unsigned marchers_y = ks_fdiv_up(g->ny - 2, jchunk);
     const unsigned gy = ks_fdiv_up(marchers_y, b[1]);
     if (gy > (unsigned)sw->prop->maxGridSize[1])
         return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
@@ -231,9 +246,17 @@ __global__ void __launch_bounds__(1024)
     for (int t = 0; t < T; ++t) q[t][0] = q[t][1] = q[t][2] = 0.0f;
 
     const int s_begin = max(0, k0 - T), s_end = k1 - 1 + T, load_end = min(nz - 1, k1 - 1 + T);
+    /* level-0 loads run one step ahead so their latency hides behind the
+     * T levels of the current step */
+    const float *src = u1 + col + (size_t)s_begin * sz;
+    float ahead = *src;
     for (int s = s_begin; s <= s_end; ++s) {
         if (s <= load_end) {
-            const float v = u1[col + (size_t)s * sz];
+            const float v = ahead;
+            if (s < load_end) {
+                src += sz;
+                ahead = *src;
+            }
             q[0][0] = q[0][1];
             q[0][1] = q[0][2];
             q[0][2] = v;
@@ -314,14 +337,14 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
     if (gy > (unsigned)sw->prop->maxGridSize[1])
         return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
                        sw->prop->name, sw->prop->maxGridSize[1]);
-    /* a few waves of blocks, chunks >= 8T planes (each chunk recomputes 2T) */
+    /* each chunk recomputes about 2T planes of halo in k */
     int per_sm = 0;
     KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
     if (per_sm < 1)
         return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock cannot be resident on %s", txt,
                        sw->prop->name);
-    const long long target = 4LL * sw->prop->multiProcessorCount * per_sm;
-    const int kchunk = ks_chunk_len(g->nz - 2, (long long)gx * gy, target, 8 * T);
+    const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
+                                     (long long)per_sm * sw->prop->multiProcessorCount, 2 * T, 4 * T);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
     dim3 block(b[0], b[1]), grid(gx, gy, gz);
     void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
