@@ -1,43 +1,66 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (from the repository root, after scripts/build-device.sh
-# here and a device call carrying .gl and .carry-main):
-#   gpu tests, compute-sanitizer memcheck/racecheck, benchmarks, screenshots.
-# Usage: bash .carry-main/device-check.sh [tests|sanitize|bench|shots|all]...
+# Runs on the GPU machine, from the repository root, after scripts/build-device.sh
+# here and a device call carrying [".gl", ".carry-main"]:
+#   bash .carry-main/device-check.sh [tests] [sanitize] [bench] [shots] [ncu]   (default: all)
+# Everything it writes goes to a work folder packed into $OUT/results.tar.gz;
+# summaries go to stdout.
 set -u
 source .gl/gl-env.sh
 B=$PWD/.carry-main/bin
-export KS_BINARY=$B/kernelscope KS_TEST_DATA=$PWD/tests/data KS_BEST_CONFIG=${OUT:-/tmp}/best-config.tsv
-O=${OUT:-/tmp/ks-out}
-mkdir -p "$O"
-nvidia-smi -L
-what=${*:-all}
+W=/tmp/ks-results
+rm -rf "$W" && mkdir -p "$W"
+export KS_BINARY=$B/kernelscope KS_TEST_DATA=$PWD/tests/data KS_BEST_CONFIG=$W/best-config.tsv
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+what=${*:-tests sanitize bench shots}
 status=0
-run() { echo "== $*"; "$@" || { echo "!! FAILED ($?): $*"; status=1; }; }
+run() { echo "== $*"; "$@"; local rc=$?; [ $rc -eq 0 ] || { echo "!! exit $rc: $*"; status=1; }; return 0; }
 for w in $what; do
   case $w in
-  tests|all)
+  tests)
     for t in "$B"/test_*; do
-      case $(basename "$t") in test_app_gpu_bin) run "$t" gpu ;; *) run "$t" ;; esac
-    done 2>&1 | tee "$O/tests.log" | grep -E "^==|PASSED|FAILED|SKIPPED|\[  ERROR|!!" ;;
-  esac
-  case $w in
-  sanitize|all)
-    for t in "$B"/test_laplace_gpu "$B"/test_spheres_gpu; do
-      [ -x "$t" ] || continue
-      KS_TEST_QUICK=1 run compute-sanitizer --tool memcheck --error-exitcode 9 "$t" 2>&1 | tail -3
-      KS_TEST_QUICK=1 run compute-sanitizer --tool racecheck --error-exitcode 9 "$t" 2>&1 | tail -3
+      name=$(basename "$t")
+      case $name in
+        test_app_gpu_bin) run "$t" gpu >"$W/$name.log" 2>&1 ;;
+        *) run "$t" >"$W/$name.log" 2>&1 ;;
+      esac
+      echo "$name: $(grep -E '^\[  (PASSED|FAILED)|SKIPPED|^\[  ERROR' "$W/$name.log" | tr '\n' ' ')"
+    done ;;
+  sanitize)
+    for tool in memcheck racecheck; do
+      for t in test_laplace_gpu test_spheres_gpu; do
+        [ -x "$B/$t" ] || continue
+        KS_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$B/$t" >"$W/san_${tool}_$t.log" 2>&1
+        echo "$tool $t: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/san_${tool}_$t.log" | tail -1)"
+      done
+    done
+    # The whole app: interop, readback, residual and slice kernels in a real frame loop.
+    for scene in "laplace3d --grid 61x47x33 --kernel tblock" "laplace3d --grid 64 --kernel regq" "laplace2d --grid 301x199" "spheres --spheres 300 --mem binned"; do
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$B/kernelscope" $scene --headless --frames 4 --iters 9 >"$W/san_app.log" 2>&1
+      echo "memcheck kernelscope $scene: exit $? $(grep -E 'ERROR SUMMARY' "$W/san_app.log" | tail -1)"
+    done ;;
+  bench)
+    run "$B/kernelscope" bench laplace3d --out "$W" >"$W/bench3d.txt" 2>&1; tail -n 60 "$W/bench3d.txt"
+    run "$B/kernelscope" bench laplace2d --out "$W" >"$W/bench2d.txt" 2>&1; tail -n 45 "$W/bench2d.txt"
+    if "$B/kernelscope" --help | grep -q "bench laplace3d|laplace2d|spheres"; then
+      run "$B/kernelscope" bench spheres --out "$W" >"$W/bench_spheres.txt" 2>&1; tail -n 40 "$W/bench_spheres.txt"
+    fi ;;
+  shots)
+    S=$W/shots; mkdir -p "$S"
+    "$B/kernelscope" laplace3d --headless --frames 150 --iters 200 --save-every 150 --out "$S" --size 1280x800 >/dev/null 2>&1 && mv "$S/laplace3d_000150.png" "$S/laplace3d.png"
+    "$B/kernelscope" laplace3d --headless --frames 60 --iters 100 --save-every 60 --out "$S" --size 1280x800 --bc sine --colormap inferno --kernel kmarch >/dev/null 2>&1 && mv "$S/laplace3d_000060.png" "$S/laplace3d_kmarch_sine.png"
+    "$B/kernelscope" laplace2d --headless --frames 100 --iters 400 --save-every 100 --out "$S" --size 1280x800 --colormap turbo >/dev/null 2>&1 && mv "$S/laplace2d_000100.png" "$S/laplace2d.png"
+    for mem in global readonly constant shared binned; do
+      "$B/kernelscope" spheres --headless --frames 30 --save-every 30 --out "$S" --size 1280x800 --mem $mem --spheres 1024 >/dev/null 2>&1 && mv "$S/spheres_000030.png" "$S/spheres_$mem.png"
+    done
+    rm -f "$S"/*.csv
+    ls "$S" ;;
+  ncu)
+    # Overlay/bench times against Nsight Compute's kernel durations.
+    for k in kmarch block3d regq tblock; do
+      ncu --metrics gpu__time_duration.sum --csv "$B/kernelscope" bench laplace3d --grid 512 --kernel $k --reps 5 --out "$W" >"$W/ncu_$k.csv" 2>"$W/ncu_$k.err"
+      echo "ncu $k: exit $?"
     done ;;
   esac
-  case $w in
-  bench|all)
-    run "$B/kernelscope" bench laplace3d --out "$O" 2>&1 | tee "$O/bench3d.txt" | tail -40
-    run "$B/kernelscope" bench laplace2d --out "$O" 2>&1 | tee "$O/bench2d.txt" | tail -30 ;;
-  esac
-  case $w in
-  shots|all)
-    mkdir -p "$O/shots"
-    run "$B/kernelscope" laplace3d --headless --frames 200 --iters 200 --save-every 200 --out "$O/shots" --size 1280x800
-    run "$B/kernelscope" laplace2d --headless --frames 100 --iters 500 --save-every 100 --out "$O/shots" --size 1280x800 --colormap inferno ;;
-  esac
 done
+tar -C "$W" -czf "${OUT:-/tmp}/results.tar.gz" .
 exit $status
