@@ -32,3 +32,12 @@ if(XVFB_RUN)
   set_tests_properties(test_app_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 300
                        ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
 endif()
+
+# Real key presses in the live window (xdotool under Xvfb).
+find_program(XDOTOOL xdotool)
+if(XVFB_RUN AND XDOTOOL)
+  add_test(NAME test_app_keys
+           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" ${CMAKE_CURRENT_SOURCE_DIR}/keys_window.sh
+                   $<TARGET_FILE:kernelscope>)
+  set_tests_properties(test_app_keys PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120)
+endif()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Drives the live window with real key presses (xdotool) under Xvfb and checks
+# what they did through the files the app saves:
+#   F saves the bare picture (its size tells the slice axis), X/Y switch the
+#   axis, S and P save the screen as PNG/PPM, O hides the overlay, Q quits.
+# Usage (ctest runs it under xvfb-run): keys_window.sh KERNELSCOPE_BINARY
+set -euo pipefail
+bin=$1
+[ -n "${DISPLAY:-}" ] || exit 77
+command -v xdotool >/dev/null || exit 77
+out=$(mktemp -d /tmp/ks-keys-XXXXXX)
+"$bin" laplace3d --backend cpu --window --grid 40x30x20 --iters 1 --size 640x400 --out "$out" 2>"$out/stderr" &
+pid=$!
+win=""
+for _ in $(seq 1 100); do
+  win=$(xdotool search --onlyvisible --name '^kernelscope$' 2>/dev/null | head -n 1 || true)
+  [ -n "$win" ] && break
+  sleep 0.1
+done
+[ -n "$win" ] || { echo "window did not appear"; cat "$out/stderr"; kill $pid; exit 1; }
+# XTEST key events go to the focused window (synthetic XSendEvent ones are ignored by GLFW).
+xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
+press() { xdotool key "$@"; sleep 0.4; }
+sleep 0.5
+press f            # bare picture, axis z: 40 x 30
+press x; press f   # axis x: 30 x 20
+press y; press f   # axis y: 40 x 20
+press s            # screen PNG 640 x 400
+press p            # screen PPM
+press o; press s   # overlay hidden: S saves the bare picture (axis y)
+press h; press c; press a; press plus; press minus; press Up; press Next; press space; press n; press r
+press q
+wait $pid || { echo "kernelscope exited $?"; cat "$out/stderr"; exit 1; }
+
+size() { python3 - "$1" <<'PY'
+import struct, sys
+p = sys.argv[1]
+with open(p, 'rb') as f:
+    head = f.read(32)
+if head[:8] == b'\x89PNG\r\n\x1a\n':
+    w, h = struct.unpack('>II', head[16:24]); print(f"{w}x{h}")
+else:
+    parts = head.split()
+    print(f"{int(parts[1])}x{int(parts[2])}")
+PY
+}
+mapfile -t fields < <(ls "$out"/laplace3d_*_field.png | sort)
+mapfile -t screens < <(ls "$out"/laplace3d_*_screen.* | sort)
+echo "fields: ${fields[*]}"; echo "screens: ${screens[*]}"
+[ ${#fields[@]} -eq 3 ] || { echo "expected 3 field images"; exit 1; }
+[ "$(size "${fields[0]}")" = 40x30 ] || { echo "F on axis z: $(size "${fields[0]}")"; exit 1; }
+[ "$(size "${fields[1]}")" = 30x20 ] || { echo "F on axis x: $(size "${fields[1]}")"; exit 1; }
+[ "$(size "${fields[2]}")" = 40x20 ] || { echo "F on axis y: $(size "${fields[2]}")"; exit 1; }
+[ ${#screens[@]} -eq 3 ] || { echo "expected 3 screen saves"; exit 1; }
+[ "$(size "${screens[0]}")" = 640x400 ] || { echo "S: $(size "${screens[0]}")"; exit 1; }
+case "${screens[1]}" in *.ppm) ;; *) echo "P did not write a PPM"; exit 1 ;; esac
+[ "$(size "${screens[1]}")" = 640x400 ] || { echo "P: $(size "${screens[1]}")"; exit 1; }
+[ "$(size "${screens[2]}")" = 40x20 ] || { echo "S with the overlay hidden: $(size "${screens[2]}")"; exit 1; }
+! ls "$out" | grep -q '\.tmp-' || { echo "temporary files left"; exit 1; }
+echo "keys ok"
+rm -rf "$out"
