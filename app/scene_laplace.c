@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "best_config.h"
 #include "scene.h"
@@ -18,7 +20,6 @@ typedef struct ks_laplace_scene {
     int use_cuda;
     ks_lsolver *solver;      /* CUDA backend */
     float *u, *u_prev;       /* CPU backend: current and previous iterate */
-    float *initial;          /* initial field, for R (reset) */
     int variant;
     int block[3];
     int iters;               /* per frame */
@@ -91,6 +92,20 @@ static void default_block(const ks_laplace_scene *s, int variant, int block[3])
         memcpy(block, e->block, 3 * sizeof(int));
 }
 
+/* Fails unless `fields` fields of the grid fit in the host memory available
+ * now (SIZE_MAX: report that an allocation failed). */
+static ks_status check_host_memory(const ks_laplace_scene *s, size_t fields)
+{
+    const double need = (double)ks_grid_bytes(&s->grid) * (fields == SIZE_MAX ? 2.0 : (double)fields);
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const double avail = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (fields != SIZE_MAX && (avail == 0.0 || need < avail)) return KS_OK;
+    return ks_fail(KS_ERR_OUT_OF_MEMORY,
+                   "grid %dx%dx%d needs %.2f GiB of host memory, %.2f GiB available", s->grid.nx,
+                   s->grid.ny, s->grid.nz, need / 1073741824.0, avail / 1073741824.0);
+}
+
+/* The initial field: built in a temporary buffer (CUDA) or in place (CPU). */
 static ks_status upload_initial(ks_laplace_scene *s)
 {
     s->total_iters = 0;
@@ -99,11 +114,18 @@ static ks_status upload_initial(ks_laplace_scene *s)
     s->hist_n = 0;
     s->hist_stride = 1;
     s->have_minmax = 0;
-    if (s->use_cuda) return ks_lsolver_upload(s->solver, s->initial);
     const size_t bytes = ks_grid_bytes(&s->grid);
-    memcpy(s->u, s->initial, bytes);
-    memcpy(s->u_prev, s->initial, bytes);
-    return KS_OK;
+    if (!s->use_cuda) {
+        ks_laplace_fill_initial(&s->grid, s->bc, s->u);
+        memcpy(s->u_prev, s->u, bytes);
+        return KS_OK;
+    }
+    float *initial = malloc(bytes);
+    if (!initial) return check_host_memory(s, SIZE_MAX);
+    ks_laplace_fill_initial(&s->grid, s->bc, initial);
+    ks_status st = ks_lsolver_upload(s->solver, initial);
+    free(initial);
+    return st;
 }
 
 static void destroy(void *self)
@@ -113,7 +135,6 @@ static void destroy(void *self)
     ks_lsolver_destroy(s->solver);
     free(s->u);
     free(s->u_prev);
-    free(s->initial);
     free(s);
 }
 
@@ -136,20 +157,16 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->axis = KS_AXIS_Z;
     s->index = ks_slice_max_index(&s->grid, s->axis) / 2;
 
+    /* Device memory is checked (by the solver) before any large host
+     * allocation; host memory against what is available, since an
+     * overcommitted malloc would only fail later, by the OOM killer. */
     const size_t bytes = ks_grid_bytes(&s->grid);
-    s->initial = malloc(bytes);
-    if (!s->initial)
-        return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory",
-                       s->grid.nx, s->grid.ny, s->grid.nz, (double)bytes / 1073741824.0);
-    ks_laplace_fill_initial(&s->grid, s->bc, s->initial);
-    if (s->use_cuda) {
-        KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
-    } else {
+    if (s->use_cuda) KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
+    KS_TRY(check_host_memory(s, s->use_cuda ? 1 : 2));
+    if (!s->use_cuda) {
         s->u = malloc(bytes);
         s->u_prev = malloc(bytes);
-        if (!s->u || !s->u_prev)
-            return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory",
-                           s->grid.nx, s->grid.ny, s->grid.nz, 3.0 * (double)bytes / 1073741824.0);
+        if (!s->u || !s->u_prev) return check_host_memory(s, SIZE_MAX);
     }
 
     const int dims = s->grid.dims;

@@ -239,7 +239,7 @@ ks_status ks_llaunch_smem2d(const ks_lsweep *sw)
 
 /* ================= solver ================= */
 
-enum { KS_LREADBACK_SLOTS = 3 };
+enum { KS_LREADBACK_SLOTS = 8 }; /* more than the frames a host may run ahead */
 
 /* What one readback copies into pinned memory. */
 typedef struct ks_lreadback_raw {
@@ -658,15 +658,14 @@ ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, co
                                       long long iteration)
 {
     KS_TRY(ks_lcheck_slice(s, axis, index));
-    /* the free slot, else the oldest one (its copy is simply superseded) */
+    /* A free slot; when every slot is still in flight (the host runs frames
+     * ahead of the GPU) this request is skipped. Overwriting the oldest
+     * instead would starve the reader: no request would ever finish before
+     * being overwritten. */
     int pick = -1;
     for (int n = 0; n < KS_LREADBACK_SLOTS && pick < 0; ++n)
         if (!s->slots[n].pending) pick = n;
-    if (pick < 0) {
-        pick = 0;
-        for (int n = 1; n < KS_LREADBACK_SLOTS; ++n)
-            if (s->slots[n].seq < s->slots[pick].seq) pick = n;
-    }
+    if (pick < 0) return KS_OK;
     ks_lreadback_slot *slot = &s->slots[pick];
     int has_probe = probe != NULL;
     for (int d = 0; d < 3 && has_probe; ++d) {

@@ -62,6 +62,13 @@ static void test_block_rank_mismatch_exit_2(void **state)
           "--kernel", "kmarch", "--block", "8x8x8");
 }
 
+static void test_grid_too_large_for_host_exit_2(void **state)
+{
+    (void)state;
+    USAGE("GiB of host memory", "--backend", "cpu", "--headless", "--frames", "1", "--grid",
+          "4000x4000x4000");
+}
+
 static void test_cuda_backend_without_device(void **state)
 {
     (void)state;
@@ -117,6 +124,7 @@ int main(void)
         cmocka_unit_test(test_bad_flags_exit_2),
         cmocka_unit_test(test_unwritable_out_exit_2),
         cmocka_unit_test(test_block_rank_mismatch_exit_2),
+        cmocka_unit_test(test_grid_too_large_for_host_exit_2),
         cmocka_unit_test(test_cuda_backend_without_device),
         cmocka_unit_test(test_window_without_display),
         cmocka_unit_test(test_help_version),
