@@ -4,14 +4,17 @@
  * radius), so the hot loop reads 16 bytes per sphere and colour only for
  * the winner. Every kernel shades with spheres_shade.h, like the CPU gold.
  *
- *  global   spheres_global_kernel       plain loads from a device array
+ *  global   spheres_global_kernel       plain loads from a device array, one pixel a thread
  *  readonly spheres_readonly_kernel     const __restrict__ + __ldg (read-only data cache)
  *  constant spheres_constant_kernel     c_spheres in __constant__ memory
  *  shared   spheres_shared_cull_kernel  tiles of blockDim spheres staged in shared memory;
  *                                       while staging, each block keeps only those whose
- *                                       bounding square touches its pixel rectangle
- *  binned   spheres_bin_count/scan/fill_kernel build per-tile lists on the GPU, then
- *           spheres_binned_kernel       renders each tile (one block) from its own list
+ *                                       bounding square touches its pixels; 4 pixels a thread
+ *  binned   spheres_bin_count/scan/fill_kernel build per-tile lists on the GPU (tile = the
+ *           spheres_binned_kernel       pixels of one block), then each block renders its
+ *                                       tile from its own list, 4 pixels a thread
+ * The first three are the course's kernels and differ only in where the
+ * spheres live; shared and binned change the algorithm's work as well.
  */
 #include <cuda_runtime.h>
 
@@ -30,7 +33,14 @@ __constant__ float4 c_spheres[2 * KS_SPHERES_CONST_MAX];
 /* One process has one c_spheres: the renderer that wrote it last owns it. */
 static const ks_spheres_gpu *ks_const_owner;
 
-enum { KS_SPH_RING = 32, KS_SPH_SCAN_THREADS = 1024, KS_SPH_BIN_THREADS = 256 };
+/* Shared and binned shade KS_SPH_ROWS pixels per thread (a column, blockDim.y
+ * apart), so a bx x by block covers bx x (by * KS_SPH_ROWS) pixels: each
+ * sphere read from shared memory serves four pixels and the grid has a
+ * quarter of the blocks (the render was bound by each block's load latency). */
+enum { KS_SPH_ROWS = 4 };
+enum { KS_SPH_RING = 32, KS_SPH_BIN_THREADS = 256 };
+/* The scan: 1024 threads x 16 counts (four int4 each) per chunk. */
+enum { KS_SPH_SCAN_THREADS = 1024, KS_SPH_SCAN_PER = 16, KS_SPH_SCAN_CHUNK = KS_SPH_SCAN_THREADS * KS_SPH_SCAN_PER };
 
 typedef struct ks_sph_slot {
     cudaEvent_t start, stop;
@@ -46,14 +56,16 @@ struct ks_spheres_gpu {
     cudaEvent_t stage_done;     /* the last copy out of h_stage finished */
     ks_sphere_packed *h_global; /* host copy of d_spheres, for the binning bound */
     int n_global, n_const;      /* spheres uploaded to each place; -1 none yet */
-    /* binning: per-tile counts (kept zero between frames), offsets (tiles + 1), cursors, entries */
+    /* binning: per-tile counts (kept zero between frames), offsets, cursors (each padded to
+     * whole scan chunks; offset[tiles] is the total), entries */
     int *d_tile_count, *d_tile_offset, *d_tile_cursor;
     int tiles_cap;
-    int *d_entries;
+    int *d_entries;             /* sphere index per entry */
+    float4 *d_entry_geom;       /* its (x, y, z, r2), so the render's loads do not chain */
     long long entries_cap;
     int counts_dirty;           /* counts may be non-zero: clear before binning */
     long long bound;            /* entries needed for bound_key; -1 unknown */
-    int bound_key[4];           /* bx, by, w, h the bound was computed for */
+    int bound_key[4];           /* tile w, tile h, w, h the bound was computed for */
     unsigned char *d_image;     /* own image for tests and timing */
     size_t image_cap;
     int max_threads_sm;
@@ -151,6 +163,51 @@ __device__ __forceinline__ void ks_sph_consider(float px, float py, float4 g, in
     }
 }
 
+/* KS_SPH_ROWS pixels of one thread: rays, and the best sphere so far of each. */
+struct ks_sph_rows {
+    float px, py[KS_SPH_ROWS];
+    float depth[KS_SPH_ROWS];
+    int best[KS_SPH_ROWS];
+};
+
+__device__ __forceinline__ void ks_sph_rows_init(ks_sph_rows *p, int i, int j, int w, int h)
+{
+    p->px = ks_sph_ray(i, w);
+#pragma unroll
+    for (int r = 0; r < KS_SPH_ROWS; ++r) {
+        p->py[r] = ks_sph_ray(j + r * (int)blockDim.y, h);
+        p->depth[r] = -INFINITY;
+        p->best[r] = INT_MAX;
+    }
+}
+
+/* The m spheres staged in shared memory against the thread's pixels. */
+__device__ __forceinline__ void ks_sph_rows_test(ks_sph_rows *p, const float4 *s_geom,
+                                                 const int *s_index, int m)
+{
+    for (int c = 0; c < m; ++c) {
+        const float4 g = s_geom[c];
+        const int idx = s_index[c];
+#pragma unroll
+        for (int r = 0; r < KS_SPH_ROWS; ++r) ks_sph_consider(p->px, p->py[r], g, idx, &p->depth[r], &p->best[r]);
+    }
+}
+
+__device__ __forceinline__ void ks_sph_rows_store(const ks_sph_rows *p, const float4 *__restrict__ spheres,
+                                                  int i, int j, int w, int h, uchar4 *__restrict__ out)
+{
+    if (i >= w) return;
+#pragma unroll
+    for (int r = 0; r < KS_SPH_ROWS; ++r) {
+        const int jr = j + r * (int)blockDim.y;
+        if (jr >= h) return;
+        const int hit = p->best[r] != INT_MAX;
+        const float4 g = hit ? __ldg(spheres + 2 * p->best[r]) : make_float4(0.f, 0.f, 0.f, 0.f);
+        const float4 c = hit ? __ldg(spheres + 2 * p->best[r] + 1) : make_float4(0.f, 0.f, 0.f, 1.f);
+        out[(size_t)jr * w + i] = ks_sph_color(p->px, p->py[r], g, c, hit);
+    }
+}
+
 __global__ void spheres_shared_cull_kernel(const float4 *__restrict__ spheres, int n, int w, int h,
                                            uchar4 *__restrict__ out)
 {
@@ -159,17 +216,17 @@ __global__ void spheres_shared_cull_kernel(const float4 *__restrict__ spheres, i
     const int T = blockDim.x * blockDim.y;
     int *s_index = (int *)(s_geom + T);
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-    const int i0 = blockIdx.x * blockDim.x, j0 = blockIdx.y * blockDim.y;
-    const int i1 = min(i0 + (int)blockDim.x, w) - 1, j1 = min(j0 + (int)blockDim.y, h) - 1;
+    const int i0 = blockIdx.x * blockDim.x, j0 = blockIdx.y * blockDim.y * KS_SPH_ROWS;
+    const int i1 = min(i0 + (int)blockDim.x, w) - 1;
+    const int j1 = min(j0 + (int)blockDim.y * KS_SPH_ROWS, h) - 1;
     const int i = i0 + threadIdx.x, j = j0 + threadIdx.y;
-    const float px = ks_sph_ray(i, w), py = ks_sph_ray(j, h);
-    float best_depth = -INFINITY;
-    int best = INT_MAX;
+    ks_sph_rows p;
+    ks_sph_rows_init(&p, i, j, w, h);
     for (int base = 0; base < n; base += T) {
         if (tid == 0) s_count = 0;
         __syncthreads();
         const int k = base + tid;
-        if (k < n) {
+        if (k < n) { /* stage the spheres whose bounding square touches this block's pixels */
             const float4 g = __ldg(spheres + 2 * k);
             const float r = __ldg(&spheres[2 * k + 1].w);
             int lo, hi, lo2, hi2;
@@ -182,49 +239,45 @@ __global__ void spheres_shared_cull_kernel(const float4 *__restrict__ spheres, i
             }
         }
         __syncthreads();
-        const int m = s_count;
-        for (int c = 0; c < m; ++c) ks_sph_consider(px, py, s_geom[c], s_index[c], &best_depth, &best);
-        __syncthreads(); /* the next tile overwrites the list */
+        ks_sph_rows_test(&p, s_geom, s_index, s_count);
+        __syncthreads(); /* the next tile of spheres overwrites the list */
     }
-    if (i >= w || j >= h) return;
-    const int hit = best != INT_MAX;
-    const float4 g = hit ? __ldg(spheres + 2 * best) : make_float4(0.f, 0.f, 0.f, 0.f);
-    const float4 c = hit ? __ldg(spheres + 2 * best + 1) : make_float4(0.f, 0.f, 0.f, 1.f);
-    out[(size_t)j * w + i] = ks_sph_color(px, py, g, c, hit);
+    ks_sph_rows_store(&p, spheres, i, j, w, h, out);
 }
 
-/* Tiles (tx0..tx1, ty0..ty1) of bx x by pixels the sphere's bounding square
+/* Tiles (tx0..tx1, ty0..ty1) of tw x th pixels the sphere's bounding square
  * touches; 0 when none. Host and device compute the same (spheres_shade.h). */
-KS_SPH_FN int ks_sph_tile_rect(float x, float y, float r, int w, int h, int bx, int by, int t[4])
+KS_SPH_FN int ks_sph_tile_rect(float x, float y, float r, int w, int h, int tw, int th, int t[4])
 {
     int lo, hi, lo2, hi2;
     ks_sph_span(x, r, w, &lo, &hi);
     ks_sph_span(y, r, h, &lo2, &hi2);
     if (lo > hi || lo2 > hi2) return 0;
-    t[0] = lo / bx;
-    t[1] = hi / bx;
-    t[2] = lo2 / by;
-    t[3] = hi2 / by;
+    t[0] = lo / tw;
+    t[1] = hi / tw;
+    t[2] = lo2 / th;
+    t[3] = hi2 / th;
     return 1;
 }
 
 /* Does the circle (with a pixel of margin) reach tile (tx, ty)? Same answer in
  * the count and the fill pass: one function, single-rounding operations. */
 __device__ __forceinline__ int ks_sph_tile_touch(float x, float y, float r, int tx, int ty, int w,
-                                                 int h, int bx, int by)
+                                                 int h, int tw, int th)
 {
-    const float ax = ks_sph_ray(tx * bx, w), bxr = ks_sph_ray(min((tx + 1) * bx, w) - 1, w);
-    const float ay = ks_sph_ray(ty * by, h), byr = ks_sph_ray(min((ty + 1) * by, h) - 1, h);
+    const float ax = ks_sph_ray(tx * tw, w), bxr = ks_sph_ray(min((tx + 1) * tw, w) - 1, w);
+    const float ay = ks_sph_ray(ty * th, h), byr = ks_sph_ray(min((ty + 1) * th, h) - 1, h);
     const float cx = fminf(fmaxf(x, ax), bxr), cy = fminf(fmaxf(y, ay), byr);
     const float rr = KS_SPH_ADD(r, 1.0f);
     return ks_sph_d2(cx, cy, x, y) < KS_SPH_MUL(rr, rr);
 }
 
-/* One warp per sphere, lanes over its tiles. fill == 0: count; 1: write entries. */
+/* One warp per sphere, lanes over its tiles. Fill == 0: count; 1: write entries. */
 template <int Fill>
 __device__ __forceinline__ void ks_sph_bin(const float4 *__restrict__ spheres, int n, int w, int h,
-                                           int bx, int by, int tiles_x, int *tile_count,
-                                           int *tile_cursor, int *entries, long long cap)
+                                           int tw, int th, int tiles_x, int *tile_count,
+                                           int *tile_cursor, int *entries, float4 *entry_geom,
+                                           long long cap)
 {
     const int k = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
     const int lane = threadIdx.x & 31;
@@ -232,15 +285,18 @@ __device__ __forceinline__ void ks_sph_bin(const float4 *__restrict__ spheres, i
     const float4 g = __ldg(spheres + 2 * k);
     const float r = __ldg(&spheres[2 * k + 1].w);
     int t[4];
-    if (!ks_sph_tile_rect(g.x, g.y, r, w, h, bx, by, t)) return;
+    if (!ks_sph_tile_rect(g.x, g.y, r, w, h, tw, th, t)) return;
     const int ntx = t[1] - t[0] + 1, cells = ntx * (t[3] - t[2] + 1);
     for (int q = lane; q < cells; q += 32) {
         const int tx = t[0] + q % ntx, ty = t[2] + q / ntx;
-        if (!ks_sph_tile_touch(g.x, g.y, r, tx, ty, w, h, bx, by)) continue;
+        if (!ks_sph_tile_touch(g.x, g.y, r, tx, ty, w, h, tw, th)) continue;
         const int tile = ty * tiles_x + tx;
         if (Fill) {
             const int pos = atomicAdd(&tile_cursor[tile], 1);
-            if (pos < cap) entries[pos] = k;
+            if (pos < cap) {
+                entries[pos] = k;
+                entry_geom[pos] = g;
+            }
         } else {
             atomicAdd(&tile_count[tile], 1);
         }
@@ -248,33 +304,51 @@ __device__ __forceinline__ void ks_sph_bin(const float4 *__restrict__ spheres, i
 }
 
 __global__ void spheres_bin_count_kernel(const float4 *__restrict__ spheres, int n, int w, int h,
-                                         int bx, int by, int tiles_x, int *tile_count)
+                                         int tw, int th, int tiles_x, int *tile_count)
 {
-    ks_sph_bin<0>(spheres, n, w, h, bx, by, tiles_x, tile_count, NULL, NULL, 0);
+    ks_sph_bin<0>(spheres, n, w, h, tw, th, tiles_x, tile_count, NULL, NULL, NULL, 0);
 }
 
 __global__ void spheres_bin_fill_kernel(const float4 *__restrict__ spheres, int n, int w, int h,
-                                        int bx, int by, int tiles_x, int *tile_cursor, int *entries,
-                                        long long cap)
+                                        int tw, int th, int tiles_x, int *tile_cursor, int *entries,
+                                        float4 *entry_geom, long long cap)
 {
-    ks_sph_bin<1>(spheres, n, w, h, bx, by, tiles_x, NULL, tile_cursor, entries, cap);
+    ks_sph_bin<1>(spheres, n, w, h, tw, th, tiles_x, NULL, tile_cursor, entries, entry_geom, cap);
 }
 
-/* Exclusive scan of the tile counts into offsets (and cursors) by one block
- * of 1024 threads, chunk by chunk; clears the counts for the next frame.
- * offset[tiles] = total entries. */
-__global__ void spheres_bin_scan_kernel(int *tile_count, int *tile_offset, int *tile_cursor,
-                                        int tiles)
+/* Exclusive scan of the tile counts into offsets and cursors by one block of
+ * 1024 threads, 16 counts a thread (four int4 loads in flight at once) per
+ * chunk; clears the counts for the next frame. The arrays hold whole chunks
+ * and counts past the last tile are 0, so offset[tiles] is the total. */
+__global__ void __launch_bounds__(KS_SPH_SCAN_THREADS)
+spheres_bin_scan_kernel(int *tile_count, int *tile_offset, int *tile_cursor, int chunks)
 {
     __shared__ int s_warp[32];
     __shared__ int s_carry;
-    const int t = threadIdx.x, lane = t & 31, wid = t >> 5, warps = blockDim.x >> 5;
+    const int t = threadIdx.x, lane = t & 31, wid = t >> 5;
     if (t == 0) s_carry = 0;
     __syncthreads();
-    for (int base = 0; base < tiles; base += blockDim.x) {
-        const int k = base + t;
-        const int v = k < tiles ? tile_count[k] : 0;
-        int x = v;
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+        const size_t at = (size_t)chunk * KS_SPH_SCAN_CHUNK + (size_t)t * KS_SPH_SCAN_PER;
+        int4 *c4 = (int4 *)(tile_count + at);
+        int v[KS_SPH_SCAN_PER];
+#pragma unroll
+        for (int q = 0; q < KS_SPH_SCAN_PER / 4; ++q) {
+            const int4 x = c4[q];
+            v[4 * q] = x.x;
+            v[4 * q + 1] = x.y;
+            v[4 * q + 2] = x.z;
+            v[4 * q + 3] = x.w;
+        }
+        int sum = 0;
+#pragma unroll
+        for (int q = 0; q < KS_SPH_SCAN_PER; ++q) {
+            const int c = v[q];
+            v[q] = sum; /* exclusive within the thread */
+            sum += c;
+        }
+        int x = sum; /* inclusive scan of the thread sums across the warp */
+#pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
             const int y = __shfl_up_sync(0xffffffffu, x, o);
             if (lane >= o) x += y;
@@ -282,7 +356,8 @@ __global__ void spheres_bin_scan_kernel(int *tile_count, int *tile_offset, int *
         if (lane == 31) s_warp[wid] = x;
         __syncthreads();
         if (wid == 0) {
-            int s = lane < warps ? s_warp[lane] : 0;
+            int s = s_warp[lane];
+#pragma unroll
             for (int o = 1; o < 32; o <<= 1) {
                 const int y = __shfl_up_sync(0xffffffffu, s, o);
                 if (lane >= o) s += y;
@@ -290,54 +365,51 @@ __global__ void spheres_bin_scan_kernel(int *tile_count, int *tile_offset, int *
             s_warp[lane] = s;
         }
         __syncthreads();
-        const int excl = s_carry + (wid ? s_warp[wid - 1] : 0) + x - v;
-        if (k < tiles) {
-            tile_offset[k] = excl;
-            tile_cursor[k] = excl;
-            tile_count[k] = 0;
+        const int base = s_carry + (wid ? s_warp[wid - 1] : 0) + x - sum;
+        int4 *o4 = (int4 *)(tile_offset + at), *u4 = (int4 *)(tile_cursor + at);
+#pragma unroll
+        for (int q = 0; q < KS_SPH_SCAN_PER / 4; ++q) {
+            const int4 y = make_int4(base + v[4 * q], base + v[4 * q + 1], base + v[4 * q + 2], base + v[4 * q + 3]);
+            o4[q] = y;
+            u4[q] = y;
+            c4[q] = make_int4(0, 0, 0, 0);
         }
         __syncthreads(); /* every thread has read s_carry and s_warp */
-        if (t == (int)blockDim.x - 1) s_carry = excl + v;
+        if (t == KS_SPH_SCAN_THREADS - 1) s_carry = base + sum;
         __syncthreads();
     }
-    if (t == 0) tile_offset[tiles] = s_carry;
 }
 
-/* One block per tile (the tile is the block's pixels): its list staged
- * through shared memory blockDim spheres at a time. */
+/* One block per tile (bx x by*KS_SPH_ROWS pixels): its list staged through
+ * shared memory blockDim spheres at a time. */
 __global__ void spheres_binned_kernel(const float4 *__restrict__ spheres,
                                       const int *__restrict__ tile_offset,
-                                      const int *__restrict__ entries, long long cap, int w, int h,
-                                      uchar4 *__restrict__ out)
+                                      const int *__restrict__ entries,
+                                      const float4 *__restrict__ entry_geom, long long cap, int w,
+                                      int h, uchar4 *__restrict__ out)
 {
     extern __shared__ float4 s_geom[];
     const int T = blockDim.x * blockDim.y;
     int *s_index = (int *)(s_geom + T);
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int tile = blockIdx.y * gridDim.x + blockIdx.x;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    const float px = ks_sph_ray(i, w), py = ks_sph_ray(j, h);
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y * KS_SPH_ROWS + threadIdx.y;
     const long long begin = tile_offset[tile];
     const long long end = min((long long)tile_offset[tile + 1], cap);
-    float best_depth = -INFINITY;
-    int best = INT_MAX;
+    ks_sph_rows p;
+    ks_sph_rows_init(&p, i, j, w, h);
     for (long long base = begin; base < end; base += T) {
         const long long e = base + tid;
         if (e < end) {
-            const int idx = entries[e];
-            s_geom[tid] = __ldg(spheres + 2 * idx);
-            s_index[tid] = idx;
+            s_geom[tid] = entry_geom[e];
+            s_index[tid] = entries[e];
         }
         __syncthreads();
-        const int m = (int)min((long long)T, end - base);
-        for (int c = 0; c < m; ++c) ks_sph_consider(px, py, s_geom[c], s_index[c], &best_depth, &best);
+        ks_sph_rows_test(&p, s_geom, s_index, (int)min((long long)T, end - base));
         __syncthreads();
     }
-    if (i >= w || j >= h) return;
-    const int hit = best != INT_MAX;
-    const float4 g = hit ? __ldg(spheres + 2 * best) : make_float4(0.f, 0.f, 0.f, 0.f);
-    const float4 c = hit ? __ldg(spheres + 2 * best + 1) : make_float4(0.f, 0.f, 0.f, 1.f);
-    out[(size_t)j * w + i] = ks_sph_color(px, py, g, c, hit);
+    ks_sph_rows_store(&p, spheres, i, j, w, h, out);
 }
 
 /* ---- Host side ---- */
@@ -402,6 +474,7 @@ extern "C" void ks_spheres_gpu_destroy(ks_spheres_gpu *g)
     cudaFree(g->d_tile_offset);
     cudaFree(g->d_tile_cursor);
     cudaFree(g->d_entries);
+    cudaFree(g->d_entry_geom);
     cudaFree(g->d_image);
     cudaFreeHost(g->h_stage);
     free(g->h_global);
@@ -546,33 +619,35 @@ static ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes)
 /* Tile arrays and entry storage for this configuration; the entry count is
  * bounded on the host from the bounding squares (the GPU, culling corners,
  * writes at most that many). */
-static ks_status ks_sph_prepare_bins(ks_spheres_gpu *g, const int block[2], int w, int h, int tiles)
+static ks_status ks_sph_prepare_bins(ks_spheres_gpu *g, int tw, int th, int w, int h, int tiles)
 {
-    if (tiles + 1 > g->tiles_cap) {
+    const int chunks = (tiles + 1 + KS_SPH_SCAN_CHUNK - 1) / KS_SPH_SCAN_CHUNK;
+    const int padded = chunks * KS_SPH_SCAN_CHUNK;
+    if (padded > g->tiles_cap) {
         KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
         cudaFree(g->d_tile_count);
         cudaFree(g->d_tile_offset);
         cudaFree(g->d_tile_cursor);
         g->d_tile_count = g->d_tile_offset = g->d_tile_cursor = NULL;
         g->tiles_cap = 0;
-        const size_t bytes = (size_t)(tiles + 1) * sizeof(int);
+        const size_t bytes = (size_t)padded * sizeof(int);
         KS_CUDA_TRY(cudaMalloc((void **)&g->d_tile_count, bytes));
         KS_CUDA_TRY(cudaMalloc((void **)&g->d_tile_offset, bytes));
         KS_CUDA_TRY(cudaMalloc((void **)&g->d_tile_cursor, bytes));
-        g->tiles_cap = tiles + 1;
+        g->tiles_cap = padded;
         g->counts_dirty = 1;
     }
     if (g->counts_dirty) {
         KS_CUDA_TRY(cudaMemsetAsync(g->d_tile_count, 0, (size_t)g->tiles_cap * sizeof(int), g->stream));
         g->counts_dirty = 0;
     }
-    const int key[4] = {block[0], block[1], w, h};
+    const int key[4] = {tw, th, w, h};
     if (g->bound < 0 || memcmp(key, g->bound_key, sizeof key) != 0) {
         long long bound = 0;
         for (int k = 0; k < g->n_global; ++k) {
             const ks_sphere_packed *s = &g->h_global[k];
             int t[4];
-            if (ks_sph_tile_rect(s->x, s->y, s->radius, w, h, block[0], block[1], t))
+            if (ks_sph_tile_rect(s->x, s->y, s->radius, w, h, tw, th, t))
                 bound += (long long)(t[1] - t[0] + 1) * (t[3] - t[2] + 1);
         }
         if (bound > INT_MAX)
@@ -583,10 +658,13 @@ static ks_status ks_sph_prepare_bins(ks_spheres_gpu *g, const int block[2], int 
     if (g->bound > g->entries_cap) {
         KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
         KS_CUDA_TRY(cudaFree(g->d_entries));
+        KS_CUDA_TRY(cudaFree(g->d_entry_geom));
         g->d_entries = NULL;
+        g->d_entry_geom = NULL;
         g->entries_cap = 0;
         const long long cap = g->bound + g->bound / 4 + 1024; /* room for drift while animating */
         KS_CUDA_TRY(cudaMalloc((void **)&g->d_entries, (size_t)cap * sizeof(int)));
+        KS_CUDA_TRY(cudaMalloc((void **)&g->d_entry_geom, (size_t)cap * sizeof(float4)));
         g->entries_cap = cap;
     }
     return KS_OK;
@@ -611,10 +689,13 @@ extern "C" ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, 
     uchar4 *out = (uchar4 *)dst;
     const dim3 threads((unsigned)block[0], (unsigned)block[1]);
     const dim3 grid((unsigned)((w + block[0] - 1) / block[0]), (unsigned)((h + block[1] - 1) / block[1]));
+    /* shared and binned: each thread shades KS_SPH_ROWS pixels, so a block covers a taller tile */
+    const int tw = block[0], th = block[1] * KS_SPH_ROWS;
+    const dim3 tile_grid((unsigned)((w + tw - 1) / tw), (unsigned)((h + th - 1) / th));
     const int T = block[0] * block[1];
     const size_t list_smem = (size_t)T * (sizeof(float4) + sizeof(int));
-    const int tiles = (int)(grid.x * grid.y);
-    if (m == KS_SPHERES_MEM_BINNED) KS_TRY(ks_sph_prepare_bins(g, block, w, h, tiles));
+    const int tiles = (int)(tile_grid.x * tile_grid.y);
+    if (m == KS_SPHERES_MEM_BINNED) KS_TRY(ks_sph_prepare_bins(g, tw, th, w, h, tiles));
 
     const int slot = ks_sph_sample_begin(g, KS_SPHERES_SAMPLE_RENDER, m, n);
     switch (m) {
@@ -625,28 +706,28 @@ extern "C" ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, 
         spheres_constant_kernel<<<grid, threads, 0, g->stream>>>(n, w, h, out);
         break;
     case KS_SPHERES_MEM_SHARED:
-        spheres_shared_cull_kernel<<<grid, threads, list_smem, g->stream>>>(g->d_spheres, n, w, h, out);
+        spheres_shared_cull_kernel<<<tile_grid, threads, list_smem, g->stream>>>(g->d_spheres, n, w, h, out);
         break;
     case KS_SPHERES_MEM_BINNED: {
         const unsigned bin_blocks = (unsigned)(((size_t)n * 32 + KS_SPH_BIN_THREADS - 1) / KS_SPH_BIN_THREADS);
         g->counts_dirty = 1; /* until the scan has cleared them again */
         if (n > 0) {
             spheres_bin_count_kernel<<<bin_blocks, KS_SPH_BIN_THREADS, 0, g->stream>>>(
-                g->d_spheres, n, w, h, block[0], block[1], (int)grid.x, g->d_tile_count);
+                g->d_spheres, n, w, h, tw, th, (int)tile_grid.x, g->d_tile_count);
             KS_CUDA_TRY_LAUNCH("spheres_bin_count_kernel");
         }
-        spheres_bin_scan_kernel<<<1, KS_SPH_SCAN_THREADS, 0, g->stream>>>(g->d_tile_count, g->d_tile_offset,
-                                                                          g->d_tile_cursor, tiles);
+        spheres_bin_scan_kernel<<<1, KS_SPH_SCAN_THREADS, 0, g->stream>>>(
+            g->d_tile_count, g->d_tile_offset, g->d_tile_cursor, g->tiles_cap / KS_SPH_SCAN_CHUNK);
         KS_CUDA_TRY_LAUNCH("spheres_bin_scan_kernel");
         g->counts_dirty = 0;
         if (n > 0) {
             spheres_bin_fill_kernel<<<bin_blocks, KS_SPH_BIN_THREADS, 0, g->stream>>>(
-                g->d_spheres, n, w, h, block[0], block[1], (int)grid.x, g->d_tile_cursor, g->d_entries,
-                g->entries_cap);
+                g->d_spheres, n, w, h, tw, th, (int)tile_grid.x, g->d_tile_cursor, g->d_entries,
+                g->d_entry_geom, g->entries_cap);
             KS_CUDA_TRY_LAUNCH("spheres_bin_fill_kernel");
         }
-        spheres_binned_kernel<<<grid, threads, list_smem, g->stream>>>(g->d_spheres, g->d_tile_offset,
-                                                                       g->d_entries, g->entries_cap, w, h, out);
+        spheres_binned_kernel<<<tile_grid, threads, list_smem, g->stream>>>(
+            g->d_spheres, g->d_tile_offset, g->d_entries, g->d_entry_geom, g->entries_cap, w, h, out);
         break;
     }
     default:
