@@ -40,3 +40,24 @@ fi
 
 echo "== perf_spheres $*"
 "$dir/perf_spheres" --csv "$out/perf.csv" "$@" 2>&1 | tee "$out/perf.log"
+
+echo "== block sizes at 2048 spheres, 2048x2048"
+for b in 8x8 16x8 32x8 16x16 32x16 32x32; do
+  "$dir/perf_spheres" --counts 2048 --block "$b" --reps 20 2>&1 | sed -n "3,5p" | sed "s/^/$b  /"
+done | tee "$out/blocks.log"
+
+if command -v ncu >/dev/null && [ "${KS_NCU:-1}" = 1 ]; then
+  echo "== ncu: constant cache vs read-only (L1) at 256 and 2048 spheres"
+  {
+    ncu --query-metrics --chip gh100 2>/dev/null | grep -iE "^(idc|l1tex__t_sector_hit|l1tex__t_requests)" | head -20
+    m=idc__requests.sum,idc__requests_lookup_hit.sum,idc__requests_lookup_miss.sum,smsp__inst_executed_op_ldc.sum,l1tex__t_sector_hit_rate.pct,gpu__time_duration.sum
+    for n in 256 2048; do
+      for k in constant readonly; do
+        echo "-- $k, $n spheres"
+        ncu --clock-control none -k "regex:spheres_${k}_kernel" --launch-skip 4 --launch-count 1 --metrics "$m" \
+          "$dir/perf_spheres" --only "$k" --counts "$n" --reps 1 --size 1024x1024 2>&1 | grep -E "spheres_|idc__|ldc|sector_hit|duration|ERR|rror" | head -12
+      done
+    done
+  } >"$out/ncu.txt" 2>&1
+  cat "$out/ncu.txt" | tail -40
+fi
