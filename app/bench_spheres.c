@@ -1,0 +1,96 @@
+#include "bench_spheres.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/spheres.h"
+#include "../kernels/spheres_bench.h"
+#include "../render/chart.h"
+#include "../render/image_io.h"
+
+enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
+
+/* The log-log chart: one line per variant, "n/a" cells left out. */
+static ks_status ks_bench_spheres_chart(const ks_spheres_bench_result *r, const char *path)
+{
+    double x[KS_SPHERES_BENCH_MAX_COUNTS], y[KS_SPHERES_BENCH_MAX_COLS][KS_SPHERES_BENCH_MAX_COUNTS];
+    ks_chart_series series[KS_SPHERES_BENCH_MAX_COLS];
+    for (int k = 0; k < r->count_n; ++k) x[k] = r->counts[k];
+    for (int c = 0; c < r->col_n; ++c) {
+        for (int k = 0; k < r->count_n; ++k) y[c][k] = r->cell[k][c].available ? r->cell[k][c].ms : NAN;
+        series[c] = (ks_chart_series){ks_spheres_bench_col_name(r, c), x, y[c], r->count_n};
+    }
+    char title[400];
+    snprintf(title, sizeof title, "Sphere ray casting %dx%d on %s", r->width, r->height, r->device);
+    const ks_chart_desc d = {.width = KS_BENCH_CHART_W, .height = KS_BENCH_CHART_H, .title = title,
+                             .x_label = "spheres", .y_label = "median time per frame (ms)",
+                             .log_x = 1, .log_y = 1, .series = series, .series_count = r->col_n};
+    unsigned char *rgba = malloc((size_t)KS_BENCH_CHART_W * KS_BENCH_CHART_H * 4);
+    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: no memory for the chart");
+    ks_status st = ks_chart_render(&d, rgba);
+    if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, KS_BENCH_CHART_W, KS_BENCH_CHART_H);
+    free(rgba);
+    return st;
+}
+
+ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int use_cuda)
+{
+    ks_spheres_bench_desc d;
+    memset(&d, 0, sizeof d);
+    d.use_cuda = use_cuda;
+    if (opt->size_set) {
+        d.width = opt->width;
+        d.height = opt->height;
+    }
+    if (opt->sphere_count_n > 0) {
+        d.counts = opt->sphere_counts;
+        d.count_n = opt->sphere_count_n;
+    }
+    if (opt->mem && ks_spheres_mem_parse(opt->mem, &d.only) != 0) {
+        char list[128];
+        ks_spheres_mem_list(list, sizeof list);
+        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", opt->mem, list);
+    }
+    if (opt->block_count > 0) {
+        d.block[0] = opt->blocks[0][0];
+        d.block[1] = opt->blocks[0][1];
+    }
+    d.reps = opt->reps;
+    d.seed = opt->seed;
+    const char *dir = opt->out_dir ? opt->out_dir : ".";
+    KS_TRY(ks_output_dir_check(dir)); /* before minutes of timing, not after */
+
+    ks_spheres_bench_result *r = malloc(sizeof *r);
+    if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
+    ks_status st = ks_spheres_bench_run(&d, r);
+    if (st == KS_OK && use_cuda && dev && dev->present && dev->name[0])
+        snprintf(r->device, sizeof r->device, "%s", dev->name);
+
+    char *text = NULL;
+    size_t need = 0;
+    if (st == KS_OK) {
+        need = ks_spheres_bench_table(r, NULL, 0) + 1;
+        need = need > ks_spheres_bench_csv(r, NULL, 0) + 1 ? need : ks_spheres_bench_csv(r, NULL, 0) + 1;
+        text = malloc(need);
+        if (!text) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
+    }
+    if (st == KS_OK) {
+        ks_spheres_bench_table(r, text, need);
+        fputs(text, stdout);
+        fflush(stdout);
+    }
+    char csv_path[1024], png_path[1024];
+    snprintf(csv_path, sizeof csv_path, "%s/spheres_bench.csv", dir);
+    snprintf(png_path, sizeof png_path, "%s/spheres_bench.png", dir);
+    if (st == KS_OK) {
+        const size_t n = ks_spheres_bench_csv(r, text, need);
+        st = ks_text_write(csv_path, text, n);
+    }
+    if (st == KS_OK) st = ks_bench_spheres_chart(r, png_path);
+    if (st == KS_OK) printf("wrote %s and %s\n", csv_path, png_path);
+    free(text);
+    free(r);
+    return st;
+}

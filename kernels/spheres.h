@@ -1,0 +1,175 @@
+/* Sphere ray casting (course exercise 2, "CUDA by Example" ch. 6): scene
+ * data, the seeded generator, the scene-file parser, the CPU gold renderer,
+ * the memory-variant table and the CUDA renderer, all behind plain C types.
+ *
+ * Picture: W x H pixels, RGBA8, row 0 at the bottom. Pixel (i, j) casts an
+ * orthographic ray along z at (i - W/2, j - H/2) (halves in float). A sphere
+ * is hit where dx^2 + dy^2 < r^2 at depth z + sqrt(r^2 - dx^2 - dy^2); the
+ * largest depth wins, the sphere listed first on a tie; its colour is scaled
+ * by sqrt(r^2 - dx^2 - dy^2) / r and a channel is floor(255 * value). No hit
+ * is black. spheres_shade.h holds that arithmetic once for every backend. */
+#ifndef KS_SPHERES_H
+#define KS_SPHERES_H
+
+#include <stddef.h>
+
+#include "ks_error.h"
+#include "laplace.h" /* ks_kernel_attrs */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One sphere as a scene file or the generator gives it. */
+typedef struct ks_sphere {
+    float x, y, z;  /* centre in pixels, origin at the image centre, +z towards the viewer */
+    float radius;   /* pixels, 0 < radius <= KS_SPHERES_RADIUS_MAX */
+    float color[3]; /* red, green, blue in 0..1 */
+} ks_sphere;
+
+/* What every renderer reads: 32 bytes (two float4 on the GPU). r2 is rounded
+ * once here, so the CPU gold and every kernel test against the same value. */
+typedef struct ks_sphere_packed {
+    float x, y, z, r2;               /* r2 = radius * radius in float */
+    float red, green, blue, radius;
+} ks_sphere_packed;
+
+#define KS_SPHERES_RADIUS_MAX 1.0e5f /* larger radii are refused ("huge radius") */
+#define KS_SPHERES_COORD_MAX 1.0e6f  /* |x|, |y|, |z| limit: keeps float rounding under a pixel */
+
+enum {
+    KS_SPHERES_CONST_MAX = 2048,     /* 64 KiB of __constant__ memory / 32 bytes per sphere */
+    KS_SPHERES_MAX = 1 << 20,        /* largest scene, file or generated */
+    KS_SPHERES_LIVE_MIN = 16,        /* + and - stay within 16 .. KS_SPHERES_LIVE_MAX */
+    KS_SPHERES_LIVE_MAX = 65536,
+    KS_SPHERES_LINE_MAX = 1024,      /* bytes per scene-file line, end of line excluded */
+    KS_SPHERES_DEFAULT_COUNT = 256,
+    KS_SPHERES_DEFAULT_WIDTH = 1024, /* live picture when --size is not given */
+    KS_SPHERES_DEFAULT_HEIGHT = 768,
+};
+
+/* ---- Scenes (spheres.c) ---- */
+
+/* count spheres from seed, placed as in the exercise: x uniform over
+ * [-W/2, W/2), y over [-H/2, H/2), z over [-max(W,H)/2, max(W,H)/2), radius
+ * uniform 20..120, colours uniform 0..1. splitmix64, so a seed gives the same
+ * spheres on every machine, and the first n of a larger count are the same. */
+void ks_spheres_generate(unsigned long long seed, int count, int width, int height,
+                         ks_sphere *out);
+/* Drift velocity of each sphere (pixels per frame, 3 floats each), from seed. */
+void ks_spheres_velocities(unsigned long long seed, int count, float *vel);
+/* Positions after t frames of drift: x, y, z bounce between the limits the
+ * generator uses, so spheres stay in view. out may not alias base. */
+void ks_spheres_animate(const ks_sphere *base, const float *vel, int count, double t, int width,
+                        int height, ks_sphere *out);
+
+/* Scene file: UTF-8 text, one sphere per line "x y z radius r g b", '#'
+ * starts a comment, blank lines ignored. name is used in messages
+ * ("name:line: what is wrong"). On success *out is malloc'ed (free() it) and
+ * holds *count >= 1 spheres; on failure nothing is returned (KS_ERR_PARSE). */
+ks_status ks_spheres_parse(const char *name, const char *text, size_t len, ks_sphere **out,
+                           int *count);
+/* Reads path and parses it (KS_ERR_IO when it cannot be read). */
+ks_status ks_spheres_load(const char *path, ks_sphere **out, int *count);
+
+void ks_spheres_pack(const ks_sphere *s, int count, ks_sphere_packed *out);
+
+/* ---- CPU gold (spheres_gold.c; OpenMP over rows) ---- */
+
+/* rgba: w*h*4 bytes, row 0 at the bottom. */
+void ks_spheres_gold_render(const ks_sphere_packed *s, int count, int w, int h,
+                            unsigned char *rgba);
+/* One pixel, plus the sphere that won it (-1 when none): for tests and the hover text. */
+int ks_spheres_gold_pixel(const ks_sphere_packed *s, int count, int w, int h, int i, int j,
+                          unsigned char rgba[4]);
+
+/* Image comparison: largest channel difference and share of pixels that match exactly. */
+typedef struct ks_spheres_diff {
+    int max_abs;          /* 0..255 over R, G, B, A */
+    long long differing;  /* pixels with any channel different */
+    double exact_share;   /* 0..1 */
+    int first_i, first_j; /* first differing pixel, -1 when none */
+} ks_spheres_diff;
+void ks_spheres_compare(const unsigned char *a, const unsigned char *b, int w, int h,
+                        ks_spheres_diff *out);
+/* The house tolerance: max_abs <= 1 and exact_share >= 0.999. */
+int ks_spheres_diff_ok(const ks_spheres_diff *d);
+
+/* ---- Memory variants (spheres.c: plain C so the CLI validates names
+ * without a device) ---- */
+typedef enum ks_spheres_mem {
+    KS_SPHERES_MEM_DEFAULT = 0, /* global */
+    KS_SPHERES_MEM_GLOBAL,
+    KS_SPHERES_MEM_READONLY,
+    KS_SPHERES_MEM_CONSTANT,
+    KS_SPHERES_MEM_SHARED,
+    KS_SPHERES_MEM_BINNED,
+    KS_SPHERES_MEM_NUM
+} ks_spheres_mem;
+
+const char *ks_spheres_mem_name(ks_spheres_mem m);    /* "global", ... */
+const char *ks_spheres_mem_summary(ks_spheres_mem m); /* one line */
+const char *ks_spheres_mem_kernel(ks_spheres_mem m);  /* kernel name for the overlay */
+int ks_spheres_mem_parse(const char *name, ks_spheres_mem *m); /* 0 ok, -1 unknown */
+ks_spheres_mem ks_spheres_mem_resolve(ks_spheres_mem m);       /* DEFAULT -> GLOBAL */
+ks_spheres_mem ks_spheres_mem_next(ks_spheres_mem m);          /* M key order, wraps */
+void ks_spheres_mem_list(char *buf, size_t len);               /* "global, readonly, ..." */
+/* KS_ERR_UNSUPPORTED when count spheres do not fit the variant's memory
+ * (constant: more than KS_SPHERES_CONST_MAX); the message says so. */
+ks_status ks_spheres_mem_check(ks_spheres_mem m, int count);
+/* Thread blocks: bx*by in 1..1024. The [ ] keys walk this list. */
+ks_status ks_spheres_block_check(const int block[2]);
+int ks_spheres_block_presets(const int (**list)[2]); /* returns how many */
+void ks_spheres_block_default(int block[2]);         /* 16 x 16 */
+
+/* ---- CUDA renderer (spheres_cuda.cu) ----
+ * Sphere data on the device, uploaded to the memory a variant reads
+ * (constant memory, or one device array for the rest), plus the binning
+ * buffers. Every call only enqueues work on the renderer's stream unless it
+ * says otherwise. */
+typedef struct ks_spheres_gpu ks_spheres_gpu;
+
+int ks_spheres_gpu_device_count(void); /* 0 when no device or no driver */
+/* Name of the current device ("NVIDIA H100 80GB HBM3"). */
+ks_status ks_spheres_gpu_device_name(char *buf, size_t len);
+
+ks_status ks_spheres_gpu_create(ks_spheres_gpu **out);
+void ks_spheres_gpu_destroy(ks_spheres_gpu *g);
+void *ks_spheres_gpu_stream(ks_spheres_gpu *g); /* cudaStream_t */
+/* Copies count spheres (through a pinned staging buffer) to where variant m
+ * reads them. Refuses a count the variant cannot hold (ks_spheres_mem_check). */
+ks_status ks_spheres_gpu_upload(ks_spheres_gpu *g, ks_spheres_mem m, const ks_sphere_packed *s,
+                                int count);
+/* Renders the spheres last uploaded for m into dst (device pointer, w*h*4
+ * bytes, row 0 at the bottom); dst NULL renders into the renderer's own
+ * image. Binned bins first, on the same stream. */
+ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w,
+                                int h, void *dst);
+/* The renderer's own image: fill with a byte / copy to host (synchronous). */
+ks_status ks_spheres_gpu_poison(ks_spheres_gpu *g, int w, int h, unsigned char byte);
+ks_status ks_spheres_gpu_download(ks_spheres_gpu *g, int w, int h, unsigned char *rgba);
+/* Registers, shared memory and occupancy of the variant's render kernel. */
+ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
+                                      ks_kernel_attrs *out);
+/* Median and minimum milliseconds of reps event-timed renders into the own
+ * image after warmup untimed ones (binned: binning included). Synchronous. */
+ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w,
+                              int h, int warmup, int reps, double *median_ms, double *min_ms);
+
+/* Live timings per variant without stalling: with tracking on, every upload
+ * and render is bracketed by events; collect returns the finished ones. */
+typedef enum ks_spheres_sample_kind { KS_SPHERES_SAMPLE_RENDER = 0, KS_SPHERES_SAMPLE_UPLOAD } ks_spheres_sample_kind;
+typedef struct ks_spheres_sample {
+    ks_spheres_sample_kind kind;
+    ks_spheres_mem mem;
+    int count;  /* spheres */
+    double ms;
+} ks_spheres_sample;
+void ks_spheres_gpu_track(ks_spheres_gpu *g, int on);
+/* Finished samples, oldest first, at most max; never blocks. */
+int ks_spheres_gpu_collect(ks_spheres_gpu *g, ks_spheres_sample *out, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

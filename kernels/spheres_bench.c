@@ -1,0 +1,311 @@
+/* Sphere bench measuring (spheres_bench.h). Plain C over the spheres API. */
+#include "spheres_bench.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const int ks_bench_gpu_counts[] = {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+static const int ks_bench_cpu_counts[] = {16, 32, 64, 128, 256};
+
+/* The correctness check: an odd size, a count that is no multiple of any tile. */
+enum { KS_CHECK_W = 333, KS_CHECK_H = 199, KS_CHECK_N = 1001, KS_CPU_MAX_REPS = 5 };
+
+static double ks_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int ks_cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+const char *ks_spheres_bench_col_name(const ks_spheres_bench_result *r, int col)
+{
+    return r->use_cuda ? ks_spheres_mem_name((ks_spheres_mem)r->cols[col]) : "cpu";
+}
+
+static ks_status ks_bench_fail_diff(const char *what, const ks_spheres_diff *d,
+                                    const unsigned char *gold, const unsigned char *got, int w)
+{
+    const unsigned char *a = gold + 4 * ((size_t)d->first_j * w + d->first_i);
+    const unsigned char *b = got + 4 * ((size_t)d->first_j * w + d->first_i);
+    return ks_fail(KS_ERR_INVALID,
+                   "bench aborted: %s differs from the CPU gold on the %dx%d check (%d spheres): "
+                   "max diff %d, %.3f%% exact, first at pixel (%d,%d): gold %d %d %d, got %d %d %d",
+                   what, KS_CHECK_W, KS_CHECK_H, KS_CHECK_N, d->max_abs, 100.0 * d->exact_share,
+                   d->first_i, d->first_j, a[0], a[1], a[2], b[0], b[1], b[2]);
+}
+
+/* Every column against the gold on the check image, output poisoned first. */
+static ks_status ks_bench_check(ks_spheres_gpu *g, const ks_spheres_bench_result *r,
+                                unsigned long long seed)
+{
+    const size_t px = (size_t)KS_CHECK_W * KS_CHECK_H;
+    ks_sphere *s = malloc(KS_CHECK_N * sizeof *s);
+    ks_sphere_packed *p = malloc(KS_CHECK_N * sizeof *p);
+    unsigned char *gold = malloc(4 * px), *got = malloc(4 * px);
+    ks_status st = KS_OK;
+    if (!s || !p || !gold || !got) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
+    if (st == KS_OK) {
+        ks_spheres_generate(seed, KS_CHECK_N, KS_CHECK_W, KS_CHECK_H, s);
+        ks_spheres_pack(s, KS_CHECK_N, p);
+        ks_spheres_gold_render(p, KS_CHECK_N, KS_CHECK_W, KS_CHECK_H, gold);
+    }
+    if (st == KS_OK && !g) { /* CPU: the row-culled gold against the plain per-pixel loop */
+        for (int j = 0; j < KS_CHECK_H; ++j)
+            for (int i = 0; i < KS_CHECK_W; ++i)
+                ks_spheres_gold_pixel(p, KS_CHECK_N, KS_CHECK_W, KS_CHECK_H, i, j,
+                                      got + 4 * ((size_t)j * KS_CHECK_W + i));
+        ks_spheres_diff d;
+        ks_spheres_compare(gold, got, KS_CHECK_W, KS_CHECK_H, &d);
+        if (d.max_abs != 0) st = ks_bench_fail_diff("the row-culled gold", &d, gold, got, KS_CHECK_W);
+    }
+    for (int c = 0; g && st == KS_OK && c < r->col_n; ++c) {
+        const ks_spheres_mem m = (ks_spheres_mem)r->cols[c];
+        st = ks_spheres_gpu_upload(g, m, p, KS_CHECK_N);
+        if (st == KS_OK) st = ks_spheres_gpu_poison(g, KS_CHECK_W, KS_CHECK_H, 0xAB);
+        if (st == KS_OK) st = ks_spheres_gpu_render(g, m, r->block, KS_CHECK_W, KS_CHECK_H, NULL);
+        if (st == KS_OK) st = ks_spheres_gpu_download(g, KS_CHECK_W, KS_CHECK_H, got);
+        if (st != KS_OK) break;
+        ks_spheres_diff d;
+        ks_spheres_compare(gold, got, KS_CHECK_W, KS_CHECK_H, &d);
+        if (!ks_spheres_diff_ok(&d)) st = ks_bench_fail_diff(ks_spheres_mem_name(m), &d, gold, got, KS_CHECK_W);
+    }
+    free(s);
+    free(p);
+    free(gold);
+    free(got);
+    return st;
+}
+
+static ks_status ks_bench_time_cpu(const ks_sphere_packed *p, int n, int w, int h, int warmup,
+                                   int reps, unsigned char *img, ks_spheres_bench_cell *cell)
+{
+    double *ms = malloc((size_t)reps * sizeof *ms);
+    if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
+    for (int k = 0; k < warmup; ++k) ks_spheres_gold_render(p, n, w, h, img);
+    for (int k = 0; k < reps; ++k) {
+        const double t0 = ks_now_ms();
+        ks_spheres_gold_render(p, n, w, h, img);
+        ms[k] = ks_now_ms() - t0;
+    }
+    qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
+    cell->available = 1;
+    cell->ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    cell->min_ms = ms[0];
+    free(ms);
+    return KS_OK;
+}
+
+ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_result *r)
+{
+    memset(r, 0, sizeof *r);
+    /* defaults, in one place */
+    r->use_cuda = d->use_cuda;
+    r->width = d->width > 0 ? d->width : 2048;
+    r->height = d->height > 0 ? d->height : 2048;
+    r->block[0] = d->block[0] > 0 ? d->block[0] : 16;
+    r->block[1] = d->block[1] > 0 ? d->block[1] : 16;
+    r->reps = d->reps > 0 ? d->reps : 20;
+    r->warmup = d->warmup > 0 ? d->warmup : (d->use_cuda ? 3 : 1);
+    if (!d->use_cuda && r->reps > KS_CPU_MAX_REPS) r->reps = KS_CPU_MAX_REPS;
+    const int *counts = d->counts;
+    int count_n = d->count_n;
+    if (!counts || count_n <= 0) {
+        counts = d->use_cuda ? ks_bench_gpu_counts : ks_bench_cpu_counts;
+        count_n = d->use_cuda ? (int)(sizeof ks_bench_gpu_counts / sizeof *ks_bench_gpu_counts)
+                              : (int)(sizeof ks_bench_cpu_counts / sizeof *ks_bench_cpu_counts);
+    }
+    if (count_n > KS_SPHERES_BENCH_MAX_COUNTS)
+        return ks_fail(KS_ERR_INVALID, "bench spheres: at most %d sphere counts", KS_SPHERES_BENCH_MAX_COUNTS);
+    int max_n = 0;
+    for (int k = 0; k < count_n; ++k) {
+        if (counts[k] < 1 || counts[k] > KS_SPHERES_MAX)
+            return ks_fail(KS_ERR_INVALID, "bench spheres: sphere count %d is not in 1..%d", counts[k], KS_SPHERES_MAX);
+        r->counts[k] = counts[k];
+        if (counts[k] > max_n) max_n = counts[k];
+    }
+    r->count_n = count_n;
+    KS_TRY(ks_spheres_block_check(r->block));
+    if (r->width > 32768 || r->height > 32768)
+        return ks_fail(KS_ERR_INVALID, "bench spheres: image %dx%d is larger than 32768 a side", r->width, r->height);
+    if (d->use_cuda) {
+        if (d->only != KS_SPHERES_MEM_DEFAULT && d->only != KS_SPHERES_MEM_GLOBAL) {
+            r->cols[r->col_n++] = KS_SPHERES_MEM_GLOBAL;
+            r->cols[r->col_n++] = ks_spheres_mem_resolve(d->only);
+        } else if (d->only == KS_SPHERES_MEM_GLOBAL) {
+            r->cols[r->col_n++] = KS_SPHERES_MEM_GLOBAL;
+        } else {
+            for (int m = KS_SPHERES_MEM_GLOBAL; m < KS_SPHERES_MEM_NUM; ++m) r->cols[r->col_n++] = m;
+        }
+    } else {
+        r->cols[r->col_n++] = 0;
+    }
+
+    ks_spheres_gpu *g = NULL;
+    if (d->use_cuda) {
+        if (ks_spheres_gpu_device_count() == 0)
+            return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device (use --backend cpu)");
+        KS_TRY(ks_spheres_gpu_device_name(r->device, sizeof r->device));
+        KS_TRY(ks_spheres_gpu_create(&g));
+    } else {
+        int threads = 1;
+#ifdef _OPENMP
+        threads = omp_get_max_threads();
+#endif
+        snprintf(r->device, sizeof r->device, "CPU gold (%d OpenMP thread%s)", threads, threads == 1 ? "" : "s");
+    }
+    snprintf(r->check, sizeof r->check, "checked against the CPU gold: %dx%d, %d spheres, block %dx%d",
+             KS_CHECK_W, KS_CHECK_H, KS_CHECK_N, r->block[0], r->block[1]);
+
+    ks_status st = ks_bench_check(g, r, d->seed);
+    ks_sphere *s = NULL;
+    ks_sphere_packed *p = NULL;
+    unsigned char *img = NULL;
+    if (st == KS_OK) {
+        s = malloc((size_t)max_n * sizeof *s);
+        p = malloc((size_t)max_n * sizeof *p);
+        if (!d->use_cuda) img = malloc((size_t)r->width * r->height * 4);
+        if (!s || !p || (!d->use_cuda && !img)) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
+    }
+    if (st == KS_OK) { /* one stream of spheres: each count is a prefix of the largest */
+        ks_spheres_generate(d->seed, max_n, r->width, r->height, s);
+        ks_spheres_pack(s, max_n, p);
+    }
+    for (int k = 0; st == KS_OK && k < r->count_n; ++k)
+        for (int c = 0; st == KS_OK && c < r->col_n; ++c) {
+            ks_spheres_bench_cell *cell = &r->cell[k][c];
+            const int n = r->counts[k];
+            if (!d->use_cuda) {
+                st = ks_bench_time_cpu(p, n, r->width, r->height, r->warmup, r->reps, img, cell);
+                continue;
+            }
+            const ks_spheres_mem m = (ks_spheres_mem)r->cols[c];
+            if (ks_spheres_mem_check(m, n) == KS_ERR_UNSUPPORTED) {
+                ks_error_clear();
+                cell->available = 0; /* constant memory cannot hold n: "n/a", never truncated */
+                continue;
+            }
+            st = ks_spheres_gpu_upload(g, m, p, n);
+            if (st == KS_OK)
+                st = ks_spheres_gpu_time(g, m, r->block, r->width, r->height, r->warmup, r->reps,
+                                         &cell->ms, &cell->min_ms);
+            if (st == KS_OK) cell->available = 1;
+            else ks_error_prefix("bench spheres: %s, %d spheres", ks_spheres_mem_name(m), n);
+        }
+    free(s);
+    free(p);
+    free(img);
+    ks_spheres_gpu_destroy(g);
+    return st;
+}
+
+/* snprintf into buf at *used, tracking the length needed even past len. */
+static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t room = *used < len ? len - *used : 0;
+    const int n = vsnprintf(room ? buf + *used : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}
+
+static int ks_global_col(const ks_spheres_bench_result *r)
+{
+    for (int c = 0; c < r->col_n; ++c)
+        if (r->use_cuda && r->cols[c] == KS_SPHERES_MEM_GLOBAL) return c;
+    return -1;
+}
+
+size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    ks_cat(buf, len, &used, "Sphere ray casting %dx%d, block %dx%d: median ms of %d launches (after %d warm-up)\n",
+           r->width, r->height, r->block[0], r->block[1], r->reps, r->warmup);
+    ks_cat(buf, len, &used, "device: %s\n", r->device);
+    ks_cat(buf, len, &used, "%8s", "spheres");
+    for (int c = 0; c < r->col_n; ++c) ks_cat(buf, len, &used, " %11s", ks_spheres_bench_col_name(r, c));
+    ks_cat(buf, len, &used, "\n");
+    for (int k = 0; k < r->count_n; ++k) {
+        ks_cat(buf, len, &used, "%8d", r->counts[k]);
+        for (int c = 0; c < r->col_n; ++c) {
+            if (r->cell[k][c].available) ks_cat(buf, len, &used, " %11.4f", r->cell[k][c].ms);
+            else ks_cat(buf, len, &used, " %11s", "n/a");
+        }
+        ks_cat(buf, len, &used, "\n");
+    }
+    const int gc = ks_global_col(r);
+    if (gc >= 0 && r->col_n > 1) {
+        /* speedups at the largest count every column has, else the largest count */
+        int row = r->count_n - 1;
+        for (int k = r->count_n - 1; k >= 0; --k)
+            if (r->counts[k] <= 2048) {
+                row = k;
+                break;
+            }
+        ks_cat(buf, len, &used, "speedup vs global at %d spheres:", r->counts[row]);
+        for (int c = 0; c < r->col_n; ++c) {
+            if (c == gc) continue;
+            if (r->cell[row][c].available && r->cell[row][gc].available && r->cell[row][c].ms > 0)
+                ks_cat(buf, len, &used, " %s %.2fx", ks_spheres_bench_col_name(r, c),
+                       r->cell[row][gc].ms / r->cell[row][c].ms);
+            else
+                ks_cat(buf, len, &used, " %s n/a", ks_spheres_bench_col_name(r, c));
+        }
+        ks_cat(buf, len, &used, "\n");
+    }
+    ks_cat(buf, len, &used, "%s\n", r->check);
+    return used;
+}
+
+size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    /* the device name quoted, inner quotes doubled (RFC 4180) */
+    char dev[2 * sizeof r->device + 3];
+    size_t q = 0;
+    dev[q++] = '"';
+    for (const char *c = r->device; *c && q + 3 < sizeof dev; ++c) {
+        if (*c == '"') dev[q++] = '"';
+        dev[q++] = *c;
+    }
+    dev[q++] = '"';
+    dev[q] = '\0';
+    const int gc = ks_global_col(r);
+    ks_cat(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global\n");
+    for (int k = 0; k < r->count_n; ++k)
+        for (int c = 0; c < r->col_n; ++c) {
+            const ks_spheres_bench_cell *cell = &r->cell[k][c];
+            ks_cat(buf, len, &used, "%s,%d,%s,%d,%d,", dev, r->counts[k], ks_spheres_bench_col_name(r, c),
+                   r->width, r->height);
+            if (!cell->available) {
+                ks_cat(buf, len, &used, "n/a,n/a\n");
+                continue;
+            }
+            ks_cat(buf, len, &used, "%.6f,", cell->ms);
+            if (gc >= 0 && r->cell[k][gc].available && cell->ms > 0)
+                ks_cat(buf, len, &used, "%.4f\n", r->cell[k][gc].ms / cell->ms);
+            else
+                ks_cat(buf, len, &used, "n/a\n");
+        }
+    return used;
+}

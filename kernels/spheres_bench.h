@@ -1,0 +1,60 @@
+/* The sphere bench's measuring (the exercise's table, filled automatically):
+ * check every variant against the CPU gold on a small image, then time each
+ * variant at each sphere count. Shared by `kernelscope bench spheres`
+ * (app/bench_spheres.c, which writes the files) and tests/perf_spheres.c. */
+#ifndef KS_SPHERES_BENCH_H
+#define KS_SPHERES_BENCH_H
+
+#include <stddef.h>
+
+#include "spheres.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KS_SPHERES_BENCH_MAX_COUNTS = 32, KS_SPHERES_BENCH_MAX_COLS = KS_SPHERES_MEM_NUM };
+
+typedef struct ks_spheres_bench_desc {
+    int use_cuda;            /* 1: the five CUDA variants; 0: the CPU gold */
+    int width, height;       /* picture; 0 -> 2048 x 2048 */
+    const int *counts;       /* sphere counts; NULL -> 16, 32, ..., 16384 (CPU: 16 .. 256) */
+    int count_n;
+    ks_spheres_mem only;     /* DEFAULT: every variant; else that one and global (for speedups) */
+    int block[2];            /* 0 -> 16 x 16 */
+    int reps;                /* timed launches per cell; 0 -> 20 (CPU: at most 5) */
+    int warmup;              /* untimed launches first; 0 -> 3 (CPU: 1) */
+    unsigned long long seed; /* sphere generator seed (0 is a seed like any other) */
+} ks_spheres_bench_desc;
+
+typedef struct ks_spheres_bench_cell {
+    int available;   /* 0: "n/a" (constant memory cannot hold the count) */
+    double ms;       /* median */
+    double min_ms;
+} ks_spheres_bench_cell;
+
+typedef struct ks_spheres_bench_result {
+    char device[256];
+    int use_cuda;
+    int width, height, block[2], reps, warmup;
+    int count_n;
+    int counts[KS_SPHERES_BENCH_MAX_COUNTS];
+    int col_n;
+    int cols[KS_SPHERES_BENCH_MAX_COLS]; /* ks_spheres_mem per column; the CPU has one column, 0 */
+    ks_spheres_bench_cell cell[KS_SPHERES_BENCH_MAX_COUNTS][KS_SPHERES_BENCH_MAX_COLS];
+    char check[512]; /* what the correctness check compared */
+} ks_spheres_bench_result;
+
+/* Runs the check, then the timings. A variant that differs from the gold
+ * aborts with KS_ERR_INVALID naming it and the first differing pixel. */
+ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_result *r);
+const char *ks_spheres_bench_col_name(const ks_spheres_bench_result *r, int col); /* "global" / "cpu" */
+/* Text table (with a speedup line) and CSV (device, spheres, variant, width,
+ * height, ms, speedup_vs_global) into buf; return the length they need. */
+size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_t len);
+size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,323 @@
+/* CPU line-chart rasteriser (chart.h): anti-aliased lines by distance to
+ * the segment, text as stb_easy_font's quads (axis-aligned, so rotated
+ * text for the y label is a swap of coordinates). */
+#include "chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* stb_easy_font is a header of static functions; not all are used here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wshadow"
+#include <stb_easy_font.h>
+#pragma GCC diagnostic pop
+
+typedef struct ks_canvas {
+    unsigned char *px;
+    int w, h;
+    int clip[4]; /* x0, y0, x1, y1 (exclusive) */
+} ks_canvas;
+
+typedef struct ks_axis_map {
+    double lo, hi; /* in axis units (log10 of the value on a log axis) */
+    int log;
+    double p0, p1; /* pixel positions of lo and hi */
+} ks_axis_map;
+
+static const unsigned char ks_palette[KS_CHART_MAX_SERIES][3] = {
+    {31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},  {148, 103, 189}, {140, 86, 75},
+    {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}, {0, 0, 0},     {90, 90, 200},
+};
+
+void ks_chart_series_color(int k, unsigned char rgb[3])
+{
+    memcpy(rgb, ks_palette[((k % KS_CHART_MAX_SERIES) + KS_CHART_MAX_SERIES) % KS_CHART_MAX_SERIES], 3);
+}
+
+void ks_chart_size(const ks_chart_desc *d, int *width, int *height)
+{
+    *width = d->width > 0 ? d->width : 960;
+    *height = d->height > 0 ? d->height : 600;
+}
+
+static void ks_blend(ks_canvas *c, int x, int y, const unsigned char rgb[3], double a)
+{
+    if (x < c->clip[0] || y < c->clip[1] || x >= c->clip[2] || y >= c->clip[3] || a <= 0.0) return;
+    if (a > 1.0) a = 1.0;
+    unsigned char *p = c->px + 4 * ((size_t)y * c->w + x);
+    for (int k = 0; k < 3; ++k) p[k] = (unsigned char)lround(p[k] + (rgb[k] - p[k]) * a);
+    p[3] = 255;
+}
+
+static void ks_rect(ks_canvas *c, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
+{
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) ks_blend(c, x, y, rgb, 1.0);
+}
+
+/* Anti-aliased segment of the given width: coverage from the distance of each pixel centre. */
+static void ks_line(ks_canvas *c, double x0, double y0, double x1, double y1, double width,
+                    const unsigned char rgb[3])
+{
+    const double r = 0.5 * width + 1.0;
+    const int bx0 = (int)floor(fmin(x0, x1) - r), bx1 = (int)ceil(fmax(x0, x1) + r);
+    const int by0 = (int)floor(fmin(y0, y1) - r), by1 = (int)ceil(fmax(y0, y1) + r);
+    const double dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    for (int y = by0 < c->clip[1] ? c->clip[1] : by0; y <= by1 && y < c->clip[3]; ++y)
+        for (int x = bx0 < c->clip[0] ? c->clip[0] : bx0; x <= bx1 && x < c->clip[2]; ++x) {
+            const double px = x + 0.5, py = y + 0.5;
+            double t = len2 > 0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0.0;
+            t = t < 0 ? 0 : (t > 1 ? 1 : t);
+            const double ex = px - (x0 + t * dx), ey = py - (y0 + t * dy);
+            const double dist = sqrt(ex * ex + ey * ey);
+            ks_blend(c, x, y, rgb, 0.5 * width + 0.5 - dist);
+        }
+}
+
+static void ks_disc(ks_canvas *c, double cx, double cy, double radius, const unsigned char rgb[3])
+{
+    for (int y = (int)floor(cy - radius - 1); y <= (int)ceil(cy + radius + 1); ++y)
+        for (int x = (int)floor(cx - radius - 1); x <= (int)ceil(cx + radius + 1); ++x) {
+            const double d = hypot(x + 0.5 - cx, y + 0.5 - cy);
+            ks_blend(c, x, y, rgb, radius + 0.5 - d);
+        }
+}
+
+/* Text at (x, y) = top-left, scale pixels per font unit; vertical: reads bottom to top
+ * with (x, y) its bottom-left. Returns the width in pixels. */
+static int ks_text(ks_canvas *c, int x, int y, const char *text, int scale, int vertical,
+                   const unsigned char rgb[3])
+{
+    char buf[128];
+    /* 16-byte vertices, 4 per quad; static because 96 KiB is too much stack (one thread draws) */
+    static float quads[4 * 4 * 1500];
+    snprintf(buf, sizeof buf, "%s", text);
+    const int nq = stb_easy_font_print(0.0f, 0.0f, buf, NULL, quads, (int)sizeof quads);
+    for (int q = 0; q < nq; ++q) {
+        float qx0 = 1e9f, qy0 = 1e9f, qx1 = -1e9f, qy1 = -1e9f;
+        for (int v = 0; v < 4; ++v) {
+            const float vx = quads[(q * 4 + v) * 4 + 0], vy = quads[(q * 4 + v) * 4 + 1];
+            qx0 = fminf(qx0, vx);
+            qy0 = fminf(qy0, vy);
+            qx1 = fmaxf(qx1, vx);
+            qy1 = fmaxf(qy1, vy);
+        }
+        if (!vertical)
+            ks_rect(c, x + (int)lroundf(qx0 * scale), y + (int)lroundf(qy0 * scale),
+                    x + (int)lroundf(qx1 * scale), y + (int)lroundf(qy1 * scale), rgb);
+        else /* font x runs up the page, font y runs right */
+            ks_rect(c, x + (int)lroundf(qy0 * scale), y - (int)lroundf(qx1 * scale),
+                    x + (int)lroundf(qy1 * scale), y - (int)lroundf(qx0 * scale), rgb);
+    }
+    return stb_easy_font_width(buf) * scale;
+}
+
+static int ks_text_width(const char *text, int scale)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    return stb_easy_font_width(buf) * scale;
+}
+
+static double ks_axis_value(const ks_axis_map *a, double v) { return a->log ? log10(v) : v; }
+
+static double ks_axis_pixel(const ks_axis_map *a, double v)
+{
+    const double u = ks_axis_value(a, v);
+    return a->p0 + (u - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
+}
+
+static int ks_usable(double v, int log) { return isfinite(v) && (!log || v > 0.0); }
+
+/* Range of the data along one axis, padded; a degenerate range is widened. */
+static void ks_axis_range(const ks_chart_desc *d, int is_x, ks_axis_map *a)
+{
+    const int log = is_x ? d->log_x : d->log_y;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int s = 0; s < d->series_count; ++s)
+        for (int k = 0; k < d->series[s].n; ++k) {
+            const double x = d->series[s].x[k], y = d->series[s].y[k];
+            if (!ks_usable(x, d->log_x) || !ks_usable(y, d->log_y)) continue;
+            const double v = ks_axis_value(&(ks_axis_map){.log = log}, is_x ? x : y);
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+        }
+    if (!(lo <= hi)) {
+        lo = 0.0;
+        hi = 1.0;
+    }
+    if (hi - lo < 1e-12) {
+        const double widen = log ? 0.5 : (fabs(lo) > 0 ? 0.5 * fabs(lo) : 1.0);
+        lo -= widen;
+        hi += widen;
+    }
+    const double pad = 0.04 * (hi - lo);
+    a->lo = lo - pad;
+    a->hi = hi + pad;
+    a->log = log;
+}
+
+static void ks_format_tick(double v, char *buf, size_t len)
+{
+    if (v != 0.0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3)) snprintf(buf, len, "%.0e", v);
+    else snprintf(buf, len, "%g", v);
+}
+
+/* Calls back for each tick: value, major (labelled) or not. */
+typedef void (*ks_tick_fn)(ks_canvas *c, const ks_axis_map *a, double v, int major, void *ctx);
+
+static void ks_axis_ticks(ks_canvas *c, const ks_axis_map *a, ks_tick_fn fn, void *ctx)
+{
+    if (a->log) {
+        const int d0 = (int)floor(a->lo), d1 = (int)ceil(a->hi);
+        const int span = d1 - d0;
+        for (int e = d0; e <= d1; ++e)
+            for (int m = 1; m <= 9; ++m) {
+                const double u = e + log10((double)m);
+                if (u < a->lo - 1e-9 || u > a->hi + 1e-9) continue;
+                /* few decades: label 1, 2 and 5; many: only the decades */
+                const int major = m == 1 || (span <= 2 && (m == 2 || m == 5));
+                fn(c, a, pow(10.0, u), major, ctx);
+            }
+        return;
+    }
+    const double raw = (a->hi - a->lo) / 6.0;
+    const double mag = pow(10.0, floor(log10(raw)));
+    const double f = raw / mag;
+    const double step = (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * mag;
+    for (double v = ceil(a->lo / step) * step; v <= a->hi + 1e-9 * step; v += step)
+        fn(c, a, fabs(v) < 1e-9 * step ? 0.0 : v, 1, ctx);
+}
+
+typedef struct ks_tick_ctx {
+    int plot[4]; /* x0, y0, x1, y1 */
+    int is_x;
+} ks_tick_ctx;
+
+static const unsigned char ks_black[3] = {0, 0, 0}, ks_grid_major[3] = {215, 215, 215},
+                           ks_grid_minor[3] = {238, 238, 238}, ks_white[3] = {255, 255, 255};
+
+static void ks_draw_tick(ks_canvas *c, const ks_axis_map *a, double v, int major, void *vctx)
+{
+    const ks_tick_ctx *t = vctx;
+    const int p = (int)lround(ks_axis_pixel(a, v));
+    const unsigned char *grid = major ? ks_grid_major : ks_grid_minor;
+    const int len = major ? 7 : 4;
+    char label[32];
+    ks_format_tick(v, label, sizeof label);
+    if (t->is_x) {
+        ks_rect(c, p, t->plot[1], p + 1, t->plot[3], grid);
+        ks_rect(c, p, t->plot[3], p + 1, t->plot[3] + len, ks_black);
+        if (major) ks_text(c, p - ks_text_width(label, 2) / 2, t->plot[3] + 10, label, 2, 0, ks_black);
+    } else {
+        ks_rect(c, t->plot[0], p, t->plot[2], p + 1, grid);
+        ks_rect(c, t->plot[0] - len, p, t->plot[0], p + 1, ks_black);
+        if (major) ks_text(c, t->plot[0] - 10 - ks_text_width(label, 2), p - 6, label, 2, 0, ks_black);
+    }
+}
+
+ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
+{
+    int w, h;
+    ks_chart_size(d, &w, &h);
+    if (w < 200 || h < 150) return ks_fail(KS_ERR_INVALID, "chart: %dx%d is too small (at least 200x150)", w, h);
+    if (d->series_count < 1 || d->series_count > KS_CHART_MAX_SERIES || !d->series)
+        return ks_fail(KS_ERR_INVALID, "chart: %d series (1..%d)", d->series_count, KS_CHART_MAX_SERIES);
+    ks_canvas c = {rgba, w, h, {0, 0, w, h}};
+    memset(rgba, 255, (size_t)w * h * 4);
+
+    /* Layout: room for tick labels at the left and bottom, title at the top. */
+    const int plot[4] = {100, d->title ? 50 : 24, w - 28, h - (d->x_label ? 72 : 44)};
+    ks_axis_map ax, ay;
+    ks_axis_range(d, 1, &ax);
+    ks_axis_range(d, 0, &ay);
+    ax.p0 = plot[0];
+    ax.p1 = plot[2];
+    ay.p0 = plot[3]; /* y grows upwards */
+    ay.p1 = plot[1];
+
+    ks_tick_ctx tx = {{plot[0], plot[1], plot[2], plot[3]}, 1}, ty = tx;
+    ty.is_x = 0;
+    ks_axis_ticks(&c, &ax, ks_draw_tick, &tx);
+    ks_axis_ticks(&c, &ay, ks_draw_tick, &ty);
+    /* frame */
+    ks_rect(&c, plot[0], plot[3], plot[2] + 1, plot[3] + 2, ks_black);
+    ks_rect(&c, plot[0] - 1, plot[1], plot[0] + 1, plot[3] + 2, ks_black);
+    ks_rect(&c, plot[0], plot[1], plot[2] + 1, plot[1] + 1, ks_black);
+    ks_rect(&c, plot[2], plot[1], plot[2] + 1, plot[3], ks_black);
+
+    if (d->title) ks_text(&c, (w - ks_text_width(d->title, 2)) / 2, 16, d->title, 2, 0, ks_black);
+    if (d->x_label)
+        ks_text(&c, (plot[0] + plot[2] - ks_text_width(d->x_label, 2)) / 2, h - 32, d->x_label, 2, 0, ks_black);
+    if (d->y_label)
+        ks_text(&c, 14, (plot[1] + plot[3] + ks_text_width(d->y_label, 2)) / 2, d->y_label, 2, 1, ks_black);
+
+    /* series, clipped to the plot */
+    c.clip[0] = plot[0];
+    c.clip[1] = plot[1];
+    c.clip[2] = plot[2];
+    c.clip[3] = plot[3];
+    for (int s = 0; s < d->series_count; ++s) {
+        const ks_chart_series *se = &d->series[s];
+        unsigned char rgb[3];
+        ks_chart_series_color(s, rgb);
+        int have_prev = 0;
+        double qx = 0, qy = 0;
+        for (int k = 0; k < se->n; ++k) {
+            if (!ks_usable(se->x[k], d->log_x) || !ks_usable(se->y[k], d->log_y)) {
+                have_prev = 0;
+                continue;
+            }
+            const double px = ks_axis_pixel(&ax, se->x[k]), py = ks_axis_pixel(&ay, se->y[k]);
+            if (have_prev) ks_line(&c, qx, qy, px, py, 2.5, rgb);
+            ks_disc(&c, px, py, 3.5, rgb);
+            qx = px;
+            qy = py;
+            have_prev = 1;
+        }
+    }
+
+    /* legend inside the plot */
+    int lw = 0;
+    for (int s = 0; s < d->series_count; ++s) {
+        const int tw = ks_text_width(d->series[s].name ? d->series[s].name : "", 2);
+        if (tw > lw) lw = tw;
+    }
+    const int row = 20, box_w = lw + 54, box_h = row * d->series_count + 10;
+    /* the corner of the plot that covers the fewest data points (and the segments between) */
+    int lx = plot[0] + 12, ly = plot[1] + 12;
+    long best_cover = -1;
+    for (int corner = 0; corner < 4; ++corner) {
+        const int cx = corner & 1 ? plot[2] - 12 - box_w : plot[0] + 12;
+        const int cy = corner & 2 ? plot[3] - 12 - box_h : plot[1] + 12;
+        long cover = 0;
+        for (int s = 0; s < d->series_count; ++s)
+            for (int k = 0; k < d->series[s].n; ++k) {
+                if (!ks_usable(d->series[s].x[k], d->log_x) || !ks_usable(d->series[s].y[k], d->log_y)) continue;
+                const double px = ks_axis_pixel(&ax, d->series[s].x[k]), py = ks_axis_pixel(&ay, d->series[s].y[k]);
+                cover += px >= cx - 6 && px <= cx + box_w + 6 && py >= cy - 6 && py <= cy + box_h + 6;
+            }
+        if (best_cover < 0 || cover < best_cover) {
+            best_cover = cover;
+            lx = cx;
+            ly = cy;
+        }
+    }
+    ks_rect(&c, lx, ly, lx + box_w, ly + box_h, ks_white);
+    ks_rect(&c, lx, ly, lx + box_w, ly + 1, ks_black);
+    ks_rect(&c, lx, ly + box_h - 1, lx + box_w, ly + box_h, ks_black);
+    ks_rect(&c, lx, ly, lx + 1, ly + box_h, ks_black);
+    ks_rect(&c, lx + box_w - 1, ly, lx + box_w, ly + box_h, ks_black);
+    for (int s = 0; s < d->series_count; ++s) {
+        unsigned char rgb[3];
+        ks_chart_series_color(s, rgb);
+        const int y = ly + 6 + row * s;
+        ks_line(&c, lx + 8, y + 7, lx + 38, y + 7, 2.5, rgb);
+        ks_disc(&c, lx + 23, y + 7, 3.5, rgb);
+        ks_text(&c, lx + 46, y, d->series[s].name ? d->series[s].name : "", 2, 0, ks_black);
+    }
+    return KS_OK;
+}

@@ -1,0 +1,121 @@
+/* Chart rasteriser: a log-log chart lands where the axes say, lines have
+ * gaps at missing values, text and legend are drawn, bad input is refused.
+ * KS_WRITE_CHART=path writes the test chart as PNG to look at. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "chart.h"
+
+/* Unused-function warnings for stb's static declarations come at the end of
+ * the file, after any pop: that one stays off for this test file. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb_image_write.h>
+#pragma GCC diagnostic pop
+
+static int near_color(const unsigned char *p, const unsigned char rgb[3], int tol)
+{
+    for (int k = 0; k < 3; ++k)
+        if (abs((int)p[k] - (int)rgb[k]) > tol) return 0;
+    return 1;
+}
+
+static long count_color(const unsigned char *img, int w, int h, const unsigned char rgb[3])
+{
+    long n = 0;
+    for (long k = 0; k < (long)w * h; ++k) n += near_color(img + 4 * k, rgb, 8);
+    return n;
+}
+
+static void test_loglog_geometry(void **state)
+{
+    (void)state;
+    /* y = x^2 through (10, 100): the middle of both log ranges, so the middle of the plot. */
+    const double x[3] = {1, 10, 100}, y[3] = {1, 100, 10000};
+    const double x2[4] = {1, 3, 30, 100}, y2[4] = {5000, NAN, 20, 2};
+    const ks_chart_series s[2] = {{"square", x, y, 3}, {"gappy", x2, y2, 4}};
+    ks_chart_desc d = {.width = 800, .height = 500, .title = "Test chart", .x_label = "spheres",
+                       .y_label = "ms", .log_x = 1, .log_y = 1, .series = s, .series_count = 2};
+    unsigned char *img = malloc(800 * 500 * 4);
+    assert_non_null(img);
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    const char *out = getenv("KS_WRITE_CHART");
+    if (out && *out) stbi_write_png(out, 800, 500, 4, img, 800 * 4);
+    /* plot area per the layout: x 100..772, y 50..428 */
+    const int cx = (100 + 772) / 2, cy = (50 + 428) / 2;
+    unsigned char c0[3], c1[3];
+    ks_chart_series_color(0, c0);
+    ks_chart_series_color(1, c1);
+    assert_true(near_color(img + 4 * ((size_t)cy * 800 + cx), c0, 10));
+    /* corners stay white; every pixel opaque */
+    assert_true(img[0] == 255 && img[1] == 255 && img[2] == 255 && img[3] == 255);
+    for (long k = 0; k < 800L * 500; ++k) assert_int_equal(img[4 * k + 3], 255);
+    /* both series and the text are drawn */
+    assert_true(count_color(img, 800, 500, c0) > 300);
+    assert_true(count_color(img, 800, 500, c1) > 100);
+    const unsigned char black[3] = {0, 0, 0};
+    long title = 0;
+    for (int yy = 10; yy < 40; ++yy)
+        for (int xx = 300; xx < 500; ++xx) title += near_color(img + 4 * ((size_t)yy * 800 + xx), black, 0);
+    assert_true(title > 50);
+    /* the gap: nothing of series 1 between its first point (x=1) and x=30 except near the
+     * first marker, i.e. no line from (1, 5000) to (30, 20); sample the middle of that span. */
+    const int gx = 100 + (int)((log10(5.5) + 0.08) / 2.16 * 672), gy_top = 50, gy_bot = 428;
+    long seen = 0;
+    for (int yy = gy_top; yy < gy_bot; ++yy) seen += near_color(img + 4 * ((size_t)yy * 800 + gx), c1, 8);
+    assert_int_equal(seen, 0);
+    free(img);
+}
+
+static void test_linear_and_errors(void **state)
+{
+    (void)state;
+    const double x[2] = {0, 5}, y[2] = {-3, 3};
+    const ks_chart_series s = {"line", x, y, 2};
+    ks_chart_desc d = {.series = &s, .series_count = 1};
+    int w = 0, h = 0;
+    ks_chart_size(&d, &w, &h);
+    assert_int_equal(w, 960);
+    assert_int_equal(h, 600);
+    unsigned char *img = malloc((size_t)w * h * 4);
+    assert_non_null(img);
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    unsigned char c0[3];
+    ks_chart_series_color(0, c0);
+    assert_true(count_color(img, w, h, c0) > 300);
+    /* a single point and all-missing data still draw an empty, valid chart */
+    const double one = 2.0, nan = NAN;
+    const ks_chart_series p1 = {"one", &one, &one, 1}, pn = {"none", &one, &nan, 1};
+    d.series = &p1;
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    d.series = &pn;
+    d.log_y = 1;
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    d.series_count = 0;
+    assert_int_equal(ks_chart_render(&d, img), KS_ERR_INVALID);
+    d.series_count = 1;
+    d.width = 100;
+    assert_int_equal(ks_chart_render(&d, img), KS_ERR_INVALID);
+    free(img);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_loglog_geometry),
+        cmocka_unit_test(test_linear_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
