@@ -189,6 +189,16 @@ static void test_overlay(void **state)
     /* the picture centre still maps to its centre pixel */
     free(f);
 
+    /* the app's default window size, for a person to judge (KS_RENDER_SNAPSHOT_DIR) */
+    ov.lo = -3e-5f;
+    ov.hi = 2e-5f;
+    ov.message = NULL;
+    check_ok(ks_renderer_draw(g_r, 1280, 800, &ov), "draw overlay 1280x800");
+    check_ok(ks_renderer_read_frame(g_r, &f, &w, &h), "read_frame");
+    snapshot("render_headless_overlay_1280x800", f, w, h);
+    free(f);
+    check_ok(ks_renderer_draw(g_r, 800, 600, &ov), "draw overlay");
+
     /* picture fills the height; find its horizontal centre through pick */
     int a = -1, b = -1;
     int left = -1, right = -1;
