@@ -423,7 +423,8 @@ static void colorbar_overlay(ks_vertex_list *l, const layout *L, const colorbar_
         while (every < cb->nticks && cb->h / (float)(cb->nticks - 1) * (float)every < 1.1f * L->lh) ++every;
     }
     for (int i = 0; i < cb->nticks; ++i) {
-        double t = (cb->nticks == 1 || !(fabs(span) > 0)) ? 0.5 : (cb->ticks[i] - ov->lo) / span;
+        /* empty range: every value takes entry 0 (ks_colormap_inv_span), the bottom */
+        double t = fabs(span) > 0 ? (cb->ticks[i] - ov->lo) / span : 0.0;
         if (t < 0) t = 0;
         if (t > 1) t = 1;
         float y = floorf(cb->y + (float)t * (cb->h - s));
@@ -480,8 +481,8 @@ static void plot_overlay(ks_vertex_list *l, const layout *L, const ks_overlay *o
     ks_vlist_frame(l, ax, ay, ax1 - ax, ay1 - ay, 1.0f, COL_AXIS);
     ks_text_draw(l, ax - 2 * s - text_width(L, yhi), ay1 + 4 * s, yhi, L->s, COL_LABEL);
     ks_text_draw(l, ax - 2 * s - text_width(L, ylo), ay + 4 * s, ylo, L->s, COL_LABEL);
-    ks_text_draw(l, ax, ay - s, xlo, L->s, COL_LABEL);
-    ks_text_draw(l, ax1 - text_width(L, xhi), ay - s, xhi, L->s, COL_LABEL);
+    ks_text_draw(l, ax, ay - 3 * s, xlo, L->s, COL_LABEL);
+    ks_text_draw(l, ax1 - text_width(L, xhi), ay - 3 * s, xhi, L->s, COL_LABEL);
 
     /* inset so that a flat curve or the extremes stay inside the box */
     float ix = ax + 2 * s, ix1 = ax1 - 2 * s, iy = ay + 2 * s, iy1 = ay1 - 2 * s;

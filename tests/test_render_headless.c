@@ -19,6 +19,8 @@
 #include "render/window.h"
 
 static ks_window *g_win;
+
+void ks_test_pin_libraries(void); /* test_render_pin.c */
 static ks_renderer *g_r;
 
 enum { PW = 37, PH = 53, MAX_PIXELS = 256 * 256 };
@@ -187,6 +189,16 @@ static void test_overlay(void **state)
     /* the picture centre still maps to its centre pixel */
     free(f);
 
+    /* the app's default window size, for a person to judge (KS_RENDER_SNAPSHOT_DIR) */
+    ov.lo = -3e-5f;
+    ov.hi = 2e-5f;
+    ov.message = NULL;
+    check_ok(ks_renderer_draw(g_r, 1280, 800, &ov), "draw overlay 1280x800");
+    check_ok(ks_renderer_read_frame(g_r, &f, &w, &h), "read_frame");
+    snapshot("render_headless_overlay_1280x800", f, w, h);
+    free(f);
+    check_ok(ks_renderer_draw(g_r, 800, 600, &ov), "draw overlay");
+
     /* picture fills the height; find its horizontal centre through pick */
     int a = -1, b = -1;
     int left = -1, right = -1;
@@ -343,6 +355,7 @@ int main(void)
         fprintf(stderr, "skipped: %s\n", ks_error_message());
         return 77;
     }
+    ks_test_pin_libraries();
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
     st = ks_renderer_create(MAX_PIXELS, &g_r);
     if (st != KS_OK) {

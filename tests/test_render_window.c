@@ -19,6 +19,8 @@
 
 static ks_window *g_win;
 
+void ks_test_pin_libraries(void); /* test_render_pin.c */
+
 static void check_ok(ks_status st, const char *what)
 {
     if (st != KS_OK) fail_msg("%s: %s: %s", what, ks_status_name(st), ks_error_message());
@@ -124,6 +126,7 @@ int main(void)
         fprintf(stderr, "window: %s\n", ks_error_message());
         return 1;
     }
+    ks_test_pin_libraries();
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_description),
