@@ -177,20 +177,18 @@ static void compose_text(ks_live *l)
     char *t = l->text;
     const size_t cap = sizeof l->text;
 #define KS_LINE(...) text_append(t, cap, &used, __VA_ARGS__)
-    KS_LINE("kernelscope %s - %s%s\n", KS_VERSION, l->view.image_name, l->paused ? "   [paused]" : "");
-    if (env->use_cuda)
-        KS_LINE("device: %s   backend: cuda\n", env->device->name);
-    else
-        KS_LINE("device: host CPU   backend: cpu\n");
+    KS_LINE("kernelscope %s - %s%s\n", KS_VERSION, l->view.image_name, l->paused ? "  [paused]" : "");
+    if (env->use_cuda) KS_LINE("%s (cuda)\n", env->device->name);
+    else KS_LINE("host CPU (cpu backend)\n");
     KS_LINE("%s", l->view.text);
     if (used && t[used - 1] != '\n') KS_LINE("\n");
-    KS_LINE("\n%-16s %10s %10s\n", "stage", "median", "min");
+    KS_LINE("\n%-15s %9s %9s\n", "stage, ms", "median", "min");
     const int stages = ks_stage_timer_stage_count(l->timer);
     for (int s = 0; s < stages; ++s) {
         ks_stage_stats st;
         ks_stage_timer_stats(l->timer, s, &st);
         if (st.samples == 0) continue;
-        KS_LINE("%-16s %7.3f ms %7.3f ms\n", st.name, st.median_ms, st.min_ms);
+        KS_LINE("%-15s %9.3f %9.3f\n", st.name, st.median_ms, st.min_ms);
     }
     KS_LINE("\nfps %.1f   frame %lld   H: keys\n", l->fps, l->frame);
 #undef KS_LINE

@@ -8,6 +8,7 @@
 
 #include "../kernels/cuda_device.h"
 #include "bench_laplace.h"
+#include "bench_spheres.h"
 #include "best_config.h"
 #include "live.h"
 #include "options.h"
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
         if (ks_scene_dims(opt.scene) != 0)
             st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
         else
-            st = ks_fail(KS_ERR_UNSUPPORTED, "bench spheres is not available in this build");
+            st = ks_bench_spheres(&opt, &device, use_cuda);
         if (st != KS_OK) code = fail(setup_exit_code(st));
         free(best);
         return code;
@@ -151,12 +152,7 @@ int main(int argc, char **argv)
         env.t_peak_gbs = measure_host_copy_gbs((size_t)128 << 20);
     }
 
-    const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : NULL;
-    if (!api) {
-        free(best);
-        ks_fail(KS_ERR_UNSUPPORTED, "the spheres scene is not available in this build");
-        return fail(KS_EXIT_USAGE);
-    }
+    const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
     int headless = opt.headless;
     if (opt.window && !has_display()) {
         free(best);

@@ -429,21 +429,21 @@ static void view(void *self, ks_scene_view *v)
     const double field_bytes = (double)ks_grid_bytes(&s->grid);
     char *t = v->text;
     const size_t cap = sizeof v->text;
+    /* Short lines (<= ~42 columns): the panel sits beside the picture. */
     if (s->grid.dims == 3)
-        appendf(t, cap, "grid %dx%dx%d (%.3g M points, %.3g MiB per field)   bc %s\n", s->grid.nx,
-                s->grid.ny, s->grid.nz, (double)scene_points(s) / 1e6, field_bytes / 1048576.0,
+        appendf(t, cap, "grid %dx%dx%d   bc %s\n", s->grid.nx, s->grid.ny, s->grid.nz,
                 ks_bc_name(s->bc));
     else
-        appendf(t, cap, "grid %dx%d (%.3g M points, %.3g MiB per field)   bc %s\n", s->grid.nx,
-                s->grid.ny, (double)scene_points(s) / 1e6, field_bytes / 1048576.0,
-                ks_bc_name(s->bc));
+        appendf(t, cap, "grid %dx%d   bc %s\n", s->grid.nx, s->grid.ny, ks_bc_name(s->bc));
+    appendf(t, cap, "%.3g M points, %.3g MiB per field\n", (double)scene_points(s) / 1e6,
+            field_bytes / 1048576.0);
     if (s->use_cuda) {
         appendf(t, cap, "kernel %s   block %dx%d", info->name, s->block[0], s->block[1]);
         if (info->block_rank == 3) appendf(t, cap, "x%d", s->block[2]);
-        appendf(t, cap, "\n  %s\n", info->summary);
+        if (info->steps_per_launch > 1) appendf(t, cap, "   %d it/launch", info->steps_per_launch);
+        appendf(t, cap, "\n");
         if (s->have_attrs)
-            appendf(t, cap, "regs %d   smem %.1f KiB   occupancy %.0f%% (%d blocks/SM)\n",
-                    s->attrs.registers,
+            appendf(t, cap, "regs %d  smem %.1f KiB  occ %.0f%% (%d/SM)\n", s->attrs.registers,
                     (double)(s->attrs.static_smem + s->attrs.dynamic_smem) / 1024.0,
                     100.0 * s->attrs.occupancy, s->attrs.blocks_per_sm);
     } else {
@@ -455,21 +455,23 @@ static void view(void *self, ks_scene_view *v)
 #endif
         );
     }
-    appendf(t, cap, "iterations %d/frame   total %lld\n", s->iters, s->total_iters);
+    appendf(t, cap, "iterations %d/frame, total %lld\n", s->iters, s->total_iters);
     if (s->residual >= 0)
-        appendf(t, cap, "residual (RMS change) %.3e at %lld\n", s->residual, s->residual_iter);
+        appendf(t, cap, "residual %.3e at %lld\n", s->residual, s->residual_iter);
     if (s->timer) {
         ks_stage_stats st;
         ks_stage_timer_stats(s->timer, s->stage_jacobi, &st);
         if (st.samples > 0 && s->last_iters > 0) {
             const double t_iter = st.median_ms * 1e-3 / s->last_iters;
             const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
-            appendf(t, cap, "Jacobi %.4f ms/iter   T_eff %.0f GB/s = %.2f x T_peak (%.0f GB/s)\n",
-                    t_iter * 1e3, t_eff, t_eff / s->env->t_peak_gbs, s->env->t_peak_gbs);
+            appendf(t, cap, "Jacobi %.4f ms/iteration\n", t_iter * 1e3);
+            appendf(t, cap, "T_eff %.0f GB/s = %.2f x T_peak\n", t_eff, t_eff / s->env->t_peak_gbs);
         }
     }
+    appendf(t, cap, "T_peak %.0f GB/s (%s copy)\n", s->env->t_peak_gbs,
+            s->use_cuda ? "device" : "memcpy");
     if (s->grid.dims == 3)
-        appendf(t, cap, "slice %c = %d / %d   ", ks_axis_names[s->axis], s->index,
+        appendf(t, cap, "slice %c = %d of 0..%d\n", ks_axis_names[s->axis], s->index,
                 ks_slice_max_index(&s->grid, s->axis));
     appendf(t, cap, "range %.4g .. %.4g (%s)\n", s->lo, s->hi, s->auto_range ? "auto" : "fixed");
 

@@ -444,8 +444,9 @@ static void colorbar_overlay(ks_vertex_list *l, const layout *L, const colorbar_
     }
 }
 
+/* fill: take the whole width given (the dashboard's left column). */
 static void plot_overlay(ks_vertex_list *l, const layout *L, const ks_overlay *ov, float area_w,
-                         float avail_top)
+                         float avail_top, int fill)
 {
     const float *px = ov->plot_x, *py = ov->plot_y;
     int n = ov->plot_n;
@@ -459,7 +460,7 @@ static void plot_overlay(ks_vertex_list *l, const layout *L, const ks_overlay *o
     }
     if (!(xmin <= xmax)) return; /* no finite point */
     float s = (float)L->s;
-    float w = fminf(fmaxf(0.32f * area_w, 260.0f), 520.0f);
+    float w = fill ? area_w : fminf(fmaxf(0.32f * area_w, 260.0f), 520.0f);
     float h = fminf(fmaxf(0.30f * avail_top, 140.0f), 280.0f);
     w = fminf(w, area_w - 2 * L->m);
     h = fminf(h, avail_top - 2 * L->m);
@@ -572,14 +573,27 @@ static ks_status compose(ks_renderer *r, int fb_w, int fb_h, const ks_overlay *o
     if (visible && ov->colorbar) colorbar_plan(&cb, &L, ov, fb_w, top);
     float area_w = (float)fb_w - cb.column_w;
 
+    /* Dashboard layout (a field with a colour bar): the text panels get a
+     * column on the left and the picture the space between it and the bar,
+     * so no number covers the field, as long as that leaves the picture at
+     * least 30% of the width. Otherwise (e.g. the spheres picture, which is
+     * the window) the panels float over the picture. */
+    float left = 0.0f;
+    if (visible && ov->colorbar) {
+        float panel = text_width(&L, ov->text);
+        if (ov->table != NULL) panel = fmaxf(panel, text_width(&L, ov->table));
+        panel += 2.0f * (L.pad + L.m);
+        if (area_w - panel >= 0.3f * (float)fb_w) left = panel;
+    }
+
     /* picture: fit, keep aspect, centre */
     r->pic_w = r->pic_h = 0.0f;
     r->pic_img_w = r->img_w;
     r->pic_img_h = r->img_h;
-    if (r->img_w > 0 && area_w >= 1.0f) {
-        float sc = fminf(area_w / (float)r->img_w, (float)fb_h / (float)r->img_h);
+    if (r->img_w > 0 && area_w - left >= 1.0f) {
+        float sc = fminf((area_w - left) / (float)r->img_w, (float)fb_h / (float)r->img_h);
         float w = fmaxf(1.0f, roundf((float)r->img_w * sc)), h = fmaxf(1.0f, roundf((float)r->img_h * sc));
-        r->pic_x = floorf(0.5f * (area_w - w));
+        r->pic_x = left + floorf(0.5f * (area_w - left - w));
         r->pic_y = floorf(0.5f * ((float)fb_h - h));
         r->pic_w = w;
         r->pic_h = h;
@@ -605,7 +619,7 @@ static ks_status compose(ks_renderer *r, int fb_w, int fb_h, const ks_overlay *o
         }
         if (cb.on) colorbar_overlay(l, &L, &cb, ov, fb_w);
         if (ov->plot_n > 1 && ov->plot_x != NULL && ov->plot_y != NULL)
-            plot_overlay(l, &L, ov, area_w, y);
+            plot_overlay(l, &L, ov, left > 0.0f ? left - L.m : area_w, y, left > 0.0f);
         if (ov->hover != NULL) hover_overlay(l, &L, ov, fb_w, fb_h);
     }
     if (ov != NULL && msg_lines > 0) banner_overlay(l, &L, ov->message, fb_w, fb_h);
