@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "../kernels/laplace.h"
+#include "../render/chart.h"
 #include "../render/image_io.h"
 
 enum { KS_BENCH_MAX_ROWS = 2048 };
@@ -341,6 +342,87 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
     return KS_OK;
 }
 
+/* PNG chart: T_eff / T_peak of each variant's best block against grid points
+ * (log x), with T_peak itself as the line y = 1. */
+static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, int n)
+{
+    enum { KS_MAX_VARIANTS = KS_CHART_MAX_SERIES - 1 };
+    char names[KS_MAX_VARIANTS][32];
+    double xs[KS_MAX_VARIANTS][KS_MAX_LIST], ys[KS_MAX_VARIANTS][KS_MAX_LIST];
+    double peak_x[KS_MAX_LIST], peak_y[KS_MAX_LIST];
+    ks_chart_series series[KS_CHART_MAX_SERIES];
+    int nseries = 0, npeak = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!rows[i].best) continue;
+        const double points = (double)rows[i].grid[0] * rows[i].grid[1] * rows[i].grid[2];
+        int k = 0;
+        while (k < nseries && strcmp(names[k], rows[i].variant) != 0) ++k;
+        if (k == nseries) {
+            if (nseries == KS_MAX_VARIANTS) continue;
+            snprintf(names[k], sizeof names[k], "%s", rows[i].variant);
+            series[k].name = names[k];
+            series[k].x = xs[k];
+            series[k].y = ys[k];
+            series[k].n = 0;
+            ++nseries;
+        }
+        if (series[k].n == KS_MAX_LIST) continue;
+        xs[k][series[k].n] = points;
+        ys[k][series[k].n] = rows[i].ratio;
+        ++series[k].n;
+        int seen = 0;
+        for (int p = 0; p < npeak; ++p) seen |= peak_x[p] == points;
+        if (!seen && npeak < KS_MAX_LIST) {
+            peak_x[npeak] = points;
+            peak_y[npeak++] = 1.0;
+        }
+    }
+    if (nseries == 0) return KS_OK;
+    /* points in increasing x for every line */
+    for (int k = 0; k < nseries; ++k)
+        for (int a = 1; a < series[k].n; ++a)
+            for (int b = a; b > 0 && xs[k][b] < xs[k][b - 1]; --b) {
+                double t = xs[k][b]; xs[k][b] = xs[k][b - 1]; xs[k][b - 1] = t;
+                t = ys[k][b]; ys[k][b] = ys[k][b - 1]; ys[k][b - 1] = t;
+            }
+    for (int a = 1; a < npeak; ++a)
+        for (int b = a; b > 0 && peak_x[b] < peak_x[b - 1]; --b) {
+            double t = peak_x[b]; peak_x[b] = peak_x[b - 1]; peak_x[b - 1] = t;
+        }
+    series[nseries].name = "T_peak (copy)";
+    series[nseries].x = peak_x;
+    series[nseries].y = peak_y;
+    series[nseries].n = npeak;
+    ++nseries;
+
+    char title[384];
+    snprintf(title, sizeof title, "kernelscope bench %s on %s: best block per variant",
+             ks_scene_name(opt->scene), rows[0].device);
+    ks_chart_desc d;
+    memset(&d, 0, sizeof d);
+    d.width = 1100;
+    d.height = 650;
+    d.title = title;
+    d.x_label = "grid points";
+    d.y_label = "T_eff / T_peak";
+    d.log_x = 1;
+    d.series = series;
+    d.series_count = nseries;
+    int w, h;
+    ks_chart_size(&d, &w, &h);
+    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
+    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the chart");
+    ks_status st = ks_chart_render(&d, rgba);
+    char path[1024];
+    int len = snprintf(path, sizeof path, "%s/bench_%s.png", opt->out_dir, ks_scene_name(opt->scene));
+    if (st == KS_OK)
+        st = (len > 0 && (size_t)len < sizeof path) ? ks_image_write(path, KS_FMT_PNG, rgba, w, h)
+                                                   : ks_fail(KS_ERR_IO, "--out path too long");
+    free(rgba);
+    if (st == KS_OK) printf("wrote %s\n", path);
+    return st;
+}
+
 static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, int n)
 {
     char path[1024];
@@ -351,6 +433,7 @@ static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, 
                                                          : ks_fail(KS_ERR_IO, "--out path too long");
     free(csv);
     if (st == KS_OK) printf("wrote %s\n", path);
+    if (st == KS_OK) st = write_chart(opt, rows, n);
     return st;
 }
 

@@ -296,6 +296,60 @@ static void test_gpu_refusals(void **state)
     assert_int_equal(ks_test_count_lines(r.err), 1);
 }
 
+
+/* The spheres scene through the app: one bare frame at 320x240 (40 spheres, seed 7). */
+static void run_spheres(const char *backend, const char *mem, char *dir, size_t dir_len, ks_image *img)
+{
+    ks_test_tmpdir(dir, dir_len, "spheres");
+    const char *argv[] = {NULL, "spheres", "--backend", backend, "--headless", "--spheres", "40",
+                          "--seed", "7", "--size", "320x240", "--no-overlay", "--frames", "1",
+                          "--save-every", "1", "--out", dir, mem ? "--mem" : NULL, mem, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("spheres %s %s: exit %d: %s", backend, mem ? mem : "", r.exit_code, r.err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/spheres_%s_000001.png", dir, mem ? mem : "cpu");
+    if (!load_png(path, img)) fail_msg("cannot read %s", path);
+    assert_int_equal(img->w, 320);
+    assert_int_equal(img->h, 240);
+    assert_no_temporaries(dir);
+}
+
+static void test_cpu_spheres(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_image got, ref;
+    run_spheres("cpu", NULL, dir, sizeof dir, &got);
+    const char *data = getenv("KS_TEST_DATA");
+    snprintf(path, sizeof path, "%s/spheres_ref_seed7_320x240.png", data && *data ? data : KS_TEST_DATA_DIR);
+    if (!load_png(path, &ref)) fail_msg("missing reference image %s", path);
+    int max_diff;
+    double frac = compare_images(&got, &ref, &max_diff);
+    if (frac > 0.001 || max_diff > 1) fail_msg("spheres differs from %s: %.4f%%, max %d", path, 100 * frac, max_diff);
+    stbi_image_free(got.rgb);
+    stbi_image_free(ref.rgb);
+}
+
+static void test_gpu_spheres_match_cpu(void **state)
+{
+    (void)state;
+    char dir[256];
+    ks_image ref;
+    run_spheres("cpu", NULL, dir, sizeof dir, &ref);
+    const char *mems[] = {"global", "readonly", "constant", "shared", "binned"};
+    for (size_t m = 0; m < sizeof mems / sizeof mems[0]; ++m) {
+        ks_image got;
+        run_spheres("cuda", mems[m], dir, sizeof dir, &got);
+        int max_diff;
+        double frac = compare_images(&got, &ref, &max_diff);
+        if (frac > 0.001 || max_diff > 1)
+            fail_msg("spheres %s through interop differs from the CPU: %.4f%%, max %d", mems[m], 100 * frac, max_diff);
+        stbi_image_free(got.rgb);
+    }
+    stbi_image_free(ref.rgb);
+}
+
 static void test_window(void **state)
 {
     (void)state;
@@ -322,6 +376,7 @@ int main(int argc, char **argv)
     if (strcmp(g_mode, "gpu") == 0) {
         if (!ks_test_have_cuda()) return 77;
         const struct CMUnitTest tests[] = {cmocka_unit_test(test_gpu_matches_cpu),
+                                           cmocka_unit_test(test_gpu_spheres_match_cpu),
                                            cmocka_unit_test(test_gpu_refusals)};
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
@@ -332,6 +387,7 @@ int main(int argc, char **argv)
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_cpu_headless),
-                                       cmocka_unit_test(test_cpu_overlay_frame)};
+                                       cmocka_unit_test(test_cpu_overlay_frame),
+                                       cmocka_unit_test(test_cpu_spheres)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

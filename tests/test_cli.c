@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +89,59 @@ static void test_window_without_display(void **state)
     assert_int_equal(ks_test_count_lines(r.err), 1);
 }
 
+
+static int file_starts_with(const char *path, const char *prefix)
+{
+    char buf[256] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    return n >= strlen(prefix) && memcmp(buf, prefix, strlen(prefix)) == 0;
+}
+
+static void test_bench_cpu_backend(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "bench");
+    ks_run_result r;
+    const char *lap[] = {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64,96",
+                         "--reps", "3", "--out", dir, NULL};
+    assert_int_equal(ks_test_run(lap, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("bench laplace2d: exit %d: %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.out, "host CPU"));
+    assert_non_null(strstr(r.out, "96x96x1"));
+    snprintf(path, sizeof path, "%s/bench_laplace2d.csv", dir);
+    assert_true(file_starts_with(path, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio"));
+    snprintf(path, sizeof path, "%s/bench_laplace2d.png", dir);
+    assert_true(file_starts_with(path, "\x89PNG"));
+    const char *sph[] = {NULL, "bench", "spheres", "--backend", "cpu", "--spheres", "16,32",
+                         "--size", "96x64", "--reps", "2", "--out", dir, NULL};
+    assert_int_equal(ks_test_run(sph, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("bench spheres: exit %d: %s", r.exit_code, r.err);
+    DIR *d = opendir(dir);
+    int csv = 0, png = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strstr(e->d_name, "spheres") && strstr(e->d_name, ".csv")) ++csv;
+        if (strstr(e->d_name, "spheres") && strstr(e->d_name, ".png")) ++png;
+        if (strstr(e->d_name, ".tmp-")) fail_msg("temporary file left: %s", e->d_name);
+    }
+    closedir(d);
+    assert_int_equal(csv, 1);
+    assert_int_equal(png, 1);
+}
+
+static void test_bench_bad_values_exit_2(void **state)
+{
+    (void)state;
+    USAGE("unknown laplace3d kernel", "bench", "laplace3d", "--backend", "cpu", "--kernel", "warp9");
+    USAGE("not a grid size", "bench", "laplace2d", "--backend", "cpu", "--grid", "64,0");
+    USAGE("--out", "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--out", "/etc/hostname/x");
+    USAGE("not a sphere count", "bench", "spheres", "--backend", "cpu", "--spheres", "16,-2");
+}
+
 static void test_help_version(void **state)
 {
     (void)state;
@@ -128,6 +182,8 @@ int main(void)
         cmocka_unit_test(test_cuda_backend_without_device),
         cmocka_unit_test(test_window_without_display),
         cmocka_unit_test(test_help_version),
+        cmocka_unit_test(test_bench_cpu_backend),
+        cmocka_unit_test(test_bench_bad_values_exit_2),
         cmocka_unit_test(test_no_gpu_notice_and_cpu_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
