@@ -48,11 +48,18 @@ static long long ks_resident_blocks(const void *fn, int threads, size_t smem, co
     return (long long)(per_sm < 1 ? 1 : per_sm) * p->multiProcessorCount;
 }
 
+/* Register cap for regq/vec2d blocks of <= 256 threads: MINB resident blocks
+ * per SM (8 -> 32 registers, full occupancy; more loads in flight per SM).
+ * 0 = no capped instantiation. */
+#ifndef KS_LAPLACE_MINB
+#define KS_LAPLACE_MINB 0
+#endif
+#define KS_CAP_MINB(M) ((M) ? (M) : 1)
+
 /* ================= regq (3D) ================= */
 
 template <int V>
-__global__ void __launch_bounds__(1024)
-    jacobi3d_regq_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny,
+static __device__ __forceinline__ void jacobi3d_regq_body(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny,
                          int nz, int kchunk)
 {
     const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;
@@ -95,6 +102,20 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+template <int V>
+__global__ void __launch_bounds__(1024) jacobi3d_regq_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny, int nz, int kchunk)
+{
+    jacobi3d_regq_body<V>(u1, u2, nx, ny, nz, kchunk);
+}
+
+/* capped: blocks of <= 256 threads, KS_LAPLACE_MINB of them resident per SM */
+template <int V>
+__global__ void __launch_bounds__(256, KS_CAP_MINB(KS_LAPLACE_MINB))
+    jacobi3d_regq_capped_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny, int nz, int kchunk)
+{
+    jacobi3d_regq_body<V>(u1, u2, nx, ny, nz, kchunk);
+}
+
 ks_status ks_llaunch_regq(const ks_lsweep *sw)
 {
     const int *b = sw->block;
@@ -107,8 +128,10 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
     KS_TRY(ks_lcheck_block_limits(sw, threads, 0));
     const ks_grid *g = sw->grid;
     const int vec = (g->nx % 4 == 0) ? 4 : 1;
-    const void *fn = vec == 4 ? (const void *)jacobi3d_regq_kernel<4>
-                              : (const void *)jacobi3d_regq_kernel<1>;
+    const bool capped = KS_LAPLACE_MINB > 0 && vec == 4 && threads <= 256;
+    const void *fn = capped     ? (const void *)jacobi3d_regq_capped_kernel<4>
+                     : vec == 4 ? (const void *)jacobi3d_regq_kernel<4>
+                                : (const void *)jacobi3d_regq_kernel<1>;
     if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, 0, sw->prop, sw->attrs));
     if (sw->dry_run) return KS_OK;
     const unsigned gx = ks_fdiv_up(ks_fdiv_up(g->nx, vec), b[0]);
@@ -120,12 +143,9 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
                                      ks_resident_blocks(fn, threads, 0, sw->prop), 2, 16);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
     dim3 block(b[0], b[1]), grid(gx, gy, gz);
-    if (vec == 4)
-        jacobi3d_regq_kernel<4><<<grid, block, 0, sw->stream>>>(sw->in, sw->out, g->nx, g->ny,
-                                                                 g->nz, kchunk);
-    else
-        jacobi3d_regq_kernel<1><<<grid, block, 0, sw->stream>>>(sw->in, sw->out, g->nx, g->ny,
-                                                                 g->nz, kchunk);
+    void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
+                    (void *)&g->nz, (void *)&kchunk};
+    KS_CUDA_TRY(cudaLaunchKernel(fn, grid, block, args, 0, sw->stream));
     KS_CUDA_TRY_LAUNCH("jacobi3d_regq_kernel");
     return KS_OK;
 }
@@ -133,8 +153,7 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
 /* ================= vec2d (2D) ================= */
 
 template <int V>
-__global__ void __launch_bounds__(1024)
-    jacobi2d_vec_rowmarch_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
+static __device__ __forceinline__ void jacobi2d_vec_rowmarch_body(const float *__restrict__ u1, float *__restrict__ u2, int nx,
                                  int ny, int jchunk)
 {
     const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;
@@ -174,6 +193,20 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+template <int V>
+__global__ void __launch_bounds__(1024) jacobi2d_vec_rowmarch_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny, int jchunk)
+{
+    jacobi2d_vec_rowmarch_body<V>(u1, u2, nx, ny, jchunk);
+}
+
+/* capped: blocks of <= 256 threads, KS_LAPLACE_MINB of them resident per SM */
+template <int V>
+__global__ void __launch_bounds__(256, KS_CAP_MINB(KS_LAPLACE_MINB))
+    jacobi2d_vec_rowmarch_capped_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny, int jchunk)
+{
+    jacobi2d_vec_rowmarch_body<V>(u1, u2, nx, ny, jchunk);
+}
+
 ks_status ks_llaunch_vec2d(const ks_lsweep *sw)
 {
     const int *b = sw->block;
@@ -186,8 +219,10 @@ ks_status ks_llaunch_vec2d(const ks_lsweep *sw)
     KS_TRY(ks_lcheck_block_limits(sw, threads, 0));
     const ks_grid *g = sw->grid;
     const int vec = (g->nx % 4 == 0) ? 4 : 1;
-    const void *fn = vec == 4 ? (const void *)jacobi2d_vec_rowmarch_kernel<4>
-                              : (const void *)jacobi2d_vec_rowmarch_kernel<1>;
+    const bool capped = KS_LAPLACE_MINB > 0 && vec == 4 && threads <= 256;
+    const void *fn = capped     ? (const void *)jacobi2d_vec_rowmarch_capped_kernel<4>
+                     : vec == 4 ? (const void *)jacobi2d_vec_rowmarch_kernel<4>
+                                : (const void *)jacobi2d_vec_rowmarch_kernel<1>;
     if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, 0, sw->prop, sw->attrs));
     if (sw->dry_run) return KS_OK;
     const long long xthreads = ks_fdiv_up(g->nx, vec);
@@ -200,12 +235,9 @@ ks_status ks_llaunch_vec2d(const ks_lsweep *sw)
         return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
                        sw->prop->name, sw->prop->maxGridSize[1]);
     dim3 block(b[0], b[1]), grid(gx, gy);
-    if (vec == 4)
-        jacobi2d_vec_rowmarch_kernel<4><<<grid, block, 0, sw->stream>>>(sw->in, sw->out, g->nx,
-                                                                         g->ny, jchunk);
-    else
-        jacobi2d_vec_rowmarch_kernel<1><<<grid, block, 0, sw->stream>>>(sw->in, sw->out, g->nx,
-                                                                         g->ny, jchunk);
+    void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
+                    (void *)&jchunk};
+    KS_CUDA_TRY(cudaLaunchKernel(fn, grid, block, args, 0, sw->stream));
     KS_CUDA_TRY_LAUNCH("jacobi2d_vec_rowmarch_kernel");
     return KS_OK;
 }
@@ -293,6 +325,164 @@ __global__ void __launch_bounds__(1024)
     }
 }
 
+/* ---- tblock, vector path (nx % 4 == 0, block = 32 x W threads) ----
+ * A warp spans 128 consecutive x (a float4 per lane); each thread owns R
+ * consecutive rows, so a block tile is 128 x (W R) points with a halo of
+ * HL = ceil(T/4) lanes in x and T rows in y. Per time level a thread gets its
+ * x-neighbours by two shuffles per row, its y-neighbours from its own rows
+ * except at the first/last row (the neighbouring warp's edge rows, through
+ * shared memory: one buffer per level, one barrier per level and k step).
+ * The k direction keeps, per level t, the partial sum A (x, y and k-1 terms
+ * of the plane waiting for its k+1 neighbour) and C (level t-1's centre of
+ * that plane): the gold order (((((xm+xp)+ym)+yp)+zm)+zp)/6 is kept exactly.
+ * Level t at step s produces plane s-t once level t-1 delivered plane s-t+1. */
+#ifndef KS_TBLOCK_ROWS
+#define KS_TBLOCK_ROWS 4 /* rows per thread of the vector tblock path */
+#endif
+enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_ROWS >= 4 ? 256 : 512 };
+
+static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
+{
+    return make_float4(__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y), __fadd_rn(a.z, b.z),
+                       __fadd_rn(a.w, b.w));
+}
+
+template <int T, int R>
+__global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
+    jacobi3d_tblock_vec_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
+                               int ny, int nz, int kchunk)
+{
+    constexpr int HL = (T + 3) / 4;
+    constexpr int XS = 128 - 8 * HL; /* x points written per tile */
+    extern __shared__ float4 ks_tbv_edges[]; /* [T][W][2][32]: level, warp, first/last row */
+    const int lane = threadIdx.x, w = threadIdx.y, W = blockDim.y;
+    const int YS = W * R - 2 * T; /* rows written per tile */
+    const int i0 = blockIdx.x * XS - 4 * HL + 4 * lane;
+    const int jt = blockIdx.y * YS - T + w * R; /* row of r = 0 */
+    const bool lane_in = i0 >= 0 && i0 < nx;
+    const bool xfirst = i0 == 0, xlast = i0 + 4 == nx;
+    const bool lane_writer = lane_in && lane >= HL && lane < 32 - HL;
+    const int ic = min(max(i0, 0), nx - 4);
+    const size_t sz = (size_t)nx * (size_t)ny;
+    /* per row: copies (grid boundary row) / writes (inside the tile's output rows) */
+    unsigned rcopy = 0, rwrite = 0;
+    size_t col[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int j = jt + r, rho = w * R + r;
+        if (j <= 0 || j >= ny - 1) rcopy |= 1u << r;
+        if (lane_writer && j >= 1 && j <= ny - 2 && rho >= T && rho < W * R - T) rwrite |= 1u << r;
+        col[r] = (size_t)ic + (size_t)min(max(j, 0), ny - 1) * (size_t)nx;
+    }
+    const int k0 = 1 + blockIdx.z * kchunk, k1 = min(k0 + kchunk, nz - 1);
+    const int lo0 = max(0, k0 - T), hi0 = min(nz - 1, k1 - 1 + T);
+    const int s_end = min(nz - 1, k1 - 1) + T;
+
+    float4 A[T][R], C[T][R], pre[R];
+#pragma unroll
+    for (int t = 0; t < T; ++t)
+#pragma unroll
+        for (int r = 0; r < R; ++r) A[t][r] = C[t][r] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int r = 0; r < R; ++r) pre[r] = *(const float4 *)(u1 + col[r] + (size_t)lo0 * sz);
+
+    float4 *const my = ks_tbv_edges + (size_t)w * 64 + lane;    /* + level offset */
+    const int lvl = W * 64;                                      /* float4s per level */
+    /* the neighbouring warps' edge rows; the block's outer rows read their own
+     * (halo: any defined value does) */
+    const int below = w > 0 ? -32 : 0, above = w < W - 1 ? 64 : 32;
+
+    for (int s = lo0; s <= s_end; ++s) {
+        float4 cur[R];
+        bool dlv = s <= hi0; /* level 0 delivers plane s */
+        if (dlv) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) cur[r] = pre[r];
+            if (s < hi0) {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    pre[r] = *(const float4 *)(u1 + col[r] + (size_t)(s + 1) * sz);
+            }
+            my[0] = cur[0];
+            my[32] = cur[R - 1];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int t = 1; t <= T; ++t) {
+            const int p = s - t;
+            const bool act = p >= max(0, k0 - T + t) && p <= min(nz - 1, k1 - 1 + T - t);
+            float4 out[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) out[r] = C[t - 1][r];
+            if (act) {
+                const bool pcopy = p == 0 || p == nz - 1;
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float4 c = C[t - 1][r];
+                    if (pcopy || (rcopy >> r & 1u)) {
+                        out[r] = c;
+                    } else {
+                        const float4 a = A[t - 1][r], z = cur[r];
+                        float4 v;
+                        v.x = xfirst ? c.x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
+                        v.y = __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
+                        v.z = __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
+                        v.w = xlast ? c.w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
+                        out[r] = v;
+                    }
+                }
+            }
+            if (dlv) { /* start the partial sums of plane p + 1 (level t-1 gave it) */
+                const float4 *e = my + (t - 1) * lvl;
+                const float4 ym0 = e[below], ypl = e[above];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float4 z = cur[r];
+                    const float xl = __shfl_up_sync(0xffffffffu, z.w, 1);
+                    const float xr = __shfl_down_sync(0xffffffffu, z.x, 1);
+                    const float4 ym = r > 0 ? cur[r - 1] : ym0;
+                    const float4 yp = r < R - 1 ? cur[r + 1] : ypl;
+                    float4 x;
+                    x.x = __fadd_rn(xl, z.y);
+                    x.y = __fadd_rn(z.x, z.z);
+                    x.z = __fadd_rn(z.y, z.w);
+                    x.w = __fadd_rn(z.z, xr);
+                    A[t - 1][r] = ks_f4_add(ks_f4_add(ks_f4_add(x, ym), yp), C[t - 1][r]);
+                    C[t - 1][r] = z;
+                }
+            }
+            if (t < T) {
+                if (act) {
+                    my[t * lvl] = out[0];
+                    my[t * lvl + 32] = out[R - 1];
+                }
+                __syncthreads();
+#pragma unroll
+                for (int r = 0; r < R; ++r) cur[r] = out[r];
+                dlv = act;
+            } else if (act && p >= k0 && p < k1) {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    if (rwrite >> r & 1u) *(float4 *)(u2 + col[r] + (size_t)p * sz) = out[r];
+            }
+        }
+        if (T == 1) __syncthreads(); /* level 0's edge buffer is rewritten next step */
+    }
+}
+
+static const void *ks_tblock_vec_fn(int steps)
+{
+    switch (steps) {
+    case 1: return (const void *)jacobi3d_tblock_vec_kernel<1, KS_TBV_ROWS>;
+    case 2: return (const void *)jacobi3d_tblock_vec_kernel<2, KS_TBV_ROWS>;
+    case 3: return (const void *)jacobi3d_tblock_vec_kernel<3, KS_TBV_ROWS>;
+    case 4: return (const void *)jacobi3d_tblock_vec_kernel<4, KS_TBV_ROWS>;
+    case 5: return (const void *)jacobi3d_tblock_vec_kernel<5, KS_TBV_ROWS>;
+    case 6: return (const void *)jacobi3d_tblock_vec_kernel<6, KS_TBV_ROWS>;
+    default: return NULL;
+    }
+}
+
 static const void *ks_tblock_fn(int steps)
 {
     switch (steps) {
@@ -306,15 +496,60 @@ static const void *ks_tblock_fn(int steps)
     }
 }
 
+/* The vector path takes block (32, W): W warps of 128 x R rows, 32 W <=
+ * KS_TBV_MAX_THREADS, W R > 2T. On grids with nx % 4 != 0 such a block runs
+ * the scalar kernel with a 32 x (W R) tile, so a block is valid on any grid. */
+static int ks_tblock_vec_shape(const int b[3], int T)
+{
+    return b[0] == 32 && b[1] >= 1 && b[2] == 1 && 32 * b[1] <= KS_TBV_MAX_THREADS &&
+           b[1] * KS_TBV_ROWS > 2 * T && b[1] * KS_TBV_ROWS <= 32;
+}
+
+static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
+{
+    const int T = sw->steps, W = sw->block[1], threads = 32 * W;
+    const size_t smem = (size_t)T * (size_t)W * 64 * sizeof(float4);
+    KS_TRY(ks_lcheck_block_limits(sw, threads, smem));
+    const void *fn = ks_tblock_vec_fn(T);
+    if (smem > 48 * 1024)
+        KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    int per_sm = 0;
+    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
+    if (per_sm < 1)
+        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock cannot be resident on %s", txt,
+                       sw->prop->name);
+    if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, smem, sw->prop, sw->attrs));
+    if (sw->dry_run) return KS_OK;
+    const ks_grid *g = sw->grid;
+    const int xs = 128 - 8 * ((T + 3) / 4), ys = W * KS_TBV_ROWS - 2 * T;
+    const unsigned gx = ks_fdiv_up(g->nx, xs), gy = ks_fdiv_up(g->ny - 1, ys);
+    if (gy > (unsigned)sw->prop->maxGridSize[1])
+        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
+                       sw->prop->name, sw->prop->maxGridSize[1]);
+    const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
+                                     (long long)per_sm * sw->prop->multiProcessorCount, 2 * T, 4 * T);
+    const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
+    dim3 block(32, W), grid(gx, gy, gz);
+    void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
+                    (void *)&g->nz, (void *)&kchunk};
+    KS_CUDA_TRY(cudaLaunchKernel(fn, grid, block, args, smem, sw->stream));
+    KS_CUDA_TRY_LAUNCH("jacobi3d_tblock_vec_kernel");
+    return KS_OK;
+}
+
 ks_status ks_llaunch_tblock(const ks_lsweep *sw)
 {
-    const int *b = sw->block;
     const int T = sw->steps;
     char txt[64];
     ks_lblock_text(sw->block, txt, sizeof txt);
     if (T < 1 || T > KS_TBLOCK_MAX_STEPS)
         return ks_fail(KS_ERR_UNSUPPORTED, "tblock: %d steps per launch; 1..%d are built", T,
                        KS_TBLOCK_MAX_STEPS);
+    int b[3] = {sw->block[0], sw->block[1], sw->block[2]};
+    if (ks_tblock_vec_shape(b, T)) {
+        if (sw->grid->nx % 4 == 0) return ks_launch_tblock_vec(sw, txt);
+        b[1] *= KS_TBV_ROWS; /* scalar kernel, same tile height */
+    }
     if (b[2] != 1)
         return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock takes a 2D block (bx x by)", txt);
     const int threads = b[0] * b[1];

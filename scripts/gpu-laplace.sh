@@ -5,6 +5,9 @@
 #   BIN_DIR holds test_laplace_gpu and perf_laplace (default build/tests).
 # Logs go to $OUT when set (the device tool's output folder), else ./out-laplace.
 # Set KS_SKIP_SANITIZE=1 or KS_SKIP_PERF=1 to leave a stage out.
+# KS_EXTRA="name ..." also runs BIN_DIR/test_NAME (when present) and
+# BIN_DIR/perf_NAME with the same perf args: builds with other compile-time
+# switches, timed in the same call.
 set -uo pipefail
 bin=${1:-build/tests}
 shift || true
@@ -40,4 +43,16 @@ if [ "${KS_SKIP_PERF:-0}" != 1 ]; then
   "$bin/perf_laplace" "$@" 2>&1 | tee "$log/perf.log" | grep -E "^(device|#|BEST)"
   [ "${PIPESTATUS[0]}" = 0 ] || fail=1
 fi
+for x in ${KS_EXTRA:-}; do
+  echo "== extra build $x"
+  if [ -x "$bin/test_$x" ]; then
+    "$bin/test_$x" >"$log/test_$x.log" 2>&1
+    rc=$?
+    grep -E "FAILED|rel diff" "$log/test_$x.log" | head -10
+    echo "test_$x rc=$rc"
+    [ "$rc" = 0 ] || fail=1
+  fi
+  "$bin/perf_$x" "$@" 2>&1 | tee "$log/perf_$x.log" | grep -E "^(#|BEST)"
+  [ "${PIPESTATUS[0]}" = 0 ] || fail=1
+done
 exit $fail

@@ -2,7 +2,8 @@
  * (event-timed device-to-device cudaMemcpyAsync of the field size, read +
  * write bytes), then for each grid x variant x block the median ms per
  * iteration (ks_lsolver_time), T_eff = 2 x field bytes / time and T_eff/T_peak.
- * Usage: perf_laplace [--quick] [--only 2d|3d] */
+ * tblock runs 40 iterations = 10 pure launches of 4 steps (ks_lsolver_time).
+ * Usage: perf_laplace [--quick] [--only 2d|3d] [--variants a,b,...] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,10 +67,11 @@ static void fill_random(const ks_grid *g, float *u)
 int main(int argc, char **argv)
 {
     int quick = 0;
-    const char *only = NULL;
+    const char *only = NULL, *pick = NULL;
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--quick") == 0) quick = 1;
         else if (strcmp(argv[a], "--only") == 0 && a + 1 < argc) only = argv[++a];
+        else if (strcmp(argv[a], "--variants") == 0 && a + 1 < argc) pick = argv[++a];
     }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -88,7 +90,7 @@ int main(int argc, char **argv)
         {"block3d", {{32, 4, 4}, {32, 8, 2}, {64, 4, 2}, {128, 2, 2}}, 4, 10},
         {"regq", {{32, 4, 1}, {32, 8, 1}, {64, 4, 1}, {128, 2, 1}, {32, 16, 1}, {64, 8, 1},
                   {128, 4, 1}, {256, 1, 1}}, 8, 10},
-        {"tblock", {{32, 16, 1}, {32, 32, 1}, {64, 16, 1}, {48, 16, 1}, {64, 12, 1}}, 5, 41},
+        {"tblock", {{32, 4, 1}, {32, 6, 1}, {32, 8, 1}, {32, 12, 1}, {32, 16, 1}, {32, 32, 1}}, 6, 40},
     };
     const perf_set sets2[] = {
         {"block2d", {{32, 8, 1}, {64, 4, 1}, {128, 2, 1}, {32, 32, 1}}, 4, 10},
@@ -122,6 +124,7 @@ int main(int argc, char **argv)
         const perf_set *sets = g->dims == 3 ? sets3 : sets2;
         const int nsets = g->dims == 3 ? 4 : 3;
         for (int si = 0; si < nsets; ++si) {
+            if (pick && !strstr(pick, sets[si].variant)) continue;
             const int id = ks_lvariant_find(g->dims, sets[si].variant);
             double best = 0.0;
             int best_b = -1;
