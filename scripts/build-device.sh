@@ -10,5 +10,5 @@ cmake --build build-device -j "$(nproc)"
 rm -rf .carry-main && mkdir -p .carry-main/bin
 find build-device -maxdepth 2 -type f -perm -u+x \( -name 'kernelscope' -o -name 'test_*' -o -name 'perf_*' \) \
   -exec cp {} .carry-main/bin/ \;
-cp scripts/device-check.sh .carry-main/
+cp scripts/device-check.sh scripts/ncu-compare.py .carry-main/
 du -sh .carry-main

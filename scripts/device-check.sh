@@ -55,10 +55,18 @@ for w in $what; do
     rm -f "$S"/*.csv
     ls "$S" ;;
   ncu)
-    # Overlay/bench times against Nsight Compute's kernel durations.
-    for k in kmarch block3d regq tblock; do
-      ncu --metrics gpu__time_duration.sum --csv "$B/kernelscope" bench laplace3d --grid 512 --kernel $k --reps 5 --out "$W" >"$W/ncu_$k.csv" 2>"$W/ncu_$k.err"
-      echo "ncu $k: exit $?"
+    # Bench and overlay times against Nsight Compute's kernel durations (clocks left alone).
+    N="ncu --clock-control none --metrics gpu__time_duration.sum -k regex:jacobi --csv --print-units base"
+    for kb in "kmarch 128x2 1" "block3d 32x8x2 1" "regq 64x4 1" "tblock 32x8 4"; do
+      set -- $kb
+      $N "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W" >"$W/ncu_bench_$1.csv" 2>/dev/null
+      "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W" >"$W/bench_$1.txt" 2>&1
+      echo "$1 $(python3 .carry-main/ncu-compare.py bench "$W/ncu_bench_$1.csv" "$W/bench_$1.txt" $1 $3)"
+    done
+    for k in regq kmarch; do
+      L=$W/live_$k; mkdir -p "$L"
+      $N "$B/kernelscope" laplace3d --headless --grid 512 --kernel $k --iters 8 --frames 24 --save-every 24 --out "$L" >"$W/ncu_live_$k.csv" 2>/dev/null
+      echo "live $k $(python3 .carry-main/ncu-compare.py live "$W/ncu_live_$k.csv" "$L/laplace3d_timings.csv" 8)"
     done ;;
   esac
 done
