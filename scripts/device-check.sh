@@ -65,7 +65,8 @@ for w in $what; do
     done
     for k in regq kmarch; do
       L=$W/live_$k; mkdir -p "$L"
-      $N "$B/kernelscope" laplace3d --headless --grid 512 --kernel $k --iters 8 --frames 24 --save-every 24 --out "$L" >"$W/ncu_live_$k.csv" 2>/dev/null
+      $N "$B/kernelscope" laplace3d --headless --grid 512 --kernel $k --iters 8 --frames 6 >"$W/ncu_live_$k.csv" 2>/dev/null
+      "$B/kernelscope" laplace3d --headless --grid 512 --kernel $k --iters 8 --frames 60 --save-every 60 --out "$L" >/dev/null 2>&1
       echo "live $k $(python3 .carry-main/ncu-compare.py live "$W/ncu_live_$k.csv" "$L/laplace3d_timings.csv" 8)"
     done ;;
   esac
