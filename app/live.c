@@ -245,21 +245,43 @@ static ks_status write_csv(ks_live *l)
     return st;
 }
 
-static ks_status draw_picture(ks_live *l, ks_frame_ctx *ctx)
+/* Maps the picture buffer. With CUDA this comes first in the frame: mapping
+ * makes the stream wait for the GL work of the previous frame, so the
+ * kernels that follow never share the GPU with GL drawing (whose time slices
+ * would otherwise land inside their event-timed stages). */
+static ks_status map_picture(ks_live *l, void **rgba)
+{
+    size_t bytes = 0;
+    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_map));
+    if (l->interop) KS_TRY(ks_interop_map(l->interop, l->api->stream(l->scene), rgba, &bytes));
+    else KS_TRY(ks_renderer_map_pbo(l->renderer, rgba));
+    return ks_stage_timer_end(l->timer, l->stage_map);
+}
+
+static ks_status unmap_picture(ks_live *l)
+{
+    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_unmap));
+    KS_TRY(l->interop ? ks_interop_unmap(l->interop, l->api->stream(l->scene))
+                      : ks_renderer_unmap_pbo(l->renderer));
+    return ks_stage_timer_end(l->timer, l->stage_unmap);
+}
+
+/* compute + draw into the mapped buffer; the buffer is unmapped on every path. */
+static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
 {
     void *rgba = NULL;
-    size_t bytes = 0;
     int w = 0, h = 0;
-    void *stream = l->api->stream(l->scene);
-    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_map));
-    if (l->interop) KS_TRY(ks_interop_map(l->interop, stream, &rgba, &bytes));
-    else KS_TRY(ks_renderer_map_pbo(l->renderer, &rgba));
-    KS_TRY(ks_stage_timer_end(l->timer, l->stage_map));
-    ks_status st = l->api->draw(l->scene, ctx, rgba, &w, &h);
-    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_unmap));
-    ks_status st_unmap = l->interop ? ks_interop_unmap(l->interop, stream)
-                                    : ks_renderer_unmap_pbo(l->renderer);
-    KS_TRY(ks_stage_timer_end(l->timer, l->stage_unmap));
+    ks_status st = KS_OK;
+    if (l->interop) {
+        KS_TRY(map_picture(l, &rgba));
+        st = l->api->compute(l->scene, ctx);
+    } else {
+        /* CPU: compute first, keep the GL buffer mapped only while writing it */
+        KS_TRY(l->api->compute(l->scene, ctx));
+        KS_TRY(map_picture(l, &rgba));
+    }
+    if (st == KS_OK) st = l->api->draw(l->scene, ctx, rgba, &w, &h);
+    ks_status st_unmap = unmap_picture(l);
     if (st != KS_OK) return st;
     if (st_unmap != KS_OK) return st_unmap;
     return ks_renderer_set_image(l->renderer, w, h);
@@ -287,8 +309,7 @@ static ks_status run_frame(ks_live *l, int *quit)
 
     KS_TRY(ks_stage_timer_frame_begin(l->timer));
     KS_TRY(ks_stage_timer_begin(l->timer, l->stage_frame));
-    KS_TRY(l->api->compute(l->scene, &ctx));
-    KS_TRY(draw_picture(l, &ctx));
+    KS_TRY(compute_and_draw(l, &ctx));
     KS_TRY(ks_stage_timer_end(l->timer, l->stage_frame));
     KS_TRY(ks_stage_timer_frame_end(l->timer));
 
