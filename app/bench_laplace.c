@@ -251,9 +251,8 @@ static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int varian
     if (opt->block_count) {
         for (int b = 0; b < opt->block_count; ++b) {
             const int *blk = opt->blocks[b];
-            ks_status st = (info->block_rank == 2 && blk[2] != 1)
-                               ? ks_fail(KS_ERR_UNSUPPORTED, "kernel %s takes a 2-part block", info->name)
-                               : ks_lsolver_check_block(probe, variant, blk);
+            ks_status st = ks_lvariant_check_shape(variant, blk);
+            if (st == KS_OK) st = ks_lsolver_check_block(probe, variant, blk);
             if (st != KS_OK) {
                 ks_error_prefix("--block %dx%dx%d for %s", blk[0], blk[1], blk[2], info->name);
                 *err = st;

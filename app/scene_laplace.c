@@ -64,10 +64,7 @@ static const char *scene_name(const ks_laplace_scene *s)
 
 static ks_status check_block(ks_laplace_scene *s, int variant, const int block[3])
 {
-    const ks_lvariant_info *info = ks_lvariant_get(variant);
-    if (info->block_rank == 2 && block[2] != 1)
-        return ks_fail(KS_ERR_UNSUPPORTED, "kernel %s takes a 2-part block (BXxBY), got %dx%dx%d",
-                       info->name, block[0], block[1], block[2]);
+    KS_TRY(ks_lvariant_check_shape(variant, block));
     if (!s->use_cuda) return KS_OK; /* the CPU backend has no blocks */
     return ks_lsolver_check_block(s->solver, variant, block);
 }

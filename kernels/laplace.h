@@ -79,6 +79,9 @@ const ks_lvariant_info *ks_lvariant_get(int id);   /* NULL when out of range */
 int ks_lvariant_find(int dims, const char *name); /* id, or -1 */
 int ks_lvariant_default(int dims);                 /* id of the variant used by default */
 int ks_lvariant_next(int id);                      /* next id of the same dims (wraps) */
+/* Shape rule any device must meet: a variant with a 2-part block takes no z
+ * component. KS_ERR_UNSUPPORTED with a message otherwise (no device needed). */
+ks_status ks_lvariant_check_shape(int id, const int block[3]);
 /* Writes "a, b, c" (the names valid for dims) into buf. */
 void ks_lvariant_list(int dims, char *buf, size_t len);
 

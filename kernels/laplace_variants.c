@@ -60,3 +60,13 @@ void ks_lvariant_list(int dims, char *buf, size_t len)
         used += (size_t)n;
     }
 }
+
+ks_status ks_lvariant_check_shape(int id, const int block[3])
+{
+    const ks_lvariant_info *info = ks_lvariant_get(id);
+    if (!info) return ks_fail(KS_ERR_INVALID, "no kernel variant %d", id);
+    if (info->block_rank == 2 && block[2] != 1)
+        return ks_fail(KS_ERR_UNSUPPORTED, "kernel %s takes a 2-part block (BXxBY), got %dx%dx%d",
+                       info->name, block[0], block[1], block[2]);
+    return KS_OK;
+}
