@@ -339,7 +339,10 @@ __global__ void __launch_bounds__(1024)
 #ifndef KS_TBLOCK_ROWS
 #define KS_TBLOCK_ROWS 4 /* rows per thread of the vector tblock path */
 #endif
-enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_ROWS >= 4 ? 256 : 512 };
+#ifndef KS_TBLOCK_MAXT
+#define KS_TBLOCK_MAXT (KS_TBLOCK_ROWS >= 4 ? 256 : 512) /* threads per block, register cap */
+#endif
+enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_MAXT, KS_TBV_MIN_ROWS = 20 };
 
 static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
 {
@@ -347,92 +350,110 @@ static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
                        __fadd_rn(a.w, b.w));
 }
 
+/* Tiles: tile b covers x [b XS, b XS + 128) and rows [b YS, b YS + W R). Its
+ * outer HL lanes / T rows are halo, except where the tile touches the grid's
+ * boundary plane (i or j = 0 or n-1): that plane is fixed, so the points next
+ * to it are exact at every level and are written too. Tile 0 thus writes
+ * [1, YS + T), the last tile up to n-2: one tile row fewer than a halo on
+ * every side (512 rows: 21 tiles of 32 rows, not 22). Offsets are 32-bit
+ * within a plane (the launcher checks nx ny < 2^31). */
 template <int T, int R>
 __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
     jacobi3d_tblock_vec_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
                                int ny, int nz, int kchunk)
 {
     constexpr int HL = (T + 3) / 4;
-    constexpr int XS = 128 - 8 * HL; /* x points written per tile */
+    constexpr int XS = 128 - 8 * HL; /* x points between tile origins */
     extern __shared__ float4 ks_tbv_edges[]; /* [T][W][2][32]: level, warp, first/last row */
     const int lane = threadIdx.x, w = threadIdx.y, W = blockDim.y;
-    const int YS = W * R - 2 * T; /* rows written per tile */
-    const int i0 = blockIdx.x * XS - 4 * HL + 4 * lane;
-    const int jt = blockIdx.y * YS - T + w * R; /* row of r = 0 */
-    const bool lane_in = i0 >= 0 && i0 < nx;
+    const int YS = W * R - 2 * T; /* rows between tile origins */
+    const int tx0 = blockIdx.x * XS, ty0 = blockIdx.y * YS;
+    const int i0 = tx0 + 4 * lane;
+    const int jt = ty0 + w * R; /* row of r = 0 */
+    const bool lane_writer = i0 < nx && (lane >= HL || tx0 == 0) && (lane < 32 - HL || tx0 + 128 >= nx);
     const bool xfirst = i0 == 0, xlast = i0 + 4 == nx;
-    const bool lane_writer = lane_in && lane >= HL && lane < 32 - HL;
-    const int ic = min(max(i0, 0), nx - 4);
-    const size_t sz = (size_t)nx * (size_t)ny;
+    const int ic = min(i0, nx - 4);
+    const bool ytop = ty0 + W * R >= ny; /* tile reaches row ny - 1 */
     /* per row: copies (grid boundary row) / writes (inside the tile's output rows) */
     unsigned rcopy = 0, rwrite = 0;
-    size_t col[R];
+    int col[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
         const int j = jt + r, rho = w * R + r;
         if (j <= 0 || j >= ny - 1) rcopy |= 1u << r;
-        if (lane_writer && j >= 1 && j <= ny - 2 && rho >= T && rho < W * R - T) rwrite |= 1u << r;
-        col[r] = (size_t)ic + (size_t)min(max(j, 0), ny - 1) * (size_t)nx;
+        if (lane_writer && j >= 1 && j <= ny - 2 && (rho >= T || ty0 == 0) && (rho < W * R - T || ytop))
+            rwrite |= 1u << r;
+        col[r] = ic + min(j, ny - 1) * nx;
     }
     const int k0 = 1 + blockIdx.z * kchunk, k1 = min(k0 + kchunk, nz - 1);
     const int lo0 = max(0, k0 - T), hi0 = min(nz - 1, k1 - 1 + T);
     const int s_end = min(nz - 1, k1 - 1) + T;
+    const size_t sz = (size_t)nx * (size_t)ny;
 
     float4 A[T][R], C[T][R], pre[R];
 #pragma unroll
     for (int t = 0; t < T; ++t)
 #pragma unroll
         for (int r = 0; r < R; ++r) A[t][r] = C[t][r] = make_float4(0.f, 0.f, 0.f, 0.f);
+    const float *src = u1 + (size_t)lo0 * sz;
 #pragma unroll
-    for (int r = 0; r < R; ++r) pre[r] = *(const float4 *)(u1 + col[r] + (size_t)lo0 * sz);
+    for (int r = 0; r < R; ++r) pre[r] = *(const float4 *)(src + col[r]);
 
-    float4 *const my = ks_tbv_edges + (size_t)w * 64 + lane;    /* + level offset */
-    const int lvl = W * 64;                                      /* float4s per level */
+    float4 *const my = ks_tbv_edges + w * 64 + lane;    /* + level offset */
+    const int lvl = W * 64;                              /* float4s per level */
     /* the neighbouring warps' edge rows; the block's outer rows read their own
      * (halo: any defined value does) */
     const int below = w > 0 ? -32 : 0, above = w < W - 1 ? 64 : 32;
 
     for (int s = lo0; s <= s_end; ++s) {
         float4 cur[R];
-        bool dlv = s <= hi0; /* level 0 delivers plane s */
-        if (dlv) {
 #pragma unroll
-            for (int r = 0; r < R; ++r) cur[r] = pre[r];
-            if (s < hi0) {
+        for (int r = 0; r < R; ++r) cur[r] = pre[r]; /* past hi0: stale, unused */
+        if (s < hi0) { /* level 0 delivers plane s while s <= hi0; load s + 1 */
+            src += sz;
 #pragma unroll
-                for (int r = 0; r < R; ++r)
-                    pre[r] = *(const float4 *)(u1 + col[r] + (size_t)(s + 1) * sz);
-            }
-            my[0] = cur[0];
-            my[32] = cur[R - 1];
+            for (int r = 0; r < R; ++r) pre[r] = *(const float4 *)(src + col[r]);
         }
+        my[0] = cur[0];
+        my[32] = cur[R - 1];
         __syncthreads();
 #pragma unroll
         for (int t = 1; t <= T; ++t) {
             const int p = s - t;
             const bool act = p >= max(0, k0 - T + t) && p <= min(nz - 1, k1 - 1 + T - t);
+            /* branch-free: the new value is computed everywhere and a select
+             * keeps the old centre where the level is idle or the point fixed */
+            const bool keep = !act || p == 0 || p == nz - 1;
             float4 out[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) out[r] = C[t - 1][r];
-            if (act) {
-                const bool pcopy = p == 0 || p == nz - 1;
+            if (!keep && rcopy == 0) { /* warp-uniform common case: only x edges copy */
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const float4 c = C[t - 1][r];
-                    if (pcopy || (rcopy >> r & 1u)) {
-                        out[r] = c;
-                    } else {
-                        const float4 a = A[t - 1][r], z = cur[r];
-                        float4 v;
-                        v.x = xfirst ? c.x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
-                        v.y = __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
-                        v.z = __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
-                        v.w = xlast ? c.w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
-                        out[r] = v;
-                    }
+                    const float4 c = C[t - 1][r], a = A[t - 1][r], z = cur[r];
+                    float4 v;
+                    v.x = xfirst ? c.x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
+                    v.y = __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
+                    v.z = __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
+                    v.w = xlast ? c.w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
+                    out[r] = v;
+                }
+            } else {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const float4 c = C[t - 1][r], a = A[t - 1][r], z = cur[r];
+                    const bool kr = keep || (rcopy >> r & 1u);
+                    float4 v;
+                    v.x = (kr || xfirst) ? c.x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
+                    v.y = kr ? c.y : __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
+                    v.z = kr ? c.z : __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
+                    v.w = (kr || xlast) ? c.w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
+                    out[r] = v;
                 }
             }
-            if (dlv) { /* start the partial sums of plane p + 1 (level t-1 gave it) */
+            { /* start the partial sums of plane p + 1 (level t-1 gave it). Done
+                 * unconditionally: when level t-1 delivered nothing this step, the
+                 * stale sums are never used (level t is idle until level t-1 has
+                 * delivered two planes, and after its last one); no branch, so
+                 * the compiler keeps A and C in place without phi moves. */
                 const float4 *e = my + (t - 1) * lvl;
                 const float4 ym0 = e[below], ypl = e[above];
 #pragma unroll
@@ -452,18 +473,16 @@ __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
                 }
             }
             if (t < T) {
-                if (act) {
-                    my[t * lvl] = out[0];
-                    my[t * lvl + 32] = out[R - 1];
-                }
+                my[t * lvl] = out[0]; /* stale when idle; read only as stale */
+                my[t * lvl + 32] = out[R - 1];
                 __syncthreads();
 #pragma unroll
                 for (int r = 0; r < R; ++r) cur[r] = out[r];
-                dlv = act;
             } else if (act && p >= k0 && p < k1) {
+                float *dst = u2 + (size_t)p * sz;
 #pragma unroll
                 for (int r = 0; r < R; ++r)
-                    if (rwrite >> r & 1u) *(float4 *)(u2 + col[r] + (size_t)p * sz) = out[r];
+                    if (rwrite >> r & 1u) *(float4 *)(dst + col[r]) = out[r];
             }
         }
         if (T == 1) __syncthreads(); /* level 0's edge buffer is rewritten next step */
@@ -498,11 +517,11 @@ static const void *ks_tblock_fn(int steps)
 
 /* The vector path takes block (32, W): W warps of 128 x R rows, 32 W <=
  * KS_TBV_MAX_THREADS, W R > 2T. On grids with nx % 4 != 0 such a block runs
- * the scalar kernel with a 32 x (W R) tile, so a block is valid on any grid. */
+ * the scalar kernel with a 32 x min(W R, 32) tile, so a block is valid on any grid. */
 static int ks_tblock_vec_shape(const int b[3], int T)
 {
     return b[0] == 32 && b[1] >= 1 && b[2] == 1 && 32 * b[1] <= KS_TBV_MAX_THREADS &&
-           b[1] * KS_TBV_ROWS > 2 * T && b[1] * KS_TBV_ROWS <= 32;
+           b[1] * KS_TBV_ROWS > 2 * T && b[1] * KS_TBV_ROWS <= 64;
 }
 
 static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
@@ -521,8 +540,10 @@ static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
     if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, smem, sw->prop, sw->attrs));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
-    const int xs = 128 - 8 * ((T + 3) / 4), ys = W * KS_TBV_ROWS - 2 * T;
-    const unsigned gx = ks_fdiv_up(g->nx, xs), gy = ks_fdiv_up(g->ny - 1, ys);
+    const int xs = 128 - 8 * ((T + 3) / 4), rows = W * KS_TBV_ROWS, ys = rows - 2 * T;
+    /* tile origins b xs / b ys; the last tile reaches the far boundary plane */
+    const unsigned gx = g->nx <= 128 ? 1u : 1u + ks_fdiv_up(g->nx - 128, xs);
+    const unsigned gy = g->ny <= rows ? 1u : 1u + ks_fdiv_up(g->ny - rows, ys);
     if (gy > (unsigned)sw->prop->maxGridSize[1])
         return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
                        sw->prop->name, sw->prop->maxGridSize[1]);
@@ -547,8 +568,14 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
                        KS_TBLOCK_MAX_STEPS);
     int b[3] = {sw->block[0], sw->block[1], sw->block[2]};
     if (ks_tblock_vec_shape(b, T)) {
-        if (sw->grid->nx % 4 == 0) return ks_launch_tblock_vec(sw, txt);
-        b[1] *= KS_TBV_ROWS; /* scalar kernel, same tile height */
+        /* 32-bit offsets within a plane */
+        /* tiles under KS_TBV_MIN_ROWS rows stay on the scalar kernel: 16-row
+         * tiles (32x8 with KS_TBLOCK_ROWS=2) gave wrong rows at j = ny-2 in
+         * run 5, cause not found yet (docs/laplace-perf.md) */
+        if (sw->grid->nx % 4 == 0 && (long long)sw->grid->nx * sw->grid->ny < (1ll << 31) &&
+            b[1] * KS_TBV_ROWS >= KS_TBV_MIN_ROWS)
+            return ks_launch_tblock_vec(sw, txt);
+        b[1] = min(b[1] * KS_TBV_ROWS, 32); /* scalar kernel, same tile height up to 32 */
     }
     if (b[2] != 1)
         return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock takes a 2D block (bx x by)", txt);

@@ -4,7 +4,8 @@
 # Usage: scripts/gpu-laplace.sh [BIN_DIR] [perf_laplace args...]
 #   BIN_DIR holds test_laplace_gpu and perf_laplace (default build/tests).
 # Logs go to $OUT when set (the device tool's output folder), else ./out-laplace.
-# Set KS_SKIP_SANITIZE=1 or KS_SKIP_PERF=1 to leave a stage out.
+# Set KS_SKIP_SANITIZE=1 or KS_SKIP_PERF=1 to leave a stage out; KS_SAN_TIMEOUT
+# (seconds, default 300) bounds each sanitizer run.
 # KS_EXTRA="name ..." also runs BIN_DIR/test_NAME (when present) and
 # BIN_DIR/perf_NAME with the same perf args: builds with other compile-time
 # switches, timed in the same call.
@@ -30,7 +31,7 @@ if [ "${KS_SKIP_SANITIZE:-0}" != 1 ]; then
   for tool in memcheck racecheck initcheck; do
     quick=1
     [ "$tool" = memcheck ] && quick=0
-    KS_TEST_QUICK=$quick timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+    KS_TEST_QUICK=$quick timeout "${KS_SAN_TIMEOUT:-300}" "$san" --tool "$tool" --error-exitcode 9 \
       "$bin/test_laplace_gpu" >"$log/$tool.log" 2>&1
     rc=$?
     echo "compute-sanitizer $tool (KS_TEST_QUICK=$quick) rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log/$tool.log" | tail -1)"

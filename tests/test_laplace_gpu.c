@@ -184,10 +184,13 @@ static void test_tblock_k(void **state)
     (void)state;
     /* 64 and 260 wide take the vector path (nx % 4 == 0; 260 x 70 spans 3 x 3
      * tiles of the 32x8 block, so tile seams are crossed), 37 the scalar one */
-    const ks_grid grids[] = {{3, 260, 70, 23}, {3, 37, 53, 29}, {3, 64, 20, 70}};
-    const int blocks[2][3] = {{32, 8, 1}, {32, 16, 1}};
+    /* 384 x 61: the last x tile runs past nx (clamped lanes), 3 tiles in y;
+     * 32x10 is the scalar path unless KS_TBLOCK_MAXT >= 320; 32x4: 16-row tiles,
+ * two blocks per SM */
+    const ks_grid grids[] = {{3, 260, 70, 23}, {3, 37, 53, 29}, {3, 64, 20, 70}, {3, 384, 61, 13}};
+    const int blocks[4][3] = {{32, 8, 1}, {32, 16, 1}, {32, 10, 1}, {32, 4, 1}};
     const int kmax = g_quick ? 5 : 9;
-    for (int gi = 0; gi < (g_quick ? 1 : 3); ++gi) {
+    for (int gi = 0; gi < (g_quick ? 1 : 4); ++gi) {
         const ks_grid *g = &grids[gi];
         const size_t bytes = ks_grid_bytes(g);
         float *u0 = malloc(bytes), *gold = malloc(bytes), *gold_prev = malloc(bytes);
@@ -198,7 +201,7 @@ static void test_tblock_k(void **state)
                 ks_laplace_fill_initial(g, (ks_bc)preset, u0);
             for (int K = 1; K <= kmax; ++K) {
                 gold_run(g, u0, K, gold, gold_prev);
-                for (int b = 0; b < 2; ++b)
+                for (int b = 0; b < 4; ++b)
                     check_variant(g, "tblock", blocks[b], K, u0, gold, gold_prev);
             }
         }
