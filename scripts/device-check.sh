@@ -13,7 +13,7 @@ export KS_BINARY=$B/kernelscope KS_TEST_DATA=$PWD/tests/data KS_BEST_CONFIG=$W/b
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 what=${*:-tests sanitize bench shots}
 status=0
-run() { echo "== $*"; "$@"; local rc=$?; [ $rc -eq 0 ] || { echo "!! exit $rc: $*"; status=1; }; return 0; }
+run() { echo "== $*"; "$@"; local rc=$?; [ $rc -eq 0 ] || [ $rc -eq 77 ] || { echo "!! exit $rc: $*"; status=1; }; return 0; }
 for w in $what; do
   case $w in
   tests)
@@ -56,11 +56,12 @@ for w in $what; do
     ls "$S" ;;
   ncu)
     # Bench and overlay times against Nsight Compute's kernel durations (clocks left alone).
+    mkdir -p "$W/ncu"
     N="ncu --clock-control none --metrics gpu__time_duration.sum -k regex:jacobi --csv --print-units base"
     for kb in "kmarch 128x2 1" "block3d 32x8x2 1" "regq 64x4 1" "tblock 32x8 4"; do
       set -- $kb
-      $N "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W" >"$W/ncu_bench_$1.csv" 2>/dev/null
-      "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W" >"$W/bench_$1.txt" 2>&1
+      $N "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W/ncu" >"$W/ncu_bench_$1.csv" 2>/dev/null
+      "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W/ncu" >"$W/bench_$1.txt" 2>&1
       echo "$1 $(python3 .carry-main/ncu-compare.py bench "$W/ncu_bench_$1.csv" "$W/bench_$1.txt" $1 $3)"
     done
     for k in regq kmarch; do
