@@ -246,37 +246,34 @@ static void test_cpu_overlay_frame(void **state)
     stbi_image_free(img.rgb);
 }
 
+/* Each CUDA kernel variant's interop picture against the CPU backend's picture. */
+static void compare_backends(const char *scene, const char *grid, const char *bc,
+                             const char *const *kernels, size_t n)
+{
+    char cpu_dir[256], gpu_dir[256];
+    ks_image ref;
+    run_scene("cpu", scene, grid, bc, NULL, cpu_dir, sizeof cpu_dir);
+    load_frame(cpu_dir, scene, &ref);
+    for (size_t k = 0; k < n; ++k) {
+        run_scene("cuda", scene, grid, bc, kernels[k], gpu_dir, sizeof gpu_dir);
+        ks_image got;
+        load_frame(gpu_dir, scene, &got);
+        int max_diff;
+        double frac = compare_images(&got, &ref, &max_diff);
+        if (frac > 0.001)
+            fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", kernels[k], 100 * frac);
+        stbi_image_free(got.rgb);
+    }
+    stbi_image_free(ref.rgb);
+}
+
 static void test_gpu_matches_cpu(void **state)
 {
     (void)state;
-    char cpu_dir[256], gpu_dir[256];
-    const char *kernels[] = {"kmarch", "block3d", "regq", "tblock"};
-    run_scene("cpu", "laplace3d", "37x53x29", "seed", NULL, cpu_dir, sizeof cpu_dir);
-    ks_image ref;
-    load_frame(cpu_dir, "laplace3d", &ref);
-    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
-        run_scene("cuda", "laplace3d", "37x53x29", "seed", kernels[k], gpu_dir, sizeof gpu_dir);
-        ks_image got;
-        load_frame(gpu_dir, "laplace3d", &got);
-        int max_diff;
-        double frac = compare_images(&got, &ref, &max_diff);
-        if (frac > 0.001) fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", kernels[k], 100 * frac);
-        stbi_image_free(got.rgb);
-    }
-    stbi_image_free(ref.rgb);
+    const char *k3[] = {"kmarch", "block3d", "regq", "tblock"};
+    compare_backends("laplace3d", "37x53x29", "seed", k3, sizeof k3 / sizeof k3[0]);
     const char *k2[] = {"block2d", "smem2d", "vec2d"};
-    run_scene("cpu", "laplace2d", "97x61", "hot-top", NULL, cpu_dir, sizeof cpu_dir);
-    load_frame(cpu_dir, "laplace2d", &ref);
-    for (size_t k = 0; k < sizeof k2 / sizeof k2[0]; ++k) {
-        run_scene("cuda", "laplace2d", "97x61", "hot-top", k2[k], gpu_dir, sizeof gpu_dir);
-        ks_image got;
-        load_frame(gpu_dir, "laplace2d", &got);
-        int max_diff;
-        double frac = compare_images(&got, &ref, &max_diff);
-        if (frac > 0.001) fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", k2[k], 100 * frac);
-        stbi_image_free(got.rgb);
-    }
-    stbi_image_free(ref.rgb);
+    compare_backends("laplace2d", "97x61", "hot-top", k2, sizeof k2 / sizeof k2[0]);
 }
 
 static void test_gpu_refusals(void **state)
