@@ -149,6 +149,13 @@ __global__ void jacobi2d_smem_tile_kernel(const float *__restrict__ u1, float *_
 
 /* ================= launchers ================= */
 
+ks_status ks_lcheck_grid_dim(const ks_lsweep *sw, int axis, unsigned blocks)
+{
+    if (blocks <= (unsigned)sw->prop->maxGridSize[axis]) return KS_OK;
+    return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in %c; %s allows %d", blocks,
+                   "xyz"[axis], sw->prop->name, sw->prop->maxGridSize[axis]);
+}
+
 static ks_status ks_lneed_2d_block(const ks_lsweep *sw)
 {
     if (sw->block[2] != 1) {
@@ -186,9 +193,7 @@ ks_status ks_llaunch_block3d(const ks_lsweep *sw)
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gz = ks_div_up(g->nz, b[2]);
-    if (gz > (unsigned)sw->prop->maxGridSize[2])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in z; %s allows %d", gz,
-                       sw->prop->name, sw->prop->maxGridSize[2]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 2, gz));
     dim3 block(b[0], b[1], b[2]), grid(ks_div_up(g->nx, b[0]), ks_div_up(g->ny, b[1]), gz);
     jacobi3d_block3d_kernel<<<grid, block, 0, sw->stream>>>(sw->in, sw->out, g->nx, g->ny, g->nz);
     KS_CUDA_TRY_LAUNCH("jacobi3d_block3d_kernel");
@@ -206,9 +211,7 @@ ks_status ks_llaunch_block2d(const ks_lsweep *sw)
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gy = ks_div_up(g->ny, b[1]);
-    if (gy > (unsigned)sw->prop->maxGridSize[1])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
-                       sw->prop->name, sw->prop->maxGridSize[1]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     dim3 block(b[0], b[1]), grid(ks_div_up(g->nx, b[0]), gy);
     jacobi2d_block2d_kernel<<<grid, block, 0, sw->stream>>>(sw->in, sw->out, g->nx, g->ny);
     KS_CUDA_TRY_LAUNCH("jacobi2d_block2d_kernel");
@@ -228,9 +231,7 @@ ks_status ks_llaunch_smem2d(const ks_lsweep *sw)
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gy = ks_div_up(g->ny, b[1]);
-    if (gy > (unsigned)sw->prop->maxGridSize[1])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
-                       sw->prop->name, sw->prop->maxGridSize[1]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     dim3 block(b[0], b[1]), grid(ks_div_up(g->nx, b[0]), gy);
     jacobi2d_smem_tile_kernel<<<grid, block, smem, sw->stream>>>(sw->in, sw->out, g->nx, g->ny);
     KS_CUDA_TRY_LAUNCH("jacobi2d_smem_tile_kernel");

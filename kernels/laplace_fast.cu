@@ -136,9 +136,7 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
     if (sw->dry_run) return KS_OK;
     const unsigned gx = ks_fdiv_up(ks_fdiv_up(g->nx, vec), b[0]);
     const unsigned gy = ks_fdiv_up(g->ny - 2, b[1]);
-    if (gy > (unsigned)sw->prop->maxGridSize[1])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
-                       sw->prop->name, sw->prop->maxGridSize[1]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
                                      ks_resident_blocks(fn, threads, 0, sw->prop), 2, 16);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
@@ -231,9 +229,7 @@ ks_status ks_llaunch_vec2d(const ks_lsweep *sw)
                                      ks_resident_blocks(fn, threads, 0, sw->prop), 2, 16);
     const unsigned marchers_y = ks_fdiv_up(g->ny - 2, jchunk);
     const unsigned gy = ks_fdiv_up(marchers_y, b[1]);
-    if (gy > (unsigned)sw->prop->maxGridSize[1])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
-                       sw->prop->name, sw->prop->maxGridSize[1]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     dim3 block(b[0], b[1]), grid(gx, gy);
     void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
                     (void *)&jchunk};
@@ -544,9 +540,7 @@ static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
     /* tile origins b xs / b ys; the last tile reaches the far boundary plane */
     const unsigned gx = g->nx <= 128 ? 1u : 1u + ks_fdiv_up(g->nx - 128, xs);
     const unsigned gy = g->ny <= rows ? 1u : 1u + ks_fdiv_up(g->ny - rows, ys);
-    if (gy > (unsigned)sw->prop->maxGridSize[1])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
-                       sw->prop->name, sw->prop->maxGridSize[1]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
                                      (long long)per_sm * sw->prop->multiProcessorCount, 2 * T, 4 * T);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
@@ -596,9 +590,7 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
     const ks_grid *g = sw->grid;
     const unsigned gx = ks_fdiv_up(g->nx - 1, b[0] - 2 * T);
     const unsigned gy = ks_fdiv_up(g->ny - 1, b[1] - 2 * T);
-    if (gy > (unsigned)sw->prop->maxGridSize[1])
-        return ks_fail(KS_ERR_UNSUPPORTED, "grid needs %u blocks in y; %s allows %d", gy,
-                       sw->prop->name, sw->prop->maxGridSize[1]);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     /* each chunk recomputes about 2T planes of halo in k */
     int per_sm = 0;
     KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));

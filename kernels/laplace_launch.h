@@ -38,6 +38,9 @@ ks_status ks_llaunch_vec2d(const ks_lsweep *sw);
 /* Shared helpers (laplace_cuda.cu): generic block checks against the device
  * limits, and occupancy figures for a kernel at a block size. */
 ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_smem);
+/* Refuses a launch that needs more than the device's grid size along axis
+ * (1 = y, 2 = z). */
+ks_status ks_lcheck_grid_dim(const ks_lsweep *sw, int axis, unsigned blocks);
 ks_status ks_lfill_attrs(const void *kernel_fn, int threads, size_t dyn_smem,
                          const cudaDeviceProp *prop, ks_kernel_attrs *out);
 /* "32x8" or "32x4x4" (third component shown when it is not 1), for messages. */
