@@ -10,15 +10,18 @@ static const ks_lvariant_info ks_lvariants[] = {
     {"kmarch", "2D thread blocks marching in k, one column per thread (course practical)", 3, 2,
      {128, 2, 1}, 1},
     {"block3d", "3D thread blocks, one point per thread (course practical)", 3, 3, {32, 8, 2}, 1},
-    {"regq", "float4 rows marching in k, register queue, neighbours via L1, interior-only launch",
-     3, 2, {64, 4, 1}, 1},
+    {"regq",
+     "float4 rows marching 4 planes in k, register queue, x-neighbours by shuffles, "
+     "interior-only launch",
+     3, 2, {32, 8, 1}, 1},
     {"tblock",
      "temporally blocked: 4 iterations per launch; 32xW block = W warps of 128 x-points x "
      "rows, x-neighbours by shuffles, halo recomputed on chip",
      3, 2, {32, 8, 1}, 4},
     {"block2d", "2D thread blocks, one point per thread", 2, 2, {128, 2, 1}, 1},
     {"smem2d", "shared-memory tile with halo, one point per thread", 2, 2, {32, 8, 1}, 1},
-    {"vec2d", "float4 rows, register reuse in j, interior-only launch", 2, 2, {128, 2, 1}, 1},
+    {"vec2d", "float4 x 2 rows per thread, all loads up front, bands of rows streamed in order",
+     2, 2, {64, 4, 1}, 1},
 };
 
 enum { KS_LVARIANT_COUNT = (int)(sizeof ks_lvariants / sizeof ks_lvariants[0]) };

@@ -58,7 +58,7 @@ for w in $what; do
     # Bench and overlay times against Nsight Compute's kernel durations (clocks left alone).
     mkdir -p "$W/ncu"
     N="ncu --clock-control none --metrics gpu__time_duration.sum -k regex:jacobi --csv --print-units base"
-    for kb in "kmarch 128x2 1" "block3d 32x8x2 1" "regq 64x4 1" "tblock 32x8 4"; do
+    for kb in "kmarch 128x2 1" "block3d 32x8x2 1" "regq 32x8 1" "tblock 32x8 4"; do
       set -- $kb
       $N "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W/ncu" >"$W/ncu_bench_$1.csv" 2>/dev/null
       "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W/ncu" >"$W/bench_$1.txt" 2>&1
