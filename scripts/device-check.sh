@@ -58,17 +58,20 @@ for w in $what; do
     # Bench and overlay times against Nsight Compute's kernel durations (clocks left alone).
     mkdir -p "$W/ncu"
     N="ncu --clock-control none --metrics gpu__time_duration.sum -k regex:jacobi --csv --print-units base"
-    for kb in "kmarch 128x2 1" "block3d 32x8x2 1" "regq 32x8 1" "tblock 32x8 4"; do
+    for kb in "laplace3d 512 kmarch 128x2 1" "laplace3d 512 block3d 32x8x2 1" "laplace3d 512 regq 32x8 1" \
+              "laplace3d 512 tblock 32x8 4" "laplace2d 8192 block2d 128x2 1" "laplace2d 8192 smem2d 32x8 1" \
+              "laplace2d 8192 vec2d 64x4 1"; do
       set -- $kb
-      $N "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W/ncu" >"$W/ncu_bench_$1.csv" 2>/dev/null
-      "$B/kernelscope" bench laplace3d --grid 512 --kernel $1 --block $2 --reps 9 --out "$W/ncu" >"$W/bench_$1.txt" 2>&1
-      echo "$1 $(python3 .carry-main/ncu-compare.py bench "$W/ncu_bench_$1.csv" "$W/bench_$1.txt" $1 $3)"
+      $N "$B/kernelscope" bench $1 --grid $2 --kernel $3 --block $4 --reps 9 --out "$W/ncu" >"$W/ncu_bench_$3.csv" 2>/dev/null
+      "$B/kernelscope" bench $1 --grid $2 --kernel $3 --block $4 --reps 9 --out "$W/ncu" >"$W/bench_$3.txt" 2>&1
+      echo "$3 $(python3 .carry-main/ncu-compare.py bench "$W/ncu_bench_$3.csv" "$W/bench_$3.txt" $3 $5)"
     done
-    for k in regq kmarch; do
-      L=$W/live_$k; mkdir -p "$L"
-      $N "$B/kernelscope" laplace3d --headless --grid 512 --kernel $k --iters 8 --frames 6 >"$W/ncu_live_$k.csv" 2>/dev/null
-      "$B/kernelscope" laplace3d --headless --grid 512 --kernel $k --iters 8 --frames 60 --save-every 60 --out "$L" >/dev/null 2>&1
-      echo "live $k $(python3 .carry-main/ncu-compare.py live "$W/ncu_live_$k.csv" "$L/laplace3d_timings.csv" 8)"
+    for sk in "laplace3d 512 regq" "laplace3d 512 kmarch" "laplace3d 512 tblock" "laplace2d 8192 vec2d"; do
+      set -- $sk
+      L=$W/live_$3; mkdir -p "$L"
+      $N "$B/kernelscope" $1 --headless --grid $2 --kernel $3 --iters 8 --frames 6 >"$W/ncu_live_$3.csv" 2>/dev/null
+      "$B/kernelscope" $1 --headless --grid $2 --kernel $3 --iters 8 --frames 60 --save-every 60 --out "$L" >/dev/null 2>&1
+      echo "live $3 $(python3 .carry-main/ncu-compare.py live "$W/ncu_live_$3.csv" "$L/$1_timings.csv" 8 6)"
     done ;;
   esac
 done

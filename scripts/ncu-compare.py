@@ -4,9 +4,12 @@
   ncu-compare.py bench NCU_CSV BENCH_STDOUT VARIANT STEPS
       BENCH_STDOUT: `kernelscope bench laplace3d --grid N --kernel VARIANT --block B`
       run under `ncu --clock-control none --metrics gpu__time_duration.sum -k regex:jacobi --csv`.
-  ncu-compare.py live NCU_CSV TIMINGS_CSV ITERS_PER_FRAME
+  ncu-compare.py live NCU_CSV TIMINGS_CSV ITERS_PER_FRAME FRAMES
       TIMINGS_CSV: the live view's per-frame stage CSV (--save-every), jacobi_ms column,
       from a run without ncu (under ncu the frame's events would include its replays).
+      NCU_CSV: FRAMES frames of ITERS_PER_FRAME iterations; every jacobi launch of the
+      run is summed, so a temporally blocked variant's launches of several steps and its
+      closing single step count as they do in the overlay's Jacobi stage.
 Prints both figures and their difference in percent (positive: ours is slower).
 """
 import csv
@@ -47,14 +50,14 @@ def main():
         big = [d for d in durs if d > 0.25 * max(durs)]
         theirs = statistics.median(big) / steps
     else:
-        iters = int(sys.argv[4])
+        iters, frames = int(sys.argv[4]), int(sys.argv[5])
         with open(sys.argv[3]) as f:
             rows = list(csv.DictReader(f))
         ours = statistics.median(float(r["jacobi_ms"]) for r in rows if r["jacobi_ms"]) / iters
-        big = [d for d in durs if d > 0.25 * max(durs)]
-        theirs = statistics.median(big)  # single-step kernels: one launch per iteration
+        theirs = sum(durs) / (iters * frames)
     diff = 100.0 * (ours - theirs) / theirs
-    print(f"{mode}: kernelscope {ours:.4f} ms/iter, ncu {theirs:.4f} ms/iter, difference {diff:+.1f}%")
+    print(f"{mode}: kernelscope {ours:.4f} ms/iter, ncu {theirs:.4f} ms/iter, difference {diff:+.1f}%"
+          f" ({len(durs)} jacobi launches profiled)")
 
 
 if __name__ == "__main__":
