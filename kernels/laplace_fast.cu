@@ -181,7 +181,7 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
     const unsigned gy = ks_fdiv_up(g->ny - 2, b[1]);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     /* float4 rows: short chunks, measured (perf_stream, docs/laplace-perf.md
-     * run 6): the blocks resident at once then share a band of a few planes,
+     * run 6a): the blocks resident at once then share a band of a few planes,
      * and the chunk-edge planes they re-read are still in L2 */
     const int kchunk = vec == 4 ? KS_REGQ_PLANES
                                 : ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
@@ -201,7 +201,7 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
 /* Rows per thread. Each thread issues all its loads (R + 2 rows and the x
  * edges) before any arithmetic, and the 1D grid runs x tiles fastest, so the
  * resident blocks stream one band of rows: measured 0.98-1.0 x T_peak where
- * marching long row chunks gave 0.89 (perf_stream, docs run 6). R = 2 beat
+ * marching long row chunks gave 0.89 (perf_stream, docs run 6a). R = 2 beat
  * R = 1 (more row re-reads) and R = 4, 8 (fewer threads per band). */
 enum { KS_VEC2D_ROWS = 2 };
 
@@ -393,20 +393,66 @@ __global__ void __launch_bounds__(1024)
  * A warp spans 128 consecutive x (a float4 per lane); each thread owns R
  * consecutive rows, so a block tile is 128 x (W R) points with a halo of
  * HL = ceil(T/4) lanes in x and T rows in y. Per time level a thread gets its
- * x-neighbours by two shuffles per row, its y-neighbours from its own rows
- * except at the first/last row (the neighbouring warp's edge rows, through
- * shared memory: one buffer per level, one barrier per level and k step).
+ * x-neighbours by two shuffles per row and its y-neighbours from its own rows,
+ * except at the first/last row (the neighbouring warp's edge row).
  * The k direction keeps, per level t, the partial sum A (x, y and k-1 terms
- * of the plane waiting for its k+1 neighbour) and C (level t-1's centre of
- * that plane): the gold order (((((xm+xp)+ym)+yp)+zm)+zp)/6 is kept exactly.
+ * of the plane waiting for its k+1 neighbour) in registers; the gold order
+ * (((((xm+xp)+ym)+yp)+zm)+zp)/6 is kept exactly. Each level's last two planes
+ * live in shared memory (by plane parity): the own rows of plane p give the
+ * centre C (zm of plane p+1, and the value of fixed points), the neighbouring
+ * warps' edge rows of plane p+1 give the y-neighbours. So C needs neither
+ * registers nor moves and there is no separate edge buffer; at T = 4, R = 4
+ * the kernel fits 168 registers (221 with C in registers), so 12 warps of a
+ * 48-row tile are resident (8 warps of 32 rows before).
  * Level t at step s produces plane s-t once level t-1 delivered plane s-t+1. */
 #ifndef KS_TBLOCK_ROWS
 #define KS_TBLOCK_ROWS 4 /* rows per thread of the vector tblock path */
 #endif
 #ifndef KS_TBLOCK_MAXT
-#define KS_TBLOCK_MAXT (KS_TBLOCK_ROWS >= 4 ? 256 : 512) /* threads per block, register cap */
+#define KS_TBLOCK_MAXT 384 /* threads per block, register cap (65536 / MAXT per thread) */
 #endif
-enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_MAXT, KS_TBV_MIN_ROWS = 20 };
+enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_MAXT };
+
+/* Each level's barrier is split: an mbarrier per level, every thread arrives
+ * once its rows of the level are stored and waits only before it reads the
+ * neighbours' edge rows, so the next level's own-row work overlaps the wait
+ * for the slowest warp (one __syncthreads per level instead: 1.69 against
+ * 2.03 x T_peak at 512^3 on an H200, run 6b). KS_TBLOCK_EARLY_ARRIVE: arrive
+ * before the own-row loads that follow (they need no ordering), not after
+ * them (2.07 against 2.04). */
+#ifndef KS_TBLOCK_EARLY_ARRIVE
+#define KS_TBLOCK_EARLY_ARRIVE 1
+#endif
+
+static __device__ __forceinline__ void ks_mbar_arrive(unsigned long long *bar)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+
+static __device__ __forceinline__ void ks_mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
+    unsigned ok = 0;
+    while (!ok)
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(ok)
+                     : "r"(a), "r"(parity)
+                     : "memory");
+}
+
+/* 16 bytes global -> shared, through L2 only (cp.async.cg) */
+static __device__ __forceinline__ void ks_cp_async16(float4 *smem, const float *gmem)
+{
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gmem) : "memory");
+}
+
+static __device__ __forceinline__ void ks_cp_async_wait_all(void)
+{
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
 
 static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
 {
@@ -420,22 +466,25 @@ static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
  * to it are exact at every level and are written too. Tile 0 thus writes
  * [1, YS + T), the last tile up to n-2: one tile row fewer than a halo on
  * every side (512 rows: 21 tiles of 32 rows, not 22). Offsets are 32-bit
- * within a plane (the launcher checks nx ny < 2^31). */
-template <int T, int R>
-__global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
-    jacobi3d_tblock_vec_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
-                               int ny, int nz, int kchunk)
+ * within a plane (the launcher checks nx ny < 2^31).
+ * Shared memory: float4 [2][W R][T][32] (plane parity, tile row, level, lane),
+ * so a thread's own slots sit at compile-time offsets from one pointer. */
+template <int T, int R, bool XE>
+static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__restrict__ u1,
+                                                               float *__restrict__ u2, int nx, int ny,
+                                                               int nz, int kchunk)
 {
     constexpr int HL = (T + 3) / 4;
     constexpr int XS = 128 - 8 * HL; /* x points between tile origins */
-    extern __shared__ float4 ks_tbv_edges[]; /* [T][W][2][32]: level, warp, first/last row */
+    constexpr int RS = T * 32;       /* float4s per tile row (all levels) */
+    extern __shared__ float4 ks_tbv_planes[];
     const int lane = threadIdx.x, w = threadIdx.y, W = blockDim.y;
     const int YS = W * R - 2 * T; /* rows between tile origins */
     const int tx0 = blockIdx.x * XS, ty0 = blockIdx.y * YS;
     const int i0 = tx0 + 4 * lane;
     const int jt = ty0 + w * R; /* row of r = 0 */
     const bool lane_writer = i0 < nx && (lane >= HL || tx0 == 0) && (lane < 32 - HL || tx0 + 128 >= nx);
-    const bool xfirst = i0 == 0, xlast = i0 + 4 == nx;
+    const bool xfirst = XE && i0 == 0, xlast = XE && i0 + 4 == nx;
     const int ic = min(i0, nx - 4);
     const bool ytop = ty0 + W * R >= ny; /* tile reaches row ny - 1 */
     /* per row: copies (grid boundary row) / writes (inside the tile's output rows) */
@@ -452,76 +501,111 @@ __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
     const int k0 = 1 + blockIdx.z * kchunk, k1 = min(k0 + kchunk, nz - 1);
     const int lo0 = max(0, k0 - T), hi0 = min(nz - 1, k1 - 1 + T);
     const int s_end = min(nz - 1, k1 - 1) + T;
+    /* steps where every level is active and off the k boundary planes */
+    const int st_lo = k0 + T, st_hi = min(nz - 1, k1 - 1 + T);
     const size_t sz = (size_t)nx * (size_t)ny;
 
-    float4 A[T][R], C[T][R], pre[R];
+    /* own row r, level L: own[r RS + L 32]; the other parity Q float4s on */
+    const int Q = W * R * RS;
+    float4 *const own = ks_tbv_planes + w * R * RS + lane;
+    /* the neighbouring warps' edge rows; the block's outer rows read their own
+     * (halo: any defined value does) */
+    const int below = w > 0 ? -RS : 0, above = w < W - 1 ? R * RS : (R - 1) * RS;
+    /* defined values in every slot: idle levels read stale planes (never used
+     * for a written point, but finite and initialised) */
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int L = 0; L < T; ++L)
+            own[r * RS + L * 32] = own[Q + r * RS + L * 32] = make_float4(0.f, 0.f, 0.f, 0.f);
+
+    float4 A[T][R];
 #pragma unroll
     for (int t = 0; t < T; ++t)
 #pragma unroll
-        for (int r = 0; r < R; ++r) A[t][r] = C[t][r] = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int r = 0; r < R; ++r) A[t][r] = make_float4(0.f, 0.f, 0.f, 0.f);
+    /* level 0 goes from global straight into shared memory (cp.async, no
+     * registers held for the loads in flight): plane s + 1 is requested during
+     * step s, into the slot of plane s - 1 once level 1 has read it */
     const float *src = u1 + (size_t)lo0 * sz;
+    __shared__ unsigned long long ks_tbv_bars[KS_TBLOCK_MAX_STEPS]; /* level L's rows stored */
+    if (lane == 0 && w == 0)
+        for (int L = 0; L < T; ++L) {
+            const unsigned a = (unsigned)__cvta_generic_to_shared(&ks_tbv_bars[L]);
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(32 * W) : "memory");
+        }
+    __syncthreads(); /* the zero fill (and barrier setup) is done before the copies land */
 #pragma unroll
-    for (int r = 0; r < R; ++r) pre[r] = *(const float4 *)(src + col[r]);
-
-    float4 *const my = ks_tbv_edges + w * 64 + lane;    /* + level offset */
-    const int lvl = W * 64;                              /* float4s per level */
-    /* the neighbouring warps' edge rows; the block's outer rows read their own
-     * (halo: any defined value does) */
-    const int below = w > 0 ? -32 : 0, above = w < W - 1 ? 64 : 32;
+    for (int r = 0; r < R; ++r) ks_cp_async16(own + ((lo0 & 1) ? Q : 0) + r * RS, src + col[r]);
 
     for (int s = lo0; s <= s_end; ++s) {
-        float4 cur[R];
+        /* plane s - L of level L sits in the parity half of s - L */
+        float4 *const b0 = own + ((s & 1) ? Q : 0), *const b1 = own + ((s & 1) ? 0 : Q);
+        const bool fast = s >= st_lo && s <= st_hi && rcopy == 0; /* warp-uniform */
+        const unsigned ph = (unsigned)(s - lo0) & 1u; /* each level's barrier completes once per step */
+        ks_cp_async_wait_all(); /* plane s (past hi0: stale, unused) */
+        if (KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[0]);
+        /* own rows need no barrier */
+        float4 cur[R], c[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r) cur[r] = pre[r]; /* past hi0: stale, unused */
-        if (s < hi0) { /* level 0 delivers plane s while s <= hi0; load s + 1 */
-            src += sz;
-#pragma unroll
-            for (int r = 0; r < R; ++r) pre[r] = *(const float4 *)(src + col[r]);
+        for (int r = 0; r < R; ++r) {
+            cur[r] = b0[r * RS];
+            c[r] = b1[r * RS];
         }
-        my[0] = cur[0];
-        my[32] = cur[R - 1];
-        __syncthreads();
+        if (!KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[0]);
 #pragma unroll
         for (int t = 1; t <= T; ++t) {
             const int p = s - t;
-            const bool act = p >= max(0, k0 - T + t) && p <= min(nz - 1, k1 - 1 + T - t);
-            /* branch-free: the new value is computed everywhere and a select
-             * keeps the old centre where the level is idle or the point fixed */
-            const bool keep = !act || p == 0 || p == nz - 1;
-            float4 out[R];
-            if (!keep && rcopy == 0) { /* warp-uniform common case: only x edges copy */
+            /* plane p (level t-1's centre, level t's output) and plane p + 1 */
+            float4 *const bp = (t & 1) ? b1 : b0;
+            const float4 *const bq = (t & 1) ? b0 : b1;
+            /* the neighbouring warps' edge rows of plane p + 1 (read after the wait) */
+            float4 ym0 = make_float4(0.f, 0.f, 0.f, 0.f), ypl = ym0;
+            float4 out[R]; /* c[r]: level t-1's centre of plane p, own row r */
+            if (fast) { /* the common case: only x edges copy */
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const float4 c = C[t - 1][r], a = A[t - 1][r], z = cur[r];
+                    const float4 a = A[t - 1][r], z = cur[r];
                     float4 v;
-                    v.x = xfirst ? c.x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
+                    v.x = xfirst ? c[r].x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
                     v.y = __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
                     v.z = __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
-                    v.w = xlast ? c.w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
+                    v.w = xlast ? c[r].w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
                     out[r] = v;
                 }
             } else {
+                /* branch-free: the new value is computed everywhere and a
+                 * select keeps the old centre where the level is idle or the
+                 * point fixed */
+                const bool act = p >= max(0, k0 - T + t) && p <= min(nz - 1, k1 - 1 + T - t);
+                const bool keep = !act || p == 0 || p == nz - 1;
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const float4 c = C[t - 1][r], a = A[t - 1][r], z = cur[r];
+                    const float4 a = A[t - 1][r], z = cur[r];
                     const bool kr = keep || (rcopy >> r & 1u);
                     float4 v;
-                    v.x = (kr || xfirst) ? c.x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
-                    v.y = kr ? c.y : __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
-                    v.z = kr ? c.z : __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
-                    v.w = (kr || xlast) ? c.w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
+                    v.x = (kr || xfirst) ? c[r].x : __fmul_rn(__fadd_rn(a.x, z.x), 1.0f / 6.0f);
+                    v.y = kr ? c[r].y : __fmul_rn(__fadd_rn(a.y, z.y), 1.0f / 6.0f);
+                    v.z = kr ? c[r].z : __fmul_rn(__fadd_rn(a.z, z.z), 1.0f / 6.0f);
+                    v.w = (kr || xlast) ? c[r].w : __fmul_rn(__fadd_rn(a.w, z.w), 1.0f / 6.0f);
                     out[r] = v;
                 }
             }
-            { /* start the partial sums of plane p + 1 (level t-1 gave it). Done
-                 * unconditionally: when level t-1 delivered nothing this step, the
-                 * stale sums are never used (level t is idle until level t-1 has
-                 * delivered two planes, and after its last one); no branch, so
-                 * the compiler keeps A and C in place without phi moves. */
-                const float4 *e = my + (t - 1) * lvl;
-                const float4 ym0 = e[below], ypl = e[above];
+            /* start the partial sums of plane p + 1 (level t-1 gave it). Done
+             * unconditionally: when level t-1 delivered nothing this step, the
+             * stale sums are never used (level t is idle until level t-1 has
+             * delivered two planes, and after its last one). The inner rows
+             * first, the edge rows once the neighbours stored theirs. */
+#pragma unroll
+            for (int pass = 0; pass < 2; ++pass) {
+                if (pass == 1) {
+                    ks_mbar_wait(&ks_tbv_bars[t - 1], ph);
+                    ym0 = bq[below + (t - 1) * 32];
+                    ypl = bq[above + (t - 1) * 32];
+                }
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
+                    if ((r == 0 || r == R - 1) != (pass == 1)) continue;
                     const float4 z = cur[r];
                     const float xl = __shfl_up_sync(0xffffffffu, z.w, 1);
                     const float xr = __shfl_down_sync(0xffffffffu, z.x, 1);
@@ -532,25 +616,53 @@ __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
                     x.y = __fadd_rn(z.x, z.z);
                     x.z = __fadd_rn(z.y, z.w);
                     x.w = __fadd_rn(z.z, xr);
-                    A[t - 1][r] = ks_f4_add(ks_f4_add(ks_f4_add(x, ym), yp), C[t - 1][r]);
-                    C[t - 1][r] = z;
+                    A[t - 1][r] = ks_f4_add(ks_f4_add(ks_f4_add(x, ym), yp), c[r]);
                 }
             }
             if (t < T) {
-                my[t * lvl] = out[0]; /* stale when idle; read only as stale */
-                my[t * lvl + 32] = out[R - 1];
-                __syncthreads();
 #pragma unroll
-                for (int r = 0; r < R; ++r) cur[r] = out[r];
-            } else if (act && p >= k0 && p < k1) {
+                for (int r = 0; r < R; ++r) {
+                    bp[r * RS + t * 32] = out[r]; /* stale when idle; read only as stale */
+                    cur[r] = out[r];
+                }
+                if (KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[t]);
+#pragma unroll
+                for (int r = 0; r < R; ++r) c[r] = bq[r * RS + t * 32]; /* level t, plane p-1 */
+                if (!KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[t]);
+                if (t == 1 && s < hi0) { /* level 0 delivers plane s while s <= hi0 */
+                    src += sz;
+#pragma unroll
+                    for (int r = 0; r < R; ++r) ks_cp_async16(b1 + r * RS, src + col[r]);
+                }
+            } else if (p >= k0 && p < k1) { /* level T is active exactly there */
                 float *dst = u2 + (size_t)p * sz;
 #pragma unroll
                 for (int r = 0; r < R; ++r)
                     if (rwrite >> r & 1u) *(float4 *)(dst + col[r]) = out[r];
             }
         }
-        if (T == 1) __syncthreads(); /* level 0's edge buffer is rewritten next step */
+        if (T == 1) { /* no barrier after level 1: one before the next copy */
+            __syncthreads();
+            if (s < hi0) {
+                src += sz;
+#pragma unroll
+                for (int r = 0; r < R; ++r) ks_cp_async16(own + ((s & 1) ? 0 : Q) + r * RS, src + col[r]);
+            }
+        }
     }
+}
+
+/* Tiles off the x boundary planes (3 of 5 at nx = 512) need no x-edge selects. */
+template <int T, int R>
+__global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
+    jacobi3d_tblock_vec_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
+                               int ny, int nz, int kchunk)
+{
+    const int tx0 = blockIdx.x * (128 - 8 * ((T + 3) / 4));
+    if (tx0 == 0 || tx0 + 128 >= nx)
+        jacobi3d_tblock_vec_body<T, R, true>(u1, u2, nx, ny, nz, kchunk);
+    else
+        jacobi3d_tblock_vec_body<T, R, false>(u1, u2, nx, ny, nz, kchunk);
 }
 
 static const void *ks_tblock_vec_fn(int steps)
@@ -580,22 +692,30 @@ static const void *ks_tblock_fn(int steps)
 }
 
 /* The vector path takes block (32, W): W warps of 128 x R rows, 32 W <=
- * KS_TBV_MAX_THREADS, W R > 2T. On grids with nx % 4 != 0 such a block runs
- * the scalar kernel with a 32 x min(W R, 32) tile, so a block is valid on any grid. */
-static int ks_tblock_vec_shape(const int b[3], int T)
+ * KS_TBV_MAX_THREADS, W R > 2T, and 2 planes x T levels of the tile in shared
+ * memory (W R T KiB, + 256 B for the mbarriers). Otherwise, and on grids with
+ * nx % 4 != 0, such a block runs the scalar kernel with a 32 x min(W R, 32)
+ * tile, so a block is valid on any grid. */
+static size_t ks_tblock_vec_smem(int W, int T)
+{
+    return (size_t)2 * (size_t)W * KS_TBV_ROWS * (size_t)T * 32 * sizeof(float4);
+}
+
+static int ks_tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
 {
     return b[0] == 32 && b[1] >= 1 && b[2] == 1 && 32 * b[1] <= KS_TBV_MAX_THREADS &&
-           b[1] * KS_TBV_ROWS > 2 * T && b[1] * KS_TBV_ROWS <= 64;
+           b[1] * KS_TBV_ROWS > 2 * T && ks_tblock_vec_smem(b[1], T) + 256 <= p->sharedMemPerBlockOptin;
 }
 
 static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
 {
     const int T = sw->steps, W = sw->block[1], threads = 32 * W;
-    const size_t smem = (size_t)T * (size_t)W * 64 * sizeof(float4);
+    const size_t smem = ks_tblock_vec_smem(W, T);
     KS_TRY(ks_lcheck_block_limits(sw, threads, smem));
     const void *fn = ks_tblock_vec_fn(T);
-    if (smem > 48 * 1024)
-        KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    /* always: the kernel's static shared memory (its mbarriers) counts
+     * against the 48 KiB default too (T = 1 at 32x12 needs 48 KiB + 96 B) */
+    KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0;
     KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
     if (per_sm < 1)
@@ -629,13 +749,11 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
         return ks_fail(KS_ERR_UNSUPPORTED, "tblock: %d steps per launch; 1..%d are built", T,
                        KS_TBLOCK_MAX_STEPS);
     int b[3] = {sw->block[0], sw->block[1], sw->block[2]};
-    if (ks_tblock_vec_shape(b, T)) {
-        /* 32-bit offsets within a plane */
-        /* tiles under KS_TBV_MIN_ROWS rows stay on the scalar kernel: 16-row
-         * tiles (32x8 with KS_TBLOCK_ROWS=2) gave wrong rows at j = ny-2 in
-         * run 5, cause not found yet (docs/laplace-perf.md) */
-        if (sw->grid->nx % 4 == 0 && (long long)sw->grid->nx * sw->grid->ny < (1ll << 31) &&
-            b[1] * KS_TBV_ROWS >= KS_TBV_MIN_ROWS)
+    if (ks_tblock_vec_shape(b, T, sw->prop)) {
+        /* 32-bit offsets within a plane. (Run 5's 16-row tile failure is
+         * gone with the shared-memory planes: run 6 passed 16-row tiles,
+         * several blocks per SM.) */
+        if (sw->grid->nx % 4 == 0 && (long long)sw->grid->nx * sw->grid->ny < (1ll << 31))
             return ks_launch_tblock_vec(sw, txt);
         b[1] = min(b[1] * KS_TBV_ROWS, 32); /* scalar kernel, same tile height up to 32 */
     }

@@ -15,9 +15,9 @@ static const ks_lvariant_info ks_lvariants[] = {
      "interior-only launch",
      3, 2, {32, 8, 1}, 1},
     {"tblock",
-     "temporally blocked: 4 iterations per launch; 32xW block = W warps of 128 x-points x "
-     "rows, x-neighbours by shuffles, halo recomputed on chip",
-     3, 2, {32, 8, 1}, 4},
+     "temporally blocked: 4 iterations per launch; 32xW block = W warps of 128 x-points x 4 "
+     "rows, level planes in shared memory, split barriers, halo recomputed on chip",
+     3, 2, {32, 12, 1}, 4},
     {"block2d", "2D thread blocks, one point per thread", 2, 2, {128, 2, 1}, 1},
     {"smem2d", "shared-memory tile with halo, one point per thread", 2, 2, {32, 8, 1}, 1},
     {"vec2d", "float4 x 2 rows per thread, all loads up front, bands of rows streamed in order",

@@ -34,7 +34,7 @@ for w in $what; do
       done
     done
     # The whole app: interop, readback, residual and slice kernels in a real frame loop.
-    for scene in "laplace3d --grid 61x47x33 --kernel tblock" "laplace3d --grid 64 --kernel regq" "laplace2d --grid 301x199" "spheres --spheres 300 --mem binned"; do
+    for scene in "laplace3d --grid 61x47x33 --kernel tblock" "laplace3d --grid 260x70x23 --kernel tblock --block 32x12" "laplace3d --grid 64 --kernel regq" "laplace2d --grid 301x199" "spheres --spheres 300 --mem binned"; do
       compute-sanitizer --tool memcheck --error-exitcode 9 "$B/kernelscope" $scene --headless --frames 4 --iters 9 >"$W/san_app.log" 2>&1
       echo "memcheck kernelscope $scene: exit $? $(grep -E 'ERROR SUMMARY' "$W/san_app.log" | tail -1)"
     done ;;
@@ -59,7 +59,7 @@ for w in $what; do
     mkdir -p "$W/ncu"
     N="ncu --clock-control none --metrics gpu__time_duration.sum -k regex:jacobi --csv --print-units base"
     for kb in "laplace3d 512 kmarch 128x2 1" "laplace3d 512 block3d 32x8x2 1" "laplace3d 512 regq 32x8 1" \
-              "laplace3d 512 tblock 32x8 4" "laplace2d 8192 block2d 128x2 1" "laplace2d 8192 smem2d 32x8 1" \
+              "laplace3d 512 tblock 32x12 4" "laplace2d 8192 block2d 128x2 1" "laplace2d 8192 smem2d 32x8 1" \
               "laplace2d 8192 vec2d 64x4 1"; do
       set -- $kb
       $N "$B/kernelscope" bench $1 --grid $2 --kernel $3 --block $4 --reps 9 --out "$W/ncu" >"$W/ncu_bench_$3.csv" 2>/dev/null

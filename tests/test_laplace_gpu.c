@@ -160,7 +160,7 @@ static void test_variants_3d(void **state)
         {"kmarch", {{32, 8, 1}, {24, 6, 1}, {32, 32, 1}, {7, 3, 1}, {1, 1, 1}}, 5},
         {"block3d", {{32, 4, 4}, {24, 6, 2}, {16, 8, 8}, {5, 3, 2}, {1, 1, 64}}, 5},
         {"regq", {{32, 8, 1}, {24, 6, 1}, {32, 32, 1}, {7, 5, 1}, {1024, 1, 1}}, 5},
-        {"tblock", {{32, 32, 1}, {24, 12, 1}, {16, 16, 1}, {9, 9, 1}, {64, 16, 1}, {32, 8, 1}}, 6},
+        {"tblock", {{32, 32, 1}, {24, 12, 1}, {32, 4, 1}, {9, 9, 1}, {64, 16, 1}, {32, 8, 1}}, 6},
     };
     run_matrix(grids, g_quick ? 1 : 3, cases, 4);
 }
@@ -185,12 +185,14 @@ static void test_tblock_k(void **state)
     /* 64 and 260 wide take the vector path (nx % 4 == 0; 260 x 70 spans 3 x 3
      * tiles of the 32x8 block, so tile seams are crossed), 37 the scalar one */
     /* 384 x 61: the last x tile runs past nx (clamped lanes), 3 tiles in y;
-     * 32x10 is the scalar path unless KS_TBLOCK_MAXT >= 320; 32x4: 16-row tiles,
- * two blocks per SM */
-    const ks_grid grids[] = {{3, 260, 70, 23}, {3, 37, 53, 29}, {3, 64, 20, 70}, {3, 384, 61, 13}};
-    const int blocks[4][3] = {{32, 8, 1}, {32, 16, 1}, {32, 10, 1}, {32, 4, 1}};
+     * 136 x 131: 2 x tiles, 4-6 y tiles of 48/40/32 rows. Blocks: 32x8, 32x10,
+     * 32x12 (32/40/48-row tiles, 8-12 warps), 32x16 (scalar: over
+     * KS_TBLOCK_MAXT threads), 32x4 (16-row tiles, several blocks per SM) */
+    const ks_grid grids[] = {{3, 260, 70, 23}, {3, 37, 53, 29}, {3, 64, 20, 70}, {3, 384, 61, 13},
+                             {3, 136, 131, 11}};
+    const int blocks[5][3] = {{32, 8, 1}, {32, 16, 1}, {32, 10, 1}, {32, 4, 1}, {32, 12, 1}};
     const int kmax = g_quick ? 5 : 9;
-    for (int gi = 0; gi < (g_quick ? 1 : 4); ++gi) {
+    for (int gi = 0; gi < (g_quick ? 1 : 5); ++gi) {
         const ks_grid *g = &grids[gi];
         const size_t bytes = ks_grid_bytes(g);
         float *u0 = malloc(bytes), *gold = malloc(bytes), *gold_prev = malloc(bytes);
@@ -201,7 +203,7 @@ static void test_tblock_k(void **state)
                 ks_laplace_fill_initial(g, (ks_bc)preset, u0);
             for (int K = 1; K <= kmax; ++K) {
                 gold_run(g, u0, K, gold, gold_prev);
-                for (int b = 0; b < 4; ++b)
+                for (int b = 0; b < 5; ++b)
                     check_variant(g, "tblock", blocks[b], K, u0, gold, gold_prev);
             }
         }
