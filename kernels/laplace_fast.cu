@@ -113,11 +113,7 @@ static __device__ __forceinline__ void jacobi3d_regq_vec_body(const float *__res
         float xr = __shfl_down_sync(wmask, c.x, 1);
         if (!shl && !first) xl = u1[ind - 1];
         if (!shr && !last) xr = u1[ind + 4];
-        float4 r;
-        r.x = first ? c.x : ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
-        r.y = ks_stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
-        r.z = ks_stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
-        r.w = last ? c.w : ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
+        const float4 r = ks_stencil6_x4(xl, c, xr, ym, yp, zm, zp, first, last);
         if (live) *(float4 *)(u2 + ind) = r;
         zm = c;
         c = zp;
@@ -250,11 +246,7 @@ static __device__ __forceinline__ void jacobi2d_vec_band_body(const float *__res
         for (int r = 0; r < R; ++r) {
             if (jbeg + r > ny - 2) break;
             const float4 ym = v[r], c = v[r + 1], yp = v[r + 2];
-            float4 o;
-            o.x = first ? c.x : ks_stencil4(xl[r], c.y, ym.x, yp.x);
-            o.y = ks_stencil4(c.x, c.z, ym.y, yp.y);
-            o.z = ks_stencil4(c.y, c.w, ym.z, yp.z);
-            o.w = last ? c.w : ks_stencil4(c.z, xr[r], ym.w, yp.w);
+            const float4 o = ks_stencil4_x4(xl[r], c, xr[r], ym, yp, first, last);
             *(float4 *)(u2 + (size_t)i0 + (size_t)(jbeg + r) * sy) = o;
         }
     }

@@ -68,6 +68,32 @@ static __device__ __forceinline__ float ks_stencil4(float xm, float xp, float ym
     s = __fadd_rn(s, yp);
     return __fmul_rn(s, 0.25f);
 }
+
+/* Four consecutive x points c.x .. c.w of one row: xl is the point left of
+ * c.x, xr the one right of c.w. A point on the grid's x boundary (c.x when
+ * first, c.w when last) keeps its value. */
+static __device__ __forceinline__ float4 ks_stencil6_x4(float xl, float4 c, float xr, float4 ym,
+                                                        float4 yp, float4 zm, float4 zp, bool first,
+                                                        bool last)
+{
+    float4 r;
+    r.x = first ? c.x : ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
+    r.y = ks_stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
+    r.z = ks_stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
+    r.w = last ? c.w : ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
+    return r;
+}
+
+static __device__ __forceinline__ float4 ks_stencil4_x4(float xl, float4 c, float xr, float4 ym,
+                                                        float4 yp, bool first, bool last)
+{
+    float4 r;
+    r.x = first ? c.x : ks_stencil4(xl, c.y, ym.x, yp.x);
+    r.y = ks_stencil4(c.x, c.z, ym.y, yp.y);
+    r.z = ks_stencil4(c.y, c.w, ym.z, yp.z);
+    r.w = last ? c.w : ks_stencil4(c.z, xr, ym.w, yp.w);
+    return r;
+}
 #endif
 
 #endif

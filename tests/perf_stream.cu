@@ -3,6 +3,11 @@
  * different ways of ordering the regq/vec2d work, from the D2D memcpy that
  * defines T_peak? Every probe kernel is checked bitwise against the library's
  * regq/vec2d output for the same input (interior poisoned with NaN first).
+ * The designs that won (docs/laplace-perf.md run 6a) moved into
+ * kernels/laplace_fast.cu and are timed here as the "library" line; the
+ * probe keeps the alternatives they were measured against: the old marching
+ * kernels (march2d, march3d), banded ones with 1D blocks or R planes per
+ * thread (band2d, band3d) and j-marching in 3D (jmarch3d).
  * Usage: perf_stream [--only 2d|3d] */
 #include <math.h>
 #include <stdio.h>
@@ -53,11 +58,7 @@ __global__ void march2d_kernel(const float *__restrict__ u1, float *__restrict__
         const float4 yp = *(const float4 *)(u1 + ind + sy);
         const float xl = first ? 0.0f : u1[ind - 1];
         const float xr = last ? 0.0f : u1[ind + 4];
-        float4 r;
-        r.x = first ? c.x : ks_stencil4(xl, c.y, ym.x, yp.x);
-        r.y = ks_stencil4(c.x, c.z, ym.y, yp.y);
-        r.z = ks_stencil4(c.y, c.w, ym.z, yp.z);
-        r.w = last ? c.w : ks_stencil4(c.z, xr, ym.w, yp.w);
+        const float4 r = ks_stencil4_x4(xl, c, xr, ym, yp, first, last);
         *(float4 *)(u2 + ind) = r;
         ym = c;
         c = yp;
@@ -94,11 +95,7 @@ __global__ void band2d_kernel(const float *__restrict__ u1, float *__restrict__ 
         const int j = jbeg + r;
         if (j > ny - 2) break;
         const float4 ym = v[r], c = v[r + 1], yp = v[r + 2];
-        float4 o;
-        o.x = first ? c.x : ks_stencil4(xl[r], c.y, ym.x, yp.x);
-        o.y = ks_stencil4(c.x, c.z, ym.y, yp.y);
-        o.z = ks_stencil4(c.y, c.w, ym.z, yp.z);
-        o.w = last ? c.w : ks_stencil4(c.z, xr[r], ym.w, yp.w);
+        const float4 o = ks_stencil4_x4(xl[r], c, xr[r], ym, yp, first, last);
         *(float4 *)(u2 + (size_t)i0 + (size_t)j * sy) = o;
     }
 }
@@ -124,48 +121,8 @@ __global__ void march3d_kernel(const float *__restrict__ u1, float *__restrict__
         const float4 yp = *(const float4 *)(u1 + ind + sy);
         const float xl = first ? 0.0f : u1[ind - 1];
         const float xr = last ? 0.0f : u1[ind + 4];
-        float4 r;
-        r.x = first ? c.x : ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
-        r.y = ks_stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
-        r.z = ks_stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
-        r.w = last ? c.w : ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
+        const float4 r = ks_stencil6_x4(xl, c, xr, ym, yp, zm, zp, first, last);
         *(float4 *)(u2 + ind) = r;
-        zm = c;
-        c = zp;
-    }
-}
-
-/* march3d with the x-neighbours from shuffles (lane 0 / 31 load theirs) and
- * the k + 2 plane prefetched: fewer L1 wavefronts, two loads in flight */
-__global__ void march3d_shfl_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
-                                    int ny, int nz, int chunk)
-{
-    const int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y + 1;
-    const bool live = i0 < nx && j <= ny - 2;
-    const int lane = threadIdx.x & 31;
-    const int kbeg = 1 + blockIdx.z * chunk;
-    const int kend = min(kbeg + chunk, nz - 1);
-    const size_t sy = (size_t)nx, sz = (size_t)nx * (size_t)ny;
-    const int ic = min(i0, nx - 4), jc = min(j, ny - 2);
-    size_t ind = (size_t)ic + (size_t)jc * sy + (size_t)kbeg * sz;
-    const bool first = i0 == 0, last = i0 + 4 >= nx;
-    float4 zm = *(const float4 *)(u1 + ind - sz);
-    float4 c = *(const float4 *)(u1 + ind);
-    for (int k = kbeg; k < kend; ++k, ind += sz) {
-        const float4 zp = *(const float4 *)(u1 + ind + sz);
-        const float4 ym = *(const float4 *)(u1 + ind - sy);
-        const float4 yp = *(const float4 *)(u1 + ind + sy);
-        float xl = __shfl_up_sync(0xffffffffu, c.w, 1);
-        float xr = __shfl_down_sync(0xffffffffu, c.x, 1);
-        if (lane == 0 && !first) xl = u1[ind - 1];
-        if (lane == 31 && !last) xr = u1[ind + 4];
-        float4 r;
-        r.x = first ? c.x : ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
-        r.y = ks_stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
-        r.z = ks_stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
-        r.w = last ? c.w : ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
-        if (live) *(float4 *)(u2 + ind) = r;
         zm = c;
         c = zp;
     }
@@ -218,48 +175,8 @@ __global__ void band3d_kernel(const float *__restrict__ u1, float *__restrict__ 
             if (lane != 0) a = up;
             if (lane != 31) b = dn;
         }
-        float4 o;
-        o.x = first ? c.x : ks_stencil6(a, c.y, ym[r].x, yp[r].x, zm.x, zp.x);
-        o.y = ks_stencil6(c.x, c.z, ym[r].y, yp[r].y, zm.y, zp.y);
-        o.z = ks_stencil6(c.y, c.w, ym[r].z, yp[r].z, zm.z, zp.z);
-        o.w = last ? c.w : ks_stencil6(c.z, b, ym[r].w, yp[r].w, zm.w, zp.w);
+        const float4 o = ks_stencil6_x4(a, c, b, ym[r], yp[r], zm, zp, first, last);
         if (live && kbeg + r <= nz - 2) *(float4 *)(u2 + base + (size_t)(kbeg + r) * sz) = o;
-    }
-}
-
-/* band2d with a 2D block: thread (tx, ty) owns rows [1 + (band by + ty) R, + R) */
-template <int R>
-__global__ void band2db_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny,
-                               int xtiles)
-{
-    const int xt = blockIdx.x % xtiles, band = blockIdx.x / xtiles;
-    const int i0 = (xt * blockDim.x + threadIdx.x) * 4;
-    const int jbeg = 1 + (band * blockDim.y + threadIdx.y) * R;
-    if (i0 >= nx || jbeg > ny - 2) return;
-    const bool first = i0 == 0, last = i0 + 4 == nx;
-    const size_t sy = (size_t)nx;
-    float4 v[R + 2];
-    float xl[R], xr[R];
-#pragma unroll
-    for (int r = 0; r < R + 2; ++r)
-        v[r] = *(const float4 *)(u1 + (size_t)i0 + (size_t)min(jbeg - 1 + r, ny - 1) * sy);
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const size_t ind = (size_t)i0 + (size_t)min(jbeg + r, ny - 1) * sy;
-        xl[r] = first ? 0.0f : u1[ind - 1];
-        xr[r] = last ? 0.0f : u1[ind + 4];
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        const int j = jbeg + r;
-        if (j > ny - 2) break;
-        const float4 ym = v[r], c = v[r + 1], yp = v[r + 2];
-        float4 o;
-        o.x = first ? c.x : ks_stencil4(xl[r], c.y, ym.x, yp.x);
-        o.y = ks_stencil4(c.x, c.z, ym.y, yp.y);
-        o.z = ks_stencil4(c.y, c.w, ym.z, yp.z);
-        o.w = last ? c.w : ks_stencil4(c.z, xr[r], ym.w, yp.w);
-        *(float4 *)(u2 + (size_t)i0 + (size_t)j * sy) = o;
     }
 }
 
@@ -291,11 +208,7 @@ __global__ void jmarch3d_kernel(const float *__restrict__ u1, float *__restrict_
         float xr = __shfl_down_sync(0xffffffffu, c.x, 1);
         if (lane == 0 && !first) xl = u1[ind - 1];
         if (lane == 31 && !last) xr = u1[ind + 4];
-        float4 r;
-        r.x = first ? c.x : ks_stencil6(xl, c.y, ym.x, yp.x, zm.x, zp.x);
-        r.y = ks_stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
-        r.z = ks_stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
-        r.w = last ? c.w : ks_stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
+        const float4 r = ks_stencil6_x4(xl, c, xr, ym, yp, zm, zp, first, last);
         if (live) *(float4 *)(u2 + ind) = r;
         ym = c;
         c = yp;
@@ -312,7 +225,7 @@ typedef struct probe_ctx {
     cudaEvent_t e0, e1;
 } probe_ctx;
 
-enum { KIND_COPY, KIND_MARCH2D, KIND_BAND2D, KIND_MARCH3D, KIND_SHFL3D, KIND_BAND2DB, KIND_BAND3D, KIND_BAND3DS, KIND_JM3D, KIND_JM3DK };
+enum { KIND_COPY, KIND_MARCH2D, KIND_BAND2D, KIND_MARCH3D, KIND_BAND3D, KIND_BAND3DS, KIND_JM3D, KIND_JM3DK };
 
 static void launch(const probe_ctx *c, int kind, int p, int bx, int by)
 {
@@ -333,15 +246,6 @@ static void launch(const probe_ctx *c, int kind, int p, int bx, int by)
         if (p == 2) band2d_kernel<2><<<blocks, bx>>>(c->in, c->out, nx, ny, xt);
         if (p == 4) band2d_kernel<4><<<blocks, bx>>>(c->in, c->out, nx, ny, xt);
         if (p == 8) band2d_kernel<8><<<blocks, bx>>>(c->in, c->out, nx, ny, xt);
-        break;
-    }
-    case KIND_BAND2DB: {
-        const int xt = (nx / 4 + bx - 1) / bx;
-        const unsigned blocks = (unsigned)xt * (unsigned)((ny - 2 + p * by - 1) / (p * by));
-        if (p == 1) band2db_kernel<1><<<blocks, dim3(bx, by)>>>(c->in, c->out, nx, ny, xt);
-        if (p == 2) band2db_kernel<2><<<blocks, dim3(bx, by)>>>(c->in, c->out, nx, ny, xt);
-        if (p == 4) band2db_kernel<4><<<blocks, dim3(bx, by)>>>(c->in, c->out, nx, ny, xt);
-        if (p == 8) band2db_kernel<8><<<blocks, dim3(bx, by)>>>(c->in, c->out, nx, ny, xt);
         break;
     }
     case KIND_BAND3D:
@@ -369,13 +273,9 @@ static void launch(const probe_ctx *c, int kind, int p, int bx, int by)
             jmarch3d_kernel<true><<<dim3(gx, gk, gj), dim3(bx, by)>>>(c->in, c->out, nx, ny, nz, p);
         break;
     }
-    case KIND_MARCH3D:
-    case KIND_SHFL3D: {
+    case KIND_MARCH3D: {
         dim3 grid((nx / 4 + bx - 1) / bx, (ny - 2 + by - 1) / by, (nz - 2 + p - 1) / p);
-        if (kind == KIND_MARCH3D)
-            march3d_kernel<<<grid, dim3(bx, by)>>>(c->in, c->out, nx, ny, nz, p);
-        else
-            march3d_shfl_kernel<<<grid, dim3(bx, by)>>>(c->in, c->out, nx, ny, nz, p);
+        march3d_kernel<<<grid, dim3(bx, by)>>>(c->in, c->out, nx, ny, nz, p);
         break;
     }
     }
@@ -489,20 +389,21 @@ int main(int argc, char **argv)
                lib_ms, lib_gbs, lib_gbs / c.peak);
         probe(&c, "copy4", KIND_COPY, 0, 256, 1);
         if (g->dims == 2) {
-            const int shapes[][2] = {{128, 2}, {64, 4}, {32, 8}, {64, 2}, {32, 4}, {128, 4}};
-            for (int r = 1; r <= 2; r *= 2)
-                for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; ++b)
-                    probe(&c, "band2db", KIND_BAND2DB, r, shapes[b][0], shapes[b][1]);
-        } else {
-            const int shapes[][2] = {{64, 4}, {32, 8}, {128, 2}, {32, 4}, {64, 8}};
-            const int chunks[] = {2, 4, 8, 16, 32};
+            const int chunks[] = {8, 16, 32, 64, 128, 512};
             for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; ++k)
-                for (size_t b = 0; b < sizeof shapes / sizeof shapes[0]; ++b) {
-                    probe(&c, "shfl3d", KIND_SHFL3D, chunks[k], shapes[b][0], shapes[b][1]);
-                    probe(&c, "jmarch3d", KIND_JM3D, chunks[k], shapes[b][0], shapes[b][1]);
-                    probe(&c, "jmarch3d_km", KIND_JM3DK, chunks[k], shapes[b][0], shapes[b][1]);
-                }
-            probe(&c, "band3d_shfl", KIND_BAND3DS, 8, 32, 8);
+                probe(&c, "march2d", KIND_MARCH2D, chunks[k], 256, 1);
+            for (int r = 2; r <= 8; r *= 2) probe(&c, "band2d", KIND_BAND2D, r, 256, 1);
+        } else {
+            const int chunks[] = {4, 16, 64, 510};
+            for (size_t k = 0; k < sizeof chunks / sizeof chunks[0]; ++k) {
+                probe(&c, "march3d", KIND_MARCH3D, chunks[k], 64, 4);
+                probe(&c, "jmarch3d", KIND_JM3D, chunks[k], 32, 8);
+                probe(&c, "jmarch3d_km", KIND_JM3DK, chunks[k], 32, 8);
+            }
+            for (int r = 2; r <= 8; r *= 2) {
+                probe(&c, "band3d", KIND_BAND3D, r, 32, 8);
+                probe(&c, "band3d_shfl", KIND_BAND3DS, r, 32, 8);
+            }
         }
         fflush(stdout);
         CK(cudaFree(c.in));
