@@ -42,6 +42,23 @@ extern "C" ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes
     return KS_OK;
 }
 
+extern "C" ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem,
+                                          int max_threads_per_sm, ks_kernel_attrs *out)
+{
+    cudaFuncAttributes fa;
+    KS_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
+    int blocks = 0;
+    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, dyn_smem));
+    const int warps_per_block = (threads + 31) / 32;
+    out->registers = fa.numRegs;
+    out->static_smem = (int)fa.sharedSizeBytes;
+    out->dynamic_smem = (int)dyn_smem;
+    out->blocks_per_sm = blocks;
+    out->occupancy =
+        max_threads_per_sm > 0 ? (double)(blocks * warps_per_block * 32) / max_threads_per_sm : 0.0;
+    return KS_OK;
+}
+
 extern "C" ks_status ks_cuda_sync(void)
 {
     KS_CUDA_TRY(cudaDeviceSynchronize());

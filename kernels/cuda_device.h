@@ -26,6 +26,15 @@ typedef struct ks_device_info {
     size_t l2_bytes;
 } ks_device_info;
 
+/* Per-launch resource figures of a kernel (for the overlay and the bench). */
+typedef struct ks_kernel_attrs {
+    int registers;          /* per thread */
+    int static_smem;        /* bytes per block */
+    int dynamic_smem;       /* bytes per block */
+    int blocks_per_sm;      /* resident blocks per SM at this block size */
+    double occupancy;       /* resident warps / max warps per SM, 0..1 */
+} ks_kernel_attrs;
+
 /* Fills info; info->present == 0 (and KS_OK) when there is no device or the
  * driver is missing: the message then says why, for the one-line notice. */
 ks_status ks_cuda_probe(ks_device_info *info);
@@ -34,6 +43,11 @@ ks_status ks_cuda_probe(ks_device_info *info);
 ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs);
 /* Free device memory right now, bytes. */
 ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes);
+/* Registers, shared memory and occupancy of kernel `fn` (a __global__
+ * function's address) launched with `threads` per block and `dyn_smem` bytes
+ * of dynamic shared memory, on a device with max_threads_per_sm. */
+ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int max_threads_per_sm,
+                               ks_kernel_attrs *out);
 /* Waits for all device work (used at shutdown and in tests). */
 ks_status ks_cuda_sync(void);
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "colormap.h"
+#include "cuda_device.h" /* ks_kernel_attrs */
 #include "ks_error.h"
 
 #ifdef __cplusplus
@@ -85,14 +86,6 @@ ks_status ks_lvariant_check_shape(int id, const int block[3]);
 /* Writes "a, b, c" (the names valid for dims) into buf. */
 void ks_lvariant_list(int dims, char *buf, size_t len);
 
-/* Per-launch resource figures of a kernel (for the overlay and the bench). */
-typedef struct ks_kernel_attrs {
-    int registers;          /* per thread */
-    int static_smem;        /* bytes per block */
-    int dynamic_smem;       /* bytes per block */
-    int blocks_per_sm;      /* resident blocks per SM at this block size */
-    double occupancy;       /* resident warps / max warps per SM, 0..1 */
-} ks_kernel_attrs;
 
 /* ---- CUDA solver (laplace_cuda.cu) ----
  * Two device fields (ping-pong) on the solver's own stream. Every call only

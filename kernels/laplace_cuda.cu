@@ -50,22 +50,27 @@ ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_sm
     return KS_OK;
 }
 
-ks_status ks_lfill_attrs(const void *kernel_fn, int threads, size_t dyn_smem,
-                         const cudaDeviceProp *prop, ks_kernel_attrs *out)
+ks_status ks_lcheck_kernel(const ks_lsweep *sw, const void *fn, const char *name, int threads,
+                           size_t dyn_smem)
 {
+    KS_TRY(ks_lcheck_block_limits(sw, threads, dyn_smem));
+    if (!sw->dry_run) return KS_OK; /* validated before the launch loop */
     cudaFuncAttributes fa;
-    KS_CUDA_TRY(cudaFuncGetAttributes(&fa, kernel_fn));
-    int blocks = 0;
-    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_fn, threads, dyn_smem));
-    const int warps_per_block = (threads + prop->warpSize - 1) / prop->warpSize;
-    const int max_warps = prop->maxThreadsPerMultiProcessor / prop->warpSize;
-    out->registers = fa.numRegs;
-    out->static_smem = (int)fa.sharedSizeBytes;
-    out->dynamic_smem = (int)dyn_smem;
-    out->blocks_per_sm = blocks;
-    out->occupancy = max_warps > 0 ? (double)(blocks * warps_per_block) / max_warps : 0.0;
+    KS_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
+    ks_kernel_attrs at;
+    KS_TRY(ks_cuda_kernel_attrs(fn, threads, dyn_smem, sw->prop->maxThreadsPerMultiProcessor, &at));
+    char txt[64];
+    ks_lblock_text(sw->block, txt, sizeof txt);
+    if (threads > fa.maxThreadsPerBlock) /* registers decide it where no launch bounds do */
+        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: %s allows at most %d threads per block on %s",
+                       txt, name, fa.maxThreadsPerBlock, sw->prop->name);
+    if (at.blocks_per_sm < 1)
+        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: %s cannot be resident on %s", txt, name,
+                       sw->prop->name);
+    if (sw->attrs) *sw->attrs = at;
     return KS_OK;
 }
+
 
 static unsigned ks_div_up(long long a, long long b) { return (unsigned)((a + b - 1) / b); }
 
@@ -156,12 +161,12 @@ ks_status ks_lcheck_grid_dim(const ks_lsweep *sw, int axis, unsigned blocks)
                    "xyz"[axis], sw->prop->name, sw->prop->maxGridSize[axis]);
 }
 
-static ks_status ks_lneed_2d_block(const ks_lsweep *sw)
+ks_status ks_lneed_2d_block(const ks_lsweep *sw, const char *name)
 {
     if (sw->block[2] != 1) {
         char txt[64];
         ks_lblock_text(sw->block, txt, sizeof txt);
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: this variant takes a 2D block (bx x by)", txt);
+        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: %s takes a 2D block (bx x by)", txt, name);
     }
     return KS_OK;
 }
@@ -169,11 +174,8 @@ static ks_status ks_lneed_2d_block(const ks_lsweep *sw)
 ks_status ks_llaunch_kmarch(const ks_lsweep *sw)
 {
     const int *b = sw->block;
-    KS_TRY(ks_lneed_2d_block(sw));
-    KS_TRY(ks_lcheck_block_limits(sw, b[0] * b[1], 0));
-    if (sw->attrs)
-        KS_TRY(ks_lfill_attrs((const void *)jacobi3d_kmarch_kernel, b[0] * b[1], 0, sw->prop,
-                              sw->attrs));
+    KS_TRY(ks_lneed_2d_block(sw, "kmarch"));
+    KS_TRY(ks_lcheck_kernel(sw, (const void *)jacobi3d_kmarch_kernel, "kmarch", b[0] * b[1], 0));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     dim3 block(b[0], b[1]), grid(ks_div_up(g->nx, b[0]), ks_div_up(g->ny, b[1]));
@@ -185,11 +187,8 @@ ks_status ks_llaunch_kmarch(const ks_lsweep *sw)
 ks_status ks_llaunch_block3d(const ks_lsweep *sw)
 {
     const int *b = sw->block;
-    KS_TRY(ks_lcheck_block_limits(sw, b[0] * b[1] * b[2], 0));
-    const int threads = b[0] * b[1] * b[2];
-    if (sw->attrs)
-        KS_TRY(ks_lfill_attrs((const void *)jacobi3d_block3d_kernel, threads, 0, sw->prop,
-                              sw->attrs));
+    KS_TRY(ks_lcheck_kernel(sw, (const void *)jacobi3d_block3d_kernel, "block3d", b[0] * b[1] * b[2],
+                            0));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gz = ks_div_up(g->nz, b[2]);
@@ -203,11 +202,8 @@ ks_status ks_llaunch_block3d(const ks_lsweep *sw)
 ks_status ks_llaunch_block2d(const ks_lsweep *sw)
 {
     const int *b = sw->block;
-    KS_TRY(ks_lneed_2d_block(sw));
-    KS_TRY(ks_lcheck_block_limits(sw, b[0] * b[1], 0));
-    if (sw->attrs)
-        KS_TRY(ks_lfill_attrs((const void *)jacobi2d_block2d_kernel, b[0] * b[1], 0, sw->prop,
-                              sw->attrs));
+    KS_TRY(ks_lneed_2d_block(sw, "block2d"));
+    KS_TRY(ks_lcheck_kernel(sw, (const void *)jacobi2d_block2d_kernel, "block2d", b[0] * b[1], 0));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gy = ks_div_up(g->ny, b[1]);
@@ -221,13 +217,13 @@ ks_status ks_llaunch_block2d(const ks_lsweep *sw)
 ks_status ks_llaunch_smem2d(const ks_lsweep *sw)
 {
     const int *b = sw->block;
-    KS_TRY(ks_lneed_2d_block(sw));
+    KS_TRY(ks_lneed_2d_block(sw, "smem2d"));
     const size_t smem = (size_t)(b[0] + 2) * (size_t)(b[1] + 2) * sizeof(float);
-    KS_TRY(ks_lcheck_block_limits(sw, b[0] * b[1], smem));
+    KS_TRY(ks_lcheck_block_limits(sw, b[0] * b[1], smem)); /* before asking for smem */
     const void *fn = (const void *)jacobi2d_smem_tile_kernel;
     if (smem > 48 * 1024)
         KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, b[0] * b[1], smem, sw->prop, sw->attrs));
+    KS_TRY(ks_lcheck_kernel(sw, fn, "smem2d", b[0] * b[1], smem));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gy = ks_div_up(g->ny, b[1]);
@@ -485,15 +481,17 @@ ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int
     if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
     if (iters == 0) return KS_OK;
     const int T = info->steps_per_launch;
+    /* Validated once here (a dry run), so the launches skip the driver queries */
+    ks_lsweep sw;
+    ks_lsweep_init(s, block, &sw);
+    sw.dry_run = 1;
     if (T <= 1) {
+        KS_TRY(fn(&sw));
         for (int n = 0; n < iters; ++n) KS_TRY(ks_lsolver_sweep(s, fn, block, 1));
         return KS_OK;
     }
     /* Temporally blocked: launches of up to T steps, then one single step with
      * regq so that prev holds iterate n-1. Validate both before launching. */
-    ks_lsweep sw;
-    ks_lsweep_init(s, block, &sw);
-    sw.dry_run = 1;
     sw.steps = iters - 1 < T ? iters - 1 : T;
     if (sw.steps > 0) KS_TRY(fn(&sw));
     sw.steps = 1;

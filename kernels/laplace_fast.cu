@@ -150,28 +150,15 @@ __global__ void __launch_bounds__(256, KS_CAP_MINB(KS_LAPLACE_MINB))
 ks_status ks_llaunch_regq(const ks_lsweep *sw)
 {
     const int *b = sw->block;
-    if (sw->block[2] != 1) {
-        char txt[64];
-        ks_lblock_text(sw->block, txt, sizeof txt);
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: regq takes a 2D block (bx x by)", txt);
-    }
+    KS_TRY(ks_lneed_2d_block(sw, "regq"));
     const int threads = b[0] * b[1];
-    KS_TRY(ks_lcheck_block_limits(sw, threads, 0));
     const ks_grid *g = sw->grid;
     const int vec = (g->nx % 4 == 0) ? 4 : 1;
     const bool capped = KS_LAPLACE_MINB > 0 && vec == 4 && threads <= 256;
     const void *fn = capped     ? (const void *)jacobi3d_regq_capped_kernel<4>
                      : vec == 4 ? (const void *)jacobi3d_regq_kernel<4>
                                 : (const void *)jacobi3d_regq_kernel<1>;
-    cudaFuncAttributes fa;
-    KS_CUDA_TRY(cudaFuncGetAttributes(&fa, fn));
-    if (threads > fa.maxThreadsPerBlock) { /* no launch bounds: registers decide */
-        char txt[64];
-        ks_lblock_text(sw->block, txt, sizeof txt);
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: regq allows at most %d threads per block on %s",
-                       txt, fa.maxThreadsPerBlock, sw->prop->name);
-    }
-    if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, 0, sw->prop, sw->attrs));
+    KS_TRY(ks_lcheck_kernel(sw, fn, "regq", threads, 0));
     if (sw->dry_run) return KS_OK;
     const unsigned gx = ks_fdiv_up(ks_fdiv_up(g->nx, vec), b[0]);
     const unsigned gy = ks_fdiv_up(g->ny - 2, b[1]);
@@ -269,20 +256,15 @@ __global__ void __launch_bounds__(256, KS_CAP_MINB(KS_LAPLACE_MINB))
 ks_status ks_llaunch_vec2d(const ks_lsweep *sw)
 {
     const int *b = sw->block;
-    if (sw->block[2] != 1) {
-        char txt[64];
-        ks_lblock_text(sw->block, txt, sizeof txt);
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: vec2d takes a 2D block (bx x by)", txt);
-    }
+    KS_TRY(ks_lneed_2d_block(sw, "vec2d"));
     const int threads = b[0] * b[1];
-    KS_TRY(ks_lcheck_block_limits(sw, threads, 0));
     const ks_grid *g = sw->grid;
     const int vec = (g->nx % 4 == 0) ? 4 : 1;
     const bool capped = KS_LAPLACE_MINB > 0 && vec == 4 && threads <= 256;
     const void *fn = capped     ? (const void *)jacobi2d_vec_band_capped_kernel<4>
                      : vec == 4 ? (const void *)jacobi2d_vec_band_kernel<4>
                                 : (const void *)jacobi2d_vec_band_kernel<1>;
-    if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, 0, sw->prop, sw->attrs));
+    KS_TRY(ks_lcheck_kernel(sw, fn, "vec2d", threads, 0));
     if (sw->dry_run) return KS_OK;
     const long long xtiles = ks_fdiv_up(ks_fdiv_up(g->nx, vec), b[0]);
     const long long bands = ks_fdiv_up(g->ny - 2, (long long)b[1] * KS_VEC2D_ROWS);
@@ -699,21 +681,16 @@ static int ks_tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
            b[1] * KS_TBV_ROWS > 2 * T && ks_tblock_vec_smem(b[1], T) + 256 <= p->sharedMemPerBlockOptin;
 }
 
-static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
+static ks_status ks_launch_tblock_vec(const ks_lsweep *sw)
 {
     const int T = sw->steps, W = sw->block[1], threads = 32 * W;
     const size_t smem = ks_tblock_vec_smem(W, T);
-    KS_TRY(ks_lcheck_block_limits(sw, threads, smem));
+    KS_TRY(ks_lcheck_block_limits(sw, threads, smem)); /* before asking for smem */
     const void *fn = ks_tblock_vec_fn(T);
     /* always: the kernel's static shared memory (its mbarriers) counts
      * against the 48 KiB default too (T = 1 at 32x12 needs 48 KiB + 96 B) */
     KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    int per_sm = 0;
-    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
-    if (per_sm < 1)
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock cannot be resident on %s", txt,
-                       sw->prop->name);
-    if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, smem, sw->prop, sw->attrs));
+    KS_TRY(ks_lcheck_kernel(sw, fn, "tblock", threads, smem));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const int xs = 128 - 8 * ((T + 3) / 4), rows = W * KS_TBV_ROWS, ys = rows - 2 * T;
@@ -722,7 +699,7 @@ static ks_status ks_launch_tblock_vec(const ks_lsweep *sw, const char *txt)
     const unsigned gy = g->ny <= rows ? 1u : 1u + ks_fdiv_up(g->ny - rows, ys);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
-                                     (long long)per_sm * sw->prop->multiProcessorCount, 2 * T, 4 * T);
+                                     ks_resident_blocks(fn, threads, smem, sw->prop), 2 * T, 4 * T);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
     dim3 block(32, W), grid(gx, gy, gz);
     void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
@@ -746,15 +723,14 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
          * gone with the shared-memory planes: run 6 passed 16-row tiles,
          * several blocks per SM.) */
         if (sw->grid->nx % 4 == 0 && (long long)sw->grid->nx * sw->grid->ny < (1ll << 31))
-            return ks_launch_tblock_vec(sw, txt);
+            return ks_launch_tblock_vec(sw);
         b[1] = min(b[1] * KS_TBV_ROWS, 32); /* scalar kernel, same tile height up to 32 */
     }
-    if (b[2] != 1)
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock takes a 2D block (bx x by)", txt);
+    KS_TRY(ks_lneed_2d_block(sw, "tblock"));
     const int threads = b[0] * b[1];
     const size_t smem = (size_t)T * 2 * (size_t)(b[0] > 0 ? b[0] : 0) *
                         (size_t)(b[1] > 0 ? b[1] : 0) * sizeof(float);
-    KS_TRY(ks_lcheck_block_limits(sw, threads, smem));
+    KS_TRY(ks_lcheck_block_limits(sw, threads, smem)); /* before asking for smem */
     if (b[0] <= 2 * T || b[1] <= 2 * T)
         return ks_fail(KS_ERR_UNSUPPORTED,
                        "block %s: tblock needs bx and by > %d (a halo of %d on each side for %d "
@@ -763,20 +739,15 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
     const void *fn = ks_tblock_fn(T);
     if (smem > 48 * 1024)
         KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (sw->attrs) KS_TRY(ks_lfill_attrs(fn, threads, smem, sw->prop, sw->attrs));
+    KS_TRY(ks_lcheck_kernel(sw, fn, "tblock", threads, smem));
     if (sw->dry_run) return KS_OK;
     const ks_grid *g = sw->grid;
     const unsigned gx = ks_fdiv_up(g->nx - 1, b[0] - 2 * T);
     const unsigned gy = ks_fdiv_up(g->ny - 1, b[1] - 2 * T);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     /* each chunk recomputes about 2T planes of halo in k */
-    int per_sm = 0;
-    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, smem));
-    if (per_sm < 1)
-        return ks_fail(KS_ERR_UNSUPPORTED, "block %s: tblock cannot be resident on %s", txt,
-                       sw->prop->name);
     const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
-                                     (long long)per_sm * sw->prop->multiProcessorCount, 2 * T, 4 * T);
+                                     ks_resident_blocks(fn, threads, smem, sw->prop), 2 * T, 4 * T);
     const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
     dim3 block(b[0], b[1]), grid(gx, gy, gz);
     void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,

@@ -35,14 +35,20 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw);
 ks_status ks_llaunch_tblock(const ks_lsweep *sw);
 ks_status ks_llaunch_vec2d(const ks_lsweep *sw);
 
-/* Shared helpers (laplace_cuda.cu): generic block checks against the device
- * limits, and occupancy figures for a kernel at a block size. */
+/* Shared helpers (laplace_cuda.cu). Block checks against the device limits: */
 ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_smem);
+/* ... and, in a dry run, against kernel fn itself (its threads-per-block
+ * limit, at least one resident block), filling sw->attrs when set. Launches
+ * skip the driver queries: callers validate with a dry run first. `name`
+ * is the variant's, for messages. Set a dynamic shared-memory limit above
+ * 48 KiB on fn before calling. */
+ks_status ks_lcheck_kernel(const ks_lsweep *sw, const void *fn, const char *name, int threads,
+                           size_t dyn_smem);
+/* Refuses a block with a z extent other than 1. */
+ks_status ks_lneed_2d_block(const ks_lsweep *sw, const char *name);
 /* Refuses a launch that needs more than the device's grid size along axis
  * (1 = y, 2 = z). */
 ks_status ks_lcheck_grid_dim(const ks_lsweep *sw, int axis, unsigned blocks);
-ks_status ks_lfill_attrs(const void *kernel_fn, int threads, size_t dyn_smem,
-                         const cudaDeviceProp *prop, ks_kernel_attrs *out);
 /* "32x8" or "32x4x4" (third component shown when it is not 1), for messages. */
 void ks_lblock_text(const int block[3], char *buf, size_t len);
 

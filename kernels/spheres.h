@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "ks_error.h"
-#include "laplace.h" /* ks_kernel_attrs */
+#include "cuda_device.h" /* ks_kernel_attrs */
 
 #ifdef __cplusplus
 extern "C" {

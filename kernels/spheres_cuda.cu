@@ -779,17 +779,7 @@ extern "C" ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_m
         break;
     default: break;
     }
-    cudaFuncAttributes a;
-    KS_CUDA_TRY(cudaFuncGetAttributes(&a, fn));
-    int blocks = 0;
-    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, T, dyn));
-    out->registers = a.numRegs;
-    out->static_smem = (int)a.sharedSizeBytes;
-    out->dynamic_smem = (int)dyn;
-    out->blocks_per_sm = blocks;
-    const int warps = (T + 31) / 32;
-    out->occupancy = g->max_threads_sm > 0 ? (double)(blocks * warps * 32) / g->max_threads_sm : 0.0;
-    return KS_OK;
+    return ks_cuda_kernel_attrs(fn, T, dyn, g->max_threads_sm, out);
 }
 
 static int ks_sph_cmp_double(const void *a, const void *b)
