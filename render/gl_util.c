@@ -42,6 +42,13 @@ ks_status ks_gl_check(const char *what)
     return ks_fail(KS_ERR_GL, "%s: %s", what, names);
 }
 
+/* GL info logs end in newlines and spaces; the error is one line. */
+static void trim_log(char *log)
+{
+    size_t n = strlen(log);
+    while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = '\0';
+}
+
 static ks_status compile(GLenum type, const char *name, GLuint *out)
 {
     const char *src = ks_shader_source(name);
@@ -59,8 +66,7 @@ static ks_status compile(GLenum type, const char *name, GLuint *out)
         char log[2048] = "";
         glGetShaderInfoLog(sh, sizeof log, NULL, log);
         glDeleteShader(sh);
-        size_t n = strlen(log);
-        while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = '\0';
+        trim_log(log);
         return ks_fail(KS_ERR_GL, "shader '%s' does not compile: %s", name, log);
     }
     *out = sh;
@@ -89,8 +95,7 @@ ks_status ks_gl_program(const char *vert, const char *frag, GLuint *out)
         char log[2048] = "";
         glGetProgramInfoLog(prog, sizeof log, NULL, log);
         glDeleteProgram(prog);
-        size_t n = strlen(log);
-        while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = '\0';
+        trim_log(log);
         return ks_fail(KS_ERR_GL, "program '%s' + '%s' does not link: %s", vert, frag, log);
     }
     KS_TRY(ks_gl_check("linking shader program"));

@@ -225,6 +225,19 @@ static void test_cpu_headless(void **state)
     check_against_reference(dir, "laplace3d", 37, 29);
 }
 
+/* A frame the app saved: a PNG of the window's size with a picture in it. */
+static void check_saved_frame(const char *dir, const char *name, int w, int h)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ks_image img;
+    assert_true(load_png(path, &img));
+    assert_int_equal(img.w, w);
+    assert_int_equal(img.h, h);
+    assert_false(is_uniform(&img));
+    stbi_image_free(img.rgb);
+}
+
 static void test_cpu_overlay_frame(void **state)
 {
     (void)state;
@@ -236,14 +249,7 @@ static void test_cpu_overlay_frame(void **state)
     ks_run_result r;
     assert_int_equal(ks_test_run(argv, NULL, &r), 0);
     if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
-    char path[512];
-    snprintf(path, sizeof path, "%s/laplace2d_000002.png", dir);
-    ks_image img;
-    assert_true(load_png(path, &img));
-    assert_int_equal(img.w, 640);
-    assert_int_equal(img.h, 400);
-    assert_false(is_uniform(&img));
-    stbi_image_free(img.rgb);
+    check_saved_frame(dir, "laplace2d_000002.png", 640, 400);
 }
 
 /* Each CUDA kernel variant's interop picture against the CPU backend's picture. */
@@ -357,14 +363,7 @@ static void test_window(void **state)
     ks_run_result r;
     assert_int_equal(ks_test_run(argv, NULL, &r), 0);
     if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
-    char path[512];
-    snprintf(path, sizeof path, "%s/laplace2d_000004.png", dir);
-    ks_image img;
-    assert_true(load_png(path, &img));
-    assert_int_equal(img.w, 800);
-    assert_int_equal(img.h, 600);
-    assert_false(is_uniform(&img));
-    stbi_image_free(img.rgb);
+    check_saved_frame(dir, "laplace2d_000004.png", 800, 600);
 }
 
 int main(int argc, char **argv)
