@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../kernels/laplace.h"
-#include "../render/chart.h"
-#include "../render/image_io.h"
+#include "kernels/laplace/laplace.h"
+#include "render/chart.h"
+#include "render/image_io.h"
 
 enum { KS_BENCH_MAX_ROWS = 2048 };
 

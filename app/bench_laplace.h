@@ -4,7 +4,7 @@
 #ifndef KS_BENCH_LAPLACE_H
 #define KS_BENCH_LAPLACE_H
 
-#include "../kernels/cuda_device.h"
+#include "kernels/common/cuda_device.h"
 #include "best_config.h"
 #include "options.h"
 

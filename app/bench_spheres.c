@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/spheres.h"
-#include "../kernels/spheres_bench.h"
-#include "../render/chart.h"
-#include "../render/image_io.h"
+#include "kernels/spheres/spheres.h"
+#include "kernels/spheres/spheres_bench.h"
+#include "render/chart.h"
+#include "render/image_io.h"
 
 enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 

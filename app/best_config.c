@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../kernels/laplace.h"
-#include "../render/image_io.h"
+#include "kernels/laplace/laplace.h"
+#include "render/image_io.h"
 
 static const char ks_best_magic[] = "# kernelscope best-config v1";
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../kernels/interop.h"
-#include "../render/image_io.h"
-#include "../render/renderer.h"
+#include "kernels/common/interop.h"
+#include "render/image_io.h"
+#include "render/renderer.h"
 
 enum { KS_CSV_INITIAL = 256 };
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../kernels/cuda_device.h"
+#include "kernels/common/cuda_device.h"
 #include "bench_laplace.h"
 #include "bench_spheres.h"
 #include "best_config.h"

@@ -3,10 +3,10 @@
 #ifndef KS_OPTIONS_H
 #define KS_OPTIONS_H
 
-#include "../kernels/colormap.h"
-#include "../kernels/ks_error.h"
-#include "../kernels/laplace.h"
-#include "../render/image_io.h"
+#include "kernels/common/colormap.h"
+#include "kernels/common/ks_error.h"
+#include "kernels/laplace/laplace.h"
+#include "render/image_io.h"
 
 typedef enum ks_mode { KS_MODE_LIVE = 0, KS_MODE_BENCH } ks_mode;
 

@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-#include "../kernels/cuda_device.h"
-#include "../kernels/stage_timer.h"
-#include "../render/window.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/stage_timer.h"
+#include "render/window.h"
 #include "best_config.h"
 #include "options.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../kernels/spheres.h"
+#include "kernels/spheres/spheres.h"
 #include "scene.h"
 
 enum {

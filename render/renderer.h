@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "../kernels/colormap.h"
-#include "../kernels/ks_error.h"
+#include "kernels/common/colormap.h"
+#include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

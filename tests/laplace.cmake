@@ -13,5 +13,5 @@ set_target_properties(perf_laplace PROPERTIES LINKER_LANGUAGE CUDA)
 # Bandwidth probe: copy kernel and work orderings of the single-sweep kernels
 # against the D2D memcpy (docs/laplace-perf.md, run 6).
 add_executable(perf_stream ${CMAKE_CURRENT_SOURCE_DIR}/perf_stream.cu)
-target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
+target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(perf_stream PRIVATE ks_core)

@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-#include "laplace.h"
+#include "kernels/laplace/laplace.h"
 
 typedef struct perf_set {
     const char *variant;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spheres.h"
-#include "spheres_bench.h"
+#include "kernels/spheres/spheres.h"
+#include "kernels/spheres/spheres_bench.h"
 
 static int usage(const char *why)
 {

@@ -16,8 +16,8 @@
 
 #include <cuda_runtime.h>
 
-#include "laplace.h"
-#include "laplace_launch.h"
+#include "kernels/laplace/laplace.h"
+#include "kernels/laplace/laplace_launch.h"
 
 #define CK(x)                                                                                      \
     do {                                                                                           \

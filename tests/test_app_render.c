@@ -20,7 +20,7 @@
 #include <cmocka.h>
 #include <stb_image.h>
 
-#include "laplace.h"
+#include "kernels/laplace/laplace.h"
 #include "test_util.h"
 
 static const char *g_mode = "cpu";

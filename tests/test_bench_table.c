@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "bench_laplace.h"
+#include "app/bench_laplace.h"
 
 static ks_bench_row row(const char *variant, int n, int bx, double ms)
 {

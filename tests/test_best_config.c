@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "best_config.h"
+#include "app/best_config.h"
 #include "test_util.h"
 
 static ks_best_entry entry(const char *dev, const char *scene, const char *variant, int n,

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "chart.h"
+#include "render/chart.h"
 
 /* Unused-function warnings for stb's static declarations come at the end of
  * the file, after any pop: that one stays off for this test file. */

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "laplace.h"
+#include "kernels/laplace/laplace.h"
 
 #define KS_TEST_PI 3.14159265358979323846
 

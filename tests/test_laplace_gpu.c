@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "laplace.h"
+#include "kernels/laplace/laplace.h"
 
 static int g_quick;
 

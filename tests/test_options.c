@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "options.h"
+#include "app/options.h"
 
 #define PARSE(o, ...)                                                                              \
     ({                                                                                             \

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "spheres.h"
+#include "kernels/spheres/spheres.h"
 
 /* stb is header-only with static functions: keep its own warnings out of -Werror. */
 /* Unused-function warnings for stb's static declarations come at the end of

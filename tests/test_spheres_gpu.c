@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "spheres.h"
+#include "kernels/spheres/spheres.h"
 
 static ks_spheres_gpu *gpu;
 static int quick;

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "stage_timer.h"
+#include "kernels/common/stage_timer.h"
 
 static void sleep_ms(double ms)
 {

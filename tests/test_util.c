@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cuda_device.h"
+#include "kernels/common/cuda_device.h"
 
 const char *ks_test_binary(void)
 {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "kernels/common/cuda_check.h"
 #include "spheres.h"
 #include "spheres_shade.h"
 

@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "colormap.h"
-#include "cuda_device.h" /* ks_kernel_attrs */
-#include "ks_error.h"
+#include "kernels/common/colormap.h"
+#include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
+#include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-#include "ks_error.h"
-#include "cuda_device.h" /* ks_kernel_attrs */
+#include "kernels/common/ks_error.h"
+#include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
 
 #ifdef __cplusplus
 extern "C" {

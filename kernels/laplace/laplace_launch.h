@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuda_check.h"
+#include "kernels/common/cuda_check.h"
 #include "laplace.h"
 
 typedef struct ks_lsweep {
