@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Laplace kernels on the GPU machine: gpu tests, compute-sanitizer (memcheck on
+# Laplace kernels on a CUDA GPU: gpu tests, compute-sanitizer (memcheck on
 # the full test, racecheck and initcheck on KS_TEST_QUICK=1), then the perf table.
 # Usage: scripts/gpu-laplace.sh [BIN_DIR] [perf_laplace args...]
 #   BIN_DIR holds test_laplace_gpu and perf_laplace (default build/tests).
-# Logs go to $OUT when set (the device tool's output folder), else ./out-laplace.
+# Logs go to $KS_LOG_DIR (default ./out-laplace).
 # Set KS_SKIP_SANITIZE=1 or KS_SKIP_PERF=1 to leave a stage out; KS_SAN_TIMEOUT
 # (seconds, default 300) bounds each sanitizer run.
 # KS_EXTRA="name ..." also runs BIN_DIR/test_NAME (when present) and
@@ -12,7 +12,7 @@
 set -uo pipefail
 bin=${1:-build/tests}
 shift || true
-log=${OUT:-out-laplace}
+log=${KS_LOG_DIR:-out-laplace}
 mkdir -p "$log"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 fail=0

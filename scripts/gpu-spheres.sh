@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Sphere scene on the GPU machine: gpu tests, compute-sanitizer (memcheck and
+# Sphere scene on a CUDA GPU: gpu tests, compute-sanitizer (memcheck and
 # racecheck on a quick subset), the timing table, and the SASS of the kernels.
-# Run from the repository root after `source .gl/gl-env.sh`, with the
-# executables in $1 (default .carry-spheres). Logs go to $OUT (default ./out).
+# Run from the repository root on a machine with a CUDA GPU, with the
+# executables in $1 (default build/tests). Logs go to $KS_LOG_DIR (default ./out-spheres).
 #   scripts/gpu-spheres.sh [DIR] [perf_spheres args...]
 set -uo pipefail
-dir=${1:-.carry-spheres}
+dir=${1:-build/tests}
 shift || true
-out=${OUT:-out}
+out=${KS_LOG_DIR:-out-spheres}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 {

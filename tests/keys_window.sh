@@ -3,13 +3,14 @@
 # what they did through the files the app saves:
 #   F saves the bare picture (its size tells the slice axis), X/Y switch the
 #   axis, S and P save the screen as PNG/PPM, O hides the overlay, Q quits.
-# Usage (ctest runs it under xvfb-run): keys_window.sh KERNELSCOPE_BINARY
+# Usage (ctest runs it under xvfb-run): keys_window.sh KERNELSCOPE_BINARY [cpu|cuda]
 set -euo pipefail
 bin=$1
+backend=${2:-cpu}
 [ -n "${DISPLAY:-}" ] || exit 77
 command -v xdotool >/dev/null || exit 77
 out=$(mktemp -d /tmp/ks-keys-XXXXXX)
-"$bin" laplace3d --backend cpu --window --grid 40x30x20 --iters 1 --size 640x400 --out "$out" 2>"$out/stderr" &
+"$bin" laplace3d --backend "$backend" --window --grid 40x30x20 --iters 1 --size 640x400 --out "$out" 2>"$out/stderr" &
 pid=$!
 win=""
 for _ in $(seq 1 100); do

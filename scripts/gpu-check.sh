@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Checks kernelscope on a machine with a CUDA GPU: the gpu tests, compute-sanitizer, the
+# benchmarks and the screenshots, and prints the figures. Runs on any CUDA GPU, with or without a
+# display (a window check runs when DISPLAY is set).
+#
+#   scripts/gpu-check.sh [--bin DIR] [--bin80 DIR] [--out DIR] [STEP ...]
+#
+# STEP is any of (default: tests sanitize bench):
+#   tests     every test program (gpu tests against the CPU gold, cpu tests too)
+#   ptx80     the gpu tests of a build holding only compute_80 PTX, which the driver JIT-compiles:
+#             on a newer GPU this runs the sm_80 code paths (built with
+#             -DCMAKE_CUDA_ARCHITECTURES=80-virtual into build-ptx80 unless --bin80 is given)
+#   sanitize  compute-sanitizer memcheck and racecheck on the gpu tests (quick mode) and memcheck
+#             on the app's own frame loop
+#   bench     kernelscope bench for every scene
+#   live      kernelscope bench live, when the binary has it
+#   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
+#   shots     screenshots of each scene, rendered headless
+# --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
+# scripts/build.sh for this machine's GPU. Results go to --out (default
+# results/gpu-check-DATE/); scripts/ingest-results.sh copies them into docs/ and screenshots/.
+set -u
+cd "$(dirname "$0")/.."
+here=$PWD
+bin="" bin80="" out=""
+steps=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --bin) bin=$2; shift 2 ;;
+    --bin80) bin80=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    tests|ptx80|sanitize|bench|live|window|shots) steps+=("$1"); shift ;;
+    *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench)
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 ||
+  { echo "gpu-check: no NVIDIA GPU found (nvidia-smi)" >&2; exit 2; }
+
+if [ -z "$bin" ]; then
+  KS_BUILD_DIR=build-gpu scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=native || exit 1
+  bin=build-gpu
+fi
+bin=$(cd "$bin" && pwd)
+out=${out:-results/gpu-check-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+export KS_BINARY=$bin/kernelscope KS_TEST_DATA=$here/tests/data KS_BEST_CONFIG=$out/best-config.tsv
+export NCCL_NVLS_ENABLE=0
+nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total,clocks.max.sm --format=csv,noheader |
+  tee "$out/device.txt"
+"$KS_BINARY" --version | tee -a "$out/device.txt"
+status=0
+note_rc() { # name rc: 0 passes, 77 is skipped
+  case $2 in 0) echo "ok      $1" ;; 77) echo "skipped $1" ;; *) echo "FAILED  $1 (exit $2)"; status=1 ;; esac
+}
+
+run_tests() { # DIR label
+  local t name rc
+  for t in "$1"/tests/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    case $name in
+      test_app_gpu_bin) "$t" gpu >"$out/$2_$name.log" 2>&1 ;;
+      *) "$t" >"$out/$2_$name.log" 2>&1 ;;
+    esac
+    rc=$?
+    note_rc "$2 $name: $(grep -cE '^\[       OK \]' "$out/$2_$name.log") passed" $rc
+  done
+}
+
+for step in "${steps[@]}"; do
+  echo "== $step"
+  case $step in
+  tests) run_tests "$bin" tests ;;
+  ptx80)
+    if [ -z "$bin80" ]; then
+      KS_BUILD_DIR=build-ptx80 scripts/build.sh -DCMAKE_CUDA_ARCHITECTURES=80-virtual || exit 1
+      bin80=build-ptx80
+    fi
+    KS_BINARY=$(cd "$bin80" && pwd)/kernelscope
+    [ -x "$KS_BINARY" ] && "$KS_BINARY" laplace3d --headless --frames 1 --grid 64 2>&1 | head -n 6 | tee "$out/ptx80_startup.txt"
+    for t in "$bin80"/tests/test_*gpu*; do
+      [ -x "$t" ] || continue
+      name=$(basename "$t")
+      if [ "$name" = test_app_gpu_bin ]; then "$t" gpu >"$out/ptx80_$name.log" 2>&1; else "$t" >"$out/ptx80_$name.log" 2>&1; fi
+      note_rc "ptx80 $name: $(grep -cE '^\[       OK \]' "$out/ptx80_$name.log") passed" $?
+    done
+    export KS_BINARY=$bin/kernelscope ;;
+  sanitize)
+    for tool in memcheck racecheck; do
+      for t in "$bin"/tests/test_*_gpu; do
+        [ -x "$t" ] || continue
+        KS_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$t" >"$out/san_${tool}_$(basename "$t").log" 2>&1
+        note_rc "$tool $(basename "$t"): $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_$(basename "$t").log" | tail -n 1)" $?
+      done
+    done
+    i=0
+    while read -r args; do
+      i=$((i + 1))
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$KS_BINARY" $args --headless --frames 4 >"$out/san_app_$i.log" 2>&1
+      note_rc "memcheck kernelscope $args: $(grep -E 'ERROR SUMMARY' "$out/san_app_$i.log" | tail -n 1)" $?
+    done <<'EOF'
+laplace3d --grid 61x47x33 --kernel tblock --iters 9
+laplace3d --grid 260x70x23 --kernel tblock --block 32x12 --iters 9
+laplace3d --grid 64 --kernel regq --iters 9
+laplace2d --grid 301x199 --iters 9
+spheres --spheres 300 --mem binned
+matmul --size 67x45x33
+histogram --size 100003
+EOF
+    ;;
+  bench)
+    for scene in laplace3d laplace2d spheres matmul histogram; do
+      "$KS_BINARY" --help 2>/dev/null | grep -q "$scene" || continue
+      "$KS_BINARY" bench $scene --out "$out" >"$out/bench_$scene.txt" 2>&1
+      note_rc "bench $scene" $?
+      tail -n 40 "$out/bench_$scene.txt"
+    done ;;
+  live)
+    if "$KS_BINARY" --help 2>/dev/null | grep -q "bench live"; then
+      "$KS_BINARY" bench live --out "$out" >"$out/bench_live.txt" 2>&1
+      note_rc "bench live" $?
+      tail -n 40 "$out/bench_live.txt"
+    fi ;;
+  window)
+    if [ -z "${DISPLAY:-}" ]; then echo "skipped window (no DISPLAY)"; continue; fi
+    bash tests/keys_window.sh "$KS_BINARY" cuda >"$out/window_keys.log" 2>&1
+    note_rc "window keys (CUDA backend)" $?
+    mkdir -p "$out/shots"
+    for args in "laplace3d --grid 256 --iters 100" "laplace2d --colormap turbo --iters 400" \
+                "spheres --spheres 1024 --mem binned" "matmul --size 1024" "histogram"; do
+      name=${args%% *}
+      "$KS_BINARY" --help 2>/dev/null | grep -q "$name" || continue
+      "$KS_BINARY" $args --window --size 1280x800 --frames 150 --save-every 150 --out "$out/shots/w" \
+        >"$out/window_$name.log" 2>&1
+      note_rc "window $name" $?
+      f=$(ls "$out"/shots/w/"$name"*.png 2>/dev/null | tail -n 1)
+      [ -n "$f" ] && mv "$f" "$out/shots/${name}_window.png"
+    done
+    rm -rf "$out/shots/w" ;;
+  shots)
+    mkdir -p "$out/shots"
+    while read -r name frames args; do
+      scene=${args%% *}
+      "$KS_BINARY" --help 2>/dev/null | grep -q "$scene" || continue
+      # shellcheck disable=SC2086
+      "$KS_BINARY" $args --headless --size 1280x800 --frames "$frames" --save-every "$frames" \
+        --out "$out/shots/h" >"$out/shot_$name.log" 2>&1
+      f=$(ls "$out"/shots/h/"$scene"*.png 2>/dev/null | grep -v field | tail -n 1)
+      [ -n "$f" ] && mv "$f" "$out/shots/$name.png" && echo "shot $name.png"
+      rm -rf "$out/shots/h"
+    done <<'EOF'
+laplace3d 150 laplace3d --grid 256 --iters 200
+laplace3d_kmarch_sine 60 laplace3d --bc sine --colormap inferno --kernel kmarch --iters 100
+laplace2d 100 laplace2d --colormap turbo --iters 400
+spheres_global 30 spheres --mem global --spheres 1024
+spheres_readonly 30 spheres --mem readonly --spheres 1024
+spheres_constant 30 spheres --mem constant --spheres 1024
+spheres_shared 30 spheres --mem shared --spheres 1024
+spheres_binned 30 spheres --mem binned --spheres 1024
+matmul 30 matmul --size 2048
+histogram 60 histogram
+EOF
+    ;;
+  esac
+done
+echo "results in $out"
+[ $status -eq 0 ] && echo "gpu-check: all passed" || echo "gpu-check: FAILURES (see above)"
+exit $status
