@@ -1,0 +1,34 @@
+/* Small helpers every layer uses: a monotonic clock, medians, and bounded text
+ * appends. One copy here instead of one per module. */
+#ifndef KS_UTIL_H
+#define KS_UTIL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds on a monotonic clock (for host timing and rate limits). */
+double ks_now_seconds(void);
+
+/* qsort comparator for doubles, ascending. */
+int ks_cmp_double(const void *a, const void *b);
+
+/* Sorts v[0..n) in place and returns its median (mean of the middle two for
+ * even n); 0 for n <= 0. */
+double ks_median_sort(double *v, int n);
+
+/* Appends printf-formatted text at buf + *used (cap bytes in all); text that
+ * does not fit is cut and the buffer stays terminated. Returns 0, or -1 when
+ * something was cut. */
+int ks_text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

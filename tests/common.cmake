@@ -1,0 +1,2 @@
+# kernels/common/: helpers every layer shares.
+ks_add_test(NAME test_ks_util LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ks_util.c TIMEOUT 60)

@@ -1,0 +1,58 @@
+/* kernels/common/ks_util: clock, medians, bounded appends. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/common/ks_util.h"
+
+static void test_median(void **state)
+{
+    (void)state;
+    double odd[] = {5.0, -1.0, 3.0};
+    assert_true(ks_median_sort(odd, 3) == 3.0);
+    assert_true(odd[0] == -1.0 && odd[2] == 5.0); /* sorted in place */
+    double even[] = {4.0, 1.0, 3.0, 2.0};
+    assert_true(ks_median_sort(even, 4) == 2.5);
+    double one[] = {7.0};
+    assert_true(ks_median_sort(one, 1) == 7.0);
+    assert_true(ks_median_sort(NULL, 0) == 0.0);
+}
+
+static void test_clock_monotonic(void **state)
+{
+    (void)state;
+    const double a = ks_now_seconds();
+    const double b = ks_now_seconds();
+    assert_true(a > 0.0);
+    assert_true(b >= a);
+}
+
+static void test_text_append(void **state)
+{
+    (void)state;
+    char buf[8];
+    size_t used = 0;
+    assert_int_equal(ks_text_append(buf, sizeof buf, &used, "%s", "abc"), 0);
+    assert_int_equal(ks_text_append(buf, sizeof buf, &used, "%d", 12), 0);
+    assert_string_equal(buf, "abc12");
+    assert_int_equal(used, 5);
+    /* Too long: cut, terminated, and later appends do nothing. */
+    assert_int_equal(ks_text_append(buf, sizeof buf, &used, "%s", "wxyz"), -1);
+    assert_string_equal(buf, "abc12wx");
+    assert_int_equal(used, 7);
+    assert_int_equal(ks_text_append(buf, sizeof buf, &used, "q"), -1);
+    assert_string_equal(buf, "abc12wx");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_median),
+        cmocka_unit_test(test_clock_monotonic),
+        cmocka_unit_test(test_text_append),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
