@@ -1,0 +1,481 @@
+// The overlay UI with Dear ImGui (ui.h). Panels sit in a column on the right
+// whose sizes follow the frame; the user can move and collapse them. The
+// layout is applied again whenever the frame size or the set of panels
+// changes, so nothing is left outside a resized window.
+#include "render/ui.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <new>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+namespace {
+
+const char *const KS_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+enum Panel { P_SCENE, P_STAGES, P_TABLE, P_PLOT, P_COLORBAR, P_HELP, P_NUM };
+const char *const PANEL_NAMES[P_NUM] = {"Scene and kernel", "Stage timings", "A/B",
+                                        "Convergence", "Colour bar", "Keys and mouse (H)"};
+
+} // namespace
+
+struct ks_ui {
+    ImGuiContext *ctx;
+    GLFWwindow *glfw;     // NULL when headless
+    int have_font_file;
+    float font_px;        // size the atlas was built for
+    int layout_w, layout_h, layout_sig; // what the column was laid out for
+    int help_shown;       // last help state applied
+    float natural[P_NUM]; // content height each panel asked for last frame (0: not known)
+    int nrects;
+    ks_ui_rect rects[KS_UI_MAX_PANELS];
+};
+
+static float font_px_for(int fb_w, int fb_h)
+{
+    float px = fminf((float)fb_h / 54.0f, (float)fb_w / 62.0f);
+    return floorf(fminf(fmaxf(px, 13.0f), 28.0f));
+}
+
+static float column_width(int fb_w, float font_px)
+{
+    return floorf(fminf(font_px * 24.0f, 0.45f * (float)fb_w));
+}
+
+static void build_font(ks_ui *ui, float px)
+{
+    ImGuiIO &io = ImGui::GetIO();
+    io.Fonts->Clear();
+    ImFont *f = NULL;
+    if (ui->have_font_file) f = io.Fonts->AddFontFromFileTTF(KS_FONT_PATH, px);
+    if (f == NULL) {
+        ImFontConfig cfg;
+        cfg.SizePixels = px; // the built-in font is a bitmap font drawn at 13 px; scaled here
+        io.Fonts->AddFontDefault(&cfg);
+    }
+    ui->font_px = px;
+    ImGui::GetStyle() = ImGuiStyle();
+    ImGui::StyleColorsDark();
+    ImGuiStyle &st = ImGui::GetStyle();
+    st.ScaleAllSizes(px / 13.0f);
+    st.WindowRounding = 3.0f;
+    st.ItemSpacing.y = floorf(px * 0.2f);
+    st.Colors[ImGuiCol_WindowBg].w = 0.82f;
+}
+
+ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_cap)
+{
+    if (out == NULL) return ks_fail(KS_ERR_INVALID, "ui: no output pointer");
+    *out = NULL;
+    if (notice && notice_cap) notice[0] = '\0';
+    ks_ui *ui = new (std::nothrow) ks_ui();
+    if (ui == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ui: out of memory");
+    IMGUI_CHECKVERSION();
+    ui->ctx = ImGui::CreateContext();
+    ImGui::SetCurrentContext(ui->ctx);
+    ImGuiIO &io = ImGui::GetIO();
+    io.IniFilename = NULL; // no imgui.ini beside the user's files
+    io.LogFilename = NULL;
+    ui->have_font_file = access(KS_FONT_PATH, R_OK) == 0;
+    if (!ui->have_font_file && notice)
+        snprintf(notice, notice_cap, "ui: %s not found (install fonts-dejavu-core); using the built-in font",
+                 KS_FONT_PATH);
+    ui->glfw = (GLFWwindow *)ks_window_glfw(win);
+    if (ui->glfw != NULL && !ImGui_ImplGlfw_InitForOpenGL(ui->glfw, true)) {
+        ImGui::DestroyContext(ui->ctx);
+        delete ui;
+        return ks_fail(KS_ERR_GL, "ui: ImGui GLFW backend failed to start");
+    }
+    if (!ImGui_ImplOpenGL3_Init("#version 330 core")) {
+        if (ui->glfw) ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext(ui->ctx);
+        delete ui;
+        return ks_fail(KS_ERR_GL, "ui: ImGui OpenGL 3 backend failed to start (GL entry points)");
+    }
+    *out = ui;
+    return KS_OK;
+}
+
+void ks_ui_destroy(ks_ui *ui)
+{
+    if (ui == NULL) return;
+    ImGui::SetCurrentContext(ui->ctx);
+    ImGui_ImplOpenGL3_Shutdown();
+    if (ui->glfw) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext(ui->ctx);
+    delete ui;
+}
+
+void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float area[4])
+{
+    (void)ui;
+    float col = visible ? column_width(fb_w, font_px_for(fb_w, fb_h)) : 0.0f;
+    area[0] = 0.0f;
+    area[1] = 0.0f;
+    area[2] = fmaxf(0.0f, (float)fb_w - col);
+    area[3] = (float)fb_h;
+}
+
+float ks_ui_font_px(const ks_ui *ui) { return ui ? ui->font_px : 0.0f; }
+
+int ks_ui_panel_rects(const ks_ui *ui, ks_ui_rect *rects, int max)
+{
+    if (ui == NULL) return 0;
+    int n = ui->nrects < max ? ui->nrects : max;
+    for (int i = 0; i < n; ++i) rects[i] = ui->rects[i];
+    return n;
+}
+
+namespace {
+
+struct Frame {
+    ks_ui *ui;
+    const ks_view *v;
+    ks_ui_actions *out;
+    float scale; // framebuffer pixels per ImGui unit
+};
+
+void push_key(ks_ui_actions *out, int key, int times = 1)
+{
+    for (int i = 0; i < times && out->nkeys < KS_UI_MAX_KEYS; ++i) {
+        out->keys[out->nkeys].key = key;
+        out->keys[out->nkeys].shift = 0;
+        ++out->nkeys;
+    }
+}
+
+void record_rect(Frame &f, const char *name)
+{
+    ks_ui *ui = f.ui;
+    if (ui->nrects >= KS_UI_MAX_PANELS) return;
+    ks_ui_rect &r = ui->rects[ui->nrects++];
+    snprintf(r.name, sizeof r.name, "%s", name);
+    ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+    r.x = p.x * f.scale;
+    r.y = p.y * f.scale;
+    r.w = s.x * f.scale;
+    r.h = s.y * f.scale;
+}
+
+bool is_control(const ks_view *v, const char *label)
+{
+    for (int i = 0; i < v->ncontrols; ++i)
+        if (strcmp(v->controls[i].label, label) == 0) return true;
+    return false;
+}
+
+void field_rows(const ks_view *v, ks_vgroup g)
+{
+    for (int i = 0; i < v->nfields; ++i) {
+        const ks_vfield *fd = &v->fields[i];
+        if (fd->group != g || is_control(v, fd->label)) continue; // shown with its buttons
+        char val[160];
+        ks_view_format(fd, val, sizeof val);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(fd->label);
+        ImGui::TableNextColumn();
+        if (fd->unit[0]) ImGui::TextWrapped("%s %s", val, fd->unit);
+        else ImGui::TextWrapped("%s", val);
+    }
+}
+
+void control_row(Frame &f, const ks_vcontrol *c, int idx)
+{
+    ImGui::PushID(idx);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(c->label);
+    ImGui::TableNextColumn();
+    if (c->key_prev && ImGui::SmallButton("<")) push_key(f.out, c->key_prev);
+    if (c->key_prev) ImGui::SameLine();
+    if (c->nchoices > 0) {
+        ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x -
+                                (c->key_next ? ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.x : 0.0f));
+        if (ImGui::BeginCombo("##c", c->value)) {
+            for (int j = 0; j < c->nchoices; ++j) {
+                bool sel = j == c->current;
+                if (ImGui::Selectable(c->choices[j], sel) && !sel) {
+                    if (c->choice_key[j]) push_key(f.out, c->choice_key[j]);
+                    else if (c->key_next)
+                        push_key(f.out, c->key_next, ((j - c->current) % c->nchoices + c->nchoices) % c->nchoices);
+                }
+                if (sel) ImGui::SetItemDefaultFocus();
+            }
+            ImGui::EndCombo();
+        }
+    } else {
+        ImGui::TextUnformatted(c->value);
+    }
+    if (c->key_next) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(">")) push_key(f.out, c->key_next);
+    }
+    ImGui::PopID();
+}
+
+void scene_panel(Frame &f)
+{
+    const ks_view *v = f.v;
+    if (ImGui::Button(v->paused ? "Resume" : "Pause")) push_key(f.out, KS_KEY_SPACE);
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) push_key(f.out, 'N');
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) push_key(f.out, 'R');
+    ImGui::SameLine();
+    if (ImGui::Button("Save")) push_key(f.out, 'S');
+    const ImGuiTableFlags tf = ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("fields", 2, tf)) {
+        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+        for (int i = 0; i < v->ncontrols; ++i) control_row(f, &v->controls[i], i);
+        field_rows(v, KS_VGROUP_KERNEL);
+        field_rows(v, KS_VGROUP_SCENE);
+        field_rows(v, KS_VGROUP_FRAME);
+        ImGui::EndTable();
+    }
+}
+
+void stages_panel(const ks_view *v)
+{
+    if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
+    ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
+    ImGui::TableSetupColumn("min ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < v->nstages; ++i) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(v->stages[i].name);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", v->stages[i].median_ms);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", v->stages[i].min_ms);
+    }
+    ImGui::EndTable();
+}
+
+void table_panel(const ks_vtable *t)
+{
+    ImGui::TextWrapped("%s", t->title);
+    if (!ImGui::BeginTable("ab", t->ncols + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    for (int c = 0; c < t->ncols; ++c) {
+        char h[48];
+        if (t->units[c][0]) snprintf(h, sizeof h, "%s %s", t->cols[c], t->units[c]);
+        else snprintf(h, sizeof h, "%s", t->cols[c]);
+        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    }
+    ImGui::TableHeadersRow();
+    for (int r = 0; r < t->nrows; ++r) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        if (t->rows[r].selected)
+            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_Header));
+        ImGui::TextUnformatted(t->rows[r].label);
+        if (t->rows[r].note[0]) {
+            ImGui::TableNextColumn();
+            ImGui::TextWrapped("%s", t->rows[r].note);
+            continue;
+        }
+        for (int c = 0; c < t->ncols; ++c) {
+            char cell[32];
+            ks_view_format_value(t->rows[r].cell[c], t->fmts[c], cell, sizeof cell);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(cell);
+        }
+    }
+    ImGui::EndTable();
+}
+
+void plot_panel(const ks_view *v)
+{
+    const int n = v->plot.n;
+    float ymin = v->plot.y[0], ymax = v->plot.y[0];
+    for (int i = 1; i < n; ++i) {
+        ymin = fminf(ymin, v->plot.y[i]);
+        ymax = fmaxf(ymax, v->plot.y[i]);
+    }
+    ImGui::TextWrapped("%s", v->plot.title);
+    ImGui::Text("x %.0f .. %.0f   y %.2f .. %.2f", v->plot.x[0], v->plot.x[n - 1], ymin, ymax);
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    float h = fmaxf(avail.y, ImGui::GetFrameHeight() * 2.0f);
+    ImGui::PlotLines("##plot", v->plot.y, n, 0, NULL, ymin, ymax > ymin ? ymax : ymin + 1.0f, ImVec2(avail.x, h));
+}
+
+void colorbar_panel(const ks_view *v)
+{
+    unsigned char lut[256][4];
+    ks_colormap_table_rgba(v->colorbar.cmap, lut);
+    ImGui::TextWrapped("%s", v->colorbar.label);
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFrameHeight();
+    const int seg = 64;
+    for (int i = 0; i < seg; ++i) {
+        const unsigned char *a = lut[i * 255 / seg], *b = lut[(i + 1) * 255 / seg];
+        ImU32 ca = IM_COL32(a[0], a[1], a[2], 255), cb = IM_COL32(b[0], b[1], b[2], 255);
+        float x0 = p.x + w * (float)i / seg, x1 = p.x + w * (float)(i + 1) / seg;
+        dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1, p.y + h), ca, cb, cb, ca);
+    }
+    ImGui::Dummy(ImVec2(w, h));
+    char lo[32], mid[32], hi[32];
+    snprintf(lo, sizeof lo, "%.4g", v->colorbar.lo);
+    snprintf(mid, sizeof mid, "%.4g", 0.5 * (v->colorbar.lo + v->colorbar.hi));
+    snprintf(hi, sizeof hi, "%.4g", v->colorbar.hi);
+    float x0 = ImGui::GetCursorPosX();
+    ImGui::TextUnformatted(lo);
+    float mw = ImGui::CalcTextSize(mid).x, hw = ImGui::CalcTextSize(hi).x, lw = ImGui::CalcTextSize(lo).x;
+    if (w >= lw + mw + hw + 4.0f * ImGui::GetStyle().ItemSpacing.x) {
+        ImGui::SameLine(x0 + 0.5f * (w - mw));
+        ImGui::TextUnformatted(mid);
+    }
+    ImGui::SameLine(fmaxf(x0 + w - hw, ImGui::GetCursorPosX()));
+    ImGui::TextUnformatted(hi);
+}
+
+void help_panel(const ks_view *v)
+{
+    ImGui::TextUnformatted("Mouse: panels move by their title bar and fold with the arrow; "
+                           "the buttons and lists in \"Scene and kernel\" do what the keys do.");
+    ImGui::Separator();
+    if (v->help_global) ImGui::TextUnformatted(v->help_global);
+    if (v->help_scene) ImGui::TextUnformatted(v->help_scene);
+}
+
+int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; ++s)
+        if (*s == '\n') ++n;
+    return n + 1;
+}
+
+} // namespace
+
+ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visible, int help,
+                      ks_ui_actions *out)
+{
+    if (ui == NULL || v == NULL || out == NULL) return ks_fail(KS_ERR_INVALID, "ui: frame without ui, view or actions");
+    memset(out, 0, sizeof *out);
+    ui->nrects = 0;
+    if (fb_w <= 0 || fb_h <= 0) return KS_OK;
+    ImGui::SetCurrentContext(ui->ctx);
+    ImGuiIO &io = ImGui::GetIO();
+
+    float px = font_px_for(fb_w, fb_h);
+    if (px != ui->font_px) {
+        build_font(ui, px);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        if (!ImGui_ImplOpenGL3_CreateFontsTexture()) return ks_fail(KS_ERR_GL, "ui: cannot upload the font atlas");
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    if (ui->glfw) {
+        ImGui_ImplGlfw_NewFrame();
+    } else {
+        io.DisplaySize = ImVec2((float)fb_w, (float)fb_h);
+        io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
+        io.DeltaTime = 1.0f / 60.0f;
+    }
+    // the GLFW backend works in window units; the layout in framebuffer pixels / scale
+    Frame f{ui, v, out, io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f};
+    const float W = io.DisplaySize.x, H = io.DisplaySize.y;
+    ImGui::NewFrame();
+
+    const ImGuiStyle &st = ImGui::GetStyle();
+    const float m = floorf(px * 0.4f);
+    const float col = column_width(fb_w, px) / f.scale;
+    const float title = ImGui::GetFrameHeight();
+    const float line = ImGui::GetTextLineHeightWithSpacing() + 2.0f * st.CellPadding.y;
+    const float pad = 2.0f * st.WindowPadding.y;
+
+    bool present[P_NUM] = {visible != 0, visible && v->nstages > 0, visible && v->table.ncols > 0,
+                           visible && v->plot.n > 1, visible && v->colorbar.on, visible || help};
+    float want[P_NUM] = {0};
+    int nctl_lines = v->ncontrols + 1;
+    want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
+    want[P_STAGES] = title + pad + line * (float)(v->nstages + 1);
+    want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
+    want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
+    want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight();
+    want[P_HELP] = help ? title + pad + line * (float)(count_lines(v->help_global) + count_lines(v->help_scene) + 3)
+                        : title;
+    // what the panels measured last frame beats the estimate (the plot fills what it gets)
+    for (int p = 0; p < P_NUM; ++p)
+        if (ui->natural[p] > 0.0f && p != P_PLOT && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
+    // fit the column: the scene panel (and the help when open) give up height first
+    float used = m, flex = 0.0f;
+    for (int p = 0; p < P_NUM; ++p)
+        if (present[p]) {
+            used += want[p] + m;
+            if (p == P_SCENE || p == P_HELP) flex += want[p];
+        }
+    float shrink = 1.0f;
+    if (used > H && flex > 0.0f) shrink = fmaxf(0.0f, 1.0f - (used - H) / flex);
+    int sig = 0;
+    for (int p = 0; p < P_NUM; ++p) sig |= present[p] << p;
+    for (int p = 0; p < P_NUM; ++p) sig = sig * 31 + (int)(want[p] / (0.5f * px));
+    ImGuiCond cond = ImGuiCond_FirstUseEver;
+    if (fb_w != ui->layout_w || fb_h != ui->layout_h || sig != ui->layout_sig || help != ui->help_shown) {
+        cond = ImGuiCond_Always;
+        ui->layout_w = fb_w;
+        ui->layout_h = fb_h;
+        ui->layout_sig = sig;
+    }
+    const bool help_changed = help != ui->help_shown;
+    ui->help_shown = help;
+
+    const ImGuiWindowFlags wf = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+    float y = m;
+    for (int p = 0; p < P_NUM; ++p) {
+        if (!present[p]) continue;
+        float h = want[p];
+        if (p == P_SCENE || p == P_HELP) h = fmaxf(title + pad + line * 2.0f, floorf(h * shrink));
+        if (p == P_HELP && !help) h = title;
+        h = fminf(h, fmaxf(title, H - y - m));
+        ImGui::SetNextWindowPos(ImVec2(W - col + m, y), cond);
+        ImGui::SetNextWindowSize(ImVec2(col - 2.0f * m, p == P_HELP && !help ? want[P_HELP] : h), cond);
+        if (p == P_HELP && (help_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!help, ImGuiCond_Always);
+        y += h + m;
+        if (ImGui::Begin(PANEL_NAMES[p], NULL, wf)) {
+            switch (p) {
+            case P_SCENE: scene_panel(f); break;
+            case P_STAGES: stages_panel(v); break;
+            case P_TABLE: table_panel(&v->table); break;
+            case P_PLOT: plot_panel(v); break;
+            case P_COLORBAR: colorbar_panel(v); break;
+            default: help_panel(v); break;
+            }
+            ui->natural[p] = ImGui::GetCursorPosY() - st.ItemSpacing.y + st.WindowPadding.y;
+        }
+        record_rect(f, PANEL_NAMES[p]);
+        ImGui::End();
+    }
+    if (v->message[0]) {
+        float aw = fmaxf(W - (visible ? col : 0.0f) - 2.0f * m, 4.0f * px);
+        ImGui::SetNextWindowPos(ImVec2(m, m), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(aw, 0.0f), ImGuiCond_Always);
+        ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(170, 30, 30, 235));
+        ImGui::Begin("##message", NULL,
+                     wf | ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_AlwaysAutoResize);
+        ImGui::PushTextWrapPos(aw - st.WindowPadding.x);
+        ImGui::TextUnformatted(v->message);
+        ImGui::PopTextWrapPos();
+        record_rect(f, "message");
+        ImGui::End();
+        ImGui::PopStyleColor();
+    }
+    out->mouse_captured = io.WantCaptureMouse;
+    if (v->hover[0] && !io.WantCaptureMouse && ui->glfw) ImGui::SetTooltip("%s", v->hover);
+
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    return KS_OK;
+}
