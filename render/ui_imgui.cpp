@@ -68,6 +68,7 @@ static void build_font(ks_ui *ui, float px)
     st.WindowRounding = 3.0f;
     st.ItemSpacing.y = floorf(px * 0.2f);
     st.Colors[ImGuiCol_WindowBg].w = 0.82f;
+    st.WindowMinSize = ImVec2(4.0f * px, px + 2.0f * st.FramePadding.y); // a title bar: the layout may fold a panel that far
 }
 
 ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_cap)
@@ -343,8 +344,8 @@ void colorbar_panel(const ks_view *v)
 
 void help_panel(const ks_view *v)
 {
-    ImGui::TextUnformatted("Mouse: panels move by their title bar and fold with the arrow; "
-                           "the buttons and lists in \"Scene and kernel\" do what the keys do.");
+    ImGui::TextWrapped("Mouse: panels move by their title bar and fold with the arrow; "
+                       "the buttons and lists in \"Scene and kernel\" do what the keys do.");
     ImGui::Separator();
     if (v->help_global) ImGui::TextUnformatted(v->help_global);
     if (v->help_scene) ImGui::TextUnformatted(v->help_scene);
@@ -410,15 +411,34 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     // what the panels measured last frame beats the estimate (the plot fills what it gets)
     for (int p = 0; p < P_NUM; ++p)
         if (ui->natural[p] > 0.0f && p != P_PLOT && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
-    // fit the column: the scene panel (and the help when open) give up height first
-    float used = m, flex = 0.0f;
-    for (int p = 0; p < P_NUM; ++p)
-        if (present[p]) {
-            used += want[p] + m;
-            if (p == P_SCENE || p == P_HELP) flex += want[p];
-        }
-    float shrink = 1.0f;
-    if (used > H && flex > 0.0f) shrink = fmaxf(0.0f, 1.0f - (used - H) / flex);
+    // fit the column: the scene panel (and the help when open) give up height
+    // first, down to a few lines; then every panel in proportion, down to its title
+    float hgt[P_NUM] = {0};
+    float avail = H - m, sum = 0.0f, flex = 0.0f, rest = 0.0f;
+    for (int p = 0; p < P_NUM; ++p) {
+        if (!present[p]) continue;
+        if (p == P_HELP && help) continue; // the open help goes over the picture
+        hgt[p] = p == P_HELP ? title : floorf(want[p]);
+        avail -= m;
+        sum += hgt[p];
+        if (p == P_SCENE) flex += hgt[p] - fminf(hgt[p], title + pad + 2.0f * line);
+    }
+    if (sum > avail && flex > 0.0f) {
+        const float k = fminf(1.0f, (sum - avail) / flex);
+        for (int p = 0; p < P_NUM; ++p)
+            if (present[p] && p == P_SCENE) {
+                float give = (hgt[p] - fminf(hgt[p], title + pad + 2.0f * line)) * k;
+                hgt[p] = floorf(hgt[p] - give);
+                sum -= give;
+            }
+    }
+    if (sum > avail) {
+        for (int p = 0; p < P_NUM; ++p)
+            if (present[p] && hgt[p] > 0.0f) rest += hgt[p] - title;
+        const float k = rest > 0.0f ? fminf(1.0f, (sum - avail) / rest) : 1.0f;
+        for (int p = 0; p < P_NUM; ++p)
+            if (present[p] && hgt[p] > 0.0f) hgt[p] = floorf(hgt[p] - (hgt[p] - title) * k);
+    }
     int sig = 0;
     for (int p = 0; p < P_NUM; ++p) sig |= present[p] << p;
     for (int p = 0; p < P_NUM; ++p) sig = sig * 31 + (int)(want[p] / (0.5f * px));
@@ -433,17 +453,38 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     ui->help_shown = help;
 
     const ImGuiWindowFlags wf = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+    float top = m; // below the banner: where the open help goes
+    if (v->message[0]) {
+        // over the picture, left of the column whenever a panel is in it
+        float aw = fmaxf(W - (visible || help ? col : 0.0f) - 2.0f * m, 4.0f * px);
+        ImGui::SetNextWindowPos(ImVec2(m, m), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(aw, 0.0f), ImGuiCond_Always);
+        ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(170, 30, 30, 235));
+        ImGui::Begin("##message", NULL,
+                     wf | ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_AlwaysAutoResize);
+        ImGui::PushTextWrapPos(aw - st.WindowPadding.x);
+        ImGui::TextUnformatted(v->message);
+        ImGui::PopTextWrapPos();
+        record_rect(f, "message");
+        top = m + ImGui::GetWindowSize().y + m;
+        ImGui::End();
+        ImGui::PopStyleColor();
+    }
     float y = m;
     for (int p = 0; p < P_NUM; ++p) {
         if (!present[p]) continue;
-        float h = want[p];
-        if (p == P_SCENE || p == P_HELP) h = fmaxf(title + pad + line * 2.0f, floorf(h * shrink));
-        if (p == P_HELP && !help) h = title;
-        h = fminf(h, fmaxf(title, H - y - m));
-        ImGui::SetNextWindowPos(ImVec2(W - col + m, y), cond);
-        ImGui::SetNextWindowSize(ImVec2(col - 2.0f * m, p == P_HELP && !help ? want[P_HELP] : h), cond);
+        const float h = fmaxf(title, fminf(hgt[p], H - y - m));
+        if (p == P_HELP && help) {
+            // open help: over the picture, below the banner, as large as it needs
+            const float hw = fmaxf(W - col - 2.0f * m, 4.0f * px);
+            ImGui::SetNextWindowPos(ImVec2(m, top), cond);
+            ImGui::SetNextWindowSize(ImVec2(hw, fmaxf(title, fminf(want[P_HELP], H - top - m))), cond);
+        } else {
+            ImGui::SetNextWindowPos(ImVec2(W - col + m, y), cond);
+            ImGui::SetNextWindowSize(ImVec2(col - 2.0f * m, h), cond);
+            y += h + m;
+        }
         if (p == P_HELP && (help_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!help, ImGuiCond_Always);
-        y += h + m;
         if (ImGui::Begin(PANEL_NAMES[p], NULL, wf)) {
             switch (p) {
             case P_SCENE: scene_panel(f); break;
@@ -457,20 +498,6 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         }
         record_rect(f, PANEL_NAMES[p]);
         ImGui::End();
-    }
-    if (v->message[0]) {
-        float aw = fmaxf(W - (visible ? col : 0.0f) - 2.0f * m, 4.0f * px);
-        ImGui::SetNextWindowPos(ImVec2(m, m), ImGuiCond_Always);
-        ImGui::SetNextWindowSize(ImVec2(aw, 0.0f), ImGuiCond_Always);
-        ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(170, 30, 30, 235));
-        ImGui::Begin("##message", NULL,
-                     wf | ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_AlwaysAutoResize);
-        ImGui::PushTextWrapPos(aw - st.WindowPadding.x);
-        ImGui::TextUnformatted(v->message);
-        ImGui::PopTextWrapPos();
-        record_rect(f, "message");
-        ImGui::End();
-        ImGui::PopStyleColor();
     }
     out->mouse_captured = io.WantCaptureMouse;
     if (v->hover[0] && !io.WantCaptureMouse && ui->glfw) ImGui::SetTooltip("%s", v->hover);

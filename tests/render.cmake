@@ -32,3 +32,11 @@ else()
 endif()
 set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120
                      ENVIRONMENT "${KS_RENDER_LSAN}")
+
+# The ImGui panels, headless: inside the frame and apart at 800x600 .. 2560x1440.
+ks_add_test(NAME test_ui_headless LABEL cpu
+            SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ui_headless.c
+                    ${CMAKE_CURRENT_SOURCE_DIR}/test_render_pin.c
+            TIMEOUT 120)
+target_link_libraries(test_ui_headless PRIVATE ${CMAKE_DL_LIBS})
+set_property(TEST test_ui_headless APPEND PROPERTY ENVIRONMENT ${KS_RENDER_LSAN})
