@@ -342,13 +342,50 @@ void colorbar_panel(const ks_view *v)
     ImGui::TextUnformatted(hi);
 }
 
+/* "  Key    what it does" lines as a two-column table (the proportional font
+ * cannot line up spaces); other lines as they are. */
+void help_text(const char *text, int id)
+{
+    if (text == NULL) return;
+    bool table = false;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL) end = line + strlen(line);
+        const char *gap = NULL;
+        if (line[0] == ' ' && line[1] == ' ') {
+            const char *k = line + 2;
+            while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
+            if (k < end) gap = k;
+        }
+        if (gap && !table) {
+            table = ImGui::BeginTable(id ? "help1" : "help0", 2, ImGuiTableFlags_SizingFixedFit);
+        } else if (!gap && table) {
+            ImGui::EndTable();
+            table = false;
+        }
+        if (gap && table) {
+            const char *d = gap;
+            while (d < end && *d == ' ') ++d;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(line + 2, gap);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(d, end);
+        } else {
+            ImGui::TextUnformatted(line, end);
+        }
+        line = *end ? end + 1 : end;
+    }
+    if (table) ImGui::EndTable();
+}
+
 void help_panel(const ks_view *v)
 {
     ImGui::TextWrapped("Mouse: panels move by their title bar and fold with the arrow; "
                        "the buttons and lists in \"Scene and kernel\" do what the keys do.");
     ImGui::Separator();
-    if (v->help_global) ImGui::TextUnformatted(v->help_global);
-    if (v->help_scene) ImGui::TextUnformatted(v->help_scene);
+    help_text(v->help_global, 0);
+    help_text(v->help_scene, 1);
 }
 
 int count_lines(const char *s)
