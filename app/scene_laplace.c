@@ -516,7 +516,7 @@ static void view(void *self, ks_view *v)
             const double t_iter = st.median_ms * 1e-3 / s->last_iters;
             const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
             ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
             ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
         }
     }

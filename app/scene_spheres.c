@@ -442,7 +442,7 @@ static void ks_spheres_view(void *self, ks_view *v)
     snprintf(t->units[1], sizeof t->units[1], "ms");
     t->fmts[1] = KS_VFMT_F3;
     snprintf(t->cols[2], sizeof t->cols[2], "vs global");
-    snprintf(t->units[2], sizeof t->units[2], "x");
+    /* a speed-up ratio: no unit */
     t->fmts[2] = KS_VFMT_F2;
     double global_med = 0.0, gmin;
     const int have_global = s->gpu && ks_sph_stats(&row->render[KS_SPHERES_MEM_GLOBAL], &global_med, &gmin);
