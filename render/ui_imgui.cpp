@@ -531,7 +531,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
             case P_COLORBAR: colorbar_panel(v); break;
             default: help_panel(v); break;
             }
-            ui->natural[p] = ImGui::GetCursorPosY() - st.ItemSpacing.y + st.WindowPadding.y;
+            // bottom of the last item, in content coordinates (scrolling included)
+            ui->natural[p] = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + ImGui::GetScrollY() +
+                             st.WindowPadding.y;
         }
         record_rect(f, PANEL_NAMES[p]);
         ImGui::End();
