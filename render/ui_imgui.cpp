@@ -448,26 +448,22 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     // what the panels measured last frame beats the estimate (the plot fills what it gets)
     for (int p = 0; p < P_NUM; ++p)
         if (ui->natural[p] > 0.0f && p != P_PLOT && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
-    // fit the column: the scene panel (and the help when open) give up height
-    // first, down to a few lines; then every panel in proportion, down to its title
+    // fit the column: the scene panel gives up height first, down to 40% of the
+    // column; then every panel in proportion, down to its title
     float hgt[P_NUM] = {0};
-    float avail = H - m, sum = 0.0f, flex = 0.0f, rest = 0.0f;
+    float avail = H - m, sum = 0.0f, rest = 0.0f;
     for (int p = 0; p < P_NUM; ++p) {
         if (!present[p]) continue;
         if (p == P_HELP && help) continue; // the open help goes over the picture
         hgt[p] = p == P_HELP ? title : floorf(want[p]);
         avail -= m;
         sum += hgt[p];
-        if (p == P_SCENE) flex += hgt[p] - fminf(hgt[p], title + pad + 2.0f * line);
     }
-    if (sum > avail && flex > 0.0f) {
-        const float k = fminf(1.0f, (sum - avail) / flex);
-        for (int p = 0; p < P_NUM; ++p)
-            if (present[p] && p == P_SCENE) {
-                float give = (hgt[p] - fminf(hgt[p], title + pad + 2.0f * line)) * k;
-                hgt[p] = floorf(hgt[p] - give);
-                sum -= give;
-            }
+    if (sum > avail && present[P_SCENE]) {
+        const float keep = fminf(hgt[P_SCENE], fmaxf(title + pad + 2.0f * line, floorf(0.4f * avail)));
+        const float give = fminf(hgt[P_SCENE] - keep, sum - avail);
+        hgt[P_SCENE] -= give;
+        sum -= give;
     }
     if (sum > avail) {
         for (int p = 0; p < P_NUM; ++p)
