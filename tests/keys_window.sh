@@ -30,7 +30,8 @@ press s            # screen PNG 640 x 400
 press p            # screen PPM
 # the mouse: the Save button of the "Scene and kernel" panel (640x400: 13 px
 # font, the panel column starts at x = 357) saves the screen as S does
-xdotool mousemove --window "$win" 522 41 click 1; sleep 0.4
+xdotool mousemove --window "$win" 522 41; sleep 0.3
+xdotool click 1; sleep 0.6
 xdotool mousemove --window "$win" 100 200; sleep 0.2
 press o; press s   # overlay hidden: S saves the bare picture (axis z)
 press h; press c; press a; press plus; press minus; press Up; press Next; press space; press n; press r
