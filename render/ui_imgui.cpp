@@ -30,7 +30,8 @@ struct ks_ui {
     ImGuiContext *ctx;
     GLFWwindow *glfw;     // NULL when headless
     int have_font_file;
-    float font_px;        // size the atlas was built for
+    float font_px;        // size the atlas was built for (framebuffer pixels)
+    float font_scale;     // framebuffer pixels per window unit it was built for
     int layout_w, layout_h, layout_sig; // what the column was laid out for
     int help_shown;       // last help state applied
     float natural[P_NUM]; // content height each panel asked for last frame (0: not known)
@@ -49,7 +50,9 @@ static float column_width(int fb_w, float font_px)
     return floorf(fminf(font_px * 24.0f, 0.45f * (float)fb_w));
 }
 
-static void build_font(ks_ui *ui, float px)
+/* The atlas at px framebuffer pixels (crisp on a scaled display), drawn at
+ * 1/scale in ImGui's window units. */
+static void build_font(ks_ui *ui, float px, float scale)
 {
     ImGuiIO &io = ImGui::GetIO();
     io.Fonts->Clear();
@@ -61,10 +64,13 @@ static void build_font(ks_ui *ui, float px)
         io.Fonts->AddFontDefault(&cfg);
     }
     ui->font_px = px;
+    ui->font_scale = scale;
+    io.FontGlobalScale = 1.0f / scale;
     ImGui::GetStyle() = ImGuiStyle();
     ImGui::StyleColorsDark();
     ImGuiStyle &st = ImGui::GetStyle();
-    st.ScaleAllSizes(px / 13.0f);
+    st.ScaleAllSizes(px / scale / 13.0f);
+    px /= scale; // window units from here on
     st.WindowRounding = 3.0f;
     st.ItemSpacing.y = floorf(px * 0.2f);
     st.Colors[ImGuiCol_WindowBg].w = 0.82f;
@@ -408,9 +414,15 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     ImGui::SetCurrentContext(ui->ctx);
     ImGuiIO &io = ImGui::GetIO();
 
-    float px = font_px_for(fb_w, fb_h);
-    if (px != ui->font_px) {
-        build_font(ui, px);
+    float scale = 1.0f; // framebuffer pixels per window unit (2 on a scaled display)
+    if (ui->glfw) {
+        int ww = 0, wh = 0;
+        glfwGetWindowSize(ui->glfw, &ww, &wh);
+        if (ww > 0) scale = fmaxf(1.0f, (float)fb_w / (float)ww);
+    }
+    const float fb_px = font_px_for(fb_w, fb_h);
+    if (fb_px != ui->font_px || scale != ui->font_scale) {
+        build_font(ui, fb_px, scale);
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         if (!ImGui_ImplOpenGL3_CreateFontsTexture()) return ks_fail(KS_ERR_GL, "ui: cannot upload the font atlas");
     }
@@ -423,13 +435,14 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         io.DeltaTime = 1.0f / 60.0f;
     }
     // the GLFW backend works in window units; the layout in framebuffer pixels / scale
-    Frame f{ui, v, out, io.DisplayFramebufferScale.x > 0 ? io.DisplayFramebufferScale.x : 1.0f};
+    Frame f{ui, v, out, scale};
     const float W = io.DisplaySize.x, H = io.DisplaySize.y;
+    const float px = fb_px / scale; // font size in window units
     ImGui::NewFrame();
 
     const ImGuiStyle &st = ImGui::GetStyle();
     const float m = floorf(px * 0.4f);
-    const float col = column_width(fb_w, px) / f.scale;
+    const float col = column_width(fb_w, fb_px) / f.scale;
     const float title = ImGui::GetFrameHeight();
     const float line = ImGui::GetTextLineHeightWithSpacing() + 2.0f * st.CellPadding.y;
     const float pad = 2.0f * st.WindowPadding.y;
