@@ -462,7 +462,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     for (int p = 0; p < P_NUM; ++p)
         if (ui->natural[p] > 0.0f && p != P_PLOT && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
     // fit the column: the scene panel gives up height first, down to 40% of the
-    // column; then every panel in proportion, down to its title
+    // column, then the plot; then every panel in proportion, down to its title
     float hgt[P_NUM] = {0};
     float avail = H - m, sum = 0.0f, rest = 0.0f;
     for (int p = 0; p < P_NUM; ++p) {
@@ -476,6 +476,12 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         const float keep = fminf(hgt[P_SCENE], fmaxf(title + pad + 2.0f * line, floorf(0.4f * avail)));
         const float give = fminf(hgt[P_SCENE] - keep, sum - avail);
         hgt[P_SCENE] -= give;
+        sum -= give;
+    }
+    if (sum > avail && present[P_PLOT]) { // then the plot, down to a small curve
+        const float keep = fminf(hgt[P_PLOT], title + pad + 2.0f * line + 2.0f * px);
+        const float give = fminf(hgt[P_PLOT] - keep, sum - avail);
+        hgt[P_PLOT] -= give;
         sum -= give;
     }
     if (sum > avail) {
