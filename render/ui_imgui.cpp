@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ const char *const PANEL_NAMES[P_NUM] = {"Scene and kernel", "Stage timings", "A/
 struct ks_ui {
     ImGuiContext *ctx;
     GLFWwindow *glfw;     // NULL when headless
-    int have_font_file;
+    char font_path[512];  // TrueType file, "" when none was found
     float font_px;        // size the atlas was built for (framebuffer pixels)
     float font_scale;     // framebuffer pixels per window unit it was built for
     int layout_w, layout_h, layout_sig; // what the column was laid out for
@@ -57,7 +58,7 @@ static void build_font(ks_ui *ui, float px, float scale)
     ImGuiIO &io = ImGui::GetIO();
     io.Fonts->Clear();
     ImFont *f = NULL;
-    if (ui->have_font_file) f = io.Fonts->AddFontFromFileTTF(KS_FONT_PATH, px);
+    if (ui->font_path[0]) f = io.Fonts->AddFontFromFileTTF(ui->font_path, px);
     if (f == NULL) {
         ImFontConfig cfg;
         cfg.SizePixels = px; // the built-in font is a bitmap font drawn at 13 px; scaled here
@@ -90,10 +91,13 @@ ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_
     ImGuiIO &io = ImGui::GetIO();
     io.IniFilename = NULL; // no imgui.ini beside the user's files
     io.LogFilename = NULL;
-    ui->have_font_file = access(KS_FONT_PATH, R_OK) == 0;
-    if (!ui->have_font_file && notice)
-        snprintf(notice, notice_cap, "ui: %s not found (install fonts-dejavu-core); using the built-in font",
-                 KS_FONT_PATH);
+    // KERNELSCOPE_FONT names another TrueType file (a language the default lacks)
+    const char *font = getenv("KERNELSCOPE_FONT");
+    if (font == NULL || font[0] == '\0') font = KS_FONT_PATH;
+    if (access(font, R_OK) == 0) snprintf(ui->font_path, sizeof ui->font_path, "%s", font);
+    else if (notice && notice_cap)
+        snprintf(notice, notice_cap, "ui: font %s not found (%s); using the built-in font", font,
+                 font == KS_FONT_PATH ? "install fonts-dejavu-core" : "KERNELSCOPE_FONT");
     ui->glfw = (GLFWwindow *)ks_window_glfw(win);
     if (ui->glfw != NULL && !ImGui_ImplGlfw_InitForOpenGL(ui->glfw, true)) {
         ImGui::DestroyContext(ui->ctx);
@@ -550,6 +554,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
             ui->natural[p] = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + ImGui::GetScrollY() +
                              st.WindowPadding.y;
         }
+        // the help folded or unfolded with the mouse: the same as pressing H
+        if (p == P_HELP && cond != ImGuiCond_Always && !help_changed && ImGui::IsWindowCollapsed() == (help != 0))
+            push_key(out, 'H');
         record_rect(f, PANEL_NAMES[p]);
         ImGui::End();
     }

@@ -228,6 +228,31 @@ static void test_hidden(void **state)
     assert_int_equal(ks_ui_frame(g_ui, NULL, 800, 600, 1, 0, &act), KS_ERR_INVALID);
 }
 
+static void test_font_fallback(void **state)
+{
+    (void)state;
+    /* no such font file: ImGui's own font, a notice, and the same layout rules */
+    setenv("KERNELSCOPE_FONT", "/nonexistent/font.ttf", 1);
+    ks_ui *ui = NULL;
+    char notice[256];
+    ks_status st = ks_ui_create(g_win, &ui, notice, sizeof notice);
+    unsetenv("KERNELSCOPE_FONT");
+    check_ok(st, "ui with a missing font");
+    assert_non_null(strstr(notice, "/nonexistent/font.ttf"));
+    ks_ui *keep = g_ui;
+    g_ui = ui;
+    unsigned char *f = draw(800, 600, 1, 0, 3);
+    check_layout(800, 600, f, 7);
+    snapshot("ui_800x600_builtin_font", f, 800, 600);
+    free(f);
+    g_ui = keep;
+    ks_ui_destroy(ui);
+    /* the first UI goes on drawing after the second is gone */
+    f = draw(1024, 768, 1, 0, 2);
+    check_layout(1024, 768, f, 7);
+    free(f);
+}
+
 int main(void)
 {
     ks_window_desc desc = {.width = 800, .height = 600, .headless = 1};
@@ -242,12 +267,13 @@ int main(void)
         fprintf(stderr, "renderer/ui: %s\n", ks_error_message());
         return 1;
     }
-    if (notice[0]) fprintf(stderr, "%s\n", notice);
+    if (notice[0]) fprintf(stderr, "%s\n", notice); /* fonts-dejavu-core missing */
     fill_view(&g_view);
     upload_picture();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_hidden),
+        cmocka_unit_test(test_font_fallback),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ks_ui_destroy(g_ui);
