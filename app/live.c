@@ -10,6 +10,7 @@
 #include "kernels/common/interop.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
+#include "render/ui.h"
 
 enum { KS_CSV_INITIAL = 256 };
 
@@ -24,6 +25,8 @@ struct ks_live {
     void *scene;
     ks_window *win;
     ks_renderer *renderer;
+    ks_ui *ui;                 /* the panels (ImGui) */
+    int mouse_captured;        /* last frame: the cursor was over a panel */
     ks_interop *interop;       /* CUDA backend only */
     ks_stage_timer *timer;
     int stage_frame, stage_map, stage_unmap;
@@ -33,8 +36,7 @@ struct ks_live {
     double message_until;      /* host seconds */
     double fps;
     double last_frame_time;
-    ks_scene_view view;
-    char text[4096];
+    ks_view view;              /* this frame's view model (scene + frame fields) */
     int save_key_format;       /* 0 none, else ks_image_format of a pending S/P save */
     int save_bare;             /* F pressed */
     ks_csv_row *csv;
@@ -72,7 +74,7 @@ static const char ks_global_help[] = "Keys\n"
                                      "  H          show / hide this help\n"
                                      "  Space      pause / resume\n"
                                      "  N          single step (while paused)\n"
-                                     "  O          overlay on / off\n"
+                                     "  O          panels on / off\n"
                                      "  S / P      save the frame as PNG / PPM (what is on screen)\n"
                                      "  F          save the bare picture (PNG, one pixel per point)\n"
                                      "  Esc / Q    quit\n";
@@ -99,6 +101,9 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
     int max_w = 0, max_h = 0;
     api->max_image_size(l->scene, &max_w, &max_h);
     KS_TRY(ks_renderer_create((size_t)max_w * (size_t)max_h, &l->renderer));
+    char notice[256];
+    KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
+    if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
     void *stream = api->stream(l->scene);
     if (env->use_cuda) {
         ks_status st = ks_interop_register(ks_renderer_pbo(l->renderer), &l->interop);
@@ -117,6 +122,7 @@ void ks_live_destroy(ks_live *l)
     if (l->scene) l->api->destroy(l->scene);
     ks_stage_timer_destroy(l->timer);
     ks_interop_unregister(l->interop);
+    ks_ui_destroy(l->ui);
     ks_renderer_destroy(l->renderer);
     ks_window_destroy(l->win);
     free(l->csv);
@@ -170,28 +176,32 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const c
     return st;
 }
 
-static void compose_text(ks_live *l)
+/* The frame-level part of the view: device, backend, fps, frame, stage timings. */
+static void view_frame(ks_live *l, ks_view *v)
 {
     const ks_scene_env *env = l->env;
-    size_t used = 0;
-    char *t = l->text;
-    const size_t cap = sizeof l->text;
-#define KS_LINE(...) text_append(t, cap, &used, __VA_ARGS__)
-    KS_LINE("kernelscope %s - %s%s\n", KS_VERSION, l->view.image_name, l->paused ? "  [paused]" : "");
-    if (env->use_cuda) KS_LINE("%s (cuda)\n", env->device->name);
-    else KS_LINE("host CPU (cpu backend)\n");
-    KS_LINE("%s", l->view.text);
-    if (used && t[used - 1] != '\n') KS_LINE("\n");
-    KS_LINE("\n%-15s %9s %9s\n", "stage, ms", "median", "min");
+    v->frame = l->frame;
+    v->paused = l->paused;
+    ks_view_text(v, KS_VGROUP_FRAME, "device", "%s", env->use_cuda ? env->device->name : "host CPU");
+    ks_view_text(v, KS_VGROUP_FRAME, "backend", "%s", env->use_cuda ? "cuda" : "cpu");
+    ks_view_num(v, KS_VGROUP_FRAME, "fps", l->fps, "", KS_VFMT_F1);
+    ks_view_num(v, KS_VGROUP_FRAME, "frame", (double)l->frame, "", KS_VFMT_INT);
+    ks_view_text(v, KS_VGROUP_FRAME, "version", "kernelscope %s", KS_VERSION);
     const int stages = ks_stage_timer_stage_count(l->timer);
-    for (int s = 0; s < stages; ++s) {
+    for (int s = 0; s < stages && v->nstages < KS_VIEW_STAGES; ++s) {
         ks_stage_stats st;
         ks_stage_timer_stats(l->timer, s, &st);
         if (st.samples == 0) continue;
-        KS_LINE("%-15s %9.3f %9.3f\n", st.name, st.median_ms, st.min_ms);
+        ks_vstage *out = &v->stages[v->nstages++];
+        snprintf(out->name, sizeof out->name, "%s", st.name);
+        out->median_ms = st.median_ms;
+        out->min_ms = st.min_ms;
+        out->samples = st.samples;
     }
-    KS_LINE("\nfps %.1f   frame %lld   H: keys\n", l->fps, l->frame);
-#undef KS_LINE
+    if (l->message[0] && now_seconds() < l->message_until)
+        snprintf(v->message, sizeof v->message, "%s", l->message);
+    v->help_global = ks_global_help;
+    v->help_scene = l->api->help;
 }
 
 static ks_status record_csv(ks_live *l)
@@ -303,7 +313,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     ctx.single = l->paused && l->single;
     ctx.frame = l->frame;
     double cx, cy;
-    if (ks_window_cursor(l->win, &cx, &cy))
+    if (!l->mouse_captured && ks_window_cursor(l->win, &cx, &cy))
         ctx.probe_valid = ks_renderer_pick(l->renderer, cx, cy, &ctx.probe_a, &ctx.probe_b);
     l->single = 0;
 
@@ -315,34 +325,21 @@ static ks_status run_frame(ks_live *l, int *quit)
 
     memset(&l->view, 0, sizeof l->view);
     l->api->view(l->scene, &l->view);
-    compose_text(l);
-    ks_overlay ov = {0};
-    ov.visible = l->overlay;
-    ov.text = l->text;
-    ov.table = l->view.table[0] ? l->view.table : NULL;
-    ov.help = NULL;
-    char help[4096];
-    if (l->help) {
-        size_t used = 0;
-        text_append(help, sizeof help, &used, "%s%s", ks_global_help, l->api->help);
-        ov.help = help;
-    }
-    ov.message = (l->message[0] && now_seconds() < l->message_until) ? l->message : NULL;
-    ov.hover = (ctx.probe_valid && l->view.hover[0]) ? l->view.hover : NULL;
-    ks_window_cursor(l->win, &ov.cursor_x, &ov.cursor_y);
-    ov.colorbar = l->view.colorbar;
-    ov.cmap = l->view.cmap;
-    ov.lo = l->view.lo;
-    ov.hi = l->view.hi;
-    ov.colorbar_label = l->view.colorbar_label;
-    ov.plot_x = l->view.plot_x;
-    ov.plot_y = l->view.plot_y;
-    ov.plot_n = l->view.plot_n;
-    ov.plot_title = l->view.plot_title;
+    view_frame(l, &l->view);
     int fb_w, fb_h;
     ks_window_size(l->win, &fb_w, &fb_h);
-    KS_TRY(ks_renderer_draw(l->renderer, fb_w, fb_h, &ov));
+    float area[4];
+    ks_ui_picture_area(l->ui, fb_w, fb_h, l->overlay, area);
+    KS_TRY(ks_renderer_begin(l->renderer, fb_w, fb_h, area));
+    ks_ui_actions act;
+    ks_status st_ui = ks_ui_frame(l->ui, &l->view, fb_w, fb_h, l->overlay, l->help, &act);
+    KS_TRY(ks_renderer_end(l->renderer));
+    KS_TRY(st_ui);
     KS_TRY(ks_window_present(l->win));
+    /* what the mouse asked for goes the way of a key press */
+    l->mouse_captured = act.mouse_captured;
+    for (int i = 0; i < act.nkeys; ++i)
+        if (handle_key(l, &act.keys[i])) *quit = 1;
 
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;

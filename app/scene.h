@@ -7,6 +7,7 @@
 
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stage_timer.h"
+#include "render/view.h"
 #include "render/window.h"
 #include "best_config.h"
 #include "options.h"
@@ -28,23 +29,6 @@ typedef struct ks_frame_ctx {
     int probe_a, probe_b;
 } ks_frame_ctx;
 
-enum { KS_VIEW_TEXT = 2048, KS_VIEW_PLOT = 512 };
-
-/* What the scene shows in the overlay; live.c adds fps, device, backend. */
-typedef struct ks_scene_view {
-    char text[KS_VIEW_TEXT];  /* scene lines, '\n'-separated */
-    char table[KS_VIEW_TEXT]; /* optional A/B table panel */
-    char hover[256];          /* value under the cursor */
-    int colorbar;
-    ks_colormap cmap;
-    float lo, hi;
-    char colorbar_label[64];
-    float plot_x[KS_VIEW_PLOT], plot_y[KS_VIEW_PLOT];
-    int plot_n;
-    char plot_title[64];
-    char image_name[64];      /* for saved file names, e.g. "laplace3d" */
-} ks_scene_view;
-
 typedef struct ks_scene_api {
     const char *name;
     const char *help; /* scene keys, '\n'-separated, for the H panel and --help */
@@ -63,7 +47,10 @@ typedef struct ks_scene_api {
     /* Scene key; *handled = 1 when it used it. A failure (e.g. a block the
      * device refuses) is shown on screen and the scene keeps its old state. */
     ks_status (*key)(void *self, const ks_key_event *ev, int *handled);
-    void (*view)(void *self, ks_scene_view *view);
+    /* Fills the scene's part of the view (fields, controls, tables, colour
+     * bar, plot, hover, image_name); the view comes zeroed, live.c adds the
+     * frame-level fields and the stage timings. */
+    void (*view)(void *self, ks_view *view);
     /* End of run (--dump-field and such). */
     ks_status (*finish)(void *self);
 } ks_scene_api;

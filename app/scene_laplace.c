@@ -1,7 +1,6 @@
 /* The Laplace scenes (3D slice view and 2D heatmap) on either backend: the
  * CUDA solver (kernels/laplace.h) or the CPU gold routine. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -151,7 +150,10 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->auto_range = !opt->range_set;
     s->lo = opt->range_set ? opt->range_lo : 0.0f;
     s->hi = opt->range_set ? opt->range_hi : 1.0f;
-    s->axis = KS_AXIS_Z;
+    /* 3D: the vertical plane through the middle, across the hot top face, so
+     * the first picture shows the heat front moving down from the top edge
+     * (a z slice in the middle stays flat for thousands of iterations). */
+    s->axis = s->grid.dims == 3 ? KS_AXIS_Y : KS_AXIS_Z;
     s->index = ks_slice_max_index(&s->grid, s->axis) / 2;
 
     /* Device memory is checked (by the solver) before any large host
@@ -406,71 +408,124 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     }
 }
 
-static void appendf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t cap, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    if (used + 1 >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, cap - used, fmt, ap);
-    va_end(ap);
-}
-
 static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
 
-static void view(void *self, ks_scene_view *v)
+/* Kernel and block as mouse controls (CUDA backend: the CPU gold has neither). */
+static void view_kernel(const ks_laplace_scene *s, ks_view *v)
 {
-    ks_laplace_scene *s = self;
     const ks_lvariant_info *info = ks_lvariant_get(s->variant);
-    const double field_bytes = (double)ks_grid_bytes(&s->grid);
-    char *t = v->text;
-    const size_t cap = sizeof v->text;
-    /* Short lines (<= ~42 columns): the panel sits beside the picture. */
-    if (s->grid.dims == 3)
-        appendf(t, cap, "grid %dx%dx%d   bc %s\n", s->grid.nx, s->grid.ny, s->grid.nz,
-                ks_bc_name(s->bc));
-    else
-        appendf(t, cap, "grid %dx%d   bc %s\n", s->grid.nx, s->grid.ny, ks_bc_name(s->bc));
-    appendf(t, cap, "%.3g M points, %.3g MiB per field\n", (double)scene_points(s) / 1e6,
-            field_bytes / 1048576.0);
-    if (s->use_cuda) {
-        appendf(t, cap, "kernel %s   block %dx%d", info->name, s->block[0], s->block[1]);
-        if (info->block_rank == 3) appendf(t, cap, "x%d", s->block[2]);
-        if (info->steps_per_launch > 1) appendf(t, cap, "   %d it/launch", info->steps_per_launch);
-        appendf(t, cap, "\n");
-        if (s->have_attrs)
-            appendf(t, cap, "regs %d  smem %.1f KiB  occ %.0f%% (%d/SM)\n", s->attrs.registers,
-                    (double)(s->attrs.static_smem + s->attrs.dynamic_smem) / 1024.0,
-                    100.0 * s->attrs.occupancy, s->attrs.blocks_per_sm);
-    } else {
-        appendf(t, cap, "kernel: CPU gold routine%s\n",
+    if (!s->use_cuda) {
+        ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold routine%s",
 #ifdef _OPENMP
-                " (OpenMP)"
+                     " (OpenMP)"
 #else
-                ""
+                     ""
 #endif
         );
+        return;
     }
-    appendf(t, cap, "iterations %d/frame, total %lld\n", s->iters, s->total_iters);
-    if (s->residual >= 0)
-        appendf(t, cap, "residual %.3e at %lld\n", s->residual, s->residual_iter);
+    ks_vcontrol *c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
+    if (c) {
+        /* the Tab order, from the current variant round to it again */
+        int id = s->variant;
+        do {
+            if (c->nchoices < KS_VIEW_CHOICES)
+                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_lvariant_get(id)->name);
+            id = ks_lvariant_next(id);
+        } while (id != s->variant);
+        c->current = 0;
+        snprintf(c->value, sizeof c->value, "%s", info->name);
+    }
+    c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+    if (c) {
+        if (info->block_rank == 3)
+            snprintf(c->value, sizeof c->value, "%dx%dx%d", s->block[0], s->block[1], s->block[2]);
+        else
+            snprintf(c->value, sizeof c->value, "%dx%d", s->block[0], s->block[1]);
+    }
+    ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", info->summary);
+    ks_view_text(v, KS_VGROUP_KERNEL, "block", "%s", c ? c->value : "");
+    if (info->steps_per_launch > 1)
+        ks_view_num(v, KS_VGROUP_KERNEL, "iterations/launch", info->steps_per_launch, "", KS_VFMT_INT);
+    if (s->have_attrs) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "registers", s->attrs.registers, "/thread", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "shared memory",
+                    (double)(s->attrs.static_smem + s->attrs.dynamic_smem) / 1024.0, "KiB", KS_VFMT_F1);
+        ks_view_num(v, KS_VGROUP_KERNEL, "occupancy", s->attrs.occupancy, "", KS_VFMT_PCT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "blocks/SM", s->attrs.blocks_per_sm, "", KS_VFMT_INT);
+    }
+}
+
+static void view(void *self, ks_view *v)
+{
+    ks_laplace_scene *s = self;
+    const double field_bytes = (double)ks_grid_bytes(&s->grid);
+    snprintf(v->scene, sizeof v->scene, "%s", scene_name(s));
+    snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
+
+    view_kernel(s, v);
+    ks_vcontrol *c = ks_view_control(v, "iterations/frame", KS_KEY_MINUS, KS_KEY_PLUS);
+    if (c) snprintf(c->value, sizeof c->value, "%d", s->iters);
+    if (s->grid.dims == 3) {
+        c = ks_view_control(v, "slice axis", 0, 0);
+        if (c) {
+            for (int a = 0; a < KS_AXIS_NUM; ++a) {
+                snprintf(c->choices[a], sizeof c->choices[a], "%c", ks_axis_names[a]);
+                c->choice_key[a] = 'X' + a;
+            }
+            c->nchoices = KS_AXIS_NUM;
+            c->current = (int)s->axis;
+            snprintf(c->value, sizeof c->value, "%c", ks_axis_names[s->axis]);
+        }
+        c = ks_view_control(v, "slice index", KS_KEY_LEFT, KS_KEY_RIGHT);
+        if (c) snprintf(c->value, sizeof c->value, "%d of 0..%d", s->index, ks_slice_max_index(&s->grid, s->axis));
+    }
+    c = ks_view_control(v, "colormap", 0, 'C');
+    if (c) {
+        /* C order from the current map round to it again */
+        ks_colormap m = s->cmap == KS_CMAP_DEFAULT ? KS_CMAP_VIRIDIS : s->cmap;
+        for (int i = 0; i < KS_CMAP_NUM - 1; ++i, m = ks_colormap_next(m))
+            snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_colormap_name(m));
+        snprintf(c->value, sizeof c->value, "%s", ks_colormap_name(s->cmap));
+    }
+    c = ks_view_control(v, "range", 0, 'A');
+    if (c) {
+        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->auto_range ? "auto" : "fixed");
+        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->auto_range ? "fixed" : "auto");
+        c->nchoices = 2;
+        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
+    }
+
+    if (s->grid.dims == 3)
+        ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);
+    else
+        ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%d", s->grid.nx, s->grid.ny);
+    ks_view_text(v, KS_VGROUP_SCENE, "boundary", "%s", ks_bc_name(s->bc));
+    ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", s->iters, "", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "iterations", (double)s->total_iters, "", KS_VFMT_INT);
+    if (s->residual >= 0) {
+        ks_view_num(v, KS_VGROUP_SCENE, "residual", s->residual, "RMS", KS_VFMT_SCI);
+        ks_view_num(v, KS_VGROUP_SCENE, "residual at", (double)s->residual_iter, "it", KS_VFMT_INT);
+    }
     if (s->timer) {
         ks_stage_stats st;
         ks_stage_timer_stats(s->timer, s->stage_jacobi, &st);
         if (st.samples > 0 && s->last_iters > 0) {
             const double t_iter = st.median_ms * 1e-3 / s->last_iters;
             const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
-            appendf(t, cap, "Jacobi %.4f ms/iteration\n", t_iter * 1e3);
-            appendf(t, cap, "T_eff %.0f GB/s = %.2f x T_peak\n", t_eff, t_eff / s->env->t_peak_gbs);
+            ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
         }
     }
-    appendf(t, cap, "T_peak %.0f GB/s (%s copy)\n", s->env->t_peak_gbs,
-            s->use_cuda ? "device" : "memcpy");
+    ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
+                KS_VFMT_INT);
     if (s->grid.dims == 3)
-        appendf(t, cap, "slice %c = %d of 0..%d\n", ks_axis_names[s->axis], s->index,
-                ks_slice_max_index(&s->grid, s->axis));
-    appendf(t, cap, "range %.4g .. %.4g (%s)\n", s->lo, s->hi, s->auto_range ? "auto" : "fixed");
+        ks_view_text(v, KS_VGROUP_SCENE, "slice", "%c = %d", ks_axis_names[s->axis], s->index);
+    ks_view_num(v, KS_VGROUP_SCENE, "range lo", s->lo, "", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "range hi", s->hi, "", KS_VFMT_G4);
 
     if (s->probe_valid) {
         if (s->grid.dims == 3)
@@ -480,16 +535,16 @@ static void view(void *self, ks_scene_view *v)
             snprintf(v->hover, sizeof v->hover, "u(%d, %d) = %.6g", s->probe[0], s->probe[1],
                      s->probe_value);
     }
-    v->colorbar = 1;
-    v->cmap = s->cmap;
-    v->lo = s->lo;
-    v->hi = s->hi;
-    snprintf(v->colorbar_label, sizeof v->colorbar_label, "u (%s)", ks_colormap_name(s->cmap));
-    memcpy(v->plot_x, s->hist_x, (size_t)s->hist_n * sizeof(float));
-    memcpy(v->plot_y, s->hist_y, (size_t)s->hist_n * sizeof(float));
-    v->plot_n = s->hist_n;
-    snprintf(v->plot_title, sizeof v->plot_title, "log10 residual vs iterations");
-    snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
+    v->colorbar.on = 1;
+    v->colorbar.cmap = s->cmap;
+    v->colorbar.lo = s->lo;
+    v->colorbar.hi = s->hi;
+    snprintf(v->colorbar.label, sizeof v->colorbar.label, "u (%s, %s range)", ks_colormap_name(s->cmap),
+             s->auto_range ? "auto" : "fixed");
+    memcpy(v->plot.x, s->hist_x, (size_t)s->hist_n * sizeof(float));
+    memcpy(v->plot.y, s->hist_y, (size_t)s->hist_n * sizeof(float));
+    v->plot.n = s->hist_n;
+    snprintf(v->plot.title, sizeof v->plot.title, "log10 residual vs iterations");
 }
 
 static ks_status finish(void *self)

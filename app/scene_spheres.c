@@ -363,78 +363,104 @@ static ks_status ks_spheres_key(void *self, const ks_key_event *ev, int *handled
     }
 }
 
-static void ks_sph_cat(char *buf, size_t len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void ks_sph_cat(char *buf, size_t len, const char *fmt, ...)
-{
-    const size_t used = strnlen(buf, len);
-    if (used + 1 >= len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
-static void ks_spheres_view(void *self, ks_scene_view *v)
+static void ks_spheres_view(void *self, ks_view *v)
 {
     ks_spheres_scene *s = self;
     ks_sph_collect(s);
-    v->text[0] = v->table[0] = v->hover[0] = '\0';
-    v->colorbar = 0;
-    v->plot_n = 0;
+    snprintf(v->scene, sizeof v->scene, "spheres");
     snprintf(v->image_name, sizeof v->image_name, "spheres_%s",
              s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
-    const size_t L = sizeof v->text;
-    if (s->scene_file) ks_sph_cat(v->text, L, "spheres: %d from %s\n", s->count, s->scene_file);
-    else ks_sph_cat(v->text, L, "spheres: %d generated, seed %llu  [+ -]\n", s->count, s->seed);
-    ks_sph_cat(v->text, L, "image: %dx%d (ray per pixel along z, row 0 at the bottom)\n", s->w, s->h);
     const int col = s->gpu ? (int)s->mem : 0;
+
+    ks_vcontrol *c;
     if (s->gpu) {
-        ks_sph_cat(v->text, L, "variant: %s - %s  [M]\n", ks_spheres_mem_name(s->mem), ks_spheres_mem_summary(s->mem));
-        ks_sph_cat(v->text, L, "block: %dx%d  [ ]\n", s->block[0], s->block[1]);
+        c = ks_view_control(v, "memory", 0, 'M');
+        if (c) {
+            /* M order from the current variant round to it again */
+            ks_spheres_mem m = s->mem;
+            for (int i = 0; i < KS_SPHERES_MEM_NUM - 1 && c->nchoices < KS_VIEW_CHOICES; ++i, m = ks_spheres_mem_next(m))
+                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_spheres_mem_name(m));
+            snprintf(c->value, sizeof c->value, "%s", ks_spheres_mem_name(s->mem));
+        }
+        c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+        if (c) snprintf(c->value, sizeof c->value, "%dx%d", s->block[0], s->block[1]);
+    }
+    if (!s->scene_file) {
+        c = ks_view_control(v, "spheres", KS_KEY_MINUS, KS_KEY_PLUS);
+        if (c) snprintf(c->value, sizeof c->value, "%d", s->count);
+    }
+    c = ks_view_control(v, "animation", 0, 'V');
+    if (c) {
+        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->animate ? "on" : "off");
+        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->animate ? "off" : "on");
+        c->nchoices = 2;
+        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
+    }
+
+    ks_view_num(v, KS_VGROUP_SCENE, "spheres", s->count, "", KS_VFMT_INT);
+    if (s->scene_file) ks_view_text(v, KS_VGROUP_SCENE, "scene file", "%s", s->scene_file);
+    else ks_view_num(v, KS_VGROUP_SCENE, "seed", (double)s->seed, "", KS_VFMT_INT);
+    ks_view_text(v, KS_VGROUP_SCENE, "image", "%dx%d", s->w, s->h);
+    ks_view_text(v, KS_VGROUP_SCENE, "animation", "%s", s->animate ? "on" : "off");
+    if (s->gpu) {
+        ks_view_text(v, KS_VGROUP_KERNEL, "memory", "%s", ks_spheres_mem_name(s->mem));
+        ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", ks_spheres_mem_summary(s->mem));
+        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx%d", s->block[0], s->block[1]);
         if (!s->attrs_valid && ks_spheres_gpu_kernel_attrs(s->gpu, s->mem, s->block, &s->attrs) == KS_OK)
             s->attrs_valid = 1;
-        if (s->attrs_valid)
-            ks_sph_cat(v->text, L, "%s: %d regs, smem %d+%d B, %d blocks/SM, occupancy %.0f%%\n",
-                       ks_spheres_mem_kernel(s->mem), s->attrs.registers, s->attrs.static_smem,
-                       s->attrs.dynamic_smem, s->attrs.blocks_per_sm, 100.0 * s->attrs.occupancy);
+        if (s->attrs_valid) {
+            ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "%s", ks_spheres_mem_kernel(s->mem));
+            ks_view_num(v, KS_VGROUP_KERNEL, "registers", s->attrs.registers, "/thread", KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "shared memory", s->attrs.static_smem + s->attrs.dynamic_smem, "B",
+                        KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "blocks/SM", s->attrs.blocks_per_sm, "", KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "occupancy", s->attrs.occupancy, "", KS_VFMT_PCT);
+        }
     } else {
-        ks_sph_cat(v->text, L, "renderer: CPU gold (row-culled brute force, OpenMP)\n");
+        ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (row-culled brute force, OpenMP)");
     }
     const ks_sph_row *row = ks_sph_row_for(s, s->count);
     double med, mn;
-    if (ks_sph_stats(&row->render[col], &med, &mn))
-        ks_sph_cat(v->text, L, "render: median %.3f ms, min %.3f ms (%d frames)\n", med, mn, row->render[col].n);
-    if (s->gpu && ks_sph_stats(&row->upload[col], &med, &mn))
-        ks_sph_cat(v->text, L, "upload: median %.3f ms, min %.3f ms\n", med, mn);
-    ks_sph_cat(v->text, L, "animation: %s  [V], reset [R]\n", s->animate ? "on" : "off");
-    if (s->notice[0]) ks_sph_cat(v->text, L, "%s\n", s->notice);
+    if (ks_sph_stats(&row->render[col], &med, &mn)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "render median", med, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "render min", mn, "ms", KS_VFMT_F3);
+    }
+    if (s->gpu && ks_sph_stats(&row->upload[col], &med, &mn)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "upload median", med, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "upload min", mn, "ms", KS_VFMT_F3);
+    }
+    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
 
     /* A/B table: every variant's last times at this count */
-    const size_t T = sizeof v->table;
-    ks_sph_cat(v->table, T, "A/B at %d spheres  render ms  upload ms  vs global\n", s->count);
+    ks_vtable *t = &v->table;
+    snprintf(t->title, sizeof t->title, "every variant at %d spheres (medians)", s->count);
+    t->ncols = 3;
+    snprintf(t->cols[0], sizeof t->cols[0], "render");
+    snprintf(t->units[0], sizeof t->units[0], "ms");
+    t->fmts[0] = KS_VFMT_F3;
+    snprintf(t->cols[1], sizeof t->cols[1], "upload");
+    snprintf(t->units[1], sizeof t->units[1], "ms");
+    t->fmts[1] = KS_VFMT_F3;
+    snprintf(t->cols[2], sizeof t->cols[2], "vs global");
+    /* a speed-up ratio: no unit */
+    t->fmts[2] = KS_VFMT_F2;
     double global_med = 0.0, gmin;
     const int have_global = s->gpu && ks_sph_stats(&row->render[KS_SPHERES_MEM_GLOBAL], &global_med, &gmin);
     const int first = s->gpu ? KS_SPHERES_MEM_GLOBAL : 0, last = s->gpu ? KS_SPHERES_MEM_NUM - 1 : 0;
-    for (int m = first; m <= last; ++m) {
-        const char *name = s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu gold";
-        const char mark = m == col ? '>' : ' ';
+    for (int m = first; m <= last && t->nrows < KS_VIEW_ROWS; ++m) {
+        ks_vrow *r = &t->rows[t->nrows++];
+        snprintf(r->label, sizeof r->label, "%s", s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu gold");
+        r->selected = m == col;
+        r->cell[0] = r->cell[1] = r->cell[2] = NAN;
         if (s->gpu && ks_spheres_mem_check((ks_spheres_mem)m, s->count) != KS_OK) {
             ks_error_clear();
-            ks_sph_cat(v->table, T, "%c %-9s  n/a: holds at most %d spheres\n", mark, name, KS_SPHERES_CONST_MAX);
+            snprintf(r->note, sizeof r->note, "n/a: holds at most %d spheres", KS_SPHERES_CONST_MAX);
             continue;
         }
         double rm = 0, um = 0, x;
-        const int hr = ks_sph_stats(&row->render[m], &rm, &x), hu = ks_sph_stats(&row->upload[m], &um, &x);
-        char r_s[16] = "-", u_s[16] = "-", g_s[16] = "-";
-        if (hr) snprintf(r_s, sizeof r_s, "%.3f", rm);
-        if (hu) snprintf(u_s, sizeof u_s, "%.3f", um);
-        if (hr && have_global && rm > 0) snprintf(g_s, sizeof g_s, "%.2fx", global_med / rm);
-        ks_sph_cat(v->table, T, "%c %-9s %10s %10s %10s\n", mark, name, r_s, u_s, g_s);
+        if (ks_sph_stats(&row->render[m], &rm, &x)) r->cell[0] = rm;
+        if (ks_sph_stats(&row->upload[m], &um, &x)) r->cell[1] = um;
+        if (isfinite(r->cell[0]) && have_global && rm > 0) r->cell[2] = global_med / rm;
     }
 
     if (s->probe_valid && s->probe_a >= 0 && s->probe_b >= 0 && s->probe_a < s->w && s->probe_b < s->h) {

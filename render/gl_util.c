@@ -159,35 +159,3 @@ void ks_vlist_rect_uv(ks_vertex_list *l, float x, float y, float w, float h, flo
     set(&v[5], x, y + h, u0, v1, c);
 }
 
-void ks_vlist_rect(ks_vertex_list *l, float x, float y, float w, float h, const unsigned char c[4])
-{
-    ks_vlist_rect_uv(l, x, y, w, h, 0, 0, 1, 1, c);
-}
-
-void ks_vlist_frame(ks_vertex_list *l, float x, float y, float w, float h, float t,
-                    const unsigned char c[4])
-{
-    ks_vlist_rect(l, x, y, w, t, c);
-    ks_vlist_rect(l, x, y + h - t, w, t, c);
-    ks_vlist_rect(l, x, y + t, t, h - 2 * t, c);
-    ks_vlist_rect(l, x + w - t, y + t, t, h - 2 * t, c);
-}
-
-void ks_vlist_line(ks_vertex_list *l, float x0, float y0, float x1, float y1, float t,
-                   const unsigned char c[4])
-{
-    float dx = x1 - x0, dy = y1 - y0;
-    float len = sqrtf(dx * dx + dy * dy);
-    if (!(len > 0.0f)) return;
-    /* half-thickness normal; extend by half along the line so joints overlap */
-    float nx = -dy / len * t * 0.5f, ny = dx / len * t * 0.5f;
-    float ex = dx / len * t * 0.5f, ey = dy / len * t * 0.5f;
-    ks_vertex *v = reserve(l, 6);
-    if (v == NULL) return;
-    set(&v[0], x0 - ex + nx, y0 - ey + ny, 0, 0, c);
-    set(&v[1], x0 - ex - nx, y0 - ey - ny, 0, 0, c);
-    set(&v[2], x1 + ex - nx, y1 + ey - ny, 0, 0, c);
-    set(&v[3], x0 - ex + nx, y0 - ey + ny, 0, 0, c);
-    set(&v[4], x1 + ex - nx, y1 + ey - ny, 0, 0, c);
-    set(&v[5], x1 + ex + nx, y1 + ey + ny, 0, 0, c);
-}

@@ -31,16 +31,9 @@ typedef struct ks_vertex_list {
 
 void ks_vlist_clear(ks_vertex_list *l);
 void ks_vlist_free(ks_vertex_list *l);
-/* Axis-aligned rectangle (x, y bottom-left, w, h in pixels) as two triangles. */
-void ks_vlist_rect(ks_vertex_list *l, float x, float y, float w, float h, const unsigned char c[4]);
-/* Same, with texture coordinates u0,v0 at bottom-left and u1,v1 at top-right. */
+/* Axis-aligned rectangle (x, y bottom-left, w, h in pixels) as two triangles,
+ * texture coordinates u0,v0 at bottom-left and u1,v1 at top-right. */
 void ks_vlist_rect_uv(ks_vertex_list *l, float x, float y, float w, float h, float u0, float v0,
                       float u1, float v1, const unsigned char c[4]);
-/* Outline of a rectangle, t pixels thick, inside its bounds. */
-void ks_vlist_frame(ks_vertex_list *l, float x, float y, float w, float h, float t,
-                    const unsigned char c[4]);
-/* Line segment as a quad of thickness t pixels. */
-void ks_vlist_line(ks_vertex_list *l, float x0, float y0, float x1, float y1, float t,
-                   const unsigned char c[4]);
 
 #endif

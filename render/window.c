@@ -418,3 +418,5 @@ ks_status ks_window_present(ks_window *w)
 }
 
 const char *ks_window_gl_description(const ks_window *w) { return w ? w->gl_desc : ""; }
+
+void *ks_window_glfw(const ks_window *w) { return w ? (void *)w->glfw : NULL; }

@@ -46,6 +46,8 @@ int ks_window_cursor(const ks_window *w, double *x, double *y);
 int ks_window_should_close(const ks_window *w);
 /* Shows the frame (swap); headless: nothing to do. */
 ks_status ks_window_present(ks_window *w);
+/* The GLFWwindow* of a window (for the UI's input backend); NULL when headless. */
+void *ks_window_glfw(const ks_window *w);
 /* "OpenGL 4.5 (Core Profile) Mesa ... / llvmpipe" style description. */
 const char *ks_window_gl_description(const ks_window *w);
 

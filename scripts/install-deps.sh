@@ -3,7 +3,7 @@
 # The CUDA Toolkit is expected at /usr/local/cuda (or nvcc on PATH).
 set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config libglfw3-dev libglew-dev libegl-dev libgl-dev libstb-dev
-      libcmocka-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3)
+      libimgui-dev fonts-dejavu-core libcmocka-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -41,3 +41,6 @@ if(XVFB_RUN AND XDOTOOL)
                    $<TARGET_FILE:kernelscope>)
   set_tests_properties(test_app_keys PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
+
+# The view model of each scene (CPU backend) and its JSON.
+ks_add_test(NAME test_view LABEL cpu SOURCES test_view.c TIMEOUT 120)

@@ -2,7 +2,8 @@
 # Drives the live window with real key presses (xdotool) under Xvfb and checks
 # what they did through the files the app saves:
 #   F saves the bare picture (its size tells the slice axis), X/Y switch the
-#   axis, S and P save the screen as PNG/PPM, O hides the overlay, Q quits.
+#   axis, S and P save the screen as PNG/PPM, so does a click on the panel's
+#   Save button, O hides the panels, Q quits.
 # Usage (ctest runs it under xvfb-run): keys_window.sh KERNELSCOPE_BINARY [cpu|cuda]
 set -euo pipefail
 bin=$1
@@ -23,12 +24,17 @@ done
 xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
 press() { xdotool key "$@"; sleep 0.4; }
 sleep 0.5
-press f            # bare picture, axis z: 40 x 30
+press f            # bare picture, axis y (the default): 40 x 20
 press x; press f   # axis x: 30 x 20
-press y; press f   # axis y: 40 x 20
+press z; press f   # axis z: 40 x 30
 press s            # screen PNG 640 x 400
 press p            # screen PPM
-press o; press s   # overlay hidden: S saves the bare picture (axis y)
+# the mouse: the Save button of the "Scene and kernel" panel (640x400: 13 px
+# font, the panel column starts at x = 357) saves the screen as S does
+xdotool mousemove --window "$win" 522 41; sleep 0.3
+xdotool click 1; sleep 0.6
+xdotool mousemove --window "$win" 100 200; sleep 0.2
+press o; press s   # overlay hidden: S saves the bare picture (axis z)
 press h; press c; press a; press plus; press minus; press Up; press Next; press space; press n; press r
 press q
 wait $pid || { echo "kernelscope exited $?"; cat "$out/stderr"; exit 1; }
@@ -49,14 +55,15 @@ mapfile -t fields < <(ls "$out"/laplace3d_*_field.png | sort)
 mapfile -t screens < <(ls "$out"/laplace3d_*_screen.* | sort)
 echo "fields: ${fields[*]}"; echo "screens: ${screens[*]}"
 [ ${#fields[@]} -eq 3 ] || { echo "expected 3 field images"; exit 1; }
-[ "$(size "${fields[0]}")" = 40x30 ] || { echo "F on axis z: $(size "${fields[0]}")"; exit 1; }
+[ "$(size "${fields[0]}")" = 40x20 ] || { echo "F on axis y: $(size "${fields[0]}")"; exit 1; }
 [ "$(size "${fields[1]}")" = 30x20 ] || { echo "F on axis x: $(size "${fields[1]}")"; exit 1; }
-[ "$(size "${fields[2]}")" = 40x20 ] || { echo "F on axis y: $(size "${fields[2]}")"; exit 1; }
-[ ${#screens[@]} -eq 3 ] || { echo "expected 3 screen saves"; exit 1; }
+[ "$(size "${fields[2]}")" = 40x30 ] || { echo "F on axis z: $(size "${fields[2]}")"; exit 1; }
+[ ${#screens[@]} -eq 4 ] || { echo "expected 4 screen saves (S, P, the Save button, S)"; exit 1; }
 [ "$(size "${screens[0]}")" = 640x400 ] || { echo "S: $(size "${screens[0]}")"; exit 1; }
 case "${screens[1]}" in *.ppm) ;; *) echo "P did not write a PPM"; exit 1 ;; esac
 [ "$(size "${screens[1]}")" = 640x400 ] || { echo "P: $(size "${screens[1]}")"; exit 1; }
-[ "$(size "${screens[2]}")" = 40x20 ] || { echo "S with the overlay hidden: $(size "${screens[2]}")"; exit 1; }
+[ "$(size "${screens[2]}")" = 640x400 ] || { echo "Save button: $(size "${screens[2]}")"; exit 1; }
+[ "$(size "${screens[3]}")" = 40x30 ] || { echo "S with the overlay hidden: $(size "${screens[3]}")"; exit 1; }
 ! ls "$out" | grep -q '\.tmp-' || { echo "temporary files left"; exit 1; }
 echo "keys ok"
 rm -rf "$out"

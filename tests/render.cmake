@@ -1,4 +1,4 @@
-# render/: image writers, overlay text, the renderer on headless EGL (Mesa
+# render/: image writers, the view model and its JSON, the renderer on headless EGL (Mesa
 # llvmpipe or NVIDIA) and the GLFW window (under xvfb-run where it exists).
 # GL tests pin the loaded GL driver (test_render_pin.c) so that LeakSanitizer
 # sees the driver's process-lifetime allocations as reachable; lsan.supp covers
@@ -6,8 +6,6 @@
 set(KS_RENDER_LSAN "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 
 ks_add_test(NAME test_render_image_io LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_render_image_io.c
-            TIMEOUT 60)
-ks_add_test(NAME test_render_text LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_render_text.c
             TIMEOUT 60)
 
 # Needs only an EGL display (Mesa's device or surfaceless platform is enough).
@@ -34,3 +32,11 @@ else()
 endif()
 set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120
                      ENVIRONMENT "${KS_RENDER_LSAN}")
+
+# The ImGui panels, headless: inside the frame and apart at 800x600 .. 2560x1440.
+ks_add_test(NAME test_ui_headless LABEL cpu
+            SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ui_headless.c
+                    ${CMAKE_CURRENT_SOURCE_DIR}/test_render_pin.c
+            TIMEOUT 120)
+target_link_libraries(test_ui_headless PRIVATE ${CMAKE_DL_LIBS})
+set_property(TEST test_ui_headless APPEND PROPERTY ENVIRONMENT ${KS_RENDER_LSAN})

@@ -15,9 +15,12 @@
 #include <GL/glew.h>
 
 #include "render/renderer.h"
+#include "render/ui.h"
+#include "render/view.h"
 #include "render/window.h"
 
 static ks_window *g_win;
+static ks_ui *g_ui; /* with the GLFW input backend */
 
 void ks_test_pin_libraries(void); /* test_render_pin.c */
 
@@ -46,12 +49,17 @@ static void test_frame_reaches_window(void **state)
     }
     check_ok(ks_renderer_unmap_pbo(r), "unmap");
     check_ok(ks_renderer_set_image(r, 64, 64), "set_image");
-    ks_overlay ov = {0};
-    ov.visible = 1;
-    ov.text = "window test";
-    ov.colorbar = 1;
-    ov.hi = 1.0f;
-    check_ok(ks_renderer_draw(r, fw, fh, &ov), "draw");
+    float area[4];
+    ks_ui_picture_area(g_ui, fw, fh, 1, area);
+    check_ok(ks_renderer_begin(r, fw, fh, area), "begin");
+    ks_view view = {0};
+    ks_view_num(&view, KS_VGROUP_FRAME, "fps", 60.0, "", KS_VFMT_F1);
+    view.colorbar.on = 1;
+    view.colorbar.hi = 1.0;
+    ks_ui_actions act;
+    check_ok(ks_ui_frame(g_ui, &view, fw, fh, 1, 0, &act), "ui frame");
+    assert_int_equal(act.nkeys, 0);
+    check_ok(ks_renderer_end(r), "end");
 
     /* the blit put the composed frame into the window's back buffer */
     unsigned char *frame = NULL;
@@ -128,11 +136,17 @@ int main(void)
     }
     ks_test_pin_libraries();
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
+    if (ks_ui_create(g_win, &g_ui, NULL, 0) != KS_OK) {
+        fprintf(stderr, "ui: %s\n", ks_error_message());
+        ks_window_destroy(g_win);
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_description),
         cmocka_unit_test(test_frame_reaches_window),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    ks_ui_destroy(g_ui);
     ks_window_destroy(g_win);
     return failed;
 }

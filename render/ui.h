@@ -1,0 +1,50 @@
+/* The overlay UI (Dear ImGui behind a C header): movable, collapsible panels
+ * drawn from a ks_view over the composed frame, in a window (GLFW input) or
+ * headless (no input). What the mouse asks for comes back as key presses, so
+ * the live loop feeds the scene one way for keyboard and mouse. */
+#ifndef KS_UI_H
+#define KS_UI_H
+
+#include "render/view.h"
+#include "render/window.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KS_UI_MAX_KEYS = 32, KS_UI_MAX_PANELS = 12 };
+
+typedef struct ks_ui ks_ui;
+
+typedef struct ks_ui_actions {
+    int nkeys;
+    ks_key_event keys[KS_UI_MAX_KEYS]; /* in order, as if typed */
+    int mouse_captured;                /* 1: the cursor is over a panel (no probe) */
+} ks_ui_actions;
+
+typedef struct ks_ui_rect {
+    char name[32];
+    float x, y, w, h; /* framebuffer pixels, origin top-left */
+} ks_ui_rect;
+
+/* Needs the window's current GL context. The font is DejaVuSans from
+ * fonts-dejavu-core when present, else ImGui's own (with a notice in *notice,
+ * which may be NULL). */
+ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_cap);
+void ks_ui_destroy(ks_ui *ui);
+/* Where the picture goes at this framebuffer size, beside the panel column:
+ * x, y, w, h in framebuffer pixels, origin bottom-left (whole frame when !visible). */
+void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float area[4]);
+/* Builds and draws the panels into the bound framebuffer (fb_w x fb_h).
+ * visible = 0: only the message banner and the help panel (if help). */
+ks_status ks_ui_frame(ks_ui *ui, const ks_view *view, int fb_w, int fb_h, int visible, int help,
+                      ks_ui_actions *out);
+/* Test hook: the panels of the last frame (ImGui's own window rectangles). */
+int ks_ui_panel_rects(const ks_ui *ui, ks_ui_rect *rects, int max);
+/* Font pixel size in use (0 before the first frame). */
+float ks_ui_font_px(const ks_ui *ui);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

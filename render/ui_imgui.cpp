@@ -1,0 +1,569 @@
+// The overlay UI with Dear ImGui (ui.h). Panels sit in a column on the right
+// whose sizes follow the frame; the user can move and collapse them. The
+// layout is applied again whenever the frame size or the set of panels
+// changes, so nothing is left outside a resized window.
+#include "render/ui.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <new>
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+namespace {
+
+const char *const KS_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+enum Panel { P_SCENE, P_STAGES, P_TABLE, P_PLOT, P_COLORBAR, P_HELP, P_NUM };
+const char *const PANEL_NAMES[P_NUM] = {"Scene and kernel", "Stage timings", "A/B",
+                                        "Convergence", "Colour bar", "Keys and mouse (H)"};
+
+} // namespace
+
+struct ks_ui {
+    ImGuiContext *ctx;
+    GLFWwindow *glfw;     // NULL when headless
+    char font_path[512];  // TrueType file, "" when none was found
+    float font_px;        // size the atlas was built for (framebuffer pixels)
+    float font_scale;     // framebuffer pixels per window unit it was built for
+    int layout_w, layout_h, layout_sig; // what the column was laid out for
+    int help_shown;       // last help state applied
+    float natural[P_NUM]; // content height each panel asked for last frame (0: not known)
+    int nrects;
+    ks_ui_rect rects[KS_UI_MAX_PANELS];
+};
+
+static float font_px_for(int fb_w, int fb_h)
+{
+    float px = fminf((float)fb_h / 54.0f, (float)fb_w / 62.0f);
+    return floorf(fminf(fmaxf(px, 13.0f), 28.0f));
+}
+
+static float column_width(int fb_w, float font_px)
+{
+    return floorf(fminf(font_px * 24.0f, 0.45f * (float)fb_w));
+}
+
+/* The atlas at px framebuffer pixels (crisp on a scaled display), drawn at
+ * 1/scale in ImGui's window units. */
+static void build_font(ks_ui *ui, float px, float scale)
+{
+    ImGuiIO &io = ImGui::GetIO();
+    io.Fonts->Clear();
+    ImFont *f = NULL;
+    if (ui->font_path[0]) f = io.Fonts->AddFontFromFileTTF(ui->font_path, px);
+    if (f == NULL) {
+        ImFontConfig cfg;
+        cfg.SizePixels = px; // the built-in font is a bitmap font drawn at 13 px; scaled here
+        io.Fonts->AddFontDefault(&cfg);
+    }
+    ui->font_px = px;
+    ui->font_scale = scale;
+    io.FontGlobalScale = 1.0f / scale;
+    ImGui::GetStyle() = ImGuiStyle();
+    ImGui::StyleColorsDark();
+    ImGuiStyle &st = ImGui::GetStyle();
+    st.ScaleAllSizes(px / scale / 13.0f);
+    px /= scale; // window units from here on
+    st.WindowRounding = 3.0f;
+    st.ItemSpacing.y = floorf(px * 0.2f);
+    st.Colors[ImGuiCol_WindowBg].w = 0.82f;
+    st.WindowMinSize = ImVec2(4.0f * px, px + 2.0f * st.FramePadding.y); // a title bar: the layout may fold a panel that far
+}
+
+ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_cap)
+{
+    if (out == NULL) return ks_fail(KS_ERR_INVALID, "ui: no output pointer");
+    *out = NULL;
+    if (notice && notice_cap) notice[0] = '\0';
+    ks_ui *ui = new (std::nothrow) ks_ui();
+    if (ui == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ui: out of memory");
+    IMGUI_CHECKVERSION();
+    ui->ctx = ImGui::CreateContext();
+    ImGui::SetCurrentContext(ui->ctx);
+    ImGuiIO &io = ImGui::GetIO();
+    io.IniFilename = NULL; // no imgui.ini beside the user's files
+    io.LogFilename = NULL;
+    // KERNELSCOPE_FONT names another TrueType file (a language the default lacks)
+    const char *font = getenv("KERNELSCOPE_FONT");
+    if (font == NULL || font[0] == '\0') font = KS_FONT_PATH;
+    if (access(font, R_OK) == 0) snprintf(ui->font_path, sizeof ui->font_path, "%s", font);
+    else if (notice && notice_cap)
+        snprintf(notice, notice_cap, "ui: font %s not found (%s); using the built-in font", font,
+                 font == KS_FONT_PATH ? "install fonts-dejavu-core" : "KERNELSCOPE_FONT");
+    ui->glfw = (GLFWwindow *)ks_window_glfw(win);
+    if (ui->glfw != NULL && !ImGui_ImplGlfw_InitForOpenGL(ui->glfw, true)) {
+        ImGui::DestroyContext(ui->ctx);
+        delete ui;
+        return ks_fail(KS_ERR_GL, "ui: ImGui GLFW backend failed to start");
+    }
+    if (!ImGui_ImplOpenGL3_Init("#version 330 core")) {
+        if (ui->glfw) ImGui_ImplGlfw_Shutdown();
+        ImGui::DestroyContext(ui->ctx);
+        delete ui;
+        return ks_fail(KS_ERR_GL, "ui: ImGui OpenGL 3 backend failed to start (GL entry points)");
+    }
+    *out = ui;
+    return KS_OK;
+}
+
+void ks_ui_destroy(ks_ui *ui)
+{
+    if (ui == NULL) return;
+    ImGui::SetCurrentContext(ui->ctx);
+    ImGui_ImplOpenGL3_Shutdown();
+    if (ui->glfw) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext(ui->ctx);
+    delete ui;
+}
+
+void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float area[4])
+{
+    (void)ui;
+    float col = visible ? column_width(fb_w, font_px_for(fb_w, fb_h)) : 0.0f;
+    area[0] = 0.0f;
+    area[1] = 0.0f;
+    area[2] = fmaxf(0.0f, (float)fb_w - col);
+    area[3] = (float)fb_h;
+}
+
+float ks_ui_font_px(const ks_ui *ui) { return ui ? ui->font_px : 0.0f; }
+
+int ks_ui_panel_rects(const ks_ui *ui, ks_ui_rect *rects, int max)
+{
+    if (ui == NULL) return 0;
+    int n = ui->nrects < max ? ui->nrects : max;
+    for (int i = 0; i < n; ++i) rects[i] = ui->rects[i];
+    return n;
+}
+
+namespace {
+
+struct Frame {
+    ks_ui *ui;
+    const ks_view *v;
+    ks_ui_actions *out;
+    float scale; // framebuffer pixels per ImGui unit
+};
+
+void push_key(ks_ui_actions *out, int key, int times = 1)
+{
+    for (int i = 0; i < times && out->nkeys < KS_UI_MAX_KEYS; ++i) {
+        out->keys[out->nkeys].key = key;
+        out->keys[out->nkeys].shift = 0;
+        ++out->nkeys;
+    }
+}
+
+void record_rect(Frame &f, const char *name)
+{
+    ks_ui *ui = f.ui;
+    if (ui->nrects >= KS_UI_MAX_PANELS) return;
+    ks_ui_rect &r = ui->rects[ui->nrects++];
+    snprintf(r.name, sizeof r.name, "%s", name);
+    ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+    r.x = p.x * f.scale;
+    r.y = p.y * f.scale;
+    r.w = s.x * f.scale;
+    r.h = s.y * f.scale;
+}
+
+bool is_control(const ks_view *v, const char *label)
+{
+    for (int i = 0; i < v->ncontrols; ++i)
+        if (strcmp(v->controls[i].label, label) == 0) return true;
+    return false;
+}
+
+void field_rows(const ks_view *v, ks_vgroup g)
+{
+    for (int i = 0; i < v->nfields; ++i) {
+        const ks_vfield *fd = &v->fields[i];
+        if (fd->group != g || is_control(v, fd->label)) continue; // shown with its buttons
+        char val[160];
+        ks_view_format(fd, val, sizeof val);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(fd->label);
+        ImGui::TableNextColumn();
+        if (fd->unit[0]) ImGui::TextWrapped("%s %s", val, fd->unit);
+        else ImGui::TextWrapped("%s", val);
+    }
+}
+
+void control_row(Frame &f, const ks_vcontrol *c, int idx)
+{
+    ImGui::PushID(idx);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(c->label);
+    ImGui::TableNextColumn();
+    if (c->key_prev && ImGui::SmallButton("<")) push_key(f.out, c->key_prev);
+    if (c->key_prev) ImGui::SameLine();
+    if (c->nchoices > 0) {
+        ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x -
+                                (c->key_next ? ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.x : 0.0f));
+        if (ImGui::BeginCombo("##c", c->value)) {
+            for (int j = 0; j < c->nchoices; ++j) {
+                bool sel = j == c->current;
+                if (ImGui::Selectable(c->choices[j], sel) && !sel) {
+                    if (c->choice_key[j]) push_key(f.out, c->choice_key[j]);
+                    else if (c->key_next)
+                        push_key(f.out, c->key_next, ((j - c->current) % c->nchoices + c->nchoices) % c->nchoices);
+                }
+                if (sel) ImGui::SetItemDefaultFocus();
+            }
+            ImGui::EndCombo();
+        }
+    } else {
+        ImGui::TextUnformatted(c->value);
+    }
+    if (c->key_next) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(">")) push_key(f.out, c->key_next);
+    }
+    ImGui::PopID();
+}
+
+void scene_panel(Frame &f)
+{
+    const ks_view *v = f.v;
+    if (ImGui::Button(v->paused ? "Resume" : "Pause")) push_key(f.out, KS_KEY_SPACE);
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) push_key(f.out, 'N');
+    ImGui::SameLine();
+    if (ImGui::Button("Reset")) push_key(f.out, 'R');
+    ImGui::SameLine();
+    if (ImGui::Button("Save")) push_key(f.out, 'S');
+    const ImGuiTableFlags tf = ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("fields", 2, tf)) {
+        ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthStretch, 0.42f);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+        for (int i = 0; i < v->ncontrols; ++i) control_row(f, &v->controls[i], i);
+        field_rows(v, KS_VGROUP_KERNEL);
+        field_rows(v, KS_VGROUP_SCENE);
+        field_rows(v, KS_VGROUP_FRAME);
+        ImGui::EndTable();
+    }
+}
+
+void stages_panel(const ks_view *v)
+{
+    if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
+    ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
+    ImGui::TableSetupColumn("min ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
+    ImGui::TableHeadersRow();
+    for (int i = 0; i < v->nstages; ++i) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(v->stages[i].name);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", v->stages[i].median_ms);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", v->stages[i].min_ms);
+    }
+    ImGui::EndTable();
+}
+
+void table_panel(const ks_vtable *t)
+{
+    ImGui::TextWrapped("%s", t->title);
+    if (!ImGui::BeginTable("ab", t->ncols + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    for (int c = 0; c < t->ncols; ++c) {
+        char h[48];
+        if (t->units[c][0]) snprintf(h, sizeof h, "%s %s", t->cols[c], t->units[c]);
+        else snprintf(h, sizeof h, "%s", t->cols[c]);
+        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    }
+    ImGui::TableHeadersRow();
+    for (int r = 0; r < t->nrows; ++r) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        if (t->rows[r].selected)
+            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_Header));
+        ImGui::TextUnformatted(t->rows[r].label);
+        if (t->rows[r].note[0]) {
+            ImGui::TableNextColumn();
+            ImGui::TextWrapped("%s", t->rows[r].note);
+            continue;
+        }
+        for (int c = 0; c < t->ncols; ++c) {
+            char cell[32];
+            ks_view_format_value(t->rows[r].cell[c], t->fmts[c], cell, sizeof cell);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(cell);
+        }
+    }
+    ImGui::EndTable();
+}
+
+void plot_panel(const ks_view *v)
+{
+    const int n = v->plot.n;
+    float ymin = v->plot.y[0], ymax = v->plot.y[0];
+    for (int i = 1; i < n; ++i) {
+        ymin = fminf(ymin, v->plot.y[i]);
+        ymax = fmaxf(ymax, v->plot.y[i]);
+    }
+    ImGui::TextWrapped("%s", v->plot.title);
+    ImGui::Text("x %.0f .. %.0f   y %.2f .. %.2f", v->plot.x[0], v->plot.x[n - 1], ymin, ymax);
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    float h = fmaxf(avail.y, ImGui::GetFrameHeight() * 2.0f);
+    ImGui::PlotLines("##plot", v->plot.y, n, 0, NULL, ymin, ymax > ymin ? ymax : ymin + 1.0f, ImVec2(avail.x, h));
+}
+
+void colorbar_panel(const ks_view *v)
+{
+    unsigned char lut[256][4];
+    ks_colormap_table_rgba(v->colorbar.cmap, lut);
+    ImGui::TextWrapped("%s", v->colorbar.label);
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFrameHeight();
+    const int seg = 64;
+    for (int i = 0; i < seg; ++i) {
+        const unsigned char *a = lut[i * 255 / seg], *b = lut[(i + 1) * 255 / seg];
+        ImU32 ca = IM_COL32(a[0], a[1], a[2], 255), cb = IM_COL32(b[0], b[1], b[2], 255);
+        float x0 = p.x + w * (float)i / seg, x1 = p.x + w * (float)(i + 1) / seg;
+        dl->AddRectFilledMultiColor(ImVec2(x0, p.y), ImVec2(x1, p.y + h), ca, cb, cb, ca);
+    }
+    ImGui::Dummy(ImVec2(w, h));
+    char lo[32], mid[32], hi[32];
+    snprintf(lo, sizeof lo, "%.4g", v->colorbar.lo);
+    snprintf(mid, sizeof mid, "%.4g", 0.5 * (v->colorbar.lo + v->colorbar.hi));
+    snprintf(hi, sizeof hi, "%.4g", v->colorbar.hi);
+    float x0 = ImGui::GetCursorPosX();
+    ImGui::TextUnformatted(lo);
+    float mw = ImGui::CalcTextSize(mid).x, hw = ImGui::CalcTextSize(hi).x, lw = ImGui::CalcTextSize(lo).x;
+    if (w >= lw + mw + hw + 4.0f * ImGui::GetStyle().ItemSpacing.x) {
+        ImGui::SameLine(x0 + 0.5f * (w - mw));
+        ImGui::TextUnformatted(mid);
+    }
+    ImGui::SameLine(fmaxf(x0 + w - hw, ImGui::GetCursorPosX()));
+    ImGui::TextUnformatted(hi);
+}
+
+/* "  Key    what it does" lines as a two-column table (the proportional font
+ * cannot line up spaces); other lines as they are. */
+void help_text(const char *text, int id)
+{
+    if (text == NULL) return;
+    bool table = false;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL) end = line + strlen(line);
+        const char *gap = NULL;
+        if (line[0] == ' ' && line[1] == ' ') {
+            const char *k = line + 2;
+            while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
+            if (k < end) gap = k;
+        }
+        if (gap && !table) {
+            table = ImGui::BeginTable(id ? "help1" : "help0", 2, ImGuiTableFlags_SizingFixedFit);
+        } else if (!gap && table) {
+            ImGui::EndTable();
+            table = false;
+        }
+        if (gap && table) {
+            const char *d = gap;
+            while (d < end && *d == ' ') ++d;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(line + 2, gap);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(d, end);
+        } else {
+            ImGui::TextUnformatted(line, end);
+        }
+        line = *end ? end + 1 : end;
+    }
+    if (table) ImGui::EndTable();
+}
+
+void help_panel(const ks_view *v)
+{
+    ImGui::TextWrapped("Mouse: panels move by their title bar and fold with the arrow; "
+                       "the buttons and lists in \"Scene and kernel\" do what the keys do.");
+    ImGui::Separator();
+    help_text(v->help_global, 0);
+    help_text(v->help_scene, 1);
+}
+
+int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; ++s)
+        if (*s == '\n') ++n;
+    return n + 1;
+}
+
+} // namespace
+
+ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visible, int help,
+                      ks_ui_actions *out)
+{
+    if (ui == NULL || v == NULL || out == NULL) return ks_fail(KS_ERR_INVALID, "ui: frame without ui, view or actions");
+    memset(out, 0, sizeof *out);
+    ui->nrects = 0;
+    if (fb_w <= 0 || fb_h <= 0) return KS_OK;
+    ImGui::SetCurrentContext(ui->ctx);
+    ImGuiIO &io = ImGui::GetIO();
+
+    float scale = 1.0f; // framebuffer pixels per window unit (2 on a scaled display)
+    if (ui->glfw) {
+        int ww = 0, wh = 0;
+        glfwGetWindowSize(ui->glfw, &ww, &wh);
+        if (ww > 0) scale = fmaxf(1.0f, (float)fb_w / (float)ww);
+    }
+    const float fb_px = font_px_for(fb_w, fb_h);
+    if (fb_px != ui->font_px || scale != ui->font_scale) {
+        build_font(ui, fb_px, scale);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        if (!ImGui_ImplOpenGL3_CreateFontsTexture()) return ks_fail(KS_ERR_GL, "ui: cannot upload the font atlas");
+    }
+    ImGui_ImplOpenGL3_NewFrame();
+    if (ui->glfw) {
+        ImGui_ImplGlfw_NewFrame();
+    } else {
+        io.DisplaySize = ImVec2((float)fb_w, (float)fb_h);
+        io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
+        io.DeltaTime = 1.0f / 60.0f;
+    }
+    // the GLFW backend works in window units; the layout in framebuffer pixels / scale
+    Frame f{ui, v, out, scale};
+    const float W = io.DisplaySize.x, H = io.DisplaySize.y;
+    const float px = fb_px / scale; // font size in window units
+    ImGui::NewFrame();
+
+    const ImGuiStyle &st = ImGui::GetStyle();
+    const float m = floorf(px * 0.4f);
+    const float col = column_width(fb_w, fb_px) / f.scale;
+    const float title = ImGui::GetFrameHeight();
+    const float line = ImGui::GetTextLineHeightWithSpacing() + 2.0f * st.CellPadding.y;
+    const float pad = 2.0f * st.WindowPadding.y;
+
+    bool present[P_NUM] = {visible != 0, visible && v->nstages > 0, visible && v->table.ncols > 0,
+                           visible && v->plot.n > 1, visible && v->colorbar.on, visible || help};
+    float want[P_NUM] = {0};
+    int nctl_lines = v->ncontrols + 1;
+    want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
+    want[P_STAGES] = title + pad + line * (float)(v->nstages + 1);
+    want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
+    want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
+    want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight();
+    want[P_HELP] = help ? title + pad + line * (float)(count_lines(v->help_global) + count_lines(v->help_scene) + 3)
+                        : title;
+    // what the panels measured last frame beats the estimate (the plot fills what it gets)
+    for (int p = 0; p < P_NUM; ++p)
+        if (ui->natural[p] > 0.0f && p != P_PLOT && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
+    // fit the column: the scene panel gives up height first, down to 40% of the
+    // column, then the plot; then every panel in proportion, down to its title
+    float hgt[P_NUM] = {0};
+    float avail = H - m, sum = 0.0f, rest = 0.0f;
+    for (int p = 0; p < P_NUM; ++p) {
+        if (!present[p]) continue;
+        if (p == P_HELP && help) continue; // the open help goes over the picture
+        hgt[p] = p == P_HELP ? title : floorf(want[p]);
+        avail -= m;
+        sum += hgt[p];
+    }
+    if (sum > avail && present[P_SCENE]) {
+        const float keep = fminf(hgt[P_SCENE], fmaxf(title + pad + 2.0f * line, floorf(0.4f * avail)));
+        const float give = fminf(hgt[P_SCENE] - keep, sum - avail);
+        hgt[P_SCENE] -= give;
+        sum -= give;
+    }
+    if (sum > avail && present[P_PLOT]) { // then the plot, down to a small curve
+        const float keep = fminf(hgt[P_PLOT], title + pad + 2.0f * line + 2.0f * px);
+        const float give = fminf(hgt[P_PLOT] - keep, sum - avail);
+        hgt[P_PLOT] -= give;
+        sum -= give;
+    }
+    if (sum > avail) {
+        for (int p = 0; p < P_NUM; ++p)
+            if (present[p] && hgt[p] > 0.0f) rest += hgt[p] - title;
+        const float k = rest > 0.0f ? fminf(1.0f, (sum - avail) / rest) : 1.0f;
+        for (int p = 0; p < P_NUM; ++p)
+            if (present[p] && hgt[p] > 0.0f) hgt[p] = floorf(hgt[p] - (hgt[p] - title) * k);
+    }
+    int sig = 0;
+    for (int p = 0; p < P_NUM; ++p) sig |= present[p] << p;
+    for (int p = 0; p < P_NUM; ++p) sig = sig * 31 + (int)(want[p] / (0.5f * px));
+    ImGuiCond cond = ImGuiCond_FirstUseEver;
+    if (fb_w != ui->layout_w || fb_h != ui->layout_h || sig != ui->layout_sig || help != ui->help_shown) {
+        cond = ImGuiCond_Always;
+        ui->layout_w = fb_w;
+        ui->layout_h = fb_h;
+        ui->layout_sig = sig;
+    }
+    const bool help_changed = help != ui->help_shown;
+    ui->help_shown = help;
+
+    const ImGuiWindowFlags wf = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+    float top = m; // below the banner: where the open help goes
+    if (v->message[0]) {
+        // over the picture, left of the column whenever a panel is in it
+        float aw = fmaxf(W - (visible || help ? col : 0.0f) - 2.0f * m, 4.0f * px);
+        ImGui::SetNextWindowPos(ImVec2(m, m), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(aw, 0.0f), ImGuiCond_Always);
+        ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(170, 30, 30, 235));
+        ImGui::Begin("##message", NULL,
+                     wf | ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_AlwaysAutoResize);
+        ImGui::PushTextWrapPos(aw - st.WindowPadding.x);
+        ImGui::TextUnformatted(v->message);
+        ImGui::PopTextWrapPos();
+        record_rect(f, "message");
+        top = m + ImGui::GetWindowSize().y + m;
+        ImGui::End();
+        ImGui::PopStyleColor();
+    }
+    float y = m;
+    for (int p = 0; p < P_NUM; ++p) {
+        if (!present[p]) continue;
+        const float h = fmaxf(title, fminf(hgt[p], H - y - m));
+        if (p == P_HELP && help) {
+            // open help: over the picture, below the banner, as large as it needs
+            const float hw = fmaxf(W - col - 2.0f * m, 4.0f * px);
+            ImGui::SetNextWindowPos(ImVec2(m, top), cond);
+            ImGui::SetNextWindowSize(ImVec2(hw, fmaxf(title, fminf(want[P_HELP], H - top - m))), cond);
+        } else {
+            ImGui::SetNextWindowPos(ImVec2(W - col + m, y), cond);
+            ImGui::SetNextWindowSize(ImVec2(col - 2.0f * m, h), cond);
+            y += h + m;
+        }
+        if (p == P_HELP && (help_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!help, ImGuiCond_Always);
+        if (ImGui::Begin(PANEL_NAMES[p], NULL, wf)) {
+            switch (p) {
+            case P_SCENE: scene_panel(f); break;
+            case P_STAGES: stages_panel(v); break;
+            case P_TABLE: table_panel(&v->table); break;
+            case P_PLOT: plot_panel(v); break;
+            case P_COLORBAR: colorbar_panel(v); break;
+            default: help_panel(v); break;
+            }
+            // bottom of the last item, in content coordinates (scrolling included)
+            ui->natural[p] = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + ImGui::GetScrollY() +
+                             st.WindowPadding.y;
+        }
+        // the help folded or unfolded with the mouse: the same as pressing H
+        if (p == P_HELP && cond != ImGuiCond_Always && !help_changed && ImGui::IsWindowCollapsed() == (help != 0))
+            push_key(out, 'H');
+        record_rect(f, PANEL_NAMES[p]);
+        ImGui::End();
+    }
+    out->mouse_captured = io.WantCaptureMouse;
+    if (v->hover[0] && !io.WantCaptureMouse && ui->glfw) ImGui::SetTooltip("%s", v->hover);
+
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    return KS_OK;
+}

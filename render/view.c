@@ -1,0 +1,357 @@
+/* View model helpers and its JSON (view.h). */
+#include "view.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    snprintf(dst, cap, "%s", src ? src : "");
+}
+
+void ks_view_num(ks_view *v, ks_vgroup g, const char *label, double value, const char *unit,
+                 ks_vfmt fmt)
+{
+    if (v->nfields >= KS_VIEW_FIELDS) return;
+    ks_vfield *f = &v->fields[v->nfields++];
+    memset(f, 0, sizeof *f);
+    f->group = g;
+    copy_str(f->label, sizeof f->label, label);
+    copy_str(f->unit, sizeof f->unit, unit);
+    f->value = value;
+    f->fmt = fmt;
+}
+
+void ks_view_text(ks_view *v, ks_vgroup g, const char *label, const char *fmt, ...)
+{
+    if (v->nfields >= KS_VIEW_FIELDS) return;
+    ks_vfield *f = &v->fields[v->nfields++];
+    memset(f, 0, sizeof *f);
+    f->group = g;
+    f->is_text = 1;
+    f->value = NAN;
+    copy_str(f->label, sizeof f->label, label);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+}
+
+const ks_vfield *ks_view_find(const ks_view *v, const char *label)
+{
+    for (int i = 0; i < v->nfields; ++i)
+        if (strcmp(v->fields[i].label, label) == 0) return &v->fields[i];
+    return NULL;
+}
+
+ks_vcontrol *ks_view_control(ks_view *v, const char *label, int key_prev, int key_next)
+{
+    if (v->ncontrols >= KS_VIEW_CONTROLS) return NULL;
+    ks_vcontrol *c = &v->controls[v->ncontrols++];
+    memset(c, 0, sizeof *c);
+    copy_str(c->label, sizeof c->label, label);
+    c->key_prev = key_prev;
+    c->key_next = key_next;
+    return c;
+}
+
+void ks_view_format_value(double value, ks_vfmt fmt, char *buf, size_t cap)
+{
+    if (!isfinite(value)) {
+        copy_str(buf, cap, "-");
+        return;
+    }
+    switch (fmt) {
+    case KS_VFMT_INT: snprintf(buf, cap, "%.0f", value); break;
+    case KS_VFMT_F1: snprintf(buf, cap, "%.1f", value); break;
+    case KS_VFMT_F2: snprintf(buf, cap, "%.2f", value); break;
+    case KS_VFMT_F3: snprintf(buf, cap, "%.3f", value); break;
+    case KS_VFMT_F4: snprintf(buf, cap, "%.4f", value); break;
+    case KS_VFMT_SCI: snprintf(buf, cap, "%.3e", value); break;
+    case KS_VFMT_PCT: snprintf(buf, cap, "%.0f%%", 100.0 * value); break;
+    default: snprintf(buf, cap, "%.4g", value); break;
+    }
+}
+
+void ks_view_format(const ks_vfield *f, char *buf, size_t cap)
+{
+    if (f->is_text) copy_str(buf, cap, f->text);
+    else ks_view_format_value(f->value, f->fmt, buf, cap);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+typedef struct jw {
+    char *buf;
+    size_t cap, len;
+    int overflow;
+} jw;
+
+static void jw_raw(jw *w, const char *s, size_t n)
+{
+    if (w->overflow || w->len + n + 1 > w->cap) {
+        w->overflow = 1;
+        return;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    w->buf[w->len] = '\0';
+}
+
+static void jw_puts(jw *w, const char *s) { jw_raw(w, s, strlen(s)); }
+
+static void jw_str(jw *w, const char *s)
+{
+    jw_raw(w, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        char esc[8];
+        switch (*p) {
+        case '"': jw_raw(w, "\\\"", 2); break;
+        case '\\': jw_raw(w, "\\\\", 2); break;
+        case '\n': jw_raw(w, "\\n", 2); break;
+        case '\r': jw_raw(w, "\\r", 2); break;
+        case '\t': jw_raw(w, "\\t", 2); break;
+        default:
+            if (*p < 0x20) {
+                snprintf(esc, sizeof esc, "\\u%04x", *p);
+                jw_raw(w, esc, 6);
+            } else {
+                jw_raw(w, (const char *)p, 1); /* UTF-8 bytes pass through */
+            }
+        }
+    }
+    jw_raw(w, "\"", 1);
+}
+
+static void jw_num(jw *w, double x)
+{
+    if (!isfinite(x)) {
+        jw_puts(w, "null");
+        return;
+    }
+    char t[40];
+    snprintf(t, sizeof t, "%.17g", x);
+    jw_puts(w, t);
+}
+
+static void jw_key(jw *w, const char *k)
+{
+    jw_str(w, k);
+    jw_raw(w, ":", 1);
+}
+
+static const char *const ks_group_names[KS_VGROUP_NUM] = {"scene", "kernel", "frame"};
+static const char *const ks_fmt_names[KS_VFMT_NUM] = {"g4", "int", "f1", "f2", "f3", "f4", "sci", "pct"};
+
+static void json_fields(jw *w, const ks_view *v)
+{
+    jw_key(w, "fields");
+    jw_puts(w, "[");
+    for (int i = 0; i < v->nfields; ++i) {
+        const ks_vfield *f = &v->fields[i];
+        if (i) jw_puts(w, ",");
+        jw_puts(w, "{");
+        jw_key(w, "group");
+        jw_str(w, f->group < KS_VGROUP_NUM ? ks_group_names[f->group] : "scene");
+        jw_puts(w, ",");
+        jw_key(w, "label");
+        jw_str(w, f->label);
+        jw_puts(w, ",");
+        jw_key(w, "value");
+        if (f->is_text) jw_str(w, f->text);
+        else jw_num(w, f->value);
+        jw_puts(w, ",");
+        jw_key(w, "unit");
+        jw_str(w, f->unit);
+        jw_puts(w, ",");
+        jw_key(w, "format");
+        jw_str(w, f->is_text ? "text" : f->fmt < KS_VFMT_NUM ? ks_fmt_names[f->fmt] : "g4");
+        jw_puts(w, "}");
+    }
+    jw_puts(w, "]");
+}
+
+static void json_stages(jw *w, const ks_view *v)
+{
+    jw_key(w, "stages");
+    jw_puts(w, "[");
+    for (int i = 0; i < v->nstages; ++i) {
+        if (i) jw_puts(w, ",");
+        jw_puts(w, "{");
+        jw_key(w, "name");
+        jw_str(w, v->stages[i].name);
+        jw_puts(w, ",");
+        jw_key(w, "median_ms");
+        jw_num(w, v->stages[i].median_ms);
+        jw_puts(w, ",");
+        jw_key(w, "min_ms");
+        jw_num(w, v->stages[i].min_ms);
+        jw_puts(w, ",");
+        jw_key(w, "samples");
+        jw_num(w, v->stages[i].samples);
+        jw_puts(w, "}");
+    }
+    jw_puts(w, "]");
+}
+
+static void json_table(jw *w, const ks_vtable *t)
+{
+    jw_key(w, "table");
+    if (t->ncols <= 0) {
+        jw_puts(w, "null");
+        return;
+    }
+    jw_puts(w, "{");
+    jw_key(w, "title");
+    jw_str(w, t->title);
+    jw_puts(w, ",");
+    jw_key(w, "columns");
+    jw_puts(w, "[");
+    for (int c = 0; c < t->ncols && c < KS_VIEW_COLS; ++c) {
+        if (c) jw_puts(w, ",");
+        jw_puts(w, "{");
+        jw_key(w, "name");
+        jw_str(w, t->cols[c]);
+        jw_puts(w, ",");
+        jw_key(w, "unit");
+        jw_str(w, t->units[c]);
+        jw_puts(w, "}");
+    }
+    jw_puts(w, "],");
+    jw_key(w, "rows");
+    jw_puts(w, "[");
+    for (int r = 0; r < t->nrows && r < KS_VIEW_ROWS; ++r) {
+        if (r) jw_puts(w, ",");
+        jw_puts(w, "{");
+        jw_key(w, "label");
+        jw_str(w, t->rows[r].label);
+        jw_puts(w, ",");
+        jw_key(w, "selected");
+        jw_puts(w, t->rows[r].selected ? "true" : "false");
+        jw_puts(w, ",");
+        jw_key(w, "note");
+        jw_str(w, t->rows[r].note);
+        jw_puts(w, ",");
+        jw_key(w, "cells");
+        jw_puts(w, "[");
+        for (int c = 0; c < t->ncols && c < KS_VIEW_COLS; ++c) {
+            if (c) jw_puts(w, ",");
+            jw_num(w, t->rows[r].cell[c]);
+        }
+        jw_puts(w, "]}");
+    }
+    jw_puts(w, "]}");
+}
+
+static void json_controls(jw *w, const ks_view *v)
+{
+    jw_key(w, "controls");
+    jw_puts(w, "[");
+    for (int i = 0; i < v->ncontrols; ++i) {
+        const ks_vcontrol *c = &v->controls[i];
+        if (i) jw_puts(w, ",");
+        jw_puts(w, "{");
+        jw_key(w, "label");
+        jw_str(w, c->label);
+        jw_puts(w, ",");
+        jw_key(w, "value");
+        jw_str(w, c->value);
+        jw_puts(w, ",");
+        jw_key(w, "choices");
+        jw_puts(w, "[");
+        for (int j = 0; j < c->nchoices && j < KS_VIEW_CHOICES; ++j) {
+            if (j) jw_puts(w, ",");
+            jw_str(w, c->choices[j]);
+        }
+        jw_puts(w, "],");
+        jw_key(w, "current");
+        jw_num(w, c->current);
+        jw_puts(w, "}");
+    }
+    jw_puts(w, "]");
+}
+
+ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
+{
+    if (v == NULL || buf == NULL || cap == 0) return ks_fail(KS_ERR_INVALID, "view: JSON without view or buffer");
+    jw w = {buf, cap, 0, 0};
+    buf[0] = '\0';
+    jw_puts(&w, "{");
+    jw_key(&w, "scene");
+    jw_str(&w, v->scene);
+    jw_puts(&w, ",");
+    jw_key(&w, "image_name");
+    jw_str(&w, v->image_name);
+    jw_puts(&w, ",");
+    jw_key(&w, "frame");
+    jw_num(&w, (double)v->frame);
+    jw_puts(&w, ",");
+    jw_key(&w, "paused");
+    jw_puts(&w, v->paused ? "true" : "false");
+    jw_puts(&w, ",");
+    json_fields(&w, v);
+    jw_puts(&w, ",");
+    json_stages(&w, v);
+    jw_puts(&w, ",");
+    json_table(&w, &v->table);
+    jw_puts(&w, ",");
+    json_controls(&w, v);
+    jw_puts(&w, ",");
+    jw_key(&w, "colorbar");
+    if (v->colorbar.on) {
+        jw_puts(&w, "{");
+        jw_key(&w, "colormap");
+        jw_str(&w, ks_colormap_name(v->colorbar.cmap));
+        jw_puts(&w, ",");
+        jw_key(&w, "lo");
+        jw_num(&w, v->colorbar.lo);
+        jw_puts(&w, ",");
+        jw_key(&w, "hi");
+        jw_num(&w, v->colorbar.hi);
+        jw_puts(&w, ",");
+        jw_key(&w, "label");
+        jw_str(&w, v->colorbar.label);
+        jw_puts(&w, "}");
+    } else {
+        jw_puts(&w, "null");
+    }
+    jw_puts(&w, ",");
+    jw_key(&w, "plot");
+    if (v->plot.n > 0) {
+        jw_puts(&w, "{");
+        jw_key(&w, "title");
+        jw_str(&w, v->plot.title);
+        jw_puts(&w, ",");
+        jw_key(&w, "x");
+        jw_puts(&w, "[");
+        for (int i = 0; i < v->plot.n && i < KS_VIEW_PLOT; ++i) {
+            if (i) jw_puts(&w, ",");
+            jw_num(&w, v->plot.x[i]);
+        }
+        jw_puts(&w, "],");
+        jw_key(&w, "y");
+        jw_puts(&w, "[");
+        for (int i = 0; i < v->plot.n && i < KS_VIEW_PLOT; ++i) {
+            if (i) jw_puts(&w, ",");
+            jw_num(&w, v->plot.y[i]);
+        }
+        jw_puts(&w, "]}");
+    } else {
+        jw_puts(&w, "null");
+    }
+    jw_puts(&w, ",");
+    jw_key(&w, "hover");
+    jw_str(&w, v->hover);
+    jw_puts(&w, ",");
+    jw_key(&w, "message");
+    jw_str(&w, v->message);
+    jw_puts(&w, "}");
+    if (len) *len = w.len;
+    if (w.overflow) {
+        buf[0] = '\0';
+        return ks_fail(KS_ERR_INVALID, "view: JSON needs more than %zu bytes", cap);
+    }
+    return KS_OK;
+}

@@ -1,0 +1,148 @@
+/* The view model: what a frame shows besides the picture, as data. Scenes fill
+ * it (named fields with units, a stage table, an A/B table, a colour bar, a
+ * plot series, controls), the live loop adds frame-level fields, and every
+ * reader (the ImGui panels, the JSON for the browser, the timing CSV) reads
+ * the same struct. Numbers stay numbers until the reader formats them. */
+#ifndef KS_VIEW_H
+#define KS_VIEW_H
+
+#include <stddef.h>
+
+#include "kernels/common/colormap.h"
+#include "kernels/common/ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    KS_VIEW_FIELDS = 40,   /* named fields */
+    KS_VIEW_STAGES = 16,   /* stage timings rows */
+    KS_VIEW_COLS = 4,      /* table value columns */
+    KS_VIEW_ROWS = 8,      /* table rows */
+    KS_VIEW_PLOT = 512,    /* plot points */
+    KS_VIEW_CONTROLS = 8,  /* mouse controls */
+    KS_VIEW_CHOICES = 16,  /* choices per control */
+    KS_VIEW_NAME = 48,     /* labels, names */
+    KS_VIEW_TEXT = 256,    /* text values, hover, message */
+};
+
+/* Which panel a field belongs to. */
+typedef enum ks_vgroup {
+    KS_VGROUP_SCENE = 0, /* scene: grid, iterations, residual, range... */
+    KS_VGROUP_KERNEL,    /* kernel: variant, block, registers, bandwidth... */
+    KS_VGROUP_FRAME,     /* frame: fps, device, backend (added by the live loop) */
+    KS_VGROUP_NUM
+} ks_vgroup;
+
+/* How a numeric value is written (the JSON always carries the full double). */
+typedef enum ks_vfmt {
+    KS_VFMT_G4 = 0, /* %.4g */
+    KS_VFMT_INT,    /* %.0f */
+    KS_VFMT_F1,     /* %.1f */
+    KS_VFMT_F2,     /* %.2f */
+    KS_VFMT_F3,     /* %.3f */
+    KS_VFMT_F4,     /* %.4f */
+    KS_VFMT_SCI,    /* %.3e */
+    KS_VFMT_PCT,    /* value in 0..1 written as %.0f%% */
+    KS_VFMT_NUM
+} ks_vfmt;
+
+typedef struct ks_vfield {
+    ks_vgroup group;
+    char label[KS_VIEW_NAME]; /* "grid", "T_eff" */
+    char unit[16];            /* "GB/s", "ms", "" */
+    int is_text;              /* 1: text holds the value; 0: value */
+    double value;
+    char text[KS_VIEW_NAME * 2];
+    ks_vfmt fmt;
+} ks_vfield;
+
+typedef struct ks_vstage {
+    char name[32];    /* "jacobi", "frame" */
+    double median_ms; /* over the timer's window */
+    double min_ms;
+    int samples;
+} ks_vstage;
+
+typedef struct ks_vrow {
+    char label[24];
+    double cell[KS_VIEW_COLS];
+    int selected;                /* the row in use */
+    char note[KS_VIEW_NAME * 2]; /* instead of numbers, e.g. why n/a */
+} ks_vrow;
+
+/* A small table of numbers (spheres' A/B table); NaN cells show as "-". */
+typedef struct ks_vtable {
+    char title[KS_VIEW_NAME * 2];
+    int ncols;
+    char cols[KS_VIEW_COLS][24];  /* column headers */
+    char units[KS_VIEW_COLS][12]; /* their units ("ms", "x") */
+    ks_vfmt fmts[KS_VIEW_COLS];
+    int nrows;
+    ks_vrow rows[KS_VIEW_ROWS];
+} ks_vtable;
+
+/* Something the mouse can change. Every change is a key press (the same path
+ * as the keyboard): prev/next buttons send key_prev/key_next; picking a choice
+ * sends choice_key[j] when set, else key_next (j - current) mod n times. */
+typedef struct ks_vcontrol {
+    char label[24];        /* "kernel", "block", "colormap" */
+    char value[KS_VIEW_NAME];
+    int key_prev, key_next; /* ks_key codes; 0: no such button */
+    int nchoices;           /* 0: buttons only */
+    int current;
+    char choices[KS_VIEW_CHOICES][24];
+    int choice_key[KS_VIEW_CHOICES]; /* 0: cycle with key_next */
+} ks_vcontrol;
+
+typedef struct ks_view {
+    char scene[32];            /* "laplace3d", also the saved files' prefix */
+    char image_name[64];       /* saved file names, e.g. "spheres_global" */
+    long long frame;
+    int paused;
+    int nfields;
+    ks_vfield fields[KS_VIEW_FIELDS];
+    int nstages;
+    ks_vstage stages[KS_VIEW_STAGES];
+    ks_vtable table;           /* ncols == 0: none */
+    int ncontrols;
+    ks_vcontrol controls[KS_VIEW_CONTROLS];
+    struct {
+        int on;
+        ks_colormap cmap;
+        double lo, hi;
+        char label[KS_VIEW_NAME];
+    } colorbar;
+    struct {
+        int n;
+        float x[KS_VIEW_PLOT], y[KS_VIEW_PLOT];
+        char title[KS_VIEW_NAME * 2];
+    } plot;
+    char hover[KS_VIEW_TEXT];   /* value under the cursor, "" none */
+    char message[KS_VIEW_TEXT]; /* banner (errors, "saved ..."), "" none */
+    const char *help_global;    /* key help, '\n'-separated (static strings) */
+    const char *help_scene;
+} ks_view;
+
+/* Adds a numeric / text field; silently ignored when the table is full. */
+void ks_view_num(ks_view *v, ks_vgroup g, const char *label, double value, const char *unit,
+                 ks_vfmt fmt);
+void ks_view_text(ks_view *v, ks_vgroup g, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The field with that label, or NULL. */
+const ks_vfield *ks_view_find(const ks_view *v, const char *label);
+/* Adds a control; returns it (NULL when full) for its choices. */
+ks_vcontrol *ks_view_control(ks_view *v, const char *label, int key_prev, int key_next);
+/* Writes a field's value (without unit) as the UI shows it. */
+void ks_view_format(const ks_vfield *f, char *buf, size_t cap);
+void ks_view_format_value(double value, ks_vfmt fmt, char *buf, size_t cap);
+
+/* JSON of the whole view (UTF-8, strings escaped, NaN/inf as null) into buf;
+ * *len gets the length. KS_ERR_INVALID when it does not fit in cap. */
+ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,253 @@
+/* The view model without GL: each scene's fields (labels, units, values that
+ * match what the scene computed on the CPU backend), the mouse controls, and
+ * the JSON of the whole view, checked by Python's json parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/options.h"
+#include "app/scene.h"
+#include "render/view.h"
+
+enum { JSON_CAP = 1 << 20 };
+
+static void check_ok(ks_status st, const char *what)
+{
+    if (st != KS_OK) fail_msg("%s: %s: %s", what, ks_status_name(st), ks_error_message());
+}
+
+/* Parses the JSON with Python (skipped when python3 is missing) and checks a
+ * few members; the script's own asserts fail the test. */
+static void check_json(const ks_view *v, const char *checks)
+{
+    char *buf = malloc(JSON_CAP);
+    assert_non_null(buf);
+    size_t len = 0;
+    check_ok(ks_view_to_json(v, buf, JSON_CAP, &len), "to_json");
+    assert_int_equal(strlen(buf), len);
+    assert_true(len > 2 && buf[0] == '{' && buf[len - 1] == '}');
+    if (system("python3 -c 'import json' 2>/dev/null") != 0) {
+        free(buf);
+        return;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char path[512], cmd[2048];
+    snprintf(path, sizeof path, "%s/ks_view_%d.json", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, len, f), len);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys,math\nv=json.load(open(sys.argv[1]))\n"
+             "F={f[\"label\"]:f for f in v[\"fields\"]}\n%s' %s",
+             checks, path);
+    int rc = system(cmd);
+    remove(path);
+    free(buf);
+    if (rc != 0) fail_msg("JSON check failed (%d): %s", rc, checks);
+}
+
+static void test_json_escaping(void **state)
+{
+    (void)state;
+    static ks_view v;
+    memset(&v, 0, sizeof v);
+    snprintf(v.scene, sizeof v.scene, "q\"b\\s");
+    ks_view_text(&v, KS_VGROUP_SCENE, "tricky", "line1\nline2\ttab \x01 \xc3\xa9 \"q\" \\");
+    ks_view_num(&v, KS_VGROUP_KERNEL, "not a number", NAN, "ms", KS_VFMT_F3);
+    ks_view_num(&v, KS_VGROUP_KERNEL, "inf", INFINITY, "", KS_VFMT_G4);
+    ks_view_num(&v, KS_VGROUP_FRAME, "tiny", 1.25e-300, "", KS_VFMT_SCI);
+    v.table.ncols = 1;
+    snprintf(v.table.cols[0], sizeof v.table.cols[0], "render");
+    v.table.nrows = 1;
+    v.table.rows[0].cell[0] = NAN;
+    v.plot.n = 2;
+    v.plot.x[1] = 1.0f;
+    v.plot.y[0] = -3.5f;
+    snprintf(v.message, sizeof v.message, "saved /tmp/a\"b.png");
+    check_json(&v, "assert v[\"scene\"]==\"q\\\"b\\\\s\"\n"
+                   "assert F[\"tricky\"][\"value\"].startswith(\"line1\\nline2\\ttab \\x01 \\u00e9\")\n"
+                   "assert F[\"not a number\"][\"value\"] is None and F[\"inf\"][\"value\"] is None\n"
+                   "assert F[\"tiny\"][\"value\"]==1.25e-300\n"
+                   "assert v[\"table\"][\"rows\"][0][\"cells\"]==[None]\n"
+                   "assert v[\"plot\"][\"y\"]==[-3.5,0] and v[\"colorbar\"] is None\n"
+                   "assert v[\"message\"].endswith(\"a\\\"b.png\")");
+    /* too small a buffer: an error, and an empty string rather than half a document */
+    char small[64];
+    size_t len = 0;
+    assert_int_equal(ks_view_to_json(&v, small, sizeof small, &len), KS_ERR_INVALID);
+    assert_string_equal(small, "");
+    /* formatting hints */
+    char b[32];
+    ks_view_format_value(0.4567, KS_VFMT_PCT, b, sizeof b);
+    assert_string_equal(b, "46%");
+    ks_view_format_value(NAN, KS_VFMT_F3, b, sizeof b);
+    assert_string_equal(b, "-");
+    ks_view_format_value(12345.0, KS_VFMT_SCI, b, sizeof b);
+    assert_string_equal(b, "1.234e+04");
+}
+
+/* Runs a scene for `frames` frames on the CPU backend and fills its view. */
+static void run_scene(const char *const *args, int argc, const ks_scene_api *api, int frames,
+                      ks_view *v, ks_options *opt)
+{
+    char *argv[16];
+    for (int i = 0; i < argc; ++i) argv[i] = (char *)args[i];
+    memset(opt, 0, sizeof *opt);
+    check_ok(ks_options_parse(argc, argv, opt), "options");
+    ks_options_backend_defaults(opt, 0);
+    ks_device_info dev = {0};
+    ks_scene_env env = {0};
+    env.opt = opt;
+    env.device = &dev;
+    env.t_peak_gbs = 10.0;
+    void *scene = NULL;
+    check_ok(api->create(&env, &scene), "create");
+    ks_stage_timer *timer = NULL;
+    check_ok(ks_stage_timer_create(0, NULL, &timer), "timer");
+    int w = 0, h = 0;
+    api->max_image_size(scene, &w, &h);
+    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
+    assert_non_null(rgba);
+    for (int f = 0; f < frames; ++f) {
+        ks_frame_ctx ctx = {0};
+        ctx.timer = timer;
+        ctx.step = 1;
+        ctx.frame = f;
+        ctx.probe_valid = 1;
+        ctx.probe_a = 1;
+        ctx.probe_b = 2;
+        check_ok(ks_stage_timer_frame_begin(timer), "frame begin");
+        check_ok(api->compute(scene, &ctx), "compute");
+        check_ok(api->draw(scene, &ctx, rgba, &w, &h), "draw");
+        check_ok(ks_stage_timer_frame_end(timer), "frame end");
+    }
+    check_ok(ks_stage_timer_drain(timer), "drain");
+    memset(v, 0, sizeof *v);
+    api->view(scene, v);
+    free(rgba);
+    api->destroy(scene);
+    ks_stage_timer_destroy(timer);
+}
+
+static const ks_vfield *need(const ks_view *v, const char *label, const char *unit)
+{
+    const ks_vfield *f = ks_view_find(v, label);
+    if (f == NULL) fail_msg("no field '%s'", label);
+    if (unit) assert_string_equal(f->unit, unit);
+    return f;
+}
+
+static const ks_vcontrol *control(const ks_view *v, const char *label)
+{
+    for (int i = 0; i < v->ncontrols; ++i)
+        if (strcmp(v->controls[i].label, label) == 0) return &v->controls[i];
+    fail_msg("no control '%s'", label);
+    return NULL;
+}
+
+static void test_laplace3d(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3"};
+    run_scene(args, 6, &ks_scene_laplace, 5, &v, &opt);
+    assert_string_equal(v.scene, "laplace3d");
+    assert_string_equal(need(&v, "grid", "")->text, "24x20x16");
+    assert_string_equal(need(&v, "boundary", "")->text, "hot-top");
+    assert_true(need(&v, "iterations/frame", "")->value == 3.0);
+    assert_true(need(&v, "iterations", "")->value == 15.0);
+    assert_true(fabs(need(&v, "points", "M")->value - 24.0 * 20 * 16 / 1e6) < 1e-12);
+    assert_true(fabs(need(&v, "field size", "MiB")->value - 24.0 * 20 * 16 * 4 / 1048576.0) < 1e-12);
+    const ks_vfield *res = need(&v, "residual", "RMS");
+    assert_true(res->value > 0 && res->value < 1 && res->fmt == KS_VFMT_SCI);
+    need(&v, "Jacobi", "ms/it");
+    assert_true(need(&v, "T_eff", "GB/s")->value > 0);
+    assert_true(need(&v, "T_peak", NULL)->value == 10.0);
+    /* the default view: the vertical y slice through the middle, across the hot face */
+    assert_string_equal(need(&v, "slice", "")->text, "y = 9");
+    assert_true(need(&v, "range hi", "")->value >= need(&v, "range lo", "")->value);
+    assert_true(v.colorbar.on && v.colorbar.hi == need(&v, "range hi", "")->value);
+    assert_true(v.plot.n > 0 && v.plot.y[v.plot.n - 1] == (float)log10(res->value));
+    assert_non_null(strstr(v.hover, "u(1, 9, 2) = "));
+    /* controls: axis choices press X/Y/Z, colormap cycles C, iterations - / + */
+    const ks_vcontrol *axis = control(&v, "slice axis");
+    assert_int_equal(axis->nchoices, 3);
+    assert_int_equal(axis->current, 1);
+    assert_int_equal(axis->choice_key[2], 'Z');
+    const ks_vcontrol *cm = control(&v, "colormap");
+    assert_int_equal(cm->key_next, 'C');
+    assert_int_equal(cm->nchoices, KS_CMAP_NUM - 1);
+    assert_string_equal(cm->choices[0], cm->value);
+    assert_int_equal(control(&v, "iterations/frame")->key_next, KS_KEY_PLUS);
+    check_json(&v, "assert v[\"scene\"]==\"laplace3d\" and F[\"grid\"][\"value\"]==\"24x20x16\"\n"
+                   "assert F[\"iterations\"][\"value\"]==15 and F[\"T_eff\"][\"unit\"]==\"GB/s\"\n"
+                   "assert v[\"colorbar\"][\"colormap\"]==\"viridis\" and len(v[\"plot\"][\"x\"])==len(v[\"plot\"][\"y\"])>0\n"
+                   "assert [c[\"label\"] for c in v[\"controls\"]][:2]==[\"iterations/frame\",\"slice axis\"]");
+}
+
+static void test_laplace2d(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo"};
+    run_scene(args, 8, &ks_scene_laplace, 3, &v, &opt);
+    assert_string_equal(v.scene, "laplace2d");
+    assert_string_equal(need(&v, "grid", "")->text, "40x30");
+    assert_true(need(&v, "iterations", "")->value == 12.0);
+    assert_null(ks_view_find(&v, "slice"));
+    assert_string_equal(control(&v, "colormap")->value, "turbo");
+    assert_int_equal(v.colorbar.cmap, KS_CMAP_TURBO);
+    for (int i = 0; i < v.ncontrols; ++i) assert_string_not_equal(v.controls[i].label, "slice axis");
+    check_json(&v, "assert v[\"scene\"]==\"laplace2d\" and v[\"colorbar\"][\"colormap\"]==\"turbo\"");
+}
+
+static void test_spheres(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "spheres", "--spheres", "64", "--size", "96x64", "--seed", "5"};
+    run_scene(args, 8, &ks_scene_spheres, 3, &v, &opt);
+    assert_string_equal(v.scene, "spheres");
+    assert_string_equal(v.image_name, "spheres_cpu");
+    assert_true(need(&v, "spheres", "")->value == 64.0);
+    assert_true(need(&v, "seed", "")->value == 5.0);
+    assert_string_equal(need(&v, "image", "")->text, "96x64");
+    const double med = need(&v, "render median", "ms")->value, mn = need(&v, "render min", "ms")->value;
+    assert_true(mn > 0 && mn <= med);
+    /* the A/B table holds the same median */
+    assert_int_equal(v.table.ncols, 3);
+    assert_int_equal(v.table.nrows, 1);
+    assert_true(v.table.rows[0].selected);
+    assert_true(v.table.rows[0].cell[0] == med);
+    assert_string_equal(v.table.units[0], "ms");
+    assert_false(v.colorbar.on);
+    assert_non_null(strstr(v.hover, "pixel (1,2)"));
+    assert_int_equal(control(&v, "spheres")->key_next, KS_KEY_PLUS);
+    check_json(&v, "assert v[\"table\"][\"columns\"][0]==dict(name=\"render\",unit=\"ms\")\n"
+                   "assert v[\"table\"][\"rows\"][0][\"selected\"] is True and v[\"plot\"] is None\n"
+                   "assert F[\"spheres\"][\"value\"]==64");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_escaping),
+        cmocka_unit_test(test_laplace3d),
+        cmocka_unit_test(test_laplace2d),
+        cmocka_unit_test(test_spheres),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
