@@ -121,6 +121,11 @@ static void ks_sph_collect(ks_spheres_scene *s)
 
 static ks_status ks_sph_alloc(ks_spheres_scene *s, int count)
 {
+    char what[64];
+    snprintf(what, sizeof what, "spheres: %d spheres", count);
+    KS_TRY(ks_host_memory_check((double)count * (2 * sizeof(ks_sphere) + 3 * sizeof(float) +
+                                                 sizeof(ks_sphere_packed)),
+                                what));
     free(s->now);
     free(s->vel);
     free(s->packed);

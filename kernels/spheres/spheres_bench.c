@@ -173,6 +173,13 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     ks_sphere *s = NULL;
     ks_sphere_packed *p = NULL;
     unsigned char *img = NULL;
+    if (st == KS_OK) { /* refuse before allocating: the CPU picture can be a GiB */
+        char what[96];
+        snprintf(what, sizeof what, "bench spheres (%d spheres, %dx%d)", max_n, r->width, r->height);
+        const double need = (double)max_n * (sizeof *s + sizeof *p) +
+                            (d->use_cuda ? 0.0 : 4.0 * r->width * (double)r->height);
+        st = ks_host_memory_check(need, what);
+    }
     if (st == KS_OK) {
         s = malloc((size_t)max_n * sizeof *s);
         p = malloc((size_t)max_n * sizeof *p);
