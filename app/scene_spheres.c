@@ -234,8 +234,8 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
             ks_sph_refresh(s);
         }
     } else if (st == KS_OK) {
-        if (count < 1 || count > KS_SPHERES_LIVE_MAX)
-            st = ks_fail(KS_ERR_INVALID, "spheres: --spheres %d must be 1..%d", count, KS_SPHERES_LIVE_MAX);
+        if (count < 1 || count > KS_SPHERES_MAX)
+            st = ks_fail(KS_ERR_INVALID, "spheres: --spheres %d must be 1..%d", count, KS_SPHERES_MAX);
         else
             st = ks_sph_generate(s, count);
     }
@@ -314,7 +314,7 @@ static ks_status ks_sph_set_count(ks_spheres_scene *s, int count)
     if (s->scene_file)
         return ks_fail(KS_ERR_UNSUPPORTED, "the scene file %s fixes the spheres (%d); + and - work on generated scenes",
                        s->scene_file, s->count);
-    const int max = s->use_cuda ? KS_SPHERES_LIVE_MAX : KS_SPH_CPU_LIVE_MAX;
+    const int max = s->use_cuda ? KS_SPHERES_MAX : KS_SPH_CPU_LIVE_MAX;
     if (count > max) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the most here", max);
     if (count < KS_SPHERES_LIVE_MIN) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the fewest here", KS_SPHERES_LIVE_MIN);
     if (s->use_cuda) KS_TRY(ks_spheres_mem_check(s->mem, count));
