@@ -15,6 +15,11 @@ ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c ARGS cpu TIMEO
 target_link_libraries(test_app_cpu PRIVATE ks_test_util)
 add_dependencies(test_app_cpu kernelscope)
 add_dependencies(test_cli kernelscope)
+# Issue 14's command-line repros; no display needed. A hang (a FIFO as the
+# best-config store) fails on the time limit.
+ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 60)
+target_link_libraries(test_cli_input PRIVATE ks_test_util m)
+add_dependencies(test_cli_input kernelscope)
 
 add_executable(test_app_gpu_bin test_app_render.c)
 target_link_libraries(test_app_gpu_bin PRIVATE ks_test_util PkgConfig::CMOCKA)
