@@ -19,7 +19,6 @@
 
 static ks_window *g_win;
 
-void ks_test_pin_libraries(void); /* test_render_pin.c */
 
 static void check_ok(ks_status st, const char *what)
 {
@@ -126,7 +125,6 @@ int main(void)
         fprintf(stderr, "window: %s\n", ks_error_message());
         return 1;
     }
-    ks_test_pin_libraries();
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_description),
