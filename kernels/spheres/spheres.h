@@ -40,9 +40,9 @@ typedef struct ks_sphere_packed {
 enum {
     KS_SPHERES_CONST_MAX = 2048,     /* 64 KiB of __constant__ memory / 32 bytes per sphere */
     /* The one sphere limit: --spheres, scene files (read stops at the first
-     * sphere over it), the live view's + key and the bench. 65536 spheres
-     * already take seconds a frame in the global variant at 1024x768, and the
-     * binned variant's per-tile lists are sized for it. */
+     * sphere over it), the live view's + key and the bench. It is the live
+     * view's range; a file of 1<<20 spheres (the old file limit) made one CPU
+     * frame take minutes. */
     KS_SPHERES_MAX = 65536,
     KS_SPHERES_LIVE_MIN = 16,        /* + and - stay within 16 .. KS_SPHERES_MAX */
     KS_SPHERES_LINE_MAX = 1024,      /* bytes per scene-file line, end of line excluded */
