@@ -84,10 +84,11 @@ static int parse_line(char *line, ks_best_entry *e)
     char *end;
     errno = 0;
     e->ms_per_iter = strtod(fields[5], &end);
-    if (errno || end == fields[5] || *end || !(e->ms_per_iter > 0) || !isfinite(e->ms_per_iter)) return 0;
+    /* a nanosecond .. 11 days per iteration; 0 .. 1e9 GB/s: anything else is not a measurement */
+    if (errno || end == fields[5] || *end || !(e->ms_per_iter >= 1e-6 && e->ms_per_iter <= 1e9)) return 0;
     errno = 0;
     e->t_eff_gbs = strtod(fields[6], &end);
-    if (errno || end == fields[6] || *end || !(e->t_eff_gbs >= 0) || !isfinite(e->t_eff_gbs)) return 0;
+    if (errno || end == fields[6] || *end || !(e->t_eff_gbs >= 0 && e->t_eff_gbs <= 1e9)) return 0;
     if (!parse_triple(fields[3], 1, KS_BEST_DIM_MAX, e->grid)) return 0;
     if ((double)e->grid[0] * e->grid[1] * e->grid[2] > 68719476736.0) return 0; /* 2^36 points */
     if (!parse_triple(fields[4], 1, 1024, e->block)) return 0;
@@ -252,14 +253,14 @@ static ks_status make_parent_dir(const char *path)
 ks_status ks_best_save(const char *path, const ks_best_store *store)
 {
     KS_TRY(make_parent_dir(path));
-    const size_t cap = 128 + (size_t)store->count * 320;
+    const size_t cap = 128 + (size_t)store->count * 512; /* a line is at most ~372 bytes */
     char *text = malloc(cap);
     if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     size_t used = (size_t)snprintf(text, cap, "%s\n# device\tscene\tvariant\tgrid\tblock\tms_per_iter\tt_eff_gbs\n",
                                    ks_best_magic);
     for (int i = 0; i < store->count; ++i) {
         const ks_best_entry *e = &store->entries[i];
-        used += (size_t)snprintf(text + used, cap - used, "%s\t%s\t%s\t%dx%dx%d\t%dx%dx%d\t%.6f\t%.1f\n",
+        used += (size_t)snprintf(text + used, cap - used, "%s\t%s\t%s\t%dx%dx%d\t%dx%dx%d\t%.9g\t%.9g\n",
                                  e->device, e->scene, e->variant, e->grid[0], e->grid[1], e->grid[2],
                                  e->block[0], e->block[1], e->block[2], e->ms_per_iter, e->t_eff_gbs);
     }

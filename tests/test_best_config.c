@@ -138,6 +138,9 @@ static void test_numbers_checked(void **state)
         "GPU\tlaplace3d\tregq\t64x-64x64\t32x8x1\t0.1\t9\n",
         "GPU\tlaplace3d\tregq\t64x64x64x\t32x8x1\t0.1\t9\n",
         "GPU\tlaplace3d\tregq\t64x64x64\t32x8x1\t1e999\t9\n",
+        /* found by fuzz_best_config: loaded, then saved as 0.000000 and refused on reload */
+        "GPU\tlaplace3d\tregq\t64x64x64\t32x8x1\t0.0000000000000000000001\t9\n",
+        "GPU\tlaplace3d\tregq\t64x64x64\t32x8x1\t0.1\t1e300\n",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
         char text[512];
