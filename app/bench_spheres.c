@@ -51,7 +51,7 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     if (opt->mem && ks_spheres_mem_parse(opt->mem, &d.only) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", opt->mem, list);
+        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
     }
     if (opt->block_count > 0) {
         d.block[0] = opt->blocks[0][0];

@@ -242,11 +242,11 @@ static ks_status make_parent_dir(const char *path)
         if (*p != '/') continue;
         *p = '\0';
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return ks_fail(KS_ERR_IO, "cannot create '%s': %s", dir, strerror(errno));
+            return ks_fail(KS_ERR_IO, "cannot create '%s': %s", KS_QUOTED(dir), strerror(errno));
         *p = '/';
     }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return ks_fail(KS_ERR_IO, "cannot create '%s': %s", dir, strerror(errno));
+        return ks_fail(KS_ERR_IO, "cannot create '%s': %s", KS_QUOTED(dir), strerror(errno));
     return KS_OK;
 }
 

@@ -216,7 +216,7 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
     if (st == KS_OK && opt->mem && ks_spheres_mem_parse(opt->mem, &s->mem) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", opt->mem, list);
+        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
     }
     if (st == KS_OK) st = ks_spheres_block_check(s->block);
     if (st == KS_OK && opt->scene_file) {

@@ -59,6 +59,9 @@ static void test_arguments_escaped(void **state)
     (void)state;
     USAGE("'\\x1b[31mRED\\r'", "--frames", "\x1b[31mRED\r");
     USAGE("'\\xff'", "--colormap", "\xff");
+    USAGE("'/etc/hostname/\\x1b[31mx'", "bench", "laplace2d", "--backend", "cpu", "--out",
+          "/etc/hostname/\x1b[31mx");
+    USAGE("unknown --mem '\\x1b'", "bench", "spheres", "--backend", "cpu", "--mem", "\x1b");
 }
 
 /* A scene file with a bad token: the token comes back escaped. */

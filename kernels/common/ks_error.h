@@ -49,6 +49,9 @@ const char *ks_quote_n(const char *in, size_t len, char *out, size_t out_len);
 /* ks_quote_n over a NUL-terminated string (NULL quotes as ""). */
 const char *ks_quote(const char *in, char *out, size_t out_len);
 enum { KS_QUOTE_MAX = 256 }; /* a handy buffer size for quoted tokens */
+/* ks_quote into a temporary that lives until the end of the enclosing block:
+ * ks_fail(KS_ERR_IO, "cannot write '%s'", KS_QUOTED(path)). C only. */
+#define KS_QUOTED(text) ks_quote((text), (char[KS_QUOTE_MAX]){0}, KS_QUOTE_MAX)
 
 /* Bytes of host memory available now: MemAvailable from /proc/meminfo (the
  * kernel's estimate, page cache included), else free pages; 0 when unknown. */
