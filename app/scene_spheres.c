@@ -219,6 +219,11 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
         st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
     }
     if (st == KS_OK) st = ks_spheres_block_check(s->block);
+    if (st == KS_OK && !s->use_cuda) { /* the CPU gold draws into a host picture: refuse up front */
+        char what[64];
+        snprintf(what, sizeof what, "spheres: a %dx%d picture", s->w, s->h);
+        st = ks_host_memory_check(4.0 * s->w * (double)s->h, what);
+    }
     if (st == KS_OK && opt->scene_file) {
         ks_sphere *loaded = NULL;
         int n = 0;
