@@ -4,6 +4,7 @@ target_link_libraries(ks_test_util PUBLIC ks_core)
 target_compile_options(ks_test_util PRIVATE ${KS_C_WARNINGS})
 
 ks_add_test(NAME test_options LABEL cpu SOURCES test_options.c)
+ks_add_test(NAME test_ks_error LABEL cpu SOURCES test_ks_error.c TIMEOUT 60)
 ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c TIMEOUT 60)
 target_link_libraries(test_best_config PRIVATE ks_test_util)
 ks_add_test(NAME test_bench_table LABEL cpu SOURCES test_bench_table.c)

@@ -78,40 +78,52 @@ static size_t ks_utf8_multi(const unsigned char *p, size_t left)
     return n;
 }
 
+/* The escaped form of the input at p[k] into piece (at most 8 bytes, no NUL);
+ * returns its length and sets *step to the input bytes it covers. */
+static size_t ks_quote_piece(const unsigned char *p, size_t k, size_t len, char piece[8], size_t *step)
+{
+    const unsigned char c = p[k];
+    *step = 1;
+    if (c == '\\') return (size_t)snprintf(piece, 8, "\\\\");
+    if (c == '\r') return (size_t)snprintf(piece, 8, "\\r");
+    if (c == '\n') return (size_t)snprintf(piece, 8, "\\n");
+    if (c == '\t') return (size_t)snprintf(piece, 8, "\\t");
+    if (c >= 0x20 && c < 0x7F) {
+        piece[0] = (char)c;
+        return 1;
+    }
+    const size_t n = c >= 0x80 ? ks_utf8_multi(p + k, len - k) : 0;
+    /* valid UTF-8 stays, except a C1 control (U+0080..U+009F: U+009B is a CSI to some terminals) */
+    if (n && !(c == 0xC2 && p[k + 1] < 0xA0)) {
+        memcpy(piece, p + k, n);
+        *step = n;
+        return n;
+    }
+    return (size_t)snprintf(piece, 8, "\\x%02x", c);
+}
+
 const char *ks_quote_n(const char *in, size_t len, char *out, size_t out_len)
 {
     if (!out || out_len == 0) return "";
-    size_t used = 0;
     const unsigned char *p = (const unsigned char *)in;
-    for (size_t k = 0; in && k < len;) {
-        char piece[8];
-        size_t plen, step = 1;
-        const unsigned char c = p[k];
-        if (c == '\\') plen = (size_t)snprintf(piece, sizeof piece, "\\\\");
-        else if (c == '\r') plen = (size_t)snprintf(piece, sizeof piece, "\\r");
-        else if (c == '\n') plen = (size_t)snprintf(piece, sizeof piece, "\\n");
-        else if (c == '\t') plen = (size_t)snprintf(piece, sizeof piece, "\\t");
-        else if (c < 0x20 || c == 0x7F) plen = (size_t)snprintf(piece, sizeof piece, "\\x%02x", c);
-        else if (c < 0x80) {
-            piece[0] = (char)c;
-            plen = 1;
-        } else if ((step = ks_utf8_multi(p + k, len - k)) != 0) {
-            memcpy(piece, p + k, step);
-            plen = step;
-        } else {
-            step = 1;
-            plen = (size_t)snprintf(piece, sizeof piece, "\\x%02x", c);
-        }
-        if (used + plen + 1 > out_len) { /* no room: end with "..." where it fits */
-            size_t dots = out_len > 4 ? 3 : 0;
-            if (used + dots + 1 > out_len) used = out_len - 1 - dots;
-            memcpy(out + used, "...", dots);
-            used += dots;
+    if (!in) len = 0;
+    char piece[8];
+    size_t total = 0, step;
+    for (size_t k = 0; k < len; k += step) total += ks_quote_piece(p, k, len, piece, &step);
+    const int cut = total + 1 > out_len;
+    size_t used = 0;
+    for (size_t k = 0; k < len; k += step) {
+        const size_t plen = ks_quote_piece(p, k, len, piece, &step);
+        /* when cutting, keep room for "..." so the cut never splits a piece */
+        if (used + plen + (cut ? 3 : 0) + 1 > out_len) {
+            if (used + 4 <= out_len) {
+                memcpy(out + used, "...", 3);
+                used += 3;
+            }
             break;
         }
         memcpy(out + used, piece, plen);
         used += plen;
-        k += step;
     }
     out[used] = '\0';
     return out;

@@ -41,10 +41,11 @@ const char *ks_status_name(ks_status code);
 void ks_error_clear(void);
 
 /* Writes an escaped copy of len bytes of in to out (always NUL-terminated,
- * cut with "..." when out is too small) and returns out: control bytes and
- * bytes that are not valid UTF-8 become \r, \n, \t or \xNN, a backslash
- * becomes \\. Every message that quotes a file or an argument goes through it,
- * so input bytes never reach the terminal raw. */
+ * cut with "..." between two characters when out is too small) and returns
+ * out. Control bytes (C0, DEL, and C1 U+0080..U+009F) and bytes that are not
+ * valid UTF-8 become \r, \n, \t or \xNN, a backslash becomes \\. Every
+ * message that quotes a file or an argument goes through it, so input bytes
+ * never reach the terminal raw. */
 const char *ks_quote_n(const char *in, size_t len, char *out, size_t out_len);
 /* ks_quote_n over a NUL-terminated string (NULL quotes as ""). */
 const char *ks_quote(const char *in, char *out, size_t out_len);
