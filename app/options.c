@@ -592,7 +592,7 @@ void ks_options_print_help(void)
            "  --range LO:HI           fixed colour range (default: auto)\n"
            "  --dump-field FILE.npy   write the final field (float32, shape (NZ,NY,NX) or (NY,NX))\n"
            "Spheres scene:\n"
-           "  --spheres N             sphere count (bench: a list, e.g. 16,64,256)\n"
+           "  --spheres N             sphere count, 1..%d (bench: a list, e.g. 16,64,256)\n"
            "  --seed S                random placement seed (default 1)\n"
            "  --scene FILE            spheres from a file: 'x y z radius r g b' per line\n"
            "  --mem NAME              global, readonly, constant, shared, binned\n"
@@ -608,6 +608,7 @@ void ks_options_print_help(void)
            "  --no-overlay            start with the overlay hidden (saved frames hold the bare picture)\n"
            "  --reps N                bench: timed repetitions per configuration (default 20)\n"
            "  --help, --version\n\n"
+           "A flag given where it means nothing (e.g. --window to bench, --grid to spheres) is refused.\n"
            "Keys: H shows them all in the window. Exit status: 0 ok, 1 runtime failure, 2 bad input.\n",
-           KS_VERSION, k3, k2);
+           KS_VERSION, k3, k2, KS_SPHERES_MAX);
 }
