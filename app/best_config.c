@@ -99,9 +99,11 @@ static int parse_line(char *line, ks_best_entry *e)
  * NUL-terminated buffer. Returns 1 with *text set, 0 when the file is absent
  * (no notice), -1 when it is ignored (notice written). Opened non-blocking,
  * so a FIFO or a device at the path cannot hang the app. */
-static int read_store(const char *path, const char *shown, char **text, char *notice, size_t notice_len)
+static int read_store(const char *path, const char *shown, char **text, size_t *text_len,
+                      char *notice, size_t notice_len)
 {
     *text = NULL;
+    *text_len = 0;
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         if (errno == ENOENT) return 0; /* nothing measured yet */
@@ -136,6 +138,7 @@ static int read_store(const char *path, const char *shown, char **text, char *no
     }
     buf[len] = '\0';
     *text = buf;
+    *text_len = len;
     return 1;
 }
 
@@ -146,17 +149,17 @@ void ks_best_load(const char *path, ks_best_store *store, char *notice, size_t n
     char shown[KS_QUOTE_MAX];
     ks_quote(path, shown, sizeof shown);
     char *text = NULL;
-    if (read_store(path, shown, &text, notice, notice_len) <= 0) return;
+    size_t text_len = 0;
+    if (read_store(path, shown, &text, &text_len, notice, notice_len) <= 0) return;
     int lineno = 0, dropped = 0, entries = 0;
-    char *next = text;
-    while (*next) {
-        char *line = next;
-        char *nl = strchr(line, '\n');
-        next = nl ? nl + 1 : line + strlen(line);
+    const char *const text_end = text + text_len;
+    for (char *line = text, *next; line < text_end; line = next) {
+        char *nl = memchr(line, '\n', (size_t)(text_end - line));
+        next = nl ? nl + 1 : (char *)text_end;
         if (nl) *nl = '\0';
         ++lineno;
         size_t len = strlen(line);
-        if ((size_t)(next - line) > len + 1 || len >= 1024) goto corrupt; /* a NUL byte, or too long */
+        if (len != (size_t)((nl ? nl : text_end) - line) || len >= 1024) goto corrupt; /* a NUL byte, or too long */
         while (len && line[len - 1] == '\r') line[--len] = '\0';
         if (lineno == 1) {
             if (strcmp(line, ks_best_magic) != 0) goto corrupt;

@@ -223,6 +223,26 @@ static void test_special_files(void **state)
     unlink(path);
 }
 
+/* A NUL byte in the last line (no newline after it) ends nothing silently: the file is refused. */
+static void test_nul_byte(void **state)
+{
+    (void)state;
+    char dir[256], path[512], notice[512];
+    ks_test_tmpdir(dir, sizeof dir, "best");
+    snprintf(path, sizeof path, "%s/nul.tsv", dir);
+    static const char bytes[] = KS_HEAD "GPU\tlaplace3d\tregq\t64x64x64\t32x8x1\t0.1\t9\0junk";
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, sizeof bytes - 1, f), sizeof bytes - 1);
+    fclose(f);
+    ks_best_store *l = calloc(1, sizeof *l);
+    ks_best_load(path, l, notice, sizeof notice);
+    assert_int_equal(l->count, 0);
+    if (!strstr(notice, "line 2")) fail_msg("notice '%s' lacks 'line 2'", notice);
+    free(l);
+    unlink(path);
+}
+
 /* More entries than the store keeps: the first KS_BEST_MAX, and a notice that says so. */
 static void test_too_many_lines(void **state)
 {
@@ -314,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_numbers_checked),
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_too_many_lines),
+        cmocka_unit_test(test_nul_byte),
         cmocka_unit_test(test_notice_escapes_path),
         cmocka_unit_test(test_stale_entries_dropped),
         cmocka_unit_test(test_missing_file_is_empty),
