@@ -34,8 +34,8 @@ for w in $what; do
       done
     done
     # The whole app: interop, readback, residual and slice kernels in a real frame loop.
-    for scene in "laplace3d --grid 61x47x33 --kernel tblock" "laplace3d --grid 260x70x23 --kernel tblock --block 32x12" "laplace3d --grid 64 --kernel regq" "laplace2d --grid 301x199" "spheres --spheres 300 --mem binned"; do
-      compute-sanitizer --tool memcheck --error-exitcode 9 "$B/kernelscope" $scene --headless --frames 4 --iters 9 >"$W/san_app.log" 2>&1
+    for scene in "laplace3d --grid 61x47x33 --kernel tblock --iters 9" "laplace3d --grid 260x70x23 --kernel tblock --block 32x12 --iters 9" "laplace3d --grid 64 --kernel regq --iters 9" "laplace2d --grid 301x199 --iters 9" "spheres --spheres 300 --mem binned"; do
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$B/kernelscope" $scene --headless --frames 4 >"$W/san_app.log" 2>&1
       echo "memcheck kernelscope $scene: exit $? $(grep -E 'ERROR SUMMARY' "$W/san_app.log" | tail -1)"
     done ;;
   bench)
