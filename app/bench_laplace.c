@@ -170,6 +170,9 @@ static int cmp_double(const void *a, const void *b)
 static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
 {
     const size_t bytes = ks_grid_bytes(g);
+    char what[96];
+    snprintf(what, sizeof what, "grid %dx%dx%d", g->nx, g->ny, g->nz);
+    KS_TRY(ks_host_memory_check(2.0 * (double)bytes, what)); /* refuse before allocating */
     float *a = malloc(bytes), *b = malloc(bytes);
     double *ms = malloc((size_t)reps * sizeof *ms);
     if (!a || !b || !ms) {
@@ -301,9 +304,12 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
         }
         KS_TRY(st);
         const size_t bytes = ks_grid_bytes(&g);
-        float *init = malloc(bytes);
+        char what[96];
+        snprintf(what, sizeof what, "grid %dx%dx%d (initial field)", g.nx, g.ny, g.nz);
+        st = ks_host_memory_check((double)bytes, what);
+        float *init = st == KS_OK ? malloc(bytes) : NULL;
         double t_peak = 0.0;
-        st = init ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+        if (st == KS_OK && !init) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
         if (st == KS_OK) {
             fill_random(&g, init, 11);
             st = ks_lsolver_upload(s, init);

@@ -51,7 +51,7 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     if (opt->mem && ks_spheres_mem_parse(opt->mem, &d.only) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", opt->mem, list);
+        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
     }
     if (opt->block_count > 0) {
         d.block[0] = opt->blocks[0][0];
@@ -59,11 +59,18 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     }
     d.reps = opt->reps;
     d.seed = opt->seed;
+    ks_sphere *scene = NULL;
+    if (opt->scene_file) { /* read and checked before anything is timed */
+        KS_TRY(ks_spheres_load(opt->scene_file, &scene, &d.scene_n));
+        d.scene = scene;
+    }
     const char *dir = opt->out_dir ? opt->out_dir : ".";
-    KS_TRY(ks_output_dir_check(dir)); /* before minutes of timing, not after */
-
-    ks_spheres_bench_result *r = malloc(sizeof *r);
-    if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
+    ks_status dir_st = ks_output_dir_check(dir); /* before minutes of timing, not after */
+    ks_spheres_bench_result *r = dir_st == KS_OK ? malloc(sizeof *r) : NULL;
+    if (!r) {
+        free(scene);
+        return dir_st != KS_OK ? dir_st : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
+    }
     ks_status st = ks_spheres_bench_run(&d, r);
     if (st == KS_OK && use_cuda && dev && dev->present && dev->name[0])
         snprintf(r->device, sizeof r->device, "%s", dev->name);
@@ -92,5 +99,6 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     if (st == KS_OK) printf("wrote %s and %s\n", csv_path, png_path);
     free(text);
     free(r);
+    free(scene);
     return st;
 }

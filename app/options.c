@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/spheres/spheres.h"
+
 enum {
     KS_MAX_DIM = 1 << 16,        /* points per axis */
     KS_MAX_IMAGE = 16384,        /* --size per axis */
     KS_MAX_ITERS = 1000000,
-    KS_MAX_SPHERES = 1 << 22,
 };
 
 static const char *const ks_scene_names[KS_SCENE_NUM] = {"laplace3d", "laplace3d", "laplace2d",
@@ -28,6 +29,15 @@ int ks_scene_dims(ks_scene_id s)
     if (s == KS_SCENE_LAPLACE2D) return 2;
     if (s == KS_SCENE_SPHERES) return 0;
     return 3;
+}
+
+static const char *quoted(const char *text)
+{
+    /* The parser runs once, on one thread: a few rotating buffers are enough. */
+    static char bufs[4][KS_QUOTE_MAX];
+    static int next;
+    next = (next + 1) % 4;
+    return ks_quote(text, bufs[next], sizeof bufs[next]);
 }
 
 /* Strict integer: the whole string, in [lo, hi]. */
@@ -112,7 +122,7 @@ static ks_status for_each_item(ks_options *o, const char *name, const char *valu
         return ks_fail(KS_ERR_INVALID, "value of %s is too long", name);
     strcpy(buf, value);
     if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-        return ks_fail(KS_ERR_INVALID, "%s: empty item in '%s'", name, value);
+        return ks_fail(KS_ERR_INVALID, "%s: empty item in '%s'", name, quoted(value));
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         KS_TRY(fn(o, name, tok));
@@ -128,7 +138,7 @@ static ks_status add_grid(ks_options *o, const char *name, const char *item)
     if (parts < 0)
         return ks_fail(KS_ERR_INVALID,
                        "%s: '%s' is not a grid size (N or NXxNY[xNZ], each 3..%d points)", name,
-                       item, KS_MAX_DIM);
+                       quoted(item), KS_MAX_DIM);
     memcpy(o->grids[o->grid_count], dims, sizeof dims);
     o->grid_parts[o->grid_count++] = parts;
     return KS_OK;
@@ -143,7 +153,7 @@ static ks_status add_block(ks_options *o, const char *name, const char *item)
     if (parts < 2)
         return ks_fail(KS_ERR_INVALID,
                        "%s: '%s' is not a block size (BXxBY[xBZ], each 1..1024 threads)", name,
-                       item);
+                       quoted(item));
     memcpy(o->blocks[o->block_count++], dims, sizeof dims);
     return KS_OK;
 }
@@ -151,9 +161,9 @@ static ks_status add_block(ks_options *o, const char *name, const char *item)
 static ks_status add_spheres(ks_options *o, const char *name, const char *item)
 {
     long long v;
-    if (parse_int(item, 1, KS_MAX_SPHERES, &v) != 0)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a sphere count (1..%d)", name, item,
-                       KS_MAX_SPHERES);
+    if (parse_int(item, 1, KS_SPHERES_MAX, &v) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a sphere count (1..%d)", name, quoted(item),
+                       KS_SPHERES_MAX);
     if (o->sphere_count_n == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d counts", name, KS_MAX_LIST);
     o->sphere_counts[o->sphere_count_n++] = (int)v;
@@ -169,7 +179,7 @@ static ks_status add_kernel(ks_options *o, const char *name, const char *item)
     if (o->kernel_count == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d kernels", name, KS_MAX_LIST);
     if (strlen(item) >= sizeof ks_kernel_pool[0])
-        return ks_fail(KS_ERR_INVALID, "%s: kernel name '%s' is too long", name, item);
+        return ks_fail(KS_ERR_INVALID, "%s: kernel name '%s' is too long", name, quoted(item));
     strcpy(ks_kernel_pool[o->kernel_count], item);
     o->kernels[o->kernel_count] = ks_kernel_pool[o->kernel_count];
     ++o->kernel_count;
@@ -185,11 +195,11 @@ static ks_status parse_range(ks_options *o, const char *value)
     buf[colon - value] = '\0';
     if (parse_float(buf, &o->range_lo) != 0 || parse_float(colon + 1, &o->range_hi) != 0) goto bad;
     if (!(o->range_lo < o->range_hi))
-        return ks_fail(KS_ERR_INVALID, "--range: LO must be below HI (got '%s')", value);
+        return ks_fail(KS_ERR_INVALID, "--range: LO must be below HI (got '%s')", quoted(value));
     o->range_set = 1;
     return KS_OK;
 bad:
-    return ks_fail(KS_ERR_INVALID, "--range: '%s' is not LO:HI (two finite numbers)", value);
+    return ks_fail(KS_ERR_INVALID, "--range: '%s' is not LO:HI (two finite numbers)", quoted(value));
 }
 
 static ks_status parse_scene_word(ks_options *o, const char *word, int *have_scene)
@@ -197,136 +207,261 @@ static ks_status parse_scene_word(ks_options *o, const char *word, int *have_sce
     for (int s = KS_SCENE_LAPLACE3D; s < KS_SCENE_NUM; ++s) {
         if (strcmp(word, ks_scene_names[s]) == 0) {
             if (*have_scene)
-                return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", word);
+                return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", quoted(word));
             o->scene = (ks_scene_id)s;
             *have_scene = 1;
             return KS_OK;
         }
     }
     return ks_fail(KS_ERR_INVALID,
-                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres)", word);
+                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres)", quoted(word));
 }
+
+/* ---- The flag table: one row per flag, saying where it means something ---- */
+
+/* Where a flag applies: a bit per (mode, scene). */
+enum {
+    KS_AT_LIVE_L3 = 1 << 0,
+    KS_AT_LIVE_L2 = 1 << 1,
+    KS_AT_LIVE_SPH = 1 << 2,
+    KS_AT_BENCH_L3 = 1 << 3,
+    KS_AT_BENCH_L2 = 1 << 4,
+    KS_AT_BENCH_SPH = 1 << 5,
+    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH,
+    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH,
+    KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
+    KS_AT_LAPLACE = KS_AT_LAPLACE_LIVE | KS_AT_BENCH_L3 | KS_AT_BENCH_L2,
+    KS_AT_SPHERES = KS_AT_LIVE_SPH | KS_AT_BENCH_SPH,
+    KS_AT_ALL = KS_AT_LIVE | KS_AT_BENCH,
+};
+
+typedef ks_status (*ks_flag_fn)(ks_options *o, const char *name, const char *v);
+
+typedef struct ks_flag {
+    const char *name;
+    int takes_value;
+    unsigned applies; /* KS_AT_* bits */
+    const char *where; /* the same in words, for the refusal */
+    ks_flag_fn set;
+} ks_flag;
+
+
+static ks_status set_help(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->help = 1;
+    return KS_OK;
+}
+static ks_status set_version(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->version = 1;
+    return KS_OK;
+}
+static ks_status set_headless(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->headless = 1;
+    return KS_OK;
+}
+static ks_status set_window(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->window = 1;
+    return KS_OK;
+}
+static ks_status set_no_overlay(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->no_overlay = 1;
+    return KS_OK;
+}
+static ks_status set_grid(ks_options *o, const char *name, const char *v)
+{
+    return for_each_item(o, name, v, add_grid);
+}
+static ks_status set_block(ks_options *o, const char *name, const char *v)
+{
+    return for_each_item(o, name, v, add_block);
+}
+static ks_status set_kernel(ks_options *o, const char *name, const char *v)
+{
+    return for_each_item(o, name, v, add_kernel);
+}
+static ks_status set_spheres(ks_options *o, const char *name, const char *v)
+{
+    return for_each_item(o, name, v, add_spheres);
+}
+static ks_status set_bc(ks_options *o, const char *name, const char *v)
+{
+    if (ks_bc_parse(v, &o->bc) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: unknown boundary preset '%s' (seed, hot-top, sine)", name,
+                       quoted(v));
+    return KS_OK;
+}
+/* A count in lo..hi into *out. */
+static ks_status set_count(const char *name, const char *v, long long lo, long long hi, int *out)
+{
+    long long n;
+    if (parse_int(v, lo, hi, &n) != 0 && hi == INT_MAX)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a positive count", name, quoted(v));
+    if (parse_int(v, lo, hi, &n) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a count of %lld..%lld", name, quoted(v), lo, hi);
+    *out = (int)n;
+    return KS_OK;
+}
+static ks_status set_iters(ks_options *o, const char *name, const char *v)
+{
+    return set_count(name, v, 1, KS_MAX_ITERS, &o->iters);
+}
+static ks_status set_frames(ks_options *o, const char *name, const char *v)
+{
+    return set_count(name, v, 1, INT_MAX, &o->frames);
+}
+static ks_status set_save_every(ks_options *o, const char *name, const char *v)
+{
+    return set_count(name, v, 1, INT_MAX, &o->save_every);
+}
+static ks_status set_reps(ks_options *o, const char *name, const char *v)
+{
+    return set_count(name, v, 1, 100000, &o->reps);
+}
+static ks_status set_backend(ks_options *o, const char *name, const char *v)
+{
+    if (strcmp(v, "cuda") == 0) o->backend = KS_BACKEND_CUDA;
+    else if (strcmp(v, "cpu") == 0) o->backend = KS_BACKEND_CPU;
+    else return ks_fail(KS_ERR_INVALID, "%s: unknown backend '%s' (cuda, cpu)", name, quoted(v));
+    return KS_OK;
+}
+static ks_status set_out(ks_options *o, const char *name, const char *v)
+{
+    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty directory name", name);
+    o->out_dir = v;
+    return KS_OK;
+}
+static ks_status set_format(ks_options *o, const char *name, const char *v)
+{
+    if (ks_image_format_parse(v, &o->format) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: unknown image format '%s' (png, ppm)", name, quoted(v));
+    return KS_OK;
+}
+static ks_status set_size(ks_options *o, const char *name, const char *v)
+{
+    int dims[3];
+    if (parse_dims(v, 2, 16, KS_MAX_IMAGE, dims) != 2)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not WxH (each 16..%d pixels)", name, quoted(v),
+                       KS_MAX_IMAGE);
+    o->width = dims[0];
+    o->height = dims[1];
+    o->size_set = 1;
+    return KS_OK;
+}
+static ks_status set_colormap(ks_options *o, const char *name, const char *v)
+{
+    if (ks_colormap_parse(v, &o->colormap) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: unknown colormap '%s' (viridis, inferno, turbo, gray)",
+                       name, quoted(v));
+    return KS_OK;
+}
+static ks_status set_range(ks_options *o, const char *name, const char *v)
+{
+    (void)name;
+    return parse_range(o, v);
+}
+static ks_status set_dump_field(ks_options *o, const char *name, const char *v)
+{
+    size_t len = strlen(v);
+    if (len < 5 || strcmp(v + len - 4, ".npy") != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' must name a .npy file", name, quoted(v));
+    o->dump_field = v;
+    return KS_OK;
+}
+static ks_status set_seed(ks_options *o, const char *name, const char *v)
+{
+    errno = 0;
+    char *end = NULL;
+    /* digits only: strtoull would take leading spaces, a sign and wrap "-1" */
+    const unsigned long long s = (*v >= '0' && *v <= '9') ? strtoull(v, &end, 10) : 0;
+    if (!(*v >= '0' && *v <= '9') || errno || *end)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a non-negative integer", name, quoted(v));
+    o->seed = s;
+    o->seed_set = 1;
+    return KS_OK;
+}
+static ks_status set_scene(ks_options *o, const char *name, const char *v)
+{
+    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty file name", name);
+    o->scene_file = v;
+    return KS_OK;
+}
+static ks_status set_mem(ks_options *o, const char *name, const char *v)
+{
+    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty variant name", name);
+    o->mem = v;
+    return KS_OK;
+}
+
+/* Every flag, and where it means something. A flag given where it means
+ * nothing is refused (ks_options_finish), never silently ignored. */
+static const ks_flag ks_flags[] = {
+    {"--help", 0, KS_AT_ALL, "everywhere", set_help},
+    {"--version", 0, KS_AT_ALL, "everywhere", set_version},
+    {"--headless", 0, KS_AT_LIVE, "the live views", set_headless},
+    {"--window", 0, KS_AT_LIVE, "the live views", set_window},
+    {"--no-overlay", 0, KS_AT_LIVE, "the live views", set_no_overlay},
+    {"--frames", 1, KS_AT_LIVE, "the live views", set_frames},
+    {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
+    {"--format", 1, KS_AT_LIVE, "the live views", set_format},
+    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH, "the live views and bench spheres", set_size},
+    {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
+    {"--out", 1, KS_AT_ALL, "everywhere", set_out},
+    {"--block", 1, KS_AT_ALL, "everywhere", set_block},
+    {"--grid", 1, KS_AT_LAPLACE, "the Laplace scenes", set_grid},
+    {"--kernel", 1, KS_AT_LAPLACE, "the Laplace scenes", set_kernel},
+    {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
+    {"--iters", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_iters},
+    {"--colormap", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_colormap},
+    {"--range", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_range},
+    {"--dump-field", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_dump_field},
+    {"--spheres", 1, KS_AT_SPHERES, "the spheres scene", set_spheres},
+    {"--seed", 1, KS_AT_SPHERES, "the spheres scene", set_seed},
+    {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
+    {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem},
+    {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
+};
+enum { KS_FLAG_NUM = sizeof ks_flags / sizeof ks_flags[0] };
+_Static_assert(KS_FLAG_NUM <= 64, "ks_options.flags_given has 64 bits");
 
 static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
 {
     const char *arg = c->argv[c->i];
-    const char *v = NULL;
-    long long n;
+    if (strcmp(arg, "-h") == 0) arg = "--help";
+    for (int k = 0; k < KS_FLAG_NUM; ++k) {
+        const ks_flag *f = &ks_flags[k];
+        if (!option_is(arg, f->name)) continue;
+        const char *v = NULL;
+        if (f->takes_value) KS_TRY(take_value(c, f->name, &v));
+        else if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f->name);
+        o->flags_given |= 1ull << k;
+        return f->set(o, f->name, v);
+    }
+    return ks_fail(KS_ERR_INVALID, "unknown option '%s' (see --help)", quoted(arg));
+}
 
-#define KS_FLAG(name) option_is(arg, name)
-#define KS_VALUE(name) KS_TRY(take_value(c, name, &v))
-#define KS_NOVALUE(name)                                                                           \
-    if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", name)
-
-    if (KS_FLAG("--help") || strcmp(arg, "-h") == 0) {
-        o->help = 1;
-    } else if (KS_FLAG("--version")) {
-        o->version = 1;
-    } else if (KS_FLAG("--headless")) {
-        KS_NOVALUE("--headless");
-        o->headless = 1;
-    } else if (KS_FLAG("--window")) {
-        KS_NOVALUE("--window");
-        o->window = 1;
-    } else if (KS_FLAG("--no-overlay")) {
-        KS_NOVALUE("--no-overlay");
-        o->no_overlay = 1;
-    } else if (KS_FLAG("--grid")) {
-        KS_VALUE("--grid");
-        KS_TRY(for_each_item(o, "--grid", v, add_grid));
-    } else if (KS_FLAG("--block")) {
-        KS_VALUE("--block");
-        KS_TRY(for_each_item(o, "--block", v, add_block));
-    } else if (KS_FLAG("--kernel")) {
-        KS_VALUE("--kernel");
-        KS_TRY(for_each_item(o, "--kernel", v, add_kernel));
-    } else if (KS_FLAG("--bc")) {
-        KS_VALUE("--bc");
-        if (ks_bc_parse(v, &o->bc) != 0)
-            return ks_fail(KS_ERR_INVALID, "--bc: unknown boundary preset '%s' (seed, hot-top, sine)", v);
-    } else if (KS_FLAG("--iters")) {
-        KS_VALUE("--iters");
-        if (parse_int(v, 1, KS_MAX_ITERS, &n) != 0)
-            return ks_fail(KS_ERR_INVALID, "--iters: '%s' is not a count of 1..%d", v, KS_MAX_ITERS);
-        o->iters = (int)n;
-    } else if (KS_FLAG("--backend")) {
-        KS_VALUE("--backend");
-        if (strcmp(v, "cuda") == 0) o->backend = KS_BACKEND_CUDA;
-        else if (strcmp(v, "cpu") == 0) o->backend = KS_BACKEND_CPU;
-        else return ks_fail(KS_ERR_INVALID, "--backend: unknown backend '%s' (cuda, cpu)", v);
-    } else if (KS_FLAG("--frames")) {
-        KS_VALUE("--frames");
-        if (parse_int(v, 1, INT_MAX, &n) != 0)
-            return ks_fail(KS_ERR_INVALID, "--frames: '%s' is not a positive count", v);
-        o->frames = (int)n;
-    } else if (KS_FLAG("--out")) {
-        KS_VALUE("--out");
-        if (!*v) return ks_fail(KS_ERR_INVALID, "--out: empty directory name");
-        o->out_dir = v;
-    } else if (KS_FLAG("--save-every")) {
-        KS_VALUE("--save-every");
-        if (parse_int(v, 1, INT_MAX, &n) != 0)
-            return ks_fail(KS_ERR_INVALID, "--save-every: '%s' is not a positive count", v);
-        o->save_every = (int)n;
-    } else if (KS_FLAG("--format")) {
-        KS_VALUE("--format");
-        if (ks_image_format_parse(v, &o->format) != 0)
-            return ks_fail(KS_ERR_INVALID, "--format: unknown image format '%s' (png, ppm)", v);
-    } else if (KS_FLAG("--size")) {
-        KS_VALUE("--size");
-        int dims[3];
-        if (parse_dims(v, 2, 16, KS_MAX_IMAGE, dims) != 2)
-            return ks_fail(KS_ERR_INVALID, "--size: '%s' is not WxH (each 16..%d pixels)", v,
-                           KS_MAX_IMAGE);
-        o->width = dims[0];
-        o->height = dims[1];
-        o->size_set = 1;
-    } else if (KS_FLAG("--colormap")) {
-        KS_VALUE("--colormap");
-        if (ks_colormap_parse(v, &o->colormap) != 0)
-            return ks_fail(KS_ERR_INVALID,
-                           "--colormap: unknown colormap '%s' (viridis, inferno, turbo, gray)", v);
-    } else if (KS_FLAG("--range")) {
-        KS_VALUE("--range");
-        KS_TRY(parse_range(o, v));
-    } else if (KS_FLAG("--dump-field")) {
-        KS_VALUE("--dump-field");
-        size_t len = strlen(v);
-        if (len < 5 || strcmp(v + len - 4, ".npy") != 0)
-            return ks_fail(KS_ERR_INVALID, "--dump-field: '%s' must name a .npy file", v);
-        o->dump_field = v;
-    } else if (KS_FLAG("--spheres")) {
-        KS_VALUE("--spheres");
-        KS_TRY(for_each_item(o, "--spheres", v, add_spheres));
-    } else if (KS_FLAG("--seed")) {
-        KS_VALUE("--seed");
-        errno = 0;
-        char *end = NULL;
-        unsigned long long s = strtoull(v, &end, 10);
-        if (!*v || *v == '-' || errno || *end)
-            return ks_fail(KS_ERR_INVALID, "--seed: '%s' is not a non-negative integer", v);
-        o->seed = s;
-        o->seed_set = 1;
-    } else if (KS_FLAG("--scene")) {
-        KS_VALUE("--scene");
-        if (!*v) return ks_fail(KS_ERR_INVALID, "--scene: empty file name");
-        o->scene_file = v;
-    } else if (KS_FLAG("--mem")) {
-        KS_VALUE("--mem");
-        if (!*v) return ks_fail(KS_ERR_INVALID, "--mem: empty variant name");
-        o->mem = v;
-    } else if (KS_FLAG("--reps")) {
-        KS_VALUE("--reps");
-        if (parse_int(v, 1, 100000, &n) != 0)
-            return ks_fail(KS_ERR_INVALID, "--reps: '%s' is not a count of 1..100000", v);
-        o->reps = (int)n;
-    } else {
-        return ks_fail(KS_ERR_INVALID, "unknown option '%s' (see --help)", arg);
+/* The first flag given where it means nothing, refused in one line. */
+static ks_status check_applicable(const ks_options *o)
+{
+    static const unsigned live[KS_SCENE_NUM] = {KS_AT_LIVE_L3, KS_AT_LIVE_L3, KS_AT_LIVE_L2, KS_AT_LIVE_SPH};
+    static const unsigned bench[KS_SCENE_NUM] = {KS_AT_BENCH_L3, KS_AT_BENCH_L3, KS_AT_BENCH_L2,
+                                                 KS_AT_BENCH_SPH};
+    const unsigned here = o->mode == KS_MODE_BENCH ? bench[o->scene] : live[o->scene];
+    for (int k = 0; k < KS_FLAG_NUM; ++k) {
+        if (!(o->flags_given & (1ull << k)) || (ks_flags[k].applies & here)) continue;
+        return ks_fail(KS_ERR_INVALID, "%s does not apply to %s%s%s (only to %s)", ks_flags[k].name,
+                       o->mode == KS_MODE_BENCH ? "bench " : "the ", ks_scene_name(o->scene),
+                       o->mode == KS_MODE_BENCH ? "" : " view", ks_flags[k].where);
     }
     return KS_OK;
-#undef KS_FLAG
-#undef KS_VALUE
-#undef KS_NOVALUE
 }
 
 ks_status ks_options_parse(int argc, char **argv, ks_options *o)
@@ -373,12 +508,20 @@ ks_status ks_options_finish(ks_options *o)
         return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
     if (!o->sphere_count) o->sphere_count = 256;
 
+    KS_TRY(check_applicable(o));
     if (dims == 0) {
-        if (o->grid_count) return ks_fail(KS_ERR_INVALID, "--grid does not apply to the spheres scene");
+        if (o->scene_file && o->sphere_count_n)
+            return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
+        for (int b = 0; b < o->block_count; ++b)
+            if (o->blocks[b][2] != 1)
+                return ks_fail(KS_ERR_INVALID, "--block: %dx%dx%d: spheres blocks are 2D (BXxBY)",
+                               o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
+        if (o->mode == KS_MODE_LIVE && o->block_count > 1)
+            return ks_fail(KS_ERR_INVALID, "--block: one value for the live view");
+        if (o->mode == KS_MODE_BENCH && o->block_count > 1)
+            return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
         return KS_OK;
     }
-    if (o->scene_file || o->mem || o->sphere_count_n)
-        return ks_fail(KS_ERR_INVALID, "--scene/--mem/--spheres apply to the spheres scene only");
     if (o->mode == KS_MODE_LIVE && o->grid_count > 1)
         return ks_fail(KS_ERR_INVALID, "--grid: one grid for the live view (lists are for bench)");
     if (o->mode == KS_MODE_LIVE && (o->kernel_count > 1 || o->block_count > 1))
@@ -402,7 +545,7 @@ ks_status ks_options_finish(ks_options *o)
             char names[256];
             ks_lvariant_list(dims, names, sizeof names);
             return ks_fail(KS_ERR_INVALID, "--kernel: unknown %s kernel '%s' (%s)",
-                           ks_scene_name(o->scene), o->kernels[k], names);
+                           ks_scene_name(o->scene), quoted(o->kernels[k]), names);
         }
     }
     return KS_OK;
@@ -449,7 +592,7 @@ void ks_options_print_help(void)
            "  --range LO:HI           fixed colour range (default: auto)\n"
            "  --dump-field FILE.npy   write the final field (float32, shape (NZ,NY,NX) or (NY,NX))\n"
            "Spheres scene:\n"
-           "  --spheres N             sphere count (bench: a list, e.g. 16,64,256)\n"
+           "  --spheres N             sphere count, 1..%d (bench: a list, e.g. 16,64,256)\n"
            "  --seed S                random placement seed (default 1)\n"
            "  --scene FILE            spheres from a file: 'x y z radius r g b' per line\n"
            "  --mem NAME              global, readonly, constant, shared, binned\n"
@@ -465,6 +608,7 @@ void ks_options_print_help(void)
            "  --no-overlay            start with the overlay hidden (saved frames hold the bare picture)\n"
            "  --reps N                bench: timed repetitions per configuration (default 20)\n"
            "  --help, --version\n\n"
+           "A flag given where it means nothing (e.g. --window to bench, --grid to spheres) is refused.\n"
            "Keys: H shows them all in the window. Exit status: 0 ok, 1 runtime failure, 2 bad input.\n",
-           KS_VERSION, k3, k2);
+           KS_VERSION, k3, k2, KS_SPHERES_MAX);
 }

@@ -62,6 +62,7 @@ typedef struct ks_options {
     /* bench */
     int reps;             /* timed repetitions per configuration, default 20 */
     int help, version;
+    unsigned long long flags_given; /* bit k: row k of the flag table was given (options.c) */
 } ks_options;
 
 /* Parses argv into *o (zeroed first) and fills defaults. On bad input returns

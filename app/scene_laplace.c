@@ -93,12 +93,11 @@ static void default_block(const ks_laplace_scene *s, int variant, int block[3])
 static ks_status check_host_memory(const ks_laplace_scene *s, size_t fields)
 {
     const double need = (double)ks_grid_bytes(&s->grid) * (fields == SIZE_MAX ? 2.0 : (double)fields);
-    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const double avail = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
-    if (fields != SIZE_MAX && (avail == 0.0 || need < avail)) return KS_OK;
-    return ks_fail(KS_ERR_OUT_OF_MEMORY,
-                   "grid %dx%dx%d needs %.2f GiB of host memory, %.2f GiB available", s->grid.nx,
-                   s->grid.ny, s->grid.nz, need / 1073741824.0, avail / 1073741824.0);
+    char what[96];
+    snprintf(what, sizeof what, "grid %dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);
+    if (fields != SIZE_MAX) return ks_host_memory_check(need, what);
+    return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s needs %.2f GiB of host memory, %.2f GiB available",
+                   what, need / 1073741824.0, ks_host_memory_available() / 1073741824.0);
 }
 
 /* The initial field: built in a temporary buffer (CUDA) or in place (CPU). */

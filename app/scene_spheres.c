@@ -121,6 +121,11 @@ static void ks_sph_collect(ks_spheres_scene *s)
 
 static ks_status ks_sph_alloc(ks_spheres_scene *s, int count)
 {
+    char what[64];
+    snprintf(what, sizeof what, "spheres: %d spheres", count);
+    KS_TRY(ks_host_memory_check((double)count * (2 * sizeof(ks_sphere) + 3 * sizeof(float) +
+                                                 sizeof(ks_sphere_packed)),
+                                what));
     free(s->now);
     free(s->vel);
     free(s->packed);
@@ -211,9 +216,14 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
     if (st == KS_OK && opt->mem && ks_spheres_mem_parse(opt->mem, &s->mem) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", opt->mem, list);
+        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
     }
     if (st == KS_OK) st = ks_spheres_block_check(s->block);
+    if (st == KS_OK && !s->use_cuda) { /* the CPU gold draws into a host picture: refuse up front */
+        char what[64];
+        snprintf(what, sizeof what, "spheres: a %dx%d picture", s->w, s->h);
+        st = ks_host_memory_check(4.0 * s->w * (double)s->h, what);
+    }
     if (st == KS_OK && opt->scene_file) {
         ks_sphere *loaded = NULL;
         int n = 0;
@@ -229,8 +239,8 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
             ks_sph_refresh(s);
         }
     } else if (st == KS_OK) {
-        if (count < 1 || count > KS_SPHERES_LIVE_MAX)
-            st = ks_fail(KS_ERR_INVALID, "spheres: --spheres %d must be 1..%d", count, KS_SPHERES_LIVE_MAX);
+        if (count < 1 || count > KS_SPHERES_MAX)
+            st = ks_fail(KS_ERR_INVALID, "spheres: --spheres %d must be 1..%d", count, KS_SPHERES_MAX);
         else
             st = ks_sph_generate(s, count);
     }
@@ -309,7 +319,7 @@ static ks_status ks_sph_set_count(ks_spheres_scene *s, int count)
     if (s->scene_file)
         return ks_fail(KS_ERR_UNSUPPORTED, "the scene file %s fixes the spheres (%d); + and - work on generated scenes",
                        s->scene_file, s->count);
-    const int max = s->use_cuda ? KS_SPHERES_LIVE_MAX : KS_SPH_CPU_LIVE_MAX;
+    const int max = s->use_cuda ? KS_SPHERES_MAX : KS_SPH_CPU_LIVE_MAX;
     if (count > max) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the most here", max);
     if (count < KS_SPHERES_LIVE_MIN) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the fewest here", KS_SPHERES_LIVE_MIN);
     if (s->use_cuda) KS_TRY(ks_spheres_mem_check(s->mem, count));

@@ -55,14 +55,14 @@ static ks_status atomic_open(atomic_file *af, const char *path)
     af->path = path;
     size_t n = strlen(path) + 32;
     af->tmp = malloc(n);
-    if (af->tmp == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
+    if (af->tmp == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", KS_QUOTED(path));
     snprintf(af->tmp, n, "%s.tmp-%ld", path, (long)getpid());
     af->fp = fopen(af->tmp, "wb");
     if (af->fp == NULL) {
         int e = errno;
         free(af->tmp);
         af->tmp = NULL;
-        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", KS_QUOTED(path), strerror(e));
     }
     return KS_OK;
 }
@@ -96,7 +96,7 @@ static ks_status atomic_commit(atomic_file *af)
     if (e == 0 && rename(af->tmp, af->path) != 0) e = errno;
     if (e != 0) {
         atomic_abort(af);
-        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", af->path, strerror(e));
+        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", KS_QUOTED(af->path), strerror(e));
     }
     free(af->tmp);
     af->tmp = NULL;
@@ -115,19 +115,19 @@ ks_status ks_image_write(const char *path, ks_image_format f, const unsigned cha
 {
     if (rgba == NULL || w <= 0 || h <= 0)
         return ks_fail(KS_ERR_INVALID, "cannot write '%s': empty image (%d x %d)",
-                       path ? path : "(null)", w, h);
+                       KS_QUOTED(path ? path : "(null)"), w, h);
     /* stb takes the row stride as int */
     if ((size_t)w > (size_t)INT_MAX / 4 / (size_t)h)
         return ks_fail(KS_ERR_INVALID, "cannot write '%s': image too large (%d x %d)",
-                       path ? path : "(null)", w, h);
+                       KS_QUOTED(path ? path : "(null)"), w, h);
     if (f == KS_FMT_DEFAULT) f = KS_FMT_PNG;
     if (f != KS_FMT_PNG && f != KS_FMT_PPM)
         return ks_fail(KS_ERR_INVALID, "cannot write '%s': unknown image format %d",
-                       path ? path : "(null)", (int)f);
+                       KS_QUOTED(path ? path : "(null)"), (int)f);
 
     size_t npix = (size_t)w * (size_t)h;
     unsigned char *rgb = malloc(npix * 3);
-    if (rgb == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
+    if (rgb == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", KS_QUOTED(path));
     for (size_t i = 0; i < npix; ++i) memcpy(rgb + 3 * i, rgba + 4 * i, 3);
 
     atomic_file af;
@@ -156,11 +156,11 @@ ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const 
 {
     if (ndim < 1 || ndim > 3 || shape == NULL || (data == NULL))
         return ks_fail(KS_ERR_INVALID, "cannot write '%s': bad array (ndim %d)",
-                       path ? path : "(null)", ndim);
+                       KS_QUOTED(path ? path : "(null)"), ndim);
     size_t count = 1;
     for (int i = 0; i < ndim; ++i) {
         if (shape[i] != 0 && count > SIZE_MAX / 4 / shape[i])
-            return ks_fail(KS_ERR_INVALID, "cannot write '%s': array too large", path);
+            return ks_fail(KS_ERR_INVALID, "cannot write '%s': array too large", KS_QUOTED(path));
         count *= shape[i];
     }
 
@@ -217,7 +217,7 @@ ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const 
 ks_status ks_text_write(const char *path, const char *text, size_t len)
 {
     if (text == NULL && len > 0)
-        return ks_fail(KS_ERR_INVALID, "cannot write '%s': no text", path ? path : "(null)");
+        return ks_fail(KS_ERR_INVALID, "cannot write '%s': no text", KS_QUOTED(path ? path : "(null)"));
     atomic_file af;
     KS_TRY(atomic_open(&af, path));
     atomic_write(&af, text, len);
@@ -257,24 +257,24 @@ ks_status ks_output_dir_check(const char *dir)
     if (dir == NULL || dir[0] == '\0') return ks_fail(KS_ERR_INVALID, "empty output directory");
     struct stat sb;
     if (stat(dir, &sb) != 0) {
-        if (errno != ENOENT) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", dir, strerror(errno));
+        if (errno != ENOENT) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(errno));
         if (make_dirs(dir) != 0)
-            return ks_fail(KS_ERR_IO, "cannot create '%s': %s", dir, strerror(errno));
+            return ks_fail(KS_ERR_IO, "cannot create '%s': %s", KS_QUOTED(dir), strerror(errno));
         if (stat(dir, &sb) != 0)
-            return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", dir, strerror(errno));
+            return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(errno));
     }
-    if (!S_ISDIR(sb.st_mode)) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", dir, strerror(ENOTDIR));
+    if (!S_ISDIR(sb.st_mode)) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(ENOTDIR));
 
     /* a real probe: access(W_OK) says yes to root on read-only mounts and sysfs */
     size_t n = strlen(dir) + 48;
     char *probe = malloc(n);
-    if (probe == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory checking '%s'", dir);
+    if (probe == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory checking '%s'", KS_QUOTED(dir));
     snprintf(probe, n, "%s/.kernelscope-probe-%ld", dir, (long)getpid());
     int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
         int e = errno;
         free(probe);
-        return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", dir, strerror(e));
+        return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
     }
     close(fd);
     unlink(probe);

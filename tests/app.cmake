@@ -4,7 +4,8 @@ target_link_libraries(ks_test_util PUBLIC ks_core)
 target_compile_options(ks_test_util PRIVATE ${KS_C_WARNINGS})
 
 ks_add_test(NAME test_options LABEL cpu SOURCES test_options.c)
-ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c)
+ks_add_test(NAME test_ks_error LABEL cpu SOURCES test_ks_error.c TIMEOUT 60)
+ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c TIMEOUT 60)
 target_link_libraries(test_best_config PRIVATE ks_test_util)
 ks_add_test(NAME test_bench_table LABEL cpu SOURCES test_bench_table.c)
 ks_add_test(NAME test_stage_timer LABEL cpu SOURCES test_stage_timer.c)
@@ -15,6 +16,11 @@ ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c ARGS cpu TIMEO
 target_link_libraries(test_app_cpu PRIVATE ks_test_util)
 add_dependencies(test_app_cpu kernelscope)
 add_dependencies(test_cli kernelscope)
+# Issue 14's command-line repros; no display needed. A hang (a FIFO as the
+# best-config store) fails on the time limit.
+ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 60)
+target_link_libraries(test_cli_input PRIVATE ks_test_util m)
+add_dependencies(test_cli_input kernelscope)
 
 add_executable(test_app_gpu_bin test_app_render.c)
 target_link_libraries(test_app_gpu_bin PRIVATE ks_test_util PkgConfig::CMOCKA)

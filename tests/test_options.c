@@ -202,13 +202,75 @@ static void test_bad_inputs(void **state)
     BAD("must name a .npy", "--dump-field", "out.txt");
     BAD("not a sphere count", "spheres", "--spheres", "0");
     BAD("not a non-negative integer", "spheres", "--seed", "-1");
-    BAD("spheres scene only", "laplace3d", "--mem", "global");
+    BAD("--mem does not apply to the laplace3d view", "laplace3d", "--mem", "global");
+    /* issue 14: malformed forms refused like the others */
+    BAD("not a non-negative integer", "spheres", "--seed", " 5");
+    BAD("not a non-negative integer", "spheres", "--seed", "+5");
+    BAD("takes no value", "--help=1");
+    BAD("takes no value", "--version=1");
+    BAD("--window does not apply to bench laplace3d", "bench", "laplace3d", "--window");
+    BAD("--window does not apply to bench spheres", "bench", "spheres", "--window");
+    BAD("--kernel does not apply to bench spheres", "bench", "spheres", "--kernel", "nope");
+    BAD("--dump-field does not apply to the spheres view", "spheres", "--dump-field", "f.npy");
+    BAD("spheres blocks are 2D", "spheres", "--block", "32x32x32");
+    BAD("spheres blocks are 2D", "bench", "spheres", "--block", "8x8x2");
+    BAD("exclude each other", "spheres", "--scene", "a.txt", "--spheres", "16");
+    BAD("not a sphere count (1..65536)", "spheres", "--spheres", "65537");
+    /* quoted input is escaped: no raw control bytes or invalid UTF-8 in a message */
+    BAD("'\\x1b[31mRED\\r'", "--frames", "\x1b[31mRED\r");
+    BAD("'\\xff\\xfe'", "--backend", "\xff\xfe");
+    BAD("unknown option '--x\\x07'", "--x\x07");
+    BAD("'caf\xc3\xa9'", "--colormap", "caf\xc3\xa9"); /* valid UTF-8 stays as is */
     BAD("does not apply", "spheres", "--grid", "64");
     BAD("one grid for the live view", "--grid", "64,128");
     BAD("bench needs a scene", "bench");
     BAD("exclude each other", "--headless", "--window");
     BAD("takes no value", "--headless=yes");
     BAD("empty item", "bench", "laplace3d", "--grid", "64,,128");
+}
+
+/* Every flag in every (mode, scene): accepted exactly where it means something.
+ * The expected table is written out here on its own, apart from options.c's. */
+static void test_flag_applicability(void **state)
+{
+    (void)state;
+    /* columns: live laplace3d, live laplace2d, live spheres, bench laplace3d, bench laplace2d, bench spheres */
+    static const struct {
+        const char *flag, *value, *where;
+    } rows[] = {
+        {"--headless", NULL, "111000"},     {"--window", NULL, "111000"},
+        {"--no-overlay", NULL, "111000"},   {"--frames", "3", "111000"},
+        {"--save-every", "2", "111000"},    {"--format", "ppm", "111000"},
+        {"--size", "64x64", "111001"},      {"--backend", "cpu", "111111"},
+        {"--out", "/tmp", "111111"},        {"--block", "8x8", "111111"},
+        {"--grid", "64", "110110"},         {"--bc", "sine", "110000"},
+        {"--iters", "3", "110000"},         {"--colormap", "gray", "110000"},
+        {"--range", "0:1", "110000"},       {"--dump-field", "f.npy", "110000"},
+        {"--spheres", "16", "001001"},      {"--seed", "5", "001001"},
+        {"--scene", "s.txt", "001001"},     {"--mem", "global", "001001"},
+        {"--reps", "3", "000111"},
+    };
+    static const char *const scenes[3] = {"laplace3d", "laplace2d", "spheres"};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
+        for (int col = 0; col < 6; ++col) {
+            char *argv[6];
+            int argc = 0;
+            argv[argc++] = "kernelscope";
+            if (col >= 3) argv[argc++] = "bench";
+            argv[argc++] = (char *)scenes[col % 3];
+            argv[argc++] = (char *)rows[r].flag;
+            if (rows[r].value) argv[argc++] = (char *)rows[r].value;
+            argv[argc] = NULL;
+            ks_options o;
+            const ks_status st = ks_options_parse(argc, argv, &o);
+            const int want = rows[r].where[col] == '1';
+            if (want && st != KS_OK)
+                fail_msg("%s %s %s refused: %s", col >= 3 ? "bench" : "", scenes[col % 3],
+                         rows[r].flag, ks_error_message());
+            if (!want && (st != KS_ERR_INVALID || !strstr(ks_error_message(), "does not apply")))
+                fail_msg("%s %s %s: status %d, '%s'", col >= 3 ? "bench" : "", scenes[col % 3],
+                         rows[r].flag, (int)st, ks_error_message());
+        }
 }
 
 static void test_help_and_version(void **state)
@@ -227,7 +289,7 @@ int main(void)
         cmocka_unit_test(test_defaults),        cmocka_unit_test(test_headless_defaults_frames),
         cmocka_unit_test(test_full_laplace3d),  cmocka_unit_test(test_grid_forms),
         cmocka_unit_test(test_bench_lists),     cmocka_unit_test(test_spheres_options),
-        cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_help_and_version),
+        cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_flag_applicability),      cmocka_unit_test(test_help_and_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

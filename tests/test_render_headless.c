@@ -20,7 +20,6 @@
 
 static ks_window *g_win;
 
-void ks_test_pin_libraries(void); /* test_render_pin.c */
 static ks_renderer *g_r;
 
 enum { PW = 37, PH = 53, MAX_PIXELS = 256 * 256 };
@@ -213,7 +212,6 @@ int main(void)
         fprintf(stderr, "skipped: %s\n", ks_error_message());
         return 77;
     }
-    ks_test_pin_libraries();
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
     st = ks_renderer_create(MAX_PIXELS, &g_r);
     if (st != KS_OK) {

@@ -22,7 +22,6 @@
 static ks_window *g_win;
 static ks_ui *g_ui; /* with the GLFW input backend */
 
-void ks_test_pin_libraries(void); /* test_render_pin.c */
 
 static void check_ok(ks_status st, const char *what)
 {
@@ -134,7 +133,6 @@ int main(void)
         fprintf(stderr, "window: %s\n", ks_error_message());
         return 1;
     }
-    ks_test_pin_libraries();
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
     if (ks_ui_create(g_win, &g_ui, NULL, 0) != KS_OK) {
         fprintf(stderr, "ui: %s\n", ks_error_message());

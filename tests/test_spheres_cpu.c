@@ -152,6 +152,56 @@ static void test_parse_malformed(void **state)
                      "colour r");
 }
 
+/* Issue 14: the format is exactly the documented one, the limit is checked
+ * while reading, and quoted tokens are escaped. */
+static void test_parse_strict_format(void **state)
+{
+    (void)state;
+    expect_error_str("0x10 0 0 10 1 1 1\n", 1, "field 1 (x): '0x10' is not a number");
+    expect_error_str("0 0 0 0x1p3 1 1 1\n", 1, "'0x1p3' is not a number");
+    expect_error_str("0 0 0 \f10 1 1 1\n", 1, "'\\x0c10' is not a number");
+    expect_error_str("0 0 0 10\v 1 1 1\n", 1, "'10\\x0b' is not a number");
+    expect_error_str("0 0 0 10 1 1 .\n", 1, "'.' is not a number");
+    expect_error_str("0 0 0 10 1 1 1e\n", 1, "'1e' is not a number");
+    expect_error_str("0 0 0 10 1 1 +-1\n", 1, "'+-1' is not a number");
+    /* CR and ESC bytes are shown escaped, never raw */
+    expect_error_str("0 0 0 10 1 1 1\r\r\n", 1, "'1\\r' is not a number");
+    expect_error_str("0 0 0 10 1 1 \x1b[31mRED\n", 1, "'\\x1b[31mRED' is not a number");
+    /* plain decimals in every documented form still parse */
+    ks_sphere *sp = NULL;
+    int n = 0;
+    assert_int_equal(parse_str("-1.5 +2. .5 1e1 0.25E+0 1 0\t# c\n", &sp, &n), KS_OK);
+    assert_int_equal(n, 1);
+    assert_true(sp[0].x == -1.5f && sp[0].y == 2.0f && sp[0].z == 0.5f && sp[0].radius == 10.0f);
+    free(sp);
+    /* a file name with control bytes is escaped too */
+    ks_error_clear();
+    assert_int_equal(ks_spheres_parse("a\x1b.txt", "x", 1, &sp, &n), KS_ERR_PARSE);
+    assert_non_null(strstr(ks_error_message(), "a\\x1b.txt:1:"));
+    assert_null(strchr(ks_error_message(), '\x1b'));
+}
+
+/* KS_SPHERES_MAX spheres load; one more is refused at that line. */
+static void test_parse_sphere_limit(void **state)
+{
+    (void)state;
+    assert_int_equal(KS_SPHERES_MAX, 65536);
+    const char *line = "0 0 0 10 1 1 1\n";
+    const size_t ll = strlen(line), total = (size_t)(KS_SPHERES_MAX + 1) * ll;
+    char *text = malloc(total);
+    assert_non_null(text);
+    for (int k = 0; k <= KS_SPHERES_MAX; ++k) memcpy(text + (size_t)k * ll, line, ll);
+    ks_sphere *sp = NULL;
+    int n = 0;
+    assert_int_equal(ks_spheres_parse("t.txt", text, total - ll, &sp, &n), KS_OK);
+    assert_int_equal(n, KS_SPHERES_MAX);
+    free(sp);
+    char where[64];
+    snprintf(where, sizeof where, "t.txt:%d: more than %d spheres", KS_SPHERES_MAX + 1, KS_SPHERES_MAX);
+    expect_error(text, total, KS_SPHERES_MAX + 1, where);
+    free(text);
+}
+
 static void test_parse_empty(void **state)
 {
     (void)state;
@@ -422,6 +472,8 @@ int main(void)
         cmocka_unit_test(test_parse_valid),
         cmocka_unit_test(test_parse_malformed),
         cmocka_unit_test(test_parse_empty),
+        cmocka_unit_test(test_parse_strict_format),
+        cmocka_unit_test(test_parse_sphere_limit),
         cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_generator),
         cmocka_unit_test(test_gold_two_spheres),

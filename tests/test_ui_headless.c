@@ -20,7 +20,6 @@
 #include "render/view.h"
 #include "render/window.h"
 
-void ks_test_pin_libraries(void); /* test_render_pin.c */
 
 static ks_window *g_win;
 static ks_renderer *g_r;
@@ -261,7 +260,6 @@ int main(void)
         fprintf(stderr, "skipped: %s\n", ks_error_message());
         return 77;
     }
-    ks_test_pin_libraries();
     char notice[256];
     if (ks_renderer_create(64 * 64, &g_r) != KS_OK || ks_ui_create(g_win, &g_ui, notice, sizeof notice) != KS_OK) {
         fprintf(stderr, "renderer/ui: %s\n", ks_error_message());

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { KS_ERROR_TEXT_MAX = 1024 };
 static _Thread_local char ks_error_text[KS_ERROR_TEXT_MAX];
@@ -51,4 +52,111 @@ const char *ks_status_name(ks_status code)
         "CUDA error", "OpenGL error", "I/O error", "parse error",
     };
     return (code >= 0 && code < KS_ERR_NUM) ? names[code] : "unknown error";
+}
+
+/* Length of the valid UTF-8 sequence at p (2..4 bytes), or 0 when invalid
+ * (overlong forms, surrogates, code points above U+10FFFF). */
+static size_t ks_utf8_multi(const unsigned char *p, size_t left)
+{
+    const unsigned char c = p[0];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else
+        return 0;
+    if (left < n || p[1] < lo || p[1] > hi) return 0;
+    for (size_t k = 2; k < n; ++k)
+        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+    return n;
+}
+
+/* The escaped form of the input at p[k] into piece (at most 8 bytes, no NUL);
+ * returns its length and sets *step to the input bytes it covers. */
+static size_t ks_quote_piece(const unsigned char *p, size_t k, size_t len, char piece[8], size_t *step)
+{
+    const unsigned char c = p[k];
+    *step = 1;
+    if (c == '\\') return (size_t)snprintf(piece, 8, "\\\\");
+    if (c == '\r') return (size_t)snprintf(piece, 8, "\\r");
+    if (c == '\n') return (size_t)snprintf(piece, 8, "\\n");
+    if (c == '\t') return (size_t)snprintf(piece, 8, "\\t");
+    if (c >= 0x20 && c < 0x7F) {
+        piece[0] = (char)c;
+        return 1;
+    }
+    const size_t n = c >= 0x80 ? ks_utf8_multi(p + k, len - k) : 0;
+    /* valid UTF-8 stays, except a C1 control (U+0080..U+009F: U+009B is a CSI to some terminals) */
+    if (n && !(c == 0xC2 && p[k + 1] < 0xA0)) {
+        memcpy(piece, p + k, n);
+        *step = n;
+        return n;
+    }
+    return (size_t)snprintf(piece, 8, "\\x%02x", c);
+}
+
+const char *ks_quote_n(const char *in, size_t len, char *out, size_t out_len)
+{
+    if (!out || out_len == 0) return "";
+    const unsigned char *p = (const unsigned char *)in;
+    if (!in) len = 0;
+    char piece[8];
+    size_t total = 0, step;
+    for (size_t k = 0; k < len; k += step) total += ks_quote_piece(p, k, len, piece, &step);
+    const int cut = total + 1 > out_len;
+    size_t used = 0;
+    for (size_t k = 0; k < len; k += step) {
+        const size_t plen = ks_quote_piece(p, k, len, piece, &step);
+        /* when cutting, keep room for "..." so the cut never splits a piece */
+        if (used + plen + (cut ? 3 : 0) + 1 > out_len) {
+            if (used + 4 <= out_len) {
+                memcpy(out + used, "...", 3);
+                used += 3;
+            }
+            break;
+        }
+        memcpy(out + used, piece, plen);
+        used += plen;
+    }
+    out[used] = '\0';
+    return out;
+}
+
+const char *ks_quote(const char *in, char *out, size_t out_len)
+{
+    return ks_quote_n(in, in ? strlen(in) : 0, out, out_len);
+}
+
+double ks_host_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kib = 0;
+        int found = 0;
+        while (!found && fgets(line, sizeof line, f))
+            found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+        fclose(f);
+        if (found) return (double)kib * 1024.0;
+    }
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+}
+
+ks_status ks_host_memory_check(double need_bytes, const char *what)
+{
+    const double avail = ks_host_memory_available();
+    if (avail <= 0.0) return KS_OK; /* unknown: let the allocation decide */
+    double margin = 0.1 * avail;
+    if (margin < 268435456.0) margin = 268435456.0;
+    if (need_bytes <= avail - margin) return KS_OK;
+    return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s needs %.2f GiB of host memory, %.2f GiB available",
+                   what, need_bytes / 1073741824.0, avail / 1073741824.0);
 }

@@ -4,6 +4,8 @@
 #ifndef KS_ERROR_H
 #define KS_ERROR_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,6 +39,29 @@ void ks_error_prefix(const char *fmt, ...)
 const char *ks_error_message(void); /* "" when none */
 const char *ks_status_name(ks_status code);
 void ks_error_clear(void);
+
+/* Writes an escaped copy of len bytes of in to out (always NUL-terminated,
+ * cut with "..." between two characters when out is too small) and returns
+ * out. Control bytes (C0, DEL, and C1 U+0080..U+009F) and bytes that are not
+ * valid UTF-8 become \r, \n, \t or \xNN, a backslash becomes \\. Every
+ * message that quotes a file or an argument goes through it, so input bytes
+ * never reach the terminal raw. */
+const char *ks_quote_n(const char *in, size_t len, char *out, size_t out_len);
+/* ks_quote_n over a NUL-terminated string (NULL quotes as ""). */
+const char *ks_quote(const char *in, char *out, size_t out_len);
+enum { KS_QUOTE_MAX = 256 }; /* a handy buffer size for quoted tokens */
+/* ks_quote into a temporary that lives until the end of the enclosing block:
+ * ks_fail(KS_ERR_IO, "cannot write '%s'", KS_QUOTED(path)). C only. */
+#define KS_QUOTED(text) ks_quote((text), (char[KS_QUOTE_MAX]){0}, KS_QUOTE_MAX)
+
+/* Bytes of host memory available now: MemAvailable from /proc/meminfo (the
+ * kernel's estimate, page cache included), else free pages; 0 when unknown. */
+double ks_host_memory_available(void);
+/* KS_ERR_OUT_OF_MEMORY with "WHAT needs X GiB of host memory, Y GiB available"
+ * unless need_bytes fits in what is available minus a margin (10 %, at least
+ * 256 MiB), so an allocation that would swap or meet the OOM killer is refused
+ * before it starts. KS_OK when the amount available is unknown. */
+ks_status ks_host_memory_check(double need_bytes, const char *what);
 
 #define KS_TRY(expr)                                                                               \
     do {                                                                                           \

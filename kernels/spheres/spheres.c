@@ -123,6 +123,29 @@ static size_t ks_utf8_seq(const unsigned char *p, size_t left)
     return n;
 }
 
+/* A plain decimal number as the README gives it: [+-]digits[.digits] or
+ * [+-][digits].digits, then an optional e[+-]digits. No hex, inf, nan or
+ * leading whitespace, which strtod would take. */
+static int ks_is_decimal(const char *t, size_t len)
+{
+    size_t k = 0, digits = 0;
+    if (k < len && (t[k] == '+' || t[k] == '-')) ++k;
+    while (k < len && t[k] >= '0' && t[k] <= '9') ++k, ++digits;
+    if (k < len && t[k] == '.') {
+        ++k;
+        while (k < len && t[k] >= '0' && t[k] <= '9') ++k, ++digits;
+    }
+    if (digits == 0) return 0;
+    if (k < len && (t[k] == 'e' || t[k] == 'E')) {
+        ++k;
+        if (k < len && (t[k] == '+' || t[k] == '-')) ++k;
+        size_t exp = 0;
+        while (k < len && t[k] >= '0' && t[k] <= '9') ++k, ++exp;
+        if (exp == 0) return 0;
+    }
+    return k == len;
+}
+
 static const char *const ks_field_names[7] = {"x", "y", "z", "radius", "r", "g", "b"};
 
 /* Parses one field; the message names it. */
@@ -133,16 +156,21 @@ static ks_status ks_parse_field(const char *name, int line, int field, const cha
     memcpy(buf, tok, tok_len);
     buf[tok_len] = '\0';
     const char *what = ks_field_names[field];
+    char shown[KS_QUOTE_MAX];
     errno = 0;
     char *end = NULL;
     const double d = strtod(buf, &end);
-    if (end == buf || *end != '\0')
+    const int whole = end != buf && *end == '\0';
+    if (!ks_is_decimal(tok, tok_len) && !(whole && !isfinite(d))) /* nan, inf: said below */
+        return ks_fail(KS_ERR_PARSE, "%s:%d: field %d (%s): '%s' is not a number (plain decimals only)",
+                       name, line, field + 1, what, ks_quote_n(tok, tok_len, shown, sizeof shown));
+    if (!whole)
         return ks_fail(KS_ERR_PARSE, "%s:%d: field %d (%s): '%s' is not a number", name, line,
-                       field + 1, what, buf);
+                       field + 1, what, ks_quote(buf, shown, sizeof shown));
     const float f = (float)d;
     if (!isfinite(d) || !isfinite(f))
         return ks_fail(KS_ERR_PARSE, "%s:%d: field %d (%s): '%s' is not a finite number", name,
-                       line, field + 1, what, buf);
+                       line, field + 1, what, ks_quote(buf, shown, sizeof shown));
     if (field < 3 && fabsf(f) > KS_SPHERES_COORD_MAX)
         return ks_fail(KS_ERR_PARSE, "%s:%d: field %d (%s): %g is outside -%g..%g pixels", name,
                        line, field + 1, what, d, (double)KS_SPHERES_COORD_MAX,
@@ -215,7 +243,8 @@ ks_status ks_spheres_parse(const char *name, const char *text, size_t len, ks_sp
 {
     *out = NULL;
     *count = 0;
-    if (!name) name = "<scene>";
+    char shown[KS_QUOTE_MAX];
+    name = name ? ks_quote(name, shown, sizeof shown) : "<scene>"; /* a path may hold any byte */
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte-order mark */
         text += 3;
         len -= 3;
@@ -273,28 +302,30 @@ ks_status ks_spheres_load(const char *path, ks_sphere **out, int *count)
 {
     *out = NULL;
     *count = 0;
+    char shown[KS_QUOTE_MAX];
+    ks_quote(path, shown, sizeof shown);
     FILE *f = fopen(path, "rb");
-    if (!f) return ks_fail(KS_ERR_IO, "cannot open scene file %s: %s", path, strerror(errno));
+    if (!f) return ks_fail(KS_ERR_IO, "cannot open scene file %s: %s", shown, strerror(errno));
     /* Read in chunks: works for pipes too, and bounds the size. */
     const size_t limit = (size_t)KS_SPHERES_MAX * (KS_SPHERES_LINE_MAX + 2);
     size_t len = 0, cap = 1 << 16;
     char *text = malloc(cap);
     if (!text) {
         fclose(f);
-        return ks_fail(KS_ERR_OUT_OF_MEMORY, "cannot read %s: out of memory", path);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "cannot read %s: out of memory", shown);
     }
     for (;;) {
         if (len == cap) {
             if (cap >= limit) {
                 free(text);
                 fclose(f);
-                return ks_fail(KS_ERR_PARSE, "%s: larger than %zu bytes", path, limit);
+                return ks_fail(KS_ERR_PARSE, "%s: larger than %zu bytes", shown, limit);
             }
             char *bigger = realloc(text, cap * 2);
             if (!bigger) {
                 free(text);
                 fclose(f);
-                return ks_fail(KS_ERR_OUT_OF_MEMORY, "cannot read %s: out of memory", path);
+                return ks_fail(KS_ERR_OUT_OF_MEMORY, "cannot read %s: out of memory", shown);
             }
             text = bigger;
             cap *= 2;
@@ -307,7 +338,7 @@ ks_status ks_spheres_load(const char *path, ks_sphere **out, int *count)
     fclose(f);
     if (failed) {
         free(text);
-        return ks_fail(KS_ERR_IO, "cannot read scene file %s", path);
+        return ks_fail(KS_ERR_IO, "cannot read scene file %s", shown);
     }
     ks_status st = ks_spheres_parse(path, text, len, out, count);
     free(text);

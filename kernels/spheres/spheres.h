@@ -39,9 +39,12 @@ typedef struct ks_sphere_packed {
 
 enum {
     KS_SPHERES_CONST_MAX = 2048,     /* 64 KiB of __constant__ memory / 32 bytes per sphere */
-    KS_SPHERES_MAX = 1 << 20,        /* largest scene, file or generated */
-    KS_SPHERES_LIVE_MIN = 16,        /* + and - stay within 16 .. KS_SPHERES_LIVE_MAX */
-    KS_SPHERES_LIVE_MAX = 65536,
+    /* The one sphere limit: --spheres, scene files (read stops at the first
+     * sphere over it), the live view's + key and the bench. It is the live
+     * view's range; a file of 1<<20 spheres (the old file limit) made one CPU
+     * frame take minutes. */
+    KS_SPHERES_MAX = 65536,
+    KS_SPHERES_LIVE_MIN = 16,        /* + and - stay within 16 .. KS_SPHERES_MAX */
     KS_SPHERES_LINE_MAX = 1024,      /* bytes per scene-file line, end of line excluded */
     KS_SPHERES_DEFAULT_COUNT = 256,
     KS_SPHERES_DEFAULT_WIDTH = 1024, /* live picture when --size is not given */
@@ -64,7 +67,9 @@ void ks_spheres_animate(const ks_sphere *base, const float *vel, int count, doub
                         int height, ks_sphere *out);
 
 /* Scene file: UTF-8 text, one sphere per line "x y z radius r g b", '#'
- * starts a comment, blank lines ignored. name is used in messages
+ * starts a comment, blank lines ignored. Fields are plain decimal numbers
+ * ([+-]digits[.digits][e[+-]digits]; no hex, inf or nan) separated by spaces
+ * or tabs; at most KS_SPHERES_MAX spheres. name is used in messages
  * ("name:line: what is wrong"). On success *out is malloc'ed (free() it) and
  * holds *count >= 1 spheres; on failure nothing is returned (KS_ERR_PARSE). */
 ks_status ks_spheres_parse(const char *name, const char *text, size_t len, ks_sphere **out,

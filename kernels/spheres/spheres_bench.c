@@ -122,7 +122,10 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     if (!d->use_cuda && r->reps > KS_CPU_MAX_REPS) r->reps = KS_CPU_MAX_REPS;
     const int *counts = d->counts;
     int count_n = d->count_n;
-    if (!counts || count_n <= 0) {
+    if (d->scene) { /* a scene file: its spheres, one count */
+        counts = &d->scene_n;
+        count_n = 1;
+    } else if (!counts || count_n <= 0) {
         counts = d->use_cuda ? ks_bench_gpu_counts : ks_bench_cpu_counts;
         count_n = d->use_cuda ? (int)(sizeof ks_bench_gpu_counts / sizeof *ks_bench_gpu_counts)
                               : (int)(sizeof ks_bench_cpu_counts / sizeof *ks_bench_cpu_counts);
@@ -173,6 +176,13 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     ks_sphere *s = NULL;
     ks_sphere_packed *p = NULL;
     unsigned char *img = NULL;
+    if (st == KS_OK) { /* refuse before allocating: the CPU picture can be a GiB */
+        char what[96];
+        snprintf(what, sizeof what, "bench spheres (%d spheres, %dx%d)", max_n, r->width, r->height);
+        const double need = (double)max_n * (sizeof *s + sizeof *p) +
+                            (d->use_cuda ? 0.0 : 4.0 * r->width * (double)r->height);
+        st = ks_host_memory_check(need, what);
+    }
     if (st == KS_OK) {
         s = malloc((size_t)max_n * sizeof *s);
         p = malloc((size_t)max_n * sizeof *p);
@@ -180,7 +190,8 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
         if (!s || !p || (!d->use_cuda && !img)) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
     }
     if (st == KS_OK) { /* one stream of spheres: each count is a prefix of the largest */
-        ks_spheres_generate(d->seed, max_n, r->width, r->height, s);
+        if (d->scene) memcpy(s, d->scene, (size_t)max_n * sizeof *s);
+        else ks_spheres_generate(d->seed, max_n, r->width, r->height, s);
         ks_spheres_pack(s, max_n, p);
     }
     for (int k = 0; st == KS_OK && k < r->count_n; ++k)

@@ -25,6 +25,8 @@ typedef struct ks_spheres_bench_desc {
     int reps;                /* timed launches per cell; 0 -> 20 (CPU: at most 5) */
     int warmup;              /* untimed launches first; 0 -> 3 (CPU: 1) */
     unsigned long long seed; /* sphere generator seed (0 is a seed like any other) */
+    const ks_sphere *scene;  /* spheres from a scene file instead of the generator (counts ignored) */
+    int scene_n;             /* spheres in scene, 1..KS_SPHERES_MAX */
 } ks_spheres_bench_desc;
 
 typedef struct ks_spheres_bench_cell {

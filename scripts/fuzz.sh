@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/*.c: the sphere scene-file parser
+# and the best-config store reader) with clang, ASan and UBSan, and runs each
+# for a bounded time from its seed corpus.
+#   scripts/fuzz.sh [seconds]       seconds per target, default 60
+# Needs clang with its fuzzer runtime (Debian: clang, libclang-rt-*-dev or the
+# clang package's own runtime); installs them through apt-get when missing.
+# New inputs found go to build-fuzz/corpus_*; a crash leaves
+# build-fuzz/crash-* and exits non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${1:-60}"
+case "$secs" in ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$secs'" >&2; exit 2;; esac
+out="${KS_FUZZ_DIR:-build-fuzz}"
+mkdir -p "$out"
+
+cc="${CC_FUZZ:-}"
+probe() { echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){(void)d;(void)n;return 0;}' |
+          "$1" -x c - -fsanitize=fuzzer -o "$out/probe" >/dev/null 2>&1; }
+if [ -z "$cc" ]; then
+  for c in clang clang-18 clang-17 clang-16 clang-15 clang-14; do
+    if command -v "$c" >/dev/null 2>&1 && probe "$c"; then cc="$c"; break; fi
+  done
+fi
+if [ -z "$cc" ]; then
+  echo "fuzz.sh: no clang with -fsanitize=fuzzer found; installing clang through apt-get"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends clang >/dev/null
+  ver="$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)"
+  probe clang || DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+    "libclang-rt-${ver}-dev" >/dev/null || true
+  probe clang || { echo "fuzz.sh: clang cannot build with -fsanitize=fuzzer" >&2; exit 1; }
+  cc=clang
+fi
+echo "fuzz.sh: using $cc ($($cc --version | head -1))"
+
+flags=(-std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+       -Wall -Wextra -Werror)
+"$cc" "${flags[@]}" -o "$out/fuzz_scene" tests/fuzz/fuzz_scene.c kernels/spheres/spheres.c \
+  kernels/common/ks_error.c -lm
+"$cc" "${flags[@]}" $(pkg-config --cflags stb) -o "$out/fuzz_best_config" tests/fuzz/fuzz_best_config.c \
+  app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c render/image_io.c \
+  $(pkg-config --libs stb) -lm
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export TMPDIR="${TMPDIR:-/tmp}"
+status=0
+for t in scene best_config; do
+  seeds="tests/fuzz/corpus_${t%_config}"
+  found="$out/corpus_${t%_config}"
+  mkdir -p "$found"
+  echo "fuzz.sh: fuzz_$t for ${secs} s (seeds: $seeds)"
+  rc=0
+  (cd "$out" && "./fuzz_$t" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 \
+     "$(basename "$found")" "../$seeds") >"$out/fuzz_$t.log" 2>&1 || rc=$?
+  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|SUMMARY|artifact_prefix|Test unit written)" \
+    "$out/fuzz_$t.log" || true
+  [ $rc -eq 0 ] || { echo "fuzz.sh: fuzz_$t exited $rc (log: $out/fuzz_$t.log)" >&2; status=1; }
+  if ls "$out"/crash-* "$out"/leak-* "$out"/timeout-* >/dev/null 2>&1; then status=1; fi
+done
+[ $status -eq 0 ] && echo "fuzz.sh: no crash, leak or hang found" || echo "fuzz.sh: see $out for the failing inputs" >&2
+exit $status
