@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "kernels/matmul/matmul.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +18,7 @@ enum {
 };
 
 static const char *const ks_scene_names[KS_SCENE_NUM] = {"laplace3d", "laplace3d", "laplace2d",
-                                                         "spheres"};
+                                                         "spheres", "matmul"};
 
 const char *ks_scene_name(ks_scene_id s)
 {
@@ -26,7 +28,7 @@ const char *ks_scene_name(ks_scene_id s)
 int ks_scene_dims(ks_scene_id s)
 {
     if (s == KS_SCENE_LAPLACE2D) return 2;
-    if (s == KS_SCENE_SPHERES) return 0;
+    if (s == KS_SCENE_SPHERES || s == KS_SCENE_MATMUL) return 0;
     return 3;
 }
 
@@ -160,6 +162,57 @@ static ks_status add_spheres(ks_options *o, const char *name, const char *item)
     return KS_OK;
 }
 
+static ks_status add_tile(ks_options *o, const char *name, const char *item)
+{
+    long long v;
+    if (parse_int(item, 1, 1024, &v) != 0 || (v != 8 && v != 16 && v != 32))
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a tile size (8, 16 or 32)", name, item);
+    if (o->tile_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d tiles", name, KS_MAX_LIST);
+    o->tiles[o->tile_n++] = (int)v;
+    return KS_OK;
+}
+
+static ks_status add_mm_size(ks_options *o, const char *name, const char *item)
+{
+    ks_matmul_size s;
+    if (ks_matmul_size_parse(item, &s) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a matmul size (M or MxNxK, each 1..%d)", name, item,
+                       KS_MATMUL_MAX_DIM);
+    KS_TRY(ks_matmul_size_check(&s));
+    if (o->mm_size_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
+    o->mm_sizes[o->mm_size_n][0] = s.m;
+    o->mm_sizes[o->mm_size_n][1] = s.n;
+    o->mm_sizes[o->mm_size_n][2] = s.k;
+    ++o->mm_size_n;
+    return KS_OK;
+}
+
+/* The matmul scene's checks (sizes, tiles, variant names). */
+static ks_status finish_matmul(ks_options *o)
+{
+    if (o->grid_count) return ks_fail(KS_ERR_INVALID, "--grid does not apply to the matmul scene (use --size M or MxNxK)");
+    if (o->scene_file || o->mem || o->sphere_count_n)
+        return ks_fail(KS_ERR_INVALID, "--scene/--mem/--spheres apply to the spheres scene only");
+    if (o->size_text) {
+        o->mm_size_n = 0;
+        KS_TRY(for_each_item(o, "--size", o->size_text, add_mm_size));
+    }
+    /* the window keeps its own default size */
+    o->width = 1280;
+    o->height = 800;
+    if (o->mode == KS_MODE_LIVE && (o->mm_size_n > 1 || o->tile_n > 1 || o->kernel_count > 1))
+        return ks_fail(KS_ERR_INVALID, "--size/--tile/--kernel: one value each for the live view (lists are for bench)");
+    for (int k = 0; k < o->kernel_count; ++k) {
+        ks_matmul_variant v;
+        if (ks_matmul_variant_parse(o->kernels[k], &v) != 0) {
+            char names[128];
+            ks_matmul_variant_list(names, sizeof names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown matmul kernel '%s' (%s)", o->kernels[k], names);
+        }
+    }
+    return KS_OK;
+}
+
 /* Kernel names must outlive the temporary copy that for_each_item splits:
  * each gets a slot in a static pool. */
 static char ks_kernel_pool[KS_MAX_LIST][64];
@@ -204,7 +257,7 @@ static ks_status parse_scene_word(ks_options *o, const char *word, int *have_sce
         }
     }
     return ks_fail(KS_ERR_INVALID,
-                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres)", word);
+                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres, matmul)", word);
 }
 
 static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
@@ -275,12 +328,16 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
     } else if (KS_FLAG("--size")) {
         KS_VALUE("--size");
         int dims[3];
-        if (parse_dims(v, 2, 16, KS_MAX_IMAGE, dims) != 2)
-            return ks_fail(KS_ERR_INVALID, "--size: '%s' is not WxH (each 16..%d pixels)", v,
-                           KS_MAX_IMAGE);
-        o->width = dims[0];
-        o->height = dims[1];
-        o->size_set = 1;
+        o->size_text = v; /* matmul parses its own sizes in ks_options_finish */
+        o->size_wh_bad = parse_dims(v, 2, 16, KS_MAX_IMAGE, dims) != 2;
+        if (!o->size_wh_bad) {
+            o->width = dims[0];
+            o->height = dims[1];
+        }
+        o->size_set = !o->size_wh_bad;
+    } else if (KS_FLAG("--tile")) {
+        KS_VALUE("--tile");
+        KS_TRY(for_each_item(o, "--tile", v, add_tile));
     } else if (KS_FLAG("--colormap")) {
         KS_VALUE("--colormap");
         if (ks_colormap_parse(v, &o->colormap) != 0)
@@ -346,13 +403,17 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
     }
     if (o->help || o->version) return KS_OK;
     if (o->mode == KS_MODE_BENCH && !have_scene)
-        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres");
+        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres|matmul");
     return ks_options_finish(o);
 }
 
 ks_status ks_options_finish(ks_options *o)
 {
     if (o->scene == KS_SCENE_DEFAULT) o->scene = KS_SCENE_LAPLACE3D;
+    if (o->scene != KS_SCENE_MATMUL && o->size_wh_bad)
+        return ks_fail(KS_ERR_INVALID, "--size: '%s' is not WxH (each 16..%d pixels)", o->size_text, KS_MAX_IMAGE);
+    if (o->scene != KS_SCENE_MATMUL && o->tile_n)
+        return ks_fail(KS_ERR_INVALID, "--tile applies to the matmul scene only");
     const int dims = ks_scene_dims(o->scene);
     if (o->bc == KS_BC_DEFAULT) o->bc = KS_BC_HOT_TOP;
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;
@@ -373,6 +434,7 @@ ks_status ks_options_finish(ks_options *o)
         return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
     if (!o->sphere_count) o->sphere_count = 256;
 
+    if (o->scene == KS_SCENE_MATMUL) return finish_matmul(o);
     if (dims == 0) {
         if (o->grid_count) return ks_fail(KS_ERR_INVALID, "--grid does not apply to the spheres scene");
         return KS_OK;
@@ -437,8 +499,8 @@ void ks_options_print_help(void)
     ks_lvariant_list(3, k3, sizeof k3);
     ks_lvariant_list(2, k2, sizeof k2);
     printf("kernelscope %s: watch GPU kernels work\n\n"
-           "usage: kernelscope [laplace3d|laplace2d|spheres] [options]\n"
-           "       kernelscope bench laplace3d|laplace2d|spheres [options]\n\n"
+           "usage: kernelscope [laplace3d|laplace2d|spheres|matmul] [options]\n"
+           "       kernelscope bench laplace3d|laplace2d|spheres|matmul [options]\n\n"
            "Laplace scenes:\n"
            "  --grid N | NXxNY[xNZ]   grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)\n"
            "  --bc seed|hot-top|sine  boundary preset (default hot-top)\n"
@@ -453,7 +515,13 @@ void ks_options_print_help(void)
            "  --seed S                random placement seed (default 1)\n"
            "  --scene FILE            spheres from a file: 'x y z radius r g b' per line\n"
            "  --mem NAME              global, readonly, constant, shared, binned\n"
-           "Both:\n"
+           "Matmul scene:\n"
+           "  --size M | MxNxK        C = A*B with A MxK, B KxN (M alone: square; default 2048;\n"
+           "                          bench: a list, default 1024,2048,4096,8192)\n"
+           "  --kernel NAME           naive, tiled, regtile, cublas (bench: a list; default all)\n"
+           "  --tile T                tiled's tile: 8, 16 or 32 (default 16; bench: a list, default all)\n"
+           "  --dump-field FILE.npy   write C (float32, shape (M, N))\n"
+           "All scenes:\n"
            "  --backend cuda|cpu      default cuda when a device exists, else cpu\n"
            "  --headless              render through EGL without a window (default without a display)\n"
            "  --window                insist on a window (error when there is no display)\n"

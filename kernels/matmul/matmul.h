@@ -54,6 +54,11 @@ int ks_matmul_size_parse(const char *text, ks_matmul_size *s);
 void ks_matmul_gold(const ks_matmul_size *s, const float *a, const float *b, float *c);
 /* First index where the two C differ bit for bit, or -1. */
 long long ks_matmul_first_diff(const float *want, const float *got, size_t n);
+/* The CPU's picture of C, as ks_matmul_gpu_draw draws it (rgba host, rows bottom-up). */
+void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
+                        float lo, float hi, int grid_tile, unsigned char *rgba);
+/* Picture size for C: enlarged by a whole factor up to max_side, or shrunk to fit it. */
+void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *h);
 /* 2*M*N*K */
 double ks_matmul_flops(const ks_matmul_size *s);
 
@@ -72,8 +77,9 @@ void ks_matmul_variant_list(char *buf, size_t len);                   /* "naive,
 int ks_matmul_block_tile(ks_matmul_variant v, int tile);
 /* The textbook DRAM model (bytes), labelled "model" wherever shown:
  * naive 2MNK*4 (every operand from DRAM), tiled 2MNK*4/T + 4MN,
- * regtile 4MNK*(1/128 + 1/128) + 4MN = MNK/16 + 4MN, cublas as regtile
- * (its tiles are at least as large), plus writing C once. */
+ * regtile and cublas 2MNK*4/128 + 4MN (each A element read once per 128-wide
+ * column band of C, each B element once per 128-tall row band; cuBLAS's tiles
+ * are at least as large). 4MN: writing C once. Caches make the real counts lower. */
 double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size *s);
 
 /* ---- GPU ---- */
@@ -102,6 +108,8 @@ ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c);
  * (0: none) where a tile edge falls within the pixel. */
 ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4],
                              float lo, float hi, int grid_tile, void *rgba);
+/* One element of C (synchronises). */
+ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
 /* Device name */
 ks_status ks_matmul_gpu_device_name(char *buf, size_t len);
 

@@ -14,6 +14,7 @@
 
 #include "kernels/common/colormap.h"
 #include "kernels/common/cuda_check.h"
+#include "matmul_draw.h"
 
 #define KS_CUBLAS_TRY(call)                                                                        \
     do {                                                                                           \
@@ -194,18 +195,6 @@ __global__ void __launch_bounds__(KS_RT_THREADS, 2) ks_mm_regtile_kernel(const f
 
 /* ---- picture: mean of the cells under each pixel, tile grid over it ---- */
 
-/* Pixel p of n covers cells [p*len/n, max((p+1)*len/n, that + 1)): 1 when a tile
- * starts inside (not the first), counted once where several pixels show one cell. */
-__device__ int ks_mm_edge(int p, int len, int n, int grid)
-{
-    const long long c0 = (long long)p * len / n;
-    const long long c1 = max((long long)(p + 1) * len / n, c0 + 1);
-    const long long b = (c0 + grid - 1) / grid * grid;
-    if (b <= 0 || b >= c1) return 0;
-    if (b == c0 && p > 0 && (long long)(p - 1) * len / n == c0) return 0;
-    return 1;
-}
-
 __global__ void ks_mm_draw_kernel(const float *__restrict__ C, int M, int N, int w, int h,
                                   const uchar4 *__restrict__ lut, float lo, float inv_span, int grid,
                                   uchar4 *__restrict__ out)
@@ -213,14 +202,15 @@ __global__ void ks_mm_draw_kernel(const float *__restrict__ C, int M, int N, int
     const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
     if (px >= w || py >= h) return;
     const int row_pic = h - 1 - py; /* rows bottom-up: C's row 0 at the top */
-    const long long i0 = (long long)row_pic * M / h, i1 = max((long long)(row_pic + 1) * M / h, i0 + 1);
-    const long long j0 = (long long)px * N / w, j1 = max((long long)(px + 1) * N / w, j0 + 1);
+    long long i0, i1, j0, j1;
+    ks_matmul_cells(row_pic, M, h, &i0, &i1);
+    ks_matmul_cells(px, N, w, &j0, &j1);
     double sum = 0.0;
     for (long long i = i0; i < i1; ++i)
         for (long long j = j0; j < j1; ++j) sum += C[i * N + j];
     const float mean = (float)(sum / (double)((i1 - i0) * (j1 - j0)));
     uchar4 col = lut[ks_colormap_index(mean, lo, inv_span)];
-    if (grid > 0 && (ks_mm_edge(row_pic, M, h, grid) || ks_mm_edge(px, N, w, grid)))
+    if (grid > 0 && (ks_matmul_edge(row_pic, M, h, grid) || ks_matmul_edge(px, N, w, grid)))
         col = make_uchar4(255, 255, 255, 255);
     out[(size_t)py * w + px] = col;
 }
@@ -432,5 +422,15 @@ extern "C" ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const un
     ks_mm_draw_kernel<<<grid, block, 0, g->stream>>>(g->c, g->size.m, g->size.n, w, h, (const uchar4 *)g->lut, lo,
                                                       inv, grid_tile, (uchar4 *)rgba);
     KS_CUDA_TRY_LAUNCH("matmul draw");
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value)
+{
+    if (!g->have_size || i < 0 || j < 0 || i >= g->size.m || j >= g->size.n)
+        return ks_fail(KS_ERR_INVALID, "matmul: no element C[%d][%d]", i, j);
+    KS_CUDA_TRY(cudaMemcpyAsync(value, g->c + (size_t)i * g->size.n + j, sizeof(float), cudaMemcpyDeviceToHost,
+                                g->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
     return KS_OK;
 }

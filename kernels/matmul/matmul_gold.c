@@ -1,5 +1,6 @@
 /* Matmul inputs, size parsing, CPU gold, variant table and DRAM model (matmul.h). */
 #include "matmul.h"
+#include "matmul_draw.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -143,4 +144,46 @@ double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size
     case KS_MATMUL_TILED: return 2.0 * mnk * 4.0 / (tile > 0 ? tile : 1) + c;
     default: return 2.0 * mnk * 4.0 / KS_MATMUL_REGTILE_BLOCK + c;
     }
+}
+
+void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
+                        float lo, float hi, int grid_tile, unsigned char *rgba)
+{
+    const float inv = hi > lo ? 1.0f / (hi - lo) : 1.0f;
+#pragma omp parallel for schedule(static)
+    for (int py = 0; py < h; ++py) {
+        const int row_pic = h - 1 - py;
+        long long i0, i1;
+        ks_matmul_cells(row_pic, s->m, h, &i0, &i1);
+        const int edge_row = grid_tile > 0 && ks_matmul_edge(row_pic, s->m, h, grid_tile);
+        for (int px = 0; px < w; ++px) {
+            long long j0, j1;
+            ks_matmul_cells(px, s->n, w, &j0, &j1);
+            double sum = 0.0;
+            for (long long i = i0; i < i1; ++i)
+                for (long long j = j0; j < j1; ++j) sum += c[i * s->n + j];
+            const float mean = (float)(sum / (double)((i1 - i0) * (j1 - j0)));
+            unsigned char *out = rgba + 4 * ((size_t)py * w + px);
+            if (edge_row || (grid_tile > 0 && ks_matmul_edge(px, s->n, w, grid_tile))) {
+                out[0] = out[1] = out[2] = out[3] = 255;
+            } else {
+                memcpy(out, lut[ks_colormap_index(mean, lo, inv)], 4);
+            }
+        }
+    }
+}
+
+void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *h)
+{
+    const int big = s->m > s->n ? s->m : s->n;
+    if (big <= max_side) {
+        const int f = max_side / big;
+        *w = s->n * f;
+        *h = s->m * f;
+    } else {
+        *w = (int)((long long)s->n * max_side / big);
+        *h = (int)((long long)s->m * max_side / big);
+    }
+    if (*w < 1) *w = 1;
+    if (*h < 1) *h = 1;
 }
