@@ -101,6 +101,10 @@ static ks_status ks_mm_range(ks_matmul_scene *s)
         if (s->c[e] > hi) hi = s->c[e];
     }
     if (!(hi > lo)) hi = lo + 1.0f;
+    if (s->opt->range_set) {
+        lo = s->opt->range_lo;
+        hi = s->opt->range_hi;
+    }
     s->lo = lo;
     s->hi = hi;
     s->range_valid = 1;
