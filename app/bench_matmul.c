@@ -35,6 +35,15 @@ static ks_status ks_bench_matmul_chart(const ks_matmul_bench_result *r, const ch
         y[s][n[s]++] = w->gflops;
     }
     if (series_n == 0) return KS_OK;
+    for (int q = 0; q < series_n; ++q) /* points in x order, whatever order --size listed */
+        for (int i = 1; i < n[q]; ++i)
+            for (int j = i; j > 0 && x[q][j] < x[q][j - 1]; --j) {
+                const double tx = x[q][j], ty = y[q][j];
+                x[q][j] = x[q][j - 1];
+                y[q][j] = y[q][j - 1];
+                x[q][j - 1] = tx;
+                y[q][j - 1] = ty;
+            }
     ks_chart_series series[MAXS];
     for (int s = 0; s < series_n; ++s) series[s] = (ks_chart_series){names[s], x[s], y[s], n[s]};
     char title[400];

@@ -193,12 +193,45 @@ static void test_bad_input(void **state)
     usage("bench", "matmul", "--size=4096x0x4", "not a matmul size");
 }
 
+/* The live scene on the CPU backend: --dump-field after one frame holds C = the gold. */
+static void test_dump_field(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    ks_test_tmpdir(dir, sizeof dir, "matmul_dump");
+    snprintf(path, sizeof path, "%s/c.npy", dir);
+    const char *argv[] = {NULL, "matmul", "--backend", "cpu", "--headless", "--frames", "1", "--size", "17x33x9",
+                          "--dump-field", path, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char head[10];
+    assert_int_equal(fread(head, 1, 10, f), 10);
+    assert_memory_equal(head, "\x93NUMPY", 6);
+    const size_t hlen = (size_t)head[8] | (size_t)head[9] << 8;
+    char *header = calloc(1, hlen + 1);
+    assert_non_null(header);
+    assert_int_equal(fread(header, 1, hlen, f), hlen);
+    assert_non_null(strstr(header, "'<f4'"));
+    assert_non_null(strstr(header, "(17, 33)"));
+    free(header);
+    float got[17 * 33], gold[17 * 33], a[17 * 9], b[9 * 33];
+    assert_int_equal(fread(got, 4, 17 * 33, f), 17 * 33);
+    fclose(f);
+    const ks_matmul_size s = {17, 33, 9};
+    ks_matmul_fill(&s, a, b);
+    ks_matmul_gold(&s, a, b, gold);
+    assert_int_equal(ks_matmul_first_diff(gold, got, 17 * 33), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gold_exact), cmocka_unit_test(test_first_diff), cmocka_unit_test(test_size_parse),
         cmocka_unit_test(test_model),      cmocka_unit_test(test_picture),    cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

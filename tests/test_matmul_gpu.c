@@ -107,6 +107,29 @@ static void test_fma_peak(void **state)
     assert_true(gf > 10.0);
 }
 
+/* The bench's run on small sizes: rows for every variant and tile, cuBLAS at 100 %. */
+static void test_bench(void **state)
+{
+    (void)state;
+    const ks_matmul_size sz[] = {{33, 17, 65}, {256, 256, 256}};
+    ks_matmul_bench_desc d;
+    memset(&d, 0, sizeof d);
+    d.use_cuda = 1;
+    d.sizes = sz;
+    d.size_n = 2;
+    d.reps = 3;
+    ks_matmul_bench_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    OK(ks_matmul_bench_run(&d, r));
+    assert_int_equal(r->row_n, 2 * 6); /* cublas, naive, tiled x3, regtile */
+    assert_true(r->peak_gflops > 0);
+    for (int k = 0; k < r->row_n; ++k) {
+        assert_true(r->rows[k].ms > 0 && r->rows[k].gflops > 0 && r->rows[k].pct_peak > 0);
+        if (strcmp(r->rows[k].variant, "cublas") == 0) assert_true(fabs(r->rows[k].pct_cublas - 100.0) < 1e-9);
+    }
+    free(r);
+}
+
 int main(void)
 {
     if (ks_matmul_gpu_device_count() == 0) {
@@ -114,6 +137,6 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants), cmocka_unit_test(test_picture),
-                                       cmocka_unit_test(test_fma_peak)};
+                                       cmocka_unit_test(test_fma_peak), cmocka_unit_test(test_bench)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
