@@ -92,7 +92,8 @@ __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restri
  * while computing this one, then stores them into the other shared buffer:
  * one __syncthreads per step. VEC: K and N multiples of 4, so a row's float4
  * at a multiple-of-4 column is 16-byte aligned (cudaMalloc bases are). */
-enum { KS_RT_BM = 128, KS_RT_BN = 128, KS_RT_BK = 8, KS_RT_THREADS = 256 };
+enum { KS_RT_BM = 128, KS_RT_BN = 128, KS_RT_BK = 8, KS_RT_THREADS = 256,
+       KS_RT_APAD = 4 /* As rows of 132: the transposed stores of a warp hit 32 banks */ };
 
 template <bool VEC>
 __device__ __forceinline__ void ks_rt_load(const float *__restrict__ A, const float *__restrict__ B, int M,
@@ -117,7 +118,7 @@ __device__ __forceinline__ void ks_rt_load(const float *__restrict__ A, const fl
     }
 }
 
-__device__ __forceinline__ void ks_rt_store(float (*As)[KS_RT_BM], float (*Bs)[KS_RT_BN], const float ra[4],
+__device__ __forceinline__ void ks_rt_store(float (*As)[KS_RT_BM + KS_RT_APAD], float (*Bs)[KS_RT_BN], const float ra[4],
                                             const float rb[4])
 {
     const int t = threadIdx.x;
@@ -133,7 +134,7 @@ __global__ void __launch_bounds__(KS_RT_THREADS, 2) ks_mm_regtile_kernel(const f
                                                                          float *__restrict__ C, int M, int N,
                                                                          int K)
 {
-    __shared__ __align__(16) float As[2][KS_RT_BK][KS_RT_BM];
+    __shared__ __align__(16) float As[2][KS_RT_BK][KS_RT_BM + KS_RT_APAD];
     __shared__ __align__(16) float Bs[2][KS_RT_BK][KS_RT_BN];
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
     const int row0 = blockIdx.y * KS_RT_BM, col0 = blockIdx.x * KS_RT_BN;
