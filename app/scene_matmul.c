@@ -142,7 +142,7 @@ static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
         s->b = malloc((size_t)s->size.k * s->size.n * sizeof *s->b);
         if (!s->a || !s->b) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: no host memory for A and B");
         ks_matmul_fill(&s->size, s->a, s->b);
-        if (opt->kernel_count && s->variant != KS_MATMUL_NAIVE)
+        if (opt->kernel_count)
             snprintf(s->notice, sizeof s->notice, "cpu backend: --kernel %s ignored (the CPU gold runs)", opt->kernels[0]);
     }
     /* the first C: for the colour range (every variant gives the same C) */
