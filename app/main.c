@@ -8,6 +8,7 @@
 
 #include "kernels/common/cuda_device.h"
 #include "bench_laplace.h"
+#include "bench_matmul.h"
 #include "bench_spheres.h"
 #include "best_config.h"
 #include "live.h"
@@ -122,6 +123,8 @@ int main(int argc, char **argv)
         ks_status st = KS_OK;
         if (ks_scene_dims(opt.scene) != 0)
             st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
+        else if (opt.scene == KS_SCENE_MATMUL)
+            st = ks_bench_matmul(&opt, &device, use_cuda);
         else
             st = ks_bench_spheres(&opt, &device, use_cuda);
         if (st != KS_OK) code = fail(setup_exit_code(st));
@@ -153,6 +156,7 @@ int main(int argc, char **argv)
     }
 
     const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
+    if (opt.scene == KS_SCENE_MATMUL) api = &ks_scene_matmul;
     int headless = opt.headless;
     if (opt.window && !has_display()) {
         free(best);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/matmul/matmul.h"
 #include "kernels/spheres/spheres.h"
 
 enum {
@@ -17,7 +18,7 @@ enum {
 };
 
 static const char *const ks_scene_names[KS_SCENE_NUM] = {"laplace3d", "laplace3d", "laplace2d",
-                                                         "spheres"};
+                                                         "spheres", "matmul"};
 
 const char *ks_scene_name(ks_scene_id s)
 {
@@ -27,7 +28,7 @@ const char *ks_scene_name(ks_scene_id s)
 int ks_scene_dims(ks_scene_id s)
 {
     if (s == KS_SCENE_LAPLACE2D) return 2;
-    if (s == KS_SCENE_SPHERES) return 0;
+    if (s == KS_SCENE_SPHERES || s == KS_SCENE_MATMUL) return 0;
     return 3;
 }
 
@@ -214,7 +215,7 @@ static ks_status parse_scene_word(ks_options *o, const char *word, int *have_sce
         }
     }
     return ks_fail(KS_ERR_INVALID,
-                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres)", quoted(word));
+                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres, matmul)", quoted(word));
 }
 
 /* ---- The flag table: one row per flag, saying where it means something ---- */
@@ -227,8 +228,11 @@ enum {
     KS_AT_BENCH_L3 = 1 << 3,
     KS_AT_BENCH_L2 = 1 << 4,
     KS_AT_BENCH_SPH = 1 << 5,
-    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH,
-    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH,
+    KS_AT_LIVE_MM = 1 << 6,
+    KS_AT_BENCH_MM = 1 << 7,
+    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM,
+    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM,
+    KS_AT_MATMUL = KS_AT_LIVE_MM | KS_AT_BENCH_MM,
     KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
     KS_AT_LAPLACE = KS_AT_LAPLACE_LIVE | KS_AT_BENCH_L3 | KS_AT_BENCH_L2,
     KS_AT_SPHERES = KS_AT_LIVE_SPH | KS_AT_BENCH_SPH,
@@ -345,15 +349,72 @@ static ks_status set_format(ks_options *o, const char *name, const char *v)
         return ks_fail(KS_ERR_INVALID, "%s: unknown image format '%s' (png, ppm)", name, quoted(v));
     return KS_OK;
 }
+/* --size means WxH pixels for the pictures and M[xNxK] for matmul: the text is
+ * kept and read once the scene is known (ks_options_finish). */
 static ks_status set_size(ks_options *o, const char *name, const char *v)
 {
+    (void)name;
+    o->size_text = v;
+    return KS_OK;
+}
+static ks_status finish_size_wh(ks_options *o)
+{
     int dims[3];
-    if (parse_dims(v, 2, 16, KS_MAX_IMAGE, dims) != 2)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not WxH (each 16..%d pixels)", name, quoted(v),
-                       KS_MAX_IMAGE);
+    if (!o->size_text) return KS_OK;
+    if (parse_dims(o->size_text, 2, 16, KS_MAX_IMAGE, dims) != 2)
+        return ks_fail(KS_ERR_INVALID, "--size: '%s' is not WxH (each 16..%d pixels)",
+                       quoted(o->size_text), KS_MAX_IMAGE);
     o->width = dims[0];
     o->height = dims[1];
     o->size_set = 1;
+    return KS_OK;
+}
+static ks_status add_tile(ks_options *o, const char *name, const char *item)
+{
+    long long v;
+    if (parse_int(item, 1, 1024, &v) != 0 || (v != 8 && v != 16 && v != 32))
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a tile size (8, 16 or 32)", name, quoted(item));
+    if (o->tile_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d tiles", name, KS_MAX_LIST);
+    o->tiles[o->tile_n++] = (int)v;
+    return KS_OK;
+}
+static ks_status set_tile(ks_options *o, const char *name, const char *v)
+{
+    return for_each_item(o, name, v, add_tile);
+}
+static ks_status add_mm_size(ks_options *o, const char *name, const char *item)
+{
+    ks_matmul_size s;
+    if (ks_matmul_size_parse(item, &s) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a matmul size (M or MxNxK, each 1..%d)", name,
+                       quoted(item), KS_MATMUL_MAX_DIM);
+    KS_TRY(ks_matmul_size_check(&s));
+    if (o->mm_size_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
+    o->mm_sizes[o->mm_size_n][0] = s.m;
+    o->mm_sizes[o->mm_size_n][1] = s.n;
+    o->mm_sizes[o->mm_size_n][2] = s.k;
+    ++o->mm_size_n;
+    return KS_OK;
+}
+/* The matmul scene's checks (sizes, tiles, variant names). */
+static ks_status finish_matmul(ks_options *o)
+{
+    if (o->size_text) {
+        o->mm_size_n = 0;
+        KS_TRY(for_each_item(o, "--size", o->size_text, add_mm_size));
+    }
+    if (o->mode == KS_MODE_LIVE && (o->mm_size_n > 1 || o->tile_n > 1 || o->kernel_count > 1))
+        return ks_fail(KS_ERR_INVALID,
+                       "--size/--tile/--kernel: one value each for the live view (lists are for bench)");
+    for (int k = 0; k < o->kernel_count; ++k) {
+        ks_matmul_variant v;
+        if (ks_matmul_variant_parse(o->kernels[k], &v) != 0) {
+            char names[128];
+            ks_matmul_variant_list(names, sizeof names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown matmul kernel '%s' (%s)",
+                           quoted(o->kernels[k]), names);
+        }
+    }
     return KS_OK;
 }
 static ks_status set_colormap(ks_options *o, const char *name, const char *v)
@@ -412,17 +473,18 @@ static const ks_flag ks_flags[] = {
     {"--frames", 1, KS_AT_LIVE, "the live views", set_frames},
     {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
     {"--format", 1, KS_AT_LIVE, "the live views", set_format},
-    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH, "the live views and bench spheres", set_size},
+    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM, "the live views, bench spheres and bench matmul", set_size},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
-    {"--block", 1, KS_AT_ALL, "everywhere", set_block},
+    {"--block", 1, KS_AT_ALL & ~KS_AT_MATMUL, "the Laplace and spheres scenes", set_block},
     {"--grid", 1, KS_AT_LAPLACE, "the Laplace scenes", set_grid},
-    {"--kernel", 1, KS_AT_LAPLACE, "the Laplace scenes", set_kernel},
+    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL, "the Laplace and matmul scenes", set_kernel},
+    {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile},
     {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
     {"--iters", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_iters},
-    {"--colormap", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_colormap},
-    {"--range", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_range},
-    {"--dump-field", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_dump_field},
+    {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
+    {"--range", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_range},
+    {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_dump_field},
     {"--spheres", 1, KS_AT_SPHERES, "the spheres scene", set_spheres},
     {"--seed", 1, KS_AT_SPHERES, "the spheres scene", set_seed},
     {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
@@ -451,9 +513,10 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
 /* The first flag given where it means nothing, refused in one line. */
 static ks_status check_applicable(const ks_options *o)
 {
-    static const unsigned live[KS_SCENE_NUM] = {KS_AT_LIVE_L3, KS_AT_LIVE_L3, KS_AT_LIVE_L2, KS_AT_LIVE_SPH};
+    static const unsigned live[KS_SCENE_NUM] = {KS_AT_LIVE_L3, KS_AT_LIVE_L3, KS_AT_LIVE_L2, KS_AT_LIVE_SPH,
+                                                KS_AT_LIVE_MM};
     static const unsigned bench[KS_SCENE_NUM] = {KS_AT_BENCH_L3, KS_AT_BENCH_L3, KS_AT_BENCH_L2,
-                                                 KS_AT_BENCH_SPH};
+                                                 KS_AT_BENCH_SPH, KS_AT_BENCH_MM};
     const unsigned here = o->mode == KS_MODE_BENCH ? bench[o->scene] : live[o->scene];
     for (int k = 0; k < KS_FLAG_NUM; ++k) {
         if (!(o->flags_given & (1ull << k)) || (ks_flags[k].applies & here)) continue;
@@ -481,13 +544,15 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
     }
     if (o->help || o->version) return KS_OK;
     if (o->mode == KS_MODE_BENCH && !have_scene)
-        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres");
+        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres|matmul");
     return ks_options_finish(o);
 }
 
 ks_status ks_options_finish(ks_options *o)
 {
     if (o->scene == KS_SCENE_DEFAULT) o->scene = KS_SCENE_LAPLACE3D;
+    KS_TRY(check_applicable(o));
+    if (o->scene != KS_SCENE_MATMUL) KS_TRY(finish_size_wh(o));
     const int dims = ks_scene_dims(o->scene);
     if (o->bc == KS_BC_DEFAULT) o->bc = KS_BC_HOT_TOP;
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;
@@ -508,7 +573,7 @@ ks_status ks_options_finish(ks_options *o)
         return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
     if (!o->sphere_count) o->sphere_count = 256;
 
-    KS_TRY(check_applicable(o));
+    if (o->scene == KS_SCENE_MATMUL) return finish_matmul(o);
     if (dims == 0) {
         if (o->scene_file && o->sphere_count_n)
             return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
@@ -580,8 +645,8 @@ void ks_options_print_help(void)
     ks_lvariant_list(3, k3, sizeof k3);
     ks_lvariant_list(2, k2, sizeof k2);
     printf("kernelscope %s: watch GPU kernels work\n\n"
-           "usage: kernelscope [laplace3d|laplace2d|spheres] [options]\n"
-           "       kernelscope bench laplace3d|laplace2d|spheres [options]\n\n"
+           "usage: kernelscope [laplace3d|laplace2d|spheres|matmul] [options]\n"
+           "       kernelscope bench laplace3d|laplace2d|spheres|matmul [options]\n\n"
            "Laplace scenes:\n"
            "  --grid N | NXxNY[xNZ]   grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)\n"
            "  --bc seed|hot-top|sine  boundary preset (default hot-top)\n"
@@ -596,7 +661,13 @@ void ks_options_print_help(void)
            "  --seed S                random placement seed (default 1)\n"
            "  --scene FILE            spheres from a file: 'x y z radius r g b' per line\n"
            "  --mem NAME              global, readonly, constant, shared, binned\n"
-           "Both:\n"
+           "Matmul scene:\n"
+           "  --size M | MxNxK        C = A*B with A MxK, B KxN (M alone: square; default 2048;\n"
+           "                          bench: a list, default 1024,2048,4096,8192)\n"
+           "  --kernel NAME           naive, tiled, regtile, cublas (bench: a list; default all)\n"
+           "  --tile T                tiled's tile: 8, 16 or 32 (default 16; bench: a list, default all)\n"
+           "  --dump-field FILE.npy   write C (float32, shape (M, N))\n"
+           "All scenes:\n"
            "  --backend cuda|cpu      default cuda when a device exists, else cpu\n"
            "  --headless              render through EGL without a window (default without a display)\n"
            "  --window                insist on a window (error when there is no display)\n"

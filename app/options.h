@@ -15,6 +15,7 @@ typedef enum ks_scene_id {
     KS_SCENE_LAPLACE3D,
     KS_SCENE_LAPLACE2D,
     KS_SCENE_SPHERES,
+    KS_SCENE_MATMUL,
     KS_SCENE_NUM
 } ks_scene_id;
 
@@ -59,6 +60,12 @@ typedef struct ks_options {
     const char *mem;        /* --mem variant name, NULL = default */
     int sphere_counts[KS_MAX_LIST]; /* bench: --spheres list */
     int sphere_count_n;
+    /* matmul scene: --size M or MxNxK (bench: a list), --tile T (bench: a list) */
+    const char *size_text;  /* --size as given: WxH, or matmul sizes (read once the scene is known) */
+    int mm_size_n;
+    int mm_sizes[KS_MAX_LIST][3]; /* m, n, k */
+    int tile_n;
+    int tiles[KS_MAX_LIST];
     /* bench */
     int reps;             /* timed repetitions per configuration, default 20 */
     int help, version;
@@ -75,7 +82,7 @@ ks_status ks_options_finish(ks_options *o);
  * the backend is known. */
 void ks_options_backend_defaults(ks_options *o, int use_cuda);
 const char *ks_scene_name(ks_scene_id s);
-int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres */
+int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres and matmul */
 void ks_options_print_help(void);
 /* The grid of grids[idx] as a ks_grid for the scene. */
 ks_grid ks_options_grid(const ks_options *o, int idx);

@@ -1,0 +1,119 @@
+/* Matrix multiply C = A * B (issue 11): the course's tiled-matmul exercise
+ * made visible. Inputs are fixed by formula (ks_matmul_a / ks_matmul_b) so
+ * that every element of C is exact in float32 and every correct kernel gives
+ * the same C bit for bit. Row-major float32; A is MxK, B is KxN, C is MxN.
+ *
+ * The GPU side is a variant table (one row per variant: name, summary, the
+ * tile sizes it takes, its DRAM byte model, its launcher) and a small context
+ * holding the device buffers, a cuBLAS handle, a stream and events. */
+#ifndef KS_MATMUL_H
+#define KS_MATMUL_H
+
+#include <stddef.h>
+
+#include "kernels/common/ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    KS_MATMUL_MAX_DIM = 65536,      /* per side */
+    KS_MATMUL_DEFAULT_SIZE = 2048,  /* M = N = K */
+    KS_MATMUL_REGTILE_BLOCK = 128,  /* regtile's block tile of C (128 x 128) */
+};
+/* Largest total of A + B + C elements (4 GiB each at most... 16 GiB in all). */
+#define KS_MATMUL_MAX_ELEMS 4294967296.0
+/* Exactness holds for any K with 1.5 * K < 2^19 (README: "exact in float32"). */
+#define KS_MATMUL_EXACT_MAX_K 349525
+
+typedef enum ks_matmul_variant {
+    KS_MATMUL_NAIVE = 0,
+    KS_MATMUL_TILED,
+    KS_MATMUL_REGTILE,
+    KS_MATMUL_CUBLAS,
+    KS_MATMUL_NUM
+} ks_matmul_variant;
+
+typedef struct ks_matmul_size {
+    int m, n, k;
+} ks_matmul_size;
+
+/* The inputs, by formula: A[i][k] = ((i*K + k) mod 17 - 8) / 8,
+ * B[k][j] = ((k*N + j) mod 13 - 6) / 4. */
+float ks_matmul_a(const ks_matmul_size *s, int i, int k);
+float ks_matmul_b(const ks_matmul_size *s, int k, int j);
+void ks_matmul_fill(const ks_matmul_size *s, float *a, float *b);
+/* Size checks: each side 1..KS_MATMUL_MAX_DIM, A+B+C at most KS_MATMUL_MAX_ELEMS
+ * elements (KS_ERR_INVALID naming the size otherwise). */
+ks_status ks_matmul_size_check(const ks_matmul_size *s);
+/* "MxNxK" or "M" (square) into *s; 0 on success, -1 when malformed or a side is
+ * outside 1..KS_MATMUL_MAX_DIM. */
+int ks_matmul_size_parse(const char *text, ks_matmul_size *s);
+/* CPU gold: i-k-j loops, OpenMP over rows; exact (see the README). */
+void ks_matmul_gold(const ks_matmul_size *s, const float *a, const float *b, float *c);
+/* First index where the two C differ bit for bit, or -1. */
+long long ks_matmul_first_diff(const float *want, const float *got, size_t n);
+/* The CPU's picture of C, as ks_matmul_gpu_draw draws it (rgba host, rows bottom-up). */
+void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
+                        float lo, float hi, int grid_tile, unsigned char *rgba);
+/* Picture size for C: enlarged by a whole factor up to max_side, or shrunk to fit it. */
+void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *h);
+/* 2*M*N*K */
+double ks_matmul_flops(const ks_matmul_size *s);
+
+/* ---- variant table ---- */
+typedef struct ks_matmul_variant_info {
+    const char *name;
+    const char *summary;
+    int tiles[3];      /* run-time tile sizes ([ ] cycles), 0 ends; tiles[0] == 0: fixed */
+    int grid_tile;     /* tile of C one block computes when fixed (for the drawn grid) */
+} ks_matmul_variant_info;
+
+const ks_matmul_variant_info *ks_matmul_variant_get(ks_matmul_variant v);
+int ks_matmul_variant_parse(const char *name, ks_matmul_variant *out); /* 0 ok, -1 unknown */
+void ks_matmul_variant_list(char *buf, size_t len);                   /* "naive, tiled, ..." */
+/* Block tile of C (side) for the variant at this tile size: naive 16, tiled T, regtile 128. */
+int ks_matmul_block_tile(ks_matmul_variant v, int tile);
+/* The textbook DRAM model (bytes), labelled "model" wherever shown:
+ * naive 2MNK*4 (every operand from DRAM), tiled 2MNK*4/T + 4MN,
+ * regtile and cublas 2MNK*4/128 + 4MN (each A element read once per 128-wide
+ * column band of C, each B element once per 128-tall row band; cuBLAS's tiles
+ * are at least as large). 4MN: writing C once. Caches make the real counts lower. */
+double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size *s);
+
+/* ---- GPU ---- */
+typedef struct ks_matmul_gpu ks_matmul_gpu;
+
+int ks_matmul_gpu_device_count(void);
+ks_status ks_matmul_gpu_create(ks_matmul_gpu **out);
+void ks_matmul_gpu_destroy(ks_matmul_gpu *g);
+void *ks_matmul_gpu_stream(ks_matmul_gpu *g);
+/* (Re)allocates for s and fills A and B on the device by the formula. */
+ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size *s);
+/* C[] = NaN bits everywhere. */
+ks_status ks_matmul_gpu_poison(ks_matmul_gpu *g);
+/* One launch of the variant (asynchronous on the context's stream). tile: for tiled
+ * 8, 16 or 32 (others ignore it). KS_ERR_INVALID for a tile tiled does not take. */
+ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, int tile);
+/* Times one launch (events around it): ms. */
+ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms);
+/* warmup untimed launches, then reps timed ones: median and minimum ms. */
+ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, int warmup, int reps,
+                             double *median_ms, double *min_ms);
+/* C to host (M*N floats); synchronises. */
+ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c);
+/* C drawn into rgba (device, w*h*4, rows bottom-up, C's row 0 at the top): each pixel the
+ * mean of the cells it covers, colour over [lo, hi], tile grid lines every grid_tile cells
+ * (0: none) where a tile edge falls within the pixel. */
+ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4],
+                             float lo, float hi, int grid_tile, void *rgba);
+/* One element of C (synchronises). */
+ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
+/* Device name */
+ks_status ks_matmul_gpu_device_name(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,297 @@
+/* Matmul bench measuring (matmul_bench.h). Plain C over the matmul API. */
+#include "matmul_bench.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels/common/fma_peak.h"
+
+static const ks_matmul_size ks_mm_gpu_sizes[] = {{1024, 1024, 1024}, {2048, 2048, 2048},
+                                                 {4096, 4096, 4096}, {8192, 8192, 8192}};
+static const ks_matmul_size ks_mm_cpu_sizes[] = {{256, 256, 256}, {512, 512, 512}};
+/* Odd sizes every variant is checked on before any timing. */
+static const ks_matmul_size ks_mm_check_sizes[] = {{17, 33, 9}, {65, 129, 31}};
+static const int ks_mm_all_tiles[] = {8, 16, 32};
+
+static double ks_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int ks_cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+ks_status ks_matmul_check_variant(ks_matmul_gpu *g, const ks_matmul_size *s, ks_matmul_variant v, int tile,
+                                  const float *gold, float *scratch)
+{
+    KS_TRY(ks_matmul_gpu_poison(g));
+    KS_TRY(ks_matmul_gpu_run(g, v, tile));
+    KS_TRY(ks_matmul_gpu_download(g, scratch));
+    const long long e = ks_matmul_first_diff(gold, scratch, (size_t)s->m * s->n);
+    if (e >= 0)
+        return ks_fail(KS_ERR_INVALID, "matmul %s (tile %d) differs at %dx%dx%d: C[%lld][%lld] = %.9g, want %.9g",
+                       ks_matmul_variant_get(v)->name, tile, s->m, s->n, s->k, e / s->n, e % s->n,
+                       (double)scratch[e], (double)gold[e]);
+    return KS_OK;
+}
+
+/* The configurations of one size: (variant, tile) pairs, cublas first. */
+typedef struct ks_mm_config {
+    ks_matmul_variant v;
+    int tile;
+} ks_mm_config;
+
+static int ks_mm_configs(const ks_matmul_bench_desc *d, ks_mm_config *out)
+{
+    int any = 0, n = 0;
+    for (int v = 0; v < KS_MATMUL_NUM; ++v) any |= d->variants[v];
+    const int *tiles = d->tiles && d->tile_n > 0 ? d->tiles : ks_mm_all_tiles;
+    const int tile_n = d->tiles && d->tile_n > 0 ? d->tile_n : 3;
+    out[n++] = (ks_mm_config){KS_MATMUL_CUBLAS, 0};
+    for (int v = 0; v < KS_MATMUL_CUBLAS; ++v) {
+        if (any && !d->variants[v]) continue;
+        if (v == KS_MATMUL_TILED)
+            for (int t = 0; t < tile_n; ++t) out[n++] = (ks_mm_config){(ks_matmul_variant)v, tiles[t]};
+        else
+            out[n++] = (ks_mm_config){(ks_matmul_variant)v, ks_matmul_block_tile((ks_matmul_variant)v, 0)};
+    }
+    return n;
+}
+
+/* Every configuration on the odd check sizes against the gold. */
+static ks_status ks_mm_check_odd(ks_matmul_gpu *g, const ks_mm_config *cfg, int cfg_n)
+{
+    for (size_t q = 0; q < sizeof ks_mm_check_sizes / sizeof *ks_mm_check_sizes; ++q) {
+        const ks_matmul_size *s = &ks_mm_check_sizes[q];
+        const size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
+        float *a = malloc(na * 4), *b = malloc(nb * 4), *gold = malloc(nc * 4), *got = malloc(nc * 4);
+        ks_status st = (a && b && gold && got) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
+        if (st == KS_OK) {
+            ks_matmul_fill(s, a, b);
+            ks_matmul_gold(s, a, b, gold);
+            st = ks_matmul_gpu_setup(g, s);
+        }
+        for (int c = 0; st == KS_OK && c < cfg_n; ++c) st = ks_matmul_check_variant(g, s, cfg[c].v, cfg[c].tile, gold, got);
+        free(a);
+        free(b);
+        free(gold);
+        free(got);
+        KS_TRY(st);
+    }
+    return KS_OK;
+}
+
+static void ks_mm_row(ks_matmul_bench_result *r, const char *name, const ks_matmul_size *s, int tile, double ms,
+                      double cublas_ms)
+{
+    ks_matmul_bench_row *row = &r->rows[r->row_n++];
+    snprintf(row->variant, sizeof row->variant, "%s", name);
+    row->size = *s;
+    row->tile = tile;
+    row->ms = ms;
+    row->gflops = ms > 0 ? ks_matmul_flops(s) / (ms * 1e6) : 0.0;
+    row->pct_cublas = cublas_ms > 0 && ms > 0 ? 100.0 * cublas_ms / ms : -1.0;
+    row->pct_peak = r->peak_gflops > 0 ? 100.0 * row->gflops / r->peak_gflops : -1.0;
+}
+
+static ks_status ks_mm_bench_cpu(const ks_matmul_size *sizes, int size_n, ks_matmul_bench_result *r)
+{
+    for (int q = 0; q < size_n; ++q) {
+        const ks_matmul_size *s = &sizes[q];
+        const size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
+        float *a = malloc(na * 4), *b = malloc(nb * 4), *c = malloc(nc * 4);
+        double *ms = malloc((size_t)r->reps * sizeof *ms);
+        ks_status st = (a && b && c && ms) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: no host memory for %dx%dx%d", s->m, s->n, s->k);
+        if (st == KS_OK) {
+            ks_matmul_fill(s, a, b);
+            for (int w = 0; w < r->warmup; ++w) ks_matmul_gold(s, a, b, c);
+            for (int k = 0; k < r->reps; ++k) {
+                const double t0 = ks_now_ms();
+                ks_matmul_gold(s, a, b, c);
+                ms[k] = ks_now_ms() - t0;
+            }
+            qsort(ms, (size_t)r->reps, sizeof *ms, ks_cmp_double);
+            const double med = r->reps % 2 ? ms[r->reps / 2] : 0.5 * (ms[r->reps / 2 - 1] + ms[r->reps / 2]);
+            if (r->row_n < KS_MATMUL_BENCH_MAX_ROWS) ks_mm_row(r, "gold", s, 0, med, 0.0);
+        }
+        free(a);
+        free(b);
+        free(c);
+        free(ms);
+        KS_TRY(st);
+    }
+    return KS_OK;
+}
+
+ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_result *r)
+{
+    memset(r, 0, sizeof *r);
+    /* defaults, in one place */
+    r->use_cuda = d->use_cuda;
+    r->reps = d->reps > 0 ? d->reps : 20;
+    r->warmup = d->warmup > 0 ? d->warmup : 2;
+    const ks_matmul_size *sizes = d->sizes;
+    int size_n = d->size_n;
+    if (!sizes || size_n <= 0) {
+        sizes = d->use_cuda ? ks_mm_gpu_sizes : ks_mm_cpu_sizes;
+        size_n = d->use_cuda ? 4 : 2;
+    }
+    if (size_n > KS_MATMUL_BENCH_MAX_SIZES)
+        return ks_fail(KS_ERR_INVALID, "bench matmul: at most %d sizes", KS_MATMUL_BENCH_MAX_SIZES);
+    for (int q = 0; q < size_n; ++q) KS_TRY(ks_matmul_size_check(&sizes[q]));
+
+    if (!d->use_cuda) {
+        int threads = 1;
+#ifdef _OPENMP
+        threads = omp_get_max_threads();
+#endif
+        if (r->reps > 5) r->reps = 5;
+        r->warmup = 1;
+        snprintf(r->device, sizeof r->device, "CPU gold (%d OpenMP thread%s)", threads, threads == 1 ? "" : "s");
+        snprintf(r->note, sizeof r->note,
+                 "cpu backend: only the CPU gold runs (no GPU variants, no cuBLAS or FP32 peak to compare with)");
+        snprintf(r->check, sizeof r->check, "the gold is exact by construction (tests check it against the formula)");
+        return ks_mm_bench_cpu(sizes, size_n, r);
+    }
+
+    ks_mm_config cfg[8];
+    const int cfg_n = ks_mm_configs(d, cfg);
+    if ((long long)size_n * cfg_n > KS_MATMUL_BENCH_MAX_ROWS)
+        return ks_fail(KS_ERR_INVALID, "bench matmul: too many sizes x variants (at most %d rows)", KS_MATMUL_BENCH_MAX_ROWS);
+    ks_matmul_gpu *g = NULL;
+    KS_TRY(ks_matmul_gpu_create(&g));
+    ks_status st = ks_matmul_gpu_device_name(r->device, sizeof r->device);
+    if (st == KS_OK) st = ks_cuda_measure_fma_gflops(10, &r->peak_gflops);
+    if (st == KS_OK) st = ks_mm_check_odd(g, cfg, cfg_n);
+    snprintf(r->check, sizeof r->check,
+             "checked bit for bit, C poisoned with NaN first: every variant on 17x33x9 and 65x129x31 and at sizes up to "
+             "%d a side against the CPU gold, larger sizes against cuBLAS; FP32 peak %.0f GFLOP/s (FMA kernel, this run)",
+             KS_MATMUL_GOLD_CHECK_MAX, r->peak_gflops);
+    size_t used = 0;
+    for (int q = 0; st == KS_OK && q < size_n; ++q) {
+        const ks_matmul_size *s = &sizes[q];
+        const double bytes = 4.0 * ((double)s->m * s->k + (double)s->k * s->n + (double)s->m * s->n);
+        if (d->mem_bytes > 0 && bytes > 0.8 * d->mem_bytes) {
+            const int n = snprintf(r->note + used, used < sizeof r->note ? sizeof r->note - used : 0,
+                                   "%s%dx%dx%d skipped (%.1f GiB does not fit)", used ? "; " : "", s->m, s->n, s->k,
+                                   bytes / 1073741824.0);
+            if (n > 0) used += (size_t)n;
+            continue;
+        }
+        const size_t nc = (size_t)s->m * s->n;
+        const int small = s->m <= KS_MATMUL_GOLD_CHECK_MAX && s->n <= KS_MATMUL_GOLD_CHECK_MAX && s->k <= KS_MATMUL_GOLD_CHECK_MAX;
+        float *want = malloc(nc * 4), *got = malloc(nc * 4);
+        if (!want || !got) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: no host memory for %dx%dx%d", s->m, s->n, s->k);
+        if (st == KS_OK) st = ks_matmul_gpu_setup(g, s);
+        if (st == KS_OK && small) {
+            const size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n;
+            float *a = malloc(na * 4), *b = malloc(nb * 4);
+            if (a && b) {
+                ks_matmul_fill(s, a, b);
+                ks_matmul_gold(s, a, b, want);
+            } else {
+                st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
+            }
+            free(a);
+            free(b);
+        } else if (st == KS_OK) { /* cuBLAS is checked against the gold on the small sizes */
+            st = ks_matmul_gpu_run(g, KS_MATMUL_CUBLAS, 0);
+            if (st == KS_OK) st = ks_matmul_gpu_download(g, want);
+        }
+        double cublas_ms = 0.0;
+        for (int c = 0; st == KS_OK && c < cfg_n; ++c) {
+            st = ks_matmul_check_variant(g, s, cfg[c].v, cfg[c].tile, want, got);
+            double once = 0.0, med = 0.0, mn = 0.0;
+            if (st == KS_OK) st = ks_matmul_gpu_run_timed(g, cfg[c].v, cfg[c].tile, &once);
+            const int reps = once > 200.0 ? 3 : r->reps, warm = once > 200.0 ? 0 : r->warmup;
+            if (st == KS_OK) st = ks_matmul_gpu_time(g, cfg[c].v, cfg[c].tile, warm, reps, &med, &mn);
+            if (st != KS_OK) break;
+            if (cfg[c].v == KS_MATMUL_CUBLAS) cublas_ms = med;
+            ks_mm_row(r, ks_matmul_variant_get(cfg[c].v)->name, s, cfg[c].tile, med, cublas_ms);
+        }
+        free(want);
+        free(got);
+    }
+    ks_matmul_gpu_destroy(g);
+    return st;
+}
+
+/* snprintf into buf at *used, tracking the length needed even past len. */
+static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t room = *used < len ? len - *used : 0;
+    const int n = vsnprintf(room ? buf + *used : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}
+
+size_t ks_matmul_bench_table(const ks_matmul_bench_result *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    ks_cat(buf, len, &used, "Matrix multiply C = A*B (float32, exact inputs): median ms of %d launches (after %d warm-up)\n",
+           r->reps, r->warmup);
+    ks_cat(buf, len, &used, "device: %s", r->device);
+    if (r->peak_gflops > 0) ks_cat(buf, len, &used, ", FP32 peak (measured FMA) %.0f GFLOP/s", r->peak_gflops);
+    ks_cat(buf, len, &used, "\n%-8s %17s %5s %11s %10s %8s %7s\n", "variant", "MxNxK", "tile", "ms", "GFLOP/s",
+           "%cublas", "%peak");
+    for (int k = 0; k < r->row_n; ++k) {
+        const ks_matmul_bench_row *w = &r->rows[k];
+        char size[48], pc[16] = "-", pp[16] = "-";
+        snprintf(size, sizeof size, "%dx%dx%d", w->size.m, w->size.n, w->size.k);
+        if (w->pct_cublas >= 0) snprintf(pc, sizeof pc, "%.1f", w->pct_cublas);
+        if (w->pct_peak >= 0) snprintf(pp, sizeof pp, "%.1f", w->pct_peak);
+        ks_cat(buf, len, &used, "%-8s %17s %5d %11.4f %10.1f %8s %7s\n", w->variant, size, w->tile, w->ms, w->gflops,
+               pc, pp);
+    }
+    if (r->note[0]) ks_cat(buf, len, &used, "%s\n", r->note);
+    ks_cat(buf, len, &used, "%s\n", r->check);
+    return used;
+}
+
+size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    /* the device name quoted, inner quotes doubled (RFC 4180) */
+    char dev[2 * sizeof r->device + 3];
+    size_t q = 0;
+    dev[q++] = '"';
+    for (const char *c = r->device; *c && q + 3 < sizeof dev; ++c) {
+        if (*c == '"') dev[q++] = '"';
+        dev[q++] = *c;
+    }
+    dev[q++] = '"';
+    dev[q] = '\0';
+    ks_cat(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak\n");
+    for (int k = 0; k < r->row_n; ++k) {
+        const ks_matmul_bench_row *w = &r->rows[k];
+        ks_cat(buf, len, &used, "%s,%s,%d,%d,%d,%d,%.6f,%.3f,", dev, w->variant, w->size.m, w->size.n, w->size.k,
+               w->tile, w->ms, w->gflops);
+        if (w->pct_cublas >= 0) ks_cat(buf, len, &used, "%.2f,", w->pct_cublas);
+        else ks_cat(buf, len, &used, "n/a,");
+        if (w->pct_peak >= 0) ks_cat(buf, len, &used, "%.2f\n", w->pct_peak);
+        else ks_cat(buf, len, &used, "n/a\n");
+    }
+    return used;
+}

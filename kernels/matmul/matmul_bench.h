@@ -1,0 +1,64 @@
+/* The matmul bench's measuring: every variant (and tiled's tile sizes) at
+ * every size, checked bit for bit first (against the CPU gold on small and
+ * odd sizes, against cuBLAS at large ones), then timed with events (median
+ * after warm-up). Shared by `kernelscope bench matmul` (app/bench_matmul.c,
+ * which writes the files) and the tests. */
+#ifndef KS_MATMUL_BENCH_H
+#define KS_MATMUL_BENCH_H
+
+#include <stddef.h>
+
+#include "matmul.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KS_MATMUL_BENCH_MAX_SIZES = 16, KS_MATMUL_BENCH_MAX_ROWS = 16 * 8,
+       KS_MATMUL_GOLD_CHECK_MAX = 1024 /* gold check when M, N, K are all at most this */ };
+
+typedef struct ks_matmul_bench_desc {
+    int use_cuda;                 /* 0: the CPU gold only */
+    const ks_matmul_size *sizes;  /* NULL -> 1024, 2048, 4096, 8192 (CPU: 256, 512) */
+    int size_n;
+    int variants[KS_MATMUL_NUM];  /* 1: run it; all 0 -> every variant (cublas always runs) */
+    const int *tiles;             /* tiled's tiles; NULL -> 8, 16, 32 */
+    int tile_n;
+    int reps;                     /* 0 -> 20 (slow cells, > 200 ms a launch: 3) */
+    int warmup;                   /* 0 -> 2 */
+    double mem_bytes;             /* device memory to stay under (0: no limit) */
+} ks_matmul_bench_desc;
+
+typedef struct ks_matmul_bench_row {
+    char variant[16];   /* "naive", "tiled", "regtile", "cublas", "gold" */
+    ks_matmul_size size;
+    int tile;           /* block tile of C: naive 16, tiled T, regtile 128; 0 for cublas / gold */
+    double ms, gflops;
+    double pct_cublas;  /* < 0: n/a */
+    double pct_peak;    /* < 0: n/a */
+} ks_matmul_bench_row;
+
+typedef struct ks_matmul_bench_result {
+    char device[256];
+    int use_cuda, reps, warmup;
+    double peak_gflops;   /* measured FMA throughput (0 on the CPU) */
+    int row_n;
+    ks_matmul_bench_row rows[KS_MATMUL_BENCH_MAX_ROWS];
+    char check[512];      /* what the correctness check compared */
+    char note[512];       /* skipped sizes, CPU note */
+} ks_matmul_bench_result;
+
+ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_result *r);
+/* Text table and CSV (device, variant, m, n, k, tile, ms, gflops, pct_cublas, pct_peak)
+ * into buf; return the length they need (snprintf-style). */
+size_t ks_matmul_bench_table(const ks_matmul_bench_result *r, char *buf, size_t len);
+size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t len);
+/* Checks the given variant and tile on the GPU against gold (M*N floats) bit for bit, C
+ * poisoned first; KS_ERR_INVALID naming the first differing element. */
+ks_status ks_matmul_check_variant(ks_matmul_gpu *g, const ks_matmul_size *s, ks_matmul_variant v, int tile,
+                                  const float *gold, float *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,189 @@
+/* Matmul inputs, size parsing, CPU gold, variant table and DRAM model (matmul.h). */
+#include "matmul.h"
+#include "matmul_draw.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+float ks_matmul_a(const ks_matmul_size *s, int i, int k)
+{
+    const long long x = ((long long)i * s->k + k) % 17;
+    return (float)(x - 8) / 8.0f;
+}
+
+float ks_matmul_b(const ks_matmul_size *s, int k, int j)
+{
+    const long long x = ((long long)k * s->n + j) % 13;
+    return (float)(x - 6) / 4.0f;
+}
+
+void ks_matmul_fill(const ks_matmul_size *s, float *a, float *b)
+{
+    const long long na = (long long)s->m * s->k, nb = (long long)s->k * s->n;
+#pragma omp parallel for schedule(static)
+    for (long long e = 0; e < na; ++e) a[e] = (float)(e % 17 - 8) / 8.0f;
+#pragma omp parallel for schedule(static)
+    for (long long e = 0; e < nb; ++e) b[e] = (float)(e % 13 - 6) / 4.0f;
+}
+
+ks_status ks_matmul_size_check(const ks_matmul_size *s)
+{
+    if (s->m < 1 || s->n < 1 || s->k < 1 || s->m > KS_MATMUL_MAX_DIM || s->n > KS_MATMUL_MAX_DIM ||
+        s->k > KS_MATMUL_MAX_DIM)
+        return ks_fail(KS_ERR_INVALID, "matmul: size %dx%dx%d: each side must be 1..%d", s->m, s->n, s->k,
+                       KS_MATMUL_MAX_DIM);
+    const double elems = (double)s->m * s->k + (double)s->k * s->n + (double)s->m * s->n;
+    if (elems > KS_MATMUL_MAX_ELEMS)
+        return ks_fail(KS_ERR_INVALID, "matmul: size %dx%dx%d is too large (%.3g elements in A, B and C; at most %.3g)",
+                       s->m, s->n, s->k, elems, KS_MATMUL_MAX_ELEMS);
+    return KS_OK;
+}
+
+int ks_matmul_size_parse(const char *text, ks_matmul_size *s)
+{
+    int v[3], parts = 0;
+    const char *p = text;
+    if (!p || !*p) return -1;
+    for (;;) {
+        if (parts == 3 || !isdigit((unsigned char)*p)) return -1;
+        errno = 0;
+        char *end = NULL;
+        const long x = strtol(p, &end, 10);
+        if (errno || x < 1 || x > KS_MATMUL_MAX_DIM) return -1;
+        v[parts++] = (int)x;
+        if (*end == '\0') break;
+        if (*end != 'x' && *end != 'X') return -1;
+        p = end + 1;
+    }
+    if (parts == 2) return -1; /* M or MxNxK, nothing in between */
+    s->m = v[0];
+    s->n = parts == 3 ? v[1] : v[0];
+    s->k = parts == 3 ? v[2] : v[0];
+    return 0;
+}
+
+void ks_matmul_gold(const ks_matmul_size *s, const float *a, const float *b, float *c)
+{
+    const int M = s->m, N = s->n, K = s->k;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < M; ++i) {
+        float *ci = c + (size_t)i * N;
+        for (int j = 0; j < N; ++j) ci[j] = 0.0f;
+        const float *ai = a + (size_t)i * K;
+        for (int k = 0; k < K; ++k) {
+            const float x = ai[k];
+            const float *bk = b + (size_t)k * N;
+            for (int j = 0; j < N; ++j) ci[j] += x * bk[j];
+        }
+    }
+}
+
+long long ks_matmul_first_diff(const float *want, const float *got, size_t n)
+{
+    for (size_t e = 0; e < n; ++e)
+        if (memcmp(&want[e], &got[e], sizeof(float)) != 0) return (long long)e;
+    return -1;
+}
+
+double ks_matmul_flops(const ks_matmul_size *s)
+{
+    return 2.0 * s->m * s->n * s->k;
+}
+
+static const ks_matmul_variant_info ks_matmul_variants[KS_MATMUL_NUM] = {
+    [KS_MATMUL_NAIVE] = {"naive", "one thread per C element, operands straight from global memory",
+                         {0}, 16},
+    [KS_MATMUL_TILED] = {"tiled", "TxT shared-memory tiles of A and B, one C element per thread",
+                         {8, 16, 32}, 0},
+    [KS_MATMUL_REGTILE] = {"regtile", "128x128 block tile, 8x8 C per thread in registers, BK 8, "
+                           "float4 loads, double-buffered shared memory", {0}, KS_MATMUL_REGTILE_BLOCK},
+    [KS_MATMUL_CUBLAS] = {"cublas", "cublasSgemm, FP32 (no tensor cores, no TF32): the reference",
+                          {0}, 0},
+};
+
+const ks_matmul_variant_info *ks_matmul_variant_get(ks_matmul_variant v)
+{
+    return (v >= 0 && v < KS_MATMUL_NUM) ? &ks_matmul_variants[v] : NULL;
+}
+
+int ks_matmul_variant_parse(const char *name, ks_matmul_variant *out)
+{
+    for (int v = 0; v < KS_MATMUL_NUM; ++v)
+        if (name && strcmp(name, ks_matmul_variants[v].name) == 0) {
+            *out = (ks_matmul_variant)v;
+            return 0;
+        }
+    return -1;
+}
+
+void ks_matmul_variant_list(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (int v = 0; v < KS_MATMUL_NUM && used < len; ++v) {
+        const int n = snprintf(buf + used, len - used, "%s%s", v ? ", " : "", ks_matmul_variants[v].name);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+int ks_matmul_block_tile(ks_matmul_variant v, int tile)
+{
+    if (v == KS_MATMUL_TILED) return tile;
+    return ks_matmul_variants[v].grid_tile;
+}
+
+double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size *s)
+{
+    const double mnk = (double)s->m * s->n * s->k, c = 4.0 * s->m * s->n;
+    switch (v) {
+    case KS_MATMUL_NAIVE: return 2.0 * mnk * 4.0 + c;
+    case KS_MATMUL_TILED: return 2.0 * mnk * 4.0 / (tile > 0 ? tile : 1) + c;
+    default: return 2.0 * mnk * 4.0 / KS_MATMUL_REGTILE_BLOCK + c;
+    }
+}
+
+void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
+                        float lo, float hi, int grid_tile, unsigned char *rgba)
+{
+    const float inv = hi > lo ? 1.0f / (hi - lo) : 1.0f;
+#pragma omp parallel for schedule(static)
+    for (int py = 0; py < h; ++py) {
+        const int row_pic = h - 1 - py;
+        long long i0, i1;
+        ks_matmul_cells(row_pic, s->m, h, &i0, &i1);
+        const int edge_row = grid_tile > 0 && ks_matmul_edge(row_pic, s->m, h, grid_tile);
+        for (int px = 0; px < w; ++px) {
+            long long j0, j1;
+            ks_matmul_cells(px, s->n, w, &j0, &j1);
+            double sum = 0.0;
+            for (long long i = i0; i < i1; ++i)
+                for (long long j = j0; j < j1; ++j) sum += c[i * s->n + j];
+            const float mean = (float)(sum / (double)((i1 - i0) * (j1 - j0)));
+            unsigned char *out = rgba + 4 * ((size_t)py * w + px);
+            if (edge_row || (grid_tile > 0 && ks_matmul_edge(px, s->n, w, grid_tile))) {
+                out[0] = out[1] = out[2] = out[3] = 255;
+            } else {
+                memcpy(out, lut[ks_colormap_index(mean, lo, inv)], 4);
+            }
+        }
+    }
+}
+
+void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *h)
+{
+    const int big = s->m > s->n ? s->m : s->n;
+    if (big <= max_side) {
+        const int f = max_side / big;
+        *w = s->n * f;
+        *h = s->m * f;
+    } else {
+        *w = (int)((long long)s->n * max_side / big);
+        *h = (int)((long long)s->m * max_side / big);
+    }
+    if (*w < 1) *w = 1;
+    if (*h < 1) *h = 1;
+}

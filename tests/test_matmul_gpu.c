@@ -1,0 +1,142 @@
+/* Matmul GPU variants: every variant x tile x odd size equal to the CPU gold
+ * bit for bit, C poisoned with NaN before each run; the GPU picture equal to
+ * the CPU one; a positive FMA peak. Exits 77 (skipped) without a CUDA device. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/common/colormap.h"
+#include "kernels/common/fma_peak.h"
+#include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_bench.h"
+
+#define OK(call)                                                                                   \
+    do {                                                                                           \
+        ks_status st_ = (call);                                                                    \
+        if (st_ != KS_OK) fail_msg("%s: %s", #call, ks_error_message());                           \
+    } while (0)
+
+/* 1x1, odd, not multiples of any tile (8, 16, 32, 128), N and K multiples of 4 with
+ * ragged M (regtile's float4 path at the edges), larger than one 128 tile each way. */
+static const ks_matmul_size sizes[] = {
+    {1, 1, 1}, {17, 33, 9}, {65, 129, 31}, {127, 131, 37}, {200, 132, 36}, {257, 260, 20}, {3, 1, 300}, {129, 5, 8},
+};
+
+static void test_variants(void **state)
+{
+    (void)state;
+    ks_matmul_gpu *g = NULL;
+    OK(ks_matmul_gpu_create(&g));
+    for (size_t q = 0; q < sizeof sizes / sizeof *sizes; ++q) {
+        const ks_matmul_size *s = &sizes[q];
+        float *a = malloc((size_t)s->m * s->k * 4), *b = malloc((size_t)s->k * s->n * 4);
+        float *gold = malloc((size_t)s->m * s->n * 4), *got = malloc((size_t)s->m * s->n * 4);
+        assert_true(a && b && gold && got);
+        ks_matmul_fill(s, a, b);
+        ks_matmul_gold(s, a, b, gold);
+        OK(ks_matmul_gpu_setup(g, s));
+        for (int v = 0; v < KS_MATMUL_NUM; ++v) {
+            const int tiles[3] = {8, 16, 32};
+            const int nt = v == KS_MATMUL_TILED ? 3 : 1;
+            for (int t = 0; t < nt; ++t) {
+                /* ks_matmul_check_variant poisons C with NaN bits first */
+                const ks_status st = ks_matmul_check_variant(g, s, (ks_matmul_variant)v, tiles[t], gold, got);
+                if (st != KS_OK) fail_msg("%s", ks_error_message());
+            }
+        }
+        free(a);
+        free(b);
+        free(gold);
+        free(got);
+    }
+    /* a tile tiled does not take is refused */
+    assert_int_equal(ks_matmul_gpu_run(g, KS_MATMUL_TILED, 12), KS_ERR_INVALID);
+    ks_error_clear();
+    ks_matmul_gpu_destroy(g);
+}
+
+static void test_picture(void **state)
+{
+    (void)state;
+    const ks_matmul_size s = {300, 77, 5};
+    ks_matmul_gpu *g = NULL;
+    OK(ks_matmul_gpu_create(&g));
+    OK(ks_matmul_gpu_setup(g, &s));
+    OK(ks_matmul_gpu_run(g, KS_MATMUL_NAIVE, 0));
+    float *c = malloc((size_t)s.m * s.n * 4);
+    assert_non_null(c);
+    OK(ks_matmul_gpu_download(g, c));
+    float v;
+    OK(ks_matmul_gpu_read(g, 123, 45, &v));
+    assert_true(v == c[123 * s.n + 45]);
+    unsigned char lut[256][4];
+    ks_colormap_table_rgba(KS_CMAP_VIRIDIS, lut);
+    const int dims[][2] = {{77, 300}, {40, 150}, {154, 600}, {23, 91}};
+    for (size_t q = 0; q < sizeof dims / sizeof *dims; ++q) {
+        const int w = dims[q][0], h = dims[q][1];
+        unsigned char *want = malloc((size_t)w * h * 4), *got = malloc((size_t)w * h * 4);
+        void *dev = NULL;
+        assert_true(want && got);
+        assert_int_equal(cudaMalloc(&dev, (size_t)w * h * 4), cudaSuccess);
+        ks_matmul_draw_cpu(&s, c, w, h, lut, -10.0f, 10.0f, 16, want);
+        OK(ks_matmul_gpu_draw(g, w, h, lut, -10.0f, 10.0f, 16, dev));
+        assert_int_equal(cudaMemcpy(got, dev, (size_t)w * h * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+        assert_memory_equal(want, got, (size_t)w * h * 4);
+        cudaFree(dev);
+        free(want);
+        free(got);
+    }
+    free(c);
+    ks_matmul_gpu_destroy(g);
+}
+
+static void test_fma_peak(void **state)
+{
+    (void)state;
+    double gf = 0.0;
+    OK(ks_cuda_measure_fma_gflops(3, &gf));
+    assert_true(gf > 10.0);
+}
+
+/* The bench's run on small sizes: rows for every variant and tile, cuBLAS at 100 %. */
+static void test_bench(void **state)
+{
+    (void)state;
+    const ks_matmul_size sz[] = {{33, 17, 65}, {256, 256, 256}};
+    ks_matmul_bench_desc d;
+    memset(&d, 0, sizeof d);
+    d.use_cuda = 1;
+    d.sizes = sz;
+    d.size_n = 2;
+    d.reps = 3;
+    ks_matmul_bench_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    OK(ks_matmul_bench_run(&d, r));
+    assert_int_equal(r->row_n, 2 * 6); /* cublas, naive, tiled x3, regtile */
+    assert_true(r->peak_gflops > 0);
+    for (int k = 0; k < r->row_n; ++k) {
+        assert_true(r->rows[k].ms > 0 && r->rows[k].gflops > 0 && r->rows[k].pct_peak > 0);
+        if (strcmp(r->rows[k].variant, "cublas") == 0) assert_true(fabs(r->rows[k].pct_cublas - 100.0) < 1e-9);
+    }
+    free(r);
+}
+
+int main(void)
+{
+    if (ks_matmul_gpu_device_count() == 0) {
+        fprintf(stderr, "no CUDA device: skipped\n");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants), cmocka_unit_test(test_picture),
+                                       cmocka_unit_test(test_fma_peak), cmocka_unit_test(test_bench)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
