@@ -64,6 +64,18 @@ static double measure_host_copy_gbs(size_t bytes)
     return best[2];
 }
 
+/* One line naming the device and, for the variants whose code differs by GPU
+ * generation, the path this binary runs on it. */
+static void report_device(const ks_device_info *d)
+{
+    fprintf(stderr, "kernelscope: %s, compute capability %d.%d, %d SMs, %.1f GiB\n", d->name,
+            d->cc_major, d->cc_minor, d->sm_count, (double)d->total_mem / (1u << 30));
+    for (int id = 0; id < ks_lvariant_count(); ++id) {
+        const char *path = ks_lvariant_code_path(id);
+        if (path) fprintf(stderr, "kernelscope: %s: %s\n", ks_lvariant_get(id)->name, path);
+    }
+}
+
 static int has_display(void)
 {
     const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
@@ -92,6 +104,7 @@ int main(int argc, char **argv)
         if (st != KS_OK) return fail(KS_EXIT_FAILURE);
         if (device.present) {
             use_cuda = 1;
+            report_device(&device);
         } else if (opt.backend == KS_BACKEND_CUDA) {
             ks_error_prefix("--backend cuda");
             return fail(KS_EXIT_USAGE);

@@ -87,6 +87,12 @@ ks_status ks_lvariant_check_shape(int id, const int block[3]);
 void ks_lvariant_list(int dims, char *buf, size_t len);
 
 
+/* The code this binary runs for a variant on the current device, one line,
+ * or NULL when the variant has one path on every GPU. It asks the driver
+ * which PTX the kernel was built from, so a PTX-only build JIT-compiled on a
+ * newer GPU names the path it really runs. */
+const char *ks_lvariant_code_path(int id);
+
 /* ---- CUDA solver (laplace_cuda.cu) ----
  * Two device fields (ping-pong) on the solver's own stream. Every call only
  * enqueues work unless it says otherwise. */

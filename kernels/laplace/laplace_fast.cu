@@ -398,6 +398,17 @@ enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_MAXT };
 #define KS_TBLOCK_EARLY_ARRIVE 1
 #endif
 
+/* The vector path needs cp.async and mbarrier (sm_80 and up). Hopper waits
+ * with mbarrier.try_wait (the tuned path); sm_80..89 poll mbarrier.test_wait;
+ * code compiled for sm_75 has neither, and the launcher sends every tblock
+ * launch there to the scalar kernel (ks_tblock_code_path). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define KS_TBV_DEVICE 1
+#else
+#define KS_TBV_DEVICE 0
+#endif
+
+#if KS_TBV_DEVICE
 static __device__ __forceinline__ void ks_mbar_arrive(unsigned long long *bar)
 {
     const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
@@ -408,12 +419,21 @@ static __device__ __forceinline__ void ks_mbar_wait(unsigned long long *bar, uns
 {
     const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
     unsigned ok = 0;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
     while (!ok)
         asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
                      " selp.u32 %0, 1, 0, p;\n}\n"
                      : "=r"(ok)
                      : "r"(a), "r"(parity)
                      : "memory");
+#else
+    while (!ok)
+        asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(ok)
+                     : "r"(a), "r"(parity)
+                     : "memory");
+#endif
 }
 
 /* 16 bytes global -> shared, through L2 only (cp.async.cg) */
@@ -427,6 +447,7 @@ static __device__ __forceinline__ void ks_cp_async_wait_all(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
+#endif /* KS_TBV_DEVICE */
 
 static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
 {
@@ -434,6 +455,7 @@ static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
                        __fadd_rn(a.w, b.w));
 }
 
+#if KS_TBV_DEVICE
 /* Tiles: tile b covers x [b XS, b XS + 128) and rows [b YS, b YS + W R). Its
  * outer HL lanes / T rows are halo, except where the tile touches the grid's
  * boundary plane (i or j = 0 or n-1): that plane is fixed, so the points next
@@ -626,17 +648,24 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
     }
 }
 
+#endif /* KS_TBV_DEVICE */
+
 /* Tiles off the x boundary planes (3 of 5 at nx = 512) need no x-edge selects. */
 template <int T, int R>
 __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
     jacobi3d_tblock_vec_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
                                int ny, int nz, int kchunk)
 {
+#if KS_TBV_DEVICE
     const int tx0 = blockIdx.x * (128 - 8 * ((T + 3) / 4));
     if (tx0 == 0 || tx0 + 128 >= nx)
         jacobi3d_tblock_vec_body<T, R, true>(u1, u2, nx, ny, nz, kchunk);
     else
         jacobi3d_tblock_vec_body<T, R, false>(u1, u2, nx, ny, nz, kchunk);
+#else
+    (void)u1, (void)u2, (void)nx, (void)ny, (void)nz, (void)kchunk;
+    __trap(); /* never launched: ks_tblock_code_path() sends sm_75 code to the scalar kernel */
+#endif
 }
 
 static const void *ks_tblock_vec_fn(int steps)
@@ -673,6 +702,40 @@ static const void *ks_tblock_fn(int steps)
 static size_t ks_tblock_vec_smem(int W, int T)
 {
     return (size_t)2 * (size_t)W * KS_TBV_ROWS * (size_t)T * 32 * sizeof(float4);
+}
+
+/* Which tblock code the running binary holds, from the PTX version the driver
+ * loaded the vector kernel from: a PTX-only compute_80 build JIT-compiled on a
+ * Hopper GPU runs the sm_80 path, as it would on an A100. Asked once. */
+typedef enum ks_tblock_path { KS_TBP_SCALAR = 0, KS_TBP_CP_ASYNC, KS_TBP_HOPPER } ks_tblock_path;
+
+static ks_tblock_path ks_tblock_code_path(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        cudaFuncAttributes a;
+        if (cudaFuncGetAttributes(&a, (const void *)jacobi3d_tblock_vec_kernel<4, KS_TBV_ROWS>) != cudaSuccess) {
+            (void)cudaGetLastError(); /* no device: the scalar path is the safe answer */
+            return KS_TBP_SCALAR;
+        }
+        cached = a.ptxVersion >= 90 ? KS_TBP_HOPPER : a.ptxVersion >= 80 ? KS_TBP_CP_ASYNC : KS_TBP_SCALAR;
+    }
+    return (ks_tblock_path)cached;
+}
+
+static const char *ks_tblock_code_path_text(void)
+{
+    switch (ks_tblock_code_path()) {
+    case KS_TBP_HOPPER: return "sm_90 code: vector path, cp.async, split mbarrier waits (try_wait)";
+    case KS_TBP_CP_ASYNC: return "sm_80 code: vector path, cp.async, split mbarrier waits (test_wait)";
+    default: return "sm_75 code: scalar shared-memory path (no cp.async or mbarrier before sm_80)";
+    }
+}
+
+extern "C" const char *ks_lvariant_code_path(int id)
+{
+    const ks_lvariant_info *v = ks_lvariant_get(id);
+    return v && v->steps_per_launch > 1 ? ks_tblock_code_path_text() : NULL;
 }
 
 static int ks_tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
@@ -718,7 +781,7 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
         return ks_fail(KS_ERR_UNSUPPORTED, "tblock: %d steps per launch; 1..%d are built", T,
                        KS_TBLOCK_MAX_STEPS);
     int b[3] = {sw->block[0], sw->block[1], sw->block[2]};
-    if (ks_tblock_vec_shape(b, T, sw->prop)) {
+    if (ks_tblock_vec_shape(b, T, sw->prop) && ks_tblock_code_path() != KS_TBP_SCALAR) {
         /* 32-bit offsets within a plane. (Run 5's 16-row tile failure is
          * gone with the shared-memory planes: run 6 passed 16-row tiles,
          * several blocks per SM.) */
