@@ -12,7 +12,9 @@
 #include "best_config.h"
 #include "live.h"
 #include "options.h"
+#include "render/image_io.h"
 #include "scene.h"
+#include "signals.h"
 
 enum { KS_EXIT_OK = 0, KS_EXIT_FAILURE = 1, KS_EXIT_USAGE = 2 };
 
@@ -69,6 +71,15 @@ static int has_display(void)
     return (x && *x) || (w && *w);
 }
 
+/* --dump-field straight inside the --out folder this run makes. */
+static int dump_in_out_dir(const ks_options *opt, int writes_out)
+{
+    const size_t n = strlen(opt->out_dir);
+    const char *d = opt->dump_field;
+    return writes_out && strncmp(d, opt->out_dir, n) == 0 && d[n] == '/' && d[n + 1] != '\0' &&
+           strchr(d + n + 1, '/') == NULL;
+}
+
 int main(int argc, char **argv)
 {
     ks_options opt;
@@ -81,6 +92,30 @@ int main(int argc, char **argv)
         printf("kernelscope %s\n", KS_VERSION);
         return KS_EXIT_OK;
     }
+
+    /* Outputs first, before any device or display work; folders are created
+     * only once the run starts. bench writes into results/<scene>-<time>/ unless told. */
+    static char results_dir[128];
+    if (opt.mode == KS_MODE_BENCH && !opt.out_set) {
+        const time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(results_dir, sizeof results_dir, "results/%s-%s", ks_scene_name(opt.scene), stamp);
+        opt.out_dir = results_dir;
+    }
+    const int writes_out = opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0;
+    if (writes_out && ks_output_dir_usable(opt.out_dir) != KS_OK) {
+        ks_error_prefix("--out");
+        return fail(KS_EXIT_USAGE);
+    }
+    if (opt.dump_field && !dump_in_out_dir(&opt, writes_out) &&
+        ks_output_file_usable(opt.dump_field) != KS_OK) {
+        ks_error_prefix("--dump-field");
+        return fail(KS_EXIT_USAGE);
+    }
+    ks_signals_install();
 
     /* Backend: CUDA when a device exists, unless told otherwise. */
     ks_device_info device;
@@ -100,13 +135,6 @@ int main(int argc, char **argv)
     }
     ks_options_backend_defaults(&opt, use_cuda);
 
-    if (opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0) {
-        if (ks_output_dir_check(opt.out_dir) != KS_OK) {
-            ks_error_prefix("--out");
-            return fail(KS_EXIT_USAGE);
-        }
-    }
-
     ks_best_store *best = calloc(1, sizeof *best);
     if (!best) return fail(KS_EXIT_FAILURE);
     char best_path[1024], notice[1200];
@@ -119,12 +147,18 @@ int main(int argc, char **argv)
 
     int code = KS_EXIT_OK;
     if (opt.mode == KS_MODE_BENCH) {
-        ks_status st = KS_OK;
-        if (ks_scene_dims(opt.scene) != 0)
-            st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
-        else
-            st = ks_bench_spheres(&opt, &device, use_cuda);
+        ks_status st = ks_output_dir_check(opt.out_dir); /* the bench starts: make its folder */
+        if (st != KS_OK) {
+            ks_error_prefix("--out");
+        } else {
+            printf("kernelscope: results go to %s/\n", opt.out_dir);
+            if (ks_scene_dims(opt.scene) != 0)
+                st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
+            else
+                st = ks_bench_spheres(&opt, &device, use_cuda);
+        }
         if (st != KS_OK) code = fail(setup_exit_code(st));
+        else if (ks_signals_exit_code()) code = ks_signals_exit_code();
         free(best);
         return code;
     }
@@ -167,10 +201,16 @@ int main(int argc, char **argv)
     }
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, api, headless, &live);
+    if (st == KS_OK && writes_out && ks_output_dir_check(opt.out_dir) != KS_OK) {
+        ks_error_prefix("--out"); /* the folder is made only now that the run starts */
+        st = KS_ERR_IO;
+    }
     if (st != KS_OK) {
         code = fail(setup_exit_code(st));
     } else if (ks_live_run(live) != KS_OK) {
         code = fail(KS_EXIT_FAILURE);
+    } else if (ks_signals_exit_code()) {
+        code = ks_signals_exit_code(); /* 130 after SIGINT, 143 after SIGTERM */
     }
     ks_live_destroy(live);
     free(best);

@@ -222,6 +222,9 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
         o->help = 1;
     } else if (KS_FLAG("--version")) {
         o->version = 1;
+    } else if (KS_FLAG("--progress")) {
+        KS_NOVALUE("--progress");
+        o->progress = 1;
     } else if (KS_FLAG("--headless")) {
         KS_NOVALUE("--headless");
         o->headless = 1;
@@ -263,6 +266,7 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
         KS_VALUE("--out");
         if (!*v) return ks_fail(KS_ERR_INVALID, "--out: empty directory name");
         o->out_dir = v;
+        o->out_set = 1;
     } else if (KS_FLAG("--save-every")) {
         KS_VALUE("--save-every");
         if (parse_int(v, 1, INT_MAX, &n) != 0)
@@ -458,6 +462,8 @@ void ks_options_print_help(void)
            "  --headless              render through EGL without a window (default without a display)\n"
            "  --window                insist on a window (error when there is no display)\n"
            "  --frames N              stop after N frames (headless default 60)\n"
+           "  --progress              headless: a progress line every second even when stderr\n"
+           "                          is not a terminal (it is shown on a terminal anyway)\n"
            "  --out DIR               where frames, CSVs and bench results go (default .)\n"
            "  --save-every K          save every K-th frame and a CSV of stage timings\n"
            "  --format png|ppm        saved frame format (default png)\n"
