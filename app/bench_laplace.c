@@ -10,6 +10,8 @@
 #include "kernels/laplace/laplace.h"
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "run_outputs.h"
+#include "signals.h"
 
 enum { KS_BENCH_MAX_ROWS = 2048 };
 
@@ -291,7 +293,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
     KS_TRY(st);
     printf("checked %d kernel variant(s) against the CPU gold: all agree\n", p->nvariants);
 
-    for (int gi = 0; gi < p->ngrids; ++gi) {
+    for (int gi = 0; gi < p->ngrids && !ks_signals_stop_requested(); ++gi) {
         ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
         ks_lsolver *s = NULL;
         st = ks_lsolver_create(&g, &s);
@@ -314,7 +316,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
         for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
             const ks_lvariant_info *info = ks_lvariant_get(p->variants[v]);
             for (int b = 0; b < nblocks[v] && st == KS_OK; ++b) {
-                if (*nrows == KS_BENCH_MAX_ROWS) break;
+                if (*nrows == KS_BENCH_MAX_ROWS || ks_signals_stop_requested()) break;
                 ks_bench_row *r = &rows[(*nrows)++];
                 memset(r, 0, sizeof *r);
                 snprintf(r->device, sizeof r->device, "%s", dev->name);
@@ -418,7 +420,7 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
         st = (len > 0 && (size_t)len < sizeof path) ? ks_image_write(path, KS_FMT_PNG, rgba, w, h)
                                                    : ks_fail(KS_ERR_IO, "--out path too long");
     free(rgba);
-    if (st == KS_OK) printf("wrote %s\n", path);
+    if (st == KS_OK) ks_note_wrote(path);
     return st;
 }
 
@@ -431,7 +433,7 @@ static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, 
     ks_status st = (len > 0 && (size_t)len < sizeof path) ? ks_text_write(path, csv, strlen(csv))
                                                          : ks_fail(KS_ERR_IO, "--out path too long");
     free(csv);
-    if (st == KS_OK) printf("wrote %s\n", path);
+    if (st == KS_OK) ks_note_wrote(path);
     if (st == KS_OK) st = write_chart(opt, rows, n);
     return st;
 }
@@ -450,7 +452,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     if (use_cuda) {
         st = bench_cuda(opt, dev, &plan, rows, &n);
     } else {
-        for (int gi = 0; gi < plan.ngrids && st == KS_OK; ++gi) {
+        for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
             ks_bench_row *r = &rows[n++];
@@ -463,8 +465,10 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             r->ratio = r->t_eff_gbs / r->t_peak_gbs;
         }
     }
-    if (st == KS_OK && n == 0) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "no grid fits in device memory");
-    if (st == KS_OK) {
+    if (st == KS_OK && n == 0 && !ks_signals_stop_requested())
+        st = ks_fail(KS_ERR_OUT_OF_MEMORY, "no grid fits in device memory");
+    if (st == KS_OK && n == 0) printf("kernelscope: stopped before the first row; nothing to write\n");
+    if (st == KS_OK && n > 0) {
         ks_bench_mark_best(rows, n);
         char *table = ks_bench_laplace_table(rows, n);
         if (table) fputs(table, stdout);

@@ -18,7 +18,7 @@ static void ks_on_signal(int sig)
         _exit(128 + sig);
     }
     ks_stop_signal = sig;
-    static const char msg[] = "\nkernelscope: stopping after this frame (Ctrl-C again to quit now)\n";
+    static const char msg[] = "\nkernelscope: stopping once this frame (or bench row) is done; Ctrl-C again quits now\n";
     if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
 }
 

@@ -41,3 +41,9 @@ if(XVFB_RUN AND XDOTOOL)
                    $<TARGET_FILE:kernelscope>)
   set_tests_properties(test_app_keys PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
+
+# The life of a run: signals, outputs checked up front, summary / wrote / progress lines, file names.
+ks_add_test(NAME test_run_lifecycle LABEL cpu SOURCES test_run_lifecycle.c TIMEOUT 400)
+target_link_libraries(test_run_lifecycle PRIVATE ks_test_util)
+add_dependencies(test_run_lifecycle kernelscope)
+set_tests_properties(test_run_lifecycle PROPERTIES RUN_SERIAL TRUE)

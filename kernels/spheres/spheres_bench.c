@@ -183,7 +183,11 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
         ks_spheres_generate(d->seed, max_n, r->width, r->height, s);
         ks_spheres_pack(s, max_n, p);
     }
-    for (int k = 0; st == KS_OK && k < r->count_n; ++k)
+    for (int k = 0; st == KS_OK && k < r->count_n; ++k) {
+        if (d->stop && d->stop()) {
+            r->count_n = k; /* the rows measured so far */
+            break;
+        }
         for (int c = 0; st == KS_OK && c < r->col_n; ++c) {
             ks_spheres_bench_cell *cell = &r->cell[k][c];
             const int n = r->counts[k];
@@ -204,6 +208,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
             if (st == KS_OK) cell->available = 1;
             else ks_error_prefix("bench spheres: %s, %d spheres", ks_spheres_mem_name(m), n);
         }
+    }
     free(s);
     free(p);
     free(img);

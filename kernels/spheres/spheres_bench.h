@@ -25,6 +25,8 @@ typedef struct ks_spheres_bench_desc {
     int reps;                /* timed launches per cell; 0 -> 20 (CPU: at most 5) */
     int warmup;              /* untimed launches first; 0 -> 3 (CPU: 1) */
     unsigned long long seed; /* sphere generator seed (0 is a seed like any other) */
+    int (*stop)(void);       /* optional: nonzero asks to stop after the row (count) in progress;
+                              * the result then holds the rows measured (count_n shrinks) */
 } ks_spheres_bench_desc;
 
 typedef struct ks_spheres_bench_cell {
