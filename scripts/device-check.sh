@@ -50,7 +50,7 @@ for w in $what; do
     "$B/kernelscope" laplace3d --headless --frames 60 --iters 100 --save-every 60 --out "$S" --size 1280x800 --bc sine --colormap inferno --kernel kmarch >/dev/null 2>&1 && mv "$S/laplace3d_000060.png" "$S/laplace3d_kmarch_sine.png"
     "$B/kernelscope" laplace2d --headless --frames 100 --iters 400 --save-every 100 --out "$S" --size 1280x800 --colormap turbo >/dev/null 2>&1 && mv "$S/laplace2d_000100.png" "$S/laplace2d.png"
     for mem in global readonly constant shared binned; do
-      "$B/kernelscope" spheres --headless --frames 30 --save-every 30 --out "$S" --size 1280x800 --mem $mem --spheres 1024 >/dev/null 2>&1 && mv "$S/spheres_${mem}_000030.png" "$S/spheres_$mem.png"
+      "$B/kernelscope" spheres --headless --frames 30 --save-every 30 --out "$S" --size 1280x800 --mem $mem --spheres 1024 >/dev/null 2>&1 && mv "$S/spheres_000030.png" "$S/spheres_$mem.png"
     done
     rm -f "$S"/*.csv
     ls "$S" ;;

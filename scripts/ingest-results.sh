@@ -15,9 +15,9 @@ copy bench2d.txt docs/results/bench2d.txt
 copy bench_spheres.txt docs/results/bench_spheres.txt
 copy bench_laplace3d.csv docs/results/bench_laplace3d.csv
 copy bench_laplace2d.csv docs/results/bench_laplace2d.csv
-copy spheres_bench.csv docs/results/spheres_bench.csv
+copy bench_spheres.csv docs/results/bench_spheres.csv
 copy bench_laplace3d.png screenshots/bench_laplace3d.png
 copy bench_laplace2d.png screenshots/bench_laplace2d.png
-copy spheres_bench.png screenshots/bench_spheres.png
+copy bench_spheres.png screenshots/bench_spheres.png
 for f in "$tmp"/shots/*.png; do [ -f "$f" ] && cp "$f" screenshots/ && echo "shots/$(basename "$f") -> screenshots/"; done
 exit 0
