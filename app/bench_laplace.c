@@ -291,7 +291,8 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
     }
     ks_lsolver_destroy(probe);
     KS_TRY(st);
-    printf("checked %d kernel variant(s) against the CPU gold: all agree\n", p->nvariants);
+    printf("checked %d kernel %s against the CPU gold: all agree\n", p->nvariants,
+           ks_plural(p->nvariants, "variant", "variants"));
 
     for (int gi = 0; gi < p->ngrids && !ks_signals_stop_requested(); ++gi) {
         ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};

@@ -12,6 +12,7 @@
 #include "best_config.h"
 #include "live.h"
 #include "options.h"
+#include "run_outputs.h"
 #include "render/image_io.h"
 #include "scene.h"
 #include "signals.h"
@@ -196,8 +197,8 @@ int main(int argc, char **argv)
     if (!headless && !opt.window && !has_display()) {
         headless = 1;
         if (!opt.frames) opt.frames = 60;
-        fprintf(stderr, "kernelscope: no display; rendering headless (EGL) for %d frames\n",
-                opt.frames);
+        fprintf(stderr, "kernelscope: no display; rendering headless (EGL) for %d %s\n", opt.frames,
+                ks_plural(opt.frames, "frame", "frames"));
     }
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, api, headless, &live);

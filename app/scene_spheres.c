@@ -1,4 +1,4 @@
-/* The sphere ray-casting scene for the live loop (issue 3).
+/* The sphere ray-casting scene for the live loop.
  *
  * Each frame: drift the spheres when animating (host), upload them to the
  * memory the current variant reads (stage "upload"), render straight into
