@@ -47,6 +47,17 @@ static void text_add(ks_text *t, const char *fmt, ...)
     }
 }
 
+void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
+{
+    const int dims = grid[2] > 1 ? 3 : 2;
+    if (grid[0] == grid[1] && (dims == 2 || grid[1] == grid[2]))
+        snprintf(buf, len, "%d^%d", grid[0], dims);
+    else if (dims == 3)
+        snprintf(buf, len, "%dx%dx%d", grid[0], grid[1], grid[2]);
+    else
+        snprintf(buf, len, "%dx%d", grid[0], grid[1]);
+}
+
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
 {
     ks_text t = {0};
@@ -54,13 +65,19 @@ char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
              "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
     for (int i = 0; i < n; ++i) {
         const ks_bench_row *r = &rows[i];
-        char grid[48], block[32];
-        snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+        char grid[48], block[32], regs[16], occ[16];
+        if (r->grid[2] > 1) snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+        else snprintf(grid, sizeof grid, "%dx%d", r->grid[0], r->grid[1]);
         if (r->block[0]) snprintf(block, sizeof block, "%dx%dx%d", r->block[0], r->block[1], r->block[2]);
         else snprintf(block, sizeof block, "-");
-        text_add(&t, "%-8s %-16s %-10s %10.4f %10.1f %10.1f %7.3f %5d %5.0f%%%s\n", r->variant, grid,
-                 block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
-                 100.0 * r->occupancy, r->best ? "  <- best" : "");
+        /* registers and occupancy belong to a kernel launch; the CPU gold has none */
+        if (r->registers > 0) snprintf(regs, sizeof regs, "%d", r->registers);
+        else snprintf(regs, sizeof regs, "-");
+        if (r->occupancy > 0) snprintf(occ, sizeof occ, "%.0f%%", 100.0 * r->occupancy);
+        else snprintf(occ, sizeof occ, "-");
+        text_add(&t, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7.3f %5s %6s%s\n", r->variant, grid,
+                 block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, regs, occ,
+                 r->best ? "  <- best" : "");
     }
     return t.buf;
 }
@@ -405,11 +422,27 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     d.width = 1100;
     d.height = 650;
     d.title = title;
-    d.x_label = "grid points";
+    d.x_label = "grid (log scale of points)";
     d.y_label = "T_eff / T_peak";
     d.log_x = 1;
     d.series = series;
     d.series_count = nseries;
+    /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
+    char tick_text[KS_MAX_LIST][48];
+    const char *tick_labels[KS_MAX_LIST];
+    for (int p = 0; p < npeak; ++p) {
+        tick_labels[p] = tick_text[p];
+        snprintf(tick_text[p], sizeof tick_text[p], "%.0f points", peak_x[p]);
+        for (int i = 0; i < n; ++i) {
+            const int *g = rows[i].grid;
+            if ((double)g[0] * g[1] * g[2] != peak_x[p]) continue;
+            ks_bench_grid_text(g, tick_text[p], sizeof tick_text[p]);
+            break;
+        }
+    }
+    d.x_ticks = peak_x;
+    d.x_tick_labels = tick_labels;
+    d.x_tick_count = npeak;
     int w, h;
     ks_chart_size(&d, &w, &h);
     unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);

@@ -355,6 +355,33 @@ static void test_names_summary_progress(void **state)
     assert_non_null(strstr(r.out, "wrote nothing"));
 }
 
+/* bench with no --out: results/<scene>-<YYYYmmdd-HHMMSS>/, made when it starts, named on stdout. */
+static void test_bench_default_results_folder(void **state)
+{
+    (void)state;
+    char dir[256], cwd[1024];
+    ks_test_tmpdir(dir, sizeof dir, "res");
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    const char *argv[] = {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--reps", "2", NULL};
+    ks_run_result r;
+    const int ran = ks_test_run(argv, NULL, &r);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(ran, 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    const char *at = strstr(r.out, "kernelscope: results go to results/laplace2d-");
+    if (!at) fail_msg("no results folder named in: %s", r.out);
+    char stamp[32] = "";
+    assert_int_equal(sscanf(at, "kernelscope: results go to results/laplace2d-%31[0-9-]/", stamp), 1);
+    assert_int_equal(strlen(stamp), 15); /* YYYYmmdd-HHMMSS */
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/results/laplace2d-%s/bench_laplace2d.csv", dir, stamp);
+    assert_true(check_csv_whole(csv) == 1);
+    char wrote[200];
+    snprintf(wrote, sizeof wrote, "kernelscope: wrote results/laplace2d-%s/bench_laplace2d.csv\n", stamp);
+    assert_non_null(strstr(r.out, wrote));
+}
+
 int main(void)
 {
     const char *s = getenv("KS_TEST_SEED");
@@ -365,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_dump_into_missing_folder),
         cmocka_unit_test(test_rejected_run_creates_no_folder),
         cmocka_unit_test(test_names_summary_progress),
+        cmocka_unit_test(test_bench_default_results_folder),
         cmocka_unit_test(test_signal_stops_after_the_frame),
         cmocka_unit_test(test_second_sigint_quits_at_once),
         cmocka_unit_test(test_bench_stopped_by_signal),
