@@ -1,6 +1,7 @@
 /* kernelscope: parse the command line, pick the backend, then run the live
  * view or a benchmark. Only this file decides exit codes:
  * 0 ok, 1 failure while running, 2 bad input (flags, sizes, blocks, paths, display). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,11 @@
 
 enum { KS_EXIT_OK = 0, KS_EXIT_FAILURE = 1, KS_EXIT_USAGE = 2 };
 
+static void notices_flush(void);
+
 static int fail(int code)
 {
+    if (code != KS_EXIT_USAGE) notices_flush(); /* context for a failure, not for bad input */
     fprintf(stderr, "kernelscope: error: %s\n", ks_error_message());
     return code;
 }
@@ -29,6 +33,30 @@ static int fail(int code)
 static int setup_exit_code(ks_status st)
 {
     return (st == KS_ERR_CUDA || st == KS_ERR_GL) ? KS_EXIT_FAILURE : KS_EXIT_USAGE;
+}
+
+/* Notices (CPU fallback, best-config store, headless) wait until the run starts, so
+ * that input refused during set-up is the one line on stderr. */
+static char ks_notices[4096];
+static size_t ks_notices_len;
+
+static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void notice(const char *fmt, ...)
+{
+    if (ks_notices_len + 1 >= sizeof ks_notices) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(ks_notices + ks_notices_len, sizeof ks_notices - ks_notices_len, fmt, ap);
+    va_end(ap);
+    if (n > 0) ks_notices_len += (size_t)n < sizeof ks_notices - ks_notices_len
+                                     ? (size_t)n : sizeof ks_notices - ks_notices_len - 1;
+}
+
+static void notices_flush(void)
+{
+    fputs(ks_notices, stderr);
+    ks_notices[0] = '\0';
+    ks_notices_len = 0;
 }
 
 static double host_seconds(void)
@@ -116,6 +144,10 @@ int main(int argc, char **argv)
         ks_error_prefix("--dump-field");
         return fail(KS_EXIT_USAGE);
     }
+    if (opt.mode != KS_MODE_BENCH && opt.window && !has_display()) {
+        ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
+        return fail(KS_EXIT_USAGE);
+    }
     ks_signals_install();
 
     /* Backend: CUDA when a device exists, unless told otherwise. */
@@ -131,17 +163,17 @@ int main(int argc, char **argv)
             ks_error_prefix("--backend cuda");
             return fail(KS_EXIT_USAGE);
         } else {
-            fprintf(stderr, "kernelscope: %s; using the cpu backend\n", ks_error_message());
+            notice("kernelscope: %s; using the cpu backend\n", ks_error_message());
         }
     }
     ks_options_backend_defaults(&opt, use_cuda);
 
     ks_best_store *best = calloc(1, sizeof *best);
     if (!best) return fail(KS_EXIT_FAILURE);
-    char best_path[1024], notice[1200];
+    char best_path[1024], best_notice[1200];
     if (ks_best_path(best_path, sizeof best_path) == KS_OK) {
-        ks_best_load(best_path, best, notice, sizeof notice);
-        if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+        ks_best_load(best_path, best, best_notice, sizeof best_notice);
+        if (best_notice[0]) notice("kernelscope: %s\n", best_notice);
     } else {
         best_path[0] = '\0';
     }
@@ -152,6 +184,7 @@ int main(int argc, char **argv)
         if (st != KS_OK) {
             ks_error_prefix("--out");
         } else {
+            notices_flush();
             printf("kernelscope: results go to %s/\n", opt.out_dir);
             if (ks_scene_dims(opt.scene) != 0)
                 st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
@@ -189,16 +222,11 @@ int main(int argc, char **argv)
 
     const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
     int headless = opt.headless;
-    if (opt.window && !has_display()) {
-        free(best);
-        ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
-        return fail(KS_EXIT_USAGE);
-    }
     if (!headless && !opt.window && !has_display()) {
         headless = 1;
         if (!opt.frames) opt.frames = 60;
-        fprintf(stderr, "kernelscope: no display; rendering headless (EGL) for %d %s\n", opt.frames,
-                ks_plural(opt.frames, "frame", "frames"));
+        notice("kernelscope: no display; rendering headless (EGL) for %d %s\n", opt.frames,
+               ks_plural(opt.frames, "frame", "frames"));
     }
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, api, headless, &live);
@@ -206,6 +234,7 @@ int main(int argc, char **argv)
         ks_error_prefix("--out"); /* the folder is made only now that the run starts */
         st = KS_ERR_IO;
     }
+    if (st == KS_OK) notices_flush();
     if (st != KS_OK) {
         code = fail(setup_exit_code(st));
     } else if (ks_live_run(live) != KS_OK) {
