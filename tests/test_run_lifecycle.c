@@ -287,21 +287,37 @@ static void test_dump_into_missing_folder(void **state)
     assert_false(file_exists(out_dir)); /* rejected before anything was made */
 }
 
-static void test_rejected_run_creates_no_folder(void **state)
+/* Input refused during set-up: one line on stderr (no notices before it), exit 2, no folder. */
+static void refused(const char *needle, const char *const *argv, const char *made)
 {
-    (void)state;
-    char dir[256], out_dir[300];
-    ks_test_tmpdir(dir, sizeof dir, "rej");
-    snprintf(out_dir, sizeof out_dir, "%s/a/b", dir);
-    const char *argv[] = {NULL, "laplace3d", "--backend", "cpu", "--headless", "--frames", "1",
-                          "--grid", "4000x4000x4000", "--save-every", "1", "--out", out_dir, NULL};
     const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
     ks_run_result r;
     assert_int_equal(ks_test_run(argv, env, &r), 0);
-    assert_int_equal(r.exit_code, 2);
-    char a[300];
+    if (r.exit_code != 2 || ks_test_count_lines(r.err) != 1 || !strstr(r.err, needle))
+        fail_msg("%s %s: exit %d, stderr: %s", argv[1], argv[2], r.exit_code, r.err);
+    if (made && file_exists(made)) fail_msg("a refused run made %s", made);
+}
+
+static void test_rejected_run_creates_no_folder(void **state)
+{
+    (void)state;
+    char dir[256], out_dir[300], a[300], scene[300];
+    ks_test_tmpdir(dir, sizeof dir, "rej");
+    snprintf(out_dir, sizeof out_dir, "%s/a/b", dir);
     snprintf(a, sizeof a, "%s/a", dir);
-    assert_false(file_exists(a));
+    snprintf(scene, sizeof scene, "%s/bad.txt", dir);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs("0 0 0 10 1 1 nope\n", f);
+    fclose(f);
+    /* no --backend: on a machine without a GPU the CPU-fallback notice must not come first */
+    const char *grid[] = {NULL, "laplace3d", "--headless", "--frames", "1", "--grid", "4000x4000x4000",
+                          "--save-every", "1", "--out", out_dir, NULL};
+    refused("GiB", grid, a);
+    const char *mem[] = {NULL, "spheres", "--mem", "nope", "--frames", "1", "--out", out_dir, NULL};
+    refused("--mem", mem, a);
+    const char *file[] = {NULL, "spheres", "--scene", scene, "--frames", "1", "--out", out_dir, NULL};
+    refused("bad.txt", file, a);
 }
 
 /* The naming scheme, the wrote lines, the summary and --progress. */
