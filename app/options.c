@@ -464,13 +464,14 @@ void ks_options_print_help(void)
            "  --frames N              stop after N frames (headless default 60)\n"
            "  --progress              headless: a progress line every second even when stderr\n"
            "                          is not a terminal (it is shown on a terminal anyway)\n"
-           "  --out DIR               where frames, CSVs and bench results go (default .)\n"
+           "  --out DIR               where frames and CSVs go (default .; bench: results/<scene>-<time>/)\n"
            "  --save-every K          save every K-th frame and a CSV of stage timings\n"
            "  --format png|ppm        saved frame format (default png)\n"
            "  --size WxH              window / picture size (default 1280x800; spheres 1024x768)\n"
            "  --no-overlay            start with the overlay hidden (saved frames hold the bare picture)\n"
            "  --reps N                bench: timed repetitions per configuration (default 20)\n"
            "  --help, --version\n\n"
-           "Keys: H shows them all in the window. Exit status: 0 ok, 1 runtime failure, 2 bad input.\n",
+           "Keys: H shows them all in the window. Ctrl-C stops after the frame (again: at once).\n"
+           "Exit status: 0 ok, 1 runtime failure, 2 bad input, 130 / 143 stopped by SIGINT / SIGTERM.\n",
            KS_VERSION, k3, k2);
 }
