@@ -523,7 +523,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             e.t_eff_gbs = rows[i].t_eff_gbs;
             ks_best_put(best, &e);
         }
-        if (ks_best_save(best_path, best) == KS_OK) printf("best blocks recorded in %s\n", best_path);
+        if (ks_best_save(best_path, best) == KS_OK) ks_note_wrote(best_path);
         else fprintf(stderr, "kernelscope: could not record best blocks: %s\n", ks_error_message());
     }
     free(rows);

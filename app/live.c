@@ -336,15 +336,19 @@ ks_status ks_live_run(ks_live *l)
     int quit = 0;
     ks_status st = KS_OK;
     while (!quit && st == KS_OK) st = run_frame(l, &quit);
+    char first_error[512] = "";
+    if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
     ks_status st_out = ks_stage_timer_drain(l->timer);
     if (opt->save_every) {
         ks_status st_csv = ks_timings_csv_close(&l->csv, l->timer);
         if (st_out == KS_OK) st_out = st_csv;
     }
-    if (st != KS_OK) return st; /* the first failure is the one to report */
+    if (st != KS_OK) return ks_fail(st, "%s", first_error); /* the first failure is the one to report */
     KS_TRY(st_out);
     KS_TRY(l->api->finish(l->scene));
-    if (opt->dump_field) ks_note_wrote(opt->dump_field);
+    /* only the Laplace scene writes --dump-field (what spheres makes of it is decided elsewhere) */
+    const int dumped = opt->dump_field && strcmp(l->api->name, "laplace") == 0;
+    if (dumped) ks_note_wrote(opt->dump_field);
 
     char status[160] = "", written[1400] = "";
     if (l->api->status) l->api->status(l->scene, status, sizeof status);
@@ -354,7 +358,7 @@ ks_status ks_live_run(ks_live *l)
                     ks_plural(l->saved_frames, "picture", "pictures"), opt->out_dir);
     if (opt->save_every)
         text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
-    if (opt->dump_field)
+    if (dumped)
         text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
     if (used) {
         char tmp[1400];

@@ -371,6 +371,28 @@ static void test_names_summary_progress(void **state)
     assert_non_null(strstr(r.out, "wrote nothing"));
 }
 
+/* A run that fails half-way (frame 5 cannot be saved: a folder has its name) still completes
+ * the timings CSV with the frames it measured, and leaves no temporary file. */
+static void test_csv_kept_on_error(void **state)
+{
+    (void)state;
+    char dir[256], blocker[400], csv[400];
+    ks_test_tmpdir(dir, sizeof dir, "err");
+    snprintf(blocker, sizeof blocker, "%s/laplace2d_000005.png", dir);
+    assert_int_equal(mkdir(blocker, 0755), 0);
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "20",
+                          "--save-every", "1", "--out", dir, NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 1 || !strstr(r.err, "laplace2d_000005.png"))
+        fail_msg("exit %d, stderr: %s", r.exit_code, r.err);
+    snprintf(csv, sizeof csv, "%s/laplace2d_timings.csv", dir);
+    const int rows = check_csv_whole(csv);
+    if (rows < 4) fail_msg("%d timing rows kept of the 4 frames before the failure", rows);
+    scan_dir(dir, ".png");
+}
+
 /* bench with no --out: results/<scene>-<YYYYmmdd-HHMMSS>/, made when it starts, named on stdout. */
 static void test_bench_default_results_folder(void **state)
 {
@@ -409,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_rejected_run_creates_no_folder),
         cmocka_unit_test(test_names_summary_progress),
         cmocka_unit_test(test_bench_default_results_folder),
+        cmocka_unit_test(test_csv_kept_on_error),
         cmocka_unit_test(test_signal_stops_after_the_frame),
         cmocka_unit_test(test_second_sigint_quits_at_once),
         cmocka_unit_test(test_bench_stopped_by_signal),
