@@ -193,7 +193,7 @@ static void test_signal_stops_after_the_frame(void **state)
 {
     (void)state;
     /* start-up is about a second (memcpy bandwidth, EGL); aim into the run, a few at its start */
-    const int delays[] = {150, 1500, 2000, 2500, 3000, 3500};
+    const int delays[] = {400, 1500, 2000, 2500, 3000, 3500};
     for (int i = 0; i < 6; ++i) {
         const int sig = i % 2 ? SIGTERM : SIGINT;
         const int delay = delays[i] + (int)(rand() % 500);
@@ -362,12 +362,16 @@ static void test_names_summary_progress(void **state)
     /* about three seconds of frames: progress lines at most once a second */
     const char *argv3[] = {NULL, "laplace3d", "--backend", "cpu", "--headless", "--grid", "128",
                            "--iters", "100", "--frames", "20", "--progress", NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(ks_test_run(argv3, env, &r), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     assert_int_equal(r.exit_code, 0);
     if (!strstr(r.err, "kernelscope: frame ") || !strstr(r.err, "fps"))
         fail_msg("no progress line in: %s", r.err);
     const int lines = ks_test_count_lines(r.err);
-    if (lines < 1 || lines > 10) fail_msg("%d progress lines for about 3 s: %s", lines, r.err);
+    if (lines < 1 || lines > (int)secs + 1) fail_msg("%d progress lines in %.1f s: %s", lines, secs, r.err);
     assert_non_null(strstr(r.out, "wrote nothing"));
 }
 
