@@ -10,6 +10,8 @@
 #include "kernels/laplace/laplace.h"
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "run_outputs.h"
+#include "signals.h"
 
 enum { KS_BENCH_MAX_ROWS = 2048 };
 
@@ -45,6 +47,17 @@ static void text_add(ks_text *t, const char *fmt, ...)
     }
 }
 
+void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
+{
+    const int dims = grid[2] > 1 ? 3 : 2;
+    if (grid[0] == grid[1] && (dims == 2 || grid[1] == grid[2]))
+        snprintf(buf, len, "%d^%d", grid[0], dims);
+    else if (dims == 3)
+        snprintf(buf, len, "%dx%dx%d", grid[0], grid[1], grid[2]);
+    else
+        snprintf(buf, len, "%dx%d", grid[0], grid[1]);
+}
+
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
 {
     ks_text t = {0};
@@ -52,13 +65,19 @@ char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
              "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
     for (int i = 0; i < n; ++i) {
         const ks_bench_row *r = &rows[i];
-        char grid[48], block[32];
-        snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+        char grid[48], block[32], regs[16], occ[16];
+        if (r->grid[2] > 1) snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+        else snprintf(grid, sizeof grid, "%dx%d", r->grid[0], r->grid[1]);
         if (r->block[0]) snprintf(block, sizeof block, "%dx%dx%d", r->block[0], r->block[1], r->block[2]);
         else snprintf(block, sizeof block, "-");
-        text_add(&t, "%-8s %-16s %-10s %10.4f %10.1f %10.1f %7.3f %5d %5.0f%%%s\n", r->variant, grid,
-                 block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
-                 100.0 * r->occupancy, r->best ? "  <- best" : "");
+        /* registers and occupancy belong to a kernel launch; the CPU gold has none */
+        if (r->registers > 0) snprintf(regs, sizeof regs, "%d", r->registers);
+        else snprintf(regs, sizeof regs, "-");
+        if (r->occupancy > 0) snprintf(occ, sizeof occ, "%.0f%%", 100.0 * r->occupancy);
+        else snprintf(occ, sizeof occ, "-");
+        text_add(&t, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7.3f %5s %6s%s\n", r->variant, grid,
+                 block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, regs, occ,
+                 r->best ? "  <- best" : "");
     }
     return t.buf;
 }
@@ -292,9 +311,10 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
     }
     ks_lsolver_destroy(probe);
     KS_TRY(st);
-    printf("checked %d kernel variant(s) against the CPU gold: all agree\n", p->nvariants);
+    printf("checked %d kernel %s against the CPU gold: all agree\n", p->nvariants,
+           ks_plural(p->nvariants, "variant", "variants"));
 
-    for (int gi = 0; gi < p->ngrids; ++gi) {
+    for (int gi = 0; gi < p->ngrids && !ks_signals_stop_requested(); ++gi) {
         ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
         ks_lsolver *s = NULL;
         st = ks_lsolver_create(&g, &s);
@@ -320,7 +340,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
         for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
             const ks_lvariant_info *info = ks_lvariant_get(p->variants[v]);
             for (int b = 0; b < nblocks[v] && st == KS_OK; ++b) {
-                if (*nrows == KS_BENCH_MAX_ROWS) break;
+                if (*nrows == KS_BENCH_MAX_ROWS || ks_signals_stop_requested()) break;
                 ks_bench_row *r = &rows[(*nrows)++];
                 memset(r, 0, sizeof *r);
                 snprintf(r->device, sizeof r->device, "%s", dev->name);
@@ -408,11 +428,27 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     d.width = 1100;
     d.height = 650;
     d.title = title;
-    d.x_label = "grid points";
+    d.x_label = "grid (log scale of points)";
     d.y_label = "T_eff / T_peak";
     d.log_x = 1;
     d.series = series;
     d.series_count = nseries;
+    /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
+    char tick_text[KS_MAX_LIST][48];
+    const char *tick_labels[KS_MAX_LIST];
+    for (int p = 0; p < npeak; ++p) {
+        tick_labels[p] = tick_text[p];
+        snprintf(tick_text[p], sizeof tick_text[p], "%.0f points", peak_x[p]);
+        for (int i = 0; i < n; ++i) {
+            const int *g = rows[i].grid;
+            if ((double)g[0] * g[1] * g[2] != peak_x[p]) continue;
+            ks_bench_grid_text(g, tick_text[p], sizeof tick_text[p]);
+            break;
+        }
+    }
+    d.x_ticks = peak_x;
+    d.x_tick_labels = tick_labels;
+    d.x_tick_count = npeak;
     int w, h;
     ks_chart_size(&d, &w, &h);
     unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
@@ -424,7 +460,7 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
         st = (len > 0 && (size_t)len < sizeof path) ? ks_image_write(path, KS_FMT_PNG, rgba, w, h)
                                                    : ks_fail(KS_ERR_IO, "--out path too long");
     free(rgba);
-    if (st == KS_OK) printf("wrote %s\n", path);
+    if (st == KS_OK) ks_note_wrote(path);
     return st;
 }
 
@@ -437,7 +473,7 @@ static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, 
     ks_status st = (len > 0 && (size_t)len < sizeof path) ? ks_text_write(path, csv, strlen(csv))
                                                          : ks_fail(KS_ERR_IO, "--out path too long");
     free(csv);
-    if (st == KS_OK) printf("wrote %s\n", path);
+    if (st == KS_OK) ks_note_wrote(path);
     if (st == KS_OK) st = write_chart(opt, rows, n);
     return st;
 }
@@ -456,7 +492,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     if (use_cuda) {
         st = bench_cuda(opt, dev, &plan, rows, &n);
     } else {
-        for (int gi = 0; gi < plan.ngrids && st == KS_OK; ++gi) {
+        for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
             ks_bench_row *r = &rows[n++];
@@ -469,8 +505,10 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             r->ratio = r->t_eff_gbs / r->t_peak_gbs;
         }
     }
-    if (st == KS_OK && n == 0) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "no grid fits in device memory");
-    if (st == KS_OK) {
+    if (st == KS_OK && n == 0 && !ks_signals_stop_requested())
+        st = ks_fail(KS_ERR_OUT_OF_MEMORY, "no grid fits in device memory");
+    if (st == KS_OK && n == 0) printf("kernelscope: stopped before the first row; nothing to write\n");
+    if (st == KS_OK && n > 0) {
         ks_bench_mark_best(rows, n);
         char *table = ks_bench_laplace_table(rows, n);
         if (table) fputs(table, stdout);
@@ -491,7 +529,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             e.t_eff_gbs = rows[i].t_eff_gbs;
             ks_best_put(best, &e);
         }
-        if (ks_best_save(best_path, best) == KS_OK) printf("best blocks recorded in %s\n", best_path);
+        if (ks_best_save(best_path, best) == KS_OK) ks_note_wrote(best_path);
         else fprintf(stderr, "kernelscope: could not record best blocks: %s\n", ks_error_message());
     }
     free(rows);

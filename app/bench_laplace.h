@@ -4,6 +4,8 @@
 #ifndef KS_BENCH_LAPLACE_H
 #define KS_BENCH_LAPLACE_H
 
+#include <stddef.h>
+
 #include "kernels/common/cuda_device.h"
 #include "best_config.h"
 #include "options.h"
@@ -28,6 +30,8 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
 /* The table and CSV writers (tested on their own). Return malloc'd text. */
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n);
 char *ks_bench_laplace_csv(const ks_bench_row *rows, int n);
+/* A grid as people say it: "512^3", "8192^2", else "64x32x16" / "64x32". */
+void ks_bench_grid_text(const int grid[3], char *buf, size_t len);
 /* Marks rows[i].best for the fastest block of each (variant, grid). */
 void ks_bench_mark_best(ks_bench_row *rows, int n);
 

@@ -74,7 +74,7 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     for (int k = 0; k < opt->kernel_count; ++k) {
         ks_matmul_variant v;
         if (ks_matmul_variant_parse(opt->kernels[k], &v) != 0)
-            return ks_fail(KS_ERR_INVALID, "bench matmul: unknown --kernel '%s'", opt->kernels[k]);
+            return ks_fail(KS_ERR_INVALID, "bench matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[k]));
         d.variants[v] = 1;
     }
     if (opt->tile_n > 0) {

@@ -9,6 +9,8 @@
 #include "kernels/spheres/spheres_bench.h"
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "run_outputs.h"
+#include "signals.h"
 
 enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 
@@ -64,6 +66,7 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         KS_TRY(ks_spheres_load(opt->scene_file, &scene, &d.scene_n));
         d.scene = scene;
     }
+    d.stop = ks_signals_stop_requested;
     const char *dir = opt->out_dir ? opt->out_dir : ".";
     ks_status dir_st = ks_output_dir_check(dir); /* before minutes of timing, not after */
     ks_spheres_bench_result *r = dir_st == KS_OK ? malloc(sizeof *r) : NULL;
@@ -89,14 +92,17 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         fflush(stdout);
     }
     char csv_path[1024], png_path[1024];
-    snprintf(csv_path, sizeof csv_path, "%s/spheres_bench.csv", dir);
-    snprintf(png_path, sizeof png_path, "%s/spheres_bench.png", dir);
+    snprintf(csv_path, sizeof csv_path, "%s/bench_spheres.csv", dir);
+    snprintf(png_path, sizeof png_path, "%s/bench_spheres.png", dir);
     if (st == KS_OK) {
         const size_t n = ks_spheres_bench_csv(r, text, need);
         st = ks_text_write(csv_path, text, n);
+        if (st == KS_OK) ks_note_wrote(csv_path);
     }
-    if (st == KS_OK) st = ks_bench_spheres_chart(r, png_path);
-    if (st == KS_OK) printf("wrote %s and %s\n", csv_path, png_path);
+    if (st == KS_OK && r->count_n > 0) {
+        st = ks_bench_spheres_chart(r, png_path);
+        if (st == KS_OK) ks_note_wrote(png_path);
+    }
     free(text);
     free(r);
     free(scene);

@@ -1,4 +1,4 @@
-/* `kernelscope bench spheres`: the course exercise's table filled in one run
+/* `kernelscope bench spheres`: the Sheffield CUDA lab exercise 2 timing table filled in one run
  * (sphere counts x memory variants), checked against the CPU gold first;
  * prints the table and writes spheres_bench.csv and spheres_bench.png
  * (log-log chart) into opt->out_dir. */

@@ -6,18 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kernels/common/interop.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/ui.h"
-
-enum { KS_CSV_INITIAL = 256 };
-
-typedef struct ks_csv_row {
-    long long frame;
-    double ms[KS_TIMER_MAX_STAGES];
-} ks_csv_row;
+#include "run_outputs.h"
+#include "signals.h"
 
 struct ks_live {
     const ks_scene_env *env;
@@ -39,8 +35,9 @@ struct ks_live {
     ks_view view;              /* this frame's view model (scene + frame fields) */
     int save_key_format;       /* 0 none, else ks_image_format of a pending S/P save */
     int save_bare;             /* F pressed */
-    ks_csv_row *csv;
-    size_t csv_len, csv_cap;
+    ks_timings_csv csv;        /* with --save-every */
+    ks_progress progress;
+    long long saved_frames;    /* pictures written by --save-every and the keys */
 };
 
 static double now_seconds(void)
@@ -125,7 +122,7 @@ void ks_live_destroy(ks_live *l)
     ks_ui_destroy(l->ui);
     ks_renderer_destroy(l->renderer);
     ks_window_destroy(l->win);
-    free(l->csv);
+    ks_stream_abort(l->csv.stream); /* only left open when the run never reached its end */
     free(l);
 }
 
@@ -162,12 +159,14 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const c
     else KS_TRY(ks_renderer_read_frame(l->renderer, &rgba, &w, &h));
     char path[1024];
     int n = snprintf(path, sizeof path, "%s/%s_%06lld%s.%s", l->env->opt->out_dir,
-                     l->view.image_name, l->frame, tag, ks_image_format_ext(fmt));
+                     ks_scene_name(l->env->opt->scene), l->frame, tag, ks_image_format_ext(fmt));
     ks_status st = (n > 0 && (size_t)n < sizeof path)
                        ? ks_image_write(path, fmt, rgba, w, h)
-                       : ks_fail(KS_ERR_IO, "output path too long under '%s'", l->env->opt->out_dir);
+                       : ks_fail(KS_ERR_IO, "output path too long under '%s'", KS_QUOTED(l->env->opt->out_dir));
     free(rgba);
     if (st == KS_OK) {
+        ks_note_wrote(path);
+        ++l->saved_frames;
         char msg[256];
         size_t used = 0;
         text_append(msg, sizeof msg, &used, "saved %s (%dx%d)", path, w, h);
@@ -202,57 +201,6 @@ static void view_frame(ks_live *l, ks_view *v)
         snprintf(v->message, sizeof v->message, "%s", l->message);
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
-}
-
-static ks_status record_csv(ks_live *l)
-{
-    long long frame;
-    double ms[KS_TIMER_MAX_STAGES];
-    while (ks_stage_timer_pop_frame(l->timer, &frame, ms)) {
-        if (l->csv_len == l->csv_cap) {
-            size_t cap = l->csv_cap ? l->csv_cap * 2 : KS_CSV_INITIAL;
-            ks_csv_row *rows = realloc(l->csv, cap * sizeof *rows);
-            if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the timing CSV");
-            l->csv = rows;
-            l->csv_cap = cap;
-        }
-        l->csv[l->csv_len].frame = frame;
-        memcpy(l->csv[l->csv_len].ms, ms, sizeof ms);
-        ++l->csv_len;
-    }
-    return KS_OK;
-}
-
-static ks_status write_csv(ks_live *l)
-{
-    const int stages = ks_stage_timer_stage_count(l->timer);
-    size_t cap = 64 + (l->csv_len + 1) * (size_t)(stages + 1) * 24;
-    char *text = malloc(cap);
-    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the timing CSV");
-    size_t used = (size_t)snprintf(text, cap, "frame");
-    for (int s = 0; s < stages; ++s) {
-        ks_stage_stats st;
-        ks_stage_timer_stats(l->timer, s, &st);
-        used += (size_t)snprintf(text + used, cap - used, ",%s_ms", st.name);
-    }
-    used += (size_t)snprintf(text + used, cap - used, "\n");
-    for (size_t r = 0; r < l->csv_len; ++r) {
-        used += (size_t)snprintf(text + used, cap - used, "%lld", l->csv[r].frame);
-        for (int s = 0; s < stages; ++s) {
-            double v = l->csv[r].ms[s];
-            if (v >= 0) used += (size_t)snprintf(text + used, cap - used, ",%.6f", v);
-            else used += (size_t)snprintf(text + used, cap - used, ",");
-        }
-        used += (size_t)snprintf(text + used, cap - used, "\n");
-    }
-    char path[1024];
-    int n = snprintf(path, sizeof path, "%s/%s_timings.csv", l->env->opt->out_dir,
-                     l->view.image_name);
-    ks_status st = (n > 0 && (size_t)n < sizeof path)
-                       ? ks_text_write(path, text, used)
-                       : ks_fail(KS_ERR_IO, "output path too long under '%s'", l->env->opt->out_dir);
-    free(text);
-    return st;
 }
 
 /* Maps the picture buffer. With CUDA this comes first in the frame: mapping
@@ -305,6 +253,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     while (ks_window_next_key(l->win, &ev))
         if (handle_key(l, &ev)) *quit = 1;
     if (ks_window_should_close(l->win)) *quit = 1;
+    if (ks_signals_stop_requested()) *quit = 1; /* Ctrl-C / SIGTERM between frames */
     if (*quit) return KS_OK;
 
     ks_frame_ctx ctx = {0};
@@ -355,7 +304,7 @@ static ks_status run_frame(ks_live *l, int *quit)
         if (st != KS_OK) show_message(l, ks_error_message());
         l->save_bare = 0;
     }
-    if (opt->save_every) KS_TRY(record_csv(l));
+    if (opt->save_every) KS_TRY(ks_timings_csv_pump(&l->csv, l->timer));
 
     const double t = now_seconds();
     if (l->last_frame_time > 0) {
@@ -364,17 +313,55 @@ static ks_status run_frame(ks_live *l, int *quit)
     }
     l->last_frame_time = t;
     if (opt->frames && l->frame >= opt->frames) *quit = 1;
+    if (ks_signals_stop_requested()) *quit = 1; /* this frame is complete: stop here */
+    if (ks_window_is_headless(l->win)) {
+        char status[160] = "";
+        if (l->api->status) l->api->status(l->scene, status, sizeof status);
+        ks_progress_tick(&l->progress, l->frame, opt->frames, status);
+    }
     return KS_OK;
 }
 
 ks_status ks_live_run(ks_live *l)
 {
+    const ks_options *opt = l->env->opt;
+    const char *scene = ks_scene_name(opt->scene);
+    if (opt->save_every) KS_TRY(ks_timings_csv_init(&l->csv, opt->out_dir, scene));
+    ks_progress_init(&l->progress, ks_window_is_headless(l->win) && (opt->progress || isatty(2)));
+
+    /* The frames; a failure stops them, but what was measured and asked for is still written. */
     int quit = 0;
-    while (!quit) KS_TRY(run_frame(l, &quit));
-    KS_TRY(ks_stage_timer_drain(l->timer));
-    if (l->env->opt->save_every) {
-        KS_TRY(record_csv(l));
-        KS_TRY(write_csv(l));
+    ks_status st = KS_OK;
+    while (!quit && st == KS_OK) st = run_frame(l, &quit);
+    char first_error[512] = "";
+    if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
+    ks_status st_out = ks_stage_timer_drain(l->timer);
+    if (opt->save_every) {
+        ks_status st_csv = ks_timings_csv_close(&l->csv, l->timer);
+        if (st_out == KS_OK) st_out = st_csv;
     }
-    return l->api->finish(l->scene);
+    if (st != KS_OK) return ks_fail(st, "%s", first_error); /* the first failure is the one to report */
+    KS_TRY(st_out);
+    KS_TRY(l->api->finish(l->scene));
+    /* only the Laplace scene writes --dump-field (what spheres makes of it is decided elsewhere) */
+    const int dumped = opt->dump_field && strcmp(l->api->name, "laplace") == 0;
+    if (dumped) ks_note_wrote(opt->dump_field);
+
+    char status[160] = "", written[1400] = "";
+    if (l->api->status) l->api->status(l->scene, status, sizeof status);
+    size_t used = 0;
+    if (l->saved_frames)
+        text_append(written, sizeof written, &used, "%lld %s in %s", l->saved_frames,
+                    ks_plural(l->saved_frames, "picture", "pictures"), opt->out_dir);
+    if (opt->save_every)
+        text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
+    if (dumped)
+        text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
+    if (used) {
+        char tmp[1400];
+        snprintf(tmp, sizeof tmp, "wrote %s", written);
+        snprintf(written, sizeof written, "%s", tmp);
+    }
+    ks_summary_print(scene, l->frame, status, l->timer, written);
+    return KS_OK;
 }

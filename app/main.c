@@ -1,6 +1,7 @@
 /* kernelscope: parse the command line, pick the backend, then run the live
  * view or a benchmark. Only this file decides exit codes:
  * 0 ok, 1 failure while running, 2 bad input (flags, sizes, blocks, paths, display). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,18 @@
 #include "best_config.h"
 #include "live.h"
 #include "options.h"
+#include "run_outputs.h"
+#include "render/image_io.h"
 #include "scene.h"
+#include "signals.h"
 
 enum { KS_EXIT_OK = 0, KS_EXIT_FAILURE = 1, KS_EXIT_USAGE = 2 };
 
+static void notices_flush(void);
+
 static int fail(int code)
 {
+    if (code != KS_EXIT_USAGE) notices_flush(); /* context for a failure, not for bad input */
     fprintf(stderr, "kernelscope: error: %s\n", ks_error_message());
     return code;
 }
@@ -27,6 +34,42 @@ static int fail(int code)
 static int setup_exit_code(ks_status st)
 {
     return (st == KS_ERR_CUDA || st == KS_ERR_GL) ? KS_EXIT_FAILURE : KS_EXIT_USAGE;
+}
+
+/* Notices (CPU fallback, best-config store, headless) wait until the run starts, so
+ * that input refused during set-up is the one line on stderr. */
+static char ks_notices[4096];
+static size_t ks_notices_len;
+
+static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void notice(const char *fmt, ...)
+{
+    if (ks_notices_len + 1 >= sizeof ks_notices) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(ks_notices + ks_notices_len, sizeof ks_notices - ks_notices_len, fmt, ap);
+    va_end(ap);
+    if (n > 0) ks_notices_len += (size_t)n < sizeof ks_notices - ks_notices_len
+                                     ? (size_t)n : sizeof ks_notices - ks_notices_len - 1;
+}
+
+/* One line naming the device and, for the variants whose code differs by GPU
+ * generation, the path this binary runs on it. */
+static void report_device(const ks_device_info *d)
+{
+    notice("kernelscope: %s, compute capability %d.%d, %d SMs, %.1f GiB\n", d->name, d->cc_major,
+           d->cc_minor, d->sm_count, (double)d->total_mem / (1u << 30));
+    for (int id = 0; id < ks_lvariant_count(); ++id) {
+        const char *path = ks_lvariant_code_path(id);
+        if (path) notice("kernelscope: %s: %s\n", ks_lvariant_get(id)->name, path);
+    }
+}
+
+static void notices_flush(void)
+{
+    fputs(ks_notices, stderr);
+    ks_notices[0] = '\0';
+    ks_notices_len = 0;
 }
 
 static double host_seconds(void)
@@ -64,22 +107,19 @@ static double measure_host_copy_gbs(size_t bytes)
     return best[2];
 }
 
-/* One line naming the device and, for the variants whose code differs by GPU
- * generation, the path this binary runs on it. */
-static void report_device(const ks_device_info *d)
-{
-    fprintf(stderr, "kernelscope: %s, compute capability %d.%d, %d SMs, %.1f GiB\n", d->name,
-            d->cc_major, d->cc_minor, d->sm_count, (double)d->total_mem / (1u << 30));
-    for (int id = 0; id < ks_lvariant_count(); ++id) {
-        const char *path = ks_lvariant_code_path(id);
-        if (path) fprintf(stderr, "kernelscope: %s: %s\n", ks_lvariant_get(id)->name, path);
-    }
-}
-
 static int has_display(void)
 {
     const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
     return (x && *x) || (w && *w);
+}
+
+/* --dump-field straight inside the --out folder this run makes. */
+static int dump_in_out_dir(const ks_options *opt, int writes_out)
+{
+    const size_t n = strlen(opt->out_dir);
+    const char *d = opt->dump_field;
+    return writes_out && strncmp(d, opt->out_dir, n) == 0 && d[n] == '/' && d[n + 1] != '\0' &&
+           strchr(d + n + 1, '/') == NULL;
 }
 
 int main(int argc, char **argv)
@@ -95,6 +135,34 @@ int main(int argc, char **argv)
         return KS_EXIT_OK;
     }
 
+    /* Outputs first, before any device or display work; folders are created
+     * only once the run starts. bench writes into results/<scene>-<time>/ unless told. */
+    static char results_dir[128];
+    if (opt.mode == KS_MODE_BENCH && !opt.out_set) {
+        const time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(results_dir, sizeof results_dir, "results/%s-%s", ks_scene_name(opt.scene), stamp);
+        opt.out_dir = results_dir;
+    }
+    const int writes_out = opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0;
+    if (writes_out && ks_output_dir_usable(opt.out_dir) != KS_OK) {
+        ks_error_prefix("--out");
+        return fail(KS_EXIT_USAGE);
+    }
+    if (opt.dump_field && !dump_in_out_dir(&opt, writes_out) &&
+        ks_output_file_usable(opt.dump_field) != KS_OK) {
+        ks_error_prefix("--dump-field");
+        return fail(KS_EXIT_USAGE);
+    }
+    if (opt.mode != KS_MODE_BENCH && opt.window && !has_display()) {
+        ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
+        return fail(KS_EXIT_USAGE);
+    }
+    ks_signals_install();
+
     /* Backend: CUDA when a device exists, unless told otherwise. */
     ks_device_info device;
     memset(&device, 0, sizeof device);
@@ -109,38 +177,38 @@ int main(int argc, char **argv)
             ks_error_prefix("--backend cuda");
             return fail(KS_EXIT_USAGE);
         } else {
-            fprintf(stderr, "kernelscope: %s; using the cpu backend\n", ks_error_message());
+            notice("kernelscope: %s; using the cpu backend\n", ks_error_message());
         }
     }
     ks_options_backend_defaults(&opt, use_cuda);
 
-    if (opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0) {
-        if (ks_output_dir_check(opt.out_dir) != KS_OK) {
-            ks_error_prefix("--out");
-            return fail(KS_EXIT_USAGE);
-        }
-    }
-
     ks_best_store *best = calloc(1, sizeof *best);
     if (!best) return fail(KS_EXIT_FAILURE);
-    char best_path[1024], notice[1200];
+    char best_path[1024], best_notice[1200];
     if (ks_best_path(best_path, sizeof best_path) == KS_OK) {
-        ks_best_load(best_path, best, notice, sizeof notice);
-        if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+        ks_best_load(best_path, best, best_notice, sizeof best_notice);
+        if (best_notice[0]) notice("kernelscope: %s\n", best_notice);
     } else {
         best_path[0] = '\0';
     }
 
     int code = KS_EXIT_OK;
     if (opt.mode == KS_MODE_BENCH) {
-        ks_status st = KS_OK;
-        if (ks_scene_dims(opt.scene) != 0)
-            st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
-        else if (opt.scene == KS_SCENE_MATMUL)
-            st = ks_bench_matmul(&opt, &device, use_cuda);
-        else
-            st = ks_bench_spheres(&opt, &device, use_cuda);
+        ks_status st = ks_output_dir_check(opt.out_dir); /* the bench starts: make its folder */
+        if (st != KS_OK) {
+            ks_error_prefix("--out");
+        } else {
+            notices_flush();
+            printf("kernelscope: results go to %s/\n", opt.out_dir);
+            if (ks_scene_dims(opt.scene) != 0)
+                st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
+            else if (opt.scene == KS_SCENE_MATMUL)
+                st = ks_bench_matmul(&opt, &device, use_cuda);
+            else
+                st = ks_bench_spheres(&opt, &device, use_cuda);
+        }
         if (st != KS_OK) code = fail(setup_exit_code(st));
+        else if (ks_signals_exit_code()) code = ks_signals_exit_code();
         free(best);
         return code;
     }
@@ -171,23 +239,25 @@ int main(int argc, char **argv)
     const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
     if (opt.scene == KS_SCENE_MATMUL) api = &ks_scene_matmul;
     int headless = opt.headless;
-    if (opt.window && !has_display()) {
-        free(best);
-        ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
-        return fail(KS_EXIT_USAGE);
-    }
     if (!headless && !opt.window && !has_display()) {
         headless = 1;
         if (!opt.frames) opt.frames = 60;
-        fprintf(stderr, "kernelscope: no display; rendering headless (EGL) for %d frames\n",
-                opt.frames);
+        notice("kernelscope: no display; rendering headless (EGL) for %d %s\n", opt.frames,
+               ks_plural(opt.frames, "frame", "frames"));
     }
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, api, headless, &live);
+    if (st == KS_OK && writes_out && ks_output_dir_check(opt.out_dir) != KS_OK) {
+        ks_error_prefix("--out"); /* the folder is made only now that the run starts */
+        st = KS_ERR_IO;
+    }
+    if (st == KS_OK) notices_flush();
     if (st != KS_OK) {
         code = fail(setup_exit_code(st));
     } else if (ks_live_run(live) != KS_OK) {
         code = fail(KS_EXIT_FAILURE);
+    } else if (ks_signals_exit_code()) {
+        code = ks_signals_exit_code(); /* 130 after SIGINT, 143 after SIGTERM */
     }
     ks_live_destroy(live);
     free(best);

@@ -337,10 +337,17 @@ static ks_status set_backend(ks_options *o, const char *name, const char *v)
     else return ks_fail(KS_ERR_INVALID, "%s: unknown backend '%s' (cuda, cpu)", name, quoted(v));
     return KS_OK;
 }
+static ks_status set_progress(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->progress = 1;
+    return KS_OK;
+}
 static ks_status set_out(ks_options *o, const char *name, const char *v)
 {
     if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty directory name", name);
     o->out_dir = v;
+    o->out_set = 1;
     return KS_OK;
 }
 static ks_status set_format(ks_options *o, const char *name, const char *v)
@@ -470,6 +477,7 @@ static const ks_flag ks_flags[] = {
     {"--headless", 0, KS_AT_LIVE, "the live views", set_headless},
     {"--window", 0, KS_AT_LIVE, "the live views", set_window},
     {"--no-overlay", 0, KS_AT_LIVE, "the live views", set_no_overlay},
+    {"--progress", 0, KS_AT_LIVE, "the live views", set_progress},
     {"--frames", 1, KS_AT_LIVE, "the live views", set_frames},
     {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
     {"--format", 1, KS_AT_LIVE, "the live views", set_format},
@@ -672,7 +680,9 @@ void ks_options_print_help(void)
            "  --headless              render through EGL without a window (default without a display)\n"
            "  --window                insist on a window (error when there is no display)\n"
            "  --frames N              stop after N frames (headless default 60)\n"
-           "  --out DIR               where frames, CSVs and bench results go (default .)\n"
+           "  --progress              headless: a progress line every second even when stderr\n"
+           "                          is not a terminal (it is shown on a terminal anyway)\n"
+           "  --out DIR               where frames and CSVs go (default .; bench: results/<scene>-<time>/)\n"
            "  --save-every K          save every K-th frame and a CSV of stage timings\n"
            "  --format png|ppm        saved frame format (default png)\n"
            "  --size WxH              window / picture size (default 1280x800; spheres 1024x768)\n"
@@ -680,6 +690,7 @@ void ks_options_print_help(void)
            "  --reps N                bench: timed repetitions per configuration (default 20)\n"
            "  --help, --version\n\n"
            "A flag given where it means nothing (e.g. --window to bench, --grid to spheres) is refused.\n"
-           "Keys: H shows them all in the window. Exit status: 0 ok, 1 runtime failure, 2 bad input.\n",
+           "Keys: H shows them all in the window. Ctrl-C stops after the frame (again: at once).\n"
+           "Exit status: 0 ok, 1 runtime failure, 2 bad input, 130 / 143 stopped by SIGINT / SIGTERM.\n",
            KS_VERSION, k3, k2, KS_SPHERES_MAX);
 }

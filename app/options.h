@@ -40,9 +40,11 @@ typedef struct ks_options {
     int iters;            /* Jacobi iterations per frame; default 20 (CPU backend: 2) */
     ks_backend backend;
     int headless;         /* --headless given */
+    int progress;         /* --progress: progress lines even when stderr is not a terminal */
     int window;           /* --window given: never fall back to headless */
     int frames;           /* frames to run; 0 = until closed (window); headless default 60 */
     const char *out_dir;  /* default "." */
+    int out_set;          /* --out given (bench defaults to a results folder otherwise) */
     int save_every;       /* 0 = never */
     ks_image_format format;
     int width, height;    /* --size: window (Laplace) / picture (spheres); default 1280x800 / 1024x768 */

@@ -53,6 +53,9 @@ typedef struct ks_scene_api {
     void (*view)(void *self, ks_view *view);
     /* End of run (--dump-field and such). */
     ks_status (*finish)(void *self);
+    /* A few words on where the run stands, for the progress and summary lines
+     * (e.g. "1200 iterations, residual 3.1e-05"). */
+    void (*status)(void *self, char *buf, size_t cap);
 } ks_scene_api;
 
 extern const ks_scene_api ks_scene_laplace; /* both 3D and 2D (from opt->scene) */

@@ -580,6 +580,15 @@ static ks_status finish(void *self)
     return st;
 }
 
+static void status(void *self, char *buf, size_t cap)
+{
+    const ks_laplace_scene *s = self;
+    if (s->residual >= 0)
+        snprintf(buf, cap, "%lld iterations, residual %.3e", s->total_iters, s->residual);
+    else
+        snprintf(buf, cap, "%lld iterations", s->total_iters);
+}
+
 const ks_scene_api ks_scene_laplace = {
     .name = "laplace",
     .help = "Laplace scene\n"
@@ -601,4 +610,5 @@ const ks_scene_api ks_scene_laplace = {
     .key = key,
     .view = view,
     .finish = finish,
+    .status = status,
 };

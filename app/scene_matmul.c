@@ -166,7 +166,7 @@ static ks_status ks_matmul_create(const ks_scene_env *env, void **self)
     s->tile = opt->tile_n > 0 ? opt->tiles[0] : 16;
     ks_status st = KS_OK;
     if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
-        st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", opt->kernels[0]);
+        st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
     if (st == KS_OK) st = ks_mm_setup(s, env);
     if (st != KS_OK) {
         ks_matmul_destroy(s);

@@ -1,4 +1,4 @@
-/* The sphere ray-casting scene for the live loop (issue 3).
+/* The sphere ray-casting scene for the live loop.
  *
  * Each frame: drift the spheres when animating (host), upload them to the
  * memory the current variant reads (stage "upload"), render straight into
@@ -491,6 +491,12 @@ static ks_status ks_spheres_finish(void *self)
     return KS_OK;
 }
 
+static void ks_spheres_status(void *self, char *buf, size_t cap)
+{
+    const ks_spheres_scene *s = self;
+    snprintf(buf, cap, "%d spheres, %s", s->count, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
+}
+
 const ks_scene_api ks_scene_spheres = {
     .name = "spheres",
     .help = "M: next memory variant (global, readonly, constant, shared, binned)\n"
@@ -507,4 +513,5 @@ const ks_scene_api ks_scene_spheres = {
     .key = ks_spheres_key,
     .view = ks_spheres_view,
     .finish = ks_spheres_finish,
+    .status = ks_spheres_status,
 };

@@ -174,12 +174,20 @@ static void ks_axis_ticks(ks_canvas *c, const ks_axis_map *a, ks_tick_fn fn, voi
     if (a->log) {
         const int d0 = (int)floor(a->lo), d1 = (int)ceil(a->hi);
         const int span = d1 - d0;
+        /* few decades: label 1, 2 and 5; many: only the decades; less than a decade with
+         * none of those inside: label every tick, so the axis always has numbers */
+        int labelled = 0;
+        for (int e = d0; e <= d1; ++e)
+            for (int m = 1; m <= 9; ++m) {
+                const double u = e + log10((double)m);
+                if (u >= a->lo - 1e-9 && u <= a->hi + 1e-9)
+                    labelled += m == 1 || (span <= 2 && (m == 2 || m == 5));
+            }
         for (int e = d0; e <= d1; ++e)
             for (int m = 1; m <= 9; ++m) {
                 const double u = e + log10((double)m);
                 if (u < a->lo - 1e-9 || u > a->hi + 1e-9) continue;
-                /* few decades: label 1, 2 and 5; many: only the decades */
-                const int major = m == 1 || (span <= 2 && (m == 2 || m == 5));
+                const int major = labelled == 0 || m == 1 || (span <= 2 && (m == 2 || m == 5));
                 fn(c, a, pow(10.0, u), major, ctx);
             }
         return;
@@ -195,6 +203,7 @@ static void ks_axis_ticks(ks_canvas *c, const ks_axis_map *a, ks_tick_fn fn, voi
 typedef struct ks_tick_ctx {
     int plot[4]; /* x0, y0, x1, y1 */
     int is_x;
+    const char *label; /* NULL: the value as a number */
 } ks_tick_ctx;
 
 static const unsigned char ks_black[3] = {0, 0, 0}, ks_grid_major[3] = {215, 215, 215},
@@ -207,7 +216,8 @@ static void ks_draw_tick(ks_canvas *c, const ks_axis_map *a, double v, int major
     const unsigned char *grid = major ? ks_grid_major : ks_grid_minor;
     const int len = major ? 7 : 4;
     char label[32];
-    ks_format_tick(v, label, sizeof label);
+    if (t->label) snprintf(label, sizeof label, "%s", t->label);
+    else ks_format_tick(v, label, sizeof label);
     if (t->is_x) {
         ks_rect(c, p, t->plot[1], p + 1, t->plot[3], grid);
         ks_rect(c, p, t->plot[3], p + 1, t->plot[3] + len, ks_black);
@@ -239,9 +249,19 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
     ay.p0 = plot[3]; /* y grows upwards */
     ay.p1 = plot[1];
 
-    ks_tick_ctx tx = {{plot[0], plot[1], plot[2], plot[3]}, 1}, ty = tx;
+    ks_tick_ctx tx = {{plot[0], plot[1], plot[2], plot[3]}, 1, NULL}, ty = tx;
     ty.is_x = 0;
-    ks_axis_ticks(&c, &ax, ks_draw_tick, &tx);
+    if (d->x_ticks && d->x_tick_labels && d->x_tick_count > 0) {
+        for (int k = 0; k < d->x_tick_count; ++k) {
+            const double u = ax.log ? (d->x_ticks[k] > 0 ? log10(d->x_ticks[k]) : NAN) : d->x_ticks[k];
+            if (!(u >= ax.lo && u <= ax.hi)) continue;
+            tx.label = d->x_tick_labels[k];
+            ks_draw_tick(&c, &ax, d->x_ticks[k], 1, &tx);
+        }
+        tx.label = NULL;
+    } else {
+        ks_axis_ticks(&c, &ax, ks_draw_tick, &tx);
+    }
     ks_axis_ticks(&c, &ay, ks_draw_tick, &ty);
     /* frame */
     ks_rect(&c, plot[0], plot[3], plot[2] + 1, plot[3] + 2, ks_black);

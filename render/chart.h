@@ -27,6 +27,11 @@ typedef struct ks_chart_desc {
     int log_x, log_y;     /* 1: log10 axis (decade ticks, minor ticks at 2..9) */
     const ks_chart_series *series;
     int series_count;     /* 1..KS_CHART_MAX_SERIES */
+    /* Optional: label the x axis only at these values, with these texts (e.g. grid sizes
+     * "512^3" at 512*512*512 points) instead of numbers. */
+    const double *x_ticks;
+    const char *const *x_tick_labels;
+    int x_tick_count;
 } ks_chart_desc;
 
 /* Width and height after defaults. */

@@ -15,6 +15,8 @@
 
 #include <stb/stb_image_write.h>
 
+#include "kernels/common/tmpfiles.h"
+
 const char *ks_image_format_ext(ks_image_format f)
 {
     switch (f) {
@@ -46,20 +48,24 @@ typedef struct atomic_file {
     char *tmp;        /* "<path>.tmp-<pid>", malloc'd */
     FILE *fp;
     int err;          /* first errno seen while writing; 0 = fine so far */
+    int slot;         /* ks_tmpfiles slot of tmp, -1 when none */
 } atomic_file;
 
 static ks_status atomic_open(atomic_file *af, const char *path)
 {
     memset(af, 0, sizeof *af);
+    af->slot = -1;
     if (path == NULL || path[0] == '\0') return ks_fail(KS_ERR_INVALID, "empty output path");
     af->path = path;
     size_t n = strlen(path) + 32;
     af->tmp = malloc(n);
     if (af->tmp == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", KS_QUOTED(path));
     snprintf(af->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    af->slot = ks_tmpfiles_add(af->tmp); /* before it exists: a quit in between unlinks nothing */
     af->fp = fopen(af->tmp, "wb");
     if (af->fp == NULL) {
         int e = errno;
+        ks_tmpfiles_remove(af->slot);
         free(af->tmp);
         af->tmp = NULL;
         return ks_fail(KS_ERR_IO, "cannot write '%s': %s", KS_QUOTED(path), strerror(e));
@@ -79,6 +85,8 @@ static void atomic_abort(atomic_file *af)
 {
     if (af->fp != NULL) fclose(af->fp);
     if (af->tmp != NULL) unlink(af->tmp);
+    ks_tmpfiles_remove(af->slot);
+    af->slot = -1;
     free(af->tmp);
     af->fp = NULL;
     af->tmp = NULL;
@@ -98,6 +106,8 @@ static ks_status atomic_commit(atomic_file *af)
         atomic_abort(af);
         return ks_fail(KS_ERR_IO, "cannot write '%s': %s", KS_QUOTED(af->path), strerror(e));
     }
+    ks_tmpfiles_remove(af->slot);
+    af->slot = -1;
     free(af->tmp);
     af->tmp = NULL;
     return KS_OK;
@@ -224,6 +234,50 @@ ks_status ks_text_write(const char *path, const char *text, size_t len)
     return atomic_commit(&af);
 }
 
+/* ---- streamed file ------------------------------------------------------- */
+
+struct ks_out_stream {
+    atomic_file af;
+};
+
+ks_status ks_stream_open(const char *path, ks_out_stream **out)
+{
+    *out = NULL;
+    ks_out_stream *s = malloc(sizeof *s);
+    if (s == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
+    ks_status st = atomic_open(&s->af, path);
+    if (st != KS_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return KS_OK;
+}
+
+ks_status ks_stream_write(ks_out_stream *s, const char *text, size_t len)
+{
+    atomic_write(&s->af, text, len);
+    if (s->af.err == 0 && fflush(s->af.fp) != 0) s->af.err = errno != 0 ? errno : EIO;
+    if (s->af.err != 0)
+        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", s->af.path, strerror(s->af.err));
+    return KS_OK;
+}
+
+ks_status ks_stream_commit(ks_out_stream *s)
+{
+    if (s == NULL) return KS_OK;
+    ks_status st = atomic_commit(&s->af);
+    free(s);
+    return st;
+}
+
+void ks_stream_abort(ks_out_stream *s)
+{
+    if (s == NULL) return;
+    atomic_abort(&s->af);
+    free(s);
+}
+
 /* ---- output directory ---------------------------------------------------- */
 
 /* mkdir -p: creates each missing component of dir. */
@@ -280,4 +334,67 @@ ks_status ks_output_dir_check(const char *dir)
     unlink(probe);
     free(probe);
     return KS_OK;
+}
+
+ks_status ks_output_dir_usable(const char *dir)
+{
+    if (dir == NULL || dir[0] == '\0') return ks_fail(KS_ERR_INVALID, "empty output directory");
+    size_t n = strlen(dir);
+    char *p = malloc(n + 1);
+    if (p == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory checking '%s'", dir);
+    memcpy(p, dir, n + 1);
+    struct stat sb;
+    /* walk up to the nearest folder that exists */
+    while (stat(p, &sb) != 0) {
+        if (errno != ENOENT) {
+            int e = errno;
+            free(p);
+            return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
+        }
+        char *slash = strrchr(p, '/');
+        while (slash != NULL && slash > p && slash[1] == '\0') { /* trailing slashes */
+            *slash = '\0';
+            slash = strrchr(p, '/');
+        }
+        if (slash == NULL) {
+            p[0] = '.';
+            p[1] = '\0';
+        } else if (slash == p) {
+            p[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+    }
+    int ok = S_ISDIR(sb.st_mode) && access(p, W_OK | X_OK) == 0;
+    int e = S_ISDIR(sb.st_mode) ? errno : ENOTDIR;
+    free(p);
+    if (!ok) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
+    return KS_OK;
+}
+
+ks_status ks_output_file_usable(const char *path)
+{
+    if (path == NULL || path[0] == '\0') return ks_fail(KS_ERR_INVALID, "empty output path");
+    const char *slash = strrchr(path, '/');
+    size_t n = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(n + 1);
+    if (dir == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory checking '%s'", path);
+    if (slash == NULL) memcpy(dir, ".", 2);
+    else {
+        memcpy(dir, slash == path ? "/" : path, n);
+        dir[n] = '\0';
+    }
+    if (slash != NULL && slash[1] == '\0') {
+        free(dir);
+        return ks_fail(KS_ERR_INVALID, "'%s' names a folder, not a file", path);
+    }
+    struct stat sb;
+    int e = 0;
+    if (stat(dir, &sb) != 0) e = errno;
+    else if (!S_ISDIR(sb.st_mode)) e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0) e = errno;
+    ks_status st = e ? ks_fail(KS_ERR_IO, "cannot write '%s': folder '%s': %s", path, dir, strerror(e))
+                     : KS_OK;
+    free(dir);
+    return st;
 }

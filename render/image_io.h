@@ -22,6 +22,19 @@ ks_status ks_image_write(const char *path, ks_image_format f, const unsigned cha
 ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape);
 /* Writes len bytes of text (CSV etc.) atomically. */
 ks_status ks_text_write(const char *path, const char *text, size_t len);
+/* A text file written as a run goes (the timings CSV): "<path>.tmp-<pid>" gets every
+ * write flushed at once; commit renames it over path, abort removes it. The path must
+ * outlive the stream. */
+typedef struct ks_out_stream ks_out_stream;
+ks_status ks_stream_open(const char *path, ks_out_stream **out);
+ks_status ks_stream_write(ks_out_stream *s, const char *text, size_t len);
+ks_status ks_stream_commit(ks_out_stream *s); /* frees s; NULL is fine */
+void ks_stream_abort(ks_out_stream *s);       /* frees s; NULL is fine */
+/* Checks, creating nothing, that dir is a writable folder or could be created
+ * (its nearest existing ancestor is a writable folder). */
+ks_status ks_output_dir_usable(const char *dir);
+/* Checks, creating nothing, that path's folder exists and is writable (--dump-field). */
+ks_status ks_output_file_usable(const char *path);
 /* Checks that dir exists (creating it if missing) and is writable; message says why not. */
 ks_status ks_output_dir_check(const char *dir);
 

@@ -1,4 +1,4 @@
-# Sphere ray-casting scene (issue 3) and the chart rasteriser.
+# Sphere ray-casting scene and the chart rasteriser.
 ks_add_test(NAME test_spheres_cpu LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_spheres_cpu.c)
 ks_add_test(NAME test_chart LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_chart.c)
 ks_add_test(NAME test_spheres_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_spheres_gpu.c)

@@ -311,7 +311,7 @@ static void run_spheres(const char *backend, const char *mem, char *dir, size_t 
     assert_int_equal(ks_test_run(argv, NULL, &r), 0);
     if (r.exit_code != 0) fail_msg("spheres %s %s: exit %d: %s", backend, mem ? mem : "", r.exit_code, r.err);
     char path[512];
-    snprintf(path, sizeof path, "%s/spheres_%s_000001.png", dir, mem ? mem : "cpu");
+    snprintf(path, sizeof path, "%s/spheres_000001.png", dir);
     if (!load_png(path, img)) fail_msg("cannot read %s", path);
     assert_int_equal(img->w, 320);
     assert_int_equal(img->h, 240);

@@ -80,9 +80,39 @@ static void test_table(void **state)
     free(t);
 }
 
+/* CPU gold rows: no launch, so no block, registers or occupancy ("-"); 2D grids as NXxNY. */
+static void test_table_cpu_and_2d(void **state)
+{
+    (void)state;
+    ks_bench_row r = row("gold", 64, 0, 1.5);
+    r.block[0] = r.block[1] = r.block[2] = 0;
+    r.registers = 0;
+    r.occupancy = 0.0;
+    r.grid[2] = 1;
+    char *t = ks_bench_laplace_table(&r, 1);
+    assert_non_null(t);
+    const char *line = strchr(t, '\n') + 1;
+    assert_non_null(strstr(line, "gold     64x64 "));
+    assert_null(strstr(line, "64x64x1"));
+    assert_null(strstr(line, " 0%"));
+    assert_non_null(strstr(line, "     -      -"));
+    free(t);
+    char g[32];
+    const int cube[3] = {512, 512, 512}, square[3] = {8192, 8192, 1}, box[3] = {64, 32, 16}, rect[3] = {64, 32, 1};
+    ks_bench_grid_text(cube, g, sizeof g);
+    assert_string_equal(g, "512^3");
+    ks_bench_grid_text(square, g, sizeof g);
+    assert_string_equal(g, "8192^2");
+    ks_bench_grid_text(box, g, sizeof g);
+    assert_string_equal(g, "64x32x16");
+    ks_bench_grid_text(rect, g, sizeof g);
+    assert_string_equal(g, "64x32");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_cpu_and_2d),
         cmocka_unit_test(test_mark_best),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_table),

@@ -111,9 +111,45 @@ static void test_linear_and_errors(void **state)
     free(img);
 }
 
+/* Black pixels in a box (text: tick labels). */
+static long black_in(const unsigned char *img, int w, int x0, int y0, int x1, int y1)
+{
+    const unsigned char black[3] = {0, 0, 0};
+    long n = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) n += near_color(img + 4 * ((size_t)y * w + x), black, 40);
+    return n;
+}
+
+/* A log axis spanning less than a decade with no 1, 2 or 5 inside still has tick labels;
+ * x labels given as text (grid sizes) replace the numbers. */
+static void test_tick_labels(void **state)
+{
+    (void)state;
+    const double x[2] = {64.0 * 64 * 64, 128.0 * 128 * 128}, y[2] = {0.62, 0.88};
+    const ks_chart_series s = {"ratio", x, y, 2};
+    const double ticks[2] = {x[0], x[1]};
+    const char *const labels[2] = {"64^3", "128^3"}, *const blank[2] = {"", ""};
+    ks_chart_desc d = {.width = 800, .height = 500, .log_x = 1, .log_y = 1, .series = &s,
+                       .series_count = 1, .x_ticks = ticks, .x_tick_labels = labels, .x_tick_count = 2};
+    unsigned char *img = malloc(800 * 500 * 4);
+    assert_non_null(img);
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    /* layout with no title and no axis labels: plot x 100..772, y 24..456 */
+    if (black_in(img, 800, 0, 24, 90, 456) < 30) fail_msg("no y tick labels on a sub-decade log axis");
+    const long with_text = black_in(img, 800, 100, 466, 772, 490);
+    d.x_tick_labels = blank;
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    const long without = black_in(img, 800, 100, 466, 772, 490);
+    if (with_text < 30 || without != 0)
+        fail_msg("x labels: %ld black pixels with text, %ld with blank labels", with_text, without);
+    free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tick_labels),
         cmocka_unit_test(test_loglog_geometry),
         cmocka_unit_test(test_linear_and_errors),
     };

@@ -18,7 +18,7 @@ extern "C" {
 
 typedef enum ks_bc {
     KS_BC_DEFAULT = 0, /* hot-top */
-    KS_BC_SEED,        /* every boundary point 1 (the course practical) */
+    KS_BC_SEED,        /* every boundary point 1 (as in the Oxford CUDA course's Practical 3) */
     KS_BC_HOT_TOP,     /* face k=nz-1 (3D) / edge j=ny-1 (2D) is 1, rest 0 */
     KS_BC_SINE,        /* that face/edge is sin(pi x) sin(pi y) (3D) / sin(pi x) (2D), rest 0 */
     KS_BC_NUM

@@ -1,4 +1,4 @@
-/* Laplace on CUDA: the course-style kernels (kmarch, block3d, block2d,
+/* Laplace on CUDA: the Oxford Practical 3 style kernels (kmarch, block3d, block2d,
  * smem2d), the shared block checks, and the solver object (fields, stream,
  * residual, slice rendering, non-blocking readback, timing). The optimised
  * variants live in laplace_fast.cu. */
@@ -74,7 +74,7 @@ ks_status ks_lcheck_kernel(const ks_lsweep *sw, const void *fn, const char *name
 
 static unsigned ks_div_up(long long a, long long b) { return (unsigned)((a + b - 1) / b); }
 
-/* ================= course-style kernels ================= */
+/* ============ Oxford Practical 3 style kernels ============ */
 
 /* 2D thread blocks over (i, j); each thread walks its column in k and copies
  * boundary points (the practical's structure, per-point boundary branch). */

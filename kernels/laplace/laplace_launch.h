@@ -25,7 +25,7 @@ typedef struct ks_lsweep {
 
 typedef ks_status (*ks_llaunch_fn)(const ks_lsweep *sw);
 
-/* Course styles and 2D basics: laplace_cuda.cu */
+/* Oxford Practical 3 styles and 2D basics: laplace_cuda.cu */
 ks_status ks_llaunch_kmarch(const ks_lsweep *sw);
 ks_status ks_llaunch_block3d(const ks_lsweep *sw);
 ks_status ks_llaunch_block2d(const ks_lsweep *sw);

@@ -4,12 +4,12 @@
 #include "laplace.h"
 
 /* The order here is the Tab order in the live view. Launchers live in
- * laplace_cuda.cu (course styles) and laplace_fast.cu (optimised ones). */
+ * laplace_cuda.cu (Oxford Practical 3 styles) and laplace_fast.cu (optimised ones). */
 static const ks_lvariant_info ks_lvariants[] = {
     /* default blocks: best of the perf_laplace sweep on an H200 (docs/laplace-perf.md) */
-    {"kmarch", "2D thread blocks marching in k, one column per thread (course practical)", 3, 2,
+    {"kmarch", "2D thread blocks marching in k, one column per thread (Oxford Practical 3)", 3, 2,
      {128, 2, 1}, 1},
-    {"block3d", "3D thread blocks, one point per thread (course practical)", 3, 3, {32, 8, 2}, 1},
+    {"block3d", "3D thread blocks, one point per thread (Oxford Practical 3)", 3, 3, {32, 8, 2}, 1},
     {"regq",
      "float4 rows marching 4 planes in k, register queue, x-neighbours by shuffles, "
      "interior-only launch",

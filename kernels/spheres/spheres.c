@@ -378,13 +378,13 @@ static const struct {
     const char *name, *summary, *kernel;
 } ks_spheres_mems[KS_SPHERES_MEM_NUM] = {
     [KS_SPHERES_MEM_DEFAULT] = {"default", "", ""},
-    [KS_SPHERES_MEM_GLOBAL] = {"global", "spheres in global memory, plain loads (course 2.0)",
+    [KS_SPHERES_MEM_GLOBAL] = {"global", "spheres in global memory, plain loads (Sheffield lab 2.0)",
                                "spheres_global_kernel"},
     [KS_SPHERES_MEM_READONLY] = {"readonly",
-                                 "const __restrict__ + __ldg: read-only data cache (course 2.1)",
+                                 "const __restrict__ + __ldg: read-only data cache (Sheffield lab 2.1)",
                                  "spheres_readonly_kernel"},
     [KS_SPHERES_MEM_CONSTANT] = {"constant",
-                                 "__constant__ memory, broadcast to the warp (course 2.2)",
+                                 "__constant__ memory, broadcast to the warp (Sheffield lab 2.2)",
                                  "spheres_constant_kernel"},
     [KS_SPHERES_MEM_SHARED] = {"shared",
                                "tiles of spheres staged in shared memory, culled to the block",

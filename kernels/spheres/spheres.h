@@ -1,4 +1,4 @@
-/* Sphere ray casting (course exercise 2, "CUDA by Example" ch. 6): scene
+/* Sphere ray casting (Sheffield CUDA lab exercise 2, "CUDA by Example" ch. 6): scene
  * data, the seeded generator, the scene-file parser, the CPU gold renderer,
  * the memory-variant table and the CUDA renderer, all behind plain C types.
  *

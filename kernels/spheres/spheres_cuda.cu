@@ -13,7 +13,7 @@
  *  binned   spheres_bin_count/scan/fill_kernel build per-tile lists on the GPU (tile = the
  *           spheres_binned_kernel       pixels of one block), then each block renders its
  *                                       tile from its own list, 4 pixels a thread
- * The first three are the course's kernels and differ only in where the
+ * The first three are the Sheffield lab's kernels and differ only in where the
  * spheres live; shared and binned change the algorithm's work as well.
  */
 #include <cuda_runtime.h>

@@ -1,0 +1,49 @@
+/* What a live run writes and says besides its pictures: the timings CSV written
+ * as the run goes, the "wrote PATH" lines, the progress line of headless runs
+ * and the summary line at the end. */
+#ifndef KS_RUN_OUTPUTS_H
+#define KS_RUN_OUTPUTS_H
+
+#include <stddef.h>
+
+#include "kernels/common/stage_timer.h"
+#include "render/image_io.h"
+
+/* One line on stdout per written file: "kernelscope: wrote PATH". */
+void ks_note_wrote(const char *path);
+/* "1 frame", "2 frames": count and the noun in singular or plural. */
+const char *ks_plural(long long n, const char *one, const char *many);
+
+/* DIR/<scene>_timings.csv: one row per finished frame, flushed as it comes. */
+typedef struct ks_timings_csv {
+    char path[1024];
+    ks_out_stream *stream; /* opened with the first row */
+    int columns;           /* stages in the header (fixed by the first row) */
+    long long rows;
+} ks_timings_csv;
+
+/* Names the file; writes nothing yet. */
+ks_status ks_timings_csv_init(ks_timings_csv *c, const char *dir, const char *scene);
+/* Appends every frame the timer has finished (header first). */
+ks_status ks_timings_csv_pump(ks_timings_csv *c, ks_stage_timer *timer);
+/* Completes the file (renames it into place) and says so; on every exit path. */
+ks_status ks_timings_csv_close(ks_timings_csv *c, ks_stage_timer *timer);
+
+/* Progress of a headless run, at most one line a second on stderr. */
+typedef struct ks_progress {
+    int enabled;
+    double started, last;  /* host seconds */
+    long long last_frame;
+} ks_progress;
+
+void ks_progress_init(ks_progress *p, int enabled);
+/* status: the scene's own words (iterations, residual); may be empty. */
+void ks_progress_tick(ks_progress *p, long long frame, long long frames_asked, const char *status);
+
+/* "kernelscope: <scene>: N frames, <status>; median ms: stage a, ...; <written>" on stdout. */
+void ks_summary_print(const char *scene, long long frames, const char *status,
+                      const ks_stage_timer *timer, const char *written);
+
+double ks_host_seconds(void);
+
+#endif

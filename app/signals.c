@@ -1,0 +1,44 @@
+#include "signals.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernels/common/tmpfiles.h"
+
+static volatile sig_atomic_t ks_stop_signal;
+
+static void ks_on_signal(int sig)
+{
+    if (ks_stop_signal) {
+        /* asked twice: leave no temporary file behind, quit now */
+        ks_tmpfiles_unlink_all();
+        static const char msg[] = "\nkernelscope: stopped at once\n";
+        if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
+        _exit(128 + sig);
+    }
+    ks_stop_signal = sig;
+    static const char msg[] = "\nkernelscope: stopping once this frame (or bench row) is done; Ctrl-C again quits now\n";
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
+}
+
+void ks_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ks_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* writes in progress go on; the loop looks at the flag */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int ks_signals_stop_requested(void)
+{
+    return (int)ks_stop_signal;
+}
+
+int ks_signals_exit_code(void)
+{
+    return ks_stop_signal ? 128 + (int)ks_stop_signal : 0;
+}

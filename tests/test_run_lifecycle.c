@@ -1,0 +1,444 @@
+/* The life of a run, end to end with the kernelscope binary on the CPU
+ * backend (headless, EGL): stopping by SIGINT / SIGTERM at random moments
+ * keeps every output whole and leaves no temporary file; a second SIGINT quits
+ * at once and still cleans up; benches stopped by a signal write what they
+ * measured; outputs are checked before anything runs; the summary, "wrote",
+ * progress lines and the file names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static unsigned ks_seed;
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int file_exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* Starts the binary with argv (argv[0] replaced), stdout/stderr into files, no display. */
+static pid_t spawn(const char *const *argv, const char *out_path, const char *err_path)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0) _exit(126);
+        dup2(o, 1);
+        dup2(e, 2);
+        unsetenv("DISPLAY");
+        unsetenv("WAYLAND_DISPLAY");
+        setenv("KS_BEST_CONFIG", "/nonexistent/ks-best", 1);
+        execv(ks_test_binary(), (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int status = 0;
+    for (int i = 0; i < 6000; ++i) { /* 120 s */
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+        sleep_ms(20);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    fail_msg("the run did not end within 120 s");
+    return -1;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* No "*.tmp-*" anywhere in dir; returns the number of entries with suffix. */
+static int scan_dir(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strstr(e->d_name, ".tmp-")) fail_msg("temporary file left: %s/%s", dir, e->d_name);
+        const size_t l = strlen(e->d_name), s = strlen(suffix);
+        if (l >= s && strcmp(e->d_name + l - s, suffix) == 0) ++n;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Every row has as many fields as the header, and the file ends with '\n'. */
+static int check_csv_whole(const char *path)
+{
+    char *text = slurp(path);
+    if (!text) fail_msg("missing %s", path);
+    const size_t n = strlen(text);
+    if (n == 0 || text[n - 1] != '\n') fail_msg("%s does not end with a whole line", path);
+    int rows = -1, header_commas = -1;
+    for (char *line = text; *line; ) {
+        char *end = strchr(line, '\n');
+        int commas = 0;
+        for (char *p = line; p < end; ++p) commas += *p == ',';
+        if (header_commas < 0) header_commas = commas;
+        else if (commas != header_commas) fail_msg("%s: a row of %d fields under a header of %d", path, commas + 1, header_commas + 1);
+        ++rows;
+        line = end + 1;
+    }
+    free(text);
+    return rows;
+}
+
+/* A PNG that was written whole ends with its IEND chunk. */
+static void check_pngs_whole(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const size_t l = strlen(e->d_name);
+        if (l < 4 || strcmp(e->d_name + l - 4, ".png") != 0) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        unsigned char tail[8];
+        fseek(f, -8, SEEK_END);
+        assert_int_equal(fread(tail, 1, 8, f), 8);
+        fclose(f);
+        if (memcmp(tail, "IEND\xae\x42\x60\x82", 8) != 0) fail_msg("%s is cut short", path);
+    }
+    closedir(d);
+}
+
+static void stop_run_once(int sig, int delay_ms)
+{
+    char dir[256], out[512], err[512], dump[512], csv[512];
+    ks_test_tmpdir(dir, sizeof dir, "sig");
+    snprintf(out, sizeof out, "%s.out", dir);
+    snprintf(err, sizeof err, "%s.err", dir);
+    snprintf(dump, sizeof dump, "%s/frames/u.npy", dir);
+    snprintf(csv, sizeof csv, "%s/frames/laplace3d_timings.csv", dir);
+    char frames[300];
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    const char *argv[] = {"kernelscope", "laplace3d", "--backend", "cpu", "--headless", "--grid", "64",
+                          "--frames", "100000", "--save-every", "1", "--out", frames,
+                          "--dump-field", dump, NULL};
+    pid_t pid = spawn(argv, out, err);
+    sleep_ms(delay_ms);
+    kill(pid, sig);
+    const int code = wait_exit(pid);
+    char *e = slurp(err);
+    if (code != 128 + sig) fail_msg("exit %d after signal %d at %d ms; stderr: %s", code, sig, delay_ms, e);
+    free(e);
+    /* the signal may come before the out folder exists (during start-up): then nothing was made */
+    if (file_exists(frames)) {
+        scan_dir(frames, ".png");
+        check_pngs_whole(frames);
+        const int rows = check_csv_whole(csv);
+        const int pngs = scan_dir(frames, ".png");
+        if (rows < pngs - 1) fail_msg("%d timing rows for %d saved frames", rows, pngs);
+        /* 64^3 floats and the 128-byte header */
+        assert_int_equal(file_size(dump), 128 + 64 * 64 * 64 * 4);
+        char *o = slurp(out);
+        assert_non_null(strstr(o, "kernelscope: laplace3d: "));
+        free(o);
+    }
+    scan_dir(dir, ".none");
+    unlink(out);
+    unlink(err);
+}
+
+static void test_signal_stops_after_the_frame(void **state)
+{
+    (void)state;
+    /* start-up is about a second (memcpy bandwidth, EGL); aim into the run, a few at its start */
+    const int delays[] = {400, 1500, 2000, 2500, 3000, 3500};
+    for (int i = 0; i < 6; ++i) {
+        const int sig = i % 2 ? SIGTERM : SIGINT;
+        const int delay = delays[i] + (int)(rand() % 500);
+        stop_run_once(sig, delay);
+    }
+}
+
+static void test_second_sigint_quits_at_once(void **state)
+{
+    (void)state;
+    char dir[256], out[512], err[512], frames[300];
+    ks_test_tmpdir(dir, sizeof dir, "sig2");
+    snprintf(out, sizeof out, "%s.out", dir);
+    snprintf(err, sizeof err, "%s.err", dir);
+    snprintf(frames, sizeof frames, "%s/frames", dir);
+    /* slow frames (a 160^3 field, 400 iterations: about a second), so the second signal lands in one */
+    const char *argv[] = {"kernelscope", "laplace3d", "--backend", "cpu", "--headless", "--grid", "160",
+                          "--iters", "400", "--frames", "100000", "--save-every", "1", "--out", frames, NULL};
+    pid_t pid = spawn(argv, out, err);
+    sleep_ms(2500 + (int)(rand() % 500));
+    kill(pid, SIGINT);
+    sleep_ms(100);
+    kill(pid, SIGINT);
+    const int code = wait_exit(pid);
+    char *e = slurp(err);
+    if (code != 130) fail_msg("exit %d after two SIGINTs; stderr: %s", code, e);
+    assert_non_null(strstr(e, "stopped at once"));
+    free(e);
+    if (file_exists(frames)) {
+        scan_dir(frames, ".png");
+        check_pngs_whole(frames);
+    }
+    unlink(out);
+    unlink(err);
+}
+
+static void bench_stopped(const char *scene, const char *list_flag, const char *list, const char *reps,
+                          const char *csv_name, int sig)
+{
+    char dir[256], out[512], err[512], csv[512];
+    ks_test_tmpdir(dir, sizeof dir, "bsig");
+    snprintf(out, sizeof out, "%s.out", dir);
+    snprintf(err, sizeof err, "%s.err", dir);
+    snprintf(csv, sizeof csv, "%s/%s", dir, csv_name);
+    const char *argv[] = {"kernelscope", "bench", scene, "--backend", "cpu", "--out", dir, list_flag, list,
+                          "--reps", reps, NULL};
+    pid_t pid = spawn(argv, out, err);
+    sleep_ms(2500 + (int)(rand() % 1000));
+    kill(pid, sig);
+    const int code = wait_exit(pid);
+    char *o = slurp(out), *e = slurp(err);
+    if (code != 128 + sig) fail_msg("bench %s: exit %d; stdout %s; stderr %s", scene, code, o, e);
+    const int rows = check_csv_whole(csv);
+    if (rows < 1) fail_msg("bench %s stopped with %d rows written", scene, rows);
+    char wrote[600];
+    snprintf(wrote, sizeof wrote, "kernelscope: wrote %s\n", csv);
+    assert_non_null(strstr(o, wrote));
+    scan_dir(dir, ".csv");
+    free(o);
+    free(e);
+    unlink(out);
+    unlink(err);
+}
+
+static void test_bench_stopped_by_signal(void **state)
+{
+    (void)state;
+    /* rows of about a second each; the whole sweep would take minutes */
+    bench_stopped("laplace3d", "--grid", "192,192,192,192,192,192,192,192,192,192,192,192,192,192,192,192",
+                  "40", "bench_laplace3d.csv", SIGTERM);
+    bench_stopped("spheres", "--spheres", "64,128,256,512,1024,2048,4096,8192,16384", "5",
+                  "bench_spheres.csv", SIGINT);
+}
+
+static void test_dump_into_missing_folder(void **state)
+{
+    (void)state;
+    char dir[256], out_dir[300], dump[300];
+    ks_test_tmpdir(dir, sizeof dir, "dump");
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    snprintf(dump, sizeof dump, "%s/missing/u.npy", dir);
+    const char *argv[] = {NULL, "laplace3d", "--backend", "cpu", "--headless", "--frames", "1",
+                          "--save-every", "1", "--out", out_dir, "--dump-field", dump, NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 2) fail_msg("exit %d; stderr %s", r.exit_code, r.err);
+    assert_int_equal(ks_test_count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "--dump-field"));
+    assert_string_equal(r.out, "");
+    assert_false(file_exists(out_dir)); /* rejected before anything was made */
+}
+
+/* Input refused during set-up: one line on stderr (no notices before it), exit 2, no folder. */
+static void refused(const char *needle, const char *const *argv, const char *made)
+{
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 2 || ks_test_count_lines(r.err) != 1 || !strstr(r.err, needle))
+        fail_msg("%s %s: exit %d, stderr: %s", argv[1], argv[2], r.exit_code, r.err);
+    if (made && file_exists(made)) fail_msg("a refused run made %s", made);
+}
+
+static void test_rejected_run_creates_no_folder(void **state)
+{
+    (void)state;
+    char dir[256], out_dir[300], a[300], scene[300];
+    ks_test_tmpdir(dir, sizeof dir, "rej");
+    snprintf(out_dir, sizeof out_dir, "%s/a/b", dir);
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(scene, sizeof scene, "%s/bad.txt", dir);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs("0 0 0 10 1 1 nope\n", f);
+    fclose(f);
+    /* no --backend: on a machine without a GPU the CPU-fallback notice must not come first */
+    const char *grid[] = {NULL, "laplace3d", "--headless", "--frames", "1", "--grid", "4000x4000x4000",
+                          "--save-every", "1", "--out", out_dir, NULL};
+    refused("GiB", grid, a);
+    const char *mem[] = {NULL, "spheres", "--mem", "nope", "--frames", "1", "--out", out_dir, NULL};
+    refused("--mem", mem, a);
+    const char *file[] = {NULL, "spheres", "--scene", scene, "--frames", "1", "--out", out_dir, NULL};
+    refused("bad.txt", file, a);
+}
+
+/* The naming scheme, the wrote lines, the summary and --progress. */
+static void test_names_summary_progress(void **state)
+{
+    (void)state;
+    char dir[256], dump[300];
+    ks_test_tmpdir(dir, sizeof dir, "names");
+    snprintf(dump, sizeof dump, "%s/u.npy", dir);
+    const char *argv[] = {NULL, "spheres", "--backend", "cpu", "--headless", "--frames", "4",
+                          "--save-every", "2", "--out", dir, "--progress", "--size", "320x240", NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d; stderr %s", r.exit_code, r.err);
+    const char *names[] = {"spheres_000002.png", "spheres_000004.png", "spheres_timings.csv"};
+    for (int i = 0; i < 3; ++i) {
+        char path[400], line[500];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!file_exists(path)) fail_msg("missing %s; stdout %s", path, r.out);
+        snprintf(line, sizeof line, "kernelscope: wrote %s\n", path);
+        const char *at = strstr(r.out, line);
+        if (!at) fail_msg("no '%s' in %s", line, r.out);
+        assert_null(strstr(at + 1, line)); /* named once */
+    }
+    assert_int_equal(scan_dir(dir, ".png"), 2);
+    assert_non_null(strstr(r.out, "kernelscope: spheres: 4 frames, "));
+    assert_non_null(strstr(r.out, "median ms: "));
+    assert_non_null(strstr(r.out, "wrote 2 pictures in "));
+
+    /* Laplace, one frame: the singular, the field dump and a progress line (the run outlasts a second) */
+    const char *argv2[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "1",
+                           "--out", dir, "--dump-field", dump, "--progress", NULL};
+    assert_int_equal(ks_test_run(argv2, env, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d; stderr %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.out, "kernelscope: laplace2d: 1 frame, "));
+    char line[500];
+    snprintf(line, sizeof line, "kernelscope: wrote %s\n", dump);
+    assert_non_null(strstr(r.out, line));
+    assert_true(file_exists(dump));
+
+    /* about three seconds of frames: progress lines at most once a second */
+    const char *argv3[] = {NULL, "laplace3d", "--backend", "cpu", "--headless", "--grid", "128",
+                           "--iters", "100", "--frames", "20", "--progress", NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(ks_test_run(argv3, env, &r), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    assert_int_equal(r.exit_code, 0);
+    if (!strstr(r.err, "kernelscope: frame ") || !strstr(r.err, "fps"))
+        fail_msg("no progress line in: %s", r.err);
+    const int lines = ks_test_count_lines(r.err);
+    if (lines < 1 || lines > (int)secs + 1) fail_msg("%d progress lines in %.1f s: %s", lines, secs, r.err);
+    assert_non_null(strstr(r.out, "wrote nothing"));
+}
+
+/* A run that fails half-way (frame 5 cannot be saved: a folder has its name) still completes
+ * the timings CSV with the frames it measured, and leaves no temporary file. */
+static void test_csv_kept_on_error(void **state)
+{
+    (void)state;
+    char dir[256], blocker[400], csv[400];
+    ks_test_tmpdir(dir, sizeof dir, "err");
+    snprintf(blocker, sizeof blocker, "%s/laplace2d_000005.png", dir);
+    assert_int_equal(mkdir(blocker, 0755), 0);
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "20",
+                          "--save-every", "1", "--out", dir, NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 1 || !strstr(r.err, "laplace2d_000005.png"))
+        fail_msg("exit %d, stderr: %s", r.exit_code, r.err);
+    snprintf(csv, sizeof csv, "%s/laplace2d_timings.csv", dir);
+    const int rows = check_csv_whole(csv);
+    if (rows < 4) fail_msg("%d timing rows kept of the 4 frames before the failure", rows);
+    scan_dir(dir, ".png");
+}
+
+/* bench with no --out: results/<scene>-<YYYYmmdd-HHMMSS>/, made when it starts, named on stdout. */
+static void test_bench_default_results_folder(void **state)
+{
+    (void)state;
+    char dir[256], cwd[1024];
+    ks_test_tmpdir(dir, sizeof dir, "res");
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    const char *argv[] = {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--reps", "2", NULL};
+    ks_run_result r;
+    const int ran = ks_test_run(argv, NULL, &r);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(ran, 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    const char *at = strstr(r.out, "kernelscope: results go to results/laplace2d-");
+    if (!at) fail_msg("no results folder named in: %s", r.out);
+    char stamp[32] = "";
+    assert_int_equal(sscanf(at, "kernelscope: results go to results/laplace2d-%31[0-9-]/", stamp), 1);
+    assert_int_equal(strlen(stamp), 15); /* YYYYmmdd-HHMMSS */
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/results/laplace2d-%s/bench_laplace2d.csv", dir, stamp);
+    assert_true(check_csv_whole(csv) == 1);
+    char wrote[200];
+    snprintf(wrote, sizeof wrote, "kernelscope: wrote results/laplace2d-%s/bench_laplace2d.csv\n", stamp);
+    assert_non_null(strstr(r.out, wrote));
+}
+
+int main(void)
+{
+    const char *s = getenv("KS_TEST_SEED");
+    ks_seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
+    printf("# seed %u (KS_TEST_SEED to repeat)\n", ks_seed);
+    srand(ks_seed);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dump_into_missing_folder),
+        cmocka_unit_test(test_rejected_run_creates_no_folder),
+        cmocka_unit_test(test_names_summary_progress),
+        cmocka_unit_test(test_bench_default_results_folder),
+        cmocka_unit_test(test_csv_kept_on_error),
+        cmocka_unit_test(test_signal_stops_after_the_frame),
+        cmocka_unit_test(test_second_sigint_quits_at_once),
+        cmocka_unit_test(test_bench_stopped_by_signal),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
