@@ -16,7 +16,7 @@ enum {
 };
 
 static const char *const ks_scene_names[KS_SCENE_NUM] = {"laplace3d", "laplace3d", "laplace2d",
-                                                         "spheres"};
+                                                         "spheres", "histogram"};
 
 const char *ks_scene_name(ks_scene_id s)
 {
@@ -26,7 +26,7 @@ const char *ks_scene_name(ks_scene_id s)
 int ks_scene_dims(ks_scene_id s)
 {
     if (s == KS_SCENE_LAPLACE2D) return 2;
-    if (s == KS_SCENE_SPHERES) return 0;
+    if (s == KS_SCENE_SPHERES || s == KS_SCENE_HISTOGRAM) return 0;
     return 3;
 }
 
@@ -204,7 +204,7 @@ static ks_status parse_scene_word(ks_options *o, const char *word, int *have_sce
         }
     }
     return ks_fail(KS_ERR_INVALID,
-                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres)", word);
+                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres, histogram)", word);
 }
 
 static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
@@ -274,12 +274,7 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
             return ks_fail(KS_ERR_INVALID, "--format: unknown image format '%s' (png, ppm)", v);
     } else if (KS_FLAG("--size")) {
         KS_VALUE("--size");
-        int dims[3];
-        if (parse_dims(v, 2, 16, KS_MAX_IMAGE, dims) != 2)
-            return ks_fail(KS_ERR_INVALID, "--size: '%s' is not WxH (each 16..%d pixels)", v,
-                           KS_MAX_IMAGE);
-        o->width = dims[0];
-        o->height = dims[1];
+        o->size_text = v; /* WxH, or bytes for the histogram: parsed in ks_options_finish */
         o->size_set = 1;
     } else if (KS_FLAG("--colormap")) {
         KS_VALUE("--colormap");
@@ -315,6 +310,18 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
         KS_VALUE("--mem");
         if (!*v) return ks_fail(KS_ERR_INVALID, "--mem: empty variant name");
         o->mem = v;
+    } else if (KS_FLAG("--input")) {
+        KS_VALUE("--input");
+        if (!*v) return ks_fail(KS_ERR_INVALID, "--input: empty file name");
+        o->input = v;
+    } else if (KS_FLAG("--words")) {
+        KS_NOVALUE("--words");
+        o->words = 1;
+    } else if (KS_FLAG("--bins")) {
+        KS_VALUE("--bins");
+        if (parse_int(v, 1, 65536, &n) != 0)
+            return ks_fail(KS_ERR_INVALID, "--bins: '%s' is not a bin count of 1..65536", v);
+        o->bins = (int)n;
     } else if (KS_FLAG("--reps")) {
         KS_VALUE("--reps");
         if (parse_int(v, 1, 100000, &n) != 0)
@@ -346,8 +353,51 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
     }
     if (o->help || o->version) return KS_OK;
     if (o->mode == KS_MODE_BENCH && !have_scene)
-        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres");
+        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres|histogram");
     return ks_options_finish(o);
+}
+
+/* One --size item in bytes: a count with an optional K, M or G (binary) suffix. */
+static ks_status add_hist_size(ks_options *o, const char *name, const char *item)
+{
+    char buf[64];
+    size_t len = strlen(item);
+    if (len == 0 || len >= sizeof buf) goto bad;
+    strcpy(buf, item);
+    unsigned long long mult = 1;
+    const char last = (char)toupper((unsigned char)buf[len - 1]);
+    if (last == 'K' || last == 'M' || last == 'G') {
+        mult = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30;
+        buf[--len] = '\0';
+    }
+    long long v;
+    if (parse_int(buf, 1, 4294967295ll, &v) != 0 || (unsigned long long)v > 4294967295ull / mult)
+        goto bad;
+    if (o->hist_size_n == KS_MAX_LIST)
+        return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
+    o->hist_sizes[o->hist_size_n++] = (unsigned long long)v * mult;
+    return KS_OK;
+bad:
+    return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a byte count of 1..4294967295 (suffix K, M, G allowed)",
+                   name, item);
+}
+
+static ks_status finish_histogram(ks_options *o)
+{
+    if (o->size_text) KS_TRY(for_each_item(o, "--size", o->size_text, add_hist_size));
+    if (o->hist_size_n > 1 && o->mode == KS_MODE_LIVE)
+        return ks_fail(KS_ERR_INVALID, "--size: one size for the live view (lists are for bench)");
+    if (o->input && o->size_text)
+        return ks_fail(KS_ERR_INVALID, "--size and --input exclude each other (the file sets the size)");
+    if (o->input && o->mode == KS_MODE_BENCH)
+        return ks_fail(KS_ERR_INVALID, "--input: bench histogram uses its own inputs (text, uniform, equal)");
+    if (!o->hist_size_n) o->hist_sizes[o->hist_size_n++] = 100ull << 20;
+    o->size_set = 0; /* the picture keeps its default size */
+    o->width = 1280;
+    o->height = 800;
+    if (o->scene_file || o->mem || o->sphere_count_n || o->grid_count || o->block_count)
+        return ks_fail(KS_ERR_INVALID, "--grid/--block/--scene/--mem/--spheres do not apply to the histogram scene");
+    return KS_OK;
 }
 
 ks_status ks_options_finish(ks_options *o)
@@ -365,6 +415,18 @@ ks_status ks_options_finish(ks_options *o)
         o->width = bench_spheres ? 2048 : o->scene == KS_SCENE_SPHERES ? 1024 : 1280;
         o->height = bench_spheres ? 2048 : o->scene == KS_SCENE_SPHERES ? 768 : 800;
     }
+    if (o->scene == KS_SCENE_HISTOGRAM) {
+        KS_TRY(finish_histogram(o));
+    } else if (o->size_text) {
+        int wh[3];
+        if (parse_dims(o->size_text, 2, 16, KS_MAX_IMAGE, wh) != 2)
+            return ks_fail(KS_ERR_INVALID, "--size: '%s' is not WxH (each 16..%d pixels)",
+                           o->size_text, KS_MAX_IMAGE);
+        o->width = wh[0];
+        o->height = wh[1];
+    }
+    if (o->scene != KS_SCENE_HISTOGRAM && (o->input || o->words || o->bins))
+        return ks_fail(KS_ERR_INVALID, "--input/--words/--bins apply to the histogram scene only");
     if (o->headless && o->window)
         return ks_fail(KS_ERR_INVALID, "--headless and --window exclude each other");
     if (!o->frames && o->headless) o->frames = 60;
@@ -374,7 +436,8 @@ ks_status ks_options_finish(ks_options *o)
     if (!o->sphere_count) o->sphere_count = 256;
 
     if (dims == 0) {
-        if (o->grid_count) return ks_fail(KS_ERR_INVALID, "--grid does not apply to the spheres scene");
+        if (o->grid_count)
+            return ks_fail(KS_ERR_INVALID, "--grid does not apply to the %s scene", ks_scene_name(o->scene));
         return KS_OK;
     }
     if (o->scene_file || o->mem || o->sphere_count_n)

@@ -15,6 +15,7 @@ typedef enum ks_scene_id {
     KS_SCENE_LAPLACE3D,
     KS_SCENE_LAPLACE2D,
     KS_SCENE_SPHERES,
+    KS_SCENE_HISTOGRAM,
     KS_SCENE_NUM
 } ks_scene_id;
 
@@ -59,6 +60,13 @@ typedef struct ks_options {
     const char *mem;        /* --mem variant name, NULL = default */
     int sphere_counts[KS_MAX_LIST]; /* bench: --spheres list */
     int sphere_count_n;
+    /* histogram scene */
+    const char *input;      /* --input FILE, NULL = generated text */
+    int words;              /* --words */
+    int bins;               /* --bins B (1..65536), 0 = not given */
+    int hist_size_n;        /* --size in bytes (a list for bench) */
+    unsigned long long hist_sizes[KS_MAX_LIST];
+    const char *size_text;  /* --size as given; parsed once the scene is known */
     /* bench */
     int reps;             /* timed repetitions per configuration, default 20 */
     int help, version;
@@ -74,7 +82,7 @@ ks_status ks_options_finish(ks_options *o);
  * the backend is known. */
 void ks_options_backend_defaults(ks_options *o, int use_cuda);
 const char *ks_scene_name(ks_scene_id s);
-int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres */
+int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres and histogram */
 void ks_options_print_help(void);
 /* The grid of grids[idx] as a ks_grid for the scene. */
 ks_grid ks_options_grid(const ks_options *o, int idx);

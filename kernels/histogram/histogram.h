@@ -114,6 +114,33 @@ ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale
 void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, unsigned char *rgba,
                            int w, int h);
 
+/* ---- One input on the device, a stream and a histogram (histogram_gpu.cu) ---- */
+
+typedef struct ks_hist_gpu ks_hist_gpu;
+
+/* Uploads data[0..n) (n >= 1) at offset `misalign` (0..15) of a fresh
+ * allocation, so tests can start at any address; bins: 256 for bytes. */
+ks_status ks_hist_gpu_create(const unsigned char *data, size_t n, ks_hist_mode mode, unsigned bins,
+                             size_t misalign, ks_hist_gpu **out);
+void ks_hist_gpu_destroy(ks_hist_gpu *g);
+void *ks_hist_gpu_stream(ks_hist_gpu *g);
+const ks_hist_input *ks_hist_gpu_input(ks_hist_gpu *g);
+ks_hist_ctx *ks_hist_gpu_ctx(ks_hist_gpu *g);
+/* Sets every count to `value` (0 to clear; tests poison with other values). */
+ks_status ks_hist_gpu_fill(ks_hist_gpu *g, unsigned value);
+/* Adds the counts of [begin, end) by variant (an overwriting variant goes
+ * through a scratch histogram); *ms: GPU time of the launch(es) (events). */
+ks_status ks_hist_gpu_chunk(ks_hist_gpu *g, int variant, size_t begin, size_t end, double *ms);
+/* The counts now (bins values, waits for the stream). */
+ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out);
+/* Whole input into a cleared histogram, as the bench times it: own
+ * variants = memset + kernel(s); cub writes the counts itself. */
+ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant);
+/* Median and minimum ms of reps timed ks_hist_gpu_whole after warmup runs. */
+ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
+                           double *min_ms);
+ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h);
+
 #ifdef __cplusplus
 }
 #endif
