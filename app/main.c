@@ -8,6 +8,7 @@
 
 #include "kernels/common/cuda_device.h"
 #include "bench_laplace.h"
+#include "bench_histogram.h"
 #include "bench_spheres.h"
 #include "best_config.h"
 #include "live.h"
@@ -122,6 +123,8 @@ int main(int argc, char **argv)
         ks_status st = KS_OK;
         if (ks_scene_dims(opt.scene) != 0)
             st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
+        else if (opt.scene == KS_SCENE_HISTOGRAM)
+            st = ks_bench_histogram(&opt, &device, use_cuda);
         else
             st = ks_bench_spheres(&opt, &device, use_cuda);
         if (st != KS_OK) code = fail(setup_exit_code(st));
@@ -152,7 +155,9 @@ int main(int argc, char **argv)
         env.t_peak_gbs = measure_host_copy_gbs((size_t)128 << 20);
     }
 
-    const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
+    const ks_scene_api *api = ks_scene_dims(opt.scene)            ? &ks_scene_laplace
+                              : opt.scene == KS_SCENE_HISTOGRAM ? &ks_scene_histogram
+                                                                : &ks_scene_spheres;
     int headless = opt.headless;
     if (opt.window && !has_display()) {
         free(best);
