@@ -14,6 +14,7 @@ enum { KS_HB = 256, KS_HWARPS = KS_HB / 32 };
 struct ks_hist_ctx {
     int sm_count;
     int smem_max;      /* dynamic shared memory per block we may ask for */
+    int warp_per_sm;   /* resident blocks of the warp bytes kernel per SM (occupancy) */
     void *cub_tmp;
     size_t cub_tmp_size;
     int *d_levels;     /* pairs mode, HistogramRange levels (bins + 1) */
@@ -137,7 +138,7 @@ __device__ __forceinline__ void ks_word_bytes(unsigned *sub, unsigned w, unsigne
  * 256-bin sub-histogram per warp in shared memory, runs of equal bytes
  * added at once (all-equal input: almost no atomics), merged with one
  * global atomic per non-zero bin per block. */
-__global__ void __launch_bounds__(KS_HB) ks_hist_warp_bytes_kernel(const unsigned char *base, size_t n,
+__global__ void __launch_bounds__(KS_HB, 4) ks_hist_warp_bytes_kernel(const unsigned char *base, size_t n,
                                                                    unsigned *hist)
 {
     __shared__ unsigned sub[KS_HWARPS][256];
@@ -256,7 +257,11 @@ static ks_status launch_shared_copies(ks_hist_ctx *ctx, const ks_hist_input *in,
     while (copies > 1 && span * (unsigned)copies > cap) --copies;
     if (copies < 1) copies = 1;
     const size_t smem = (size_t)span * copies * 4u;
-    ks_hist_shared_kernel<<<grid_for(ctx, items, 8), KS_HB, smem, (cudaStream_t)stream>>>(
+    /* One wave of resident blocks (as many as fit with this much shared memory). */
+    int per_sm = 0;
+    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ks_hist_shared_kernel, KS_HB, smem));
+    if (per_sm < 1) return ks_fail(KS_ERR_UNSUPPORTED, "shared: %zu bytes of shared memory leave no block resident", smem);
+    ks_hist_shared_kernel<<<grid_for(ctx, items, per_sm), KS_HB, smem, (cudaStream_t)stream>>>(
         s, items, span, copies, hist);
     KS_CUDA_TRY_LAUNCH("shared");
     return KS_OK;
@@ -276,7 +281,7 @@ static ks_status launch_warp(ks_hist_ctx *ctx, const ks_hist_input *in, size_t b
     const size_t n = end - begin;
     if (!n) return KS_OK;
     size_t want = (n / 16 + KS_HB - 1) / KS_HB;
-    size_t g = (size_t)ctx->sm_count * 8;
+    size_t g = (size_t)ctx->sm_count * ctx->warp_per_sm; /* one wave of resident blocks */
     if (g > want) g = want;
     if (g < 1) g = 1;
     ks_hist_warp_bytes_kernel<<<(unsigned)g, KS_HB, 0, (cudaStream_t)stream>>>(in->data + begin, n, hist);
@@ -393,7 +398,7 @@ extern "C" void ks_hist_atomics_model(ks_hist_ctx *ctx, int variant, const ks_hi
                                       double items_per_byte, double *global, double *shared)
 {
     const unsigned bins = in->mode == KS_HIST_BYTES ? 256u : in->bins;
-    const double blocks = ctx ? (double)ctx->sm_count * 8.0 : 1.0;
+    const double blocks = ctx ? (double)ctx->sm_count * (ctx->warp_per_sm > 0 ? ctx->warp_per_sm : 8) : 1.0;
     const double merge = bytes ? blocks * bins / (double)bytes : 0.0;
     *global = *shared = 0.0;
     if (variant == 0 || variant == 1) {
@@ -421,6 +426,9 @@ extern "C" ks_status ks_hist_ctx_create(ks_hist_ctx **out)
         e = cudaFuncSetAttribute(ks_hist_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  ctx->smem_max);
     }
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctx->warp_per_sm, ks_hist_warp_bytes_kernel, KS_HB, 0);
+    if (e == cudaSuccess && ctx->warp_per_sm < 1) ctx->warp_per_sm = 1;
     if (e == cudaSuccess) e = cudaMalloc(&ctx->d_levels, sizeof(int) * (KS_HIST_MAX_BINS + 1));
     if (e == cudaSuccess) e = cudaMalloc(&ctx->d_scratch_hist, sizeof(int) * KS_HIST_MAX_BINS);
     if (e != cudaSuccess) {
