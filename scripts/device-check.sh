@@ -27,7 +27,7 @@ for w in $what; do
     done ;;
   sanitize)
     for tool in memcheck racecheck; do
-      for t in test_laplace_gpu test_spheres_gpu; do
+      for t in test_laplace_gpu test_spheres_gpu test_histogram_gpu; do
         [ -x "$B/$t" ] || continue
         KS_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$B/$t" >"$W/san_${tool}_$t.log" 2>&1
         echo "$tool $t: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/san_${tool}_$t.log" | tail -1)"
@@ -43,6 +43,9 @@ for w in $what; do
     run "$B/kernelscope" bench laplace2d --out "$W" >"$W/bench2d.txt" 2>&1; tail -n 45 "$W/bench2d.txt"
     if "$B/kernelscope" --help | grep -q "bench laplace3d|laplace2d|spheres"; then
       run "$B/kernelscope" bench spheres --out "$W" >"$W/bench_spheres.txt" 2>&1; tail -n 40 "$W/bench_spheres.txt"
+    fi
+    if "$B/kernelscope" --help | grep -q "|histogram"; then
+      run "$B/kernelscope" bench histogram --out "$W" >"$W/bench_histogram.txt" 2>&1; tail -n 20 "$W/bench_histogram.txt"
     fi ;;
   shots)
     S=$W/shots; mkdir -p "$S"
