@@ -134,17 +134,19 @@ __device__ __forceinline__ void ks_word_bytes(unsigned *sub, unsigned w, unsigne
     ks_run_add(sub, w >> 24, cur, run);
 }
 
-/* warp, bytes mode: 16 bytes per load (uint4, two loads in flight), one
- * 256-bin sub-histogram per warp in shared memory, runs of equal bytes
- * added at once (all-equal input: almost no atomics), merged with one
- * global atomic per non-zero bin per block. */
+/* warp, bytes mode: 16 bytes per load (uint4, two loads in flight), two
+ * 256-bin sub-histograms per warp in shared memory (lanes 0-15 and 16-31,
+ * so a frequent byte such as the space in text meets half the same-address
+ * conflicts), runs of equal bytes added at once (all-equal input: almost no
+ * atomics), merged with one global atomic per non-zero bin per block. */
+enum { KS_HSUBS = KS_HWARPS * 2 };
 __global__ void __launch_bounds__(KS_HB, 4) ks_hist_warp_bytes_kernel(const unsigned char *base, size_t n,
                                                                    unsigned *hist)
 {
-    __shared__ unsigned sub[KS_HWARPS][256];
-    for (int i = threadIdx.x; i < KS_HWARPS * 256; i += KS_HB) (&sub[0][0])[i] = 0;
+    __shared__ unsigned sub[KS_HSUBS][256];
+    for (int i = threadIdx.x; i < KS_HSUBS * 256; i += KS_HB) (&sub[0][0])[i] = 0;
     __syncthreads();
-    unsigned *mine = sub[threadIdx.x >> 5];
+    unsigned *mine = sub[threadIdx.x >> 4];
     unsigned cur = 0xffffffffu, run = 0;
     const size_t tid = (size_t)blockIdx.x * KS_HB + threadIdx.x;
     const size_t stride = (size_t)gridDim.x * KS_HB;
@@ -181,7 +183,7 @@ __global__ void __launch_bounds__(KS_HB, 4) ks_hist_warp_bytes_kernel(const unsi
     for (int b = threadIdx.x; b < 256; b += KS_HB) {
         unsigned sum = 0;
 #pragma unroll
-        for (int w = 0; w < KS_HWARPS; ++w) sum += sub[w][b];
+        for (int w = 0; w < KS_HSUBS; ++w) sum += sub[w][b];
         if (sum) atomicAdd(hist + b, sum);
     }
 }
@@ -378,7 +380,8 @@ static const ks_hist_variant ks_hist_variants[KS_HIST_VARIANT_NUM] = {
     {"strided", "grid-stride loop, one global atomicAdd per item", 1, 0, launch_strided},
     {"shared", "block histogram in shared memory (bin ranges when it does not fit), merged by global atomics", 1, 0,
      launch_shared},
-    {"warp", "per-warp sub-histograms in shared memory, 16-byte loads, runs added at once", 1, 0, launch_warp},
+    {"warp", "per-warp sub-histograms in shared memory, 16-byte loads, runs of equal bytes added at once", 1, 0,
+     launch_warp},
     {"cub", "cub::DeviceHistogram (HistogramEven; pairs: HistogramRange), the reference", 0, 1, launch_cub},
 };
 
