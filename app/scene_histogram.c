@@ -312,7 +312,9 @@ static void ks_hs_view(void *self, ks_scene_view *v)
         double g, sh;
         ks_hist_atomics_model(ks_hist_gpu_ctx(s->gpu), s->variant, ks_hist_gpu_input(s->gpu), s->chunk,
                               s->items_per_byte, &g, &sh);
-        if (g >= 0) cat(v->text, L, "atomics per byte (model): %.3g global, %.3g shared (at most)\n", g, sh);
+        if (g >= 0)
+            cat(v->text, L, "atomics per byte (model): %.3g global, %s%.3g shared\n", g,
+                strcmp(var->name, "warp") == 0 ? "at most " : "", sh);
         else cat(v->text, L, "atomics per byte: not modelled (CUB's own)\n");
     }
     if (s->notice[0]) cat(v->text, L, "%s\n", s->notice);

@@ -80,7 +80,9 @@ __global__ void ks_hist_strided_kernel(ks_src s, size_t items, unsigned *hist)
 /* shared (copies == 1) and warp for pairs/words (copies > 1): the bins
  * [lo, lo + span) in `copies` shared sub-histograms (warp w uses copy
  * w % copies); the whole input once per bin range (span < bins when the
- * bins do not fit). Each thread adds runs of equal bins at once. */
+ * bins do not fit). kRuns (warp): each thread adds runs of equal bins at
+ * once; without (shared, the course's version): one shared atomic per item. */
+template <bool kRuns>
 __global__ void ks_hist_shared_kernel(ks_src s, size_t items, unsigned span, int copies,
                                       unsigned *hist)
 {
@@ -95,7 +97,9 @@ __global__ void ks_hist_shared_kernel(ks_src s, size_t items, unsigned span, int
         for (size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x; idx < items; idx += stride) {
             unsigned bin;
             if (!ks_item_bin(s, idx, &bin) || bin - lo >= width) continue;
-            if (bin == cur) {
+            if (!kRuns) {
+                atomicAdd(mine + (bin - lo), 1u);
+            } else if (bin == cur) {
                 ++run;
             } else {
                 if (run) atomicAdd(mine + (cur - lo), run);
@@ -249,7 +253,7 @@ static ks_status launch_strided(ks_hist_ctx *ctx, const ks_hist_input *in, size_
 }
 
 static ks_status launch_shared_copies(ks_hist_ctx *ctx, const ks_hist_input *in, size_t begin,
-                                      size_t end, unsigned *hist, void *stream, int copies)
+                                      size_t end, unsigned *hist, void *stream, int copies, bool runs)
 {
     const size_t items = ks_hist_items(in->mode, begin, end);
     if (!items) return KS_OK;
@@ -260,11 +264,12 @@ static ks_status launch_shared_copies(ks_hist_ctx *ctx, const ks_hist_input *in,
     if (copies < 1) copies = 1;
     const size_t smem = (size_t)span * copies * 4u;
     /* One wave of resident blocks (as many as fit with this much shared memory). */
+    void (*kernel)(ks_src, size_t, unsigned, int, unsigned *) =
+        runs ? ks_hist_shared_kernel<true> : ks_hist_shared_kernel<false>;
     int per_sm = 0;
-    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ks_hist_shared_kernel, KS_HB, smem));
+    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, KS_HB, smem));
     if (per_sm < 1) return ks_fail(KS_ERR_UNSUPPORTED, "shared: %zu bytes of shared memory leave no block resident", smem);
-    ks_hist_shared_kernel<<<grid_for(ctx, items, per_sm), KS_HB, smem, (cudaStream_t)stream>>>(
-        s, items, span, copies, hist);
+    kernel<<<grid_for(ctx, items, per_sm), KS_HB, smem, (cudaStream_t)stream>>>(s, items, span, copies, hist);
     KS_CUDA_TRY_LAUNCH("shared");
     return KS_OK;
 }
@@ -272,14 +277,14 @@ static ks_status launch_shared_copies(ks_hist_ctx *ctx, const ks_hist_input *in,
 static ks_status launch_shared(ks_hist_ctx *ctx, const ks_hist_input *in, size_t begin, size_t end,
                                unsigned *hist, void *stream)
 {
-    return launch_shared_copies(ctx, in, begin, end, hist, stream, 1);
+    return launch_shared_copies(ctx, in, begin, end, hist, stream, 1, false);
 }
 
 static ks_status launch_warp(ks_hist_ctx *ctx, const ks_hist_input *in, size_t begin, size_t end,
                              unsigned *hist, void *stream)
 {
     if (in->mode != KS_HIST_BYTES)
-        return launch_shared_copies(ctx, in, begin, end, hist, stream, KS_HWARPS);
+        return launch_shared_copies(ctx, in, begin, end, hist, stream, KS_HWARPS, true);
     const size_t n = end - begin;
     if (!n) return KS_OK;
     size_t want = (n / 16 + KS_HB - 1) / KS_HB;
@@ -426,7 +431,10 @@ extern "C" ks_status ks_hist_ctx_create(ks_hist_ctx **out)
     if (e == cudaSuccess) {
         /* Up to 64 KiB per block (several blocks per SM stay resident). */
         ctx->smem_max = smem_optin < 65536 ? smem_optin : 65536;
-        e = cudaFuncSetAttribute(ks_hist_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        e = cudaFuncSetAttribute(ks_hist_shared_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 ctx->smem_max);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(ks_hist_shared_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  ctx->smem_max);
     }
     if (e == cudaSuccess)
