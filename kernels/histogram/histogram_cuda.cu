@@ -319,6 +319,10 @@ static ks_status cub_once(ks_hist_ctx *ctx, const ks_hist_input *in, const unsig
                           int *counts, cudaStream_t st)
 {
     size_t need = 0;
+    if (count == 0) { /* a lone odd byte only: nothing for CUB, but the counts are still written */
+        KS_CUDA_TRY(cudaMemsetAsync(counts, 0, sizeof(int) * (in->mode == KS_HIST_BYTES ? 256u : in->bins), st));
+        return KS_OK;
+    }
     if (in->mode == KS_HIST_BYTES) {
         KS_CUDA_TRY(cub::DeviceHistogram::HistogramEven((void *)NULL, need, p, counts, 257, 0, 256, count, st));
         KS_TRY(cub_scratch(ctx, need));
