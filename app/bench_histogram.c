@@ -150,7 +150,8 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
     return st;
 }
 
-/* GB/s per input (x = 1 text, 2 uniform, 3 equal) at the largest size, one line per variant. */
+/* GB/s per input (x = 1 text, 2 uniform, 3 equal) at the largest size and the first bin count, one
+ * line per variant. */
 static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
 {
     unsigned long long big = 0;
@@ -161,7 +162,7 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
     ks_chart_series series[KS_CHART_MAX_SERIES];
     int ns = 0;
     for (int i = 0; i < n; ++i) {
-        if (rows[i].bytes != big) continue;
+        if (rows[i].bytes != big || rows[i].bins != rows[0].bins) continue;
         int s = 0;
         while (s < ns && strcmp(names[s], rows[i].variant) != 0) ++s;
         if (s == ns) {
@@ -176,7 +177,8 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
     if (!ns) return KS_OK;
     for (int s = 0; s < ns; ++s) series[s] = (ks_chart_series){names[s], x, y[s], KS_HB_INPUTS};
     char title[400];
-    snprintf(title, sizeof title, "Histogram, %llu bytes (%s), on %s", big, rows[0].mode, rows[0].device);
+    snprintf(title, sizeof title, "Histogram, %llu bytes (%s, %u bins), on %s", big, rows[0].mode, rows[0].bins,
+             rows[0].device);
     const ks_chart_desc d = {.width = KS_HB_CHART_W, .height = KS_HB_CHART_H, .title = title,
                              .x_label = "input: 1 text, 2 uniform bytes, 3 all bytes equal",
                              .y_label = "GB/s read (median)", .log_y = 1, .series = series, .series_count = ns};
@@ -193,7 +195,11 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     const char *dir = opt->out_dir ? opt->out_dir : ".";
     KS_TRY(ks_output_dir_check(dir));
     const ks_hist_mode mode = opt->words ? KS_HIST_WORDS : opt->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
-    const unsigned bins = mode == KS_HIST_BYTES ? 256u : opt->bins ? (unsigned)opt->bins : KS_HIST_WORD_BINS_DEFAULT;
+    unsigned bins_list[KS_MAX_LIST];
+    int nbins = 0;
+    if (mode == KS_HIST_BYTES) bins_list[nbins++] = 256u;
+    else if (!opt->bins_n) bins_list[nbins++] = KS_HIST_WORD_BINS_DEFAULT;
+    for (int b = 0; mode != KS_HIST_BYTES && b < opt->bins_n; ++b) bins_list[nbins++] = (unsigned)opt->bins_list[b];
     int variants[KS_HIST_VARIANT_NUM], nv = 0;
     if (opt->kernel_count) {
         for (int k = 0; k < opt->kernel_count; ++k) {
@@ -206,15 +212,19 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     } else {
         for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) variants[nv++] = v;
     }
+    if ((long)nbins * opt->hist_size_n * KS_HB_INPUTS * (use_cuda ? nv : 1) > KS_HBENCH_MAX_ROWS)
+        return ks_fail(KS_ERR_INVALID, "bench histogram: %d bin counts x %d sizes x %d inputs x %d variants is more "
+                       "than %d rows", nbins, opt->hist_size_n, KS_HB_INPUTS, use_cuda ? nv : 1, KS_HBENCH_MAX_ROWS);
     const char *device = use_cuda && dev && dev->present ? dev->name : "cpu";
     ks_hbench_row *rows = calloc(KS_HBENCH_MAX_ROWS, sizeof *rows);
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
     int n = 0;
     ks_status st = KS_OK;
-    for (int si = 0; si < opt->hist_size_n && st == KS_OK; ++si)
-        for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
-            st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, opt->hist_sizes[si], mode,
-                           bins, rows, &n);
+    for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
+        for (int si = 0; si < opt->hist_size_n && st == KS_OK; ++si)
+            for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
+                st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, opt->hist_sizes[si],
+                               mode, bins_list[bi], rows, &n);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
     char *text = NULL;
     size_t need = 0;

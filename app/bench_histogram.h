@@ -33,7 +33,7 @@ typedef struct ks_hbench_row {
 size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len);
 size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len);
 
-/* Options used: hist_sizes, words, bins, kernels (variants; none = all), reps, seed, out_dir. */
+/* Options used: hist_sizes, words, bins_list (pairs / words: one run per count), kernels (variants; none = all), reps, seed, out_dir. */
 ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda);
 
 #endif

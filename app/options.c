@@ -160,6 +160,18 @@ static ks_status add_spheres(ks_options *o, const char *name, const char *item)
     return KS_OK;
 }
 
+static ks_status add_bins(ks_options *o, const char *name, const char *item)
+{
+    long long v;
+    if (parse_int(item, 1, 65536, &v) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a bin count of 1..65536", name, item);
+    if (o->bins_n == KS_MAX_LIST)
+        return ks_fail(KS_ERR_INVALID, "%s: at most %d bin counts", name, KS_MAX_LIST);
+    o->bins_list[o->bins_n++] = (int)v;
+    o->bins = o->bins_list[0];
+    return KS_OK;
+}
+
 /* Kernel names must outlive the temporary copy that for_each_item splits:
  * each gets a slot in a static pool. */
 static char ks_kernel_pool[KS_MAX_LIST][64];
@@ -319,9 +331,7 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
         o->words = 1;
     } else if (KS_FLAG("--bins")) {
         KS_VALUE("--bins");
-        if (parse_int(v, 1, 65536, &n) != 0)
-            return ks_fail(KS_ERR_INVALID, "--bins: '%s' is not a bin count of 1..65536", v);
-        o->bins = (int)n;
+        KS_TRY(for_each_item(o, "--bins", v, add_bins));
     } else if (KS_FLAG("--reps")) {
         KS_VALUE("--reps");
         if (parse_int(v, 1, 100000, &n) != 0)
@@ -387,6 +397,8 @@ static ks_status finish_histogram(ks_options *o)
     if (o->size_text) KS_TRY(for_each_item(o, "--size", o->size_text, add_hist_size));
     if (o->hist_size_n > 1 && o->mode == KS_MODE_LIVE)
         return ks_fail(KS_ERR_INVALID, "--size: one size for the live view (lists are for bench)");
+    if (o->bins_n > 1 && o->mode == KS_MODE_LIVE)
+        return ks_fail(KS_ERR_INVALID, "--bins: one count for the live view (lists are for bench)");
     if (o->input && o->size_text)
         return ks_fail(KS_ERR_INVALID, "--size and --input exclude each other (the file sets the size)");
     if (o->input && o->mode == KS_MODE_BENCH)
@@ -519,7 +531,7 @@ void ks_options_print_help(void)
            "Histogram scene:\n"
            "  --input FILE            count the bytes of FILE (default: generated text)\n"
            "  --size BYTES            generated text size, K/M/G suffixes (default 100M; bench: a list)\n"
-           "  --bins B                16-bit view of byte pairs in B bins (1..65536); with --words: word bins\n"
+           "  --bins B                16-bit view of byte pairs in B bins (1..65536); with --words: word bins (bench: a list)\n"
            "  --words                 histogram of words (ASCII letter runs, FNV-1a into B bins, default 1024)\n"
            "  --kernel NAME           global, strided, shared, warp, cub (bench: a list)\n"
            "All scenes:\n"

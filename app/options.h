@@ -63,7 +63,9 @@ typedef struct ks_options {
     /* histogram scene */
     const char *input;      /* --input FILE, NULL = generated text */
     int words;              /* --words */
-    int bins;               /* --bins B (1..65536), 0 = not given */
+    int bins;               /* --bins B (1..65536), 0 = not given; the first of bins_list */
+    int bins_list[KS_MAX_LIST]; /* bench: --bins as a list */
+    int bins_n;
     int hist_size_n;        /* --size in bytes (a list for bench) */
     unsigned long long hist_sizes[KS_MAX_LIST];
     const char *size_text;  /* --size as given; parsed once the scene is known */

@@ -264,6 +264,8 @@ static void test_cli_errors(void **state)
     USAGE("--input", "histogram", "--input", "/", "--backend", "cpu", "--headless");
     USAGE("histogram scene only", "spheres", "--words");
     USAGE("one size", "histogram", "--size", "1M,2M");
+    USAGE("one count", "histogram", "--bins", "256,1000");
+    USAGE("--bins", "bench", "histogram", "--bins", "256,0");
 }
 
 /* The CPU backend counts the generated text, and --dump-field holds the whole input after 2 frames. */
