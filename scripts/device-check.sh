@@ -55,6 +55,9 @@ for w in $what; do
     for mem in global readonly constant shared binned; do
       "$B/kernelscope" spheres --headless --frames 30 --save-every 30 --out "$S" --size 1280x800 --mem $mem --spheres 1024 >/dev/null 2>&1 && mv "$S/spheres_${mem}_000030.png" "$S/spheres_$mem.png"
     done
+    if "$B/kernelscope" --help | grep -q "|histogram"; then
+      "$B/kernelscope" histogram --headless --frames 120 --save-every 120 --out "$S" >/dev/null 2>&1 && mv "$S/histogram_warp_000120.png" "$S/histogram_warp.png"
+    fi
     rm -f "$S"/*.csv
     ls "$S" ;;
   ncu)
