@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +233,23 @@ static void test_csv(void **state)
     free(buf);
 }
 
+static void test_float_bins(void **state)
+{
+    (void)state;
+    /* [0, 1] in 4 bins: 0.25 steps; out of range clamped; NaN skipped */
+    const float v[] = {0.0f, 0.1f, 0.25f, 0.49f, 0.5f, 0.75f, 0.99f, 1.0f, -3.0f, 7.0f, NAN, -INFINITY, INFINITY};
+    uint64_t h[4] = {0};
+    ks_hist_gold_float(v, sizeof v / sizeof v[0], 0.0f, 1.0f, 4, h);
+    assert_int_equal(h[0], 4); /* 0, 0.1, -3, -inf */
+    assert_int_equal(h[1], 2); /* 0.25, 0.49 */
+    assert_int_equal(h[2], 1); /* 0.5 */
+    assert_int_equal(h[3], 5); /* 0.75, 0.99, 1.0, 7, inf */
+    uint64_t one = 0;
+    ks_hist_gold_float(v, sizeof v / sizeof v[0], -1.0f, 2.0f, 1, &one);
+    assert_int_equal(one, 12);
+    assert_true(ks_hist_float_scale(0.0f, 2.0f, 8) == 4.0f);
+}
+
 static void expect_usage(const char *needle, const char *const *argv)
 {
     ks_run_result r;
@@ -303,7 +321,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes),      cmocka_unit_test(test_pair_bins), cmocka_unit_test(test_words),
         cmocka_unit_test(test_generated),  cmocka_unit_test(test_npy),       cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),
+        cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),  cmocka_unit_test(test_float_bins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
