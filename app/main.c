@@ -10,6 +10,7 @@
 #include "kernels/common/cuda_device.h"
 #include "bench_laplace.h"
 #include "bench_matmul.h"
+#include "bench_histogram.h"
 #include "bench_spheres.h"
 #include "best_config.h"
 #include "live.h"
@@ -202,6 +203,8 @@ int main(int argc, char **argv)
             printf("kernelscope: results go to %s/\n", opt.out_dir);
             if (ks_scene_dims(opt.scene) != 0)
                 st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
+            else if (opt.scene == KS_SCENE_HISTOGRAM)
+                st = ks_bench_histogram(&opt, &device, use_cuda);
             else if (opt.scene == KS_SCENE_MATMUL)
                 st = ks_bench_matmul(&opt, &device, use_cuda);
             else
@@ -238,6 +241,7 @@ int main(int argc, char **argv)
 
     const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
     if (opt.scene == KS_SCENE_MATMUL) api = &ks_scene_matmul;
+    if (opt.scene == KS_SCENE_HISTOGRAM) api = &ks_scene_histogram;
     int headless = opt.headless;
     if (!headless && !opt.window && !has_display()) {
         headless = 1;

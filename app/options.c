@@ -18,7 +18,7 @@ enum {
 };
 
 static const char *const ks_scene_names[KS_SCENE_NUM] = {"laplace3d", "laplace3d", "laplace2d",
-                                                         "spheres", "matmul"};
+                                                         "spheres", "matmul", "histogram"};
 
 const char *ks_scene_name(ks_scene_id s)
 {
@@ -28,7 +28,7 @@ const char *ks_scene_name(ks_scene_id s)
 int ks_scene_dims(ks_scene_id s)
 {
     if (s == KS_SCENE_LAPLACE2D) return 2;
-    if (s == KS_SCENE_SPHERES || s == KS_SCENE_MATMUL) return 0;
+    if (s == KS_SCENE_SPHERES || s == KS_SCENE_MATMUL || s == KS_SCENE_HISTOGRAM) return 0;
     return 3;
 }
 
@@ -215,7 +215,7 @@ static ks_status parse_scene_word(ks_options *o, const char *word, int *have_sce
         }
     }
     return ks_fail(KS_ERR_INVALID,
-                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres, matmul)", quoted(word));
+                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres, matmul, histogram)", quoted(word));
 }
 
 /* ---- The flag table: one row per flag, saying where it means something ---- */
@@ -230,9 +230,12 @@ enum {
     KS_AT_BENCH_SPH = 1 << 5,
     KS_AT_LIVE_MM = 1 << 6,
     KS_AT_BENCH_MM = 1 << 7,
-    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM,
-    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM,
+    KS_AT_LIVE_HIST = 1 << 8,
+    KS_AT_BENCH_HIST = 1 << 9,
+    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
+    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST,
     KS_AT_MATMUL = KS_AT_LIVE_MM | KS_AT_BENCH_MM,
+    KS_AT_HISTOGRAM = KS_AT_LIVE_HIST | KS_AT_BENCH_HIST,
     KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
     KS_AT_LAPLACE = KS_AT_LAPLACE_LIVE | KS_AT_BENCH_L3 | KS_AT_BENCH_L2,
     KS_AT_SPHERES = KS_AT_LIVE_SPH | KS_AT_BENCH_SPH,
@@ -403,6 +406,73 @@ static ks_status add_mm_size(ks_options *o, const char *name, const char *item)
     ++o->mm_size_n;
     return KS_OK;
 }
+static ks_status add_bins(ks_options *o, const char *name, const char *item)
+{
+    long long v;
+    if (parse_int(item, 1, 65536, &v) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a bin count of 1..65536", name, quoted(item));
+    if (o->bins_n == KS_MAX_LIST)
+        return ks_fail(KS_ERR_INVALID, "%s: at most %d bin counts", name, KS_MAX_LIST);
+    o->bins_list[o->bins_n++] = (int)v;
+    o->bins = o->bins_list[0];
+    return KS_OK;
+}
+static ks_status set_bins(ks_options *o, const char *name, const char *v)
+{
+    return for_each_item(o, name, v, add_bins);
+}
+static ks_status set_input(ks_options *o, const char *name, const char *v)
+{
+    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty file name", name);
+    o->input = v;
+    return KS_OK;
+}
+static ks_status set_words(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->words = 1;
+    return KS_OK;
+}
+/* One --size item in bytes: a count with an optional K, M or G (binary) suffix. */
+static ks_status add_hist_size(ks_options *o, const char *name, const char *item)
+{
+    char buf[64];
+    size_t len = strlen(item);
+    if (len == 0 || len >= sizeof buf) goto bad;
+    strcpy(buf, item);
+    unsigned long long mult = 1;
+    const char last = (char)toupper((unsigned char)buf[len - 1]);
+    if (last == 'K' || last == 'M' || last == 'G') {
+        mult = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30;
+        buf[--len] = '\0';
+    }
+    long long v;
+    if (parse_int(buf, 1, 4294967295ll, &v) != 0 || (unsigned long long)v > 4294967295ull / mult)
+        goto bad;
+    if (o->hist_size_n == KS_MAX_LIST)
+        return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
+    o->hist_sizes[o->hist_size_n++] = (unsigned long long)v * mult;
+    return KS_OK;
+bad:
+    return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a byte count of 1..4294967295 (suffix K, M, G allowed)",
+                   name, quoted(item));
+}
+/* The histogram scene's checks (sizes in bytes, bins, input). */
+static ks_status finish_histogram(ks_options *o)
+{
+    if (o->size_text) KS_TRY(for_each_item(o, "--size", o->size_text, add_hist_size));
+    if (o->hist_size_n > 1 && o->mode == KS_MODE_LIVE)
+        return ks_fail(KS_ERR_INVALID, "--size: one size for the live view (lists are for bench)");
+    if (o->bins_n > 1 && o->mode == KS_MODE_LIVE)
+        return ks_fail(KS_ERR_INVALID, "--bins: one count for the live view (lists are for bench)");
+    if (o->kernel_count > 1 && o->mode == KS_MODE_LIVE)
+        return ks_fail(KS_ERR_INVALID, "--kernel: one value for the live view (lists are for bench)");
+    if (o->input && o->size_text)
+        return ks_fail(KS_ERR_INVALID, "--size and --input exclude each other (the file sets the size)");
+    if (!o->hist_size_n) o->hist_sizes[o->hist_size_n++] = 100ull << 20;
+    return KS_OK;
+}
+
 /* The matmul scene's checks (sizes, tiles, variant names). */
 static ks_status finish_matmul(ks_options *o)
 {
@@ -481,20 +551,26 @@ static const ks_flag ks_flags[] = {
     {"--frames", 1, KS_AT_LIVE, "the live views", set_frames},
     {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
     {"--format", 1, KS_AT_LIVE, "the live views", set_format},
-    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM, "the live views, bench spheres and bench matmul", set_size},
+    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST,
+     "the live views and bench spheres, matmul and histogram", set_size},
+    {"--input", 1, KS_AT_LIVE_HIST, "the live histogram scene", set_input},
+    {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
+    {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
-    {"--block", 1, KS_AT_ALL & ~KS_AT_MATMUL, "the Laplace and spheres scenes", set_block},
+    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block},
     {"--grid", 1, KS_AT_LAPLACE, "the Laplace scenes", set_grid},
-    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL, "the Laplace and matmul scenes", set_kernel},
+    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM, "the Laplace, matmul and histogram scenes",
+     set_kernel},
     {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile},
     {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
     {"--iters", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_iters},
     {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
     {"--range", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_range},
-    {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_dump_field},
+    {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
+     "the live Laplace, matmul and histogram scenes", set_dump_field},
     {"--spheres", 1, KS_AT_SPHERES, "the spheres scene", set_spheres},
-    {"--seed", 1, KS_AT_SPHERES, "the spheres scene", set_seed},
+    {"--seed", 1, KS_AT_SPHERES | KS_AT_HISTOGRAM, "the spheres and histogram scenes", set_seed},
     {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
     {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem},
     {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
@@ -522,9 +598,9 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
 static ks_status check_applicable(const ks_options *o)
 {
     static const unsigned live[KS_SCENE_NUM] = {KS_AT_LIVE_L3, KS_AT_LIVE_L3, KS_AT_LIVE_L2, KS_AT_LIVE_SPH,
-                                                KS_AT_LIVE_MM};
+                                                KS_AT_LIVE_MM, KS_AT_LIVE_HIST};
     static const unsigned bench[KS_SCENE_NUM] = {KS_AT_BENCH_L3, KS_AT_BENCH_L3, KS_AT_BENCH_L2,
-                                                 KS_AT_BENCH_SPH, KS_AT_BENCH_MM};
+                                                 KS_AT_BENCH_SPH, KS_AT_BENCH_MM, KS_AT_BENCH_HIST};
     const unsigned here = o->mode == KS_MODE_BENCH ? bench[o->scene] : live[o->scene];
     for (int k = 0; k < KS_FLAG_NUM; ++k) {
         if (!(o->flags_given & (1ull << k)) || (ks_flags[k].applies & here)) continue;
@@ -552,7 +628,7 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
     }
     if (o->help || o->version) return KS_OK;
     if (o->mode == KS_MODE_BENCH && !have_scene)
-        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres|matmul");
+        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres|matmul|histogram");
     return ks_options_finish(o);
 }
 
@@ -560,7 +636,7 @@ ks_status ks_options_finish(ks_options *o)
 {
     if (o->scene == KS_SCENE_DEFAULT) o->scene = KS_SCENE_LAPLACE3D;
     KS_TRY(check_applicable(o));
-    if (o->scene != KS_SCENE_MATMUL) KS_TRY(finish_size_wh(o));
+    if (o->scene != KS_SCENE_MATMUL && o->scene != KS_SCENE_HISTOGRAM) KS_TRY(finish_size_wh(o));
     const int dims = ks_scene_dims(o->scene);
     if (o->bc == KS_BC_DEFAULT) o->bc = KS_BC_HOT_TOP;
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;
@@ -582,6 +658,7 @@ ks_status ks_options_finish(ks_options *o)
     if (!o->sphere_count) o->sphere_count = 256;
 
     if (o->scene == KS_SCENE_MATMUL) return finish_matmul(o);
+    if (o->scene == KS_SCENE_HISTOGRAM) return finish_histogram(o);
     if (dims == 0) {
         if (o->scene_file && o->sphere_count_n)
             return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
@@ -653,8 +730,8 @@ void ks_options_print_help(void)
     ks_lvariant_list(3, k3, sizeof k3);
     ks_lvariant_list(2, k2, sizeof k2);
     printf("kernelscope %s: watch GPU kernels work\n\n"
-           "usage: kernelscope [laplace3d|laplace2d|spheres|matmul] [options]\n"
-           "       kernelscope bench laplace3d|laplace2d|spheres|matmul [options]\n\n"
+           "usage: kernelscope [laplace3d|laplace2d|spheres|matmul|histogram] [options]\n"
+           "       kernelscope bench laplace3d|laplace2d|spheres|matmul|histogram [options]\n\n"
            "Laplace scenes:\n"
            "  --grid N | NXxNY[xNZ]   grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)\n"
            "  --bc seed|hot-top|sine  boundary preset (default hot-top)\n"
@@ -675,6 +752,13 @@ void ks_options_print_help(void)
            "  --kernel NAME           naive, tiled, regtile, cublas (bench: a list; default all)\n"
            "  --tile T                tiled's tile: 8, 16 or 32 (default 16; bench: a list, default all)\n"
            "  --dump-field FILE.npy   write C (float32, shape (M, N))\n"
+           "Histogram scene:\n"
+           "  --input FILE            count the bytes of FILE (default: generated text)\n"
+           "  --size BYTES            generated text size, K/M/G suffixes (default 100M; bench: a list)\n"
+           "  --bins B                16-bit view of byte pairs in B bins (1..65536); with --words: word bins (bench: a list)\n"
+           "  --words                 histogram of words (ASCII letter runs, FNV-1a into B bins, default 1024)\n"
+           "  --kernel NAME           global, strided, shared, warp, cub (bench: a list)\n"
+           "  --seed S                generated text seed (default 1)\n"
            "All scenes:\n"
            "  --backend cuda|cpu      default cuda when a device exists, else cpu\n"
            "  --headless              render through EGL without a window (default without a display)\n"

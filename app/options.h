@@ -16,6 +16,7 @@ typedef enum ks_scene_id {
     KS_SCENE_LAPLACE2D,
     KS_SCENE_SPHERES,
     KS_SCENE_MATMUL,
+    KS_SCENE_HISTOGRAM,
     KS_SCENE_NUM
 } ks_scene_id;
 
@@ -68,6 +69,14 @@ typedef struct ks_options {
     int mm_sizes[KS_MAX_LIST][3]; /* m, n, k */
     int tile_n;
     int tiles[KS_MAX_LIST];
+    /* histogram scene */
+    const char *input;      /* --input FILE, NULL = generated text */
+    int words;              /* --words */
+    int bins;               /* --bins B (1..65536), 0 = not given; the first of bins_list */
+    int bins_list[KS_MAX_LIST]; /* bench: --bins as a list */
+    int bins_n;
+    int hist_size_n;        /* --size in bytes (a list for bench) */
+    unsigned long long hist_sizes[KS_MAX_LIST];
     /* bench */
     int reps;             /* timed repetitions per configuration, default 20 */
     int help, version;
@@ -84,7 +93,7 @@ ks_status ks_options_finish(ks_options *o);
  * the backend is known. */
 void ks_options_backend_defaults(ks_options *o, int use_cuda);
 const char *ks_scene_name(ks_scene_id s);
-int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for spheres and matmul */
+int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for the other scenes */
 void ks_options_print_help(void);
 /* The grid of grids[idx] as a ks_grid for the scene. */
 ks_grid ks_options_grid(const ks_options *o, int idx);

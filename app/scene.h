@@ -61,5 +61,6 @@ typedef struct ks_scene_api {
 extern const ks_scene_api ks_scene_laplace; /* both 3D and 2D (from opt->scene) */
 extern const ks_scene_api ks_scene_spheres;
 extern const ks_scene_api ks_scene_matmul;
+extern const ks_scene_api ks_scene_histogram;
 
 #endif

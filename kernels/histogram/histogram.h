@@ -1,0 +1,161 @@
+/* Histograms (course exercise 3): the inputs (generated text, uniform bytes,
+ * all-equal bytes, a file), the CPU gold, the variant table and the CUDA
+ * launches, all behind plain C types.
+ *
+ * Three modes, each counting the "items" of a byte range [begin, end) of an
+ * input of n bytes:
+ *  - bytes: each byte is an item, bin = the byte (256 bins);
+ *  - pairs: the 16-bit view: the byte pairs at even offsets, v = b[2k] | b[2k+1] << 8
+ *    (little-endian uint16), bin = v * B / 65536 (integer division), 1 <= B <= 65536;
+ *    an odd final byte is a pair of its own with a zero high byte (v = b[n-1]);
+ *  - words: a word is a maximal run of ASCII letters (A-Z, a-z); it is
+ *    lower-cased and hashed with FNV-1a 32-bit, bin = hash % B. A word is
+ *    counted by the range holding its first letter (it may read past end).
+ * Counts are exact; device histograms are uint32, so inputs are limited to
+ * KS_HIST_MAX_BYTES (no count can overflow). */
+#ifndef KS_HISTOGRAM_H
+#define KS_HISTOGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/common/ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ks_hist_mode { KS_HIST_BYTES = 0, KS_HIST_PAIRS, KS_HIST_WORDS } ks_hist_mode;
+
+typedef enum ks_hist_input_kind {
+    KS_HIST_IN_TEXT = 0, /* generated English-like text */
+    KS_HIST_IN_UNIFORM,  /* uniform random bytes */
+    KS_HIST_IN_EQUAL,    /* every byte 'a' (maximum contention) */
+    KS_HIST_IN_FILE,
+    KS_HIST_IN_NUM
+} ks_hist_input_kind;
+
+#define KS_HIST_MAX_BYTES 4294967295ull /* 2^32 - 1: every count fits in uint32 */
+enum {
+    KS_HIST_MAX_BINS = 65536,
+    KS_HIST_BYTE_BINS = 256,
+    KS_HIST_WORD_BINS_DEFAULT = 1024,
+};
+
+/* ---- Gold and inputs (histogram.c) ---- */
+
+const char *ks_hist_mode_name(ks_hist_mode m);        /* "bytes", "pairs", "words" */
+const char *ks_hist_input_name(ks_hist_input_kind k); /* "text", "uniform", "equal", "file" */
+/* The bin of a 16-bit value among bins (v * bins / 65536). */
+unsigned ks_hist_pair_bin(unsigned v, unsigned bins);
+/* FNV-1a 32-bit of the lower-cased letters s[0..len). */
+uint32_t ks_hist_fnv1a_lower(const unsigned char *s, size_t len);
+/* Items of [begin, end) for the mode: bytes, pairs (odd byte counts), or positions (words). */
+size_t ks_hist_items(ks_hist_mode m, size_t begin, size_t end);
+
+/* Generated inputs, deterministic per seed (splitmix64). Text: words from a
+ * fixed 128-word vocabulary, rank r drawn with probability ~ 1/(r+1) (Zipf),
+ * separated by spaces; after a word: ", " (1/16), ". " with the next word
+ * capitalised (1/16), or a newline (1/24). The last word may be cut short. */
+void ks_hist_generate(ks_hist_input_kind k, unsigned long long seed, unsigned char *out, size_t n);
+/* Reads a whole file (1..KS_HIST_MAX_BYTES bytes); *out malloc'ed. */
+ks_status ks_hist_load_file(const char *path, unsigned char **out, size_t *n);
+
+/* Adds the counts of [begin, end) of data[0..n) to hist (bins entries). */
+void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end, ks_hist_mode m,
+                  unsigned bins, uint64_t *hist);
+/* Writes counts as .npy (shape (bins,)): uint32 when total <= 2^32-1, else int64.
+ * Through a temporary name, then renamed. */
+ks_status ks_hist_npy_write(const char *path, const uint64_t *hist, unsigned bins, uint64_t total);
+
+/* ---- Variants (histogram_cuda.cu) ---- */
+
+typedef struct ks_hist_input {
+    const unsigned char *data; /* device pointer, n bytes (any alignment) */
+    size_t n;
+    ks_hist_mode mode;
+    unsigned bins; /* 256 for bytes */
+} ks_hist_input;
+
+typedef struct ks_hist_ctx ks_hist_ctx; /* per device: SM count, CUB scratch */
+
+typedef ks_status (*ks_hist_launch_fn)(ks_hist_ctx *ctx, const ks_hist_input *in, size_t begin,
+                                       size_t end, unsigned *d_hist, void *stream);
+
+typedef struct ks_hist_variant {
+    const char *name;
+    const char *summary;      /* one line for the overlay / README */
+    int words;                /* 1: supports word mode */
+    int overwrites;           /* 1 (cub): writes the counts of [begin, end) instead of adding */
+    ks_hist_launch_fn launch; /* adds [begin, end)'s counts into d_hist (bins uint32) */
+} ks_hist_variant;
+
+enum { KS_HIST_VARIANT_NUM = 5 };
+const ks_hist_variant *ks_hist_variant_get(int i); /* NULL outside 0..NUM-1 */
+int ks_hist_variant_find(const char *name);        /* -1 when unknown */
+/* Model atomics per input byte: global and shared separately, for the items
+ * per byte given (bytes 1, pairs 0.5, words: words/bytes) and a launch over
+ * `bytes` bytes. cub: -1 (not modelled). */
+void ks_hist_atomics_model(ks_hist_ctx *ctx, int variant, const ks_hist_input *in, size_t bytes,
+                           double items_per_byte, double *global, double *shared);
+
+ks_status ks_hist_ctx_create(ks_hist_ctx **ctx);
+void ks_hist_ctx_destroy(ks_hist_ctx *ctx);
+/* Runs variant i; KS_ERR_UNSUPPORTED for cub in word mode. */
+ks_status ks_hist_run(ks_hist_ctx *ctx, int variant, const ks_hist_input *in, size_t begin,
+                      size_t end, unsigned *d_hist, void *stream);
+/* d_dst[b] += d_src[b] for b < bins (chunks of an overwriting variant). */
+ks_status ks_hist_add(unsigned *d_dst, const unsigned *d_src, unsigned bins, void *stream);
+/* Bars of the histogram into an RGBA picture (device, rows bottom-up): one
+ * column per bin group, height by count (log10(1+c) when log_scale). */
+ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, unsigned char *rgba,
+                            int w, int h, void *stream);
+/* The same picture from host counts (CPU backend). */
+void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, unsigned char *rgba,
+                           int w, int h);
+
+/* ---- Float values in bins (for a histogram panel beside a colour bar) ---- */
+
+enum { KS_HIST_FLOAT_MAX_BINS = 4096 };
+/* The scale both sides use: (float)bins / (hi - lo), computed in float. */
+float ks_hist_float_scale(float lo, float hi, unsigned bins);
+/* Adds the counts of v[0..n): t = (v - lo) * scale in float, bin = floor(t),
+ * clamped to 0 .. bins-1 (values outside [lo, hi] land in the end bins);
+ * NaN is not counted. lo < hi, 1 <= bins <= KS_HIST_FLOAT_MAX_BINS. */
+void ks_hist_gold_float(const float *v, size_t n, float lo, float hi, unsigned bins, uint64_t *hist);
+/* The same on the device (d_v: device pointer), adding into d_hist (uint32):
+ * a block histogram in shared memory, grid-stride, runs of equal bins added at once. */
+ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float lo, float hi, unsigned bins,
+                            unsigned *d_hist, void *stream);
+
+/* ---- One input on the device, a stream and a histogram (histogram_gpu.cu) ---- */
+
+typedef struct ks_hist_gpu ks_hist_gpu;
+
+/* Uploads data[0..n) (n >= 1) at offset `misalign` (0..15) of a fresh
+ * allocation, so tests can start at any address; bins: 256 for bytes. */
+ks_status ks_hist_gpu_create(const unsigned char *data, size_t n, ks_hist_mode mode, unsigned bins,
+                             size_t misalign, ks_hist_gpu **out);
+void ks_hist_gpu_destroy(ks_hist_gpu *g);
+void *ks_hist_gpu_stream(ks_hist_gpu *g);
+const ks_hist_input *ks_hist_gpu_input(ks_hist_gpu *g);
+ks_hist_ctx *ks_hist_gpu_ctx(ks_hist_gpu *g);
+/* Sets every count to `value` (0 to clear; tests poison with other values). */
+ks_status ks_hist_gpu_fill(ks_hist_gpu *g, unsigned value);
+/* Adds the counts of [begin, end) by variant (an overwriting variant goes
+ * through a scratch histogram); *ms: GPU time of the launch(es) (events). */
+ks_status ks_hist_gpu_chunk(ks_hist_gpu *g, int variant, size_t begin, size_t end, double *ms);
+/* The counts now (bins values, waits for the stream). */
+ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out);
+/* Whole input into a cleared histogram, as the bench times it: own
+ * variants = memset + kernel(s); cub writes the counts itself. */
+ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant);
+/* Median and minimum ms of reps timed ks_hist_gpu_whole after warmup runs. */
+ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
+                           double *min_ms);
+ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

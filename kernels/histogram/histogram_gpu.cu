@@ -1,0 +1,168 @@
+/* One histogram input on the device: upload, chunks, timing, counts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/common/cuda_check.h"
+#include "histogram.h"
+
+struct ks_hist_gpu {
+    ks_hist_ctx *ctx;
+    cudaStream_t stream;
+    cudaEvent_t ev0, ev1;
+    unsigned char *alloc; /* data lives at alloc + misalign */
+    ks_hist_input in;
+    unsigned *d_hist, *d_tmp;
+    unsigned bins;
+};
+
+extern "C" void ks_hist_gpu_destroy(ks_hist_gpu *g)
+{
+    if (!g) return;
+    if (g->stream) cudaStreamSynchronize(g->stream);
+    cudaFree(g->alloc);
+    cudaFree(g->d_hist);
+    cudaFree(g->d_tmp);
+    if (g->ev0) cudaEventDestroy(g->ev0);
+    if (g->ev1) cudaEventDestroy(g->ev1);
+    if (g->stream) cudaStreamDestroy(g->stream);
+    ks_hist_ctx_destroy(g->ctx);
+    free(g);
+}
+
+static ks_status gpu_setup(ks_hist_gpu *g, const unsigned char *data, size_t n, size_t misalign)
+{
+    KS_TRY(ks_hist_ctx_create(&g->ctx));
+    KS_CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    KS_CUDA_TRY(cudaEventCreate(&g->ev0));
+    KS_CUDA_TRY(cudaEventCreate(&g->ev1));
+    KS_CUDA_TRY(cudaMalloc((void **)&g->alloc, n + misalign));
+    KS_CUDA_TRY(cudaMemcpy(g->alloc + misalign, data, n, cudaMemcpyHostToDevice));
+    KS_CUDA_TRY(cudaMalloc((void **)&g->d_hist, sizeof(unsigned) * g->bins));
+    KS_CUDA_TRY(cudaMalloc((void **)&g->d_tmp, sizeof(unsigned) * g->bins));
+    KS_CUDA_TRY(cudaMemset(g->d_hist, 0, sizeof(unsigned) * g->bins));
+    g->in.data = g->alloc + misalign;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_hist_gpu_create(const unsigned char *data, size_t n, ks_hist_mode mode, unsigned bins,
+                                        size_t misalign, ks_hist_gpu **out)
+{
+    *out = NULL;
+    if (n < 1 || n > KS_HIST_MAX_BYTES || misalign > 15)
+        return ks_fail(KS_ERR_INVALID, "histogram: %zu bytes at offset %zu (1..%llu bytes, offset 0..15)", n,
+                       misalign, KS_HIST_MAX_BYTES);
+    if (mode == KS_HIST_BYTES) bins = 256;
+    if (bins < 1 || bins > KS_HIST_MAX_BINS)
+        return ks_fail(KS_ERR_INVALID, "histogram: %u bins (1..%d)", bins, KS_HIST_MAX_BINS);
+    ks_hist_gpu *g = (ks_hist_gpu *)calloc(1, sizeof *g);
+    if (!g) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
+    g->bins = bins;
+    g->in.n = n;
+    g->in.mode = mode;
+    g->in.bins = bins;
+    ks_status st = gpu_setup(g, data, n, misalign);
+    if (st != KS_OK) {
+        ks_hist_gpu_destroy(g);
+        return st;
+    }
+    *out = g;
+    return KS_OK;
+}
+
+extern "C" void *ks_hist_gpu_stream(ks_hist_gpu *g) { return g->stream; }
+extern "C" const ks_hist_input *ks_hist_gpu_input(ks_hist_gpu *g) { return &g->in; }
+extern "C" ks_hist_ctx *ks_hist_gpu_ctx(ks_hist_gpu *g) { return g->ctx; }
+
+__global__ void ks_hist_fill_kernel(unsigned *h, unsigned bins, unsigned value)
+{
+    const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < bins) h[b] = value;
+}
+
+extern "C" ks_status ks_hist_gpu_fill(ks_hist_gpu *g, unsigned value)
+{
+    ks_hist_fill_kernel<<<(g->bins + 255) / 256, 256, 0, g->stream>>>(g->d_hist, g->bins, value);
+    KS_CUDA_TRY_LAUNCH("histogram fill");
+    return KS_OK;
+}
+
+extern "C" ks_status ks_hist_gpu_chunk(ks_hist_gpu *g, int variant, size_t begin, size_t end, double *ms)
+{
+    const ks_hist_variant *v = ks_hist_variant_get(variant);
+    if (!v) return ks_fail(KS_ERR_INVALID, "histogram: no variant %d", variant);
+    KS_CUDA_TRY(cudaEventRecord(g->ev0, g->stream));
+    if (v->overwrites) {
+        KS_TRY(ks_hist_run(g->ctx, variant, &g->in, begin, end, g->d_tmp, g->stream));
+        KS_TRY(ks_hist_add(g->d_hist, g->d_tmp, g->bins, g->stream));
+    } else {
+        KS_TRY(ks_hist_run(g->ctx, variant, &g->in, begin, end, g->d_hist, g->stream));
+    }
+    KS_CUDA_TRY(cudaEventRecord(g->ev1, g->stream));
+    if (ms) {
+        float t = 0.0f;
+        KS_CUDA_TRY(cudaEventSynchronize(g->ev1));
+        KS_CUDA_TRY(cudaEventElapsedTime(&t, g->ev0, g->ev1));
+        *ms = t;
+    }
+    return KS_OK;
+}
+
+extern "C" ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out)
+{
+    unsigned *h = (unsigned *)malloc(sizeof(unsigned) * g->bins);
+    if (!h) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
+    cudaError_t e = cudaMemcpyAsync(h, g->d_hist, sizeof(unsigned) * g->bins, cudaMemcpyDeviceToHost, g->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(g->stream);
+    if (e == cudaSuccess)
+        for (unsigned b = 0; b < g->bins; ++b) out[b] = h[b];
+    free(h);
+    KS_CUDA_TRY(e);
+    return KS_OK;
+}
+
+extern "C" ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant)
+{
+    const ks_hist_variant *v = ks_hist_variant_get(variant);
+    if (!v) return ks_fail(KS_ERR_INVALID, "histogram: no variant %d", variant);
+    if (!v->overwrites) KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
+    return ks_hist_run(g->ctx, variant, &g->in, 0, g->in.n, g->d_hist, g->stream);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
+                                      double *min_ms)
+{
+    if (reps < 1) reps = 1;
+    for (int i = 0; i < warmup; ++i) KS_TRY(ks_hist_gpu_whole(g, variant));
+    double *t = (double *)malloc(sizeof(double) * (size_t)reps);
+    if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
+    ks_status st = KS_OK;
+    for (int r = 0; r < reps && st == KS_OK; ++r) {
+        float ms = 0.0f;
+        cudaError_t e = cudaEventRecord(g->ev0, g->stream);
+        if (e == cudaSuccess) st = ks_hist_gpu_whole(g, variant);
+        if (st == KS_OK && e == cudaSuccess) e = cudaEventRecord(g->ev1, g->stream);
+        if (st == KS_OK && e == cudaSuccess) e = cudaEventSynchronize(g->ev1);
+        if (st == KS_OK && e == cudaSuccess) e = cudaEventElapsedTime(&ms, g->ev0, g->ev1);
+        if (st == KS_OK && e != cudaSuccess)
+            st = ks_fail(KS_ERR_CUDA, "histogram timing: %s", cudaGetErrorString(e));
+        t[r] = ms;
+    }
+    if (st == KS_OK) {
+        qsort(t, (size_t)reps, sizeof(double), cmp_double);
+        *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+        *min_ms = t[0];
+    }
+    free(t);
+    return st;
+}
+
+extern "C" ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h)
+{
+    return ks_hist_draw_bars(g->d_hist, g->bins, log_scale, rgba, w, h, g->stream);
+}
