@@ -38,14 +38,15 @@ size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len)
 {
     ks_text t = {buf, len, 0};
     if (buf && len) buf[0] = '\0';
-    add(&t, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub\n");
+    add(&t, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
         add(&t, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant, r->input, r->mode,
             r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
             r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
-        if (r->pct_cub >= 0) add(&t, "%.1f\n", r->pct_cub);
-        else add(&t, "\n");
+        if (r->pct_cub >= 0) add(&t, "%.1f,", r->pct_cub);
+        else add(&t, ",");
+        add(&t, "%s\n", r->cc[0] ? r->cc : "-");
     }
     return t.used;
 }
@@ -226,6 +227,10 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
                 st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, opt->hist_sizes[si],
                                mode, bins_list[bi], rows, &n);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
+    for (int i = 0; i < n; ++i) {
+        if (use_cuda && dev && dev->present) snprintf(rows[i].cc, sizeof rows[i].cc, "%d.%d", dev->cc_major, dev->cc_minor);
+        else snprintf(rows[i].cc, sizeof rows[i].cc, "-");
+    }
     char *text = NULL;
     size_t need = 0;
     if (st == KS_OK) {

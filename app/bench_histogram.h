@@ -16,6 +16,7 @@ enum { KS_HBENCH_MAX_ROWS = 512 };
 
 typedef struct ks_hbench_row {
     char device[256];
+    char cc[8];       /* compute capability "9.0"; "-" on the CPU backend */
     char variant[16];
     char input[16];   /* text, uniform, equal */
     char mode[8];     /* bytes, pairs, words */

@@ -86,14 +86,14 @@ char *ks_bench_laplace_csv(const ks_bench_row *rows, int n)
 {
     ks_text t = {0};
     text_add(&t, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
-                 "occupancy,best\n");
+                 "occupancy,best,cc\n");
     for (int i = 0; i < n; ++i) {
         const ks_bench_row *r = &rows[i];
         /* Device names have no commas or quotes in practice; quote them anyway. */
-        text_add(&t, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%.4f,%d,%.3f,%d\n", r->device,
+        text_add(&t, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%.4f,%d,%.3f,%d,%s\n", r->device,
                  r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
                  r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
-                 r->occupancy, r->best);
+                 r->occupancy, r->best, r->cc[0] ? r->cc : "-");
     }
     return t.buf;
 }
@@ -344,6 +344,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
                 ks_bench_row *r = &rows[(*nrows)++];
                 memset(r, 0, sizeof *r);
                 snprintf(r->device, sizeof r->device, "%s", dev->name);
+                snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
                 snprintf(r->variant, sizeof r->variant, "%s", info->name);
                 memcpy(r->grid, p->grids[gi], sizeof r->grid);
                 r->grid[2] = g.nz;
@@ -497,6 +498,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
             ks_bench_row *r = &rows[n++];
             snprintf(r->device, sizeof r->device, "host CPU");
+            snprintf(r->cc, sizeof r->cc, "-");
             snprintf(r->variant, sizeof r->variant, "gold");
             memcpy(r->grid, plan.grids[gi], sizeof r->grid);
             r->grid[2] = g.nz;

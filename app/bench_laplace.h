@@ -12,6 +12,7 @@
 
 typedef struct ks_bench_row {
     char device[256];
+    char cc[8];         /* compute capability "9.0"; "-" on the CPU backend */
     char variant[32];
     int grid[3];
     int block[3];

@@ -89,6 +89,8 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     ks_matmul_bench_result *r = malloc(sizeof *r);
     if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
     ks_status st = ks_matmul_bench_run(&d, r);
+    if (st == KS_OK && use_cuda && dev && dev->present)
+        snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
     char *text = NULL;
     size_t need = 0;
     if (st == KS_OK) {

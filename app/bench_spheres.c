@@ -75,8 +75,10 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         return dir_st != KS_OK ? dir_st : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
     }
     ks_status st = ks_spheres_bench_run(&d, r);
-    if (st == KS_OK && use_cuda && dev && dev->present && dev->name[0])
+    if (st == KS_OK && use_cuda && dev && dev->present && dev->name[0]) {
         snprintf(r->device, sizeof r->device, "%s", dev->name);
+        snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
+    }
 
     char *text = NULL;
     size_t need = 0;

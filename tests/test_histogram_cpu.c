@@ -201,6 +201,7 @@ static void test_csv(void **state)
     ks_hbench_row rows[2];
     memset(rows, 0, sizeof rows);
     snprintf(rows[0].device, sizeof rows[0].device, "GPU X");
+    snprintf(rows[0].cc, sizeof rows[0].cc, "8.6");
     snprintf(rows[0].variant, sizeof rows[0].variant, "warp");
     snprintf(rows[0].input, sizeof rows[0].input, "text");
     snprintf(rows[0].mode, sizeof rows[0].mode, "bytes");
@@ -218,9 +219,9 @@ static void test_csv(void **state)
     char *buf = malloc(need + 1);
     assert_non_null(buf);
     assert_int_equal(ks_hbench_csv(rows, 2, buf, need + 1), need);
-    assert_string_equal(buf, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub\n"
-                             "\"GPU X\",warp,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,90.0\n"
-                             "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,\n");
+    assert_string_equal(buf, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n"
+                             "\"GPU X\",warp,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,90.0,8.6\n"
+                             "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,,8.6\n");
     char small[10];
     assert_int_equal(ks_hbench_csv(rows, 2, small, sizeof small), need); /* cut, still terminated */
     assert_int_equal(strlen(small), sizeof small - 1);

@@ -152,6 +152,7 @@ static void test_csv(void **state)
     ks_matmul_bench_result *r = calloc(1, sizeof *r);
     assert_non_null(r);
     snprintf(r->device, sizeof r->device, "GPU \"X\"");
+    snprintf(r->cc, sizeof r->cc, "7.5");
     r->peak_gflops = 1000.0;
     r->row_n = 2;
     r->rows[0] = (ks_matmul_bench_row){"cublas", {4, 4, 4}, 0, 2.0, 64.0, 100.0, 6.4};
@@ -159,9 +160,9 @@ static void test_csv(void **state)
     char buf[1024];
     const size_t n = ks_matmul_bench_csv(r, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
-    assert_string_equal(buf, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak\n"
-                             "\"GPU \"\"X\"\"\",cublas,4,4,4,0,2.000000,64.000,100.00,6.40\n"
-                             "\"GPU \"\"X\"\"\",tiled,4,4,4,16,4.000000,32.000,50.00,n/a\n");
+    assert_string_equal(buf, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n"
+                             "\"GPU \"\"X\"\"\",cublas,4,4,4,0,2.000000,64.000,100.00,6.40,7.5\n"
+                             "\"GPU \"\"X\"\"\",tiled,4,4,4,16,4.000000,32.000,50.00,n/a,7.5\n");
     char small[8];
     assert_int_equal(ks_matmul_bench_csv(r, small, sizeof small), n); /* length needed past len */
     assert_true(ks_matmul_bench_table(r, NULL, 0) > 0);

@@ -447,7 +447,6 @@ static __device__ __forceinline__ void ks_cp_async_wait_all(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
-#endif /* KS_TBV_DEVICE */
 
 static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
 {
@@ -455,7 +454,6 @@ static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
                        __fadd_rn(a.w, b.w));
 }
 
-#if KS_TBV_DEVICE
 /* Tiles: tile b covers x [b XS, b XS + 128) and rows [b YS, b YS + W R). Its
  * outer HL lanes / T rows are halo, except where the tile touches the grid's
  * boundary plane (i or j = 0 or n-1): that plane is fixed, so the points next

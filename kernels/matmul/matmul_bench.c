@@ -283,15 +283,16 @@ size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t le
     }
     dev[q++] = '"';
     dev[q] = '\0';
-    ks_cat(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak\n");
+    ks_cat(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n");
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];
         ks_cat(buf, len, &used, "%s,%s,%d,%d,%d,%d,%.6f,%.3f,", dev, w->variant, w->size.m, w->size.n, w->size.k,
                w->tile, w->ms, w->gflops);
         if (w->pct_cublas >= 0) ks_cat(buf, len, &used, "%.2f,", w->pct_cublas);
         else ks_cat(buf, len, &used, "n/a,");
-        if (w->pct_peak >= 0) ks_cat(buf, len, &used, "%.2f\n", w->pct_peak);
-        else ks_cat(buf, len, &used, "n/a\n");
+        if (w->pct_peak >= 0) ks_cat(buf, len, &used, "%.2f,", w->pct_peak);
+        else ks_cat(buf, len, &used, "n/a,");
+        ks_cat(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
     }
     return used;
 }

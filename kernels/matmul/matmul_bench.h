@@ -40,6 +40,7 @@ typedef struct ks_matmul_bench_row {
 
 typedef struct ks_matmul_bench_result {
     char device[256];
+    char cc[8];           /* compute capability "9.0" (set by the caller); "" / "-" on the CPU */
     int use_cuda, reps, warmup;
     double peak_gflops;   /* measured FMA throughput (0 on the CPU) */
     int row_n;

@@ -314,21 +314,22 @@ size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t 
     dev[q++] = '"';
     dev[q] = '\0';
     const int gc = ks_global_col(r);
-    ks_cat(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global\n");
+    ks_cat(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc\n");
     for (int k = 0; k < r->count_n; ++k)
         for (int c = 0; c < r->col_n; ++c) {
             const ks_spheres_bench_cell *cell = &r->cell[k][c];
             ks_cat(buf, len, &used, "%s,%d,%s,%d,%d,", dev, r->counts[k], ks_spheres_bench_col_name(r, c),
                    r->width, r->height);
             if (!cell->available) {
-                ks_cat(buf, len, &used, "n/a,n/a\n");
+                ks_cat(buf, len, &used, "n/a,n/a,%s\n", r->cc[0] ? r->cc : "-");
                 continue;
             }
             ks_cat(buf, len, &used, "%.6f,", cell->ms);
             if (gc >= 0 && r->cell[k][gc].available && cell->ms > 0)
-                ks_cat(buf, len, &used, "%.4f\n", r->cell[k][gc].ms / cell->ms);
+                ks_cat(buf, len, &used, "%.4f,", r->cell[k][gc].ms / cell->ms);
             else
-                ks_cat(buf, len, &used, "n/a\n");
+                ks_cat(buf, len, &used, "n/a,");
+            ks_cat(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
         }
     return used;
 }

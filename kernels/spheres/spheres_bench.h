@@ -39,6 +39,7 @@ typedef struct ks_spheres_bench_cell {
 
 typedef struct ks_spheres_bench_result {
     char device[256];
+    char cc[8];              /* compute capability "9.0" (set by the caller); "" / "-" on the CPU */
     int use_cuda;
     int width, height, block[2], reps, warmup;
     int count_n;
