@@ -9,7 +9,10 @@
 ks_status ks_cuda_probe(ks_device_info *info)
 {
     memset(info, 0, sizeof *info); /* present = 0 */
-    ks_fail(KS_ERR_NO_DEVICE, "built without CUDA");
+    ks_cuda_probe_facts f;
+    memset(&f, 0, sizeof f); /* built_with_cuda = 0 */
+    char why[64];
+    ks_fail(KS_ERR_NO_DEVICE, "%s", ks_cuda_probe_reason(&f, why, sizeof why));
     return KS_OK;
 }
 
