@@ -100,6 +100,11 @@ int main(int argc, char **argv)
         }
     }
     ks_options_backend_defaults(&opt, use_cuda);
+    if (!use_cuda) {
+        char line[256];
+        for (int k = 0; ks_options_cpu_notice(&opt, &k, line, sizeof line);)
+            fprintf(stderr, "kernelscope: %s\n", line);
+    }
 
     if (opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0) {
         if (ks_output_dir_check(opt.out_dir) != KS_OK) {
