@@ -182,6 +182,11 @@ int main(int argc, char **argv)
         }
     }
     ks_options_backend_defaults(&opt, use_cuda);
+    if (!use_cuda) {
+        char line[256];
+        for (int k = 0; ks_options_cpu_notice(&opt, &k, line, sizeof line);)
+            fprintf(stderr, "kernelscope: %s\n", line);
+    }
 
     ks_best_store *best = calloc(1, sizeof *best);
     if (!best) return fail(KS_EXIT_FAILURE);

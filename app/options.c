@@ -250,7 +250,9 @@ typedef struct ks_flag {
     unsigned applies; /* KS_AT_* bits */
     const char *where; /* the same in words, for the refusal */
     ks_flag_fn set;
+    int gpu_only; /* KS_GPU_ONLY: chooses GPU work; the cpu backend notes it has no effect */
 } ks_flag;
+enum { KS_GPU_ONLY = 1 };
 
 
 static ks_status set_help(ks_options *o, const char *name, const char *v)
@@ -558,11 +560,12 @@ static const ks_flag ks_flags[] = {
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
-    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block},
+    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block,
+     KS_GPU_ONLY},
     {"--grid", 1, KS_AT_LAPLACE, "the Laplace scenes", set_grid},
     {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM, "the Laplace, matmul and histogram scenes",
-     set_kernel},
-    {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile},
+     set_kernel, KS_GPU_ONLY},
+    {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile, KS_GPU_ONLY},
     {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
     {"--iters", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_iters},
     {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
@@ -572,7 +575,7 @@ static const ks_flag ks_flags[] = {
     {"--spheres", 1, KS_AT_SPHERES, "the spheres scene", set_spheres},
     {"--seed", 1, KS_AT_SPHERES | KS_AT_HISTOGRAM, "the spheres and histogram scenes", set_seed},
     {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
-    {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem},
+    {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem, KS_GPU_ONLY},
     {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
 };
 enum { KS_FLAG_NUM = sizeof ks_flags / sizeof ks_flags[0] };
@@ -670,6 +673,13 @@ ks_status ks_options_finish(ks_options *o)
             return ks_fail(KS_ERR_INVALID, "--block: one value for the live view");
         if (o->mode == KS_MODE_BENCH && o->block_count > 1)
             return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
+        ks_spheres_mem m;
+        if (o->mem && ks_spheres_mem_parse(o->mem, &m) != 0) { /* here, before any notice or folder */
+            char list[128];
+            ks_spheres_mem_list(list, sizeof list);
+            return ks_fail(KS_ERR_INVALID, "%sspheres: unknown --mem '%s' (one of: %s)",
+                           o->mode == KS_MODE_BENCH ? "bench " : "", quoted(o->mem), list);
+        }
         return KS_OK;
     }
     if (o->mode == KS_MODE_LIVE && o->grid_count > 1)
@@ -697,8 +707,41 @@ ks_status ks_options_finish(ks_options *o)
             return ks_fail(KS_ERR_INVALID, "--kernel: unknown %s kernel '%s' (%s)",
                            ks_scene_name(o->scene), quoted(o->kernels[k]), names);
         }
+        for (int b = 0; b < o->block_count; ++b) { /* a block the named kernel cannot take */
+            if (ks_lvariant_check_shape(ks_lvariant_find(dims, o->kernels[k]), o->blocks[b]) != KS_OK) {
+                ks_error_prefix("--block %dx%dx%d", o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
+                return KS_ERR_INVALID;
+            }
+        }
     }
     return KS_OK;
+}
+
+int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len)
+{
+    for (; *cursor < KS_FLAG_NUM; ++*cursor) {
+        const int k = *cursor;
+        if (!ks_flags[k].gpu_only || !(o->flags_given & (1ull << k))) continue;
+        snprintf(buf, len, "%s has no effect on the cpu backend (the CPU gold routine runs)", ks_flags[k].name);
+        ++*cursor;
+        return 1;
+    }
+    if (*cursor == KS_FLAG_NUM) { /* last: a count that constant memory could not hold on a GPU */
+        ++*cursor;
+        ks_spheres_mem m = KS_SPHERES_MEM_GLOBAL;
+        int most = o->sphere_count;
+        for (int i = 0; i < o->sphere_count_n; ++i)
+            if (o->sphere_counts[i] > most) most = o->sphere_counts[i];
+        if (o->mem && ks_spheres_mem_parse(o->mem, &m) == 0 && m == KS_SPHERES_MEM_CONSTANT &&
+            most > KS_SPHERES_CONST_MAX) {
+            snprintf(buf, len,
+                     "--spheres %d with --mem constant runs on the cpu backend only "
+                     "(a GPU holds at most %d spheres in constant memory)",
+                     most, (int)KS_SPHERES_CONST_MAX);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void ks_options_backend_defaults(ks_options *o, int use_cuda)

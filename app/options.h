@@ -92,6 +92,10 @@ ks_status ks_options_finish(ks_options *o);
 /* Defaults that depend on the backend (grid size, iterations per frame), once
  * the backend is known. */
 void ks_options_backend_defaults(ks_options *o, int use_cuda);
+/* On the cpu backend: the next notice line, from *cursor (start at 0), for a flag that
+ * only chooses GPU work (marked so in the flag table), e.g. "--block has no effect on
+ * the cpu backend (the CPU gold routine runs)"; 0 when there is none left. */
+int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len);
 const char *ks_scene_name(ks_scene_id s);
 int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for the other scenes */
 void ks_options_print_help(void);

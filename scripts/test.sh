@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command: install what is missing, build, run every test (ctest).
-# Then rebuilds the host code with ASan/UBSan and runs the cpu-labelled tests again.
+# Then rebuilds the host code with ASan/UBSan and runs the cpu-labelled tests again,
+# and builds without CUDA (as on a machine with no CUDA Toolkit) and runs its cpu tests.
 # gpu-labelled tests report "skipped" (exit 77) where there is no CUDA device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +14,9 @@ if [ "${KS_SKIP_SANITIZE:-0}" != 1 ]; then
   # GL driver loaded until exit (render/window.c), see tests/CMakeLists.txt.
   (cd build-asan && ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 \
      ctest --output-on-failure -L cpu -j "$(nproc)")
+fi
+if [ "${KS_SKIP_NOCUDA:-0}" != 1 ] && [ -f build/CMakeCache.txt ] && grep -q '^KS_CUDA:BOOL=ON' build/CMakeCache.txt; then
+  # Only where the main build had CUDA: otherwise it was this build already.
+  KS_BUILD_DIR=build-nocuda scripts/build.sh -DKS_CUDA=OFF
+  (cd build-nocuda && ctest --output-on-failure -L cpu -j "$(nproc)")
 fi

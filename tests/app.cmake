@@ -25,10 +25,12 @@ add_dependencies(test_cli_input kernelscope)
 add_executable(test_app_gpu_bin test_app_render.c)
 target_link_libraries(test_app_gpu_bin PRIVATE ks_test_util PkgConfig::CMOCKA)
 target_compile_definitions(test_app_gpu_bin PRIVATE KS_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
-set_target_properties(test_app_gpu_bin PROPERTIES LINKER_LANGUAGE CUDA)
-add_test(NAME test_app_gpu COMMAND test_app_gpu_bin gpu)
-set_tests_properties(test_app_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE
-                     ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+set_target_properties(test_app_gpu_bin PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
+if(KS_CUDA) # the binary stays: test_app_window runs it on the CPU backend
+  add_test(NAME test_app_gpu COMMAND test_app_gpu_bin gpu)
+  set_tests_properties(test_app_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE
+                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+endif()
 
 # The window path: a real GLFW window on Xvfb (Mesa), when xvfb-run is installed.
 find_program(XVFB_RUN xvfb-run)

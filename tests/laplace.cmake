@@ -5,13 +5,15 @@ ks_add_test(NAME test_laplace_gold LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}
 ks_add_test(NAME test_laplace_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_laplace_gpu.c
             TIMEOUT 600)
 
-add_executable(perf_laplace ${CMAKE_CURRENT_SOURCE_DIR}/perf_laplace.c)
-target_compile_options(perf_laplace PRIVATE ${KS_C_WARNINGS})
-target_link_libraries(perf_laplace PRIVATE ks_core)
-set_target_properties(perf_laplace PROPERTIES LINKER_LANGUAGE CUDA)
+if(KS_CUDA) # both time the GPU through the CUDA runtime
+  add_executable(perf_laplace ${CMAKE_CURRENT_SOURCE_DIR}/perf_laplace.c)
+  target_compile_options(perf_laplace PRIVATE ${KS_C_WARNINGS})
+  target_link_libraries(perf_laplace PRIVATE ks_core)
+  set_target_properties(perf_laplace PROPERTIES LINKER_LANGUAGE CUDA)
 
-# Bandwidth probe: copy kernel and work orderings of the single-sweep kernels
-# against the D2D memcpy (docs/laplace-perf.md, run 6).
-add_executable(perf_stream ${CMAKE_CURRENT_SOURCE_DIR}/perf_stream.cu)
-target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR})
-target_link_libraries(perf_stream PRIVATE ks_core)
+  # Bandwidth probe: copy kernel and work orderings of the single-sweep kernels
+  # against the D2D memcpy (docs/laplace-perf.md, run 6).
+  add_executable(perf_stream ${CMAKE_CURRENT_SOURCE_DIR}/perf_stream.cu)
+  target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(perf_stream PRIVATE ks_core)
+endif()

@@ -19,7 +19,7 @@ find_program(KS_XVFB_RUN xvfb-run)
 add_executable(test_render_window ${CMAKE_CURRENT_SOURCE_DIR}/test_render_window.c)
 target_compile_options(test_render_window PRIVATE $<$<COMPILE_LANGUAGE:C>:${KS_C_WARNINGS}>)
 target_link_libraries(test_render_window PRIVATE ks_core PkgConfig::CMOCKA)
-set_target_properties(test_render_window PROPERTIES LINKER_LANGUAGE CUDA)
+set_target_properties(test_render_window PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
 if(KS_XVFB_RUN)
   add_test(NAME test_render_window
            COMMAND ${KS_XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_render_window>)

@@ -7,4 +7,4 @@ ks_add_test(NAME test_spheres_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/
 add_executable(perf_spheres ${CMAKE_CURRENT_SOURCE_DIR}/perf_spheres.c)
 target_compile_options(perf_spheres PRIVATE ${KS_C_WARNINGS})
 target_link_libraries(perf_spheres PRIVATE ks_core)
-set_target_properties(perf_spheres PROPERTIES LINKER_LANGUAGE CUDA)
+set_target_properties(perf_spheres PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})

@@ -117,6 +117,11 @@ static void test_cpu_bench_refuses_beyond_memory(void **state)
     const char *argv[] = {NULL, "bench", "laplace3d", "--backend", "cpu", "--grid", grid, "--out", dir, NULL};
     expect_exit2("GiB of host memory", argv, NULL, 1);
     expect_exit2("available", argv, NULL, 1);
+    /* A GPU-only flag on the cpu backend: its notice line first, then the refusal. */
+    const char *argv_block[] = {NULL, "bench", "laplace3d", "--backend", "cpu", "--block", "32x8x2",
+                                "--grid", grid, "--out", dir, NULL};
+    expect_exit2("kernelscope: --block has no effect on the cpu backend (the CPU gold routine runs)\n",
+                 argv_block, NULL, 2);
 }
 
 /* A FIFO as the best-config store: a notice, and the run goes on (here to a

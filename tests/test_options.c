@@ -283,6 +283,47 @@ static void test_help_and_version(void **state)
     assert_true(o.version);
 }
 
+/* Flags marked GPU-only in the flag table: one notice line each on the cpu backend. */
+static void test_cpu_notices(void **state)
+{
+    (void)state;
+    ks_options o;
+    char line[256];
+    int k = 0;
+    assert_int_equal(PARSE(&o, "laplace3d", "--kernel", "kmarch", "--block", "32x8", "--grid", "32"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_string_equal(line, "--block has no effect on the cpu backend (the CPU gold routine runs)");
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_string_equal(line, "--kernel has no effect on the cpu backend (the CPU gold routine runs)");
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0); /* stays done */
+
+    k = 0;
+    assert_int_equal(PARSE(&o, "bench", "matmul", "--tile", "16"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_string_equal(line, "--tile has no effect on the cpu backend (the CPU gold routine runs)");
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+
+    /* Constant memory: a count a GPU could not hold gets its own line; one that fits does not. */
+    k = 0;
+    assert_int_equal(PARSE(&o, "bench", "spheres", "--mem", "constant", "--spheres", "100,3000"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_string_equal(line, "--mem has no effect on the cpu backend (the CPU gold routine runs)");
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_non_null(strstr(line, "--spheres 3000 with --mem constant"));
+    assert_non_null(strstr(line, "at most 2048 spheres"));
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+    k = 0;
+    assert_int_equal(PARSE(&o, "spheres", "--mem", "constant", "--spheres", "2048"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+
+    /* Nothing GPU-only given: nothing to say. */
+    k = 0;
+    assert_int_equal(PARSE(&o, "spheres", "--spheres", "5000"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_full_laplace3d),  cmocka_unit_test(test_grid_forms),
         cmocka_unit_test(test_bench_lists),     cmocka_unit_test(test_spheres_options),
         cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_flag_applicability),      cmocka_unit_test(test_help_and_version),
+        cmocka_unit_test(test_cpu_notices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,9 +4,14 @@
 #include <cstring>
 #include <vector>
 
+#include <dlfcn.h>
+
 #include "cuda_check.h"
 #include "cuda_device.h"
 
+// The static runtime answers cudaErrorInsufficientDriver both when the driver
+// is too old and when there is none at all: look at the driver library and
+// both versions so that the notice says which.
 extern "C" ks_status ks_cuda_probe(ks_device_info *info)
 {
     std::memset(info, 0, sizeof *info);
@@ -14,8 +19,23 @@ extern "C" ks_status ks_cuda_probe(ks_device_info *info)
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
         cudaGetLastError(); // clear the sticky "no device" state
-        ks_fail(KS_ERR_NO_DEVICE, "no CUDA device (%s)",
-                err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        ks_cuda_probe_facts f;
+        std::memset(&f, 0, sizeof f);
+        f.built_with_cuda = 1;
+        void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        f.driver_loadable = lib != nullptr;
+        if (lib) dlclose(lib);
+        if (cudaDriverGetVersion(&f.driver_version) != cudaSuccess) f.driver_version = 0;
+        if (cudaRuntimeGetVersion(&f.runtime_version) != cudaSuccess) f.runtime_version = CUDART_VERSION;
+        cudaGetLastError();
+        f.error = err == cudaSuccess                   ? KS_PROBE_ERR_NONE
+                  : err == cudaErrorNoDevice           ? KS_PROBE_ERR_NO_DEVICE
+                  : err == cudaErrorInsufficientDriver ? KS_PROBE_ERR_INSUFFICIENT_DRIVER
+                                                       : KS_PROBE_ERR_OTHER;
+        f.error_text = err != cudaSuccess ? cudaGetErrorString(err) : nullptr;
+        f.device_count = count;
+        char why[256];
+        ks_fail(KS_ERR_NO_DEVICE, "%s", ks_cuda_probe_reason(&f, why, sizeof why));
         return KS_OK;
     }
     cudaDeviceProp prop;

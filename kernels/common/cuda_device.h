@@ -51,6 +51,32 @@ ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int
 /* Waits for all device work (used at shutdown and in tests). */
 ks_status ks_cuda_sync(void);
 
+/* What the probe learnt when no device could be used, turned into the notice's
+ * words by ks_cuda_probe_reason (pure, so the cpu tests cover every case). */
+typedef enum ks_cuda_probe_error {
+    KS_PROBE_ERR_NONE = 0,           /* cudaGetDeviceCount succeeded */
+    KS_PROBE_ERR_NO_DEVICE,          /* cudaErrorNoDevice */
+    KS_PROBE_ERR_INSUFFICIENT_DRIVER,/* cudaErrorInsufficientDriver (also: no libcuda at all) */
+    KS_PROBE_ERR_OTHER,
+    KS_PROBE_ERR_NUM
+} ks_cuda_probe_error;
+typedef struct ks_cuda_probe_facts {
+    int built_with_cuda;     /* 0 in a build without CUDA */
+    int driver_loadable;     /* libcuda.so.1 could be opened */
+    int driver_version;      /* cudaDriverGetVersion: 1000*major + 10*minor; 0 = no driver */
+    int runtime_version;     /* cudaRuntimeGetVersion, same encoding */
+    ks_cuda_probe_error error;
+    const char *error_text;  /* cudaGetErrorString for KS_PROBE_ERR_OTHER, may be NULL */
+    int device_count;
+} ks_cuda_probe_facts;
+/* One line, e.g. "no NVIDIA driver found", "no CUDA device found", or "the NVIDIA
+ * driver supports CUDA 12.2 but this build needs CUDA 13.0 (driver >= 580)".
+ * Returns buf. */
+const char *ks_cuda_probe_reason(const ks_cuda_probe_facts *f, char *buf, size_t len);
+/* The oldest Linux driver branch that runs a CUDA runtime of this version
+ * (1000*major + 10*minor) through minor-version compatibility; 0 when unknown. */
+int ks_cuda_min_driver(int runtime_version);
+
 #ifdef __cplusplus
 }
 #endif

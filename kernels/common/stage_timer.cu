@@ -7,8 +7,14 @@
 #include <cstring>
 #include <ctime>
 
-#include "cuda_check.h"
 #include "stage_timer.h"
+#if KS_HAVE_CUDA
+#include "cuda_check.h"
+#else
+// Built without CUDA (compiled as C++): the host clock only; create refuses use_cuda.
+typedef struct ks_no_event *cudaEvent_t;
+typedef struct ks_no_stream *cudaStream_t;
+#endif
 
 namespace {
 
@@ -63,10 +69,17 @@ extern "C" ks_status ks_stage_timer_create(int use_cuda, void *stream, ks_stage_
     *out = nullptr;
     auto *t = static_cast<ks_stage_timer *>(std::calloc(1, sizeof(ks_stage_timer)));
     if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "stage timer: out of host memory");
+#if !KS_HAVE_CUDA
+    if (use_cuda) {
+        std::free(t);
+        return ks_fail(KS_ERR_UNSUPPORTED, "stage timer: built without CUDA");
+    }
+#endif
     t->use_cuda = use_cuda;
     t->stream = static_cast<cudaStream_t>(stream);
     t->current = -1;
     *out = t;
+#if KS_HAVE_CUDA
     if (use_cuda) {
         for (auto &s : t->slots)
             for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
@@ -82,18 +95,21 @@ extern "C" ks_status ks_stage_timer_create(int use_cuda, void *stream, ks_stage_
                 }
             }
     }
+#endif
     return KS_OK;
 }
 
 extern "C" void ks_stage_timer_destroy(ks_stage_timer *t)
 {
     if (!t) return;
+#if KS_HAVE_CUDA
     if (t->use_cuda)
         for (auto &s : t->slots)
             for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
                 if (s.begin[i]) cudaEventDestroy(s.begin[i]);
                 if (s.end[i]) cudaEventDestroy(s.end[i]);
             }
+#endif
     std::free(t);
 }
 
@@ -143,6 +159,7 @@ static int collect_one(ks_stage_timer *t, int wait)
             ms[i] = s.host_ms[i];
             continue;
         }
+#if KS_HAVE_CUDA
         if (wait) cudaEventSynchronize(s.end[i]);
         cudaError_t q = cudaEventQuery(s.end[i]);
         if (q == cudaErrorNotReady) return 0;
@@ -153,6 +170,9 @@ static int collect_one(ks_stage_timer *t, int wait)
             continue;
         }
         ms[i] = (double)f;
+#else
+        (void)wait;
+#endif
     }
     retire(t, s, ms);
     t->oldest = (t->oldest + 1) % kSlots;
@@ -190,8 +210,13 @@ extern "C" ks_status ks_stage_timer_begin(ks_stage_timer *t, int stage)
     if (t->current < 0 || stage < 0 || stage >= KS_TIMER_MAX_STAGES) return KS_OK;
     slot &s = t->slots[t->current];
     s.used[stage] = 1;
-    if (t->use_cuda) KS_CUDA_TRY(cudaEventRecord(s.begin[stage], t->stream));
-    else s.host_begin[stage] = host_now_ms();
+#if KS_HAVE_CUDA
+    if (t->use_cuda) {
+        KS_CUDA_TRY(cudaEventRecord(s.begin[stage], t->stream));
+        return KS_OK;
+    }
+#endif
+    s.host_begin[stage] = host_now_ms();
     return KS_OK;
 }
 
@@ -200,8 +225,13 @@ extern "C" ks_status ks_stage_timer_end(ks_stage_timer *t, int stage)
     if (t->current < 0 || stage < 0 || stage >= KS_TIMER_MAX_STAGES) return KS_OK;
     slot &s = t->slots[t->current];
     if (!s.used[stage]) return KS_OK;
-    if (t->use_cuda) KS_CUDA_TRY(cudaEventRecord(s.end[stage], t->stream));
-    else s.host_ms[stage] = host_now_ms() - s.host_begin[stage];
+#if KS_HAVE_CUDA
+    if (t->use_cuda) {
+        KS_CUDA_TRY(cudaEventRecord(s.end[stage], t->stream));
+        return KS_OK;
+    }
+#endif
+    s.host_ms[stage] = host_now_ms() - s.host_begin[stage];
     return KS_OK;
 }
 

@@ -1,0 +1,65 @@
+/* The device probe, timing helpers and GL interop of a build without CUDA. */
+#include <string.h>
+
+#include "cuda_device.h"
+#include "fma_peak.h"
+#include "interop.h"
+#include "ks_nocuda.h"
+
+ks_status ks_cuda_probe(ks_device_info *info)
+{
+    memset(info, 0, sizeof *info); /* present = 0 */
+    ks_cuda_probe_facts f;
+    memset(&f, 0, sizeof f); /* built_with_cuda = 0 */
+    char why[64];
+    ks_fail(KS_ERR_NO_DEVICE, "%s", ks_cuda_probe_reason(&f, why, sizeof why));
+    return KS_OK;
+}
+
+ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs)
+{
+    (void)bytes, (void)reps, (void)gbs;
+    return KS_NO_CUDA("copy bandwidth");
+}
+
+ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes)
+{
+    (void)free_bytes, (void)total_bytes;
+    return KS_NO_CUDA("device memory");
+}
+
+ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int max_threads_per_sm,
+                               ks_kernel_attrs *out)
+{
+    (void)fn, (void)threads, (void)dyn_smem, (void)max_threads_per_sm, (void)out;
+    return KS_NO_CUDA("kernel attributes");
+}
+
+ks_status ks_cuda_sync(void) { return KS_NO_CUDA("device sync"); }
+
+ks_status ks_cuda_measure_fma_gflops(int reps, double *gflops)
+{
+    (void)reps, (void)gflops;
+    return KS_NO_CUDA("FMA peak");
+}
+
+ks_status ks_interop_register(unsigned int gl_pbo, ks_interop **out)
+{
+    (void)gl_pbo;
+    *out = NULL;
+    return KS_NO_CUDA("CUDA-GL interop");
+}
+
+void ks_interop_unregister(ks_interop *io) { (void)io; }
+
+ks_status ks_interop_map(ks_interop *io, void *stream, void **dev_ptr, size_t *bytes)
+{
+    (void)io, (void)stream, (void)dev_ptr, (void)bytes;
+    return KS_NO_CUDA("CUDA-GL interop");
+}
+
+ks_status ks_interop_unmap(ks_interop *io, void *stream)
+{
+    (void)io, (void)stream;
+    return KS_NO_CUDA("CUDA-GL interop");
+}

@@ -1,0 +1,56 @@
+/* The Laplace CUDA solver in a build without CUDA: nothing can be created. */
+#include "kernels/common/ks_nocuda.h"
+#include "laplace.h"
+
+#define KS_LNO (void)s; return KS_NO_CUDA("laplace solver")
+
+ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out)
+{
+    (void)g;
+    *out = NULL;
+    return KS_NO_CUDA("laplace solver");
+}
+void ks_lsolver_destroy(ks_lsolver *s) { (void)s; }
+void *ks_lsolver_stream(ks_lsolver *s) { (void)s; return NULL; }
+ks_status ks_lsolver_upload(ks_lsolver *s, const float *host) { (void)host; KS_LNO; }
+ks_status ks_lsolver_upload_previous(ks_lsolver *s, const float *host) { (void)host; KS_LNO; }
+ks_status ks_lsolver_download(ks_lsolver *s, float *host) { (void)host; KS_LNO; }
+ks_status ks_lsolver_download_previous(ks_lsolver *s, float *host) { (void)host; KS_LNO; }
+ks_status ks_lsolver_check_block(const ks_lsolver *s, int variant, const int block[3])
+{
+    (void)variant, (void)block;
+    KS_LNO;
+}
+ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int block[3], ks_kernel_attrs *out)
+{
+    (void)variant, (void)block, (void)out;
+    KS_LNO;
+}
+ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters)
+{
+    (void)variant, (void)block, (void)iters;
+    KS_LNO;
+}
+ks_status ks_lsolver_residual(ks_lsolver *s) { KS_LNO; }
+ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map, float lo, float hi,
+                                  void *dst_rgba)
+{
+    (void)axis, (void)index, (void)map, (void)lo, (void)hi, (void)dst_rgba;
+    KS_LNO;
+}
+ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, const int probe[3],
+                                      long long iteration)
+{
+    (void)axis, (void)index, (void)probe, (void)iteration;
+    KS_LNO;
+}
+int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
+{
+    (void)s, (void)out;
+    return 0;
+}
+ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps, double *ms_per_iter)
+{
+    (void)variant, (void)block, (void)iters, (void)reps, (void)ms_per_iter;
+    KS_LNO;
+}

@@ -1,0 +1,45 @@
+/* The matmul GPU context in a build without CUDA: no device, nothing can be created. */
+#include "kernels/common/ks_nocuda.h"
+#include "matmul.h"
+
+#define KS_MNO (void)g; return KS_NO_CUDA("matmul")
+
+int ks_matmul_gpu_device_count(void) { return 0; }
+ks_status ks_matmul_gpu_create(ks_matmul_gpu **out)
+{
+    *out = NULL;
+    return KS_NO_CUDA("matmul");
+}
+void ks_matmul_gpu_destroy(ks_matmul_gpu *g) { (void)g; }
+void *ks_matmul_gpu_stream(ks_matmul_gpu *g) { (void)g; return NULL; }
+ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size *s) { (void)s; KS_MNO; }
+ks_status ks_matmul_gpu_poison(ks_matmul_gpu *g) { KS_MNO; }
+ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, int tile) { (void)v, (void)tile; KS_MNO; }
+ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms)
+{
+    (void)v, (void)tile, (void)ms;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, int warmup, int reps,
+                             double *median_ms, double *min_ms)
+{
+    (void)v, (void)tile, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c) { (void)c; KS_MNO; }
+ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4], float lo, float hi,
+                             int grid_tile, void *rgba)
+{
+    (void)w, (void)h, (void)lut, (void)lo, (void)hi, (void)grid_tile, (void)rgba;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value)
+{
+    (void)i, (void)j, (void)value;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_device_name(char *buf, size_t len)
+{
+    if (len) buf[0] = '\0';
+    return KS_NO_CUDA("device name");
+}
