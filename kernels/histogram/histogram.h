@@ -90,6 +90,18 @@ typedef struct ks_hist_variant {
     ks_hist_launch_fn launch; /* adds [begin, end)'s counts into d_hist (bins uint32) */
 } ks_hist_variant;
 
+/* The variants, one row each (name, summary, word mode, overwrites): the CUDA
+ * table adds each row's launch function (launch_<name>); a build without CUDA
+ * keeps the same rows with no launcher. */
+#define KS_HIST_VARIANT_ROWS(X)                                                                      \
+    X(global, "one global atomicAdd per item, one thread per item", 1, 0)                            \
+    X(strided, "grid-stride loop, one global atomicAdd per item", 1, 0)                              \
+    X(shared, "block histogram in shared memory (bin ranges when it does not fit), merged by global " \
+              "atomics", 1, 0)                                                                       \
+    X(warp, "per-warp sub-histograms in shared memory, 16-byte loads, runs of equal bytes added at "  \
+            "once", 1, 0)                                                                            \
+    X(cub, "cub::DeviceHistogram (HistogramEven; pairs: HistogramRange), the reference", 0, 1)
+
 enum { KS_HIST_VARIANT_NUM = 5 };
 const ks_hist_variant *ks_hist_variant_get(int i); /* NULL outside 0..NUM-1 */
 int ks_hist_variant_find(const char *name);        /* -1 when unknown */

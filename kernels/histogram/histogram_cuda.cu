@@ -411,15 +411,9 @@ static ks_status launch_cub(ks_hist_ctx *ctx, const ks_hist_input *in, size_t be
     return KS_OK;
 }
 
-static const ks_hist_variant ks_hist_variants[KS_HIST_VARIANT_NUM] = {
-    {"global", "one global atomicAdd per item, one thread per item", 1, 0, launch_global},
-    {"strided", "grid-stride loop, one global atomicAdd per item", 1, 0, launch_strided},
-    {"shared", "block histogram in shared memory (bin ranges when it does not fit), merged by global atomics", 1, 0,
-     launch_shared},
-    {"warp", "per-warp sub-histograms in shared memory, 16-byte loads, runs of equal bytes added at once", 1, 0,
-     launch_warp},
-    {"cub", "cub::DeviceHistogram (HistogramEven; pairs: HistogramRange), the reference", 0, 1, launch_cub},
-};
+#define KS_HIST_ROW(name, summary, words, overwrites) {#name, summary, words, overwrites, launch_##name},
+static const ks_hist_variant ks_hist_variants[KS_HIST_VARIANT_NUM] = {KS_HIST_VARIANT_ROWS(KS_HIST_ROW)};
+#undef KS_HIST_ROW
 
 extern "C" const ks_hist_variant *ks_hist_variant_get(int i)
 {

@@ -54,3 +54,10 @@ ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int it
     (void)variant, (void)block, (void)iters, (void)reps, (void)ms_per_iter;
     KS_LNO;
 }
+
+/* Nothing runs without CUDA, so no variant has a code path to name. */
+const char *ks_lvariant_code_path(int id)
+{
+    (void)id;
+    return NULL;
+}
