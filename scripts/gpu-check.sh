@@ -12,7 +12,7 @@
 #             -DCMAKE_CUDA_ARCHITECTURES=80-virtual into build-ptx80 unless --bin80 is given)
 #   sanitize  compute-sanitizer memcheck and racecheck on the gpu tests (quick mode) and memcheck
 #             on the app's own frame loop
-#   bench     kernelscope bench for every scene
+#   bench     kernelscope bench for every scene (KS_BENCH_ONLY="matmul histogram" picks some)
 #   live      kernelscope bench live, when the binary has it
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
@@ -112,7 +112,7 @@ histogram --size 100003
 EOF
     ;;
   bench)
-    for scene in laplace3d laplace2d spheres matmul histogram; do
+    for scene in ${KS_BENCH_ONLY:-laplace3d laplace2d spheres matmul histogram}; do
       "$KS_BINARY" --help 2>/dev/null | grep -q "$scene" || continue
       "$KS_BINARY" bench $scene --out "$out" >"$out/bench_$scene.txt" 2>&1
       note_rc "bench $scene" $?
