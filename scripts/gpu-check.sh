@@ -84,7 +84,8 @@ for step in "${steps[@]}"; do
       [ -x "$t" ] || continue
       name=$(basename "$t")
       if [ "$name" = test_app_gpu_bin ]; then "$t" gpu >"$out/ptx80_$name.log" 2>&1; else "$t" >"$out/ptx80_$name.log" 2>&1; fi
-      note_rc "ptx80 $name: $(grep -cE '^\[       OK \]' "$out/ptx80_$name.log") passed" $?
+      rc=$?
+      note_rc "ptx80 $name: $(grep -cE '^\[       OK \]' "$out/ptx80_$name.log") passed" $rc
     done
     export KS_BINARY=$bin/kernelscope ;;
   sanitize)
@@ -92,7 +93,8 @@ for step in "${steps[@]}"; do
       for t in "$bin"/tests/test_*_gpu; do
         [ -x "$t" ] || continue
         KS_TEST_QUICK=1 compute-sanitizer --tool $tool --error-exitcode 9 "$t" >"$out/san_${tool}_$(basename "$t").log" 2>&1
-        note_rc "$tool $(basename "$t"): $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_$(basename "$t").log" | tail -n 1)" $?
+        rc=$?
+        note_rc "$tool $(basename "$t"): $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san_${tool}_$(basename "$t").log" | tail -n 1)" $rc
       done
     done
     i=0
@@ -100,7 +102,8 @@ for step in "${steps[@]}"; do
       i=$((i + 1))
       # shellcheck disable=SC2086
       compute-sanitizer --tool memcheck --error-exitcode 9 "$KS_BINARY" $args --headless --frames 4 >"$out/san_app_$i.log" 2>&1
-      note_rc "memcheck kernelscope $args: $(grep -E 'ERROR SUMMARY' "$out/san_app_$i.log" | tail -n 1)" $?
+      rc=$?
+      note_rc "memcheck kernelscope $args: $(grep -E 'ERROR SUMMARY' "$out/san_app_$i.log" | tail -n 1)" $rc
     done <<'EOF'
 laplace3d --grid 61x47x33 --kernel tblock --iters 9
 laplace3d --grid 260x70x23 --kernel tblock --block 32x12 --iters 9
