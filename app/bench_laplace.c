@@ -239,9 +239,9 @@ typedef struct ks_bench_plan {
 static void plan_defaults(const ks_options *opt, int use_cuda, ks_bench_plan *p)
 {
     p->dims = ks_scene_dims(opt->scene);
-    if (opt->grid_count) {
-        p->ngrids = opt->grid_count;
-        memcpy(p->grids, opt->grids, sizeof p->grids);
+    if (opt->laplace.grid_count) {
+        p->ngrids = opt->laplace.grid_count;
+        memcpy(p->grids, opt->laplace.grids, sizeof p->grids);
     } else {
         static const int cuda3[] = {256, 512, 1024}, cuda2[] = {4096, 8192, 16384};
         static const int cpu3[] = {64, 128}, cpu2[] = {1024, 2048};
@@ -318,7 +318,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks
         ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
         ks_lsolver *s = NULL;
         st = ks_lsolver_create(&g, &s);
-        if (st == KS_ERR_OUT_OF_MEMORY && !opt->grid_count) {
+        if (st == KS_ERR_OUT_OF_MEMORY && !opt->laplace.grid_count) {
             printf("skipping grid %dx%dx%d: %s\n", g.nx, g.ny, g.nz, ks_error_message());
             continue; /* default sweep: "where memory allows" */
         }

@@ -65,11 +65,11 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     memset(&d, 0, sizeof d);
     d.use_cuda = use_cuda;
     ks_matmul_size sizes[KS_MAX_LIST];
-    for (int q = 0; q < opt->mm_size_n; ++q)
-        sizes[q] = (ks_matmul_size){opt->mm_sizes[q][0], opt->mm_sizes[q][1], opt->mm_sizes[q][2]};
-    if (opt->mm_size_n > 0) {
+    for (int q = 0; q < opt->matmul.size_n; ++q)
+        sizes[q] = (ks_matmul_size){opt->matmul.sizes[q][0], opt->matmul.sizes[q][1], opt->matmul.sizes[q][2]};
+    if (opt->matmul.size_n > 0) {
         d.sizes = sizes;
-        d.size_n = opt->mm_size_n;
+        d.size_n = opt->matmul.size_n;
     }
     for (int k = 0; k < opt->kernel_count; ++k) {
         ks_matmul_variant v;
@@ -77,9 +77,9 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
             return ks_fail(KS_ERR_INVALID, "bench matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[k]));
         d.variants[v] = 1;
     }
-    if (opt->tile_n > 0) {
-        d.tiles = opt->tiles;
-        d.tile_n = opt->tile_n;
+    if (opt->matmul.tile_n > 0) {
+        d.tiles = opt->matmul.tiles;
+        d.tile_n = opt->matmul.tile_n;
     }
     d.reps = opt->reps;
     if (use_cuda && dev && dev->present) d.mem_bytes = (double)dev->free_mem;

@@ -46,14 +46,14 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         d.width = opt->width;
         d.height = opt->height;
     }
-    if (opt->sphere_count_n > 0) {
-        d.counts = opt->sphere_counts;
-        d.count_n = opt->sphere_count_n;
+    if (opt->spheres.count_n > 0) {
+        d.counts = opt->spheres.counts;
+        d.count_n = opt->spheres.count_n;
     }
-    if (opt->mem && ks_spheres_mem_parse(opt->mem, &d.only) != 0) {
+    if (opt->spheres.mem && ks_spheres_mem_parse(opt->spheres.mem, &d.only) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
+        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->spheres.mem), list);
     }
     if (opt->block_count > 0) {
         d.block[0] = opt->blocks[0][0];
@@ -62,8 +62,8 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     d.reps = opt->reps;
     d.seed = opt->seed;
     ks_sphere *scene = NULL;
-    if (opt->scene_file) { /* read and checked before anything is timed */
-        KS_TRY(ks_spheres_load(opt->scene_file, &scene, &d.scene_n));
+    if (opt->spheres.file) { /* read and checked before anything is timed */
+        KS_TRY(ks_spheres_load(opt->spheres.file, &scene, &d.scene_n));
         d.scene = scene;
     }
     d.stop = ks_signals_stop_requested;

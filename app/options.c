@@ -132,7 +132,7 @@ static ks_status for_each_item(ks_options *o, const char *name, const char *valu
 
 static ks_status add_grid(ks_options *o, const char *name, const char *item)
 {
-    if (o->grid_count == KS_MAX_LIST)
+    if (o->laplace.grid_count == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d grids", name, KS_MAX_LIST);
     int dims[3];
     int parts = parse_dims(item, 3, 3, KS_MAX_DIM, dims);
@@ -140,8 +140,8 @@ static ks_status add_grid(ks_options *o, const char *name, const char *item)
         return ks_fail(KS_ERR_INVALID,
                        "%s: '%s' is not a grid size (N or NXxNY[xNZ], each 3..%d points)", name,
                        quoted(item), KS_MAX_DIM);
-    memcpy(o->grids[o->grid_count], dims, sizeof dims);
-    o->grid_parts[o->grid_count++] = parts;
+    memcpy(o->laplace.grids[o->laplace.grid_count], dims, sizeof dims);
+    o->laplace.grid_parts[o->laplace.grid_count++] = parts;
     return KS_OK;
 }
 
@@ -165,9 +165,9 @@ static ks_status add_spheres(ks_options *o, const char *name, const char *item)
     if (parse_int(item, 1, KS_SPHERES_MAX, &v) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a sphere count (1..%d)", name, quoted(item),
                        KS_SPHERES_MAX);
-    if (o->sphere_count_n == KS_MAX_LIST)
+    if (o->spheres.count_n == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d counts", name, KS_MAX_LIST);
-    o->sphere_counts[o->sphere_count_n++] = (int)v;
+    o->spheres.counts[o->spheres.count_n++] = (int)v;
     return KS_OK;
 }
 
@@ -303,7 +303,7 @@ static ks_status set_spheres(ks_options *o, const char *name, const char *v)
 }
 static ks_status set_bc(ks_options *o, const char *name, const char *v)
 {
-    if (ks_bc_parse(v, &o->bc) != 0)
+    if (ks_bc_parse(v, &o->laplace.bc) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: unknown boundary preset '%s' (seed, hot-top, sine)", name,
                        quoted(v));
     return KS_OK;
@@ -321,7 +321,7 @@ static ks_status set_count(const char *name, const char *v, long long lo, long l
 }
 static ks_status set_iters(ks_options *o, const char *name, const char *v)
 {
-    return set_count(name, v, 1, KS_MAX_ITERS, &o->iters);
+    return set_count(name, v, 1, KS_MAX_ITERS, &o->laplace.iters);
 }
 static ks_status set_frames(ks_options *o, const char *name, const char *v)
 {
@@ -386,8 +386,8 @@ static ks_status add_tile(ks_options *o, const char *name, const char *item)
     long long v;
     if (parse_int(item, 1, 1024, &v) != 0 || (v != 8 && v != 16 && v != 32))
         return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a tile size (8, 16 or 32)", name, quoted(item));
-    if (o->tile_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d tiles", name, KS_MAX_LIST);
-    o->tiles[o->tile_n++] = (int)v;
+    if (o->matmul.tile_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d tiles", name, KS_MAX_LIST);
+    o->matmul.tiles[o->matmul.tile_n++] = (int)v;
     return KS_OK;
 }
 static ks_status set_tile(ks_options *o, const char *name, const char *v)
@@ -401,11 +401,11 @@ static ks_status add_mm_size(ks_options *o, const char *name, const char *item)
         return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a matmul size (M or MxNxK, each 1..%d)", name,
                        quoted(item), KS_MATMUL_MAX_DIM);
     KS_TRY(ks_matmul_size_check(&s));
-    if (o->mm_size_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
-    o->mm_sizes[o->mm_size_n][0] = s.m;
-    o->mm_sizes[o->mm_size_n][1] = s.n;
-    o->mm_sizes[o->mm_size_n][2] = s.k;
-    ++o->mm_size_n;
+    if (o->matmul.size_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
+    o->matmul.sizes[o->matmul.size_n][0] = s.m;
+    o->matmul.sizes[o->matmul.size_n][1] = s.n;
+    o->matmul.sizes[o->matmul.size_n][2] = s.k;
+    ++o->matmul.size_n;
     return KS_OK;
 }
 static ks_status add_bins(ks_options *o, const char *name, const char *item)
@@ -413,10 +413,10 @@ static ks_status add_bins(ks_options *o, const char *name, const char *item)
     long long v;
     if (parse_int(item, 1, 65536, &v) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a bin count of 1..65536", name, quoted(item));
-    if (o->bins_n == KS_MAX_LIST)
+    if (o->histogram.bins_n == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d bin counts", name, KS_MAX_LIST);
-    o->bins_list[o->bins_n++] = (int)v;
-    o->bins = o->bins_list[0];
+    o->histogram.bins_list[o->histogram.bins_n++] = (int)v;
+    o->histogram.bins = o->histogram.bins_list[0];
     return KS_OK;
 }
 static ks_status set_bins(ks_options *o, const char *name, const char *v)
@@ -426,13 +426,13 @@ static ks_status set_bins(ks_options *o, const char *name, const char *v)
 static ks_status set_input(ks_options *o, const char *name, const char *v)
 {
     if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty file name", name);
-    o->input = v;
+    o->histogram.input = v;
     return KS_OK;
 }
 static ks_status set_words(ks_options *o, const char *name, const char *v)
 {
     (void)name, (void)v;
-    o->words = 1;
+    o->histogram.words = 1;
     return KS_OK;
 }
 /* One --size item in bytes: a count with an optional K, M or G (binary) suffix. */
@@ -451,9 +451,9 @@ static ks_status add_hist_size(ks_options *o, const char *name, const char *item
     long long v;
     if (parse_int(buf, 1, 4294967295ll, &v) != 0 || (unsigned long long)v > 4294967295ull / mult)
         goto bad;
-    if (o->hist_size_n == KS_MAX_LIST)
+    if (o->histogram.size_n == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
-    o->hist_sizes[o->hist_size_n++] = (unsigned long long)v * mult;
+    o->histogram.sizes[o->histogram.size_n++] = (unsigned long long)v * mult;
     return KS_OK;
 bad:
     return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a byte count of 1..4294967295 (suffix K, M, G allowed)",
@@ -463,15 +463,15 @@ bad:
 static ks_status finish_histogram(ks_options *o)
 {
     if (o->size_text) KS_TRY(for_each_item(o, "--size", o->size_text, add_hist_size));
-    if (o->hist_size_n > 1 && o->mode == KS_MODE_LIVE)
+    if (o->histogram.size_n > 1 && o->mode == KS_MODE_LIVE)
         return ks_fail(KS_ERR_INVALID, "--size: one size for the live view (lists are for bench)");
-    if (o->bins_n > 1 && o->mode == KS_MODE_LIVE)
+    if (o->histogram.bins_n > 1 && o->mode == KS_MODE_LIVE)
         return ks_fail(KS_ERR_INVALID, "--bins: one count for the live view (lists are for bench)");
     if (o->kernel_count > 1 && o->mode == KS_MODE_LIVE)
         return ks_fail(KS_ERR_INVALID, "--kernel: one value for the live view (lists are for bench)");
-    if (o->input && o->size_text)
+    if (o->histogram.input && o->size_text)
         return ks_fail(KS_ERR_INVALID, "--size and --input exclude each other (the file sets the size)");
-    if (!o->hist_size_n) o->hist_sizes[o->hist_size_n++] = 100ull << 20;
+    if (!o->histogram.size_n) o->histogram.sizes[o->histogram.size_n++] = 100ull << 20;
     return KS_OK;
 }
 
@@ -479,10 +479,10 @@ static ks_status finish_histogram(ks_options *o)
 static ks_status finish_matmul(ks_options *o)
 {
     if (o->size_text) {
-        o->mm_size_n = 0;
+        o->matmul.size_n = 0;
         KS_TRY(for_each_item(o, "--size", o->size_text, add_mm_size));
     }
-    if (o->mode == KS_MODE_LIVE && (o->mm_size_n > 1 || o->tile_n > 1 || o->kernel_count > 1))
+    if (o->mode == KS_MODE_LIVE && (o->matmul.size_n > 1 || o->matmul.tile_n > 1 || o->kernel_count > 1))
         return ks_fail(KS_ERR_INVALID,
                        "--size/--tile/--kernel: one value each for the live view (lists are for bench)");
     for (int k = 0; k < o->kernel_count; ++k) {
@@ -531,13 +531,13 @@ static ks_status set_seed(ks_options *o, const char *name, const char *v)
 static ks_status set_scene(ks_options *o, const char *name, const char *v)
 {
     if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty file name", name);
-    o->scene_file = v;
+    o->spheres.file = v;
     return KS_OK;
 }
 static ks_status set_mem(ks_options *o, const char *name, const char *v)
 {
     if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty variant name", name);
-    o->mem = v;
+    o->spheres.mem = v;
     return KS_OK;
 }
 
@@ -641,7 +641,7 @@ ks_status ks_options_finish(ks_options *o)
     KS_TRY(check_applicable(o));
     if (o->scene != KS_SCENE_MATMUL && o->scene != KS_SCENE_HISTOGRAM) KS_TRY(finish_size_wh(o));
     const int dims = ks_scene_dims(o->scene);
-    if (o->bc == KS_BC_DEFAULT) o->bc = KS_BC_HOT_TOP;
+    if (o->laplace.bc == KS_BC_DEFAULT) o->laplace.bc = KS_BC_HOT_TOP;
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;
     if (o->format == KS_FMT_DEFAULT) o->format = KS_FMT_PNG;
     if (!o->out_dir) o->out_dir = ".";
@@ -655,15 +655,15 @@ ks_status ks_options_finish(ks_options *o)
     if (o->headless && o->window)
         return ks_fail(KS_ERR_INVALID, "--headless and --window exclude each other");
     if (!o->frames && o->headless) o->frames = 60;
-    if (o->sphere_count_n && o->mode == KS_MODE_LIVE) o->sphere_count = o->sphere_counts[0];
-    if (o->sphere_count_n > 1 && o->mode == KS_MODE_LIVE)
+    if (o->spheres.count_n && o->mode == KS_MODE_LIVE) o->spheres.count = o->spheres.counts[0];
+    if (o->spheres.count_n > 1 && o->mode == KS_MODE_LIVE)
         return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
-    if (!o->sphere_count) o->sphere_count = 256;
+    if (!o->spheres.count) o->spheres.count = 256;
 
     if (o->scene == KS_SCENE_MATMUL) return finish_matmul(o);
     if (o->scene == KS_SCENE_HISTOGRAM) return finish_histogram(o);
     if (dims == 0) {
-        if (o->scene_file && o->sphere_count_n)
+        if (o->spheres.file && o->spheres.count_n)
             return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
         for (int b = 0; b < o->block_count; ++b)
             if (o->blocks[b][2] != 1)
@@ -674,31 +674,31 @@ ks_status ks_options_finish(ks_options *o)
         if (o->mode == KS_MODE_BENCH && o->block_count > 1)
             return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
         ks_spheres_mem m;
-        if (o->mem && ks_spheres_mem_parse(o->mem, &m) != 0) { /* here, before any notice or folder */
+        if (o->spheres.mem && ks_spheres_mem_parse(o->spheres.mem, &m) != 0) { /* here, before any notice or folder */
             char list[128];
             ks_spheres_mem_list(list, sizeof list);
             return ks_fail(KS_ERR_INVALID, "%sspheres: unknown --mem '%s' (one of: %s)",
-                           o->mode == KS_MODE_BENCH ? "bench " : "", quoted(o->mem), list);
+                           o->mode == KS_MODE_BENCH ? "bench " : "", quoted(o->spheres.mem), list);
         }
         return KS_OK;
     }
-    if (o->mode == KS_MODE_LIVE && o->grid_count > 1)
+    if (o->mode == KS_MODE_LIVE && o->laplace.grid_count > 1)
         return ks_fail(KS_ERR_INVALID, "--grid: one grid for the live view (lists are for bench)");
     if (o->mode == KS_MODE_LIVE && (o->kernel_count > 1 || o->block_count > 1))
         return ks_fail(KS_ERR_INVALID, "--kernel/--block: one value each for the live view");
-    for (int g = 0; g < o->grid_count; ++g) {
-        int parts = o->grid_parts[g];
+    for (int g = 0; g < o->laplace.grid_count; ++g) {
+        int parts = o->laplace.grid_parts[g];
         if (parts == 1) {
-            o->grids[g][1] = o->grids[g][0];
-            o->grids[g][2] = dims == 3 ? o->grids[g][0] : 1;
+            o->laplace.grids[g][1] = o->laplace.grids[g][0];
+            o->laplace.grids[g][2] = dims == 3 ? o->laplace.grids[g][0] : 1;
         } else if (parts != dims) {
             return ks_fail(KS_ERR_INVALID, "--grid: %s needs %s, got %d sizes",
                            ks_scene_name(o->scene), dims == 3 ? "N or NXxNYxNZ" : "N or NXxNY", parts);
         }
-        const double points = (double)o->grids[g][0] * o->grids[g][1] * o->grids[g][2];
+        const double points = (double)o->laplace.grids[g][0] * o->laplace.grids[g][1] * o->laplace.grids[g][2];
         if (points > 68719476736.0) /* 2^36 points = 256 GiB per field */
             return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)",
-                           o->grids[g][0], o->grids[g][1], o->grids[g][2], points);
+                           o->laplace.grids[g][0], o->laplace.grids[g][1], o->laplace.grids[g][2], points);
     }
     for (int k = 0; k < o->kernel_count; ++k) {
         if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
@@ -729,10 +729,10 @@ int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t le
     if (*cursor == KS_FLAG_NUM) { /* last: a count that constant memory could not hold on a GPU */
         ++*cursor;
         ks_spheres_mem m = KS_SPHERES_MEM_GLOBAL;
-        int most = o->sphere_count;
-        for (int i = 0; i < o->sphere_count_n; ++i)
-            if (o->sphere_counts[i] > most) most = o->sphere_counts[i];
-        if (o->mem && ks_spheres_mem_parse(o->mem, &m) == 0 && m == KS_SPHERES_MEM_CONSTANT &&
+        int most = o->spheres.count;
+        for (int i = 0; i < o->spheres.count_n; ++i)
+            if (o->spheres.counts[i] > most) most = o->spheres.counts[i];
+        if (o->spheres.mem && ks_spheres_mem_parse(o->spheres.mem, &m) == 0 && m == KS_SPHERES_MEM_CONSTANT &&
             most > KS_SPHERES_CONST_MAX) {
             snprintf(buf, len,
                      "--spheres %d with --mem constant runs on the cpu backend only "
@@ -747,23 +747,23 @@ int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t le
 void ks_options_backend_defaults(ks_options *o, int use_cuda)
 {
     const int dims = ks_scene_dims(o->scene);
-    if (dims && !o->grid_count && o->mode == KS_MODE_LIVE) {
+    if (dims && !o->laplace.grid_count && o->mode == KS_MODE_LIVE) {
         const int n = dims == 3 ? (use_cuda ? 256 : 64) : (use_cuda ? 1024 : 256);
-        o->grids[0][0] = o->grids[0][1] = n;
-        o->grids[0][2] = dims == 3 ? n : 1;
-        o->grid_parts[0] = 1;
-        o->grid_count = 1;
+        o->laplace.grids[0][0] = o->laplace.grids[0][1] = n;
+        o->laplace.grids[0][2] = dims == 3 ? n : 1;
+        o->laplace.grid_parts[0] = 1;
+        o->laplace.grid_count = 1;
     }
-    if (!o->iters) o->iters = use_cuda ? 20 : 2;
+    if (!o->laplace.iters) o->laplace.iters = use_cuda ? 20 : 2;
 }
 
 ks_grid ks_options_grid(const ks_options *o, int idx)
 {
     ks_grid g;
     g.dims = ks_scene_dims(o->scene);
-    g.nx = o->grids[idx][0];
-    g.ny = o->grids[idx][1];
-    g.nz = g.dims == 3 ? o->grids[idx][2] : 1;
+    g.nx = o->laplace.grids[idx][0];
+    g.ny = o->laplace.grids[idx][1];
+    g.nz = g.dims == 3 ? o->laplace.grids[idx][2] : 1;
     return g;
 }
 

@@ -24,21 +24,51 @@ typedef enum ks_backend { KS_BACKEND_DEFAULT = 0 /* cuda if a device exists */, 
 
 enum { KS_MAX_LIST = 16 };
 
+/* Each scene's own options, zero meaning "default"; its defaults are filled in
+ * one place, the scene's finish function (options.c, called through the scene
+ * registry, app/scenes.h). Lists are for bench; the live view takes one value. */
+typedef struct ks_laplace_opts {
+    int grid_count;
+    int grids[KS_MAX_LIST][3];   /* nx, ny, nz (nz = 1 in 2D); resolved by the finish */
+    int grid_parts[KS_MAX_LIST]; /* components given: 1 (N), 2 or 3 */
+    ks_bc bc;                    /* default hot-top */
+    int iters;                   /* Jacobi iterations per frame; default 20 (CPU backend: 2) */
+} ks_laplace_opts;
+
+typedef struct ks_spheres_opts {
+    int count;                /* --spheres, default 256 */
+    int counts[KS_MAX_LIST];  /* bench: --spheres list */
+    int count_n;
+    const char *file;         /* --scene FILE */
+    const char *mem;          /* --mem variant name, NULL = default */
+} ks_spheres_opts;
+
+typedef struct ks_matmul_opts {
+    int size_n;               /* --size M or MxNxK (bench: a list) */
+    int sizes[KS_MAX_LIST][3]; /* m, n, k */
+    int tile_n;               /* --tile T (bench: a list) */
+    int tiles[KS_MAX_LIST];
+} ks_matmul_opts;
+
+typedef struct ks_histogram_opts {
+    const char *input;        /* --input FILE, NULL = generated text */
+    int words;                /* --words */
+    int bins;                 /* --bins B (1..65536), 0 = not given; the first of bins_list */
+    int bins_list[KS_MAX_LIST]; /* bench: --bins as a list */
+    int bins_n;
+    int size_n;               /* --size in bytes (a list for bench); default 100 MiB */
+    unsigned long long sizes[KS_MAX_LIST];
+} ks_histogram_opts;
+
 typedef struct ks_options {
     ks_mode mode;
     ks_scene_id scene;
-    /* Grids: live uses grids[0]; bench sweeps all. Each is nx, ny, nz (nz = 1 in 2D). */
-    int grid_count;
-    int grids[KS_MAX_LIST][3];     /* resolved by ks_options_finish */
-    int grid_parts[KS_MAX_LIST];   /* components given: 1 (N), 2 or 3 */
-    ks_bc bc;
     /* Kernel variants by name (live: the first; bench: all listed, none = all). */
     int kernel_count;
     const char *kernels[KS_MAX_LIST];
     /* Block sizes (live: the first; bench: all listed, none = the sweep). Unused components 1. */
     int block_count;
     int blocks[KS_MAX_LIST][3];
-    int iters;            /* Jacobi iterations per frame; default 20 (CPU backend: 2) */
     ks_backend backend;
     int headless;         /* --headless given */
     int progress;         /* --progress: progress lines even when stderr is not a terminal */
@@ -50,37 +80,21 @@ typedef struct ks_options {
     ks_image_format format;
     int width, height;    /* --size: window (Laplace) / picture (spheres); default 1280x800 / 1024x768 */
     int size_set;
+    const char *size_text; /* --size as given: WxH, or the scene's own sizes (read once the scene is known) */
     ks_colormap colormap;
     int range_set;
     float range_lo, range_hi;
     int no_overlay;
     const char *dump_field; /* .npy path or NULL */
-    /* spheres scene */
-    int sphere_count;     /* --spheres, default 256 */
-    unsigned long long seed; /* --seed, default 1 */
+    unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;
-    const char *scene_file; /* --scene FILE */
-    const char *mem;        /* --mem variant name, NULL = default */
-    int sphere_counts[KS_MAX_LIST]; /* bench: --spheres list */
-    int sphere_count_n;
-    /* matmul scene: --size M or MxNxK (bench: a list), --tile T (bench: a list) */
-    const char *size_text;  /* --size as given: WxH, or matmul sizes (read once the scene is known) */
-    int mm_size_n;
-    int mm_sizes[KS_MAX_LIST][3]; /* m, n, k */
-    int tile_n;
-    int tiles[KS_MAX_LIST];
-    /* histogram scene */
-    const char *input;      /* --input FILE, NULL = generated text */
-    int words;              /* --words */
-    int bins;               /* --bins B (1..65536), 0 = not given; the first of bins_list */
-    int bins_list[KS_MAX_LIST]; /* bench: --bins as a list */
-    int bins_n;
-    int hist_size_n;        /* --size in bytes (a list for bench) */
-    unsigned long long hist_sizes[KS_MAX_LIST];
-    /* bench */
-    int reps;             /* timed repetitions per configuration, default 20 */
+    int reps;             /* bench: timed repetitions per configuration, default 20 */
     int help, version;
     unsigned long long flags_given; /* bit k: row k of the flag table was given (options.c) */
+    ks_laplace_opts laplace;
+    ks_spheres_opts spheres;
+    ks_matmul_opts matmul;
+    ks_histogram_opts histogram;
 } ks_options;
 
 /* Parses argv into *o (zeroed first) and fills defaults. On bad input returns

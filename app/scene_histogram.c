@@ -113,11 +113,11 @@ static ks_status ks_hs_restart(ks_hist_scene *s)
 static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = env->opt;
-    if (opt->input) {
-        KS_TRY(ks_hist_load_file(opt->input, &s->data, &s->n));
-        s->source = opt->input;
+    if (opt->histogram.input) {
+        KS_TRY(ks_hist_load_file(opt->histogram.input, &s->data, &s->n));
+        s->source = opt->histogram.input;
     } else {
-        s->n = (size_t)opt->hist_sizes[0];
+        s->n = (size_t)opt->histogram.sizes[0];
         s->data = malloc(s->n);
         if (!s->data) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no memory for %zu bytes", s->n);
         ks_hist_generate(KS_HIST_IN_TEXT, s->seed, s->data, s->n);
@@ -171,9 +171,9 @@ static ks_status ks_hs_create(const ks_scene_env *env, void **self)
     s->h = opt->height > 0 ? opt->height : 800;
     if (s->w > 16383) s->w = 16383;
     s->seed = opt->seed;
-    s->mode = opt->words ? KS_HIST_WORDS : opt->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
+    s->mode = opt->histogram.words ? KS_HIST_WORDS : opt->histogram.bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
     s->bins = s->mode == KS_HIST_BYTES ? 256u
-              : opt->bins            ? (unsigned)opt->bins
+              : opt->histogram.bins            ? (unsigned)opt->histogram.bins
                                      : (unsigned)KS_HIST_WORD_BINS_DEFAULT;
     s->dump_path = opt->dump_field;
     ks_status st = ks_hs_setup(s, env);

@@ -142,9 +142,9 @@ static ks_status create(const ks_scene_env *env, void **self)
     *self = s;
     s->env = env;
     s->grid = ks_options_grid(opt, 0);
-    s->bc = opt->bc;
+    s->bc = opt->laplace.bc;
     s->use_cuda = env->use_cuda;
-    s->iters = opt->iters;
+    s->iters = opt->laplace.iters;
     s->cmap = opt->colormap;
     s->auto_range = !opt->range_set;
     s->lo = opt->range_set ? opt->range_lo : 0.0f;

@@ -161,9 +161,9 @@ static ks_status ks_matmul_create(const ks_scene_env *env, void **self)
     /* defaults, in one place */
     const int side = env->use_cuda ? KS_MATMUL_DEFAULT_SIZE : KS_MM_CPU_DEFAULT;
     s->size = (ks_matmul_size){side, side, side};
-    if (opt->mm_size_n > 0) s->size = (ks_matmul_size){opt->mm_sizes[0][0], opt->mm_sizes[0][1], opt->mm_sizes[0][2]};
+    if (opt->matmul.size_n > 0) s->size = (ks_matmul_size){opt->matmul.sizes[0][0], opt->matmul.sizes[0][1], opt->matmul.sizes[0][2]};
     s->variant = KS_MATMUL_REGTILE;
-    s->tile = opt->tile_n > 0 ? opt->tiles[0] : 16;
+    s->tile = opt->matmul.tile_n > 0 ? opt->matmul.tiles[0] : 16;
     ks_status st = KS_OK;
     if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
         st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));

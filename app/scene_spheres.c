@@ -208,15 +208,15 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
         s->block[0] = opt->blocks[0][0];
         s->block[1] = opt->blocks[0][1];
     }
-    const int count = opt->sphere_count > 0 ? opt->sphere_count : KS_SPHERES_DEFAULT_COUNT;
+    const int count = opt->spheres.count > 0 ? opt->spheres.count : KS_SPHERES_DEFAULT_COUNT;
 
     ks_status st = KS_OK;
     if (s->w < 1 || s->h < 1 || s->w > 16384 || s->h > 16384)
         st = ks_fail(KS_ERR_INVALID, "spheres: --size %dx%d must be 1..16384 a side", s->w, s->h);
-    if (st == KS_OK && opt->mem && ks_spheres_mem_parse(opt->mem, &s->mem) != 0) {
+    if (st == KS_OK && opt->spheres.mem && ks_spheres_mem_parse(opt->spheres.mem, &s->mem) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->mem), list);
+        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->spheres.mem), list);
     }
     if (st == KS_OK) st = ks_spheres_block_check(s->block);
     if (st == KS_OK && !s->use_cuda) { /* the CPU gold draws into a host picture: refuse up front */
@@ -224,12 +224,12 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
         snprintf(what, sizeof what, "spheres: a %dx%d picture", s->w, s->h);
         st = ks_host_memory_check(4.0 * s->w * (double)s->h, what);
     }
-    if (st == KS_OK && opt->scene_file) {
+    if (st == KS_OK && opt->spheres.file) {
         ks_sphere *loaded = NULL;
         int n = 0;
-        st = ks_spheres_load(opt->scene_file, &loaded, &n);
+        st = ks_spheres_load(opt->spheres.file, &loaded, &n);
         if (st == KS_OK) {
-            s->scene_file = opt->scene_file;
+            s->scene_file = opt->spheres.file;
             s->base = loaded;
             s->count = n;
             st = ks_sph_alloc(s, n);
@@ -248,8 +248,8 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
     if (st == KS_OK && s->use_cuda) st = ks_spheres_mem_check(s->mem, s->count);
     if (st == KS_OK && s->use_cuda) st = ks_spheres_gpu_create(&s->gpu);
     if (st == KS_OK && s->gpu) ks_spheres_gpu_track(s->gpu, 1);
-    if (st == KS_OK && !s->use_cuda && opt->mem)
-        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", opt->mem);
+    if (st == KS_OK && !s->use_cuda && opt->spheres.mem)
+        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", opt->spheres.mem);
     if (st != KS_OK) {
         ks_spheres_destroy(s);
         return st;

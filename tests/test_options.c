@@ -23,7 +23,7 @@ static void test_defaults(void **state)
     assert_int_equal(ks_options_parse(1, argv, &o), KS_OK);
     assert_int_equal(o.mode, KS_MODE_LIVE);
     assert_int_equal(o.scene, KS_SCENE_LAPLACE3D);
-    assert_int_equal(o.bc, KS_BC_HOT_TOP);
+    assert_int_equal(o.laplace.bc, KS_BC_HOT_TOP);
     assert_int_equal(o.colormap, KS_CMAP_VIRIDIS);
     assert_int_equal(o.format, KS_FMT_PNG);
     assert_string_equal(o.out_dir, ".");
@@ -32,15 +32,15 @@ static void test_defaults(void **state)
     assert_int_equal(o.frames, 0);
     assert_int_equal(o.range_set, 0);
     ks_options_backend_defaults(&o, 1);
-    assert_int_equal(o.grid_count, 1);
-    assert_int_equal(o.grids[0][0], 256);
-    assert_int_equal(o.grids[0][2], 256);
-    assert_int_equal(o.iters, 20);
+    assert_int_equal(o.laplace.grid_count, 1);
+    assert_int_equal(o.laplace.grids[0][0], 256);
+    assert_int_equal(o.laplace.grids[0][2], 256);
+    assert_int_equal(o.laplace.iters, 20);
     ks_options cpu;
     assert_int_equal(ks_options_parse(1, argv, &cpu), KS_OK);
     ks_options_backend_defaults(&cpu, 0);
-    assert_int_equal(cpu.grids[0][0], 64);
-    assert_int_equal(cpu.iters, 2);
+    assert_int_equal(cpu.laplace.grids[0][0], 64);
+    assert_int_equal(cpu.laplace.iters, 2);
 }
 
 static void test_headless_defaults_frames(void **state)
@@ -69,12 +69,12 @@ static void test_full_laplace3d(void **state)
     assert_int_equal(g.nx, 37);
     assert_int_equal(g.ny, 53);
     assert_int_equal(g.nz, 29);
-    assert_int_equal(o.bc, KS_BC_SINE);
+    assert_int_equal(o.laplace.bc, KS_BC_SINE);
     assert_string_equal(o.kernels[0], "kmarch");
     assert_int_equal(o.blocks[0][0], 32);
     assert_int_equal(o.blocks[0][1], 8);
     assert_int_equal(o.blocks[0][2], 1);
-    assert_int_equal(o.iters, 5);
+    assert_int_equal(o.laplace.iters, 5);
     assert_int_equal(o.backend, KS_BACKEND_CPU);
     assert_int_equal(o.frames, 3);
     assert_int_equal(o.save_every, 2);
@@ -114,15 +114,15 @@ static void test_bench_lists(void **state)
                            "--kernel", "regq,kmarch", "--block", "32x8,64x4", "--backend", "cpu"),
                      KS_OK);
     assert_int_equal(o.mode, KS_MODE_BENCH);
-    assert_int_equal(o.grid_count, 3);
-    assert_int_equal(o.grids[1][0], 512);
-    assert_int_equal(o.grids[2][2], 32);
+    assert_int_equal(o.laplace.grid_count, 3);
+    assert_int_equal(o.laplace.grids[1][0], 512);
+    assert_int_equal(o.laplace.grids[2][2], 32);
     assert_int_equal(o.kernel_count, 2);
     assert_string_equal(o.kernels[1], "kmarch");
     assert_int_equal(o.block_count, 2);
     assert_int_equal(o.blocks[1][0], 64);
     assert_int_equal(PARSE(&o, "bench", "spheres", "--spheres", "16,32,64"), KS_OK);
-    assert_int_equal(o.sphere_count_n, 3);
+    assert_int_equal(o.spheres.count_n, 3);
     assert_int_equal(o.width, 2048);
 }
 
@@ -134,12 +134,12 @@ static void test_spheres_options(void **state)
                            "--size", "333x199"),
                      KS_OK);
     assert_int_equal(o.scene, KS_SCENE_SPHERES);
-    assert_int_equal(o.sphere_count, 77);
+    assert_int_equal(o.spheres.count, 77);
     assert_true(o.seed == 42);
-    assert_string_equal(o.mem, "constant");
+    assert_string_equal(o.spheres.mem, "constant");
     assert_int_equal(o.width, 333);
     assert_int_equal(PARSE(&o, "spheres"), KS_OK);
-    assert_int_equal(o.sphere_count, 256);
+    assert_int_equal(o.spheres.count, 256);
     assert_int_equal(o.width, 1024);
     assert_true(o.seed == 1);
 }
