@@ -8,16 +8,12 @@
 #include <time.h>
 
 #include "kernels/common/cuda_device.h"
-#include "bench_laplace.h"
-#include "bench_matmul.h"
-#include "bench_histogram.h"
-#include "bench_spheres.h"
 #include "best_config.h"
 #include "live.h"
 #include "options.h"
 #include "run_outputs.h"
 #include "render/image_io.h"
-#include "scene.h"
+#include "scenes.h"
 #include "signals.h"
 
 enum { KS_EXIT_OK = 0, KS_EXIT_FAILURE = 1, KS_EXIT_USAGE = 2 };
@@ -135,6 +131,7 @@ int main(int argc, char **argv)
         printf("kernelscope %s\n", KS_VERSION);
         return KS_EXIT_OK;
     }
+    const ks_scene_def *scene = ks_scene_def_get(opt.scene);
 
     /* Outputs first, before any device or display work; folders are created
      * only once the run starts. bench writes into results/<scene>-<time>/ unless told. */
@@ -206,14 +203,8 @@ int main(int argc, char **argv)
         } else {
             notices_flush();
             printf("kernelscope: results go to %s/\n", opt.out_dir);
-            if (ks_scene_dims(opt.scene) != 0)
-                st = ks_bench_laplace(&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL);
-            else if (opt.scene == KS_SCENE_HISTOGRAM)
-                st = ks_bench_histogram(&opt, &device, use_cuda);
-            else if (opt.scene == KS_SCENE_MATMUL)
-                st = ks_bench_matmul(&opt, &device, use_cuda);
-            else
-                st = ks_bench_spheres(&opt, &device, use_cuda);
+            const ks_bench_env be = {&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL};
+            st = scene->bench(&be);
         }
         if (st != KS_OK) code = fail(setup_exit_code(st));
         else if (ks_signals_exit_code()) code = ks_signals_exit_code();
@@ -231,7 +222,7 @@ int main(int argc, char **argv)
     if (use_cuda) {
         /* T_peak: a device-to-device copy of at least the field size (>= 256 MiB). */
         size_t bytes = (size_t)256 << 20;
-        if (ks_scene_dims(opt.scene)) {
+        if (scene->grid_dims) {
             ks_grid g = ks_options_grid(&opt, 0);
             if (ks_grid_bytes(&g) > bytes && ks_grid_bytes(&g) < device.free_mem / 4)
                 bytes = ks_grid_bytes(&g);
@@ -244,9 +235,7 @@ int main(int argc, char **argv)
         env.t_peak_gbs = measure_host_copy_gbs((size_t)128 << 20);
     }
 
-    const ks_scene_api *api = ks_scene_dims(opt.scene) ? &ks_scene_laplace : &ks_scene_spheres;
-    if (opt.scene == KS_SCENE_MATMUL) api = &ks_scene_matmul;
-    if (opt.scene == KS_SCENE_HISTOGRAM) api = &ks_scene_histogram;
+    const ks_scene_api *api = scene->live;
     int headless = opt.headless;
     if (!headless && !opt.window && !has_display()) {
         headless = 1;

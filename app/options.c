@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "scenes.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -16,21 +18,6 @@ enum {
     KS_MAX_IMAGE = 16384,        /* --size per axis */
     KS_MAX_ITERS = 1000000,
 };
-
-static const char *const ks_scene_names[KS_SCENE_NUM] = {"laplace3d", "laplace3d", "laplace2d",
-                                                         "spheres", "matmul", "histogram"};
-
-const char *ks_scene_name(ks_scene_id s)
-{
-    return (s >= 0 && s < KS_SCENE_NUM) ? ks_scene_names[s] : "?";
-}
-
-int ks_scene_dims(ks_scene_id s)
-{
-    if (s == KS_SCENE_LAPLACE2D) return 2;
-    if (s == KS_SCENE_SPHERES || s == KS_SCENE_MATMUL || s == KS_SCENE_HISTOGRAM) return 0;
-    return 3;
-}
 
 static const char *quoted(const char *text)
 {
@@ -205,42 +192,20 @@ bad:
 
 static ks_status parse_scene_word(ks_options *o, const char *word, int *have_scene)
 {
-    for (int s = KS_SCENE_LAPLACE3D; s < KS_SCENE_NUM; ++s) {
-        if (strcmp(word, ks_scene_names[s]) == 0) {
-            if (*have_scene)
-                return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", quoted(word));
-            o->scene = (ks_scene_id)s;
-            *have_scene = 1;
-            return KS_OK;
-        }
+    const ks_scene_def *d = ks_scene_def_find(word);
+    if (!d) {
+        char names[128];
+        ks_scene_def_names(", ", names, sizeof names);
+        return ks_fail(KS_ERR_INVALID, "unknown scene or argument '%s' (scenes: %s)", quoted(word), names);
     }
-    return ks_fail(KS_ERR_INVALID,
-                   "unknown scene or argument '%s' (scenes: laplace3d, laplace2d, spheres, matmul, histogram)", quoted(word));
+    if (*have_scene) return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", word);
+    o->scene = d->id;
+    *have_scene = 1;
+    return KS_OK;
 }
 
 /* ---- The flag table: one row per flag, saying where it means something ---- */
 
-/* Where a flag applies: a bit per (mode, scene). */
-enum {
-    KS_AT_LIVE_L3 = 1 << 0,
-    KS_AT_LIVE_L2 = 1 << 1,
-    KS_AT_LIVE_SPH = 1 << 2,
-    KS_AT_BENCH_L3 = 1 << 3,
-    KS_AT_BENCH_L2 = 1 << 4,
-    KS_AT_BENCH_SPH = 1 << 5,
-    KS_AT_LIVE_MM = 1 << 6,
-    KS_AT_BENCH_MM = 1 << 7,
-    KS_AT_LIVE_HIST = 1 << 8,
-    KS_AT_BENCH_HIST = 1 << 9,
-    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
-    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST,
-    KS_AT_MATMUL = KS_AT_LIVE_MM | KS_AT_BENCH_MM,
-    KS_AT_HISTOGRAM = KS_AT_LIVE_HIST | KS_AT_BENCH_HIST,
-    KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
-    KS_AT_LAPLACE = KS_AT_LAPLACE_LIVE | KS_AT_BENCH_L3 | KS_AT_BENCH_L2,
-    KS_AT_SPHERES = KS_AT_LIVE_SPH | KS_AT_BENCH_SPH,
-    KS_AT_ALL = KS_AT_LIVE | KS_AT_BENCH,
-};
 
 typedef ks_status (*ks_flag_fn)(ks_options *o, const char *name, const char *v);
 
@@ -460,7 +425,7 @@ bad:
                    name, quoted(item));
 }
 /* The histogram scene's checks (sizes in bytes, bins, input). */
-static ks_status finish_histogram(ks_options *o)
+ks_status ks_options_finish_histogram(ks_options *o)
 {
     if (o->size_text) KS_TRY(for_each_item(o, "--size", o->size_text, add_hist_size));
     if (o->histogram.size_n > 1 && o->mode == KS_MODE_LIVE)
@@ -476,7 +441,7 @@ static ks_status finish_histogram(ks_options *o)
 }
 
 /* The matmul scene's checks (sizes, tiles, variant names). */
-static ks_status finish_matmul(ks_options *o)
+ks_status ks_options_finish_matmul(ks_options *o)
 {
     if (o->size_text) {
         o->matmul.size_n = 0;
@@ -598,17 +563,13 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
 }
 
 /* The first flag given where it means nothing, refused in one line. */
-static ks_status check_applicable(const ks_options *o)
+static ks_status check_applicable(const ks_options *o, const ks_scene_def *d)
 {
-    static const unsigned live[KS_SCENE_NUM] = {KS_AT_LIVE_L3, KS_AT_LIVE_L3, KS_AT_LIVE_L2, KS_AT_LIVE_SPH,
-                                                KS_AT_LIVE_MM, KS_AT_LIVE_HIST};
-    static const unsigned bench[KS_SCENE_NUM] = {KS_AT_BENCH_L3, KS_AT_BENCH_L3, KS_AT_BENCH_L2,
-                                                 KS_AT_BENCH_SPH, KS_AT_BENCH_MM, KS_AT_BENCH_HIST};
-    const unsigned here = o->mode == KS_MODE_BENCH ? bench[o->scene] : live[o->scene];
+    const unsigned here = o->mode == KS_MODE_BENCH ? d->bench_at : d->live_at;
     for (int k = 0; k < KS_FLAG_NUM; ++k) {
         if (!(o->flags_given & (1ull << k)) || (ks_flags[k].applies & here)) continue;
         return ks_fail(KS_ERR_INVALID, "%s does not apply to %s%s%s (only to %s)", ks_flags[k].name,
-                       o->mode == KS_MODE_BENCH ? "bench " : "the ", ks_scene_name(o->scene),
+                       o->mode == KS_MODE_BENCH ? "bench " : "the ", d->name,
                        o->mode == KS_MODE_BENCH ? "" : " view", ks_flags[k].where);
     }
     return KS_OK;
@@ -631,81 +592,98 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
     }
     if (o->help || o->version) return KS_OK;
     if (o->mode == KS_MODE_BENCH && !have_scene)
-        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench laplace3d|laplace2d|spheres|matmul|histogram");
+    {
+        char names[128];
+        ks_scene_def_names("|", names, sizeof names);
+        return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench %s", names);
+    }
     return ks_options_finish(o);
 }
 
 ks_status ks_options_finish(ks_options *o)
 {
-    if (o->scene == KS_SCENE_DEFAULT) o->scene = KS_SCENE_LAPLACE3D;
-    KS_TRY(check_applicable(o));
-    if (o->scene != KS_SCENE_MATMUL && o->scene != KS_SCENE_HISTOGRAM) KS_TRY(finish_size_wh(o));
-    const int dims = ks_scene_dims(o->scene);
-    if (o->laplace.bc == KS_BC_DEFAULT) o->laplace.bc = KS_BC_HOT_TOP;
+    const ks_scene_def *d = ks_scene_def_get(o->scene);
+    o->scene = d->id;
+    KS_TRY(check_applicable(o, d));
+    if (d->size_is_picture) KS_TRY(finish_size_wh(o));
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;
     if (o->format == KS_FMT_DEFAULT) o->format = KS_FMT_PNG;
     if (!o->out_dir) o->out_dir = ".";
     if (!o->reps) o->reps = 20;
     if (!o->seed_set) o->seed = 1;
     if (!o->size_set) {
-        const int bench_spheres = o->mode == KS_MODE_BENCH && o->scene == KS_SCENE_SPHERES;
-        o->width = bench_spheres ? 2048 : o->scene == KS_SCENE_SPHERES ? 1024 : 1280;
-        o->height = bench_spheres ? 2048 : o->scene == KS_SCENE_SPHERES ? 768 : 800;
+        o->width = 1280;
+        o->height = 800;
     }
     if (o->headless && o->window)
         return ks_fail(KS_ERR_INVALID, "--headless and --window exclude each other");
     if (!o->frames && o->headless) o->frames = 60;
-    if (o->spheres.count_n && o->mode == KS_MODE_LIVE) o->spheres.count = o->spheres.counts[0];
-    if (o->spheres.count_n > 1 && o->mode == KS_MODE_LIVE)
-        return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
-    if (!o->spheres.count) o->spheres.count = 256;
+    return d->finish_options(o);
+}
 
-    if (o->scene == KS_SCENE_MATMUL) return finish_matmul(o);
-    if (o->scene == KS_SCENE_HISTOGRAM) return finish_histogram(o);
-    if (dims == 0) {
-        if (o->spheres.file && o->spheres.count_n)
-            return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
-        for (int b = 0; b < o->block_count; ++b)
-            if (o->blocks[b][2] != 1)
-                return ks_fail(KS_ERR_INVALID, "--block: %dx%dx%d: spheres blocks are 2D (BXxBY)",
-                               o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
-        if (o->mode == KS_MODE_LIVE && o->block_count > 1)
-            return ks_fail(KS_ERR_INVALID, "--block: one value for the live view");
-        if (o->mode == KS_MODE_BENCH && o->block_count > 1)
-            return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
-        ks_spheres_mem m;
-        if (o->spheres.mem && ks_spheres_mem_parse(o->spheres.mem, &m) != 0) { /* here, before any notice or folder */
-            char list[128];
-            ks_spheres_mem_list(list, sizeof list);
-            return ks_fail(KS_ERR_INVALID, "%sspheres: unknown --mem '%s' (one of: %s)",
-                           o->mode == KS_MODE_BENCH ? "bench " : "", quoted(o->spheres.mem), list);
-        }
-        return KS_OK;
+/* ---- Each scene's own options: checks and defaults, in one place per scene
+ * (called through the scene registry, app/scenes.c) ---- */
+
+ks_status ks_options_finish_spheres(ks_options *o)
+{
+    ks_spheres_opts *sp = &o->spheres;
+    if (!o->size_set) { /* the picture: the bench's is larger */
+        o->width = o->mode == KS_MODE_BENCH ? 2048 : 1024;
+        o->height = o->mode == KS_MODE_BENCH ? 2048 : 768;
     }
-    if (o->mode == KS_MODE_LIVE && o->laplace.grid_count > 1)
+    if (sp->count_n && o->mode == KS_MODE_LIVE) sp->count = sp->counts[0];
+    if (sp->count_n > 1 && o->mode == KS_MODE_LIVE)
+        return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
+    if (!sp->count) sp->count = 256;
+    if (sp->file && sp->count_n)
+        return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
+    for (int b = 0; b < o->block_count; ++b)
+        if (o->blocks[b][2] != 1)
+            return ks_fail(KS_ERR_INVALID, "--block: %dx%dx%d: spheres blocks are 2D (BXxBY)", o->blocks[b][0],
+                           o->blocks[b][1], o->blocks[b][2]);
+    if (o->mode == KS_MODE_LIVE && o->block_count > 1)
+        return ks_fail(KS_ERR_INVALID, "--block: one value for the live view");
+    if (o->mode == KS_MODE_BENCH && o->block_count > 1)
+        return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
+    ks_spheres_mem m;
+    if (sp->mem && ks_spheres_mem_parse(sp->mem, &m) != 0) { /* here, before any notice or folder */
+        char list[128];
+        ks_spheres_mem_list(list, sizeof list);
+        return ks_fail(KS_ERR_INVALID, "%sspheres: unknown --mem '%s' (one of: %s)",
+                       o->mode == KS_MODE_BENCH ? "bench " : "", quoted(sp->mem), list);
+    }
+    return KS_OK;
+}
+
+ks_status ks_options_finish_laplace(ks_options *o)
+{
+    ks_laplace_opts *lp = &o->laplace;
+    const int dims = ks_scene_dims(o->scene);
+    if (lp->bc == KS_BC_DEFAULT) lp->bc = KS_BC_HOT_TOP;
+    if (o->mode == KS_MODE_LIVE && lp->grid_count > 1)
         return ks_fail(KS_ERR_INVALID, "--grid: one grid for the live view (lists are for bench)");
     if (o->mode == KS_MODE_LIVE && (o->kernel_count > 1 || o->block_count > 1))
         return ks_fail(KS_ERR_INVALID, "--kernel/--block: one value each for the live view");
-    for (int g = 0; g < o->laplace.grid_count; ++g) {
-        int parts = o->laplace.grid_parts[g];
+    for (int g = 0; g < lp->grid_count; ++g) {
+        int parts = lp->grid_parts[g];
         if (parts == 1) {
-            o->laplace.grids[g][1] = o->laplace.grids[g][0];
-            o->laplace.grids[g][2] = dims == 3 ? o->laplace.grids[g][0] : 1;
+            lp->grids[g][1] = lp->grids[g][0];
+            lp->grids[g][2] = dims == 3 ? lp->grids[g][0] : 1;
         } else if (parts != dims) {
-            return ks_fail(KS_ERR_INVALID, "--grid: %s needs %s, got %d sizes",
-                           ks_scene_name(o->scene), dims == 3 ? "N or NXxNYxNZ" : "N or NXxNY", parts);
+            return ks_fail(KS_ERR_INVALID, "--grid: %s needs %s, got %d sizes", ks_scene_name(o->scene),
+                           dims == 3 ? "N or NXxNYxNZ" : "N or NXxNY", parts);
         }
-        const double points = (double)o->laplace.grids[g][0] * o->laplace.grids[g][1] * o->laplace.grids[g][2];
+        const double points = (double)lp->grids[g][0] * lp->grids[g][1] * lp->grids[g][2];
         if (points > 68719476736.0) /* 2^36 points = 256 GiB per field */
-            return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)",
-                           o->laplace.grids[g][0], o->laplace.grids[g][1], o->laplace.grids[g][2], points);
+            return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)", lp->grids[g][0],
+                           lp->grids[g][1], lp->grids[g][2], points);
     }
     for (int k = 0; k < o->kernel_count; ++k) {
         if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
             char names[256];
             ks_lvariant_list(dims, names, sizeof names);
-            return ks_fail(KS_ERR_INVALID, "--kernel: unknown %s kernel '%s' (%s)",
-                           ks_scene_name(o->scene), quoted(o->kernels[k]), names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown %s kernel '%s' (%s)", ks_scene_name(o->scene),
+                           quoted(o->kernels[k]), names);
         }
         for (int b = 0; b < o->block_count; ++b) { /* a block the named kernel cannot take */
             if (ks_lvariant_check_shape(ks_lvariant_find(dims, o->kernels[k]), o->blocks[b]) != KS_OK) {
@@ -715,6 +693,20 @@ ks_status ks_options_finish(ks_options *o)
         }
     }
     return KS_OK;
+}
+
+void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda)
+{
+    const int dims = ks_scene_dims(o->scene);
+    ks_laplace_opts *lp = &o->laplace;
+    if (!lp->grid_count && o->mode == KS_MODE_LIVE) {
+        const int n = dims == 3 ? (use_cuda ? 256 : 64) : (use_cuda ? 1024 : 256);
+        lp->grids[0][0] = lp->grids[0][1] = n;
+        lp->grids[0][2] = dims == 3 ? n : 1;
+        lp->grid_parts[0] = 1;
+        lp->grid_count = 1;
+    }
+    if (!lp->iters) lp->iters = use_cuda ? 20 : 2;
 }
 
 int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len)
@@ -746,15 +738,8 @@ int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t le
 
 void ks_options_backend_defaults(ks_options *o, int use_cuda)
 {
-    const int dims = ks_scene_dims(o->scene);
-    if (dims && !o->laplace.grid_count && o->mode == KS_MODE_LIVE) {
-        const int n = dims == 3 ? (use_cuda ? 256 : 64) : (use_cuda ? 1024 : 256);
-        o->laplace.grids[0][0] = o->laplace.grids[0][1] = n;
-        o->laplace.grids[0][2] = dims == 3 ? n : 1;
-        o->laplace.grid_parts[0] = 1;
-        o->laplace.grid_count = 1;
-    }
-    if (!o->laplace.iters) o->laplace.iters = use_cuda ? 20 : 2;
+    const ks_scene_def *d = ks_scene_def_get(o->scene);
+    if (d->backend_defaults) d->backend_defaults(o, use_cuda);
 }
 
 ks_grid ks_options_grid(const ks_options *o, int idx)
@@ -769,13 +754,17 @@ ks_grid ks_options_grid(const ks_options *o, int idx)
 
 void ks_options_print_help(void)
 {
-    char k3[256], k2[256];
+    char k3[256], k2[256], names[128];
     ks_lvariant_list(3, k3, sizeof k3);
     ks_lvariant_list(2, k2, sizeof k2);
+    ks_scene_def_names("|", names, sizeof names);
     printf("kernelscope %s: watch GPU kernels work\n\n"
-           "usage: kernelscope [laplace3d|laplace2d|spheres|matmul|histogram] [options]\n"
-           "       kernelscope bench laplace3d|laplace2d|spheres|matmul|histogram [options]\n\n"
-           "Laplace scenes:\n"
+           "usage: kernelscope [%s] [options]\n"
+           "       kernelscope bench %s [options]\n\nScenes:\n",
+           KS_VERSION, names, names);
+    for (int i = 0; i < ks_scene_def_count(); ++i)
+        printf("  %-22s  %s\n", ks_scene_def_at(i)->name, ks_scene_def_at(i)->summary);
+    printf("\nLaplace scenes:\n"
            "  --grid N | NXxNY[xNZ]   grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)\n"
            "  --bc seed|hot-top|sine  boundary preset (default hot-top)\n"
            "  --kernel NAME           3D: %s; 2D: %s\n"
@@ -819,5 +808,5 @@ void ks_options_print_help(void)
            "A flag given where it means nothing (e.g. --window to bench, --grid to spheres) is refused.\n"
            "Keys: H shows them all in the window. Ctrl-C stops after the frame (again: at once).\n"
            "Exit status: 0 ok, 1 runtime failure, 2 bad input, 130 / 143 stopped by SIGINT / SIGTERM.\n",
-           KS_VERSION, k3, k2, KS_SPHERES_MAX);
+           k3, k2, KS_SPHERES_MAX);
 }

@@ -22,6 +22,29 @@ typedef enum ks_scene_id {
 
 typedef enum ks_backend { KS_BACKEND_DEFAULT = 0 /* cuda if a device exists */, KS_BACKEND_CUDA, KS_BACKEND_CPU } ks_backend;
 
+/* Where a flag applies (the flag table in options.c): a bit per (mode, scene);
+ * each scene's registry row names its two bits. */
+enum {
+    KS_AT_LIVE_L3 = 1 << 0,
+    KS_AT_LIVE_L2 = 1 << 1,
+    KS_AT_LIVE_SPH = 1 << 2,
+    KS_AT_BENCH_L3 = 1 << 3,
+    KS_AT_BENCH_L2 = 1 << 4,
+    KS_AT_BENCH_SPH = 1 << 5,
+    KS_AT_LIVE_MM = 1 << 6,
+    KS_AT_BENCH_MM = 1 << 7,
+    KS_AT_LIVE_HIST = 1 << 8,
+    KS_AT_BENCH_HIST = 1 << 9,
+    KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
+    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST,
+    KS_AT_MATMUL = KS_AT_LIVE_MM | KS_AT_BENCH_MM,
+    KS_AT_HISTOGRAM = KS_AT_LIVE_HIST | KS_AT_BENCH_HIST,
+    KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
+    KS_AT_LAPLACE = KS_AT_LAPLACE_LIVE | KS_AT_BENCH_L3 | KS_AT_BENCH_L2,
+    KS_AT_SPHERES = KS_AT_LIVE_SPH | KS_AT_BENCH_SPH,
+    KS_AT_ALL = KS_AT_LIVE | KS_AT_BENCH,
+};
+
 enum { KS_MAX_LIST = 16 };
 
 /* Each scene's own options, zero meaning "default"; its defaults are filled in
@@ -110,8 +133,17 @@ void ks_options_backend_defaults(ks_options *o, int use_cuda);
  * only chooses GPU work (marked so in the flag table), e.g. "--block has no effect on
  * the cpu backend (the CPU gold routine runs)"; 0 when there is none left. */
 int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len);
+/* From the scene registry (app/scenes.c): the command-line name, and 3 / 2 for
+ * the Laplace scenes (what --grid takes), 0 for the others. */
 const char *ks_scene_name(ks_scene_id s);
-int ks_scene_dims(ks_scene_id s); /* 3, 2, or 0 for the other scenes */
+int ks_scene_dims(ks_scene_id s);
+/* Each scene's own option checks and defaults (the registry calls them from
+ * ks_options_finish, after the common ones). */
+ks_status ks_options_finish_laplace(ks_options *o);
+ks_status ks_options_finish_spheres(ks_options *o);
+ks_status ks_options_finish_matmul(ks_options *o);
+ks_status ks_options_finish_histogram(ks_options *o);
+void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda);
 void ks_options_print_help(void);
 /* The grid of grids[idx] as a ks_grid for the scene. */
 ks_grid ks_options_grid(const ks_options *o, int idx);
