@@ -66,6 +66,29 @@ void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis,
 
 /* ---- Kernel variants (laplace_variants.c: the table is plain C so the CLI
  * validates names in any build) ---- */
+/* The variants, one row each: name, summary, dims, block rank, default block
+ * (bx, by, bz), iterations per launch. The order is the Tab order in the live
+ * view. laplace_variants.c makes the metadata table of these rows, the CUDA
+ * solver its launcher table (ks_llaunch_<name>, same index), so a variant is
+ * one row here and its kernel. Default blocks: the best of the sweep on an
+ * H200 (docs/laplace-perf.md). */
+#define KS_LVARIANT_ROWS(X)                                                                         \
+    X(kmarch, "2D thread blocks marching in k, one column per thread (Oxford Practical 3)", 3, 2,  \
+      128, 2, 1, 1)                                                                                 \
+    X(block3d, "3D thread blocks, one point per thread (Oxford Practical 3)", 3, 3, 32, 8, 2, 1)    \
+    X(regq,                                                                                         \
+      "float4 rows marching 4 planes in k, register queue, x-neighbours by shuffles, "              \
+      "interior-only launch",                                                                       \
+      3, 2, 32, 8, 1, 1)                                                                            \
+    X(tblock,                                                                                       \
+      "temporally blocked: 4 iterations per launch; 32xW block = W warps of 128 x-points x 4 "      \
+      "rows, level planes in shared memory, split barriers, halo recomputed on chip",               \
+      3, 2, 32, 12, 1, 4)                                                                           \
+    X(block2d, "2D thread blocks, one point per thread", 2, 2, 128, 2, 1, 1)                         \
+    X(smem2d, "shared-memory tile with halo, one point per thread", 2, 2, 32, 8, 1, 1)              \
+    X(vec2d, "float4 x 2 rows per thread, all loads up front, bands of rows streamed in order", 2, \
+      2, 64, 4, 1, 1)
+
 typedef struct ks_lvariant_info {
     const char *name;      /* CLI name, unique per dims */
     const char *summary;   /* one line for --help and the overlay */

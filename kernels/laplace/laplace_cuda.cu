@@ -392,18 +392,10 @@ ks_status ks_lsolver_download_previous(ks_lsolver *s, float *host)
     return KS_OK;
 }
 
-typedef struct ks_llauncher_entry {
-    const char *name;
-    int dims;
-    ks_llaunch_fn fn;
-} ks_llauncher_entry;
-
-static const ks_llauncher_entry ks_llaunchers[] = {
-    {"kmarch", 3, ks_llaunch_kmarch}, {"block3d", 3, ks_llaunch_block3d},
-    {"regq", 3, ks_llaunch_regq},     {"tblock", 3, ks_llaunch_tblock},
-    {"block2d", 2, ks_llaunch_block2d}, {"smem2d", 2, ks_llaunch_smem2d},
-    {"vec2d", 2, ks_llaunch_vec2d},
-};
+/* The launcher of each variant, at the variant's index (laplace.h's rows). */
+#define KS_LLAUNCH_ROW(name, summary, dims, rank, bx, by, bz, steps) ks_llaunch_##name,
+static const ks_llaunch_fn ks_llaunchers[] = {KS_LVARIANT_ROWS(KS_LLAUNCH_ROW)};
+#undef KS_LLAUNCH_ROW
 
 static ks_status ks_llookup(const ks_lsolver *s, int variant, const ks_lvariant_info **info,
                             ks_llaunch_fn *fn)
@@ -413,14 +405,9 @@ static ks_status ks_llookup(const ks_lsolver *s, int variant, const ks_lvariant_
     if (v->dims != s->g.dims)
         return ks_fail(KS_ERR_INVALID, "variant %s is for %dD grids, this grid is %dD", v->name,
                        v->dims, s->g.dims);
-    for (size_t n = 0; n < sizeof ks_llaunchers / sizeof ks_llaunchers[0]; ++n) {
-        if (ks_llaunchers[n].dims == v->dims && strcmp(ks_llaunchers[n].name, v->name) == 0) {
-            *info = v;
-            *fn = ks_llaunchers[n].fn;
-            return KS_OK;
-        }
-    }
-    return ks_fail(KS_ERR_UNSUPPORTED, "variant %s has no CUDA launcher", v->name);
+    *info = v;
+    *fn = ks_llaunchers[variant];
+    return KS_OK;
 }
 
 static void ks_lsweep_init(const ks_lsolver *s, const int block[3], ks_lsweep *sw)
@@ -437,8 +424,8 @@ static void ks_lsweep_init(const ks_lsolver *s, const int block[3], ks_lsweep *s
 
 ks_status ks_lsolver_check_block(const ks_lsolver *s, int variant, const int block[3])
 {
-    const ks_lvariant_info *info;
-    ks_llaunch_fn fn;
+    const ks_lvariant_info *info = NULL;
+    ks_llaunch_fn fn = NULL;
     KS_TRY(ks_llookup(s, variant, &info, &fn));
     ks_lsweep sw;
     ks_lsweep_init(s, block, &sw);
@@ -450,8 +437,8 @@ ks_status ks_lsolver_check_block(const ks_lsolver *s, int variant, const int blo
 ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int block[3],
                                   ks_kernel_attrs *out)
 {
-    const ks_lvariant_info *info;
-    ks_llaunch_fn fn;
+    const ks_lvariant_info *info = NULL;
+    ks_llaunch_fn fn = NULL;
     KS_TRY(ks_llookup(s, variant, &info, &fn));
     ks_lsweep sw;
     ks_lsweep_init(s, block, &sw);
@@ -475,8 +462,8 @@ static ks_status ks_lsolver_sweep(ks_lsolver *s, ks_llaunch_fn fn, const int blo
 
 ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters)
 {
-    const ks_lvariant_info *info;
-    ks_llaunch_fn fn;
+    const ks_lvariant_info *info = NULL;
+    ks_llaunch_fn fn = NULL;
     KS_TRY(ks_llookup(s, variant, &info, &fn));
     if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
     if (iters == 0) return KS_OK;

@@ -3,26 +3,9 @@
 
 #include "laplace.h"
 
-/* The order here is the Tab order in the live view. Launchers live in
- * laplace_cuda.cu (Oxford Practical 3 styles) and laplace_fast.cu (optimised ones). */
-static const ks_lvariant_info ks_lvariants[] = {
-    /* default blocks: best of the perf_laplace sweep on an H200 (docs/laplace-perf.md) */
-    {"kmarch", "2D thread blocks marching in k, one column per thread (Oxford Practical 3)", 3, 2,
-     {128, 2, 1}, 1},
-    {"block3d", "3D thread blocks, one point per thread (Oxford Practical 3)", 3, 3, {32, 8, 2}, 1},
-    {"regq",
-     "float4 rows marching 4 planes in k, register queue, x-neighbours by shuffles, "
-     "interior-only launch",
-     3, 2, {32, 8, 1}, 1},
-    {"tblock",
-     "temporally blocked: 4 iterations per launch; 32xW block = W warps of 128 x-points x 4 "
-     "rows, level planes in shared memory, split barriers, halo recomputed on chip",
-     3, 2, {32, 12, 1}, 4},
-    {"block2d", "2D thread blocks, one point per thread", 2, 2, {128, 2, 1}, 1},
-    {"smem2d", "shared-memory tile with halo, one point per thread", 2, 2, {32, 8, 1}, 1},
-    {"vec2d", "float4 x 2 rows per thread, all loads up front, bands of rows streamed in order",
-     2, 2, {64, 4, 1}, 1},
-};
+#define KS_LVARIANT_ROW(name, summary, dims, rank, bx, by, bz, steps) {#name, summary, dims, rank, {bx, by, bz}, steps},
+static const ks_lvariant_info ks_lvariants[] = {KS_LVARIANT_ROWS(KS_LVARIANT_ROW)};
+#undef KS_LVARIANT_ROW
 
 enum { KS_LVARIANT_COUNT = (int)(sizeof ks_lvariants / sizeof ks_lvariants[0]) };
 
