@@ -1,3 +1,4 @@
+#include "kernels/common/ks_util.h"
 #include "bench_histogram.h"
 
 #include <math.h>
@@ -67,13 +68,6 @@ size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
     return t.used;
 }
 
-static double host_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 static int cmp_d(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -130,9 +124,9 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
             double t[5];
             for (int i = 0; i < reps; ++i) {
                 memset(got, 0, sizeof(uint64_t) * bins);
-                const double t0 = host_ms();
+                const double t0 = (ks_now_seconds() * 1e3);
                 ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, got);
-                t[i] = host_ms() - t0;
+                t[i] = (ks_now_seconds() * 1e3) - t0;
             }
             qsort(t, (size_t)reps, sizeof t[0], cmp_d);
             r->ms = t[reps / 2];

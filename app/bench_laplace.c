@@ -1,3 +1,4 @@
+#include "kernels/common/ks_util.h"
 #include "bench_laplace.h"
 
 #include <math.h>
@@ -172,19 +173,6 @@ static ks_status check_against_gold(int dims, int variant, const int block[3])
     return st;
 }
 
-static double host_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The CPU backend: the gold routine, host clock, memcpy ceiling. */
 static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
 {
@@ -205,21 +193,21 @@ static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
     memcpy(b, a, bytes);
     ks_laplace_gold_step(g, a, b); /* warm-up */
     for (int r = 0; r < reps; ++r) {
-        const double t0 = host_ms();
+        const double t0 = (ks_now_seconds() * 1e3);
         ks_laplace_gold_step(g, a, b);
-        ms[r] = host_ms() - t0;
+        ms[r] = (ks_now_seconds() * 1e3) - t0;
         float *t = a;
         a = b;
         b = t;
     }
     double copy[5];
     for (int r = 0; r < 5; ++r) {
-        const double t0 = host_ms();
+        const double t0 = (ks_now_seconds() * 1e3);
         memcpy(b, a, bytes);
-        copy[r] = 2.0 * (double)bytes / ((host_ms() - t0) * 1e-3) / 1e9;
+        copy[r] = 2.0 * (double)bytes / (((ks_now_seconds() * 1e3) - t0) * 1e-3) / 1e9;
     }
-    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
-    qsort(copy, 5, sizeof *copy, cmp_double);
+    qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
+    qsort(copy, 5, sizeof *copy, ks_cmp_double);
     row->ms_per_iter = ms[reps / 2];
     row->t_peak_gbs = copy[2];
     free(a);

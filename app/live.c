@@ -1,3 +1,4 @@
+#include "kernels/common/ks_util.h"
 #include "live.h"
 
 #include <math.h>
@@ -40,13 +41,6 @@ struct ks_live {
     long long saved_frames;    /* pictures written by --save-every and the keys */
 };
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Appends to a display buffer; text that does not fit is cut (display only). */
 static void text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -64,7 +58,7 @@ static void show_message(ks_live *l, const char *text)
 {
     size_t used = 0;
     text_append(l->message, sizeof l->message, &used, "%s", text);
-    l->message_until = now_seconds() + 4.0;
+    l->message_until = ks_now_seconds() + 4.0;
 }
 
 static const char ks_global_help[] = "Keys\n"
@@ -197,7 +191,7 @@ static void view_frame(ks_live *l, ks_view *v)
         out->min_ms = st.min_ms;
         out->samples = st.samples;
     }
-    if (l->message[0] && now_seconds() < l->message_until)
+    if (l->message[0] && ks_now_seconds() < l->message_until)
         snprintf(v->message, sizeof v->message, "%s", l->message);
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
@@ -306,7 +300,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     }
     if (opt->save_every) KS_TRY(ks_timings_csv_pump(&l->csv, l->timer));
 
-    const double t = now_seconds();
+    const double t = ks_now_seconds();
     if (l->last_frame_time > 0) {
         const double inst = 1.0 / fmax(t - l->last_frame_time, 1e-6);
         l->fps = l->fps > 0 ? 0.9 * l->fps + 0.1 * inst : inst;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_device.h"
 #include "best_config.h"
 #include "live.h"
@@ -69,13 +70,6 @@ static void notices_flush(void)
     ks_notices_len = 0;
 }
 
-static double host_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The CPU backend's ceiling: memcpy bandwidth, read + write bytes, median of 5. */
 static double measure_host_copy_gbs(size_t bytes)
 {
@@ -89,9 +83,9 @@ static double measure_host_copy_gbs(size_t bytes)
     memset(a, 0x5a, bytes);
     memset(b, 0, bytes);
     for (int r = 0; r < 5; ++r) {
-        const double t0 = host_seconds();
+        const double t0 = ks_now_seconds();
         memcpy(b, a, bytes);
-        best[r] = 2.0 * (double)bytes / (host_seconds() - t0) / 1e9;
+        best[r] = 2.0 * (double)bytes / (ks_now_seconds() - t0) / 1e9;
     }
     free(a);
     free(b);

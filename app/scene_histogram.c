@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/histogram/histogram.h"
 #include "scene.h"
 
@@ -48,13 +49,6 @@ typedef struct ks_hist_scene {
     const char *dump_path;
     char notice[256];
 } ks_hist_scene;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 static void push(ks_hs_window *w, double ms, size_t bytes)
 {
@@ -218,9 +212,9 @@ static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
         KS_TRY(ks_hist_gpu_chunk(s->gpu, s->variant, s->pos, end, &ms));
         push(&s->win[s->variant], ms, end - s->pos);
     } else {
-        const double t0 = now_ms();
+        const double t0 = (ks_now_seconds() * 1e3);
         ks_hist_gold(s->data, s->n, s->pos, end, s->mode, s->bins, s->counts);
-        push(&s->win[0], now_ms() - t0, end - s->pos);
+        push(&s->win[0], (ks_now_seconds() * 1e3) - t0, end - s->pos);
     }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     s->pos = end;

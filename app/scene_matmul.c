@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/common/fma_peak.h"
 #include "kernels/matmul/matmul.h"
 #include "render/image_io.h"
@@ -39,13 +40,6 @@ typedef struct ks_matmul_scene {
     char notice[256];
     int probe_valid, probe_a, probe_b;
 } ks_matmul_scene;
-
-static double ks_mm_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 static void ks_mm_push(ks_matmul_scene *s, double ms)
 {
@@ -81,9 +75,9 @@ static ks_status ks_mm_run(ks_matmul_scene *s)
     if (s->gpu) {
         KS_TRY(ks_matmul_gpu_run_timed(s->gpu, s->variant, s->tile, &ms));
     } else {
-        const double t0 = ks_mm_now_ms();
+        const double t0 = (ks_now_seconds() * 1e3);
         ks_matmul_gold(&s->size, s->a, s->b, s->c);
-        ms = ks_mm_now_ms() - t0;
+        ms = (ks_now_seconds() * 1e3) - t0;
     }
     ks_mm_push(s, ms);
     s->computed = 1;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/spheres/spheres.h"
 #include "scene.h"
 
@@ -283,13 +284,6 @@ static ks_status ks_spheres_compute(void *self, ks_frame_ctx *ctx)
     return ks_sph_upload_if_needed(s, ctx);
 }
 
-static double ks_sph_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     ks_spheres_scene *s = self;
@@ -306,9 +300,9 @@ static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int 
     if (s->gpu) {
         KS_TRY(ks_spheres_gpu_render(s->gpu, s->mem, s->block, s->w, s->h, rgba));
     } else {
-        const double t0 = ks_sph_now_ms();
+        const double t0 = (ks_now_seconds() * 1e3);
         ks_spheres_gold_render(s->packed, s->count, s->w, s->h, (unsigned char *)rgba);
-        ks_sph_push(&ks_sph_row_for(s, s->count)->render[0], ks_sph_now_ms() - t0);
+        ks_sph_push(&ks_sph_row_for(s, s->count)->render[0], (ks_now_seconds() * 1e3) - t0);
     }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;

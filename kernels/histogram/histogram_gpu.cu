@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_check.h"
 #include "histogram.h"
 
@@ -128,12 +129,6 @@ extern "C" ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant)
     return ks_hist_run(g->ctx, variant, &g->in, 0, g->in.n, g->d_hist, g->stream);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
                                       double *min_ms)
 {
@@ -154,7 +149,7 @@ extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, i
         t[r] = ms;
     }
     if (st == KS_OK) {
-        qsort(t, (size_t)reps, sizeof(double), cmp_double);
+        qsort(t, (size_t)reps, sizeof(double), ks_cmp_double);
         *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
         *min_ms = t[0];
     }

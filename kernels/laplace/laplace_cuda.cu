@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/ks_util.h"
 #include "laplace_launch.h"
 
 /* ================= shared helpers ================= */
@@ -717,12 +718,6 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
 }
 
 /* ---- timing ---- */
-
-static int ks_cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* launches of `steps` each, no trailing single step (timing only) */
 static ks_status ks_lsolver_run_launches(ks_lsolver *s, ks_llaunch_fn fn, const int block[3],

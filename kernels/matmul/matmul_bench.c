@@ -1,4 +1,5 @@
 /* Matmul bench measuring (matmul_bench.h). Plain C over the matmul API. */
+#include "kernels/common/ks_util.h"
 #include "matmul_bench.h"
 
 #include <math.h>
@@ -20,19 +21,6 @@ static const ks_matmul_size ks_mm_cpu_sizes[] = {{256, 256, 256}, {512, 512, 512
 /* Odd sizes every variant is checked on before any timing. */
 static const ks_matmul_size ks_mm_check_sizes[] = {{17, 33, 9}, {65, 129, 31}};
 static const int ks_mm_all_tiles[] = {8, 16, 32};
-
-static double ks_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int ks_cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 ks_status ks_matmul_check_variant(ks_matmul_gpu *g, const ks_matmul_size *s, ks_matmul_variant v, int tile,
                                   const float *gold, float *scratch)
@@ -119,9 +107,9 @@ static ks_status ks_mm_bench_cpu(const ks_matmul_size *sizes, int size_n, ks_mat
             ks_matmul_fill(s, a, b);
             for (int w = 0; w < r->warmup; ++w) ks_matmul_gold(s, a, b, c);
             for (int k = 0; k < r->reps; ++k) {
-                const double t0 = ks_now_ms();
+                const double t0 = (ks_now_seconds() * 1e3);
                 ks_matmul_gold(s, a, b, c);
-                ms[k] = ks_now_ms() - t0;
+                ms[k] = (ks_now_seconds() * 1e3) - t0;
             }
             qsort(ms, (size_t)r->reps, sizeof *ms, ks_cmp_double);
             const double med = r->reps % 2 ? ms[r->reps / 2] : 0.5 * (ms[r->reps / 2 - 1] + ms[r->reps / 2]);

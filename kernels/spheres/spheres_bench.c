@@ -1,4 +1,5 @@
 /* Sphere bench measuring (spheres_bench.h). Plain C over the spheres API. */
+#include "kernels/common/ks_util.h"
 #include "spheres_bench.h"
 
 #include <stdarg.h>
@@ -16,19 +17,6 @@ static const int ks_bench_cpu_counts[] = {16, 32, 64, 128, 256};
 
 /* The correctness check: an odd size, a count that is no multiple of any tile. */
 enum { KS_CHECK_W = 333, KS_CHECK_H = 199, KS_CHECK_N = 1001, KS_CPU_MAX_REPS = 5 };
-
-static double ks_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-static int ks_cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 const char *ks_spheres_bench_col_name(const ks_spheres_bench_result *r, int col)
 {
@@ -96,9 +84,9 @@ static ks_status ks_bench_time_cpu(const ks_sphere_packed *p, int n, int w, int 
     if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
     for (int k = 0; k < warmup; ++k) ks_spheres_gold_render(p, n, w, h, img);
     for (int k = 0; k < reps; ++k) {
-        const double t0 = ks_now_ms();
+        const double t0 = (ks_now_seconds() * 1e3);
         ks_spheres_gold_render(p, n, w, h, img);
-        ms[k] = ks_now_ms() - t0;
+        ms[k] = (ks_now_seconds() * 1e3) - t0;
     }
     qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
     cell->available = 1;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_check.h"
 #include "spheres.h"
 #include "spheres_shade.h"
@@ -782,12 +783,6 @@ extern "C" ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_m
     return ks_cuda_kernel_attrs(fn, T, dyn, g->max_threads_sm, out);
 }
 
-static int ks_sph_cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Holds the stream for ns nanoseconds (the device's global timer), so the
  * timed launches queued behind it start back to back: the host's launch
  * overhead (several launches for binned) is not counted, as in the live
@@ -847,7 +842,7 @@ extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, co
     if (st == KS_OK && e != cudaSuccess)
         st = ks_fail(KS_ERR_CUDA, "spheres: timing %s failed: %s", ks_spheres_mem_name(m), cudaGetErrorString(e));
     if (st == KS_OK) {
-        qsort(ms, (size_t)reps, sizeof *ms, ks_sph_cmp_double);
+        qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
         *median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
         *min_ms = ms[0];
     }
