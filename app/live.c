@@ -41,23 +41,10 @@ struct ks_live {
     long long saved_frames;    /* pictures written by --save-every and the keys */
 };
 
-/* Appends to a display buffer; text that does not fit is cut (display only). */
-static void text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
-{
-    if (*used + 1 >= cap) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *used, cap - *used, fmt, ap);
-    va_end(ap);
-    if (n > 0) *used += (size_t)n < cap - *used ? (size_t)n : cap - *used - 1;
-}
-
 static void show_message(ks_live *l, const char *text)
 {
     size_t used = 0;
-    text_append(l->message, sizeof l->message, &used, "%s", text);
+    ks_text_append(l->message, sizeof l->message, &used, "%s", text);
     l->message_until = ks_now_seconds() + 4.0;
 }
 
@@ -163,7 +150,7 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const c
         ++l->saved_frames;
         char msg[256];
         size_t used = 0;
-        text_append(msg, sizeof msg, &used, "saved %s (%dx%d)", path, w, h);
+        ks_text_append(msg, sizeof msg, &used, "saved %s (%dx%d)", path, w, h);
         if (!ks_window_is_headless(l->win)) show_message(l, msg);
     }
     return st;
@@ -345,12 +332,12 @@ ks_status ks_live_run(ks_live *l)
     if (l->api->status) l->api->status(l->scene, status, sizeof status);
     size_t used = 0;
     if (l->saved_frames)
-        text_append(written, sizeof written, &used, "%lld %s in %s", l->saved_frames,
+        ks_text_append(written, sizeof written, &used, "%lld %s in %s", l->saved_frames,
                     ks_plural(l->saved_frames, "picture", "pictures"), opt->out_dir);
     if (opt->save_every)
-        text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
+        ks_text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
     if (dumped)
-        text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
+        ks_text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
     if (used) {
         char tmp[1400];
         snprintf(tmp, sizeof tmp, "wrote %s", written);

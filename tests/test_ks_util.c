@@ -47,12 +47,26 @@ static void test_text_append(void **state)
     assert_string_equal(buf, "abc12wx");
 }
 
+static void test_text_measure(void **state)
+{
+    (void)state;
+    size_t need = 0;
+    ks_text_measure(NULL, 0, &need, "%s-%d", "ab", 123); /* measure only */
+    assert_int_equal(need, 6);
+    char buf[4];
+    size_t used = 0;
+    ks_text_measure(buf, sizeof buf, &used, "%s-%d", "ab", 123);
+    assert_int_equal(used, 6); /* counts past the end */
+    assert_string_equal(buf, "ab-");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_text_append),
+        cmocka_unit_test(test_text_measure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

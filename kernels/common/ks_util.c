@@ -47,3 +47,13 @@ int ks_text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     *used += (size_t)n;
     return 0;
 }
+
+void ks_text_measure(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t room = *used < cap ? cap - *used : 0;
+    const int n = vsnprintf(room ? buf + *used : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) *used += (size_t)n;
+}

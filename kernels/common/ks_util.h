@@ -28,6 +28,14 @@ int ks_text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
 #endif
     ;
 
+/* Appends like ks_text_append, but *used keeps counting past cap: a first
+ * pass with buf NULL and cap 0 measures the length a writer needs. */
+void ks_text_measure(char *buf, size_t cap, size_t *used, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif

@@ -217,31 +217,15 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
     return st;
 }
 
-/* snprintf into buf at *used, tracking the length needed even past len. */
-static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const size_t room = *used < len ? len - *used : 0;
-    const int n = vsnprintf(room ? buf + *used : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0) *used += (size_t)n;
-}
-
 size_t ks_matmul_bench_table(const ks_matmul_bench_result *r, char *buf, size_t len)
 {
     size_t used = 0;
     if (len) buf[0] = '\0';
-    ks_cat(buf, len, &used, "Matrix multiply C = A*B (float32, exact inputs): median ms of %d launches (after %d warm-up)\n",
+    ks_text_measure(buf, len, &used, "Matrix multiply C = A*B (float32, exact inputs): median ms of %d launches (after %d warm-up)\n",
            r->reps, r->warmup);
-    ks_cat(buf, len, &used, "device: %s", r->device);
-    if (r->peak_gflops > 0) ks_cat(buf, len, &used, ", FP32 peak (measured FMA) %.0f GFLOP/s", r->peak_gflops);
-    ks_cat(buf, len, &used, "\n%-8s %17s %5s %11s %10s %8s %7s\n", "variant", "MxNxK", "tile", "ms", "GFLOP/s",
+    ks_text_measure(buf, len, &used, "device: %s", r->device);
+    if (r->peak_gflops > 0) ks_text_measure(buf, len, &used, ", FP32 peak (measured FMA) %.0f GFLOP/s", r->peak_gflops);
+    ks_text_measure(buf, len, &used, "\n%-8s %17s %5s %11s %10s %8s %7s\n", "variant", "MxNxK", "tile", "ms", "GFLOP/s",
            "%cublas", "%peak");
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];
@@ -249,11 +233,11 @@ size_t ks_matmul_bench_table(const ks_matmul_bench_result *r, char *buf, size_t 
         snprintf(size, sizeof size, "%dx%dx%d", w->size.m, w->size.n, w->size.k);
         if (w->pct_cublas >= 0) snprintf(pc, sizeof pc, "%.1f", w->pct_cublas);
         if (w->pct_peak >= 0) snprintf(pp, sizeof pp, "%.1f", w->pct_peak);
-        ks_cat(buf, len, &used, "%-8s %17s %5d %11.4f %10.1f %8s %7s\n", w->variant, size, w->tile, w->ms, w->gflops,
+        ks_text_measure(buf, len, &used, "%-8s %17s %5d %11.4f %10.1f %8s %7s\n", w->variant, size, w->tile, w->ms, w->gflops,
                pc, pp);
     }
-    if (r->note[0]) ks_cat(buf, len, &used, "%s\n", r->note);
-    ks_cat(buf, len, &used, "%s\n", r->check);
+    if (r->note[0]) ks_text_measure(buf, len, &used, "%s\n", r->note);
+    ks_text_measure(buf, len, &used, "%s\n", r->check);
     return used;
 }
 
@@ -271,16 +255,16 @@ size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t le
     }
     dev[q++] = '"';
     dev[q] = '\0';
-    ks_cat(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n");
+    ks_text_measure(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n");
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];
-        ks_cat(buf, len, &used, "%s,%s,%d,%d,%d,%d,%.6f,%.3f,", dev, w->variant, w->size.m, w->size.n, w->size.k,
+        ks_text_measure(buf, len, &used, "%s,%s,%d,%d,%d,%d,%.6f,%.3f,", dev, w->variant, w->size.m, w->size.n, w->size.k,
                w->tile, w->ms, w->gflops);
-        if (w->pct_cublas >= 0) ks_cat(buf, len, &used, "%.2f,", w->pct_cublas);
-        else ks_cat(buf, len, &used, "n/a,");
-        if (w->pct_peak >= 0) ks_cat(buf, len, &used, "%.2f,", w->pct_peak);
-        else ks_cat(buf, len, &used, "n/a,");
-        ks_cat(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
+        if (w->pct_cublas >= 0) ks_text_measure(buf, len, &used, "%.2f,", w->pct_cublas);
+        else ks_text_measure(buf, len, &used, "n/a,");
+        if (w->pct_peak >= 0) ks_text_measure(buf, len, &used, "%.2f,", w->pct_peak);
+        else ks_text_measure(buf, len, &used, "n/a,");
+        ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
     }
     return used;
 }

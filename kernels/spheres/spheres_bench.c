@@ -218,22 +218,6 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     return st;
 }
 
-/* snprintf into buf at *used, tracking the length needed even past len. */
-static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static void ks_cat(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const size_t room = *used < len ? len - *used : 0;
-    const int n = vsnprintf(room ? buf + *used : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0) *used += (size_t)n;
-}
-
 static int ks_global_col(const ks_spheres_bench_result *r)
 {
     for (int c = 0; c < r->col_n; ++c)
@@ -246,22 +230,22 @@ size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_
     size_t used = 0;
     if (len) buf[0] = '\0';
     if (r->use_cuda)
-        ks_cat(buf, len, &used, "Sphere ray casting %dx%d, block %dx%d: median ms of %d launches (after %d warm-up)\n",
+        ks_text_measure(buf, len, &used, "Sphere ray casting %dx%d, block %dx%d: median ms of %d launches (after %d warm-up)\n",
                r->width, r->height, r->block[0], r->block[1], r->reps, r->warmup);
     else
-        ks_cat(buf, len, &used, "Sphere ray casting %dx%d on the CPU: median ms of %d renders (after %d warm-up)\n",
+        ks_text_measure(buf, len, &used, "Sphere ray casting %dx%d on the CPU: median ms of %d renders (after %d warm-up)\n",
                r->width, r->height, r->reps, r->warmup);
-    ks_cat(buf, len, &used, "device: %s\n", r->device);
-    ks_cat(buf, len, &used, "%8s", "spheres");
-    for (int c = 0; c < r->col_n; ++c) ks_cat(buf, len, &used, " %11s", ks_spheres_bench_col_name(r, c));
-    ks_cat(buf, len, &used, "\n");
+    ks_text_measure(buf, len, &used, "device: %s\n", r->device);
+    ks_text_measure(buf, len, &used, "%8s", "spheres");
+    for (int c = 0; c < r->col_n; ++c) ks_text_measure(buf, len, &used, " %11s", ks_spheres_bench_col_name(r, c));
+    ks_text_measure(buf, len, &used, "\n");
     for (int k = 0; k < r->count_n; ++k) {
-        ks_cat(buf, len, &used, "%8d", r->counts[k]);
+        ks_text_measure(buf, len, &used, "%8d", r->counts[k]);
         for (int c = 0; c < r->col_n; ++c) {
-            if (r->cell[k][c].available) ks_cat(buf, len, &used, " %11.4f", r->cell[k][c].ms);
-            else ks_cat(buf, len, &used, " %11s", "n/a");
+            if (r->cell[k][c].available) ks_text_measure(buf, len, &used, " %11.4f", r->cell[k][c].ms);
+            else ks_text_measure(buf, len, &used, " %11s", "n/a");
         }
-        ks_cat(buf, len, &used, "\n");
+        ks_text_measure(buf, len, &used, "\n");
     }
     const int gc = ks_global_col(r);
     if (gc >= 0 && r->col_n > 1) {
@@ -272,18 +256,18 @@ size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_
                 row = k;
                 break;
             }
-        ks_cat(buf, len, &used, "speedup vs global at %d spheres:", r->counts[row]);
+        ks_text_measure(buf, len, &used, "speedup vs global at %d spheres:", r->counts[row]);
         for (int c = 0; c < r->col_n; ++c) {
             if (c == gc) continue;
             if (r->cell[row][c].available && r->cell[row][gc].available && r->cell[row][c].ms > 0)
-                ks_cat(buf, len, &used, " %s %.2fx", ks_spheres_bench_col_name(r, c),
+                ks_text_measure(buf, len, &used, " %s %.2fx", ks_spheres_bench_col_name(r, c),
                        r->cell[row][gc].ms / r->cell[row][c].ms);
             else
-                ks_cat(buf, len, &used, " %s n/a", ks_spheres_bench_col_name(r, c));
+                ks_text_measure(buf, len, &used, " %s n/a", ks_spheres_bench_col_name(r, c));
         }
-        ks_cat(buf, len, &used, "\n");
+        ks_text_measure(buf, len, &used, "\n");
     }
-    if (r->check[0]) ks_cat(buf, len, &used, "%s\n", r->check);
+    if (r->check[0]) ks_text_measure(buf, len, &used, "%s\n", r->check);
     return used;
 }
 
@@ -302,22 +286,22 @@ size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t 
     dev[q++] = '"';
     dev[q] = '\0';
     const int gc = ks_global_col(r);
-    ks_cat(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc\n");
+    ks_text_measure(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc\n");
     for (int k = 0; k < r->count_n; ++k)
         for (int c = 0; c < r->col_n; ++c) {
             const ks_spheres_bench_cell *cell = &r->cell[k][c];
-            ks_cat(buf, len, &used, "%s,%d,%s,%d,%d,", dev, r->counts[k], ks_spheres_bench_col_name(r, c),
+            ks_text_measure(buf, len, &used, "%s,%d,%s,%d,%d,", dev, r->counts[k], ks_spheres_bench_col_name(r, c),
                    r->width, r->height);
             if (!cell->available) {
-                ks_cat(buf, len, &used, "n/a,n/a,%s\n", r->cc[0] ? r->cc : "-");
+                ks_text_measure(buf, len, &used, "n/a,n/a,%s\n", r->cc[0] ? r->cc : "-");
                 continue;
             }
-            ks_cat(buf, len, &used, "%.6f,", cell->ms);
+            ks_text_measure(buf, len, &used, "%.6f,", cell->ms);
             if (gc >= 0 && r->cell[k][gc].available && cell->ms > 0)
-                ks_cat(buf, len, &used, "%.4f,", r->cell[k][gc].ms / cell->ms);
+                ks_text_measure(buf, len, &used, "%.4f,", r->cell[k][gc].ms / cell->ms);
             else
-                ks_cat(buf, len, &used, "n/a,");
-            ks_cat(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
+                ks_text_measure(buf, len, &used, "n/a,");
+            ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
         }
     return used;
 }
