@@ -130,7 +130,11 @@ EOF
   window)
     if [ -z "${DISPLAY:-}" ]; then echo "skipped window (no DISPLAY)"; continue; fi
     bash tests/keys_window.sh "$KS_BINARY" cuda >"$out/window_keys.log" 2>&1
-    note_rc "window keys (CUDA backend)" $?
+    note_rc "window keys and mouse (CUDA backend)" $?
+    if [ -x "$bin/tests/test_app_gpu_bin" ]; then
+      "$bin/tests/test_app_gpu_bin" window >"$out/window_test_app.log" 2>&1
+      note_rc "window picture against the CPU backend" $?
+    fi
     mkdir -p "$out/shots"
     for args in "laplace3d --grid 256 --iters 100" "laplace2d --colormap turbo --iters 400" \
                 "spheres --spheres 1024 --mem binned" "matmul --size 1024" "histogram"; do
@@ -141,6 +145,7 @@ EOF
       note_rc "window $name" $?
       f=$(ls "$out"/shots/w/"$name"*.png 2>/dev/null | tail -n 1)
       [ -n "$f" ] && mv "$f" "$out/shots/${name}_window.png"
+      [ -f "$out/shots/w/${name}_timings.csv" ] && mv "$out/shots/w/${name}_timings.csv" "$out/window_${name}_timings.csv"
     done
     rm -rf "$out/shots/w" ;;
   shots)
