@@ -1,5 +1,15 @@
-/* What the live loop needs from a scene (Laplace 3D/2D, spheres): a small
- * table of functions, chosen at run time, so live.c holds no scene logic. */
+/* What the live loop needs from a scene: a small table of functions, chosen at
+ * run time from the scene registry (app/scenes.h), so live.c holds no scene
+ * logic. Every scene follows one pattern (docs/architecture.md):
+ *   kernels/<scene>/   kernels, CPU gold, variant rows, one plain-C header
+ *   app/scene_<scene>.c   this API: create validates its input first and fails
+ *                      with KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY (exit 2) or
+ *                      KS_ERR_CUDA / KS_ERR_GL (exit 1), leaving nothing behind
+ *   app/bench_<scene>.c   its bench: checks against the gold, then times, then
+ *                      writes bench_<scene>.csv/.png; measuring code may sit in
+ *                      kernels/<scene>/ so perf tests can run it without the app
+ * Options are validated in options.c (the flag table and the scene's finish),
+ * never in create. */
 #ifndef KS_SCENE_H
 #define KS_SCENE_H
 
