@@ -8,8 +8,8 @@
  *   app/bench_<scene>.c   its bench: checks against the gold, then times, then
  *                      writes bench_<scene>.csv/.png; measuring code may sit in
  *                      kernels/<scene>/ so perf tests can run it without the app
- * Options are validated in options.c (the flag table and the scene's finish),
- * never in create. */
+ * Option values are checked in options.c (the flag table and the scene's
+ * finish); create checks only what needs reading or sizing (files, memory). */
 #ifndef KS_SCENE_H
 #define KS_SCENE_H
 
