@@ -1,5 +1,6 @@
 #include "colormap.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const ks_colormap_names[KS_CMAP_NUM] = {"viridis", "viridis", "inferno", "turbo",
@@ -19,6 +20,17 @@ int ks_colormap_parse(const char *name, ks_colormap *map)
         }
     }
     return -1;
+}
+
+void ks_colormap_list(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len) buf[0] = '\0';
+    for (int m = KS_CMAP_VIRIDIS; m < KS_CMAP_NUM && used < len; ++m) {
+        const int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", ks_colormap_names[m]);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
 }
 
 ks_colormap ks_colormap_next(ks_colormap map)

@@ -5,6 +5,8 @@
 #ifndef KS_COLORMAP_H
 #define KS_COLORMAP_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,6 +36,8 @@ int ks_colormap_parse(const char *name, ks_colormap *map);
 /* Fills rgba[256][4] (alpha 255) with the table of map. */
 void ks_colormap_table_rgba(ks_colormap map, unsigned char rgba[256][4]);
 ks_colormap ks_colormap_next(ks_colormap map);
+/* Writes "viridis, inferno, ..." (every name a user can give) into buf. */
+void ks_colormap_list(char *buf, size_t len);
 
 /* Value -> entry index 0..255 for the range [lo, lo + 1/inv_span]. inv_span is
  * 1/(hi-lo) computed once on the host; NaN maps to 0. Written with explicit
