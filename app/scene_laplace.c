@@ -43,6 +43,7 @@ typedef struct ks_laplace_scene {
     int have_attrs;
     ks_stage_timer *timer;
     int stage_jacobi, stage_residual, stage_slice;
+    ks_roof_log roof;        /* last roofline point of each variant */
 } ks_laplace_scene;
 
 /* Candidate blocks for [ and ]: by rank, in increasing thread count. */
@@ -517,8 +518,17 @@ static void view(void *self, ks_view *v)
             ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
             ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
             ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
+            /* Roofline, one iteration: 6 (3D) or 4 (2D) adds and a multiply per
+             * point; the field read and written once per launch (a temporally
+             * blocked launch does steps_per_launch iterations). */
+            const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+            const double flops = (s->grid.dims == 3 ? 7.0 : 5.0) * (double)scene_points(s);
+            const double bytes = 2.0 * field_bytes / (info->steps_per_launch > 1 ? info->steps_per_launch : 1);
+            ks_roof_log_put(&s->roof, info->name, flops, bytes, t_iter * 1e3);
         }
     }
+    ks_view_roof(v, &s->roof, ks_lvariant_get(s->variant)->name, "one Jacobi iteration", s->env->t_peak_gbs,
+                 s->env->fma_gflops);
     ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
                 KS_VFMT_INT);
     if (s->grid.dims == 3)
