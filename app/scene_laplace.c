@@ -456,6 +456,12 @@ static void view_kernel(const ks_laplace_scene *s, ks_view *v)
     }
 }
 
+/* The roofline's name for the kernel in use. */
+static const char *roof_name(const ks_laplace_scene *s)
+{
+    return s->use_cuda ? ks_lvariant_get(s->variant)->name : "cpu";
+}
+
 static void view(void *self, ks_view *v)
 {
     ks_laplace_scene *s = self;
@@ -522,13 +528,13 @@ static void view(void *self, ks_view *v)
              * point; the field read and written once per launch (a temporally
              * blocked launch does steps_per_launch iterations). */
             const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+            const int steps = s->use_cuda && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
             const double flops = (s->grid.dims == 3 ? 7.0 : 5.0) * (double)scene_points(s);
-            const double bytes = 2.0 * field_bytes / (info->steps_per_launch > 1 ? info->steps_per_launch : 1);
-            ks_roof_log_put(&s->roof, info->name, flops, bytes, t_iter * 1e3);
+            ks_roof_log_put(&s->roof, roof_name(s), flops, 2.0 * field_bytes / steps, t_iter * 1e3);
         }
     }
-    ks_view_roof(v, &s->roof, ks_lvariant_get(s->variant)->name, "one Jacobi iteration", s->env->t_peak_gbs,
-                 s->env->fma_gflops);
+    ks_view_roof(v, &s->roof, roof_name(s), "one Jacobi iteration", s->env->t_peak_gbs,
+                 s->use_cuda ? s->env->fma_gflops : 0.0);
     ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
                 KS_VFMT_INT);
     if (s->grid.dims == 3)

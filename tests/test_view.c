@@ -155,6 +155,33 @@ static const ks_vcontrol *control(const ks_view *v, const char *label)
     return NULL;
 }
 
+
+/* The roofline on the CPU backend: the ceiling from env (copy bandwidth; no
+ * FMA kernel there, so a note), one point for the variant that ran, with
+ * positive model counts and time. */
+static const ks_vroof_point *check_roof(const ks_view *v, const char *variant, double flops, double bytes)
+{
+    const ks_vroof *r = &v->roof;
+    assert_true(r->on);
+    assert_true(r->peak_gbs == 10.0);
+    assert_true(r->peak_gflops == 0.0 && r->note[0]);
+    assert_true(r->what[0]);
+    assert_int_equal(r->n, 1);
+    assert_int_equal(r->current, 0);
+    const ks_vroof_point *p = &r->pts[0];
+    assert_string_equal(p->name, variant);
+    assert_true(p->ms > 0.0);
+    if (flops >= 0.0) assert_true(fabs(p->flops - flops) <= 1e-9 * flops);
+    if (bytes >= 0.0) assert_true(fabs(p->bytes - bytes) <= 1e-9 * bytes);
+    assert_true(p->bytes > 0.0);
+    return p;
+}
+
+static const char ks_roof_json[] =
+    "R=v[\"roofline\"]\nassert R[\"counts\"]==\"model\" and R[\"peak_gbs\"]==10 and R[\"peak_gflops\"] is None\n"
+    "P=R[\"points\"]\nassert len(P)==1 and P[0][\"current\"] is True and P[0][\"ms\"]>0 and P[0][\"model_bytes\"]>0\n"
+    "assert abs(P[0][\"gflops\"]-P[0][\"model_flops\"]/(P[0][\"ms\"]*1e6))<=1e-9*max(1,P[0][\"gflops\"])\n";
+
 static void test_laplace3d(void **state)
 {
     (void)state;
@@ -190,6 +217,10 @@ static void test_laplace3d(void **state)
     assert_int_equal(cm->nchoices, KS_CMAP_NUM - 1);
     assert_string_equal(cm->choices[0], cm->value);
     assert_int_equal(control(&v, "iterations/frame")->key_next, KS_KEY_PLUS);
+    /* one iteration: 6 adds and a multiply per point, the field read and written */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", 7.0 * 24 * 20 * 16, 2.0 * 24 * 20 * 16 * 4);
+    assert_true(fabs(rp->ms - need(&v, "Jacobi", "ms/it")->value) < 1e-12);
+    check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"scene\"]==\"laplace3d\" and F[\"grid\"][\"value\"]==\"24x20x16\"\n"
                    "assert F[\"iterations\"][\"value\"]==15 and F[\"T_eff\"][\"unit\"]==\"GB/s\"\n"
                    "assert v[\"colorbar\"][\"colormap\"]==\"viridis\" and len(v[\"plot\"][\"x\"])==len(v[\"plot\"][\"y\"])>0\n"
@@ -210,6 +241,9 @@ static void test_laplace2d(void **state)
     assert_string_equal(control(&v, "colormap")->value, "turbo");
     assert_int_equal(v.colorbar.cmap, KS_CMAP_TURBO);
     for (int i = 0; i < v.ncontrols; ++i) assert_string_not_equal(v.controls[i].label, "slice axis");
+    /* 4 adds and a multiply per point */
+    check_roof(&v, "cpu", 5.0 * 40 * 30, 2.0 * 40 * 30 * 4);
+    check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"scene\"]==\"laplace2d\" and v[\"colorbar\"][\"colormap\"]==\"turbo\"");
 }
 
@@ -236,9 +270,40 @@ static void test_spheres(void **state)
     assert_false(v.colorbar.on);
     assert_non_null(strstr(v.hover, "pixel (1,2)"));
     assert_int_equal(control(&v, "spheres")->key_next, KS_KEY_PLUS);
+    /* every pixel tests every sphere (6 flops); the picture and the spheres once */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", 6.0 * 96 * 64 * 64, -1.0);
+    assert_true(rp->bytes > 4.0 * 96 * 64 && rp->ms == med);
+    check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"table\"][\"columns\"][0]==dict(name=\"render\",unit=\"ms\")\n"
                    "assert v[\"table\"][\"rows\"][0][\"selected\"] is True and v[\"plot\"] is None\n"
                    "assert F[\"spheres\"][\"value\"]==64");
+}
+
+static void test_matmul_roof(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "matmul", "--size", "24x20x16"};
+    run_scene(args, 4, &ks_scene_matmul, 3, &v, &opt);
+    /* 2MNK flops; A, B and C once each */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", 2.0 * 24 * 20 * 16, 4.0 * (24 * 16 + 16 * 20 + 24 * 20));
+    assert_true(fabs(rp->ms - need(&v, "time", "ms")->value) < 1e-12);
+    check_json(&v, ks_roof_json);
+}
+
+static void test_histogram_roof(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "histogram", "--size", "64K"};
+    run_scene(args, 4, &ks_scene_histogram, 3, &v, &opt);
+    /* bytes read, no flops: the point sits at the far left */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", -1.0, -1.0);
+    assert_true(rp->flops == 0.0 && rp->bytes <= 65536.0);
+    assert_true(fabs(rp->ms - need(&v, "chunk time", "ms")->value) < 1e-12);
+    check_json(&v, "R=v[\"roofline\"]\nassert R[\"points\"][0][\"model_flops\"]==0 and R[\"points\"][0][\"intensity\"]==0");
 }
 
 int main(void)
@@ -248,6 +313,8 @@ int main(void)
         cmocka_unit_test(test_laplace3d),
         cmocka_unit_test(test_laplace2d),
         cmocka_unit_test(test_spheres),
+        cmocka_unit_test(test_matmul_roof),
+        cmocka_unit_test(test_histogram_roof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
