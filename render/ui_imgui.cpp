@@ -362,9 +362,14 @@ void roof_panel(const ks_view *v)
     const ks_vroof *r = &v->roof;
     const double bw = r->peak_gbs > 0.0 ? r->peak_gbs : 1.0;
     const double fl = r->peak_gflops;
-    if (fl > 0.0) ImGui::TextWrapped("ceilings: %.0f GB/s copy, %.0f GFLOP/s FMA (measured at start-up)", bw, fl);
-    else ImGui::TextWrapped("ceiling: %.0f GB/s copy (%s)", bw, r->note);
-    ImGui::TextWrapped("model FLOPs / model DRAM bytes of %s", r->what[0] ? r->what : "one launch");
+    // the ceilings are labelled on the plot; one line says what the points count
+    ImGui::TextWrapped("GFLOP/s vs model flop/B, %s%s%s", r->what[0] ? r->what : "one launch", fl > 0.0 ? "" : "; ",
+                       fl > 0.0 ? "" : r->note);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Ceilings measured at start-up: copy bandwidth %.0f GB/s, FP32 FMA %s.\n"
+                          "Points: model FLOPs and model DRAM bytes (counts from each kernel's model,\n"
+                          "not hardware counters) over the measured time.",
+                          bw, fl > 0.0 ? "measured" : "not measured");
     double xlo = 1e30, xhi = 0.0, ylo = 1e30, yhi = 0.0;
     const double ridge = fl > 0.0 ? fl / bw : 1.0;
     xlo = fmin(xlo, ridge);
@@ -541,7 +546,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
     want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
     want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight();
-    want[P_ROOF] = roof ? title + pad + line * 3.0f + px * 10.0f : title;
+    want[P_ROOF] = roof ? title + pad + line + px * 12.0f : title;
     want[P_HELP] = help ? title + pad + line * (float)(count_lines(v->help_global) + count_lines(v->help_scene) + 3)
                         : title;
     // what the panels measured last frame beats the estimate (the plot fills what it gets)
@@ -571,7 +576,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         sum -= give;
     }
     if (sum > avail && present[P_ROOF] && roof) { // then the roofline, down to a small plot
-        const float keep = fminf(hgt[P_ROOF], title + pad + 2.0f * line + 3.0f * px);
+        const float keep = fminf(hgt[P_ROOF], title + pad + line + 8.0f * px);
         const float give = fminf(hgt[P_ROOF] - keep, sum - avail);
         hgt[P_ROOF] -= give;
         sum -= give;
