@@ -5,9 +5,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "render/chart.h"
 #include "render/image_io.h"
+
+static double ks_roof_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double ks_roof_host_copy_gbs(size_t bytes)
+{
+    char *a = malloc(bytes), *b = malloc(bytes);
+    double best = 0.0;
+    if (a && b) {
+        memset(a, 0x5a, bytes);
+        memset(b, 0, bytes);
+        for (int r = 0; r < 3; ++r) {
+            const double t0 = ks_roof_seconds();
+            memcpy(b, a, bytes);
+            const double dt = ks_roof_seconds() - t0;
+            if (dt > 0.0) best = fmax(best, 2.0 * (double)bytes / dt / 1e9);
+        }
+    }
+    free(a);
+    free(b);
+    return best;
+}
 
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms)
 {

@@ -4,6 +4,8 @@
 #ifndef KS_BENCH_ROOFLINE_H
 #define KS_BENCH_ROOFLINE_H
 
+#include <stddef.h>
+
 #include "kernels/common/ks_error.h"
 
 enum { KS_ROOF_MAX_POINTS = 256 };
@@ -23,6 +25,9 @@ typedef struct ks_roof_chart {
     ks_roof_pt pts[KS_ROOF_MAX_POINTS];
 } ks_roof_chart;
 
+/* The CPU backend's bandwidth ceiling for a bench: memcpy of bytes, read +
+ * write, best of 3 (0 when out of memory). */
+double ks_roof_host_copy_gbs(size_t bytes);
 /* Adds a point (ignored when full or when ms, flops or bytes is not > 0). */
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms);
 /* Draws and writes out_dir/roofline_<scene>.png (to a temporary name, then
