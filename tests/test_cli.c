@@ -117,6 +117,8 @@ static void test_bench_cpu_backend(void **state)
     assert_true(file_starts_with(path, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio"));
     snprintf(path, sizeof path, "%s/bench_laplace2d.png", dir);
     assert_true(file_starts_with(path, "\x89PNG"));
+    snprintf(path, sizeof path, "%s/roofline_laplace2d.png", dir);
+    assert_true(file_starts_with(path, "\x89PNG"));
     const char *sph[] = {NULL, "bench", "spheres", "--backend", "cpu", "--spheres", "16,32",
                          "--size", "96x64", "--reps", "2", "--out", dir, NULL};
     assert_int_equal(ks_test_run(sph, NULL, &r), 0);
