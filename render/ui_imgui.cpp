@@ -328,8 +328,32 @@ void colorbar_panel(const ks_view *v)
     ks_colormap_table_rgba(v->colorbar.cmap, lut);
     ImGui::TextWrapped("%s", v->colorbar.label);
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    ImVec2 p = ImGui::GetCursorScreenPos();
     float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFrameHeight();
+    if (v->colorbar.hist_n > 0) {
+        // the values' histogram right above the bar, bin i over the colours it
+        // was counted for; bar heights log(1 + count) (boundaries make spikes)
+        const int n = v->colorbar.hist_n < KS_VIEW_HIST ? v->colorbar.hist_n : KS_VIEW_HIST;
+        double mx = 0.0;
+        for (int i = 0; i < n; ++i) mx = fmax(mx, v->colorbar.hist[i]);
+        const ImVec2 q = ImGui::GetCursorScreenPos();
+        const float hh = 2.0f * h;
+        const double span = v->colorbar.hi - v->colorbar.lo;
+        const double blo = v->colorbar.hist_lo, bw = (v->colorbar.hist_hi - v->colorbar.hist_lo) / n;
+        dl->AddRectFilled(q, ImVec2(q.x + w, q.y + hh), IM_COL32(30, 30, 30, 255));
+        for (int i = 0; i < n && mx > 0.0 && span > 0.0; ++i) {
+            const float x0 = q.x + w * (float)((blo + bw * i - v->colorbar.lo) / span);
+            const float x1 = q.x + w * (float)((blo + bw * (i + 1) - v->colorbar.lo) / span);
+            const float bh = hh * (float)(log1p(v->colorbar.hist[i]) / log1p(mx));
+            if (x1 <= q.x || x0 >= q.x + w || bh <= 0.0f) continue;
+            dl->AddRectFilled(ImVec2(fmaxf(x0, q.x), q.y + hh - bh), ImVec2(fminf(x1, q.x + w) - 1.0f, q.y + hh),
+                              IM_COL32(200, 200, 200, 255));
+        }
+        ImGui::Dummy(ImVec2(w, hh));
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("values of the %s in %d bins over [%.4g, %.4g]; bar height log(1 + count)",
+                              v->colorbar.hist_what, n, v->colorbar.hist_lo, v->colorbar.hist_hi);
+    }
+    ImVec2 p = ImGui::GetCursorScreenPos();
     const int seg = 64;
     for (int i = 0; i < seg; ++i) {
         const unsigned char *a = lut[i * 255 / seg], *b = lut[(i + 1) * 255 / seg];
@@ -545,7 +569,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     want[P_STAGES] = title + pad + line * (float)(v->nstages + 1);
     want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
     want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
-    want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight();
+    want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight() * (v->colorbar.hist_n > 0 ? 3.0f : 1.0f);
     want[P_ROOF] = roof ? title + pad + line + px * 12.0f : title;
     want[P_HELP] = help ? title + pad + line * (float)(count_lines(v->help_global) + count_lines(v->help_scene) + 3)
                         : title;

@@ -404,6 +404,29 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
         jw_puts(&w, ",");
         jw_key(&w, "label");
         jw_str(&w, v->colorbar.label);
+        jw_puts(&w, ",");
+        jw_key(&w, "histogram");
+        if (v->colorbar.hist_n > 0) {
+            jw_puts(&w, "{");
+            jw_key(&w, "lo");
+            jw_num(&w, v->colorbar.hist_lo);
+            jw_puts(&w, ",");
+            jw_key(&w, "hi");
+            jw_num(&w, v->colorbar.hist_hi);
+            jw_puts(&w, ",");
+            jw_key(&w, "of");
+            jw_str(&w, v->colorbar.hist_what);
+            jw_puts(&w, ",");
+            jw_key(&w, "counts");
+            jw_puts(&w, "[");
+            for (int i = 0; i < v->colorbar.hist_n && i < KS_VIEW_HIST; ++i) {
+                if (i) jw_puts(&w, ",");
+                jw_num(&w, v->colorbar.hist[i]);
+            }
+            jw_puts(&w, "]}");
+        } else {
+            jw_puts(&w, "null");
+        }
         jw_puts(&w, "}");
     } else {
         jw_puts(&w, "null");

@@ -26,6 +26,7 @@ enum {
     KS_VIEW_NAME = 48,     /* labels, names */
     KS_VIEW_TEXT = 256,    /* text values, hover, message */
     KS_VIEW_ROOF = 8,      /* roofline points (one per kernel variant) */
+    KS_VIEW_HIST = 256,    /* colour-bar histogram bins */
 };
 
 /* One kernel variant on the roofline: model counts of one launch (or frame)
@@ -138,6 +139,13 @@ typedef struct ks_view {
         ks_colormap cmap;
         double lo, hi;
         char label[KS_VIEW_NAME];
+        /* The shown values in hist_n bins over [hist_lo, hist_hi] (the colour
+         * range they were counted for; the end bins hold what lies outside);
+         * hist_n == 0: none. */
+        int hist_n;
+        double hist_lo, hist_hi;
+        double hist[KS_VIEW_HIST];
+        char hist_what[KS_VIEW_NAME]; /* "whole field, GPU" */
     } colorbar;
     struct {
         int n;

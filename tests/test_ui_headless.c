@@ -77,6 +77,11 @@ static void fill_view(ks_view *v)
     v->colorbar.lo = -3e-5;
     v->colorbar.hi = 2e-5;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "u (inferno, auto range)");
+    v->colorbar.hist_n = 64;
+    v->colorbar.hist_lo = v->colorbar.lo;
+    v->colorbar.hist_hi = v->colorbar.hi;
+    for (int b = 0; b < 64; ++b) v->colorbar.hist[b] = b == 0 ? 5000.0 : (double)(b * (64 - b));
+    snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, GPU");
     v->plot.n = 100;
     for (int i = 0; i < 100; ++i) {
         v->plot.x[i] = (float)(20 * i);

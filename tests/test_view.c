@@ -16,6 +16,7 @@
 
 #include "app/options.h"
 #include "app/scene.h"
+#include "kernels/histogram/histogram.h"
 #include "render/view.h"
 
 enum { JSON_CAP = 1 << 20 };
@@ -134,6 +135,7 @@ static void run_scene(const char *const *args, int argc, const ks_scene_api *api
     check_ok(ks_stage_timer_drain(timer), "drain");
     memset(v, 0, sizeof *v);
     api->view(scene, v);
+    check_ok(api->finish(scene), "finish"); /* --dump-field */
     free(rgba);
     api->destroy(scene);
     ks_stage_timer_destroy(timer);
@@ -155,6 +157,47 @@ static const ks_vcontrol *control(const ks_view *v, const char *label)
     return NULL;
 }
 
+
+/* Reads a float32 .npy of n values (format 1.0, as --dump-field writes). */
+static float *read_npy(const char *path, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    unsigned char head[10];
+    assert_int_equal(fread(head, 1, 10, f), 10);
+    assert_memory_equal(head, "\x93NUMPY", 6);
+    const long hlen = head[8] | (head[9] << 8);
+    assert_int_equal(fseek(f, 10 + hlen, SEEK_SET), 0);
+    float *v = malloc(n * sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(fread(v, sizeof *v, n, f), n);
+    fclose(f);
+    return v;
+}
+
+/* The colour bar's histogram: the whole field's values over the colour range,
+ * equal to the gold on the field the scene ends with, summing to the points. */
+static void check_field_histogram(const ks_view *v, const char *npy, size_t points)
+{
+    assert_int_equal(v->colorbar.hist_n, 64);
+    assert_true(v->colorbar.hist_lo == v->colorbar.lo && v->colorbar.hist_hi == v->colorbar.hi);
+    assert_true(v->colorbar.hist_lo < v->colorbar.hist_hi);
+    float *field = read_npy(npy, points);
+    uint64_t gold[64] = {0};
+    ks_hist_gold_float(field, points, (float)v->colorbar.hist_lo, (float)v->colorbar.hist_hi, 64, gold);
+    double sum = 0.0;
+    int filled = 0;
+    for (int b = 0; b < 64; ++b) {
+        if (v->colorbar.hist[b] != (double)gold[b]) fail_msg("bin %d: view %.0f, gold %llu", b, v->colorbar.hist[b],
+                                                              (unsigned long long)gold[b]);
+        sum += v->colorbar.hist[b];
+        filled += v->colorbar.hist[b] > 0;
+    }
+    assert_true(sum == (double)points);
+    assert_true(filled > 2); /* a field with a spread of values, not one spike */
+    free(field);
+    remove(npy);
+}
 
 /* The roofline on the CPU backend: the ceiling from env (copy bandwidth; no
  * FMA kernel there, so a note), one point for the variant that ran, with
@@ -187,8 +230,12 @@ static void test_laplace3d(void **state)
     (void)state;
     static ks_view v;
     ks_options opt;
-    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3"};
-    run_scene(args, 6, &ks_scene_laplace, 5, &v, &opt);
+    char npy[512];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(npy, sizeof npy, "%s/ks_view_field3_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3", "--dump-field", npy};
+    run_scene(args, 8, &ks_scene_laplace, 5, &v, &opt);
+    check_field_histogram(&v, npy, 24 * 20 * 16);
     assert_string_equal(v.scene, "laplace3d");
     assert_string_equal(need(&v, "grid", "")->text, "24x20x16");
     assert_string_equal(need(&v, "boundary", "")->text, "hot-top");
@@ -232,8 +279,14 @@ static void test_laplace2d(void **state)
     (void)state;
     static ks_view v;
     ks_options opt;
-    const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo"};
-    run_scene(args, 8, &ks_scene_laplace, 3, &v, &opt);
+    char npy[512];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(npy, sizeof npy, "%s/ks_view_field2_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo",
+                          "--dump-field", npy};
+    run_scene(args, 10, &ks_scene_laplace, 3, &v, &opt);
+    check_field_histogram(&v, npy, 40 * 30);
+    check_json(&v, "H=v[\"colorbar\"][\"histogram\"]\nassert len(H[\"counts\"])==64 and sum(H[\"counts\"])==1200 and H[\"of\"]==\"whole field, CPU gold\"");
     assert_string_equal(v.scene, "laplace2d");
     assert_string_equal(need(&v, "grid", "")->text, "40x30");
     assert_true(need(&v, "iterations", "")->value == 12.0);
