@@ -133,7 +133,9 @@ static void test_bench_cpu_backend(void **state)
     }
     closedir(d);
     assert_int_equal(csv, 1);
-    assert_int_equal(png, 1);
+    assert_int_equal(png, 2); /* bench_spheres.png and roofline_spheres.png */
+    snprintf(path, sizeof path, "%s/roofline_spheres.png", dir);
+    assert_true(file_starts_with(path, "\x89PNG"));
 }
 
 static void test_bench_bad_values_exit_2(void **state)
