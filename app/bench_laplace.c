@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels/common/fma_peak.h"
 #include "kernels/laplace/laplace.h"
+#include "bench_roofline.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 #include "run_outputs.h"
@@ -453,7 +455,39 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     return st;
 }
 
-static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, int n)
+/* Roofline chart: each variant's best block per grid, one Jacobi iteration:
+ * 6 (3D) or 4 (2D) adds and a multiply per point (model FLOPs), the field
+ * read and written once per launch (model bytes; a temporally blocked launch
+ * does steps_per_launch iterations). The bandwidth ceiling is the copy rate
+ * measured on the largest grid of the run. */
+static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
+{
+    const int dims = ks_scene_dims(opt->scene);
+    ks_roof_chart *c = calloc(1, sizeof *c);
+    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    double largest = -1.0;
+    for (int i = 0; i < n; ++i) {
+        const double points = (double)rows[i].grid[0] * rows[i].grid[1] * rows[i].grid[2];
+        if (points >= largest && rows[i].t_peak_gbs > 0.0) {
+            largest = points;
+            c->peak_gbs = rows[i].t_peak_gbs;
+        }
+        if (!rows[i].best) continue;
+        const int id = ks_lvariant_find(dims, rows[i].variant);
+        const ks_lvariant_info *info = id >= 0 ? ks_lvariant_get(id) : NULL;
+        const int steps = info && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
+        ks_roof_chart_add(c, rows[i].variant, (dims == 3 ? 7.0 : 5.0) * points, 2.0 * points * sizeof(float) / steps,
+                          rows[i].ms_per_iter);
+    }
+    c->peak_gflops = fma_gflops;
+    char path[1024];
+    ks_status st = ks_roof_chart_write(c, opt->out_dir, ks_scene_name(opt->scene), rows[0].device, path, sizeof path);
+    if (st == KS_OK && path[0]) ks_note_wrote(path);
+    free(c);
+    return st;
+}
+
+static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
 {
     char path[1024];
     char *csv = ks_bench_laplace_csv(rows, n);
@@ -464,6 +498,7 @@ static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, 
     free(csv);
     if (st == KS_OK) ks_note_wrote(path);
     if (st == KS_OK) st = write_chart(opt, rows, n);
+    if (st == KS_OK) st = write_roofline(opt, rows, n, fma_gflops);
     return st;
 }
 
@@ -478,8 +513,10 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     ks_status st = KS_OK;
     printf("kernelscope bench %s on %s (%s backend)\n", ks_scene_name(opt->scene),
            use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu");
+    double fma_gflops = 0.0; /* the roofline's flat ceiling, measured in this run */
     if (use_cuda) {
-        st = bench_cuda(opt, dev, &plan, rows, &n);
+        st = ks_cuda_measure_fma_gflops(5, &fma_gflops);
+        if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n);
     } else {
         for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
@@ -503,7 +540,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
         char *table = ks_bench_laplace_table(rows, n);
         if (table) fputs(table, stdout);
         free(table);
-        st = write_outputs(opt, rows, n);
+        st = write_outputs(opt, rows, n, fma_gflops);
     }
     if (st == KS_OK && use_cuda && best && best_path) {
         for (int i = 0; i < n; ++i) {

@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/cuda_device.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_bench.h"
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "bench_roofline.h"
+#include "run_outputs.h"
 
 enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 
@@ -56,6 +59,42 @@ static ks_status ks_bench_matmul_chart(const ks_matmul_bench_result *r, const ch
     ks_status st = ks_chart_render(&d, rgba);
     if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, KS_BENCH_CHART_W, KS_BENCH_CHART_H);
     free(rgba);
+    return st;
+}
+
+/* Roofline chart: each variant's best configuration (tiled: its best tile) per
+ * size; model FLOPs 2MNK, model DRAM bytes from ks_matmul_model_bytes (the CPU
+ * gold: A, B and C once each). Ceilings: the FMA peak the bench measured and
+ * a copy measured here. */
+static ks_status ks_bench_matmul_roofline(const ks_matmul_bench_result *r, const char *dir, char *path,
+                                          size_t path_cap)
+{
+    ks_roof_chart *c = calloc(1, sizeof *c);
+    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
+    ks_status st = KS_OK;
+    if (r->use_cuda) st = ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &c->peak_gbs);
+    else c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20);
+    c->peak_gflops = r->use_cuda ? r->peak_gflops : 0.0;
+    for (int k = 0; k < r->row_n && st == KS_OK; ++k) {
+        const ks_matmul_bench_row *w = &r->rows[k];
+        if (!(w->ms > 0.0)) continue;
+        int best = 1; /* the fastest row of this variant and size */
+        for (int j = 0; j < r->row_n; ++j) {
+            const ks_matmul_bench_row *o = &r->rows[j];
+            if (j != k && strcmp(o->variant, w->variant) == 0 && o->size.m == w->size.m && o->size.n == w->size.n &&
+                o->size.k == w->size.k && o->ms > 0.0 && (o->ms < w->ms || (o->ms == w->ms && j < k)))
+                best = 0;
+        }
+        if (!best) continue;
+        ks_matmul_variant v;
+        const double bytes = ks_matmul_variant_parse(w->variant, &v) == 0
+                                 ? ks_matmul_model_bytes(v, w->tile, &w->size)
+                                 : 4.0 * ((double)w->size.m * w->size.k + (double)w->size.k * w->size.n +
+                                          (double)w->size.m * w->size.n);
+        ks_roof_chart_add(c, w->variant, ks_matmul_flops(&w->size), bytes, w->ms);
+    }
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "matmul", r->device, path, path_cap);
+    free(c);
     return st;
 }
 
@@ -110,6 +149,9 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     if (st == KS_OK) st = ks_text_write(csv_path, text, ks_matmul_bench_csv(r, text, need));
     if (st == KS_OK) st = ks_bench_matmul_chart(r, png_path);
     if (st == KS_OK) printf("wrote %s and %s\n", csv_path, png_path);
+    char roof_path[1024];
+    if (st == KS_OK) st = ks_bench_matmul_roofline(r, dir, roof_path, sizeof roof_path);
+    if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);
     free(text);
     free(r);
     return st;

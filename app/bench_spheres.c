@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/fma_peak.h"
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_bench.h"
 #include "render/chart.h"
+#include "bench_roofline.h"
 #include "render/image_io.h"
 #include "run_outputs.h"
 #include "signals.h"
@@ -34,6 +37,34 @@ static ks_status ks_bench_spheres_chart(const ks_spheres_bench_result *r, const 
     ks_status st = ks_chart_render(&d, rgba);
     if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, KS_BENCH_CHART_W, KS_BENCH_CHART_H);
     free(rgba);
+    return st;
+}
+
+/* Roofline chart: every variant at every sphere count, one render: 6 model
+ * FLOPs per pixel per sphere (each pixel tests each sphere), model bytes the
+ * picture written once and the packed spheres read once; ceilings measured
+ * here (device copy and FMA peak; the CPU backend: memcpy, no FMA). */
+static ks_status ks_bench_spheres_roofline(const ks_spheres_bench_result *r, const char *dir)
+{
+    ks_roof_chart *c = calloc(1, sizeof *c);
+    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
+    ks_status st = KS_OK;
+    if (r->use_cuda) {
+        st = ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &c->peak_gbs);
+        if (st == KS_OK) st = ks_cuda_measure_fma_gflops(5, &c->peak_gflops);
+    } else {
+        c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20);
+    }
+    const double pix = (double)r->width * r->height;
+    for (int k = 0; k < r->count_n && st == KS_OK; ++k)
+        for (int col = 0; col < r->col_n; ++col)
+            if (r->cell[k][col].available)
+                ks_roof_chart_add(c, ks_spheres_bench_col_name(r, col), 6.0 * pix * r->counts[k],
+                                  4.0 * pix + (double)r->counts[k] * sizeof(ks_sphere_packed), r->cell[k][col].ms);
+    char path[1024];
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "spheres", r->device, path, sizeof path);
+    if (st == KS_OK && path[0]) ks_note_wrote(path);
+    free(c);
     return st;
 }
 
@@ -104,6 +135,7 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     if (st == KS_OK && r->count_n > 0) {
         st = ks_bench_spheres_chart(r, png_path);
         if (st == KS_OK) ks_note_wrote(png_path);
+        if (st == KS_OK) st = ks_bench_spheres_roofline(r, dir);
     }
     free(text);
     free(r);

@@ -27,7 +27,7 @@ struct ks_live {
     ks_interop *interop;       /* CUDA backend only */
     ks_stage_timer *timer;
     int stage_frame, stage_map, stage_unmap;
-    int paused, single, overlay, help;
+    int paused, single, overlay, help, roofline;
     long long frame;
     char message[256];
     double message_until;      /* host seconds */
@@ -53,6 +53,7 @@ static const char ks_global_help[] = "Keys\n"
                                      "  Space      pause / resume\n"
                                      "  N          single step (while paused)\n"
                                      "  O          panels on / off\n"
+                                     "  G          roofline panel open / folded\n"
                                      "  S / P      save the frame as PNG / PPM (what is on screen)\n"
                                      "  F          save the bare picture (PNG, one pixel per point)\n"
                                      "  Esc / Q    quit\n";
@@ -121,6 +122,7 @@ static int handle_key(ks_live *l, const ks_key_event *ev)
     case 'O': l->overlay = !l->overlay; return 0;
     case 'H':
     case KS_KEY_F1: l->help = !l->help; return 0;
+    case 'G': l->roofline = !l->roofline; return 0;
     case 'S': l->save_key_format = KS_FMT_PNG; return 0;
     case 'P': l->save_key_format = KS_FMT_PPM; return 0;
     case 'F': l->save_bare = 1; return 0;
@@ -182,6 +184,7 @@ static void view_frame(ks_live *l, ks_view *v)
         snprintf(v->message, sizeof v->message, "%s", l->message);
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
+    v->roof.show = l->roofline;
 }
 
 /* Maps the picture buffer. With CUDA this comes first in the frame: mapping

@@ -9,6 +9,7 @@
 
 #include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/fma_peak.h"
 #include "best_config.h"
 #include "live.h"
 #include "options.h"
@@ -221,7 +222,8 @@ int main(int argc, char **argv)
             if (ks_grid_bytes(&g) > bytes && ks_grid_bytes(&g) < device.free_mem / 4)
                 bytes = ks_grid_bytes(&g);
         }
-        if (ks_cuda_measure_copy_gbs(bytes, 10, &env.t_peak_gbs) != KS_OK) {
+        if (ks_cuda_measure_copy_gbs(bytes, 10, &env.t_peak_gbs) != KS_OK ||
+            ks_cuda_measure_fma_gflops(5, &env.fma_gflops) != KS_OK) { /* the roofline's ceilings */
             free(best);
             return fail(KS_EXIT_FAILURE);
         }

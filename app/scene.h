@@ -27,6 +27,7 @@ typedef struct ks_scene_env {
     int use_cuda;                 /* 1: CUDA backend, 0: CPU */
     const ks_device_info *device; /* present == 0 on the CPU backend without a device */
     double t_peak_gbs;            /* copy bandwidth measured at start-up (CPU: memcpy) */
+    double fma_gflops;            /* FP32 FMA peak measured at start-up; 0 on the CPU backend */
     const ks_best_store *best;    /* best measured configurations (may be empty) */
 } ks_scene_env;
 

@@ -29,6 +29,7 @@ typedef struct ks_hs_window {
 typedef struct ks_hist_scene {
     int use_cuda;
     double t_peak_gbs;
+    double fma_gflops;
     int w, h;
     unsigned char *data; /* host copy of the input */
     size_t n;
@@ -161,6 +162,7 @@ static ks_status ks_hs_create(const ks_scene_env *env, void **self)
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: out of host memory");
     s->use_cuda = env->use_cuda;
     s->t_peak_gbs = env->t_peak_gbs;
+    s->fma_gflops = env->fma_gflops;
     s->w = opt->width > 0 ? opt->width : 1280;
     s->h = opt->height > 0 ? opt->height : 800;
     if (s->w > 16383) s->w = 16383;
@@ -317,6 +319,15 @@ static void ks_hs_view(void *self, ks_view *v)
             ks_view_num(v, KS_VGROUP_KERNEL, "cub chunk time", s->cub_ms, "ms", KS_VFMT_F4);
         }
     }
+    /* Roofline, one chunk: the bytes read (no flops: the points sit at the
+     * left edge, at their read rate); every variant timed so far. */
+    ks_roof_log roof = {0};
+    for (int i = 0; i < (s->gpu ? KS_HIST_VARIANT_NUM : 1); ++i) {
+        double rms, rgbs;
+        if (stats(&s->win[i], &rms, &rgbs))
+            ks_roof_log_put(&roof, s->gpu ? ks_hist_variant_get(i)->name : "cpu", 0.0, rgbs * rms * 1e6, rms);
+    }
+    ks_view_roof(v, &roof, var ? var->name : "cpu", "one chunk", s->t_peak_gbs, s->gpu ? s->fma_gflops : 0.0);
     if (s->gpu) {
         double g, sh;
         ks_hist_atomics_model(ks_hist_gpu_ctx(s->gpu), s->variant, ks_hist_gpu_input(s->gpu), s->chunk,

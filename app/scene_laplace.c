@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/histogram/histogram.h"
 #include "best_config.h"
 #include "scene.h"
 
@@ -43,7 +44,13 @@ typedef struct ks_laplace_scene {
     int have_attrs;
     ks_stage_timer *timer;
     int stage_jacobi, stage_residual, stage_slice;
+    ks_roof_log roof;        /* last roofline point of each variant */
+    ks_lhist vhist;          /* the field's values over the colour range (bins 0: none yet) */
+    int stage_hist;
 } ks_laplace_scene;
+
+/* Bins of the colour bar's histogram. */
+enum { KS_LAPLACE_HIST_BINS = 64 };
 
 /* Candidate blocks for [ and ]: by rank, in increasing thread count. */
 static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
@@ -298,6 +305,7 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     s->stage_jacobi = ks_stage_timer_stage(ctx->timer, "jacobi");
     s->stage_residual = ks_stage_timer_stage(ctx->timer, "residual");
     s->stage_slice = ks_stage_timer_stage(ctx->timer, "slice+colormap");
+    s->stage_hist = ks_stage_timer_stage(ctx->timer, "histogram");
     s->probe_valid = ctx->probe_valid;
     if (ctx->probe_valid)
         ks_slice_point(&s->grid, s->axis, s->index, ctx->probe_a, ctx->probe_b, s->probe);
@@ -307,6 +315,32 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     if (iters > 0) s->last_iters = iters;
     s->total_iters += iters;
     return KS_OK;
+}
+
+/* The whole field's values in bins over the colour range, on the frames the
+ * picture is drawn: on the GPU (the solver's stream, read back a frame or so
+ * later without a stall), on the CPU backend with the gold. */
+static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
+{
+    if (s->use_cuda) {
+        ks_lhist got;
+        if (ks_lsolver_poll_histogram(s->solver, &got)) s->vhist = got;
+    }
+    if (!(s->lo < s->hi)) return KS_OK;
+    KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_hist));
+    if (s->use_cuda) {
+        KS_TRY(ks_lsolver_request_histogram(s->solver, s->lo, s->hi, KS_LAPLACE_HIST_BINS,
+                                            s->total_iters));
+    } else {
+        uint64_t counts[KS_LAPLACE_HIST_BINS] = {0};
+        ks_hist_gold_float(s->u, scene_points(s), s->lo, s->hi, KS_LAPLACE_HIST_BINS, counts);
+        s->vhist.bins = KS_LAPLACE_HIST_BINS;
+        s->vhist.lo = s->lo;
+        s->vhist.hi = s->hi;
+        s->vhist.iteration = s->total_iters;
+        for (int b = 0; b < KS_LAPLACE_HIST_BINS; ++b) s->vhist.counts[b] = (unsigned)counts[b];
+    }
+    return ks_stage_timer_end(ctx->timer, s->stage_hist);
 }
 
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
@@ -319,7 +353,8 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     else
         ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi,
                                     rgba);
-    return ks_stage_timer_end(ctx->timer, s->stage_slice);
+    KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_slice));
+    return histogram_values(s, ctx);
 }
 
 static ks_status cycle_block(ks_laplace_scene *s, int dir)
@@ -455,6 +490,12 @@ static void view_kernel(const ks_laplace_scene *s, ks_view *v)
     }
 }
 
+/* The roofline's name for the kernel in use. */
+static const char *roof_name(const ks_laplace_scene *s)
+{
+    return s->use_cuda ? ks_lvariant_get(s->variant)->name : "cpu";
+}
+
 static void view(void *self, ks_view *v)
 {
     ks_laplace_scene *s = self;
@@ -517,8 +558,17 @@ static void view(void *self, ks_view *v)
             ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
             ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
             ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
+            /* Roofline, one iteration: 6 (3D) or 4 (2D) adds and a multiply per
+             * point; the field read and written once per launch (a temporally
+             * blocked launch does steps_per_launch iterations). */
+            const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+            const int steps = s->use_cuda && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
+            const double flops = (s->grid.dims == 3 ? 7.0 : 5.0) * (double)scene_points(s);
+            ks_roof_log_put(&s->roof, roof_name(s), flops, 2.0 * field_bytes / steps, t_iter * 1e3);
         }
     }
+    ks_view_roof(v, &s->roof, roof_name(s), "one Jacobi iteration", s->env->t_peak_gbs,
+                 s->use_cuda ? s->env->fma_gflops : 0.0);
     ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
                 KS_VFMT_INT);
     if (s->grid.dims == 3)
@@ -540,6 +590,14 @@ static void view(void *self, ks_view *v)
     v->colorbar.hi = s->hi;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "u (%s, %s range)", ks_colormap_name(s->cmap),
              s->auto_range ? "auto" : "fixed");
+    if (s->vhist.bins > 0) {
+        v->colorbar.hist_n = s->vhist.bins;
+        v->colorbar.hist_lo = s->vhist.lo;
+        v->colorbar.hist_hi = s->vhist.hi;
+        for (int b = 0; b < s->vhist.bins && b < KS_VIEW_HIST; ++b) v->colorbar.hist[b] = s->vhist.counts[b];
+        snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, %s",
+                 s->use_cuda ? "GPU" : "CPU gold");
+    }
     memcpy(v->plot.x, s->hist_x, (size_t)s->hist_n * sizeof(float));
     memcpy(v->plot.y, s->hist_y, (size_t)s->hist_n * sizeof(float));
     v->plot.n = s->hist_n;

@@ -34,6 +34,8 @@ typedef struct ks_matmul_scene {
     int range_valid;
     double cublas_ms;         /* reference, median at start */
     double peak_gflops;       /* measured FMA throughput */
+    double t_peak_gbs;        /* copy bandwidth measured at start-up */
+    ks_roof_log roof;         /* last roofline point of each variant (and tile) */
     double ms[KS_MM_WINDOW];  /* this variant's last times */
     int ms_n, ms_next;
     unsigned char lut[256][4];
@@ -119,6 +121,7 @@ static void ks_matmul_destroy(void *self)
 static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = s->opt;
+    s->t_peak_gbs = env->t_peak_gbs;
     KS_TRY(ks_matmul_size_check(&s->size));
     const size_t nc = (size_t)s->size.m * s->size.n;
     s->c = malloc(nc * sizeof *s->c);
@@ -128,7 +131,8 @@ static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
     if (env->use_cuda) {
         KS_TRY(ks_matmul_gpu_create(&s->gpu));
         KS_TRY(ks_matmul_gpu_setup(s->gpu, &s->size));
-        KS_TRY(ks_cuda_measure_fma_gflops(5, &s->peak_gflops));
+        s->peak_gflops = env->fma_gflops; /* measured at start-up; else here */
+        if (!(s->peak_gflops > 0.0)) KS_TRY(ks_cuda_measure_fma_gflops(5, &s->peak_gflops));
         double mn = 0.0;
         KS_TRY(ks_matmul_gpu_time(s->gpu, KS_MATMUL_CUBLAS, 0, 1, KS_MM_REF_REPS, &s->cublas_ms, &mn));
     } else {
@@ -350,6 +354,15 @@ static void ks_matmul_view(void *self, ks_view *v)
         if (ms > 0) ks_view_num(v, KS_VGROUP_KERNEL, "DRAM rate (model)", bytes / (ms * 1e6), "GB/s", KS_VFMT_INT);
         ks_view_num(v, KS_VGROUP_KERNEL, "intensity (model)", flops / bytes, "flop/B", KS_VFMT_F2);
     }
+    /* Roofline, one launch: 2MNK flops; bytes from the variant's traffic model
+     * (CPU: A, B and C once each, the least any order can move). */
+    char rname[24];
+    if (s->gpu && s->variant == KS_MATMUL_TILED) snprintf(rname, sizeof rname, "tiled %d", s->tile);
+    else snprintf(rname, sizeof rname, "%s", s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu");
+    const double rbytes = s->gpu ? ks_matmul_model_bytes(s->variant, s->tile, z)
+                                 : 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n);
+    if (ms > 0) ks_roof_log_put(&s->roof, rname, flops, rbytes, ms);
+    ks_view_roof(v, &s->roof, rname, "one multiply", s->t_peak_gbs, s->gpu ? s->peak_gflops : 0.0);
     if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
     v->colorbar.on = 1;
     v->colorbar.cmap = s->opt->colormap;

@@ -58,6 +58,7 @@ typedef struct ks_spheres_scene {
     int attrs_valid;
     char notice[256];           /* last refusal or hint, shown until the next key */
     ks_sph_row rows[KS_SPH_TABLE_ROWS];
+    double t_peak_gbs, fma_gflops; /* roofline ceilings, measured at start-up */
     long long frame;
     int probe_valid, probe_a, probe_b;
 } ks_spheres_scene;
@@ -198,6 +199,8 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: out of host memory");
     s->opt = opt;
     s->use_cuda = env->use_cuda;
+    s->t_peak_gbs = env->t_peak_gbs;
+    s->fma_gflops = env->fma_gflops;
     s->global_gen = s->const_gen = -1;
     s->seed = opt->seed;
     /* defaults, in one place */
@@ -432,6 +435,22 @@ static void ks_spheres_view(void *self, ks_view *v)
     if (s->gpu && ks_sph_stats(&row->upload[col], &med, &mn)) {
         ks_view_num(v, KS_VGROUP_KERNEL, "upload median", med, "ms", KS_VFMT_F3);
         ks_view_num(v, KS_VGROUP_KERNEL, "upload min", mn, "ms", KS_VFMT_F3);
+    }
+    /* Roofline, one render: the brute-force model, every pixel tests every
+     * sphere (2 subs, 2 muls, an add and a compare: 6 flops); bytes: the
+     * picture written once and the packed spheres read once. */
+    {
+        const double pix = (double)s->w * s->h;
+        const double flops = 6.0 * pix * s->count;
+        const double bytes = 4.0 * pix + (double)s->count * sizeof(ks_sphere_packed);
+        ks_roof_log roof = {0};
+        for (int m = s->gpu ? KS_SPHERES_MEM_GLOBAL : 0; m <= (s->gpu ? KS_SPHERES_MEM_NUM - 1 : 0); ++m) {
+            double rmed, rmin;
+            if (ks_sph_stats(&row->render[m], &rmed, &rmin))
+                ks_roof_log_put(&roof, s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu", flops, bytes, rmed);
+        }
+        ks_view_roof(v, &roof, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu", "one render", s->t_peak_gbs,
+                     s->gpu ? s->fma_gflops : 0.0);
     }
     if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
 

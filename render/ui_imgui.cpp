@@ -21,9 +21,9 @@ namespace {
 
 const char *const KS_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
-enum Panel { P_SCENE, P_STAGES, P_TABLE, P_PLOT, P_COLORBAR, P_HELP, P_NUM };
+enum Panel { P_SCENE, P_STAGES, P_TABLE, P_PLOT, P_COLORBAR, P_ROOF, P_HELP, P_NUM };
 const char *const PANEL_NAMES[P_NUM] = {"Scene and kernel", "Stage timings", "A/B",
-                                        "Convergence", "Colour bar", "Keys and mouse (H)"};
+                                        "Convergence", "Colour bar", "Roofline (G)", "Keys and mouse (H)"};
 
 } // namespace
 
@@ -35,6 +35,7 @@ struct ks_ui {
     float font_scale;     // framebuffer pixels per window unit it was built for
     int layout_w, layout_h, layout_sig; // what the column was laid out for
     int help_shown;       // last help state applied
+    int roof_shown;       // last roofline open state applied
     float natural[P_NUM]; // content height each panel asked for last frame (0: not known)
     int nrects;
     ks_ui_rect rects[KS_UI_MAX_PANELS];
@@ -327,8 +328,32 @@ void colorbar_panel(const ks_view *v)
     ks_colormap_table_rgba(v->colorbar.cmap, lut);
     ImGui::TextWrapped("%s", v->colorbar.label);
     ImDrawList *dl = ImGui::GetWindowDrawList();
-    ImVec2 p = ImGui::GetCursorScreenPos();
     float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFrameHeight();
+    if (v->colorbar.hist_n > 0) {
+        // the values' histogram right above the bar, bin i over the colours it
+        // was counted for; bar heights log(1 + count) (boundaries make spikes)
+        const int n = v->colorbar.hist_n < KS_VIEW_HIST ? v->colorbar.hist_n : KS_VIEW_HIST;
+        double mx = 0.0;
+        for (int i = 0; i < n; ++i) mx = fmax(mx, v->colorbar.hist[i]);
+        const ImVec2 q = ImGui::GetCursorScreenPos();
+        const float hh = 2.0f * h;
+        const double span = v->colorbar.hi - v->colorbar.lo;
+        const double blo = v->colorbar.hist_lo, bw = (v->colorbar.hist_hi - v->colorbar.hist_lo) / n;
+        dl->AddRectFilled(q, ImVec2(q.x + w, q.y + hh), IM_COL32(30, 30, 30, 255));
+        for (int i = 0; i < n && mx > 0.0 && span > 0.0; ++i) {
+            const float x0 = q.x + w * (float)((blo + bw * i - v->colorbar.lo) / span);
+            const float x1 = q.x + w * (float)((blo + bw * (i + 1) - v->colorbar.lo) / span);
+            const float bh = hh * (float)(log1p(v->colorbar.hist[i]) / log1p(mx));
+            if (x1 <= q.x || x0 >= q.x + w || bh <= 0.0f) continue;
+            dl->AddRectFilled(ImVec2(fmaxf(x0, q.x), q.y + hh - bh), ImVec2(fminf(x1, q.x + w) - 1.0f, q.y + hh),
+                              IM_COL32(200, 200, 200, 255));
+        }
+        ImGui::Dummy(ImVec2(w, hh));
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("values of the %s in %d bins over [%.4g, %.4g]; bar height log(1 + count)",
+                              v->colorbar.hist_what, n, v->colorbar.hist_lo, v->colorbar.hist_hi);
+    }
+    ImVec2 p = ImGui::GetCursorScreenPos();
     const int seg = 64;
     for (int i = 0; i < seg; ++i) {
         const unsigned char *a = lut[i * 255 / seg], *b = lut[(i + 1) * 255 / seg];
@@ -350,6 +375,89 @@ void colorbar_panel(const ks_view *v)
     }
     ImGui::SameLine(fmaxf(x0 + w - hw, ImGui::GetCursorPosX()));
     ImGui::TextUnformatted(hi);
+}
+
+/* Log-log roofline: x = model FLOPs per model DRAM byte, y = GFLOP/s. The
+ * bandwidth ceiling is the slope peak_gbs * x, the FMA ceiling the flat line;
+ * a point without flops (histogram) sits at the left edge on its own
+ * bandwidth line. */
+void roof_panel(const ks_view *v)
+{
+    const ks_vroof *r = &v->roof;
+    const double bw = r->peak_gbs > 0.0 ? r->peak_gbs : 1.0;
+    const double fl = r->peak_gflops;
+    // the ceilings are labelled on the plot; one line says what the points count
+    ImGui::TextWrapped("GFLOP/s vs model flop/B, %s%s%s", r->what[0] ? r->what : "one launch", fl > 0.0 ? "" : "; ",
+                       fl > 0.0 ? "" : r->note);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Ceilings measured at start-up: copy bandwidth %.0f GB/s, FP32 FMA %s.\n"
+                          "Points: model FLOPs and model DRAM bytes (counts from each kernel's model,\n"
+                          "not hardware counters) over the measured time.",
+                          bw, fl > 0.0 ? "measured" : "not measured");
+    double xlo = 1e30, xhi = 0.0, ylo = 1e30, yhi = 0.0;
+    const double ridge = fl > 0.0 ? fl / bw : 1.0;
+    xlo = fmin(xlo, ridge);
+    xhi = fmax(xhi, ridge);
+    for (int i = 0; i < r->n; ++i) {
+        const ks_vroof_point *q = &r->pts[i];
+        const double gf = q->flops / (q->ms * 1e6);
+        if (q->flops > 0.0 && q->bytes > 0.0) {
+            xlo = fmin(xlo, q->flops / q->bytes);
+            xhi = fmax(xhi, q->flops / q->bytes);
+        }
+        if (gf > 0.0) ylo = fmin(ylo, gf);
+    }
+    xlo = pow(10.0, floor(log10(xlo)) - 1.0);
+    xhi = pow(10.0, ceil(log10(xhi)) + 1.0);
+    yhi = pow(10.0, ceil(log10(fl > 0.0 ? fl : bw * xhi)) + 0.3);
+    ylo = fmin(ylo, bw * xlo);
+    for (int i = 0; i < r->n; ++i)
+        if (!(r->pts[i].flops > 0.0)) ylo = fmin(ylo, r->pts[i].bytes / (r->pts[i].ms * 1e6) * xlo);
+    ylo = pow(10.0, floor(log10(ylo)));
+    ImDrawList *dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float h = fmaxf(avail.y, ImGui::GetFrameHeight() * 3.0f), w = avail.x;
+    const float lx = log10f((float)xlo), hx = log10f((float)xhi), ly = log10f((float)ylo), hy = log10f((float)yhi);
+    auto X = [&](double x) { return p.x + w * (log10f((float)x) - lx) / (hx - lx); };
+    auto Y = [&](double y) { return p.y + h - h * (log10f((float)y) - ly) / (hy - ly); };
+    const ImU32 axis = IM_COL32(150, 150, 150, 255), ceil_c = IM_COL32(240, 200, 80, 255);
+    dl->PushClipRect(p, ImVec2(p.x + w, p.y + h), true);
+    dl->AddRect(p, ImVec2(p.x + w, p.y + h), axis);
+    for (double d = xlo; d <= xhi * 1.01; d *= 10.0) dl->AddLine(ImVec2(X(d), p.y + h - 4.0f), ImVec2(X(d), p.y + h), axis);
+    for (double d = ylo; d <= yhi * 1.01; d *= 10.0) dl->AddLine(ImVec2(p.x, Y(d)), ImVec2(p.x + 4.0f, Y(d)), axis);
+    const double xr = fl > 0.0 ? ridge : xhi;
+    dl->AddLine(ImVec2(X(xlo), Y(bw * xlo)), ImVec2(X(xr), Y(bw * xr)), ceil_c, 2.0f);
+    if (fl > 0.0) dl->AddLine(ImVec2(X(ridge), Y(fl)), ImVec2(X(xhi), Y(fl)), ceil_c, 2.0f);
+    char t[64];
+    snprintf(t, sizeof t, "%.0f GB/s", bw);
+    dl->AddText(ImVec2(X(xlo) + 6.0f, Y(bw * xlo) - ImGui::GetTextLineHeight() - 2.0f), ceil_c, t);
+    if (fl > 0.0) {
+        snprintf(t, sizeof t, "%.0f GFLOP/s", fl);
+        dl->AddText(ImVec2(fmaxf(X(ridge), p.x + w - ImGui::CalcTextSize(t).x - 4.0f), Y(fl) + 2.0f), ceil_c, t);
+    }
+    const float rad = fmaxf(3.0f, ImGui::GetTextLineHeight() * 0.25f);
+    for (int i = 0; i < r->n; ++i) {
+        const ks_vroof_point *q = &r->pts[i];
+        double x = xlo, y;
+        if (q->flops > 0.0 && q->bytes > 0.0) {
+            x = q->flops / q->bytes;
+            y = q->flops / (q->ms * 1e6);
+        } else {
+            y = q->bytes / (q->ms * 1e6) * xlo; // its GB/s on the bandwidth scale at the left edge
+        }
+        const bool cur = i == r->current;
+        const ImU32 c = cur ? IM_COL32(90, 220, 255, 255) : IM_COL32(200, 200, 200, 255);
+        const ImVec2 at(X(x), Y(y));
+        if (cur) dl->AddCircleFilled(at, rad * 1.5f, c);
+        else dl->AddCircle(at, rad, c, 0, 1.5f);
+        float tx = at.x + rad * 2.0f;
+        const float tw = ImGui::CalcTextSize(q->name).x;
+        if (tx + tw > p.x + w) tx = at.x - rad * 2.0f - tw;
+        dl->AddText(ImVec2(tx, at.y - 0.5f * ImGui::GetTextLineHeight()), c, q->name);
+    }
+    dl->PopClipRect();
+    ImGui::Dummy(ImVec2(w, h));
 }
 
 /* "  Key    what it does" lines as a two-column table (the proportional font
@@ -452,19 +560,22 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     const float pad = 2.0f * st.WindowPadding.y;
 
     bool present[P_NUM] = {visible != 0, visible && v->nstages > 0, visible && v->table.ncols > 0,
-                           visible && v->plot.n > 1, visible && v->colorbar.on, visible || help};
+                           visible && v->plot.n > 1, visible && v->colorbar.on, visible && v->roof.on,
+                           visible || help};
+    const int roof = v->roof.show != 0;
     float want[P_NUM] = {0};
     int nctl_lines = v->ncontrols + 1;
     want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
     want[P_STAGES] = title + pad + line * (float)(v->nstages + 1);
     want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
     want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
-    want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight();
+    want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight() * (v->colorbar.hist_n > 0 ? 3.0f : 1.0f);
+    want[P_ROOF] = roof ? title + pad + line + px * 12.0f : title;
     want[P_HELP] = help ? title + pad + line * (float)(count_lines(v->help_global) + count_lines(v->help_scene) + 3)
                         : title;
     // what the panels measured last frame beats the estimate (the plot fills what it gets)
     for (int p = 0; p < P_NUM; ++p)
-        if (ui->natural[p] > 0.0f && p != P_PLOT && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
+        if (ui->natural[p] > 0.0f && p != P_PLOT && p != P_ROOF && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
     // fit the column: the scene panel gives up height first, down to 40% of the
     // column, then the plot; then every panel in proportion, down to its title
     float hgt[P_NUM] = {0};
@@ -488,6 +599,12 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         hgt[P_PLOT] -= give;
         sum -= give;
     }
+    if (sum > avail && present[P_ROOF] && roof) { // then the roofline, down to a small plot
+        const float keep = fminf(hgt[P_ROOF], title + pad + line + 8.0f * px);
+        const float give = fminf(hgt[P_ROOF] - keep, sum - avail);
+        hgt[P_ROOF] -= give;
+        sum -= give;
+    }
     if (sum > avail) {
         for (int p = 0; p < P_NUM; ++p)
             if (present[p] && hgt[p] > 0.0f) rest += hgt[p] - title;
@@ -499,7 +616,8 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     for (int p = 0; p < P_NUM; ++p) sig |= present[p] << p;
     for (int p = 0; p < P_NUM; ++p) sig = sig * 31 + (int)(want[p] / (0.5f * px));
     ImGuiCond cond = ImGuiCond_FirstUseEver;
-    if (fb_w != ui->layout_w || fb_h != ui->layout_h || sig != ui->layout_sig || help != ui->help_shown) {
+    if (fb_w != ui->layout_w || fb_h != ui->layout_h || sig != ui->layout_sig || help != ui->help_shown ||
+        roof != ui->roof_shown) {
         cond = ImGuiCond_Always;
         ui->layout_w = fb_w;
         ui->layout_h = fb_h;
@@ -507,6 +625,8 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     }
     const bool help_changed = help != ui->help_shown;
     ui->help_shown = help;
+    const bool roof_changed = roof != ui->roof_shown;
+    ui->roof_shown = roof;
 
     const ImGuiWindowFlags wf = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     float top = m; // below the banner: where the open help goes
@@ -541,6 +661,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
             y += h + m;
         }
         if (p == P_HELP && (help_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!help, ImGuiCond_Always);
+        if (p == P_ROOF && (roof_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!roof, ImGuiCond_Always);
         if (ImGui::Begin(PANEL_NAMES[p], NULL, wf)) {
             switch (p) {
             case P_SCENE: scene_panel(f); break;
@@ -548,6 +669,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
             case P_TABLE: table_panel(&v->table); break;
             case P_PLOT: plot_panel(v); break;
             case P_COLORBAR: colorbar_panel(v); break;
+            case P_ROOF: roof_panel(v); break;
             default: help_panel(v); break;
             }
             // bottom of the last item, in content coordinates (scrolling included)
@@ -557,6 +679,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         // the help folded or unfolded with the mouse: the same as pressing H
         if (p == P_HELP && cond != ImGuiCond_Always && !help_changed && ImGui::IsWindowCollapsed() == (help != 0))
             push_key(out, 'H');
+        // the roofline folded or unfolded with the mouse: the same as pressing G
+        if (p == P_ROOF && cond != ImGuiCond_Always && !roof_changed && ImGui::IsWindowCollapsed() == roof)
+            push_key(out, 'G');
         record_rect(f, PANEL_NAMES[p]);
         ImGui::End();
     }

@@ -273,6 +273,97 @@ static void json_controls(jw *w, const ks_view *v)
     jw_puts(w, "]");
 }
 
+void ks_roof_log_put(ks_roof_log *log, const char *name, double flops, double bytes, double ms)
+{
+    if (log == NULL || name == NULL || !(ms > 0.0)) return;
+    int i = 0;
+    while (i < log->n && strcmp(log->pts[i].name, name) != 0) ++i;
+    if (i == log->n) {
+        if (log->n >= KS_VIEW_ROOF) return;
+        ++log->n;
+    }
+    ks_vroof_point *p = &log->pts[i];
+    copy_str(p->name, sizeof p->name, name);
+    p->flops = flops;
+    p->bytes = bytes;
+    p->ms = ms;
+}
+
+void ks_view_roof(ks_view *v, const ks_roof_log *log, const char *current, const char *what,
+                  double peak_gbs, double peak_gflops)
+{
+    ks_vroof *r = &v->roof;
+    const int show = r->show;
+    memset(r, 0, sizeof *r);
+    r->show = show;
+    r->on = 1;
+    r->peak_gbs = peak_gbs;
+    r->peak_gflops = peak_gflops;
+    copy_str(r->what, sizeof r->what, what ? what : "");
+    r->current = -1;
+    for (int i = 0; log && i < log->n; ++i) {
+        r->pts[r->n] = log->pts[i];
+        if (current && strcmp(log->pts[i].name, current) == 0) r->current = r->n;
+        ++r->n;
+    }
+    if (!(peak_gflops > 0.0))
+        copy_str(r->note, sizeof r->note, "FMA ceiling not measured on this backend");
+}
+
+static void json_roof(jw *w, const ks_vroof *r)
+{
+    jw_key(w, "roofline");
+    if (!r->on) {
+        jw_puts(w, "null");
+        return;
+    }
+    jw_puts(w, "{");
+    jw_key(w, "peak_gbs");
+    jw_num(w, r->peak_gbs);
+    jw_puts(w, ",");
+    jw_key(w, "peak_gflops");
+    jw_num(w, r->peak_gflops > 0.0 ? r->peak_gflops : NAN);
+    jw_puts(w, ",");
+    jw_key(w, "counts");
+    jw_str(w, "model");
+    jw_puts(w, ",");
+    jw_key(w, "per");
+    jw_str(w, r->what);
+    jw_puts(w, ",");
+    jw_key(w, "note");
+    jw_str(w, r->note);
+    jw_puts(w, ",");
+    jw_key(w, "points");
+    jw_puts(w, "[");
+    for (int i = 0; i < r->n && i < KS_VIEW_ROOF; ++i) {
+        const ks_vroof_point *p = &r->pts[i];
+        if (i) jw_puts(w, ",");
+        jw_puts(w, "{");
+        jw_key(w, "variant");
+        jw_str(w, p->name);
+        jw_puts(w, ",");
+        jw_key(w, "current");
+        jw_puts(w, i == r->current ? "true" : "false");
+        jw_puts(w, ",");
+        jw_key(w, "model_flops");
+        jw_num(w, p->flops);
+        jw_puts(w, ",");
+        jw_key(w, "model_bytes");
+        jw_num(w, p->bytes);
+        jw_puts(w, ",");
+        jw_key(w, "ms");
+        jw_num(w, p->ms);
+        jw_puts(w, ",");
+        jw_key(w, "gflops");
+        jw_num(w, p->flops / (p->ms * 1e6));
+        jw_puts(w, ",");
+        jw_key(w, "intensity");
+        jw_num(w, p->bytes > 0.0 ? p->flops / p->bytes : NAN);
+        jw_puts(w, "}");
+    }
+    jw_puts(w, "]}");
+}
+
 ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
 {
     if (v == NULL || buf == NULL || cap == 0) return ks_fail(KS_ERR_INVALID, "view: JSON without view or buffer");
@@ -313,6 +404,29 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
         jw_puts(&w, ",");
         jw_key(&w, "label");
         jw_str(&w, v->colorbar.label);
+        jw_puts(&w, ",");
+        jw_key(&w, "histogram");
+        if (v->colorbar.hist_n > 0) {
+            jw_puts(&w, "{");
+            jw_key(&w, "lo");
+            jw_num(&w, v->colorbar.hist_lo);
+            jw_puts(&w, ",");
+            jw_key(&w, "hi");
+            jw_num(&w, v->colorbar.hist_hi);
+            jw_puts(&w, ",");
+            jw_key(&w, "of");
+            jw_str(&w, v->colorbar.hist_what);
+            jw_puts(&w, ",");
+            jw_key(&w, "counts");
+            jw_puts(&w, "[");
+            for (int i = 0; i < v->colorbar.hist_n && i < KS_VIEW_HIST; ++i) {
+                if (i) jw_puts(&w, ",");
+                jw_num(&w, v->colorbar.hist[i]);
+            }
+            jw_puts(&w, "]}");
+        } else {
+            jw_puts(&w, "null");
+        }
         jw_puts(&w, "}");
     } else {
         jw_puts(&w, "null");
@@ -341,6 +455,8 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
     } else {
         jw_puts(&w, "null");
     }
+    jw_puts(&w, ",");
+    json_roof(&w, &v->roof);
     jw_puts(&w, ",");
     jw_key(&w, "hover");
     jw_str(&w, v->hover);

@@ -25,7 +25,33 @@ enum {
     KS_VIEW_CHOICES = 16,  /* choices per control */
     KS_VIEW_NAME = 48,     /* labels, names */
     KS_VIEW_TEXT = 256,    /* text values, hover, message */
+    KS_VIEW_ROOF = 8,      /* roofline points (one per kernel variant) */
+    KS_VIEW_HIST = 256,    /* colour-bar histogram bins */
 };
+
+/* One kernel variant on the roofline: model counts of one launch (or frame)
+ * and its measured time. The counts come from the scene's model of what the
+ * kernel must do (flops of the formula, bytes it must move to or from DRAM),
+ * not from hardware counters. */
+typedef struct ks_vroof_point {
+    char name[24];
+    double flops; /* model FLOPs */
+    double bytes; /* model DRAM bytes */
+    double ms;    /* measured time of the same launch / frame */
+} ks_vroof_point;
+
+/* The roofline: ceilings measured at start-up on this device and the points
+ * of the variants seen so far (the current one included). */
+typedef struct ks_vroof {
+    int on;                   /* 1: the scene filled it */
+    int show;                 /* 1: the panel is open (set by the live loop) */
+    double peak_gbs;          /* copy bandwidth ceiling, GB/s */
+    double peak_gflops;       /* FP32 FMA ceiling, GFLOP/s; 0: not measured (note says why) */
+    char note[KS_VIEW_NAME * 2];
+    char what[KS_VIEW_NAME];  /* what one point times: "one iteration", "one frame" */
+    int n, current;           /* points; index of the current variant (-1: none yet) */
+    ks_vroof_point pts[KS_VIEW_ROOF];
+} ks_vroof;
 
 /* Which panel a field belongs to. */
 typedef enum ks_vgroup {
@@ -113,12 +139,20 @@ typedef struct ks_view {
         ks_colormap cmap;
         double lo, hi;
         char label[KS_VIEW_NAME];
+        /* The shown values in hist_n bins over [hist_lo, hist_hi] (the colour
+         * range they were counted for; the end bins hold what lies outside);
+         * hist_n == 0: none. */
+        int hist_n;
+        double hist_lo, hist_hi;
+        double hist[KS_VIEW_HIST];
+        char hist_what[KS_VIEW_NAME]; /* "whole field, GPU" */
     } colorbar;
     struct {
         int n;
         float x[KS_VIEW_PLOT], y[KS_VIEW_PLOT];
         char title[KS_VIEW_NAME * 2];
     } plot;
+    ks_vroof roof;
     char hover[KS_VIEW_TEXT];   /* value under the cursor, "" none */
     char message[KS_VIEW_TEXT]; /* banner (errors, "saved ..."), "" none */
     const char *help_global;    /* key help, '\n'-separated (static strings) */
@@ -137,6 +171,18 @@ ks_vcontrol *ks_view_control(ks_view *v, const char *label, int key_prev, int ke
 /* Writes a field's value (without unit) as the UI shows it. */
 void ks_view_format(const ks_vfield *f, char *buf, size_t cap);
 void ks_view_format_value(double value, ks_vfmt fmt, char *buf, size_t cap);
+
+/* A roofline memory: the last point of each variant, kept by a scene so that
+ * every variant seen stays on the plot when the user switches. */
+typedef struct ks_roof_log {
+    int n;
+    ks_vroof_point pts[KS_VIEW_ROOF];
+} ks_roof_log;
+/* Records (replaces) the point of variant name; ignored when ms <= 0 or full. */
+void ks_roof_log_put(ks_roof_log *log, const char *name, double flops, double bytes, double ms);
+/* Fills v->roof from the log and the ceilings; current is the variant in use. */
+void ks_view_roof(ks_view *v, const ks_roof_log *log, const char *current, const char *what,
+                  double peak_gbs, double peak_gflops);
 
 /* JSON of the whole view (UTF-8, strings escaped, NaN/inf as null) into buf;
  * *len gets the length. KS_ERR_INVALID when it does not fit in cap. */

@@ -9,7 +9,10 @@
 
 #include <cmocka.h>
 
+#include <unistd.h>
+
 #include "app/bench_laplace.h"
+#include "app/bench_roofline.h"
 
 static ks_bench_row row(const char *variant, int n, int bx, double ms)
 {
@@ -111,6 +114,52 @@ static void test_table_cpu_and_2d(void **state)
     assert_string_equal(g, "64x32");
 }
 
+/* The roofline chart: bad points left out, nothing written without points,
+ * a PNG at DIR/roofline_<scene>.png otherwise (no temporary left). */
+static void test_roofline_chart(void **state)
+{
+    (void)state;
+    static ks_roof_chart c;
+    memset(&c, 0, sizeof c);
+    c.peak_gbs = 3000.0;
+    c.peak_gflops = 50000.0;
+    const char *tmp = getenv("TMPDIR");
+    char dir[256], path[512];
+    snprintf(dir, sizeof dir, "%s", tmp && *tmp ? tmp : "/tmp");
+    assert_int_equal(ks_roof_chart_write(&c, dir, "nothing", "dev", path, sizeof path), KS_OK);
+    assert_string_equal(path, "");
+    ks_roof_chart_add(&c, "regq", 7e8, 8e8, 0.3);
+    ks_roof_chart_add(&c, "regq", 7e9, 8e9, 2.9);
+    ks_roof_chart_add(&c, "tblock", 7e8, 2e8, 0.1);
+    ks_roof_chart_add(&c, "bad", 0.0, 8e8, 0.3);  /* no flops: not on a log axis */
+    ks_roof_chart_add(&c, "bad", 7e8, 8e8, -1.0); /* no time */
+    assert_int_equal(c.n, 3);
+    assert_true(c.pts[2].flops == 7e8 && c.pts[2].bytes == 2e8 && c.pts[2].ms == 0.1);
+    char scene[64];
+    snprintf(scene, sizeof scene, "test%d", (int)getpid());
+    assert_int_equal(ks_roof_chart_write(&c, dir, scene, "NVIDIA H200", path, sizeof path), KS_OK);
+    char want[512];
+    snprintf(want, sizeof want, "%s/roofline_%s.png", dir, scene);
+    assert_string_equal(path, want);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char sig[8] = {0};
+    assert_int_equal(fread(sig, 1, 8, f), 8);
+    fseek(f, 0, SEEK_END);
+    assert_true(ftell(f) > 2000);
+    fclose(f);
+    assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+    remove(path);
+    /* the CPU backend: no FMA ceiling, still a chart */
+    c.peak_gflops = 0.0;
+    assert_int_equal(ks_roof_chart_write(&c, dir, scene, "host CPU", path, sizeof path), KS_OK);
+    assert_int_equal(access(path, R_OK), 0);
+    remove(path);
+    /* an unwritable place: an error, not a crash */
+    assert_int_not_equal(ks_roof_chart_write(&c, "/nonexistent/dir", scene, "x", path, sizeof path), KS_OK);
+    assert_true(ks_roof_host_copy_gbs((size_t)1 << 20) > 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_mark_best),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_roofline_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,8 @@ static void test_bench_cpu_backend(void **state)
     assert_true(file_starts_with(path, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio"));
     snprintf(path, sizeof path, "%s/bench_laplace2d.png", dir);
     assert_true(file_starts_with(path, "\x89PNG"));
+    snprintf(path, sizeof path, "%s/roofline_laplace2d.png", dir);
+    assert_true(file_starts_with(path, "\x89PNG"));
     const char *sph[] = {NULL, "bench", "spheres", "--backend", "cpu", "--spheres", "16,32",
                          "--size", "96x64", "--reps", "2", "--out", dir, NULL};
     assert_int_equal(ks_test_run(sph, NULL, &r), 0);
@@ -131,7 +133,9 @@ static void test_bench_cpu_backend(void **state)
     }
     closedir(d);
     assert_int_equal(csv, 1);
-    assert_int_equal(png, 1);
+    assert_int_equal(png, 2); /* bench_spheres.png and roofline_spheres.png */
+    snprintf(path, sizeof path, "%s/roofline_spheres.png", dir);
+    assert_true(file_starts_with(path, "\x89PNG"));
 }
 
 static void test_bench_bad_values_exit_2(void **state)

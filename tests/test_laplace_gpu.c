@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
+#include "kernels/histogram/histogram.h"
 #include "kernels/laplace/laplace.h"
 
 static int g_quick;
@@ -213,6 +214,68 @@ static void test_tblock_k(void **state)
     }
 }
 
+/* The field histogram (the Laplace colour bar's): equal to the CPU gold of the
+ * same field, over ranges inside and around the values (clamped end bins),
+ * for 1, 64 and the most bins; counts sum to the points; bad arguments refused. */
+static int wait_hist(ks_lsolver *s, ks_lhist *out)
+{
+    memset(out, 0xff, sizeof *out); /* poisoned */
+    for (int tries = 0; tries < 1000000; ++tries) {
+        if (ks_lsolver_poll_histogram(s, out)) return 1;
+        if (tries > 1000) cudaStreamSynchronize((cudaStream_t)ks_lsolver_stream(s));
+    }
+    return 0;
+}
+
+static void test_field_histogram(void **state)
+{
+    (void)state;
+    const ks_grid grids[] = {{3, 37, 53, 29}, {2, 97, 61, 1}};
+    for (int gi = 0; gi < 2; ++gi) {
+        const ks_grid *g = &grids[gi];
+        const size_t points = ks_grid_points(g), bytes = ks_grid_bytes(g);
+        float *u0 = malloc(bytes), *cur = malloc(bytes);
+        assert_non_null(u0);
+        assert_non_null(cur);
+        fill_random(g, 31u + (unsigned)gi, u0);
+        ks_lsolver *s = NULL;
+        assert_int_equal(ks_lsolver_create(g, &s), KS_OK);
+        assert_int_equal(ks_lsolver_upload(s, u0), KS_OK);
+        const int id = ks_lvariant_default(g->dims);
+        assert_int_equal(ks_lsolver_iterate(s, id, ks_lvariant_get(id)->default_block, 5), KS_OK);
+        assert_int_equal(ks_lsolver_download(s, cur), KS_OK);
+        ks_lhist h;
+        assert_int_equal(ks_lsolver_poll_histogram(s, &h), 0); /* nothing asked */
+        const float ranges[3][2] = {{0.5f, 1.5f}, {0.9f, 1.1f}, {-3.0f, 7.0f}};
+        const int bins[3] = {64, KS_LHIST_MAX_BINS, 1};
+        for (int r = 0; r < 3; ++r)
+            for (int b = 0; b < 3; ++b) {
+                const float lo = ranges[r][0], hi = ranges[r][1];
+                assert_int_equal(ks_lsolver_request_histogram(s, lo, hi, bins[b], 40 + r), KS_OK);
+                assert_true(wait_hist(s, &h));
+                assert_int_equal(h.bins, bins[b]);
+                assert_true(h.lo == lo && h.hi == hi && h.iteration == 40 + r);
+                uint64_t want[KS_LHIST_MAX_BINS] = {0};
+                ks_hist_gold_float(cur, points, lo, hi, (unsigned)bins[b], want);
+                uint64_t sum = 0;
+                for (int k = 0; k < bins[b]; ++k) {
+                    if (h.counts[k] != want[k])
+                        fail_msg("grid %d range %d bins %d: bin %d: gpu %u, gold %llu", gi, r, bins[b], k,
+                                 h.counts[k], (unsigned long long)want[k]);
+                    sum += h.counts[k];
+                }
+                assert_true(sum == points);
+                assert_int_equal(ks_lsolver_poll_histogram(s, &h), 0); /* taken */
+            }
+        assert_int_equal(ks_lsolver_request_histogram(s, 1.0f, 1.0f, 64, 0), KS_ERR_INVALID);
+        assert_int_equal(ks_lsolver_request_histogram(s, 0.0f, 1.0f, 0, 0), KS_ERR_INVALID);
+        assert_int_equal(ks_lsolver_request_histogram(s, 0.0f, 1.0f, KS_LHIST_MAX_BINS + 1, 0), KS_ERR_INVALID);
+        ks_lsolver_destroy(s);
+        free(u0);
+        free(cur);
+    }
+}
+
 static void test_residual_render_readback(void **state)
 {
     (void)state;
@@ -377,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_variants_2d),
         cmocka_unit_test(test_tblock_k),
         cmocka_unit_test(test_residual_render_readback),
+        cmocka_unit_test(test_field_histogram),
         cmocka_unit_test(test_block_checks),
         cmocka_unit_test(test_create_refusals),
     };

@@ -77,12 +77,32 @@ static void fill_view(ks_view *v)
     v->colorbar.lo = -3e-5;
     v->colorbar.hi = 2e-5;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "u (inferno, auto range)");
+    v->colorbar.hist_n = 64;
+    v->colorbar.hist_lo = v->colorbar.lo;
+    v->colorbar.hist_hi = v->colorbar.hi;
+    for (int b = 0; b < 64; ++b) v->colorbar.hist[b] = b == 0 ? 5000.0 : (double)(b * (64 - b));
+    snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, GPU");
     v->plot.n = 100;
     for (int i = 0; i < 100; ++i) {
         v->plot.x[i] = (float)(20 * i);
         v->plot.y[i] = -1.0f - 0.03f * (float)i;
     }
     snprintf(v->plot.title, sizeof v->plot.title, "log10 residual vs iterations");
+    /* three variants on the roofline, the second in use, one without flops */
+    v->roof.on = 1;
+    v->roof.peak_gbs = 3000.0;
+    v->roof.peak_gflops = 50000.0;
+    snprintf(v->roof.what, sizeof v->roof.what, "one Jacobi iteration");
+    v->roof.n = 3;
+    v->roof.current = 1;
+    const char *names[3] = {"naive", "regq", "count"};
+    const double fl[3] = {7e8, 7e8, 0.0}, by[3] = {8e8, 8e8, 1e8}, ms[3] = {0.9, 0.3, 0.05};
+    for (int i = 0; i < 3; ++i) {
+        snprintf(v->roof.pts[i].name, sizeof v->roof.pts[i].name, "%s", names[i]);
+        v->roof.pts[i].flops = fl[i];
+        v->roof.pts[i].bytes = by[i];
+        v->roof.pts[i].ms = ms[i];
+    }
     snprintf(v->message, sizeof v->message, "block 64x16x1 refused: too many threads for this kernel");
     v->help_global = "Keys\n  H  help\n  Space  pause\n  N  step\n  O  panels\n  S / P  save\n  F  picture\n  Q  quit\n";
     v->help_scene = "Laplace scene\n  Tab  next kernel\n  [ / ]  block\n  + / -  iterations\n  X Y Z  axis\n";
@@ -164,15 +184,43 @@ static void snapshot(const char *name, const unsigned char *f, int w, int h)
     check_ok(ks_image_write(path, KS_FMT_PNG, f, w, h), "snapshot");
 }
 
+/* Height of the roofline panel of the last frame (its rectangle into r). */
+static float roof_rect(ks_ui_rect *out)
+{
+    ks_ui_rect r[KS_UI_MAX_PANELS];
+    int n = ks_ui_panel_rects(g_ui, r, KS_UI_MAX_PANELS);
+    for (int i = 0; i < n; ++i)
+        if (strncmp(r[i].name, "Roofline", 8) == 0) {
+            if (out) *out = r[i];
+            return r[i].h;
+        }
+    fail_msg("no roofline panel");
+    return 0.0f;
+}
+
+/* Pixels of the ceiling colour (amber) inside r. */
+static int ceiling_pixels(const unsigned char *f, int w, const ks_ui_rect *r)
+{
+    int n = 0;
+    for (int y = (int)r->y; y < (int)(r->y + r->h); ++y)
+        for (int x = (int)r->x; x < (int)(r->x + r->w); ++x) {
+            const unsigned char *p = f + ((size_t)y * (size_t)w + (size_t)x) * 4;
+            if (p[0] > 200 && p[1] > 160 && p[1] < 225 && p[2] < 120) ++n;
+        }
+    return n;
+}
+
 static void test_sizes(void **state)
 {
     (void)state;
     const int sizes[][2] = {{800, 600}, {1920, 1080}, {1024, 768}, {1280, 800}, {2560, 1440}, {800, 1200}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
         const int w = sizes[i][0], h = sizes[i][1];
+        g_view.roof.show = 0;
         unsigned char *f = draw(w, h, 1, 0, 3);
-        /* 6 panels + the message banner */
-        check_layout(w, h, f, 7);
+        /* 7 panels (the roofline and the help folded) + the message banner */
+        check_layout(w, h, f, 8);
+        const float folded = roof_rect(NULL);
         /* the picture sits left of the panels: its colour at the left middle */
         float area[4];
         ks_ui_picture_area(g_ui, w, h, 1, area);
@@ -188,10 +236,24 @@ static void test_sizes(void **state)
         free(f);
         /* help open: still inside and apart */
         f = draw(w, h, 1, 1, 3);
-        check_layout(w, h, f, 7);
+        check_layout(w, h, f, 8);
         snprintf(name, sizeof name, "ui_%dx%d_help", w, h);
         snapshot(name, f, w, h);
         free(f);
+        /* the roofline open (G): taller than its title, ceilings drawn, the rest still fits */
+        g_view.roof.show = 1;
+        f = draw(w, h, 1, 0, 3);
+        snprintf(name, sizeof name, "ui_%dx%d_roofline", w, h);
+        snapshot(name, f, w, h);
+        check_layout(w, h, f, 8);
+        ks_ui_rect rr = {0};
+        assert_true(roof_rect(&rr) > folded + 20.0f);
+        assert_true(ceiling_pixels(f, w, &rr) > 20);
+        free(f);
+        f = draw(w, h, 1, 1, 3);
+        check_layout(w, h, f, 8);
+        free(f);
+        g_view.roof.show = 0;
     }
 }
 

@@ -16,6 +16,7 @@
 
 #include "app/options.h"
 #include "app/scene.h"
+#include "kernels/histogram/histogram.h"
 #include "render/view.h"
 
 enum { JSON_CAP = 1 << 20 };
@@ -134,6 +135,7 @@ static void run_scene(const char *const *args, int argc, const ks_scene_api *api
     check_ok(ks_stage_timer_drain(timer), "drain");
     memset(v, 0, sizeof *v);
     api->view(scene, v);
+    check_ok(api->finish(scene), "finish"); /* --dump-field */
     free(rgba);
     api->destroy(scene);
     ks_stage_timer_destroy(timer);
@@ -155,13 +157,85 @@ static const ks_vcontrol *control(const ks_view *v, const char *label)
     return NULL;
 }
 
+
+/* Reads a float32 .npy of n values (format 1.0, as --dump-field writes). */
+static float *read_npy(const char *path, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    unsigned char head[10];
+    assert_int_equal(fread(head, 1, 10, f), 10);
+    assert_memory_equal(head, "\x93NUMPY", 6);
+    const long hlen = head[8] | (head[9] << 8);
+    assert_int_equal(fseek(f, 10 + hlen, SEEK_SET), 0);
+    float *v = malloc(n * sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(fread(v, sizeof *v, n, f), n);
+    fclose(f);
+    return v;
+}
+
+/* The colour bar's histogram: the whole field's values over the colour range,
+ * equal to the gold on the field the scene ends with, summing to the points. */
+static void check_field_histogram(const ks_view *v, const char *npy, size_t points)
+{
+    assert_int_equal(v->colorbar.hist_n, 64);
+    assert_true(v->colorbar.hist_lo == v->colorbar.lo && v->colorbar.hist_hi == v->colorbar.hi);
+    assert_true(v->colorbar.hist_lo < v->colorbar.hist_hi);
+    float *field = read_npy(npy, points);
+    uint64_t gold[64] = {0};
+    ks_hist_gold_float(field, points, (float)v->colorbar.hist_lo, (float)v->colorbar.hist_hi, 64, gold);
+    double sum = 0.0;
+    int filled = 0;
+    for (int b = 0; b < 64; ++b) {
+        if (v->colorbar.hist[b] != (double)gold[b]) fail_msg("bin %d: view %.0f, gold %llu", b, v->colorbar.hist[b],
+                                                              (unsigned long long)gold[b]);
+        sum += v->colorbar.hist[b];
+        filled += v->colorbar.hist[b] > 0;
+    }
+    assert_true(sum == (double)points);
+    assert_true(filled > 2); /* a field with a spread of values, not one spike */
+    free(field);
+    remove(npy);
+}
+
+/* The roofline on the CPU backend: the ceiling from env (copy bandwidth; no
+ * FMA kernel there, so a note), one point for the variant that ran, with
+ * positive model counts and time. */
+static const ks_vroof_point *check_roof(const ks_view *v, const char *variant, double flops, double bytes)
+{
+    const ks_vroof *r = &v->roof;
+    assert_true(r->on);
+    assert_true(r->peak_gbs == 10.0);
+    assert_true(r->peak_gflops == 0.0 && r->note[0]);
+    assert_true(r->what[0]);
+    assert_int_equal(r->n, 1);
+    assert_int_equal(r->current, 0);
+    const ks_vroof_point *p = &r->pts[0];
+    assert_string_equal(p->name, variant);
+    assert_true(p->ms > 0.0);
+    if (flops >= 0.0) assert_true(fabs(p->flops - flops) <= 1e-9 * flops);
+    if (bytes >= 0.0) assert_true(fabs(p->bytes - bytes) <= 1e-9 * bytes);
+    assert_true(p->bytes > 0.0);
+    return p;
+}
+
+static const char ks_roof_json[] =
+    "R=v[\"roofline\"]\nassert R[\"counts\"]==\"model\" and R[\"peak_gbs\"]==10 and R[\"peak_gflops\"] is None\n"
+    "P=R[\"points\"]\nassert len(P)==1 and P[0][\"current\"] is True and P[0][\"ms\"]>0 and P[0][\"model_bytes\"]>0\n"
+    "assert abs(P[0][\"gflops\"]-P[0][\"model_flops\"]/(P[0][\"ms\"]*1e6))<=1e-9*max(1,P[0][\"gflops\"])\n";
+
 static void test_laplace3d(void **state)
 {
     (void)state;
     static ks_view v;
     ks_options opt;
-    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3"};
-    run_scene(args, 6, &ks_scene_laplace, 5, &v, &opt);
+    char npy[512];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(npy, sizeof npy, "%s/ks_view_field3_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3", "--dump-field", npy};
+    run_scene(args, 8, &ks_scene_laplace, 5, &v, &opt);
+    check_field_histogram(&v, npy, 24 * 20 * 16);
     assert_string_equal(v.scene, "laplace3d");
     assert_string_equal(need(&v, "grid", "")->text, "24x20x16");
     assert_string_equal(need(&v, "boundary", "")->text, "hot-top");
@@ -190,6 +264,10 @@ static void test_laplace3d(void **state)
     assert_int_equal(cm->nchoices, KS_CMAP_NUM - 1);
     assert_string_equal(cm->choices[0], cm->value);
     assert_int_equal(control(&v, "iterations/frame")->key_next, KS_KEY_PLUS);
+    /* one iteration: 6 adds and a multiply per point, the field read and written */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", 7.0 * 24 * 20 * 16, 2.0 * 24 * 20 * 16 * 4);
+    assert_true(fabs(rp->ms - need(&v, "Jacobi", "ms/it")->value) < 1e-12);
+    check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"scene\"]==\"laplace3d\" and F[\"grid\"][\"value\"]==\"24x20x16\"\n"
                    "assert F[\"iterations\"][\"value\"]==15 and F[\"T_eff\"][\"unit\"]==\"GB/s\"\n"
                    "assert v[\"colorbar\"][\"colormap\"]==\"viridis\" and len(v[\"plot\"][\"x\"])==len(v[\"plot\"][\"y\"])>0\n"
@@ -201,8 +279,14 @@ static void test_laplace2d(void **state)
     (void)state;
     static ks_view v;
     ks_options opt;
-    const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo"};
-    run_scene(args, 8, &ks_scene_laplace, 3, &v, &opt);
+    char npy[512];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(npy, sizeof npy, "%s/ks_view_field2_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo",
+                          "--dump-field", npy};
+    run_scene(args, 10, &ks_scene_laplace, 3, &v, &opt);
+    check_field_histogram(&v, npy, 40 * 30);
+    check_json(&v, "H=v[\"colorbar\"][\"histogram\"]\nassert len(H[\"counts\"])==64 and sum(H[\"counts\"])==1200 and H[\"of\"]==\"whole field, CPU gold\"");
     assert_string_equal(v.scene, "laplace2d");
     assert_string_equal(need(&v, "grid", "")->text, "40x30");
     assert_true(need(&v, "iterations", "")->value == 12.0);
@@ -210,6 +294,9 @@ static void test_laplace2d(void **state)
     assert_string_equal(control(&v, "colormap")->value, "turbo");
     assert_int_equal(v.colorbar.cmap, KS_CMAP_TURBO);
     for (int i = 0; i < v.ncontrols; ++i) assert_string_not_equal(v.controls[i].label, "slice axis");
+    /* 4 adds and a multiply per point */
+    check_roof(&v, "cpu", 5.0 * 40 * 30, 2.0 * 40 * 30 * 4);
+    check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"scene\"]==\"laplace2d\" and v[\"colorbar\"][\"colormap\"]==\"turbo\"");
 }
 
@@ -236,9 +323,40 @@ static void test_spheres(void **state)
     assert_false(v.colorbar.on);
     assert_non_null(strstr(v.hover, "pixel (1,2)"));
     assert_int_equal(control(&v, "spheres")->key_next, KS_KEY_PLUS);
+    /* every pixel tests every sphere (6 flops); the picture and the spheres once */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", 6.0 * 96 * 64 * 64, -1.0);
+    assert_true(rp->bytes > 4.0 * 96 * 64 && rp->ms == med);
+    check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"table\"][\"columns\"][0]==dict(name=\"render\",unit=\"ms\")\n"
                    "assert v[\"table\"][\"rows\"][0][\"selected\"] is True and v[\"plot\"] is None\n"
                    "assert F[\"spheres\"][\"value\"]==64");
+}
+
+static void test_matmul_roof(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "matmul", "--size", "24x20x16"};
+    run_scene(args, 4, &ks_scene_matmul, 3, &v, &opt);
+    /* 2MNK flops; A, B and C once each */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", 2.0 * 24 * 20 * 16, 4.0 * (24 * 16 + 16 * 20 + 24 * 20));
+    assert_true(fabs(rp->ms - need(&v, "time", "ms")->value) < 1e-12);
+    check_json(&v, ks_roof_json);
+}
+
+static void test_histogram_roof(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "histogram", "--size", "64K"};
+    run_scene(args, 4, &ks_scene_histogram, 3, &v, &opt);
+    /* bytes read, no flops: the point sits at the far left */
+    const ks_vroof_point *rp = check_roof(&v, "cpu", -1.0, -1.0);
+    assert_true(rp->flops == 0.0 && rp->bytes <= 65536.0);
+    assert_true(fabs(rp->ms - need(&v, "chunk time", "ms")->value) < 1e-12);
+    check_json(&v, "R=v[\"roofline\"]\nassert R[\"points\"][0][\"model_flops\"]==0 and R[\"points\"][0][\"intensity\"]==0");
 }
 
 int main(void)
@@ -248,6 +366,8 @@ int main(void)
         cmocka_unit_test(test_laplace3d),
         cmocka_unit_test(test_laplace2d),
         cmocka_unit_test(test_spheres),
+        cmocka_unit_test(test_matmul_roof),
+        cmocka_unit_test(test_histogram_roof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

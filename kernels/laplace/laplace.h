@@ -166,6 +166,23 @@ ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, co
                                       long long iteration);
 int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out);
 
+/* The current field's values in bins over [lo, hi] (the colour range; values
+ * outside land in the end bins), counted on the GPU on the solver's stream
+ * (ks_hist_float_run: per-block shared-memory histograms) and read back
+ * without stalling the frame, like the readback above. A request made while
+ * the previous one is still in flight is skipped. */
+enum { KS_LHIST_MAX_BINS = 256 };
+typedef struct ks_lhist {
+    int bins;
+    float lo, hi;
+    unsigned counts[KS_LHIST_MAX_BINS];
+    long long iteration;    /* total iterations when the request was made */
+} ks_lhist;
+/* lo < hi, 1 <= bins <= KS_LHIST_MAX_BINS, else KS_ERR_INVALID. */
+ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bins, long long iteration);
+/* 1 when a requested histogram arrived (into out), 0 otherwise; never blocks. */
+int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out);
+
 /* Median milliseconds per iteration over reps timed launches of iters
  * iterations each (CUDA events, after warm-up launches); for the bench. */
 ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps,

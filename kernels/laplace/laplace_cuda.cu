@@ -10,6 +10,7 @@
 
 #include "kernels/common/ks_util.h"
 #include "laplace_launch.h"
+#include "kernels/histogram/histogram.h"
 
 /* ================= shared helpers ================= */
 
@@ -269,6 +270,12 @@ struct ks_lsolver {
     ks_lreadback_slot slots[KS_LREADBACK_SLOTS];
     long long next_seq;
     cudaEvent_t t0, t1;     /* timing pair */
+    ks_hist_ctx *hctx;      /* the value histogram (created on first use) */
+    unsigned *d_hist;
+    ks_lhist *h_hist;       /* pinned: where the counts land */
+    cudaEvent_t hist_done;
+    int hist_pending;
+    ks_lhist hist_req;      /* bins, range and iteration of the request in flight */
 };
 
 /* The colormap currently in constant memory (one per process, so switching
@@ -357,6 +364,10 @@ void ks_lsolver_destroy(ks_lsolver *s)
     }
     if (s->t0) cudaEventDestroy(s->t0);
     if (s->t1) cudaEventDestroy(s->t1);
+    cudaFree(s->d_hist);
+    if (s->h_hist) cudaFreeHost(s->h_hist);
+    if (s->hist_done) cudaEventDestroy(s->hist_done);
+    ks_hist_ctx_destroy(s->hctx);
     if (s->stream) cudaStreamDestroy(s->stream);
     cudaGetLastError(); /* nothing to report on the way out */
     free(s);
@@ -714,6 +725,55 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
     out->probe_value = b->has_probe ? h->probe : NAN;
     for (int d = 0; d < 3; ++d) out->probe[d] = b->probe[d];
     out->iteration = b->iteration;
+    return 1;
+}
+
+/* ---- value histogram ---- */
+
+ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bins, long long iteration)
+{
+    if (!(lo < hi) || bins < 1 || bins > KS_LHIST_MAX_BINS)
+        return ks_fail(KS_ERR_INVALID, "field histogram: range [%g, %g] and %d bins (lo < hi, 1..%d bins)", lo, hi,
+                       bins, (int)KS_LHIST_MAX_BINS);
+    if (!s->hctx) {
+        KS_TRY(ks_hist_ctx_create(&s->hctx));
+        KS_CUDA_TRY(cudaMalloc((void **)&s->d_hist, KS_LHIST_MAX_BINS * sizeof(unsigned)));
+        KS_CUDA_TRY(cudaMallocHost((void **)&s->h_hist, sizeof(ks_lhist)));
+        KS_CUDA_TRY(cudaEventCreateWithFlags(&s->hist_done, cudaEventDisableTiming));
+    }
+    if (s->hist_pending) {
+        const cudaError_t e = cudaEventQuery(s->hist_done);
+        if (e == cudaErrorNotReady) return KS_OK; /* the last one is still on its way */
+        if (e != cudaSuccess) KS_CUDA_TRY(e);
+    }
+    KS_CUDA_TRY(cudaMemsetAsync(s->d_hist, 0, (size_t)bins * sizeof(unsigned), s->stream));
+    KS_TRY(ks_hist_float_run(s->hctx, s->cur, s->points, lo, hi, (unsigned)bins, s->d_hist, s->stream));
+    KS_CUDA_TRY(cudaMemcpyAsync(s->h_hist->counts, s->d_hist, (size_t)bins * sizeof(unsigned),
+                                cudaMemcpyDeviceToHost, s->stream));
+    KS_CUDA_TRY(cudaEventRecord(s->hist_done, s->stream));
+    s->hist_req.bins = bins;
+    s->hist_req.lo = lo;
+    s->hist_req.hi = hi;
+    s->hist_req.iteration = iteration;
+    s->hist_pending = 1;
+    return KS_OK;
+}
+
+int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
+{
+    if (!s->hist_pending) return 0;
+    const cudaError_t e = cudaEventQuery(s->hist_done);
+    if (e == cudaErrorNotReady) return 0;
+    s->hist_pending = 0;
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* a real fault shows up at the next checked call */
+        return 0;
+    }
+    out->bins = s->hist_req.bins;
+    out->lo = s->hist_req.lo;
+    out->hi = s->hist_req.hi;
+    out->iteration = s->hist_req.iteration;
+    memcpy(out->counts, s->h_hist->counts, (size_t)out->bins * sizeof(unsigned));
     return 1;
 }
 

@@ -49,6 +49,16 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
     (void)s, (void)out;
     return 0;
 }
+ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bins, long long iteration)
+{
+    (void)lo, (void)hi, (void)bins, (void)iteration;
+    KS_LNO;
+}
+int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
+{
+    (void)s, (void)out;
+    return 0;
+}
 ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps, double *ms_per_iter)
 {
     (void)variant, (void)block, (void)iters, (void)reps, (void)ms_per_iter;
