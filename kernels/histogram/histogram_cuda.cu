@@ -118,47 +118,60 @@ __global__ void ks_hist_shared_kernel(ks_src s, size_t items, unsigned span, int
     }
 }
 
-/* warp, bytes mode: no atomics while counting. Each thread owns one 8-bit
- * counter per bin in shared memory (256 threads x 256 bins = 64 KiB): the
- * counter of bin c of thread t is byte c * 256 + 4 * (t % 64) + t / 64, so
- * lane l of every warp always uses bank l, whatever the bytes (a hot bin such
- * as the space in text, or all-equal input, costs the same as uniform bytes),
- * and the four threads that share a word write different bytes of it. A thread
- * counts at most 240 bytes (3 tiles of five 16-byte loads) between flushes, so
- * no counter overflows; a flush sums bin t's 64 words into thread t's
- * register (two 16-bit halves at a time) and clears them. At the end one
- * global atomic per non-zero bin per block. */
+/* warp, bytes mode: per-thread counters, so a hot bin (the space in text,
+ * or all-equal input) costs no more than uniform bytes. Each thread owns one
+ * 8-bit counter per bin in shared memory (256 threads x 256 bins = 64 KiB):
+ * the counter of bin c of thread t is byte t / 64 of word c * 64 + t % 64, so
+ * lane l of every warp always uses bank l, whatever the bytes. A count is one
+ * shared atomicAdd of 1 << 8 (t / 64) to that word: one instruction, nothing
+ * to wait for, never contended (the atomic only keeps the four threads that
+ * share a word apart). A thread counts at most 240 bytes (3 tiles of five
+ * 16-byte loads) between flushes, so no byte carries into the next; a flush
+ * sums bin t's 64 words into thread t's register and clears them. At the end
+ * one global atomic per non-zero bin per block. */
 enum { KS_HT_LOADS = 5, KS_HT_TILES_PER_FLUSH = 3, KS_HT_TILE = KS_HB * KS_HT_LOADS, KS_HT_WORDS = 64 * KS_HB };
 enum { KS_HT_SMEM = KS_HT_WORDS * 4 }; /* 64 KiB */
 
-__device__ __forceinline__ void ks_ht_count_word(unsigned char *mine, unsigned w)
+/* mine: word t % 64 of bin 0's row; inc: 1 << 8 (t / 64), this thread's byte of it. */
+__device__ __forceinline__ void ks_ht_count_word(unsigned *mine, unsigned inc, unsigned w)
 {
-    ++mine[__byte_perm(w, 0u, 0x4440u) << 8];
-    ++mine[__byte_perm(w, 0u, 0x4441u) << 8];
-    ++mine[__byte_perm(w, 0u, 0x4442u) << 8];
-    ++mine[(w >> 24) << 8];
+    atomicAdd(mine + (__byte_perm(w, 0u, 0x4440u) << 6), inc);
+    atomicAdd(mine + (__byte_perm(w, 0u, 0x4441u) << 6), inc);
+    atomicAdd(mine + (__byte_perm(w, 0u, 0x4442u) << 6), inc);
+    atomicAdd(mine + ((w >> 24) << 6), inc);
 }
 
-__device__ __forceinline__ void ks_ht_count(unsigned char *mine, const uint4 &a)
+__device__ __forceinline__ void ks_ht_count(unsigned *mine, unsigned inc, const uint4 &a)
 {
-    ks_ht_count_word(mine, a.x);
-    ks_ht_count_word(mine, a.y);
-    ks_ht_count_word(mine, a.z);
-    ks_ht_count_word(mine, a.w);
+    ks_ht_count_word(mine, inc, a.x);
+    ks_ht_count_word(mine, inc, a.y);
+    ks_ht_count_word(mine, inc, a.z);
+    ks_ht_count_word(mine, inc, a.w);
 }
 
-/* Thread t adds bin t's 256 counters (64 words) to acc and clears them; the
- * start is skewed by t so that the 32 lanes of a warp read 32 different banks. */
+__device__ __forceinline__ unsigned ks_ht_pairs(unsigned w)
+{
+    return (w & 0x00ff00ffu) + ((w >> 8) & 0x00ff00ffu);
+}
+
+/* Thread t adds bin t's 256 counters (64 words, read as 16-byte chunks) to
+ * acc and clears them: eight loads in flight, then eight stores; the chunk
+ * order is skewed by t so that each quarter-warp's 16-byte accesses fall in
+ * different banks. */
 __device__ __forceinline__ void ks_ht_flush(unsigned *cnt, unsigned t, unsigned &acc)
 {
-    unsigned *row = cnt + t * 64u;
+    uint4 *row = reinterpret_cast<uint4 *>(cnt + t * 64u);
     unsigned sum = 0; /* two 16-bit halves, each at most 64 x 2 x 240 */
-#pragma unroll 8
-    for (unsigned j = 0; j < 64u; ++j) {
-        unsigned *p = row + ((j + t) & 63u);
-        const unsigned w = *p;
-        *p = 0;
-        sum += (w & 0x00ff00ffu) + ((w >> 8) & 0x00ff00ffu);
+#pragma unroll
+    for (unsigned h = 0; h < 16u; h += 8u) {
+        uint4 w[8];
+#pragma unroll
+        for (unsigned j = 0; j < 8u; ++j) w[j] = row[(h + j + t) & 15u];
+#pragma unroll
+        for (unsigned j = 0; j < 8u; ++j) row[(h + j + t) & 15u] = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (unsigned j = 0; j < 8u; ++j)
+            sum += ks_ht_pairs(w[j].x) + ks_ht_pairs(w[j].y) + ks_ht_pairs(w[j].z) + ks_ht_pairs(w[j].w);
     }
     acc += (sum & 0xffffu) + (sum >> 16);
 }
@@ -180,7 +193,8 @@ __global__ void __launch_bounds__(KS_HB, 3) ks_hist_warp_bytes_kernel(const unsi
         if (t < n - tail0) atomicAdd(hist + base[tail0 + t], 1u);
     }
     __syncthreads();
-    unsigned char *mine = reinterpret_cast<unsigned char *>(ks_cnt) + 4u * (t & 63u) + (t >> 6);
+    unsigned *mine = ks_cnt + (t & 63u);
+    const unsigned inc = 1u << (8u * (t >> 6));
     unsigned acc = 0;
     const size_t ntiles = (nv + KS_HT_TILE - 1) / KS_HT_TILE;
     uint4 a[KS_HT_LOADS] = {};
@@ -201,7 +215,7 @@ __global__ void __launch_bounds__(KS_HB, 3) ks_hist_warp_bytes_kernel(const unsi
         }
 #pragma unroll
         for (int i = 0; i < KS_HT_LOADS; ++i)
-            if (tile * KS_HT_TILE + (size_t)i * KS_HB + t < nv) ks_ht_count(mine, a[i]);
+            if (tile * KS_HT_TILE + (size_t)i * KS_HB + t < nv) ks_ht_count(mine, inc, a[i]);
 #pragma unroll
         for (int i = 0; i < KS_HT_LOADS; ++i) a[i] = b[i];
         if (++since == KS_HT_TILES_PER_FLUSH) {
@@ -469,9 +483,11 @@ extern "C" void ks_hist_atomics_model(ks_hist_ctx *ctx, int variant, const ks_hi
     if (variant == 0 || variant == 1) {
         *global = items_per_byte;
     } else if (variant == 3 && in->mode == KS_HIST_BYTES && ctx && ctx->warp_per_sm > 0) {
-        /* 8-bit counters, no shared atomics; per block at most 256 global
-         * atomics, plus at most 30 for the unaligned ends */
+        /* one uncontended shared atomic per byte on a thread's own 8-bit
+         * counter; per block at most 256 global atomics, plus at most 30 for
+         * the unaligned ends */
         const double gl = bytes ? merge + 30.0 / (double)bytes : 0.0;
+        *shared = items_per_byte;
         *global = gl < items_per_byte ? gl : items_per_byte;
     } else if (variant == 2 || variant == 3) {
         *shared = items_per_byte; /* at most: equal neighbours are added as one run */
