@@ -41,10 +41,15 @@ static void expect_counts(ks_hist_gpu *g, const uint64_t *gold, unsigned bins, u
     uint64_t *got = calloc(bins, sizeof *got);
     assert_non_null(got);
     assert_int_equal(ks_hist_gpu_counts(g, got), KS_OK);
+    unsigned bad = 0, first = 0;
     for (unsigned b = 0; b < bins; ++b)
-        if (got[b] != (uint32_t)(gold[b] + base))
-            fail_msg("%s: bin %u has %llu, gold %llu (+ %u)", what, b, (unsigned long long)got[b],
-                     (unsigned long long)gold[b], base);
+        if (got[b] != (uint32_t)(gold[b] + base) && bad++ == 0) first = b;
+    if (bad) {
+        const unsigned long long g0 = got[first], w0 = gold[first];
+        free(got);
+        fail_msg("%s: %u of %u bins wrong; bin %u has %llu, gold %llu (+ %u)", what, bad, bins, first, g0, w0,
+                 base);
+    }
     free(got);
 }
 
@@ -71,9 +76,11 @@ static void run_case(const unsigned char *data, size_t n, const ks_mode_case *mc
             continue;
         }
         /* one launch over the whole input, adding to the poison */
+        char label[300];
+        snprintf(label, sizeof label, "%s, one launch", what);
         assert_int_equal(ks_hist_gpu_fill(g, POISON), KS_OK);
         if (ks_hist_gpu_chunk(g, v, 0, n, NULL) != KS_OK) fail_msg("%s: %s", what, "launch failed");
-        expect_counts(g, gold, mc->bins, POISON, what);
+        expect_counts(g, gold, mc->bins, POISON, label);
         /* uneven chunks (even starts for pairs), still adding */
         assert_int_equal(ks_hist_gpu_fill(g, POISON), KS_OK);
         size_t step = n / 3 + 1;
@@ -82,11 +89,13 @@ static void run_case(const unsigned char *data, size_t n, const ks_mode_case *mc
             const size_t end = n - at < step ? n : at + step;
             assert_int_equal(ks_hist_gpu_chunk(g, v, at, end, NULL), KS_OK);
         }
-        expect_counts(g, gold, mc->bins, POISON, what);
+        snprintf(label, sizeof label, "%s, chunks", what);
+        expect_counts(g, gold, mc->bins, POISON, label);
         /* as the bench runs it: own variants clear, cub writes every bin */
         assert_int_equal(ks_hist_gpu_fill(g, POISON), KS_OK);
         assert_int_equal(ks_hist_gpu_whole(g, v), KS_OK);
-        expect_counts(g, gold, mc->bins, 0, what);
+        snprintf(label, sizeof label, "%s, whole", what);
+        expect_counts(g, gold, mc->bins, 0, label);
     }
     ks_hist_gpu_destroy(g);
     free(gold);
@@ -112,6 +121,41 @@ static void test_variants(void **state)
         run_case(data, 9000001, &modes[0], 5, ks_hist_input_name(kind));
         run_case(data, 9000001, &modes[0], 0, ks_hist_input_name(kind));
     }
+    free(data);
+}
+
+/* The first work on a new ks_hist_gpu (its stream is non-blocking) must see
+ * the uploaded input and the cleared counts: fresh objects, large inputs
+ * (the upload takes a while) and many bins, a fill and a launch at once. */
+static void test_fresh_order(void **state)
+{
+    (void)state;
+    const size_t n = quick ? 1u << 20 : 48u << 20;
+    unsigned char *data = malloc(n);
+    assert_non_null(data);
+    ks_hist_generate(KS_HIST_IN_TEXT, 7, data, n);
+    const ks_mode_case mc = {KS_HIST_PAIRS, 65536};
+    uint64_t *gold = calloc(mc.bins, sizeof *gold);
+    assert_non_null(gold);
+    const int warp = ks_hist_variant_find("warp");
+    assert_true(warp >= 0);
+    for (int rep = 0; rep < (quick ? 2 : 6); ++rep) {
+        ks_hist_gpu *g = NULL;
+        data[n - 1] ^= (unsigned char)rep; /* a changed input each time: no stale copy can pass */
+        memset(gold, 0, mc.bins * sizeof *gold);
+        ks_hist_gold(data, n, 0, n, mc.mode, mc.bins, gold);
+        assert_int_equal(ks_hist_gpu_create(data, n, mc.mode, mc.bins, (size_t)rep % 4, &g), KS_OK);
+        if (rep & 1) { /* counts cleared at creation, then a launch straight away */
+            assert_int_equal(ks_hist_gpu_chunk(g, warp, 0, n, NULL), KS_OK);
+            expect_counts(g, gold, mc.bins, 0, "fresh object, launch with no fill");
+        } else { /* a fill and a launch straight away */
+            assert_int_equal(ks_hist_gpu_fill(g, POISON), KS_OK);
+            assert_int_equal(ks_hist_gpu_chunk(g, warp, 0, n, NULL), KS_OK);
+            expect_counts(g, gold, mc.bins, POISON, "fresh object, fill and launch");
+        }
+        ks_hist_gpu_destroy(g);
+    }
+    free(gold);
     free(data);
 }
 
@@ -198,6 +242,7 @@ int main(void)
     const char *q = getenv("KS_HIST_QUICK"), *tq = getenv("KS_TEST_QUICK");
     quick = (q && strcmp(q, "1") == 0) || (tq && strcmp(tq, "1") == 0);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fresh_order),
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_float),
         cmocka_unit_test(test_errors),

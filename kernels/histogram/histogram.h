@@ -98,8 +98,8 @@ typedef struct ks_hist_variant {
     X(strided, "grid-stride loop, one global atomicAdd per item", 1, 0)                              \
     X(shared, "block histogram in shared memory (bin ranges when it does not fit), merged by global " \
               "atomics", 1, 0)                                                                       \
-    X(warp, "per-warp sub-histograms in shared memory, 16-byte loads, runs of equal bytes added at "  \
-            "once", 1, 0)                                                                            \
+    X(warp, "bytes: per-thread 8-bit counters in shared memory (uncontended), 16-byte loads; pairs, " \
+            "words: per-warp sub-histograms, runs of equal bins added at once", 1, 0)                 \
     X(cub, "cub::DeviceHistogram (HistogramEven; pairs: HistogramRange), the reference", 0, 1)
 
 enum { KS_HIST_VARIANT_NUM = 5 };

@@ -118,78 +118,119 @@ __global__ void ks_hist_shared_kernel(ks_src s, size_t items, unsigned span, int
     }
 }
 
-/* Adds a run of equal bytes to this warp's sub-histogram. */
-__device__ __forceinline__ void ks_run_add(unsigned *sub, unsigned c, unsigned &cur, unsigned &run)
+/* warp, bytes mode: per-thread counters, so a hot bin (the space in text,
+ * or all-equal input) costs no more than uniform bytes. Each thread owns one
+ * 8-bit counter per bin in shared memory (256 threads x 256 bins = 64 KiB):
+ * the counter of bin c of thread t is byte t / 64 of word c * 64 + t % 64, so
+ * lane l of every warp always uses bank l, whatever the bytes. A count is one
+ * shared atomicAdd of 1 << 8 (t / 64) to that word: one instruction, nothing
+ * to wait for, never contended (the atomic only keeps the four threads that
+ * share a word apart). A thread counts at most 240 bytes (3 tiles of five
+ * 16-byte loads) between flushes, so no byte carries into the next; a flush
+ * sums bin t's 64 words into thread t's register and clears them. At the end
+ * one global atomic per non-zero bin per block. */
+enum { KS_HT_LOADS = 5, KS_HT_TILES_PER_FLUSH = 3, KS_HT_TILE = KS_HB * KS_HT_LOADS, KS_HT_WORDS = 64 * KS_HB };
+enum { KS_HT_SMEM = KS_HT_WORDS * 4 }; /* 64 KiB */
+
+/* mine: word t % 64 of bin 0's row; inc: 1 << 8 (t / 64), this thread's byte of it. */
+__device__ __forceinline__ void ks_ht_count_word(unsigned *mine, unsigned inc, unsigned w)
 {
-    if (c == cur) {
-        ++run;
-    } else {
-        if (run) atomicAdd(sub + cur, run);
-        cur = c;
-        run = 1;
+    atomicAdd(mine + (__byte_perm(w, 0u, 0x4440u) << 6), inc);
+    atomicAdd(mine + (__byte_perm(w, 0u, 0x4441u) << 6), inc);
+    atomicAdd(mine + (__byte_perm(w, 0u, 0x4442u) << 6), inc);
+    atomicAdd(mine + ((w >> 24) << 6), inc);
+}
+
+__device__ __forceinline__ void ks_ht_count(unsigned *mine, unsigned inc, const uint4 &a)
+{
+    ks_ht_count_word(mine, inc, a.x);
+    ks_ht_count_word(mine, inc, a.y);
+    ks_ht_count_word(mine, inc, a.z);
+    ks_ht_count_word(mine, inc, a.w);
+}
+
+__device__ __forceinline__ unsigned ks_ht_pairs(unsigned w)
+{
+    return (w & 0x00ff00ffu) + ((w >> 8) & 0x00ff00ffu);
+}
+
+/* Thread t adds bin t's 256 counters (64 words, read as 16-byte chunks) to
+ * acc and clears them: eight loads in flight, then eight stores; the chunk
+ * order is skewed by t so that each quarter-warp's 16-byte accesses fall in
+ * different banks. */
+__device__ __forceinline__ void ks_ht_flush(unsigned *cnt, unsigned t, unsigned &acc)
+{
+    uint4 *row = reinterpret_cast<uint4 *>(cnt + t * 64u);
+    unsigned sum = 0; /* two 16-bit halves, each at most 64 x 2 x 240 */
+#pragma unroll
+    for (unsigned h = 0; h < 16u; h += 8u) {
+        uint4 w[8];
+#pragma unroll
+        for (unsigned j = 0; j < 8u; ++j) w[j] = row[(h + j + t) & 15u];
+#pragma unroll
+        for (unsigned j = 0; j < 8u; ++j) row[(h + j + t) & 15u] = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+        for (unsigned j = 0; j < 8u; ++j)
+            sum += ks_ht_pairs(w[j].x) + ks_ht_pairs(w[j].y) + ks_ht_pairs(w[j].z) + ks_ht_pairs(w[j].w);
     }
+    acc += (sum & 0xffffu) + (sum >> 16);
 }
 
-__device__ __forceinline__ void ks_word_bytes(unsigned *sub, unsigned w, unsigned &cur, unsigned &run)
-{
-    ks_run_add(sub, w & 255u, cur, run);
-    ks_run_add(sub, (w >> 8) & 255u, cur, run);
-    ks_run_add(sub, (w >> 16) & 255u, cur, run);
-    ks_run_add(sub, w >> 24, cur, run);
-}
-
-/* warp, bytes mode: 16 bytes per load (uint4, two loads in flight), two
- * 256-bin sub-histograms per warp in shared memory (lanes 0-15 and 16-31,
- * so a frequent byte such as the space in text meets half the same-address
- * conflicts), runs of equal bytes added at once (all-equal input: almost no
- * atomics), merged with one global atomic per non-zero bin per block. */
-enum { KS_HSUBS = KS_HWARPS * 2 };
-__global__ void __launch_bounds__(KS_HB, 4) ks_hist_warp_bytes_kernel(const unsigned char *base, size_t n,
+__global__ void __launch_bounds__(KS_HB, 3) ks_hist_warp_bytes_kernel(const unsigned char *base, size_t n,
                                                                    unsigned *hist)
 {
-    __shared__ unsigned sub[KS_HSUBS][256];
-    for (int i = threadIdx.x; i < KS_HSUBS * 256; i += KS_HB) (&sub[0][0])[i] = 0;
-    __syncthreads();
-    unsigned *mine = sub[threadIdx.x >> 4];
-    unsigned cur = 0xffffffffu, run = 0;
-    const size_t tid = (size_t)blockIdx.x * KS_HB + threadIdx.x;
-    const size_t stride = (size_t)gridDim.x * KS_HB;
+    extern __shared__ unsigned ks_cnt[];
+    const unsigned t = threadIdx.x;
+    for (unsigned i = t; i < KS_HT_WORDS; i += KS_HB) ks_cnt[i] = 0;
     size_t head = (16u - ((size_t)base & 15u)) & 15u;
     if (head > n) head = n;
     const size_t nv = (n - head) / 16;
     const uint4 *v = reinterpret_cast<const uint4 *>(base + head);
-    size_t k = tid;
-    for (; k + stride < nv; k += 2 * stride) {
-        const uint4 a = __ldcs(v + k);
-        const uint4 b = __ldcs(v + k + stride);
-        ks_word_bytes(mine, a.x, cur, run);
-        ks_word_bytes(mine, a.y, cur, run);
-        ks_word_bytes(mine, a.z, cur, run);
-        ks_word_bytes(mine, a.w, cur, run);
-        ks_word_bytes(mine, b.x, cur, run);
-        ks_word_bytes(mine, b.y, cur, run);
-        ks_word_bytes(mine, b.z, cur, run);
-        ks_word_bytes(mine, b.w, cur, run);
-    }
-    if (k < nv) {
-        const uint4 a = __ldcs(v + k);
-        ks_word_bytes(mine, a.x, cur, run);
-        ks_word_bytes(mine, a.y, cur, run);
-        ks_word_bytes(mine, a.z, cur, run);
-        ks_word_bytes(mine, a.w, cur, run);
-    }
-    /* The unaligned head and the tail: at most 15 + 15 bytes. */
+    /* The unaligned head and the tail (at most 15 + 15 bytes): block 0, global atomics. */
     const size_t tail0 = head + nv * 16;
-    if (tid < head) ks_run_add(mine, base[tid], cur, run);
-    if (tid < n - tail0) ks_run_add(mine, base[tail0 + tid], cur, run);
-    if (run) atomicAdd(mine + cur, run);
-    __syncthreads();
-    for (int b = threadIdx.x; b < 256; b += KS_HB) {
-        unsigned sum = 0;
-#pragma unroll
-        for (int w = 0; w < KS_HSUBS; ++w) sum += sub[w][b];
-        if (sum) atomicAdd(hist + b, sum);
+    if (blockIdx.x == 0) {
+        if (t < head) atomicAdd(hist + base[t], 1u);
+        if (t < n - tail0) atomicAdd(hist + base[tail0 + t], 1u);
     }
+    __syncthreads();
+    unsigned *mine = ks_cnt + (t & 63u);
+    const unsigned inc = 1u << (8u * (t >> 6));
+    unsigned acc = 0;
+    const size_t ntiles = (nv + KS_HT_TILE - 1) / KS_HT_TILE;
+    uint4 a[KS_HT_LOADS] = {};
+    size_t tile = blockIdx.x;
+#pragma unroll
+    for (int i = 0; i < KS_HT_LOADS; ++i) {
+        const size_t k = tile * KS_HT_TILE + (size_t)i * KS_HB + t;
+        if (tile < ntiles && k < nv) a[i] = __ldcs(v + k);
+    }
+    int since = 0; /* the same in every thread of the block: the loop bounds depend on blockIdx only */
+    for (; tile < ntiles; tile += gridDim.x) {
+        const size_t next = tile + gridDim.x;
+        uint4 b[KS_HT_LOADS] = {};
+#pragma unroll
+        for (int i = 0; i < KS_HT_LOADS; ++i) { /* the next tile's loads in flight while counting */
+            const size_t k = next * KS_HT_TILE + (size_t)i * KS_HB + t;
+            if (next < ntiles && k < nv) b[i] = __ldcs(v + k);
+        }
+#pragma unroll
+        for (int i = 0; i < KS_HT_LOADS; ++i)
+            if (tile * KS_HT_TILE + (size_t)i * KS_HB + t < nv) ks_ht_count(mine, inc, a[i]);
+#pragma unroll
+        for (int i = 0; i < KS_HT_LOADS; ++i) a[i] = b[i];
+        if (++since == KS_HT_TILES_PER_FLUSH) {
+            since = 0;
+            __syncthreads();
+            ks_ht_flush(ks_cnt, t, acc);
+            __syncthreads();
+        }
+    }
+    if (since) {
+        __syncthreads();
+        ks_ht_flush(ks_cnt, t, acc);
+        __syncthreads();
+    }
+    if (acc) atomicAdd(hist + t, acc);
 }
 
 /* Float values into bins (see ks_hist_gold_float: the same float arithmetic). */
@@ -310,15 +351,17 @@ static ks_status launch_shared(ks_hist_ctx *ctx, const ks_hist_input *in, size_t
 static ks_status launch_warp(ks_hist_ctx *ctx, const ks_hist_input *in, size_t begin, size_t end,
                              unsigned *hist, void *stream)
 {
-    if (in->mode != KS_HIST_BYTES)
+    /* Pairs and words, or a device without 64 KiB of shared memory per block:
+     * per-warp sub-histograms with runs of equal bins. */
+    if (in->mode != KS_HIST_BYTES || ctx->warp_per_sm < 1)
         return launch_shared_copies(ctx, in, begin, end, hist, stream, KS_HWARPS, true);
     const size_t n = end - begin;
     if (!n) return KS_OK;
-    size_t want = (n / 16 + KS_HB - 1) / KS_HB;
+    const size_t want = (n / 16 + KS_HT_TILE - 1) / KS_HT_TILE;
     size_t g = (size_t)ctx->sm_count * ctx->warp_per_sm; /* one wave of resident blocks */
     if (g > want) g = want;
     if (g < 1) g = 1;
-    ks_hist_warp_bytes_kernel<<<(unsigned)g, KS_HB, 0, (cudaStream_t)stream>>>(in->data + begin, n, hist);
+    ks_hist_warp_bytes_kernel<<<(unsigned)g, KS_HB, KS_HT_SMEM, (cudaStream_t)stream>>>(in->data + begin, n, hist);
     KS_CUDA_TRY_LAUNCH("warp");
     return KS_OK;
 }
@@ -365,7 +408,10 @@ static ks_status cub_once(ks_hist_ctx *ctx, const ks_hist_input *in, const unsig
         if (!h) return ks_fail(KS_ERR_OUT_OF_MEMORY, "cub: no memory for levels");
         for (int b = 0; b < levels; ++b)
             h[b] = (int)(((unsigned long long)b * 65536u + in->bins - 1) / in->bins);
-        cudaError_t e = cudaMemcpy(ctx->d_levels, h, sizeof(int) * (size_t)levels, cudaMemcpyHostToDevice);
+        /* On st and waited for: st may be a non-blocking stream, which a
+         * cudaMemcpy on the legacy default stream would not be ordered with. */
+        cudaError_t e = cudaMemcpyAsync(ctx->d_levels, h, sizeof(int) * (size_t)levels, cudaMemcpyHostToDevice, st);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(st);
         free(h);
         KS_CUDA_TRY(e);
         ctx->levels_bins = in->bins;
@@ -436,6 +482,13 @@ extern "C" void ks_hist_atomics_model(ks_hist_ctx *ctx, int variant, const ks_hi
     *global = *shared = 0.0;
     if (variant == 0 || variant == 1) {
         *global = items_per_byte;
+    } else if (variant == 3 && in->mode == KS_HIST_BYTES && ctx && ctx->warp_per_sm > 0) {
+        /* one uncontended shared atomic per byte on a thread's own 8-bit
+         * counter; per block at most 256 global atomics, plus at most 30 for
+         * the unaligned ends */
+        const double gl = bytes ? merge + 30.0 / (double)bytes : 0.0;
+        *shared = items_per_byte;
+        *global = gl < items_per_byte ? gl : items_per_byte;
     } else if (variant == 2 || variant == 3) {
         *shared = items_per_byte; /* at most: equal neighbours are added as one run */
         *global = merge < items_per_byte ? merge : items_per_byte;
@@ -462,9 +515,15 @@ extern "C" ks_status ks_hist_ctx_create(ks_hist_ctx **out)
         e = cudaFuncSetAttribute(ks_hist_shared_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  ctx->smem_max);
     }
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctx->warp_per_sm, ks_hist_warp_bytes_kernel, KS_HB, 0);
-    if (e == cudaSuccess && ctx->warp_per_sm < 1) ctx->warp_per_sm = 1;
+    /* warp's bytes kernel needs 64 KiB per block; without it (warp_per_sm 0)
+     * warp falls back to per-warp sub-histograms. */
+    if (e == cudaSuccess && smem_optin >= KS_HT_SMEM) {
+        e = cudaFuncSetAttribute(ks_hist_warp_bytes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 KS_HT_SMEM);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctx->warp_per_sm, ks_hist_warp_bytes_kernel, KS_HB,
+                                                              KS_HT_SMEM);
+    }
     if (e == cudaSuccess) e = cudaMalloc(&ctx->d_levels, sizeof(int) * (KS_HIST_MAX_BINS + 1));
     if (e == cudaSuccess) e = cudaMalloc(&ctx->d_scratch_hist, sizeof(int) * KS_HIST_MAX_BINS);
     if (e != cudaSuccess) {

@@ -37,10 +37,15 @@ static ks_status gpu_setup(ks_hist_gpu *g, const unsigned char *data, size_t n, 
     KS_CUDA_TRY(cudaEventCreate(&g->ev0));
     KS_CUDA_TRY(cudaEventCreate(&g->ev1));
     KS_CUDA_TRY(cudaMalloc((void **)&g->alloc, n + misalign));
-    KS_CUDA_TRY(cudaMemcpy(g->alloc + misalign, data, n, cudaMemcpyHostToDevice));
     KS_CUDA_TRY(cudaMalloc((void **)&g->d_hist, sizeof(unsigned) * g->bins));
     KS_CUDA_TRY(cudaMalloc((void **)&g->d_tmp, sizeof(unsigned) * g->bins));
-    KS_CUDA_TRY(cudaMemset(g->d_hist, 0, sizeof(unsigned) * g->bins));
+    /* Upload and clear on our own stream, and wait: g->stream is non-blocking,
+     * so work on the legacy default stream (cudaMemcpy from pageable memory
+     * returns before its DMA ends; cudaMemset is asynchronous) would not be
+     * ordered before the kernels, fills and reads that follow on g->stream. */
+    KS_CUDA_TRY(cudaMemcpyAsync(g->alloc + misalign, data, n, cudaMemcpyHostToDevice, g->stream));
+    KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
     g->in.data = g->alloc + misalign;
     return KS_OK;
 }
