@@ -89,6 +89,8 @@ static void test_picture(void **state)
         assert_int_equal(cudaMalloc(&dev, (size_t)w * h * 4), cudaSuccess);
         ks_matmul_draw_cpu(&s, c, w, h, lut, -10.0f, 10.0f, 16, want);
         OK(ks_matmul_gpu_draw(g, w, h, lut, -10.0f, 10.0f, 16, dev));
+        /* the draw is enqueued on the scene's own (non-blocking) stream: wait for it */
+        assert_int_equal(cudaStreamSynchronize((cudaStream_t)ks_matmul_gpu_stream(g)), cudaSuccess);
         assert_int_equal(cudaMemcpy(got, dev, (size_t)w * h * 4, cudaMemcpyDeviceToHost), cudaSuccess);
         assert_memory_equal(want, got, (size_t)w * h * 4);
         cudaFree(dev);
