@@ -102,4 +102,11 @@ static __device__ __forceinline__ float4 ks_stencil4_x4(float xl, float4 c, floa
 }
 #endif
 
+/* Launch-shape helpers of the optimised variants (laplace_fast.cu). */
+unsigned ks_fdiv_up(long long a, long long b); /* ceil(a / b) */
+/* How to cut a marched axis of `span` planes/rows into chunks (see the definition). */
+int ks_pick_chunk(int span, long long unit, int group, long long cap, int halo, int min_len);
+/* Blocks of fn resident on the whole device at once (at least one per SM). */
+long long ks_resident_blocks(const void *fn, int threads, size_t smem, const cudaDeviceProp *p);
+
 #endif
