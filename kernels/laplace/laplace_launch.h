@@ -25,17 +25,17 @@ typedef struct ks_lsweep {
 
 typedef ks_status (*ks_llaunch_fn)(const ks_lsweep *sw);
 
-/* Oxford Practical 3 styles and 2D basics: laplace_cuda.cu */
+/* Oxford Practical 3 styles and 2D basics: laplace_course.cu */
 ks_status ks_llaunch_kmarch(const ks_lsweep *sw);
 ks_status ks_llaunch_block3d(const ks_lsweep *sw);
 ks_status ks_llaunch_block2d(const ks_lsweep *sw);
 ks_status ks_llaunch_smem2d(const ks_lsweep *sw);
-/* Optimised variants: laplace_fast.cu */
+/* Optimised variants: laplace_fast.cu (regq, vec2d), laplace_tblock.cu (tblock) */
 ks_status ks_llaunch_regq(const ks_lsweep *sw);
 ks_status ks_llaunch_tblock(const ks_lsweep *sw);
 ks_status ks_llaunch_vec2d(const ks_lsweep *sw);
 
-/* Shared helpers (laplace_cuda.cu). Block checks against the device limits: */
+/* Shared helpers (laplace_course.cu). Block checks against the device limits: */
 ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_smem);
 /* ... and, in a dry run, against kernel fn itself (its threads-per-block
  * limit, at least one resident block), filling sw->attrs when set. Launches
