@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include "options_parse.h"
 #include "scenes.h"
 
 #include <ctype.h>
@@ -19,27 +20,6 @@ enum {
     KS_MAX_IMAGE = 16384,        /* --size per axis */
     KS_MAX_ITERS = 1000000,
 };
-
-static const char *quoted(const char *text)
-{
-    /* The parser runs once, on one thread: a few rotating buffers are enough. */
-    static char bufs[4][KS_QUOTE_MAX];
-    static int next;
-    next = (next + 1) % 4;
-    return ks_quote(text, bufs[next], sizeof bufs[next]);
-}
-
-/* Strict integer: the whole string, in [lo, hi]. */
-static int parse_int(const char *text, long long lo, long long hi, long long *out)
-{
-    if (!text || !*text || isspace((unsigned char)*text)) return -1;
-    errno = 0;
-    char *end = NULL;
-    long long v = strtoll(text, &end, 10);
-    if (errno || *end != '\0' || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 static int parse_float(const char *text, float *out)
 {
@@ -99,23 +79,6 @@ static int option_is(const char *arg, const char *name)
 {
     size_t n = strlen(name);
     return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
-/* Splits a comma list and calls parse_one for each item. */
-typedef ks_status (*ks_item_fn)(ks_options *o, const char *name, const char *item);
-
-static ks_status for_each_item(ks_options *o, const char *name, const char *value, ks_item_fn fn)
-{
-    char buf[512];
-    if (strlen(value) >= sizeof buf)
-        return ks_fail(KS_ERR_INVALID, "value of %s is too long", name);
-    strcpy(buf, value);
-    if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-        return ks_fail(KS_ERR_INVALID, "%s: empty item in '%s'", name, quoted(value));
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        KS_TRY(fn(o, name, tok));
-    return KS_OK;
 }
 
 static ks_status add_grid(ks_options *o, const char *name, const char *item)
@@ -360,20 +323,6 @@ static ks_status set_tile(ks_options *o, const char *name, const char *v)
 {
     return for_each_item(o, name, v, add_tile);
 }
-static ks_status add_mm_size(ks_options *o, const char *name, const char *item)
-{
-    ks_matmul_size s;
-    if (ks_matmul_size_parse(item, &s) != 0)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a matmul size (M or MxNxK, each 1..%d)", name,
-                       quoted(item), KS_MATMUL_MAX_DIM);
-    KS_TRY(ks_matmul_size_check(&s));
-    if (o->matmul.size_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
-    o->matmul.sizes[o->matmul.size_n][0] = s.m;
-    o->matmul.sizes[o->matmul.size_n][1] = s.n;
-    o->matmul.sizes[o->matmul.size_n][2] = s.k;
-    ++o->matmul.size_n;
-    return KS_OK;
-}
 static ks_status add_bins(ks_options *o, const char *name, const char *item)
 {
     long long v;
@@ -401,67 +350,7 @@ static ks_status set_words(ks_options *o, const char *name, const char *v)
     o->histogram.words = 1;
     return KS_OK;
 }
-/* One --size item in bytes: a count with an optional K, M or G (binary) suffix. */
-static ks_status add_hist_size(ks_options *o, const char *name, const char *item)
-{
-    char buf[64];
-    size_t len = strlen(item);
-    if (len == 0 || len >= sizeof buf) goto bad;
-    strcpy(buf, item);
-    unsigned long long mult = 1;
-    const char last = (char)toupper((unsigned char)buf[len - 1]);
-    if (last == 'K' || last == 'M' || last == 'G') {
-        mult = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30;
-        buf[--len] = '\0';
-    }
-    long long v;
-    if (parse_int(buf, 1, 4294967295ll, &v) != 0 || (unsigned long long)v > 4294967295ull / mult)
-        goto bad;
-    if (o->histogram.size_n == KS_MAX_LIST)
-        return ks_fail(KS_ERR_INVALID, "%s: at most %d sizes", name, KS_MAX_LIST);
-    o->histogram.sizes[o->histogram.size_n++] = (unsigned long long)v * mult;
-    return KS_OK;
-bad:
-    return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a byte count of 1..4294967295 (suffix K, M, G allowed)",
-                   name, quoted(item));
-}
-/* The histogram scene's checks (sizes in bytes, bins, input). */
-ks_status ks_options_finish_histogram(ks_options *o)
-{
-    if (o->size_text) KS_TRY(for_each_item(o, "--size", o->size_text, add_hist_size));
-    if (o->histogram.size_n > 1 && o->mode == KS_MODE_LIVE)
-        return ks_fail(KS_ERR_INVALID, "--size: one size for the live view (lists are for bench)");
-    if (o->histogram.bins_n > 1 && o->mode == KS_MODE_LIVE)
-        return ks_fail(KS_ERR_INVALID, "--bins: one count for the live view (lists are for bench)");
-    if (o->kernel_count > 1 && o->mode == KS_MODE_LIVE)
-        return ks_fail(KS_ERR_INVALID, "--kernel: one value for the live view (lists are for bench)");
-    if (o->histogram.input && o->size_text)
-        return ks_fail(KS_ERR_INVALID, "--size and --input exclude each other (the file sets the size)");
-    if (!o->histogram.size_n) o->histogram.sizes[o->histogram.size_n++] = 100ull << 20;
-    return KS_OK;
-}
 
-/* The matmul scene's checks (sizes, tiles, variant names). */
-ks_status ks_options_finish_matmul(ks_options *o)
-{
-    if (o->size_text) {
-        o->matmul.size_n = 0;
-        KS_TRY(for_each_item(o, "--size", o->size_text, add_mm_size));
-    }
-    if (o->mode == KS_MODE_LIVE && (o->matmul.size_n > 1 || o->matmul.tile_n > 1 || o->kernel_count > 1))
-        return ks_fail(KS_ERR_INVALID,
-                       "--size/--tile/--kernel: one value each for the live view (lists are for bench)");
-    for (int k = 0; k < o->kernel_count; ++k) {
-        ks_matmul_variant v;
-        if (ks_matmul_variant_parse(o->kernels[k], &v) != 0) {
-            char names[128];
-            ks_matmul_variant_list(names, sizeof names);
-            return ks_fail(KS_ERR_INVALID, "--kernel: unknown matmul kernel '%s' (%s)",
-                           quoted(o->kernels[k]), names);
-        }
-    }
-    return KS_OK;
-}
 static ks_status set_colormap(ks_options *o, const char *name, const char *v)
 {
     if (ks_colormap_parse(v, &o->colormap) != 0) {
@@ -624,94 +513,6 @@ ks_status ks_options_finish(ks_options *o)
     return d->finish_options(o);
 }
 
-/* ---- Each scene's own options: checks and defaults, in one place per scene
- * (called through the scene registry, app/scenes.c) ---- */
-
-ks_status ks_options_finish_spheres(ks_options *o)
-{
-    ks_spheres_opts *sp = &o->spheres;
-    if (!o->size_set) { /* the picture: the bench's is larger */
-        o->width = o->mode == KS_MODE_BENCH ? 2048 : 1024;
-        o->height = o->mode == KS_MODE_BENCH ? 2048 : 768;
-    }
-    if (sp->count_n && o->mode == KS_MODE_LIVE) sp->count = sp->counts[0];
-    if (sp->count_n > 1 && o->mode == KS_MODE_LIVE)
-        return ks_fail(KS_ERR_INVALID, "--spheres: one count for the live view (lists are for bench)");
-    if (!sp->count) sp->count = 256;
-    if (sp->file && sp->count_n)
-        return ks_fail(KS_ERR_INVALID, "--scene and --spheres exclude each other (the file fixes the spheres)");
-    for (int b = 0; b < o->block_count; ++b)
-        if (o->blocks[b][2] != 1)
-            return ks_fail(KS_ERR_INVALID, "--block: %dx%dx%d: spheres blocks are 2D (BXxBY)", o->blocks[b][0],
-                           o->blocks[b][1], o->blocks[b][2]);
-    if (o->mode == KS_MODE_LIVE && o->block_count > 1)
-        return ks_fail(KS_ERR_INVALID, "--block: one value for the live view");
-    if (o->mode == KS_MODE_BENCH && o->block_count > 1)
-        return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
-    ks_spheres_mem m;
-    if (sp->mem && ks_spheres_mem_parse(sp->mem, &m) != 0) { /* here, before any notice or folder */
-        char list[128];
-        ks_spheres_mem_list(list, sizeof list);
-        return ks_fail(KS_ERR_INVALID, "%sspheres: unknown --mem '%s' (one of: %s)",
-                       o->mode == KS_MODE_BENCH ? "bench " : "", quoted(sp->mem), list);
-    }
-    return KS_OK;
-}
-
-ks_status ks_options_finish_laplace(ks_options *o)
-{
-    ks_laplace_opts *lp = &o->laplace;
-    const int dims = ks_scene_dims(o->scene);
-    if (lp->bc == KS_BC_DEFAULT) lp->bc = KS_BC_HOT_TOP;
-    if (o->mode == KS_MODE_LIVE && lp->grid_count > 1)
-        return ks_fail(KS_ERR_INVALID, "--grid: one grid for the live view (lists are for bench)");
-    if (o->mode == KS_MODE_LIVE && (o->kernel_count > 1 || o->block_count > 1))
-        return ks_fail(KS_ERR_INVALID, "--kernel/--block: one value each for the live view");
-    for (int g = 0; g < lp->grid_count; ++g) {
-        int parts = lp->grid_parts[g];
-        if (parts == 1) {
-            lp->grids[g][1] = lp->grids[g][0];
-            lp->grids[g][2] = dims == 3 ? lp->grids[g][0] : 1;
-        } else if (parts != dims) {
-            return ks_fail(KS_ERR_INVALID, "--grid: %s needs %s, got %d sizes", ks_scene_name(o->scene),
-                           dims == 3 ? "N or NXxNYxNZ" : "N or NXxNY", parts);
-        }
-        const double points = (double)lp->grids[g][0] * lp->grids[g][1] * lp->grids[g][2];
-        if (points > 68719476736.0) /* 2^36 points = 256 GiB per field */
-            return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)", lp->grids[g][0],
-                           lp->grids[g][1], lp->grids[g][2], points);
-    }
-    for (int k = 0; k < o->kernel_count; ++k) {
-        if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
-            char names[256];
-            ks_lvariant_list(dims, names, sizeof names);
-            return ks_fail(KS_ERR_INVALID, "--kernel: unknown %s kernel '%s' (%s)", ks_scene_name(o->scene),
-                           quoted(o->kernels[k]), names);
-        }
-        for (int b = 0; b < o->block_count; ++b) { /* a block the named kernel cannot take */
-            if (ks_lvariant_check_shape(ks_lvariant_find(dims, o->kernels[k]), o->blocks[b]) != KS_OK) {
-                ks_error_prefix("--block %dx%dx%d", o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
-                return KS_ERR_INVALID;
-            }
-        }
-    }
-    return KS_OK;
-}
-
-void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda)
-{
-    const int dims = ks_scene_dims(o->scene);
-    ks_laplace_opts *lp = &o->laplace;
-    if (!lp->grid_count && o->mode == KS_MODE_LIVE) {
-        const int n = dims == 3 ? (use_cuda ? 256 : 64) : (use_cuda ? 1024 : 256);
-        lp->grids[0][0] = lp->grids[0][1] = n;
-        lp->grids[0][2] = dims == 3 ? n : 1;
-        lp->grid_parts[0] = 1;
-        lp->grid_count = 1;
-    }
-    if (!lp->iters) lp->iters = use_cuda ? 20 : 2;
-}
-
 int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len)
 {
     for (; *cursor < KS_FLAG_NUM; ++*cursor) {
@@ -753,69 +554,4 @@ ks_grid ks_options_grid(const ks_options *o, int idx)
     g.ny = o->laplace.grids[idx][1];
     g.nz = g.dims == 3 ? o->laplace.grids[idx][2] : 1;
     return g;
-}
-
-void ks_options_print_help(void)
-{
-    char k3[256], k2[256], names[128], cmaps[128], mems[128], mm[128], hist[128];
-    ks_lvariant_list(3, k3, sizeof k3);
-    ks_lvariant_list(2, k2, sizeof k2);
-    ks_colormap_list(cmaps, sizeof cmaps);
-    ks_spheres_mem_list(mems, sizeof mems);
-    ks_matmul_variant_list(mm, sizeof mm);
-    hist[0] = '\0';
-    for (int v = 0, used = 0; v < KS_HIST_VARIANT_NUM && used >= 0 && (size_t)used < sizeof hist; ++v)
-        used += snprintf(hist + used, sizeof hist - (size_t)used, "%s%s", v ? ", " : "", ks_hist_variant_get(v)->name);
-    ks_scene_def_names("|", names, sizeof names);
-    printf("kernelscope %s: watch GPU kernels work\n\n"
-           "usage: kernelscope [%s] [options]\n"
-           "       kernelscope bench %s [options]\n\nScenes:\n",
-           KS_VERSION, names, names);
-    for (int i = 0; i < ks_scene_def_count(); ++i)
-        printf("  %-22s  %s\n", ks_scene_def_at(i)->name, ks_scene_def_at(i)->summary);
-    printf("\nLaplace scenes:\n"
-           "  --grid N | NXxNY[xNZ]   grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)\n"
-           "  --bc seed|hot-top|sine  boundary preset (default hot-top)\n"
-           "  --kernel NAME           3D: %s; 2D: %s\n"
-           "  --block BXxBY[xBZ]      thread block (default: best measured, else the kernel's own)\n"
-           "  --iters K               Jacobi iterations per frame (default 20 CUDA, 2 CPU)\n"
-           "  --colormap NAME         %s (default viridis)\n"
-           "  --range LO:HI           fixed colour range (default: auto)\n"
-           "  --dump-field FILE.npy   write the final field (float32, shape (NZ,NY,NX) or (NY,NX))\n"
-           "Spheres scene:\n"
-           "  --spheres N             sphere count, 1..%d (bench: a list, e.g. 16,64,256)\n"
-           "  --seed S                random placement seed (default 1)\n"
-           "  --scene FILE            spheres from a file: 'x y z radius r g b' per line\n"
-           "  --mem NAME              %s\n"
-           "Matmul scene:\n"
-           "  --size M | MxNxK        C = A*B with A MxK, B KxN (M alone: square; default 2048;\n"
-           "                          bench: a list, default 1024,2048,4096,8192)\n"
-           "  --kernel NAME           %s (bench: a list; default all)\n"
-           "  --tile T                tiled's tile: 8, 16 or 32 (default 16; bench: a list, default all)\n"
-           "  --dump-field FILE.npy   write C (float32, shape (M, N))\n"
-           "Histogram scene:\n"
-           "  --input FILE            count the bytes of FILE (default: generated text)\n"
-           "  --size BYTES            generated text size, K/M/G suffixes (default 100M; bench: a list)\n"
-           "  --bins B                16-bit view of byte pairs in B bins (1..65536); with --words: word bins (bench: a list)\n"
-           "  --words                 histogram of words (ASCII letter runs, FNV-1a into B bins, default 1024)\n"
-           "  --kernel NAME           %s (bench: a list)\n"
-           "  --seed S                generated text seed (default 1)\n"
-           "All scenes:\n"
-           "  --backend cuda|cpu      default cuda when a device exists, else cpu\n"
-           "  --headless              render through EGL without a window (default without a display)\n"
-           "  --window                insist on a window (error when there is no display)\n"
-           "  --frames N              stop after N frames (headless default 60)\n"
-           "  --progress              headless: a progress line every second even when stderr\n"
-           "                          is not a terminal (it is shown on a terminal anyway)\n"
-           "  --out DIR               where frames and CSVs go (default .; bench: results/<scene>-<time>/)\n"
-           "  --save-every K          save every K-th frame and a CSV of stage timings\n"
-           "  --format png|ppm        saved frame format (default png)\n"
-           "  --size WxH              window / picture size (default 1280x800; spheres 1024x768)\n"
-           "  --no-overlay            start with the overlay hidden (saved frames hold the bare picture)\n"
-           "  --reps N                bench: timed repetitions per configuration (default 20)\n"
-           "  --help, --version\n\n"
-           "A flag given where it means nothing (e.g. --window to bench, --grid to spheres) is refused.\n"
-           "Keys: H shows them all in the window. Ctrl-C stops after the frame (again: at once).\n"
-           "Exit status: 0 ok, 1 runtime failure, 2 bad input, 130 / 143 stopped by SIGINT / SIGTERM.\n",
-           k3, k2, cmaps, KS_SPHERES_MAX, mems, mm, hist);
 }

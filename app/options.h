@@ -48,7 +48,7 @@ enum {
 enum { KS_MAX_LIST = 16 };
 
 /* Each scene's own options, zero meaning "default"; its defaults are filled in
- * one place, the scene's finish function (options.c, called through the scene
+ * one place, the scene's finish function (options_scenes.c, called through the scene
  * registry, app/scenes.h). Lists are for bench; the live view takes one value. */
 typedef struct ks_laplace_opts {
     int grid_count;

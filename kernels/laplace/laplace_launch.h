@@ -25,17 +25,17 @@ typedef struct ks_lsweep {
 
 typedef ks_status (*ks_llaunch_fn)(const ks_lsweep *sw);
 
-/* Oxford Practical 3 styles and 2D basics: laplace_cuda.cu */
+/* Oxford Practical 3 styles and 2D basics: laplace_course.cu */
 ks_status ks_llaunch_kmarch(const ks_lsweep *sw);
 ks_status ks_llaunch_block3d(const ks_lsweep *sw);
 ks_status ks_llaunch_block2d(const ks_lsweep *sw);
 ks_status ks_llaunch_smem2d(const ks_lsweep *sw);
-/* Optimised variants: laplace_fast.cu */
+/* Optimised variants: laplace_fast.cu (regq, vec2d), laplace_tblock.cu (tblock) */
 ks_status ks_llaunch_regq(const ks_lsweep *sw);
 ks_status ks_llaunch_tblock(const ks_lsweep *sw);
 ks_status ks_llaunch_vec2d(const ks_lsweep *sw);
 
-/* Shared helpers (laplace_cuda.cu). Block checks against the device limits: */
+/* Shared helpers (laplace_course.cu). Block checks against the device limits: */
 ks_status ks_lcheck_block_limits(const ks_lsweep *sw, int threads, size_t dyn_smem);
 /* ... and, in a dry run, against kernel fn itself (its threads-per-block
  * limit, at least one resident block), filling sw->attrs when set. Launches
@@ -101,5 +101,12 @@ static __device__ __forceinline__ float4 ks_stencil4_x4(float xl, float4 c, floa
     return r;
 }
 #endif
+
+/* Launch-shape helpers of the optimised variants (laplace_fast.cu). */
+unsigned ks_fdiv_up(long long a, long long b); /* ceil(a / b) */
+/* How to cut a marched axis of `span` planes/rows into chunks (see the definition). */
+int ks_pick_chunk(int span, long long unit, int group, long long cap, int halo, int min_len);
+/* Blocks of fn resident on the whole device at once (at least one per SM). */
+long long ks_resident_blocks(const void *fn, int threads, size_t smem, const cudaDeviceProp *p);
 
 #endif

@@ -374,25 +374,13 @@ int ks_spheres_diff_ok(const ks_spheres_diff *d) { return d->max_abs <= 1 && d->
 
 /* ---- Variants ---- */
 
+#define KS_SPHERES_MEM_ROW(id, name, summary, kernel, tiled) [KS_SPHERES_MEM_##id] = {#name, summary, #kernel},
 static const struct {
     const char *name, *summary, *kernel;
 } ks_spheres_mems[KS_SPHERES_MEM_NUM] = {
     [KS_SPHERES_MEM_DEFAULT] = {"default", "", ""},
-    [KS_SPHERES_MEM_GLOBAL] = {"global", "spheres in global memory, plain loads (Sheffield lab 2.0)",
-                               "spheres_global_kernel"},
-    [KS_SPHERES_MEM_READONLY] = {"readonly",
-                                 "const __restrict__ + __ldg: read-only data cache (Sheffield lab 2.1)",
-                                 "spheres_readonly_kernel"},
-    [KS_SPHERES_MEM_CONSTANT] = {"constant",
-                                 "__constant__ memory, broadcast to the warp (Sheffield lab 2.2)",
-                                 "spheres_constant_kernel"},
-    [KS_SPHERES_MEM_SHARED] = {"shared",
-                               "tiles of spheres staged in shared memory, culled to the block",
-                               "spheres_shared_cull_kernel"},
-    [KS_SPHERES_MEM_BINNED] = {"binned",
-                               "spheres binned to screen tiles on the GPU, each tile tests its own",
-                               "spheres_binned_kernel"},
-};
+    KS_SPHERES_MEM_ROWS(KS_SPHERES_MEM_ROW)};
+#undef KS_SPHERES_MEM_ROW
 
 ks_spheres_mem ks_spheres_mem_resolve(ks_spheres_mem m)
 {

@@ -102,15 +102,28 @@ int ks_spheres_diff_ok(const ks_spheres_diff *d);
 
 /* ---- Memory variants (spheres.c: plain C so the CLI validates names
  * without a device) ---- */
+/* The variants, one row each in M key order (id, name, summary, render
+ * kernel, tiled: 1 when a block shades a tile from a list staged in shared
+ * memory): spheres.c makes the name table of the rows, spheres_render.cu the
+ * launcher table (the kernel and ks_sph_launch_<name>). */
+#define KS_SPHERES_MEM_ROWS(X)                                                                        \
+    X(GLOBAL, global, "spheres in global memory, plain loads (Sheffield lab 2.0)", spheres_global_kernel, 0) \
+    X(READONLY, readonly, "const __restrict__ + __ldg: read-only data cache (Sheffield lab 2.1)",     \
+      spheres_readonly_kernel, 0)                                                                     \
+    X(CONSTANT, constant, "__constant__ memory, broadcast to the warp (Sheffield lab 2.2)",           \
+      spheres_constant_kernel, 0)                                                                     \
+    X(SHARED, shared, "tiles of spheres staged in shared memory, culled to the block",                \
+      spheres_shared_cull_kernel, 1)                                                                  \
+    X(BINNED, binned, "spheres binned to screen tiles on the GPU, each tile tests its own",           \
+      spheres_binned_kernel, 1)
+
+#define KS_SPHERES_MEM_ENUM(id, name, summary, kernel, tiled) KS_SPHERES_MEM_##id,
 typedef enum ks_spheres_mem {
     KS_SPHERES_MEM_DEFAULT = 0, /* global */
-    KS_SPHERES_MEM_GLOBAL,
-    KS_SPHERES_MEM_READONLY,
-    KS_SPHERES_MEM_CONSTANT,
-    KS_SPHERES_MEM_SHARED,
-    KS_SPHERES_MEM_BINNED,
+    KS_SPHERES_MEM_ROWS(KS_SPHERES_MEM_ENUM)
     KS_SPHERES_MEM_NUM
 } ks_spheres_mem;
+#undef KS_SPHERES_MEM_ENUM
 
 const char *ks_spheres_mem_name(ks_spheres_mem m);    /* "global", ... */
 const char *ks_spheres_mem_summary(ks_spheres_mem m); /* one line */
@@ -127,7 +140,7 @@ ks_status ks_spheres_block_check(const int block[2]);
 int ks_spheres_block_presets(const int (**list)[2]); /* returns how many */
 void ks_spheres_block_default(int block[2]);         /* 16 x 16 */
 
-/* ---- CUDA renderer (spheres_cuda.cu) ----
+/* ---- CUDA renderer (spheres_cuda.cu, spheres_render.cu, spheres_binning.cu) ----
  * Sphere data on the device, uploaded to the memory a variant reads
  * (constant memory, or one device array for the rest), plus the binning
  * buffers. Every call only enqueues work on the renderer's stream unless it

@@ -1,0 +1,50 @@
+/* Internal to kernels/laplace/: the CUDA solver object that laplace_cuda.cu
+ * (fields, sweeps, residual, timing) and laplace_slice.cu (slice colormap,
+ * min/max, readback) share. CUDA-only header (never included by C code). */
+#ifndef KS_LAPLACE_SOLVER_INTERNAL_H
+#define KS_LAPLACE_SOLVER_INTERNAL_H
+
+#include "kernels/histogram/histogram.h"
+#include "laplace_launch.h"
+
+enum { KS_LREADBACK_SLOTS = 8 }; /* more than the frames a host may run ahead */
+
+/* What one readback copies into pinned memory. */
+typedef struct ks_lreadback_raw {
+    double residual_sum;   /* the residual accumulator */
+    unsigned minmax[2];    /* order-preserving encodings of the slice min, max */
+    float probe;
+} ks_lreadback_raw;
+
+typedef struct ks_lreadback_slot {
+    ks_lreadback_raw *host; /* pinned */
+    cudaEvent_t done;
+    int pending;            /* requested and not yet handed out */
+    long long seq;          /* request order */
+    int had_residual, has_probe;
+    int probe[3];
+    long long iteration;
+} ks_lreadback_slot;
+
+struct ks_lsolver {
+    ks_grid g;
+    size_t points, bytes;
+    int device;
+    cudaDeviceProp prop;
+    cudaStream_t stream;
+    float *cur, *prev;      /* cur = newest iterate, prev = the one before */
+    double *d_residual;     /* residual accumulator (sum of squares) */
+    unsigned *d_minmax;     /* encoded slice min, max */
+    int have_residual;      /* a residual was enqueued at least once */
+    ks_lreadback_slot slots[KS_LREADBACK_SLOTS];
+    long long next_seq;
+    cudaEvent_t t0, t1;     /* timing pair */
+    ks_hist_ctx *hctx;      /* the value histogram (created on first use) */
+    unsigned *d_hist;
+    ks_lhist *h_hist;       /* pinned: where the counts land */
+    cudaEvent_t hist_done;
+    int hist_pending;
+    ks_lhist hist_req;      /* bins, range and iteration of the request in flight */
+};
+
+#endif
