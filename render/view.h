@@ -80,7 +80,7 @@ typedef struct ks_vfield {
     char unit[16];            /* "GB/s", "ms", "" */
     int is_text;              /* 1: text holds the value; 0: value */
     double value;
-    char text[KS_VIEW_NAME * 2];
+    char text[KS_VIEW_TEXT];      /* long enough for a variant summary */
     ks_vfmt fmt;
 } ks_vfield;
 

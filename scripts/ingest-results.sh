@@ -16,7 +16,7 @@ mkdir -p docs/results screenshots
 for f in "$src"/device.txt "$src"/bench_*.txt "$src"/bench_*.csv; do
   [ -f "$f" ] && cp "$f" docs/results/ && echo "$(basename "$f") -> docs/results/"
 done
-for f in "$src"/bench_*.png "$src"/shots/*.png; do
+for f in "$src"/bench_*.png "$src"/roofline_*.png "$src"/shots/*.png; do
   [ -f "$f" ] && cp "$f" screenshots/ && echo "$(basename "$f") -> screenshots/"
 done
 exit 0
