@@ -192,7 +192,7 @@ void field_rows(const ks_view *v, ks_vgroup g)
         ks_view_format(fd, val, sizeof val);
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(fd->label);
+        ImGui::TextWrapped("%s", fd->label); // long labels wrap, never cut
         ImGui::TableNextColumn();
         if (fd->unit[0]) ImGui::TextWrapped("%s %s", val, fd->unit);
         else ImGui::TextWrapped("%s", val);
