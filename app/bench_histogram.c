@@ -1,5 +1,6 @@
 #include "kernels/common/ks_util.h"
 #include "bench_histogram.h"
+#include "run_outputs.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -243,7 +244,10 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
         st = ks_text_write(csv_path, text, len);
     }
     if (st == KS_OK) st = chart(rows, n, png_path);
-    if (st == KS_OK) printf("wrote %s and %s\n", csv_path, png_path);
+    if (st == KS_OK) {
+        ks_note_wrote(csv_path);
+        ks_note_wrote(png_path);
+    }
     free(text);
     free(rows);
     return st;

@@ -148,7 +148,10 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     snprintf(png_path, sizeof png_path, "%s/bench_matmul.png", dir);
     if (st == KS_OK) st = ks_text_write(csv_path, text, ks_matmul_bench_csv(r, text, need));
     if (st == KS_OK) st = ks_bench_matmul_chart(r, png_path);
-    if (st == KS_OK) printf("wrote %s and %s\n", csv_path, png_path);
+    if (st == KS_OK) {
+        ks_note_wrote(csv_path);
+        ks_note_wrote(png_path);
+    }
     char roof_path[1024];
     if (st == KS_OK) st = ks_bench_matmul_roofline(r, dir, roof_path, sizeof roof_path);
     if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);

@@ -327,8 +327,8 @@ ks_status ks_live_run(ks_live *l)
     if (st != KS_OK) return ks_fail(st, "%s", first_error); /* the first failure is the one to report */
     KS_TRY(st_out);
     KS_TRY(l->api->finish(l->scene));
-    /* only the Laplace scene writes --dump-field (what spheres makes of it is decided elsewhere) */
-    const int dumped = opt->dump_field && strcmp(l->api->name, "laplace") == 0;
+    /* the flag table lets --dump-field reach only the scenes that write it */
+    const int dumped = opt->dump_field != NULL;
     if (dumped) ks_note_wrote(opt->dump_field);
 
     char status[160] = "", written[1400] = "";
@@ -341,11 +341,8 @@ ks_status ks_live_run(ks_live *l)
         ks_text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
     if (dumped)
         ks_text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
-    if (used) {
-        char tmp[1400];
-        snprintf(tmp, sizeof tmp, "wrote %s", written);
-        snprintf(written, sizeof written, "%s", tmp);
-    }
-    ks_summary_print(scene, l->frame, status, l->timer, written);
+    char line[1408] = "";
+    if (used) snprintf(line, sizeof line, "wrote %s", written);
+    ks_summary_print(scene, l->frame, status, l->timer, line);
     return KS_OK;
 }
