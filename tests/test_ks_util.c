@@ -60,6 +60,23 @@ static void test_text_measure(void **state)
     assert_string_equal(buf, "ab-");
 }
 
+static void test_csv_quote_and_utf8(void **state)
+{
+    (void)state;
+    char out[32];
+    ks_csv_quote("GPU \"X\", 80GB", out, sizeof out);
+    assert_string_equal(out, "\"GPU \"\"X\"\", 80GB\"");
+    ks_csv_quote("abcdefgh", out, 6); /* cut to fit, still quoted and terminated */
+    assert_string_equal(out, "\"ab\"");
+    const unsigned char e_acute[] = {0xC3, 0xA9}, overlong[] = {0xC0, 0xAF}, surrogate[] = {0xED, 0xA0, 0x80},
+                        euro[] = {0xE2, 0x82, 0xAC};
+    assert_int_equal(ks_utf8_seq_len(e_acute, 2), 2);
+    assert_int_equal(ks_utf8_seq_len(e_acute, 1), 0); /* cut short */
+    assert_int_equal(ks_utf8_seq_len(overlong, 2), 0);
+    assert_int_equal(ks_utf8_seq_len(surrogate, 3), 0);
+    assert_int_equal(ks_utf8_seq_len(euro, 3), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -67,6 +84,7 @@ int main(void)
         cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_text_append),
         cmocka_unit_test(test_text_measure),
+        cmocka_unit_test(test_csv_quote_and_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
 #include "ks_error.h"
+#include "ks_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,30 +55,6 @@ const char *ks_status_name(ks_status code)
     return (code >= 0 && code < KS_ERR_NUM) ? names[code] : "unknown error";
 }
 
-/* Length of the valid UTF-8 sequence at p (2..4 bytes), or 0 when invalid
- * (overlong forms, surrogates, code points above U+10FFFF). */
-static size_t ks_utf8_multi(const unsigned char *p, size_t left)
-{
-    const unsigned char c = p[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else
-        return 0;
-    if (left < n || p[1] < lo || p[1] > hi) return 0;
-    for (size_t k = 2; k < n; ++k)
-        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
-    return n;
-}
-
 /* The escaped form of the input at p[k] into piece (at most 8 bytes, no NUL);
  * returns its length and sets *step to the input bytes it covers. */
 static size_t ks_quote_piece(const unsigned char *p, size_t k, size_t len, char piece[8], size_t *step)
@@ -92,7 +69,7 @@ static size_t ks_quote_piece(const unsigned char *p, size_t k, size_t len, char 
         piece[0] = (char)c;
         return 1;
     }
-    const size_t n = c >= 0x80 ? ks_utf8_multi(p + k, len - k) : 0;
+    const size_t n = c >= 0x80 ? ks_utf8_seq_len(p + k, len - k) : 0;
     /* valid UTF-8 stays, except a C1 control (U+0080..U+009F: U+009B is a CSI to some terminals) */
     if (n && !(c == 0xC2 && p[k + 1] < 0xA0)) {
         memcpy(piece, p + k, n);

@@ -57,3 +57,41 @@ void ks_text_measure(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     va_end(ap);
     if (n > 0) *used += (size_t)n;
 }
+
+size_t ks_utf8_seq_len(const unsigned char *p, size_t left)
+{
+    const unsigned char c = p[0];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+    } else
+        return 0;
+    if (left < n || p[1] < lo || p[1] > hi) return 0;
+    for (size_t k = 2; k < n; ++k)
+        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+    return n;
+}
+
+void ks_csv_quote(const char *text, char *out, size_t cap)
+{
+    size_t q = 0;
+    if (cap < 3) {
+        if (cap) out[0] = '\0';
+        return;
+    }
+    out[q++] = '"';
+    for (const char *c = text; *c && q + 3 < cap; ++c) {
+        if (*c == '"') out[q++] = '"';
+        out[q++] = *c;
+    }
+    out[q++] = '"';
+    out[q] = '\0';
+}

@@ -28,6 +28,15 @@ int ks_text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
 #endif
     ;
 
+/* Length of the valid multi-byte UTF-8 sequence at p (2..4 bytes, left bytes
+ * available), or 0 when invalid (overlong forms, surrogates, code points above
+ * U+10FFFF, or a byte below 0x80). */
+size_t ks_utf8_seq_len(const unsigned char *p, size_t left);
+
+/* text as one CSV field: in double quotes, inner quotes doubled (RFC 4180);
+ * cut to fit cap. */
+void ks_csv_quote(const char *text, char *out, size_t cap);
+
 /* Appends like ks_text_append, but *used keeps counting past cap: a first
  * pass with buf NULL and cap 0 measures the length a writer needs. */
 void ks_text_measure(char *buf, size_t cap, size_t *used, const char *fmt, ...)

@@ -245,16 +245,8 @@ size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t le
 {
     size_t used = 0;
     if (len) buf[0] = '\0';
-    /* the device name quoted, inner quotes doubled (RFC 4180) */
     char dev[2 * sizeof r->device + 3];
-    size_t q = 0;
-    dev[q++] = '"';
-    for (const char *c = r->device; *c && q + 3 < sizeof dev; ++c) {
-        if (*c == '"') dev[q++] = '"';
-        dev[q++] = *c;
-    }
-    dev[q++] = '"';
-    dev[q] = '\0';
+    ks_csv_quote(r->device, dev, sizeof dev);
     ks_text_measure(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n");
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];

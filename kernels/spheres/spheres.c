@@ -1,6 +1,7 @@
 /* Sphere scenes: generator, drift, scene-file parser, packing, image
  * comparison and the memory-variant table. Plain C; no device needed. */
 #include "spheres.h"
+#include "kernels/common/ks_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -96,31 +97,11 @@ void ks_spheres_pack(const ks_sphere *s, int count, ks_sphere_packed *out)
 
 /* ---- Scene-file parser ---- */
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid
- * (overlong forms, surrogates, code points above U+10FFFF, NUL). */
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid or NUL. */
 static size_t ks_utf8_seq(const unsigned char *p, size_t left)
 {
-    const unsigned char c = p[0];
-    if (c == 0) return 0;
-    if (c < 0x80) return 1;
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;
-        if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;
-        if (c == 0xF4) hi = 0x8F;
-    } else
-        return 0;
-    if (left < n) return 0;
-    if (p[1] < lo || p[1] > hi) return 0;
-    for (size_t k = 2; k < n; ++k)
-        if (p[k] < 0x80 || p[k] > 0xBF) return 0;
-    return n;
+    if (p[0] == 0) return 0;
+    return p[0] < 0x80 ? 1 : ks_utf8_seq_len(p, left);
 }
 
 /* A plain decimal number as the README gives it: [+-]digits[.digits] or

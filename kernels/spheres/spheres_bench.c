@@ -275,16 +275,8 @@ size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t 
 {
     size_t used = 0;
     if (len) buf[0] = '\0';
-    /* the device name quoted, inner quotes doubled (RFC 4180) */
     char dev[2 * sizeof r->device + 3];
-    size_t q = 0;
-    dev[q++] = '"';
-    for (const char *c = r->device; *c && q + 3 < sizeof dev; ++c) {
-        if (*c == '"') dev[q++] = '"';
-        dev[q++] = *c;
-    }
-    dev[q++] = '"';
-    dev[q] = '\0';
+    ks_csv_quote(r->device, dev, sizeof dev);
     const int gc = ks_global_col(r);
     ks_text_measure(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc\n");
     for (int k = 0; k < r->count_n; ++k)
