@@ -9,48 +9,8 @@
 
 #include "kernels/histogram/histogram.h"
 #include "best_config.h"
-#include "scene.h"
 
-enum { KS_HISTORY = KS_VIEW_PLOT };
-
-typedef struct ks_laplace_scene {
-    const ks_scene_env *env;
-    ks_grid grid;
-    ks_bc bc;
-    int use_cuda;
-    ks_lsolver *solver;      /* CUDA backend */
-    float *u, *u_prev;       /* CPU backend: current and previous iterate */
-    int variant;
-    int block[3];
-    int iters;               /* per frame */
-    long long total_iters;
-    int last_iters;          /* iterations run in the last frame that stepped */
-    ks_axis axis;
-    int index;
-    ks_colormap cmap;
-    int auto_range;
-    float lo, hi;            /* colour range in use */
-    double residual;         /* RMS change, -1 before the first */
-    long long residual_iter;
-    int have_minmax;
-    float slice_min, slice_max;
-    int probe_valid;
-    int probe[3];
-    float probe_value;
-    float hist_x[KS_HISTORY], hist_y[KS_HISTORY];
-    int hist_n;
-    long long hist_stride;   /* keep one residual every hist_stride iterations */
-    ks_kernel_attrs attrs;
-    int have_attrs;
-    ks_stage_timer *timer;
-    int stage_jacobi, stage_residual, stage_slice;
-    ks_roof_log roof;        /* last roofline point of each variant */
-    ks_lhist vhist;          /* the field's values over the colour range (bins 0: none yet) */
-    int stage_hist;
-} ks_laplace_scene;
-
-/* Bins of the colour bar's histogram. */
-enum { KS_LAPLACE_HIST_BINS = 64 };
+#include "scene_laplace_internal.h"
 
 /* Candidate blocks for [ and ]: by rank, in increasing thread count. */
 static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
@@ -60,13 +20,6 @@ static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  
 static const int ks_blocks_rank3[][3] = {{8, 8, 2},  {8, 8, 4},  {16, 4, 4}, {32, 4, 2},
                                          {16, 8, 4}, {32, 4, 4}, {32, 8, 2}, {8, 8, 8},
                                          {32, 8, 4}, {64, 4, 4}, {32, 4, 8}, {32, 16, 2}};
-
-static size_t scene_points(const ks_laplace_scene *s) { return ks_grid_points(&s->grid); }
-
-static const char *scene_name(const ks_laplace_scene *s)
-{
-    return s->grid.dims == 3 ? "laplace3d" : "laplace2d";
-}
 
 static ks_status check_block(ks_laplace_scene *s, int variant, const int block[3])
 {
@@ -442,168 +395,6 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     }
 }
 
-static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
-
-/* Kernel and block as mouse controls (CUDA backend: the CPU gold has neither). */
-static void view_kernel(const ks_laplace_scene *s, ks_view *v)
-{
-    const ks_lvariant_info *info = ks_lvariant_get(s->variant);
-    if (!s->use_cuda) {
-        ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold routine%s",
-#ifdef _OPENMP
-                     " (OpenMP)"
-#else
-                     ""
-#endif
-        );
-        return;
-    }
-    ks_vcontrol *c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
-    if (c) {
-        /* the Tab order, from the current variant round to it again */
-        int id = s->variant;
-        do {
-            if (c->nchoices < KS_VIEW_CHOICES)
-                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_lvariant_get(id)->name);
-            id = ks_lvariant_next(id);
-        } while (id != s->variant);
-        c->current = 0;
-        snprintf(c->value, sizeof c->value, "%s", info->name);
-    }
-    c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
-    if (c) {
-        if (info->block_rank == 3)
-            snprintf(c->value, sizeof c->value, "%dx%dx%d", s->block[0], s->block[1], s->block[2]);
-        else
-            snprintf(c->value, sizeof c->value, "%dx%d", s->block[0], s->block[1]);
-    }
-    ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", info->summary);
-    ks_view_text(v, KS_VGROUP_KERNEL, "block", "%s", c ? c->value : "");
-    if (info->steps_per_launch > 1)
-        ks_view_num(v, KS_VGROUP_KERNEL, "iterations/launch", info->steps_per_launch, "", KS_VFMT_INT);
-    if (s->have_attrs) {
-        ks_view_num(v, KS_VGROUP_KERNEL, "registers", s->attrs.registers, "/thread", KS_VFMT_INT);
-        ks_view_num(v, KS_VGROUP_KERNEL, "shared memory",
-                    (double)(s->attrs.static_smem + s->attrs.dynamic_smem) / 1024.0, "KiB", KS_VFMT_F1);
-        ks_view_num(v, KS_VGROUP_KERNEL, "occupancy", s->attrs.occupancy, "", KS_VFMT_PCT);
-        ks_view_num(v, KS_VGROUP_KERNEL, "blocks/SM", s->attrs.blocks_per_sm, "", KS_VFMT_INT);
-    }
-}
-
-/* The roofline's name for the kernel in use. */
-static const char *roof_name(const ks_laplace_scene *s)
-{
-    return s->use_cuda ? ks_lvariant_get(s->variant)->name : "cpu";
-}
-
-static void view(void *self, ks_view *v)
-{
-    ks_laplace_scene *s = self;
-    const double field_bytes = (double)ks_grid_bytes(&s->grid);
-    snprintf(v->scene, sizeof v->scene, "%s", scene_name(s));
-    snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
-
-    view_kernel(s, v);
-    ks_vcontrol *c = ks_view_control(v, "iterations/frame", KS_KEY_MINUS, KS_KEY_PLUS);
-    if (c) snprintf(c->value, sizeof c->value, "%d", s->iters);
-    if (s->grid.dims == 3) {
-        c = ks_view_control(v, "slice axis", 0, 0);
-        if (c) {
-            for (int a = 0; a < KS_AXIS_NUM; ++a) {
-                snprintf(c->choices[a], sizeof c->choices[a], "%c", ks_axis_names[a]);
-                c->choice_key[a] = 'X' + a;
-            }
-            c->nchoices = KS_AXIS_NUM;
-            c->current = (int)s->axis;
-            snprintf(c->value, sizeof c->value, "%c", ks_axis_names[s->axis]);
-        }
-        c = ks_view_control(v, "slice index", KS_KEY_LEFT, KS_KEY_RIGHT);
-        if (c) snprintf(c->value, sizeof c->value, "%d of 0..%d", s->index, ks_slice_max_index(&s->grid, s->axis));
-    }
-    c = ks_view_control(v, "colormap", 0, 'C');
-    if (c) {
-        /* C order from the current map round to it again */
-        ks_colormap m = s->cmap == KS_CMAP_DEFAULT ? KS_CMAP_VIRIDIS : s->cmap;
-        for (int i = 0; i < KS_CMAP_NUM - 1; ++i, m = ks_colormap_next(m))
-            snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_colormap_name(m));
-        snprintf(c->value, sizeof c->value, "%s", ks_colormap_name(s->cmap));
-    }
-    c = ks_view_control(v, "range", 0, 'A');
-    if (c) {
-        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->auto_range ? "auto" : "fixed");
-        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->auto_range ? "fixed" : "auto");
-        c->nchoices = 2;
-        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
-    }
-
-    if (s->grid.dims == 3)
-        ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);
-    else
-        ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%d", s->grid.nx, s->grid.ny);
-    ks_view_text(v, KS_VGROUP_SCENE, "boundary", "%s", ks_bc_name(s->bc));
-    ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
-    ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
-    ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", s->iters, "", KS_VFMT_INT);
-    ks_view_num(v, KS_VGROUP_SCENE, "iterations", (double)s->total_iters, "", KS_VFMT_INT);
-    if (s->residual >= 0) {
-        ks_view_num(v, KS_VGROUP_SCENE, "residual", s->residual, "RMS", KS_VFMT_SCI);
-        ks_view_num(v, KS_VGROUP_SCENE, "residual at", (double)s->residual_iter, "it", KS_VFMT_INT);
-    }
-    if (s->timer) {
-        ks_stage_stats st;
-        ks_stage_timer_stats(s->timer, s->stage_jacobi, &st);
-        if (st.samples > 0 && s->last_iters > 0) {
-            const double t_iter = st.median_ms * 1e-3 / s->last_iters;
-            const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
-            ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
-            /* Roofline, one iteration: 6 (3D) or 4 (2D) adds and a multiply per
-             * point; the field read and written once per launch (a temporally
-             * blocked launch does steps_per_launch iterations). */
-            const ks_lvariant_info *info = ks_lvariant_get(s->variant);
-            const int steps = s->use_cuda && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
-            const double flops = (s->grid.dims == 3 ? 7.0 : 5.0) * (double)scene_points(s);
-            ks_roof_log_put(&s->roof, roof_name(s), flops, 2.0 * field_bytes / steps, t_iter * 1e3);
-        }
-    }
-    ks_view_roof(v, &s->roof, roof_name(s), "one Jacobi iteration", s->env->t_peak_gbs,
-                 s->use_cuda ? s->env->fma_gflops : 0.0);
-    ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
-                KS_VFMT_INT);
-    if (s->grid.dims == 3)
-        ks_view_text(v, KS_VGROUP_SCENE, "slice", "%c = %d", ks_axis_names[s->axis], s->index);
-    ks_view_num(v, KS_VGROUP_SCENE, "range lo", s->lo, "", KS_VFMT_G4);
-    ks_view_num(v, KS_VGROUP_SCENE, "range hi", s->hi, "", KS_VFMT_G4);
-
-    if (s->probe_valid) {
-        if (s->grid.dims == 3)
-            snprintf(v->hover, sizeof v->hover, "u(%d, %d, %d) = %.6g", s->probe[0], s->probe[1],
-                     s->probe[2], s->probe_value);
-        else
-            snprintf(v->hover, sizeof v->hover, "u(%d, %d) = %.6g", s->probe[0], s->probe[1],
-                     s->probe_value);
-    }
-    v->colorbar.on = 1;
-    v->colorbar.cmap = s->cmap;
-    v->colorbar.lo = s->lo;
-    v->colorbar.hi = s->hi;
-    snprintf(v->colorbar.label, sizeof v->colorbar.label, "u (%s, %s range)", ks_colormap_name(s->cmap),
-             s->auto_range ? "auto" : "fixed");
-    if (s->vhist.bins > 0) {
-        v->colorbar.hist_n = s->vhist.bins;
-        v->colorbar.hist_lo = s->vhist.lo;
-        v->colorbar.hist_hi = s->vhist.hi;
-        for (int b = 0; b < s->vhist.bins && b < KS_VIEW_HIST; ++b) v->colorbar.hist[b] = s->vhist.counts[b];
-        snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, %s",
-                 s->use_cuda ? "GPU" : "CPU gold");
-    }
-    memcpy(v->plot.x, s->hist_x, (size_t)s->hist_n * sizeof(float));
-    memcpy(v->plot.y, s->hist_y, (size_t)s->hist_n * sizeof(float));
-    v->plot.n = s->hist_n;
-    snprintf(v->plot.title, sizeof v->plot.title, "log10 residual vs iterations");
-}
-
 static ks_status finish(void *self)
 {
     ks_laplace_scene *s = self;
@@ -666,7 +457,7 @@ const ks_scene_api ks_scene_laplace = {
     .compute = compute,
     .draw = draw,
     .key = key,
-    .view = view,
+    .view = ks_laplace_scene_view,
     .finish = finish,
     .status = status,
 };
