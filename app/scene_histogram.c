@@ -1,4 +1,4 @@
-/* The histogram scene (issue 11): the input is counted in chunks, one chunk
+/* The histogram scene: the input is counted in chunks, one chunk
  * per frame, so the bars grow while the kernel runs over the input. When the
  * whole input has been counted, the full histogram stays for KS_HS_HOLD
  * frames, then the counts are cleared and the pass starts over.

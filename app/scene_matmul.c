@@ -1,4 +1,4 @@
-/* The matrix-multiply scene for the live loop (issue 11).
+/* The matrix-multiply scene for the live loop.
  *
  * Each frame (when not paused) runs the current variant once on C (timed with
  * events; the CPU backend runs the gold) and draws C as a heatmap with the

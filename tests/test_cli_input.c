@@ -1,4 +1,4 @@
-/* The kernelscope binary on the inputs issue 14 found (no display, no GPU):
+/* The kernelscope binary on malformed and hostile inputs (no display, no GPU):
  * flags that do not apply, a bench that would not fit in host memory, a FIFO
  * as the best-config store, raw bytes in arguments. Each is exit 2 with one
  * line, at once. The ctest time limit catches a hang. */

@@ -203,7 +203,7 @@ static void test_bad_inputs(void **state)
     BAD("not a sphere count", "spheres", "--spheres", "0");
     BAD("not a non-negative integer", "spheres", "--seed", "-1");
     BAD("--mem does not apply to the laplace3d view", "laplace3d", "--mem", "global");
-    /* issue 14: malformed forms refused like the others */
+    /* malformed forms refused like the others */
     BAD("not a non-negative integer", "spheres", "--seed", " 5");
     BAD("not a non-negative integer", "spheres", "--seed", "+5");
     BAD("takes no value", "--help=1");

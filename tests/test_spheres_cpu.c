@@ -152,7 +152,7 @@ static void test_parse_malformed(void **state)
                      "colour r");
 }
 
-/* Issue 14: the format is exactly the documented one, the limit is checked
+/* The format is exactly the documented one, the limit is checked
  * while reading, and quoted tokens are escaped. */
 static void test_parse_strict_format(void **state)
 {
