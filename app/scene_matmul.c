@@ -50,19 +50,12 @@ static void ks_mm_push(ks_matmul_scene *s, double ms)
     if (s->ms_n < KS_MM_WINDOW) ++s->ms_n;
 }
 
-static int ks_mm_cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double ks_mm_median(const ks_matmul_scene *s)
 {
     if (s->ms_n == 0) return 0.0;
     double v[KS_MM_WINDOW];
     memcpy(v, s->ms, (size_t)s->ms_n * sizeof *v);
-    qsort(v, (size_t)s->ms_n, sizeof *v, ks_mm_cmp);
-    return s->ms_n % 2 ? v[s->ms_n / 2] : 0.5 * (v[s->ms_n / 2 - 1] + v[s->ms_n / 2]);
+    return ks_median_sort(v, s->ms_n);
 }
 
 static void ks_mm_reset_times(ks_matmul_scene *s)

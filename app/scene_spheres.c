@@ -72,20 +72,13 @@ static void ks_sph_push(ks_sph_window *w, double ms)
     if (w->n < KS_SPH_WINDOW) ++w->n;
 }
 
-static int ks_sph_cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median and minimum of the window; 0 when empty. */
 static int ks_sph_stats(const ks_sph_window *w, double *median, double *min)
 {
     if (w->n == 0) return 0;
     double v[KS_SPH_WINDOW];
     memcpy(v, w->ms, (size_t)w->n * sizeof *v);
-    qsort(v, (size_t)w->n, sizeof *v, ks_sph_cmp);
-    *median = w->n % 2 ? v[w->n / 2] : 0.5 * (v[w->n / 2 - 1] + v[w->n / 2]);
+    *median = ks_median_sort(v, w->n); /* sorts: v[0] is the minimum */
     *min = v[0];
     return 1;
 }

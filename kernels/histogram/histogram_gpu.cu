@@ -154,8 +154,7 @@ extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, i
         t[r] = ms;
     }
     if (st == KS_OK) {
-        qsort(t, (size_t)reps, sizeof(double), ks_cmp_double);
-        *median_ms = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+        *median_ms = ks_median_sort(t, reps); /* sorts: t[0] is the minimum */
         *min_ms = t[0];
     }
     free(t);

@@ -381,8 +381,7 @@ ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int it
         ms[r] = t;
     }
     if (st == KS_OK) {
-        qsort(ms, (size_t)reps, sizeof(double), ks_cmp_double);
-        const double med = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+        const double med = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
         *ms_per_iter = med / iters;
     }
     free(ms);

@@ -111,8 +111,7 @@ static ks_status ks_mm_bench_cpu(const ks_matmul_size *sizes, int size_n, ks_mat
                 ks_matmul_gold(s, a, b, c);
                 ms[k] = (ks_now_seconds() * 1e3) - t0;
             }
-            qsort(ms, (size_t)r->reps, sizeof *ms, ks_cmp_double);
-            const double med = r->reps % 2 ? ms[r->reps / 2] : 0.5 * (ms[r->reps / 2 - 1] + ms[r->reps / 2]);
+            const double med = ks_median_sort(ms, r->reps); /* sorts: ms[0] is the minimum */
             if (r->row_n < KS_MATMUL_BENCH_MAX_ROWS) ks_mm_row(r, "gold", s, 0, med, 0.0);
         }
         free(a);

@@ -1,6 +1,7 @@
 /* Matmul kernels and their launchers (matmul.h): naive, tiled (T = 8, 16, 32),
  * regtile (128x128 block tile, 8x8 per thread, BK = 8, float4 loads where
  * aligned, double-buffered shared memory) and cuBLAS SGEMM in plain FP32. */
+#include "kernels/common/ks_util.h"
 #include "matmul.h"
 
 #include <cublas_v2.h>
@@ -380,12 +381,6 @@ extern "C" ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant
     return KS_OK;
 }
 
-static int ks_mm_cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 extern "C" ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, int warmup, int reps,
                                         double *median_ms, double *min_ms)
 {
@@ -396,8 +391,7 @@ extern "C" ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, i
     ks_status st = KS_OK;
     for (int r = 0; r < reps && st == KS_OK; ++r) st = ks_matmul_gpu_run_timed(g, v, tile, &ms[r]);
     if (st == KS_OK) {
-        qsort(ms, (size_t)reps, sizeof *ms, ks_mm_cmp);
-        *median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+        *median_ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
         *min_ms = ms[0];
     }
     free(ms);

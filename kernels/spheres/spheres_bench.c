@@ -88,9 +88,8 @@ static ks_status ks_bench_time_cpu(const ks_sphere_packed *p, int n, int w, int 
         ks_spheres_gold_render(p, n, w, h, img);
         ms[k] = (ks_now_seconds() * 1e3) - t0;
     }
-    qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
     cell->available = 1;
-    cell->ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    cell->ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
     cell->min_ms = ms[0];
     free(ms);
     return KS_OK;

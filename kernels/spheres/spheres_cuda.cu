@@ -1,6 +1,7 @@
 /* CUDA sphere renderer: the renderer object, uploads, the live timing ring
  * and the benchmark timing (spheres.h). The kernels are in spheres_render.cu
  * and spheres_binning.cu. */
+#include "kernels/common/ks_util.h"
 #include "spheres_cuda_internal.h"
 
 const ks_spheres_gpu *ks_const_owner;
@@ -285,8 +286,7 @@ extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, co
     if (st == KS_OK && e != cudaSuccess)
         st = ks_fail(KS_ERR_CUDA, "spheres: timing %s failed: %s", ks_spheres_mem_name(m), cudaGetErrorString(e));
     if (st == KS_OK) {
-        qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
-        *median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+        *median_ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
         *min_ms = ms[0];
     }
     for (int k = 0; k < made; ++k) cudaEventDestroy(ev[k]);
