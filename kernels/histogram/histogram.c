@@ -220,26 +220,28 @@ ks_status ks_hist_npy_write(const char *path, const uint64_t *hist, unsigned bin
     return KS_OK;
 }
 
+/* The height of picture column x of w: the counts of the bins it covers
+ * (at least one), log10(1 + sum) on a log scale. */
+static double ks_hist_column(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)
+{
+    const unsigned b0 = (unsigned)((uint64_t)x * bins / (unsigned)w);
+    unsigned b1 = (unsigned)((uint64_t)(x + 1) * bins / (unsigned)w);
+    if (b1 <= b0) b1 = b0 + 1;
+    double s = 0.0;
+    for (unsigned b = b0; b < b1; ++b) s += (double)hist[b];
+    return log_scale ? log10(1.0 + s) : s;
+}
+
 void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, unsigned char *rgba,
                            int w, int h)
 {
     double top = 0.0;
     for (int x = 0; x < w; ++x) {
-        const unsigned b0 = (unsigned)((uint64_t)x * bins / (unsigned)w);
-        unsigned b1 = (unsigned)((uint64_t)(x + 1) * bins / (unsigned)w);
-        if (b1 <= b0) b1 = b0 + 1;
-        double s = 0.0;
-        for (unsigned b = b0; b < b1; ++b) s += (double)hist[b];
-        if (log_scale) s = log10(1.0 + s);
+        const double s = ks_hist_column(hist, bins, log_scale, x, w);
         if (s > top) top = s;
     }
     for (int x = 0; x < w; ++x) {
-        const unsigned b0 = (unsigned)((uint64_t)x * bins / (unsigned)w);
-        unsigned b1 = (unsigned)((uint64_t)(x + 1) * bins / (unsigned)w);
-        if (b1 <= b0) b1 = b0 + 1;
-        double s = 0.0;
-        for (unsigned b = b0; b < b1; ++b) s += (double)hist[b];
-        if (log_scale) s = log10(1.0 + s);
+        const double s = ks_hist_column(hist, bins, log_scale, x, w);
         const int bar = top > 0.0 ? (int)(s / top * (h - 1) + 0.5) : 0;
         for (int y = 0; y < h; ++y) {
             unsigned char *p = rgba + ((size_t)y * w + x) * 4;

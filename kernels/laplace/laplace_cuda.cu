@@ -166,16 +166,11 @@ static void ks_lsweep_init(const ks_lsolver *s, const int block[3], ks_lsweep *s
 
 ks_status ks_lsolver_check_block(const ks_lsolver *s, int variant, const int block[3])
 {
-    const ks_lvariant_info *info = NULL;
-    ks_llaunch_fn fn = NULL;
-    KS_TRY(ks_llookup(s, variant, &info, &fn));
-    ks_lsweep sw;
-    ks_lsweep_init(s, block, &sw);
-    sw.steps = info->steps_per_launch;
-    sw.dry_run = 1;
-    return fn(&sw);
+    return ks_lsolver_kernel_attrs(s, variant, block, NULL); /* the same dry run, no figures */
 }
 
+/* A dry run of the variant's launcher: every check, no launch; out (may be
+ * NULL) gets the kernel's registers, shared memory and occupancy. */
 ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int block[3],
                                   ks_kernel_attrs *out)
 {
