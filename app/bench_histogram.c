@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_roofline.h"
+#include "kernels/common/fma_peak.h"
 #include "kernels/histogram/histogram.h"
 #include "render/chart.h"
 #include "render/image_io.h"
@@ -186,6 +188,25 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
     return st;
 }
 
+/* DIR/roofline_histogram.png: a histogram does no floating-point work, so
+ * every row is a zero-flop point at the chart's left edge, at the height of
+ * its read rate (model bytes: the input once), under the copy bandwidth and
+ * the FMA peak measured in this run. */
+static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device,
+                          char *path, size_t path_cap)
+{
+    ks_roof_chart *c = calloc(1, sizeof *c);
+    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: out of host memory");
+    ks_status st = KS_OK;
+    for (int i = 0; i < n; ++i) c->peak_gbs = fmax(c->peak_gbs, rows[i].t_peak_gbs);
+    if (!(c->peak_gbs > 0.0)) c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20); /* CPU backend */
+    if (use_cuda) st = ks_cuda_measure_fma_gflops(5, &c->peak_gflops);
+    for (int i = 0; i < n && st == KS_OK; ++i) ks_roof_chart_add(c, rows[i].variant, 0.0, (double)rows[i].bytes, rows[i].ms);
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, path, path_cap);
+    free(c);
+    return st;
+}
+
 ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda)
 {
     const char *dir = opt->out_dir ? opt->out_dir : ".";
@@ -248,6 +269,9 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
         ks_note_wrote(csv_path);
         ks_note_wrote(png_path);
     }
+    char roof_path[1024] = "";
+    if (st == KS_OK) st = roofline(rows, n, use_cuda, dir, device, roof_path, sizeof roof_path);
+    if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);
     free(text);
     free(rows);
     return st;

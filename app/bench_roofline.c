@@ -38,7 +38,7 @@ double ks_roof_host_copy_gbs(size_t bytes)
 
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms)
 {
-    if (c == NULL || c->n >= KS_ROOF_MAX_POINTS || !(flops > 0.0) || !(bytes > 0.0) || !(ms > 0.0)) return;
+    if (c == NULL || c->n >= KS_ROOF_MAX_POINTS || !(flops >= 0.0) || !(bytes > 0.0) || !(ms > 0.0)) return;
     ks_roof_pt *p = &c->pts[c->n++];
     snprintf(p->variant, sizeof p->variant, "%s", variant ? variant : "");
     p->flops = flops;
@@ -57,6 +57,14 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
     ks_chart_series series[KS_CHART_MAX_SERIES];
     int nseries = 0;
     double xlo = INFINITY, xhi = 0.0;
+    /* the left edge: a decade below the smallest intensity with flops (1/64
+     * flop/B when no point has any) */
+    double left = INFINITY;
+    for (int i = 0; i < c->n; ++i)
+        if (c->pts[i].flops > 0.0) left = fmin(left, c->pts[i].flops / c->pts[i].bytes / 10.0);
+    if (!isfinite(left)) left = 1.0 / 64.0;
+    int zero_flop_points = 0;
+    for (int i = 0; i < c->n; ++i) zero_flop_points += !(c->pts[i].flops > 0.0);
     for (int i = 0; i < c->n; ++i) {
         const ks_roof_pt *p = &c->pts[i];
         int k = 0;
@@ -70,7 +78,10 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
             series[k].n = 0;
             ++nseries;
         }
-        const double x = p->flops / p->bytes, y = p->flops / (p->ms * 1e6);
+        /* no flops (histogram): at the left edge, on the bandwidth line it
+         * reaches, as in the live panel (see "Roofline" in the README) */
+        const double x = p->flops > 0.0 ? p->flops / p->bytes : left;
+        const double y = p->flops > 0.0 ? p->flops / (p->ms * 1e6) : p->bytes / (p->ms * 1e6) * left;
         int j = series[k].n++;
         for (; j > 0 && xs[k][j - 1] > x; --j) { /* in increasing x */
             xs[k][j] = xs[k][j - 1];
@@ -90,7 +101,7 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
         xlo = fmin(xlo, ridge);
         xhi = fmax(xhi, ridge);
     }
-    xlo /= 4.0;
+    if (!zero_flop_points) xlo /= 4.0; /* else the zero-flop points sit on the edge itself */
     xhi *= 4.0;
     roof_x[nroof] = xlo;
     roof_y[nroof++] = fl > 0.0 ? fmin(bw * xlo, fl) : bw * xlo;
@@ -112,7 +123,8 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
     ++nseries;
 
     char title[384];
-    snprintf(title, sizeof title, "kernelscope bench %s on %s: roofline (model counts)", scene, device);
+    snprintf(title, sizeof title, "kernelscope bench %s on %s: roofline (model counts)%s", scene, device,
+             zero_flop_points ? "; no-flop points at the left edge, on the bandwidth line they reach" : "");
     ks_chart_desc d;
     memset(&d, 0, sizeof d);
     d.width = 1100;

@@ -28,7 +28,9 @@ typedef struct ks_roof_chart {
 /* The CPU backend's bandwidth ceiling for a bench: memcpy of bytes, read +
  * write, best of 3 (0 when out of memory). */
 double ks_roof_host_copy_gbs(size_t bytes);
-/* Adds a point (ignored when full or when ms, flops or bytes is not > 0). */
+/* Adds a point (ignored when full, when ms or bytes is not > 0 or flops < 0).
+ * A point with no flops (histogram) is drawn at the chart's left edge at the
+ * height of its byte rate there, i.e. on the bandwidth line it reaches. */
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms);
 /* Draws and writes out_dir/roofline_<scene>.png (to a temporary name, then
  * renamed); nothing when no point was added. *path gets the file written

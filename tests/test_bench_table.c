@@ -131,10 +131,13 @@ static void test_roofline_chart(void **state)
     ks_roof_chart_add(&c, "regq", 7e8, 8e8, 0.3);
     ks_roof_chart_add(&c, "regq", 7e9, 8e9, 2.9);
     ks_roof_chart_add(&c, "tblock", 7e8, 2e8, 0.1);
-    ks_roof_chart_add(&c, "bad", 0.0, 8e8, 0.3);  /* no flops: not on a log axis */
+    ks_roof_chart_add(&c, "bad", -1.0, 8e8, 0.3); /* negative flops */
     ks_roof_chart_add(&c, "bad", 7e8, 8e8, -1.0); /* no time */
+    ks_roof_chart_add(&c, "bad", 7e8, 0.0, 0.3);  /* no bytes */
     assert_int_equal(c.n, 3);
     assert_true(c.pts[2].flops == 7e8 && c.pts[2].bytes == 2e8 && c.pts[2].ms == 0.1);
+    ks_roof_chart_add(&c, "histogram", 0.0, 1e8, 0.05); /* no flops: kept, drawn at the left edge */
+    assert_int_equal(c.n, 4);
     char scene[64];
     snprintf(scene, sizeof scene, "test%d", (int)getpid());
     assert_int_equal(ks_roof_chart_write(&c, dir, scene, "NVIDIA H200", path, sizeof path), KS_OK);

@@ -26,9 +26,11 @@
     } while (0)
 
 /* 1x1, odd, not multiples of any tile (8, 16, 32, 128), N and K multiples of 4 with
- * ragged M (regtile's float4 path at the edges), larger than one 128 tile each way. */
+ * ragged M (regtile's float4 path at the edges), larger than one 128 tile each way;
+ * then multiples of every tile (tiled's unchecked path) and of 8 and 16 only. */
 static const ks_matmul_size sizes[] = {
     {1, 1, 1}, {17, 33, 9}, {65, 129, 31}, {127, 131, 37}, {200, 132, 36}, {257, 260, 20}, {3, 1, 300}, {129, 5, 8},
+    {96, 64, 160}, {32, 32, 32}, {48, 80, 16},
 };
 
 static void test_variants(void **state)

@@ -61,8 +61,11 @@ __global__ void ks_mm_naive_kernel(const float *__restrict__ A, const float *__r
 }
 
 /* ---- tiled: T x T tiles of A and B in shared memory ---- */
-
-template <int T>
+/* FULL: M, N and K are multiples of T, so no load needs a bounds check and
+ * the two read pointers just step along K (T columns of A, T rows of B); the
+ * same algorithm, without the per-load compares and 64-bit index products
+ * that sizes known only at run time otherwise cost. */
+template <int T, bool FULL>
 __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restrict__ A,
                                                            const float *__restrict__ B,
                                                            float *__restrict__ C, int M, int N, int K)
@@ -72,15 +75,40 @@ __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restri
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int j = blockIdx.x * T + tx, i = blockIdx.y * T + ty;
     float acc = 0.0f;
-    for (int k0 = 0; k0 < K; k0 += T) {
-        As[ty][tx] = (i < M && k0 + tx < K) ? A[(size_t)i * K + k0 + tx] : 0.0f;
-        Bs[ty][tx] = (k0 + ty < K && j < N) ? B[(size_t)(k0 + ty) * N + j] : 0.0f;
-        __syncthreads();
+    if (FULL) {
+        const float *a = A + (size_t)i * K + tx;
+        const float *b = B + (size_t)ty * N + j;
+        const size_t b_step = (size_t)T * N;
+        for (int k0 = 0; k0 < K; k0 += T, a += T, b += b_step) {
+            As[ty][tx] = *a;
+            Bs[ty][tx] = *b;
+            __syncthreads();
 #pragma unroll
-        for (int kk = 0; kk < T; ++kk) acc += As[ty][kk] * Bs[kk][tx];
-        __syncthreads();
+            for (int kk = 0; kk < T; ++kk) acc += As[ty][kk] * Bs[kk][tx];
+            __syncthreads();
+        }
+        C[(size_t)i * N + j] = acc;
+    } else {
+        for (int k0 = 0; k0 < K; k0 += T) {
+            As[ty][tx] = (i < M && k0 + tx < K) ? A[(size_t)i * K + k0 + tx] : 0.0f;
+            Bs[ty][tx] = (k0 + ty < K && j < N) ? B[(size_t)(k0 + ty) * N + j] : 0.0f;
+            __syncthreads();
+#pragma unroll
+            for (int kk = 0; kk < T; ++kk) acc += As[ty][kk] * Bs[kk][tx];
+            __syncthreads();
+        }
+        if (i < M && j < N) C[(size_t)i * N + j] = acc;
     }
-    if (i < M && j < N) C[(size_t)i * N + j] = acc;
+}
+
+template <int T>
+static void ks_mm_tiled_launch(dim3 grid, dim3 block, cudaStream_t stream, const float *A, const float *B, float *C,
+                               int M, int N, int K)
+{
+    if (M % T == 0 && N % T == 0 && K % T == 0)
+        ks_mm_tiled_kernel<T, true><<<grid, block, 0, stream>>>(A, B, C, M, N, K);
+    else
+        ks_mm_tiled_kernel<T, false><<<grid, block, 0, stream>>>(A, B, C, M, N, K);
 }
 
 /* ---- regtile ---- */
@@ -342,9 +370,9 @@ extern "C" ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, in
         if (tile != 8 && tile != 16 && tile != 32)
             return ks_fail(KS_ERR_INVALID, "matmul: tiled takes tile 8, 16 or 32, not %d", tile);
         const dim3 block(tile, tile), grid((N + tile - 1) / tile, (M + tile - 1) / tile);
-        if (tile == 8) ks_mm_tiled_kernel<8><<<grid, block, 0, g->stream>>>(g->a, g->b, g->c, M, N, K);
-        else if (tile == 16) ks_mm_tiled_kernel<16><<<grid, block, 0, g->stream>>>(g->a, g->b, g->c, M, N, K);
-        else ks_mm_tiled_kernel<32><<<grid, block, 0, g->stream>>>(g->a, g->b, g->c, M, N, K);
+        if (tile == 8) ks_mm_tiled_launch<8>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
+        else if (tile == 16) ks_mm_tiled_launch<16>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
+        else ks_mm_tiled_launch<32>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
         break;
     }
     case KS_MATMUL_REGTILE: {
