@@ -33,8 +33,8 @@ typedef struct size2 {
 } size2;
 /* in this order through one encoder made for the largest: large, tiny, odd */
 static const size2 sizes[] = {{1920, 1080}, {1, 1}, {17, 33}, {1281, 801}, {2, 2}, {33, 17}, {1919, 1079}, {639, 359}};
-static int max_w = 1920, max_h = 1080; /* 640x360 with KS_TEST_QUICK=1 */
-static int size_used(size_t i) { return sizes[i].w <= max_w && sizes[i].h <= max_h; }
+static int big_w = 1920, big_h = 1080; /* 640x360 with KS_TEST_QUICK=1 */
+static int size_used(size_t i) { return sizes[i].w <= big_w && sizes[i].h <= big_h; }
 static const ks_jpeg_gpu_input inputs[] = {KS_JPEG_INPUT_YUV420, KS_JPEG_INPUT_RGBI};
 
 #define CHECK_CUDA(call)                                                                                         \
@@ -59,9 +59,9 @@ static void *device_picture(const uint8_t *host, int w, int h)
     return d;
 }
 
-static ks_jpeg_gpu *make_encoder(int max_w, int max_h, ks_jpeg_gpu_input input, void *stream)
+static ks_jpeg_gpu *make_encoder(int mw, int mh, ks_jpeg_gpu_input input, void *stream)
 {
-    const ks_jpeg_desc desc = {.max_width = max_w, .max_height = max_h, .stream = stream, .input = input};
+    const ks_jpeg_desc desc = {.max_width = mw, .max_height = mh, .stream = stream, .input = input};
     ks_jpeg_gpu *e = NULL;
     if (ks_jpeg_gpu_create(&desc, &e) != KS_OK) fail_msg("ks_jpeg_gpu_create: %s", ks_error_message());
     return e;
@@ -85,7 +85,7 @@ static void test_convert_gold(void **state)
 {
     (void)state;
     for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; ++k) {
-        ks_jpeg_gpu *e = make_encoder(max_w, max_h, inputs[k], NULL);
+        ks_jpeg_gpu *e = make_encoder(big_w, big_h, inputs[k], NULL);
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
             if (!size_used(i)) continue;
             const int w = sizes[i].w, h = sizes[i].h;
@@ -128,7 +128,7 @@ static void test_sizes_one_encoder(void **state)
     CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; ++k) {
         /* YUV420 on a stream of its own making, RGBI on the caller's */
-        ks_jpeg_gpu *e = make_encoder(max_w, max_h, inputs[k], k == 0 ? NULL : (void *)stream);
+        ks_jpeg_gpu *e = make_encoder(big_w, big_h, inputs[k], k == 0 ? NULL : (void *)stream);
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
             if (!size_used(i)) continue;
             const int w = sizes[i].w, h = sizes[i].h;
@@ -149,7 +149,7 @@ static void test_sizes_one_encoder(void **state)
 static void test_exact_size(void **state)
 {
     (void)state;
-    const int w = max_w < 1281 ? 321 : 1281, h = max_h < 801 ? 201 : 801;
+    const int w = big_w < 1281 ? 321 : 1281, h = big_h < 801 ? 201 : 801;
     uint8_t *host = host_picture(w, h);
     jc_fill_smooth(host, w, h, 3);
     void *dev = device_picture(host, w, h);
@@ -169,7 +169,7 @@ static void test_exact_size(void **state)
 static void test_noise_and_reuse(void **state)
 {
     (void)state;
-    const int w = max_w, h = max_h;
+    const int w = big_w, h = big_h;
     uint8_t *a = host_picture(w, h), *b = host_picture(w, h);
     jc_fill_noise(a, w, h, 1);
     jc_fill_smooth(b, w, h, 2);
@@ -224,7 +224,7 @@ static void *encode_loop(void *arg)
     const uint8_t *jpeg = NULL;
     size_t bytes = 0, first = 0;
     wk->ok = 1;
-    for (int i = 0; i < (max_w < 1920 ? 3 : 20) && wk->ok; ++i) {
+    for (int i = 0; i < (big_w < 1920 ? 3 : 20) && wk->ok; ++i) {
         if (ks_jpeg_gpu_encode(e, wk->dev, wk->w, wk->h, &jpeg, &bytes) != KS_OK) {
             snprintf(wk->why, sizeof wk->why, "encode %d: %s", i, ks_error_message());
             wk->ok = 0;
@@ -248,8 +248,8 @@ static void *encode_loop(void *arg)
 static void test_threads(void **state)
 {
     (void)state;
-    worker wk[2] = {{.w = max_w < 1280 ? max_w : 1280, .h = max_h < 720 ? max_h : 720, .input = KS_JPEG_INPUT_YUV420},
-                    {.w = 333, .h = 517 < max_h ? 517 : max_h, .input = KS_JPEG_INPUT_RGBI}};
+    worker wk[2] = {{.w = big_w < 1280 ? big_w : 1280, .h = big_h < 720 ? big_h : 720, .input = KS_JPEG_INPUT_YUV420},
+                    {.w = 333, .h = 517 < big_h ? 517 : big_h, .input = KS_JPEG_INPUT_RGBI}};
     uint8_t *host[2];
     for (int i = 0; i < 2; ++i) {
         host[i] = host_picture(wk[i].w, wk[i].h);
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
     }
     if (timing) return time_encoders();
     const char *q = getenv("KS_TEST_QUICK");
-    if (q && strcmp(q, "1") == 0) max_w = 640, max_h = 360;
+    if (q && strcmp(q, "1") == 0) big_w = 640, big_h = 360;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_convert_gold), cmocka_unit_test(test_sizes_one_encoder),
         cmocka_unit_test(test_exact_size),   cmocka_unit_test(test_noise_and_reuse),
