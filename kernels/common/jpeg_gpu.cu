@@ -305,7 +305,7 @@ extern "C" ks_status ks_jpeg_gpu_convert(ks_jpeg_gpu *e, const void *rgba, int w
 
 #else // no nvJPEG in this CUDA Toolkit
 
-#define KS_NO_NVJPEG "GPU JPEG encoder: kernelscope was built without nvJPEG (the CUDA Toolkit it was built with has no libnvjpeg)"
+#define KS_NO_NVJPEG "GPU JPEG encoder: kernelscope was built without nvJPEG (part of the CUDA Toolkit)"
 
 extern "C" int ks_jpeg_gpu_built(void) { return 0; }
 
