@@ -12,7 +12,8 @@
 #             -DCMAKE_CUDA_ARCHITECTURES=80-virtual into build-ptx80 unless --bin80 is given)
 #   sanitize  compute-sanitizer memcheck and racecheck on the gpu tests (quick mode) and memcheck
 #             on the app's own frame loop
-#   bench     kernelscope bench for every scene (KS_BENCH_ONLY="matmul histogram" picks some)
+#   bench     kernelscope bench for every scene (KS_BENCH_ONLY="matmul histogram" picks some), and
+#             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time)
 #   live      kernelscope bench live, when the binary has it
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     tests|ptx80|sanitize|bench|live|window|shots) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -120,7 +121,12 @@ EOF
       "$KS_BINARY" bench $scene --out "$out" >"$out/bench_$scene.txt" 2>&1
       note_rc "bench $scene" $?
       tail -n 40 "$out/bench_$scene.txt"
-    done ;;
+    done
+    if [ -x "$bin/tests/test_jpeg_gpu" ]; then # JPEG encode time at 1920x1080, nvJPEG and libjpeg-turbo
+      "$bin/tests/test_jpeg_gpu" --time >"$out/bench_jpeg.txt" 2>&1
+      note_rc "JPEG encoders (test_jpeg_gpu --time)" $?
+      cat "$out/bench_jpeg.txt"
+    fi ;;
   live)
     if "$KS_BINARY" --help 2>/dev/null | grep -q "bench live"; then
       "$KS_BINARY" bench live --out "$out" >"$out/bench_live.txt" 2>&1
