@@ -271,6 +271,12 @@ static ks_status set_backend(ks_options *o, const char *name, const char *v)
     else return ks_fail(KS_ERR_INVALID, "%s: unknown backend '%s' (cuda, cpu)", name, quoted(v));
     return KS_OK;
 }
+static ks_status set_interop(ks_options *o, const char *name, const char *v)
+{
+    if (ks_interop_mode_parse(v, &o->interop) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: unknown display path '%s' (auto, pbo, copy)", name, quoted(v));
+    return KS_OK;
+}
 static ks_status set_progress(ks_options *o, const char *name, const char *v)
 {
     (void)name, (void)v;
@@ -416,6 +422,7 @@ static const ks_flag ks_flags[] = {
     {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
+    {"--interop", 1, KS_AT_LIVE, "the live views", set_interop, KS_GPU_ONLY},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
     {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block,
      KS_GPU_ONLY},
