@@ -180,6 +180,7 @@ typedef struct ks_flag {
     const char *where; /* the same in words, for the refusal */
     ks_flag_fn set;
     int gpu_only; /* KS_GPU_ONLY: chooses GPU work; the cpu backend notes it has no effect */
+    const char *cpu_why; /* that note's reason; NULL: "the CPU gold routine runs" */
 } ks_flag;
 enum { KS_GPU_ONLY = 1 };
 
@@ -422,7 +423,8 @@ static const ks_flag ks_flags[] = {
     {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
-    {"--interop", 1, KS_AT_LIVE, "the live views", set_interop, KS_GPU_ONLY},
+    {"--interop", 1, KS_AT_LIVE, "the live views", set_interop, KS_GPU_ONLY,
+     "its pictures are uploaded from host memory"},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
     {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block,
      KS_GPU_ONLY},
@@ -525,7 +527,8 @@ int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t le
     for (; *cursor < KS_FLAG_NUM; ++*cursor) {
         const int k = *cursor;
         if (!ks_flags[k].gpu_only || !(o->flags_given & (1ull << k))) continue;
-        snprintf(buf, len, "%s has no effect on the cpu backend (the CPU gold routine runs)", ks_flags[k].name);
+        snprintf(buf, len, "%s has no effect on the cpu backend (%s)", ks_flags[k].name,
+                 ks_flags[k].cpu_why ? ks_flags[k].cpu_why : "the CPU gold routine runs");
         ++*cursor;
         return 1;
     }
