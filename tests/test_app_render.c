@@ -387,6 +387,12 @@ static void test_cpu_every_frame(void **state)
     (void)state;
     ks_run_result r;
     check_every_frame("cpu", NULL, NULL, &r);
+    assert_null(strstr(r.err, "--interop"));
+    /* --interop chooses GPU work: one notice line, the same pictures */
+    check_every_frame("cpu", "copy", NULL, &r);
+    const char *notice = "kernelscope: --interop has no effect on the cpu backend (its pictures are uploaded from host memory)\n";
+    const char *at = strstr(r.err, notice);
+    if (!at || strstr(at + strlen(notice), "--interop")) fail_msg("want the --interop notice once: %s", r.err);
 }
 
 /* Both CUDA display paths, frame by frame against the gold. */
