@@ -141,8 +141,9 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
     KS_TRY(open_display_path(l, (size_t)max_w * (size_t)max_h * 4));
     KS_TRY(ks_stage_timer_create(env->use_cuda, stream, &l->timer));
     l->stage_frame = ks_stage_timer_stage(l->timer, "frame");
-    /* the same names on both CUDA paths (copy: taking the slot, and queueing its copy to the host) */
-    l->stage_map = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop map" : "buffer map");
+    /* the same names on both CUDA paths (copy: taking the slot, and queueing its copy to the
+     * host); the CPU backend has nothing to map, only the upload */
+    l->stage_map = env->use_cuda ? ks_stage_timer_stage(l->timer, "interop map") : -1;
     l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "host upload");
     return KS_OK;
 }
@@ -249,14 +250,16 @@ static void view_frame(ks_live *l, ks_view *v)
 static ks_status map_picture(ks_live *l, int slot, void **rgba)
 {
     size_t bytes = 0;
+    if (l->path != KS_INTEROP_PBO && l->path != KS_INTEROP_COPY) {
+        *rgba = l->host_picture;
+        return KS_OK;
+    }
     if (l->path == KS_INTEROP_PBO) KS_TRY(ks_renderer_wait_slot(l->renderer, slot));
     KS_TRY(ks_stage_timer_begin(l->timer, l->stage_map));
     if (l->path == KS_INTEROP_PBO)
         KS_TRY(ks_interop_map(l->interop[slot], l->api->stream(l->scene), rgba, &bytes));
-    else if (l->path == KS_INTEROP_COPY)
-        KS_TRY(ks_copy_ring_acquire(l->copy, slot, l->api->stream(l->scene), rgba));
     else
-        *rgba = l->host_picture;
+        KS_TRY(ks_copy_ring_acquire(l->copy, slot, l->api->stream(l->scene), rgba));
     return ks_stage_timer_end(l->timer, l->stage_map);
 }
 
