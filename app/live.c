@@ -24,7 +24,12 @@ struct ks_live {
     ks_renderer *renderer;
     ks_ui *ui;                 /* the panels (ImGui) */
     int mouse_captured;        /* last frame: the cursor was over a panel */
-    ks_interop *interop;       /* CUDA backend only */
+    /* The display path (README, "Display path"): one of three, chosen at creation. */
+    ks_interop_mode path;      /* KS_INTEROP_PBO or _COPY on CUDA; KS_INTEROP_AUTO: the CPU backend */
+    ks_interop *interop[KS_RENDERER_RING]; /* pbo: the renderer's ring buffers, registered */
+    ks_copy_ring *copy;        /* copy: device + pinned host ring */
+    void *host_picture;        /* CPU backend: the scene draws here, then it is uploaded */
+    char path_name[48];        /* for the overlay, e.g. "pbo ring x2" */
     ks_stage_timer *timer;
     int stage_frame, stage_map, stage_unmap;
     int paused, single, overlay, help, roofline;
@@ -58,6 +63,55 @@ static const char ks_global_help[] = "Keys\n"
                                      "  F          save the bare picture (PNG, one pixel per point)\n"
                                      "  Esc / Q    quit\n";
 
+/* pbo: registers every ring buffer with CUDA, or none. */
+static ks_status register_ring(ks_live *l)
+{
+    for (int s = 0; s < KS_RENDERER_RING; ++s) {
+        ks_status st = ks_interop_register(ks_renderer_pbo_slot(l->renderer, s), &l->interop[s]);
+        if (st == KS_OK) continue;
+        for (int k = 0; k < s; ++k) {
+            ks_interop_unregister(l->interop[k]);
+            l->interop[k] = NULL;
+        }
+        return st;
+    }
+    return KS_OK;
+}
+
+/* How pictures reach GL: CPU: host memory uploaded; CUDA: --interop pbo, copy,
+ * or auto (pbo where CUDA can register the GL buffer, copy otherwise). */
+static ks_status open_display_path(ks_live *l, size_t bytes)
+{
+    const ks_interop_mode want = l->env->opt->interop;
+    if (!l->env->use_cuda) {
+        l->host_picture = malloc(bytes);
+        if (!l->host_picture) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the picture");
+        l->path = KS_INTEROP_AUTO;
+        snprintf(l->path_name, sizeof l->path_name, "cpu, host upload x%d", KS_RENDERER_RING);
+        return KS_OK;
+    }
+    if (want != KS_INTEROP_COPY) {
+        ks_status st = register_ring(l);
+        if (st == KS_OK) {
+            l->path = KS_INTEROP_PBO;
+            snprintf(l->path_name, sizeof l->path_name, "pbo ring x%d", KS_RENDERER_RING);
+            return KS_OK;
+        }
+        if (st != KS_ERR_CUDA) return st;
+        char why[320];
+        snprintf(why, sizeof why, "%s", ks_error_message());
+        if (want == KS_INTEROP_PBO) /* asked for what this GL context cannot do: bad input */
+            return ks_fail(KS_ERR_INVALID,
+                           "--interop pbo: CUDA cannot register the GL buffer (%s); the GL context is not on "
+                           "the CUDA device: use --interop copy or auto", why);
+        fprintf(stderr, "kernelscope: CUDA cannot register the GL buffer (%s): using the copy path\n", why);
+    }
+    KS_TRY(ks_copy_ring_create(KS_RENDERER_RING, bytes, &l->copy));
+    l->path = KS_INTEROP_COPY;
+    snprintf(l->path_name, sizeof l->path_name, "copy via pinned host x%d", KS_RENDERER_RING);
+    return KS_OK;
+}
+
 ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int headless,
                          ks_live **out)
 {
@@ -84,14 +138,13 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
     KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
     if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
     void *stream = api->stream(l->scene);
-    if (env->use_cuda) {
-        ks_status st = ks_interop_register(ks_renderer_pbo(l->renderer), &l->interop);
-        if (st != KS_OK) return st;
-    }
+    KS_TRY(open_display_path(l, (size_t)max_w * (size_t)max_h * 4));
     KS_TRY(ks_stage_timer_create(env->use_cuda, stream, &l->timer));
     l->stage_frame = ks_stage_timer_stage(l->timer, "frame");
-    l->stage_map = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop map" : "buffer map");
-    l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "buffer unmap");
+    /* the same names on both CUDA paths (copy: taking the slot, and queueing its copy to the
+     * host); the CPU backend has nothing to map, only the upload */
+    l->stage_map = env->use_cuda ? ks_stage_timer_stage(l->timer, "interop map") : -1;
+    l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "host upload");
     return KS_OK;
 }
 
@@ -100,7 +153,9 @@ void ks_live_destroy(ks_live *l)
     if (!l) return;
     if (l->scene) l->api->destroy(l->scene);
     ks_stage_timer_destroy(l->timer);
-    ks_interop_unregister(l->interop);
+    for (int s = 0; s < KS_RENDERER_RING; ++s) ks_interop_unregister(l->interop[s]);
+    ks_copy_ring_destroy(l->copy);
+    free(l->host_picture);
     ks_ui_destroy(l->ui);
     ks_renderer_destroy(l->renderer);
     ks_window_destroy(l->win);
@@ -166,6 +221,7 @@ static void view_frame(ks_live *l, ks_view *v)
     v->paused = l->paused;
     ks_view_text(v, KS_VGROUP_FRAME, "device", "%s", env->use_cuda ? env->device->name : "host CPU");
     ks_view_text(v, KS_VGROUP_FRAME, "backend", "%s", env->use_cuda ? "cuda" : "cpu");
+    ks_view_text(v, KS_VGROUP_FRAME, "display path", "%s", l->path_name);
     ks_view_num(v, KS_VGROUP_FRAME, "fps", l->fps, "", KS_VFMT_F1);
     ks_view_num(v, KS_VGROUP_FRAME, "frame", (double)l->frame, "", KS_VFMT_INT);
     ks_view_text(v, KS_VGROUP_FRAME, "version", "kernelscope %s", KS_VERSION);
@@ -187,46 +243,63 @@ static void view_frame(ks_live *l, ks_view *v)
     v->roof.show = l->roofline;
 }
 
-/* Maps the picture buffer. With CUDA this comes first in the frame: mapping
- * makes the stream wait for the GL work of the previous frame, so the
- * kernels that follow never share the GPU with GL drawing (whose time slices
- * would otherwise land inside their event-timed stages). */
-static ks_status map_picture(ks_live *l, void **rgba)
+/* The frame's picture buffer (ring slot). pbo: waits (host) for GL's fence on
+ * the slot's last read, a ring's turn ago and long finished, then maps it, so
+ * the stream waits only for GL work that the solver before it has overlapped.
+ * copy: the slot's device buffer. CPU: the host picture. */
+static ks_status map_picture(ks_live *l, int slot, void **rgba)
 {
     size_t bytes = 0;
+    if (l->path != KS_INTEROP_PBO && l->path != KS_INTEROP_COPY) {
+        *rgba = l->host_picture;
+        return KS_OK;
+    }
+    if (l->path == KS_INTEROP_PBO) KS_TRY(ks_renderer_wait_slot(l->renderer, slot));
     KS_TRY(ks_stage_timer_begin(l->timer, l->stage_map));
-    if (l->interop) KS_TRY(ks_interop_map(l->interop, l->api->stream(l->scene), rgba, &bytes));
-    else KS_TRY(ks_renderer_map_pbo(l->renderer, rgba));
+    if (l->path == KS_INTEROP_PBO)
+        KS_TRY(ks_interop_map(l->interop[slot], l->api->stream(l->scene), rgba, &bytes));
+    else
+        KS_TRY(ks_copy_ring_acquire(l->copy, slot, l->api->stream(l->scene), rgba));
     return ks_stage_timer_end(l->timer, l->stage_map);
 }
 
-static ks_status unmap_picture(ks_live *l)
+/* pbo: unmaps (GL reads the buffer only after the CUDA work before this).
+ * copy: queues device -> pinned host and the slot's event (bytes 0: the draw
+ * failed, nothing to copy). CPU: uploads the picture (w x h) through the ring. */
+static ks_status unmap_picture(ks_live *l, int slot, int w, int h)
 {
     KS_TRY(ks_stage_timer_begin(l->timer, l->stage_unmap));
-    KS_TRY(l->interop ? ks_interop_unmap(l->interop, l->api->stream(l->scene))
-                      : ks_renderer_unmap_pbo(l->renderer));
+    void *stream = l->api->stream(l->scene);
+    if (l->path == KS_INTEROP_PBO) KS_TRY(ks_interop_unmap(l->interop[slot], stream));
+    else if (l->path == KS_INTEROP_COPY) KS_TRY(ks_copy_ring_submit(l->copy, slot, (size_t)w * (size_t)h * 4, stream));
+    else if (w > 0 && h > 0) KS_TRY(ks_renderer_upload(l->renderer, l->host_picture, w, h));
     return ks_stage_timer_end(l->timer, l->stage_unmap);
 }
 
-/* compute + draw into the mapped buffer; the buffer is unmapped on every path. */
+/* compute, then draw into this frame's ring slot; the slot is unmapped on every
+ * path. Compute comes first so that the previous frame's GL work (drawing
+ * another slot) runs while the solver does. GL takes the picture only once
+ * CUDA has finished writing it: pbo by the unmap's ordering, copy by the slot's
+ * event. */
 static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
 {
     void *rgba = NULL;
     int w = 0, h = 0;
-    ks_status st = KS_OK;
-    if (l->interop) {
-        KS_TRY(map_picture(l, &rgba));
-        st = l->api->compute(l->scene, ctx);
-    } else {
-        /* CPU: compute first, keep the GL buffer mapped only while writing it */
-        KS_TRY(l->api->compute(l->scene, ctx));
-        KS_TRY(map_picture(l, &rgba));
-    }
-    if (st == KS_OK) st = l->api->draw(l->scene, ctx, rgba, &w, &h);
-    ks_status st_unmap = unmap_picture(l);
+    const int slot = (int)(l->frame % KS_RENDERER_RING);
+    KS_TRY(l->api->compute(l->scene, ctx));
+    KS_TRY(map_picture(l, slot, &rgba));
+    ks_status st = l->api->draw(l->scene, ctx, rgba, &w, &h);
+    if (st != KS_OK) w = h = 0;
+    ks_status st_unmap = unmap_picture(l, slot, w, h);
     if (st != KS_OK) return st;
     if (st_unmap != KS_OK) return st_unmap;
-    return ks_renderer_set_image(l->renderer, w, h);
+    if (l->path == KS_INTEROP_PBO) return ks_renderer_set_image_slot(l->renderer, slot, w, h);
+    if (l->path == KS_INTEROP_COPY) {
+        const void *host = NULL;
+        KS_TRY(ks_copy_ring_host(l->copy, slot, &host));
+        return ks_renderer_upload(l->renderer, host, w, h);
+    }
+    return KS_OK; /* CPU: uploaded at unmap */
 }
 
 static ks_status run_frame(ks_live *l, int *quit)

@@ -180,6 +180,7 @@ typedef struct ks_flag {
     const char *where; /* the same in words, for the refusal */
     ks_flag_fn set;
     int gpu_only; /* KS_GPU_ONLY: chooses GPU work; the cpu backend notes it has no effect */
+    const char *cpu_why; /* that note's reason; NULL: "the CPU gold routine runs" */
 } ks_flag;
 enum { KS_GPU_ONLY = 1 };
 
@@ -269,6 +270,12 @@ static ks_status set_backend(ks_options *o, const char *name, const char *v)
     if (strcmp(v, "cuda") == 0) o->backend = KS_BACKEND_CUDA;
     else if (strcmp(v, "cpu") == 0) o->backend = KS_BACKEND_CPU;
     else return ks_fail(KS_ERR_INVALID, "%s: unknown backend '%s' (cuda, cpu)", name, quoted(v));
+    return KS_OK;
+}
+static ks_status set_interop(ks_options *o, const char *name, const char *v)
+{
+    if (ks_interop_mode_parse(v, &o->interop) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: unknown display path '%s' (auto, pbo, copy)", name, quoted(v));
     return KS_OK;
 }
 static ks_status set_progress(ks_options *o, const char *name, const char *v)
@@ -416,6 +423,8 @@ static const ks_flag ks_flags[] = {
     {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
+    {"--interop", 1, KS_AT_LIVE, "the live views", set_interop, KS_GPU_ONLY,
+     "its pictures are uploaded from host memory"},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
     {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block,
      KS_GPU_ONLY},
@@ -518,7 +527,8 @@ int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t le
     for (; *cursor < KS_FLAG_NUM; ++*cursor) {
         const int k = *cursor;
         if (!ks_flags[k].gpu_only || !(o->flags_given & (1ull << k))) continue;
-        snprintf(buf, len, "%s has no effect on the cpu backend (the CPU gold routine runs)", ks_flags[k].name);
+        snprintf(buf, len, "%s has no effect on the cpu backend (%s)", ks_flags[k].name,
+                 ks_flags[k].cpu_why ? ks_flags[k].cpu_why : "the CPU gold routine runs");
         ++*cursor;
         return 1;
     }

@@ -4,6 +4,7 @@
 #define KS_OPTIONS_H
 
 #include "kernels/common/colormap.h"
+#include "kernels/common/interop.h"
 #include "kernels/common/ks_error.h"
 #include "kernels/laplace/laplace.h"
 #include "render/image_io.h"
@@ -93,6 +94,7 @@ typedef struct ks_options {
     int block_count;
     int blocks[KS_MAX_LIST][3];
     ks_backend backend;
+    ks_interop_mode interop; /* --interop: how CUDA pictures reach GL; default auto */
     int headless;         /* --headless given */
     int progress;         /* --progress: progress lines even when stderr is not a terminal */
     int window;           /* --window given: never fall back to headless */

@@ -1,4 +1,4 @@
-/* The frame: picture texture (from the PBO), composed with the UI panels
+/* The frame: picture texture (from a ring of PBOs, each read fenced), composed with the UI panels
  * in an off-screen framebuffer and then blitted to the window, so that a saved
  * frame (read_frame) is exactly what is shown. */
 #include "renderer.h"
@@ -15,8 +15,10 @@
 
 struct ks_renderer {
     size_t max_pixels;       /* PBO capacity in RGBA8 pixels */
-    GLuint pbo;              /* GL_PIXEL_UNPACK_BUFFER, max_pixels * 4 bytes */
-    int pbo_mapped;          /* 1 between map_pbo and unmap_pbo */
+    GLuint pbo[KS_RENDERER_RING];   /* GL_PIXEL_UNPACK_BUFFER, max_pixels * 4 bytes each */
+    GLsync fence[KS_RENDERER_RING]; /* after the last read of the slot; 0 when none pending */
+    int upload_next;         /* ring slot of the next host upload */
+    int pbo_mapped;          /* 1 between map_pbo and unmap_pbo (slot 0) */
 
     GLuint image_tex;        /* RGBA8 picture, nearest filtering */
     int img_w, img_h;        /* picture size from set_image; 0 until then */
@@ -71,11 +73,13 @@ static ks_status make_program(const char *frag, GLuint *prog, GLint *vp)
 
 static ks_status renderer_init(ks_renderer *r)
 {
-    glGenBuffers(1, &r->pbo);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo);
-    glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)(r->max_pixels * 4), NULL, GL_DYNAMIC_DRAW);
+    glGenBuffers(KS_RENDERER_RING, r->pbo);
+    for (int s = 0; s < KS_RENDERER_RING; ++s) {
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo[s]);
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)(r->max_pixels * 4), NULL, GL_DYNAMIC_DRAW);
+    }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    KS_TRY(ks_gl_check("creating the pixel buffer object"));
+    KS_TRY(ks_gl_check("creating the pixel buffer objects"));
 
     glGenTextures(1, &r->image_tex);
     setup_texture(r->image_tex);
@@ -131,10 +135,12 @@ void ks_renderer_destroy(ks_renderer *r)
 {
     if (r == NULL) return;
     if (r->pbo_mapped) {
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo[0]);
         glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     }
+    for (int s = 0; s < KS_RENDERER_RING; ++s)
+        if (r->fence[s]) glDeleteSync(r->fence[s]);
     /* deleting name 0 is a no-op, so a half-built renderer is fine here */
     glDeleteProgram(r->prog_image);
     glDeleteBuffers(1, &r->vbo);
@@ -143,19 +149,59 @@ void ks_renderer_destroy(ks_renderer *r)
     glDeleteRenderbuffers(1, &r->fbo_rb);
     glDeleteFramebuffers(1, &r->image_fbo);
     glDeleteTextures(1, &r->image_tex);
-    glDeleteBuffers(1, &r->pbo);
+    glDeleteBuffers(KS_RENDERER_RING, r->pbo);
     ks_vlist_free(&r->list);
     free(r);
 }
 
-unsigned int ks_renderer_pbo(const ks_renderer *r) { return r ? r->pbo : 0; }
+unsigned int ks_renderer_pbo(const ks_renderer *r) { return r ? r->pbo[0] : 0; }
+
+unsigned int ks_renderer_pbo_slot(const ks_renderer *r, int slot)
+{
+    return (r && slot >= 0 && slot < KS_RENDERER_RING) ? r->pbo[slot] : 0;
+}
+
+static ks_status check_slot(const ks_renderer *r, int slot, const char *what)
+{
+    if (r == NULL) return ks_fail(KS_ERR_INVALID, "renderer: %s without renderer", what);
+    if (slot < 0 || slot >= KS_RENDERER_RING)
+        return ks_fail(KS_ERR_INVALID, "renderer: %s: ring slot %d out of range (0..%d)", what, slot,
+                       KS_RENDERER_RING - 1);
+    return KS_OK;
+}
+
+enum { KS_FENCE_STEP_NS = 100000000, KS_FENCE_LIMIT_STEPS = 100 }; /* 0.1 s steps, 10 s in all */
+
+ks_status ks_renderer_wait_slot(ks_renderer *r, int slot)
+{
+    KS_TRY(check_slot(r, slot, "wait_slot"));
+    GLsync f = r->fence[slot];
+    if (!f) return KS_OK;
+    /* the first wait flushes, so the fence is sure to reach the GPU */
+    GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
+    for (int step = 0; step < KS_FENCE_LIMIT_STEPS; ++step) {
+        GLenum res = glClientWaitSync(f, flags, KS_FENCE_STEP_NS);
+        flags = 0;
+        if (res == GL_ALREADY_SIGNALED || res == GL_CONDITION_SATISFIED) {
+            glDeleteSync(f);
+            r->fence[slot] = 0;
+            return KS_OK;
+        }
+        if (res == GL_WAIT_FAILED) {
+            KS_TRY(ks_gl_check("renderer: glClientWaitSync on a picture buffer's fence"));
+            return ks_fail(KS_ERR_GL, "renderer: glClientWaitSync on a picture buffer's fence failed");
+        }
+    }
+    return ks_fail(KS_ERR_GL, "renderer: GL did not finish reading picture buffer %d within 10 s", slot);
+}
 
 ks_status ks_renderer_map_pbo(ks_renderer *r, void **ptr)
 {
     if (r == NULL || ptr == NULL) return ks_fail(KS_ERR_INVALID, "renderer: map_pbo without renderer");
     *ptr = NULL;
     if (r->pbo_mapped) return ks_fail(KS_ERR_INVALID, "renderer: pixel buffer is already mapped");
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo);
+    KS_TRY(ks_renderer_wait_slot(r, 0));
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo[0]);
     void *p = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)(r->max_pixels * 4),
                                GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -172,7 +218,7 @@ ks_status ks_renderer_map_pbo(ks_renderer *r, void **ptr)
 ks_status ks_renderer_unmap_pbo(ks_renderer *r)
 {
     if (r == NULL || !r->pbo_mapped) return ks_fail(KS_ERR_INVALID, "renderer: pixel buffer is not mapped");
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo[0]);
     GLboolean ok = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     r->pbo_mapped = 0;
@@ -182,9 +228,11 @@ ks_status ks_renderer_unmap_pbo(ks_renderer *r)
     return KS_OK;
 }
 
-ks_status ks_renderer_set_image(ks_renderer *r, int w, int h)
+ks_status ks_renderer_set_image(ks_renderer *r, int w, int h) { return ks_renderer_set_image_slot(r, 0, w, h); }
+
+ks_status ks_renderer_set_image_slot(ks_renderer *r, int slot, int w, int h)
 {
-    if (r == NULL) return ks_fail(KS_ERR_INVALID, "renderer: set_image without renderer");
+    KS_TRY(check_slot(r, slot, "set_image"));
     if (w <= 0 || h <= 0 || (size_t)w > r->max_pixels / (size_t)h)
         return ks_fail(KS_ERR_INVALID, "renderer: picture %d x %d does not fit the pixel buffer (%zu pixels)",
                        w, h, r->max_pixels);
@@ -209,14 +257,49 @@ ks_status ks_renderer_set_image(ks_renderer *r, int w, int h)
         KS_TRY(ks_gl_check("renderer: allocating the picture texture"));
     }
     /* with an unpack buffer bound the pointer argument is an offset into it */
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo[slot]);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, (const void *)0);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glBindTexture(GL_TEXTURE_2D, 0);
     KS_TRY(ks_gl_check("renderer: copying the pixel buffer into the picture texture"));
+    /* the slot is free again once this read has run on the GPU */
+    if (r->fence[slot]) glDeleteSync(r->fence[slot]);
+    r->fence[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (!r->fence[slot]) {
+        KS_TRY(ks_gl_check("renderer: glFenceSync after the picture upload"));
+        return ks_fail(KS_ERR_GL, "renderer: glFenceSync after the picture upload returned no fence");
+    }
     r->img_w = w;
     r->img_h = h;
     return KS_OK;
+}
+
+ks_status ks_renderer_upload(ks_renderer *r, const void *rgba, int w, int h)
+{
+    if (r == NULL || rgba == NULL) return ks_fail(KS_ERR_INVALID, "renderer: upload with a NULL argument");
+    if (w <= 0 || h <= 0 || (size_t)w > r->max_pixels / (size_t)h)
+        return ks_fail(KS_ERR_INVALID, "renderer: picture %d x %d does not fit the pixel buffer (%zu pixels)",
+                       w, h, r->max_pixels);
+    if (r->pbo_mapped) return ks_fail(KS_ERR_INVALID, "renderer: upload while the pixel buffer is mapped");
+    const int slot = r->upload_next;
+    r->upload_next = (slot + 1) % KS_RENDERER_RING;
+    KS_TRY(ks_renderer_wait_slot(r, slot));
+    const size_t bytes = (size_t)w * (size_t)h * 4;
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->pbo[slot]);
+    /* its fence has signalled: no GL read is pending, so GL need not synchronise again */
+    void *p = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)bytes,
+                               GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_RANGE_BIT | GL_MAP_UNSYNCHRONIZED_BIT);
+    if (p == NULL) {
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        KS_TRY(ks_gl_check("renderer: glMapBufferRange for the picture upload"));
+        return ks_fail(KS_ERR_GL, "renderer: glMapBufferRange for the picture upload returned NULL");
+    }
+    memcpy(p, rgba, bytes);
+    GLboolean ok = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    KS_TRY(ks_gl_check("renderer: writing the picture upload buffer"));
+    if (!ok) return ks_fail(KS_ERR_GL, "renderer: picture upload buffer lost while mapped");
+    return ks_renderer_set_image_slot(r, slot, w, h);
 }
 
 /* ---- drawing helpers ----------------------------------------------------- */

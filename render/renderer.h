@@ -1,5 +1,5 @@
-/* Draws a frame: the picture (from a pixel buffer object the scene fills,
- * through CUDA interop or a CPU mapping), scaled to fit an area, into an
+/* Draws a frame: the picture (from a ring of pixel buffer objects that CUDA
+ * fills through interop, or that host memory is uploaded through), scaled to fit an area, into an
  * off-screen framebuffer over which the UI (ui.h) draws its panels; then puts
  * it on screen, so that a saved frame is exactly what is shown. */
 #ifndef KS_RENDERER_H
@@ -16,15 +16,33 @@ extern "C" {
 
 typedef struct ks_renderer ks_renderer;
 
+/* Pixel buffers in the ring: one is written while GL reads another. Every
+ * GL read of a slot (its copy into the picture texture) is followed by a
+ * fence; a writer takes the slot again only after that fence signalled. */
+enum { KS_RENDERER_RING = 2 };
+
 /* Needs a current GL context. max_pixels: largest picture (w*h) the PBO must hold. */
 ks_status ks_renderer_create(size_t max_pixels, ks_renderer **out);
 void ks_renderer_destroy(ks_renderer *r);
 /* GL name of the RGBA8 pixel buffer object (w*h*4 bytes used, rows bottom-up). */
 unsigned int ks_renderer_pbo(const ks_renderer *r);
-/* CPU path: maps the PBO for writing (invalidating its contents). */
+/* GL name of ring slot 0 <= slot < KS_RENDERER_RING (slot 0 is ks_renderer_pbo). */
+unsigned int ks_renderer_pbo_slot(const ks_renderer *r, int slot);
+/* Waits (host) until GL's last read of the slot's buffer has finished, so that
+ * another writer (CUDA) may take it; returns at once when that fence already
+ * signalled, as it does a ring's turn later. */
+ks_status ks_renderer_wait_slot(ks_renderer *r, int slot);
+/* set_image from the slot's buffer (its first w*h*4 bytes), fenced. */
+ks_status ks_renderer_set_image_slot(ks_renderer *r, int slot, int w, int h);
+/* Host upload: rgba (w*h*4 bytes in host memory, rows bottom-up) into the next
+ * ring buffer (once its fence signalled), and from there into the picture
+ * texture. rgba may be reused when this returns. The CPU backend and the copy
+ * path of interop both show their pictures this way. */
+ks_status ks_renderer_upload(ks_renderer *r, const void *rgba, int w, int h);
+/* Slot 0 for a CPU writer: maps the PBO for writing (invalidating its contents). */
 ks_status ks_renderer_map_pbo(ks_renderer *r, void **ptr);
 ks_status ks_renderer_unmap_pbo(ks_renderer *r);
-/* Takes the PBO's first w*h*4 bytes as the picture (PBO -> texture, no CPU copy). */
+/* Takes slot 0's first w*h*4 bytes as the picture (PBO -> texture, no CPU copy). */
 ks_status ks_renderer_set_image(ks_renderer *r, int w, int h);
 /* Starts the frame at fb_w x fb_h: clears the off-screen framebuffer and draws
  * the picture fitted into area (x, y, w, h in pixels, origin bottom-left; NULL:

@@ -248,7 +248,7 @@ static void test_flag_applicability(void **state)
         {"--range", "0:1", "110000"},       {"--dump-field", "f.npy", "110000"},
         {"--spheres", "16", "001001"},      {"--seed", "5", "001001"},
         {"--scene", "s.txt", "001001"},     {"--mem", "global", "001001"},
-        {"--reps", "3", "000111"},
+        {"--reps", "3", "000111"},         {"--interop", "copy", "111000"},
     };
     static const char *const scenes[3] = {"laplace3d", "laplace2d", "spheres"};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
@@ -271,6 +271,39 @@ static void test_flag_applicability(void **state)
                 fail_msg("%s %s %s: status %d, '%s'", col >= 3 ? "bench" : "", scenes[col % 3],
                          rows[r].flag, (int)st, ks_error_message());
         }
+}
+
+/* --interop auto|pbo|copy: default auto, every name, every scene's live view, bad names refused. */
+static void test_interop(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "laplace3d"), KS_OK);
+    assert_int_equal(o.interop, KS_INTEROP_AUTO);
+    const char *names[] = {"auto", "pbo", "copy"};
+    const ks_interop_mode modes[] = {KS_INTEROP_AUTO, KS_INTEROP_PBO, KS_INTEROP_COPY};
+    const char *scenes[] = {"laplace3d", "laplace2d", "spheres", "matmul", "histogram"};
+    for (int s = 0; s < 5; ++s)
+        for (int m = 0; m < 3; ++m) {
+            if (PARSE(&o, (char *)scenes[s], "--interop", (char *)names[m]) != KS_OK)
+                fail_msg("%s --interop %s: %s", scenes[s], names[m], ks_error_message());
+            assert_int_equal(o.interop, modes[m]);
+            assert_string_equal(ks_interop_mode_name(modes[m]), names[m]);
+        }
+    assert_int_equal(PARSE(&o, "--interop=copy"), KS_OK);
+    assert_int_equal(o.interop, KS_INTEROP_COPY);
+    const char *bad[] = {"", "PBO", "cop", "copy ", "none"};
+    for (int b = 0; b < 5; ++b) {
+        assert_int_equal(PARSE(&o, "--interop", (char *)bad[b]), KS_ERR_INVALID);
+        assert_non_null(strstr(ks_error_message(), "--interop: unknown display path"));
+        assert_non_null(strstr(ks_error_message(), "(auto, pbo, copy)"));
+    }
+    assert_int_equal(PARSE(&o, "--interop"), KS_ERR_INVALID);
+    assert_int_equal(PARSE(&o, "bench", "laplace2d", "--interop", "copy"), KS_ERR_INVALID);
+    assert_non_null(strstr(ks_error_message(), "does not apply"));
+    ks_interop_mode m = KS_INTEROP_PBO;
+    assert_int_equal(ks_interop_mode_parse(NULL, &m), -1);
+    assert_int_equal(m, KS_INTEROP_PBO);
 }
 
 static void test_help_and_version(void **state)
@@ -318,6 +351,13 @@ static void test_cpu_notices(void **state)
     assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
     assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
 
+    /* --interop: its own reason */
+    k = 0;
+    assert_int_equal(PARSE(&o, "laplace2d", "--interop", "pbo"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_string_equal(line, "--interop has no effect on the cpu backend (its pictures are uploaded from host memory)");
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+
     /* Nothing GPU-only given: nothing to say. */
     k = 0;
     assert_int_equal(PARSE(&o, "spheres", "--spheres", "5000"), KS_OK);
@@ -331,7 +371,7 @@ int main(void)
         cmocka_unit_test(test_full_laplace3d),  cmocka_unit_test(test_grid_forms),
         cmocka_unit_test(test_bench_lists),     cmocka_unit_test(test_spheres_options),
         cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_flag_applicability),      cmocka_unit_test(test_help_and_version),
-        cmocka_unit_test(test_cpu_notices),
+        cmocka_unit_test(test_cpu_notices),     cmocka_unit_test(test_interop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* The renderer on a headless EGL context (Mesa llvmpipe here, NVIDIA on the GPU
  * machine): PBO -> texture byte-exact, the picture fitted into its area, pick,
- * resizes, and error paths (the panels over it: test_ui_headless.c). Exits 77 when no EGL display can be had. */
+ * resizes, the host upload ring, and error paths (the panels over it: test_ui_headless.c). Exits 77 when no EGL display can be had. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +186,57 @@ static void test_errors(void **state)
     ks_renderer_destroy(NULL);
 }
 
+/* The host upload ring: every frame's picture is exactly what was uploaded that
+ * frame (none stale, none torn), over more frames than the ring has slots and
+ * with sizes that change; the source may be overwritten as soon as upload returns. */
+static void test_upload_ring(void **state)
+{
+    (void)state;
+    const int sizes[][2] = {{37, 53}, {37, 53}, {64, 9}, {1, 1}, {255, 256}, {37, 53}, {37, 53}};
+    const int frames = (int)(sizeof sizes / sizeof sizes[0]);
+    assert_true(frames > 2 * KS_RENDERER_RING);
+    unsigned char *src = malloc((size_t)MAX_PIXELS * 4), *want = malloc((size_t)MAX_PIXELS * 4);
+    assert_non_null(src);
+    assert_non_null(want);
+    for (int f = 0; f < frames; ++f) {
+        const int w = sizes[f][0], h = sizes[f][1];
+        pattern(src, w, h, 11 * f + 1);
+        memcpy(want, src, (size_t)w * (size_t)h * 4);
+        check_ok(ks_renderer_upload(g_r, src, w, h), "upload");
+        memset(src, 0xA5, (size_t)w * (size_t)h * 4); /* the next frame's scene writes at once */
+        check_ok(ks_renderer_begin(g_r, 320, 240, NULL), "begin");
+        check_ok(ks_renderer_end(g_r), "end");
+        unsigned char *img = NULL;
+        int gw = 0, gh = 0;
+        check_ok(ks_renderer_read_image(g_r, &img, &gw, &gh), "read_image");
+        assert_int_equal(gw, w);
+        assert_int_equal(gh, h);
+        for (int y = 0; y < h; ++y) /* read_image is top-down, the upload bottom-up */
+            if (memcmp(img + (size_t)(h - 1 - y) * (size_t)w * 4, want + (size_t)y * (size_t)w * 4, (size_t)w * 4))
+                fail_msg("frame %d (%dx%d): row %d is not this frame's picture", f, w, h, y);
+        free(img);
+    }
+    /* every slot can be waited for and shown again from its buffer */
+    for (int s = 0; s < KS_RENDERER_RING; ++s) {
+        check_ok(ks_renderer_wait_slot(g_r, s), "wait_slot");
+        assert_int_not_equal(ks_renderer_pbo_slot(g_r, s), 0);
+        for (int k = 0; k < s; ++k) assert_int_not_equal(ks_renderer_pbo_slot(g_r, s), ks_renderer_pbo_slot(g_r, k));
+    }
+    assert_int_equal(ks_renderer_pbo_slot(g_r, 0), ks_renderer_pbo(g_r));
+    assert_int_equal(ks_renderer_pbo_slot(g_r, KS_RENDERER_RING), 0);
+    assert_int_equal(ks_renderer_wait_slot(g_r, -1), KS_ERR_INVALID);
+    assert_int_equal(ks_renderer_wait_slot(g_r, KS_RENDERER_RING), KS_ERR_INVALID);
+    assert_int_equal(ks_renderer_set_image_slot(g_r, KS_RENDERER_RING, 4, 4), KS_ERR_INVALID);
+    assert_int_equal(ks_renderer_upload(g_r, src, 257, 256), KS_ERR_INVALID);
+    assert_int_equal(ks_renderer_upload(g_r, NULL, 4, 4), KS_ERR_INVALID);
+    void *p = NULL;
+    check_ok(ks_renderer_map_pbo(g_r, &p), "map");
+    assert_int_equal(ks_renderer_upload(g_r, src, 4, 4), KS_ERR_INVALID);
+    check_ok(ks_renderer_unmap_pbo(g_r), "unmap");
+    free(src);
+    free(want);
+}
+
 static void test_window_headless(void **state)
 {
     (void)state;
@@ -224,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_pbo_roundtrip),
         cmocka_unit_test(test_resize_and_zero),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_upload_ring),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ks_renderer_destroy(g_r);

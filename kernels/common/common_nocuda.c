@@ -63,3 +63,30 @@ ks_status ks_interop_unmap(ks_interop *io, void *stream)
     (void)io, (void)stream;
     return KS_NO_CUDA("CUDA-GL interop");
 }
+
+ks_status ks_copy_ring_create(int slots, size_t bytes, ks_copy_ring **out)
+{
+    (void)slots, (void)bytes;
+    *out = NULL;
+    return KS_NO_CUDA("copy path");
+}
+
+void ks_copy_ring_destroy(ks_copy_ring *cr) { (void)cr; }
+
+ks_status ks_copy_ring_acquire(ks_copy_ring *cr, int slot, void *stream, void **dev_ptr)
+{
+    (void)cr, (void)slot, (void)stream, (void)dev_ptr;
+    return KS_NO_CUDA("copy path");
+}
+
+ks_status ks_copy_ring_submit(ks_copy_ring *cr, int slot, size_t bytes, void *stream)
+{
+    (void)cr, (void)slot, (void)bytes, (void)stream;
+    return KS_NO_CUDA("copy path");
+}
+
+ks_status ks_copy_ring_host(ks_copy_ring *cr, int slot, const void **host)
+{
+    (void)cr, (void)slot, (void)host;
+    return KS_NO_CUDA("copy path");
+}
