@@ -515,6 +515,8 @@ ks_status ks_options_finish(ks_options *o)
 {
     const ks_scene_def *d = ks_scene_def_get(o->scene);
     o->scene = d->id;
+    if (o->mode == KS_MODE_LIVE && !d->live) /* a bench-only row */
+        return ks_fail(KS_ERR_INVALID, "%s is a bench, not a view: run kernelscope bench %s", d->name, d->name);
     KS_TRY(check_applicable(o, d));
     if (d->size_is_picture) KS_TRY(finish_size_wh(o));
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;

@@ -179,8 +179,6 @@ void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda)
  * the kernel names of either Laplace scene or spheres, and the frames to time. */
 ks_status ks_options_finish_live(ks_options *o)
 {
-    if (o->mode == KS_MODE_LIVE)
-        return ks_fail(KS_ERR_INVALID, "live is a bench, not a view: run kernelscope bench live");
     if (!o->frames) o->frames = 120;
     ks_laplace_opts *lp = &o->laplace;
     for (int g = 0; g < lp->grid_count; ++g) {

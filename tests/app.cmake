@@ -12,6 +12,11 @@ ks_add_test(NAME test_stage_timer LABEL cpu SOURCES test_stage_timer.c)
 ks_add_test(NAME test_cli LABEL cpu SOURCES test_cli.c TIMEOUT 300)
 target_link_libraries(test_cli PRIVATE ks_test_util)
 
+# bench live: its columns on made-up stats, a short headless run on the CPU backend, bad input.
+ks_add_test(NAME test_bench_live LABEL cpu SOURCES test_bench_live.c TIMEOUT 300)
+target_link_libraries(test_bench_live PRIVATE ks_test_util)
+add_dependencies(test_bench_live kernelscope)
+
 ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c ARGS cpu TIMEOUT 300)
 target_link_libraries(test_app_cpu PRIVATE ks_test_util)
 add_dependencies(test_app_cpu kernelscope)
