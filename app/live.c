@@ -359,7 +359,7 @@ static const char *display_path(const ks_live *l)
     return l->interop ? "pbo" : "cpu";
 }
 
-void ks_live_get_stats(const ks_live *l, int last_frames, ks_live_stats *out)
+void ks_live_get_stats(ks_live *l, int last_frames, ks_live_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->frames = l->frame;
@@ -374,14 +374,30 @@ void ks_live_get_stats(const ks_live *l, int last_frames, ks_live_stats *out)
     const ks_vfield *f = ks_view_find(&l->view, "iterations/frame");
     out->iters_per_frame = f && !f->is_text && f->value > 0.0 ? f->value : 1.0;
     snprintf(out->path, sizeof out->path, "%s", display_path(l));
+
+    /* Stage medians over the same last frames: the timer's finished frames
+     * (kept for the timings CSV, so free to take when no CSV is written);
+     * else its rolling window. */
     const int stages = ks_stage_timer_stage_count(l->timer);
+    double per_stage[KS_LIVE_STATS_STAGES][KS_LIVE_STATS_QUEUE];
+    int count[KS_LIVE_STATS_STAGES] = {0};
+    long long frame_no;
+    double ms[KS_TIMER_MAX_STAGES];
+    const long long first = last_frames > 0 ? l->frame - last_frames : 0;
+    int popped = 0;
+    while (!l->env->opt->save_every && ks_stage_timer_pop_frame(l->timer, &frame_no, ms)) {
+        ++popped;
+        if (frame_no < first) continue;
+        for (int s = 0; s < stages && s < KS_LIVE_STATS_STAGES; ++s)
+            if (ms[s] >= 0.0 && count[s] < KS_LIVE_STATS_QUEUE) per_stage[s][count[s]++] = ms[s];
+    }
     for (int s = 0; s < stages && out->nstages < KS_LIVE_STATS_STAGES; ++s) {
         ks_stage_stats st;
         ks_stage_timer_stats(l->timer, s, &st);
         ks_live_stage_median *m = &out->stages[out->nstages++];
         snprintf(m->name, sizeof m->name, "%s", st.name ? st.name : "?");
-        m->median_ms = st.median_ms;
-        m->samples = st.samples;
+        m->median_ms = popped ? ks_median_sort(per_stage[s], count[s]) : st.median_ms;
+        m->samples = popped ? count[s] : st.samples;
     }
 }
 
