@@ -46,6 +46,14 @@ if(XVFB_RUN)
                        ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
 endif()
 
+# bench live in both modes, the window on Xvfb (Mesa), on the CPU backend.
+if(XVFB_RUN)
+  add_test(NAME test_bench_live_window
+           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_bench_live> window)
+  set_tests_properties(test_bench_live_window PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+endif()
+
 # Real key presses in the live window (xdotool under Xvfb).
 find_program(XDOTOOL xdotool)
 if(XVFB_RUN AND XDOTOOL)

@@ -223,8 +223,41 @@ static void test_bad_input_exit_2(void **state)
     assert_int_equal(files, 0);
 }
 
-int main(void)
+/* Under a display (ctest runs it in Xvfb): both modes, a row each. */
+static void test_cpu_run_window(void **state)
 {
+    (void)state;
+    const char *display = getenv("DISPLAY");
+    if (!display || !*display) skip();
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "benchlive-window");
+    const char *argv[] = {NULL, "bench", "live", "--backend", "cpu", "--frames", "2", "--grid", "12x12x12",
+                          "--kernel", "regq", "--spheres", "4", "--size", "160x120", "--reps", "2", "--out", dir, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("bench live: exit %d: %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.out, "modes: headless window"));
+    snprintf(path, sizeof path, "%s/bench_live.csv", dir);
+    char *csv = read_file(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, "laplace3d,gold,12x12x12,-,cpu,headless,"));
+    assert_non_null(strstr(csv, "laplace3d,gold,12x12x12,-,cpu,window,"));
+    assert_non_null(strstr(csv, "spheres,gold,160x120/4,-,cpu,window,"));
+    assert_int_equal(ks_test_count_lines(csv), 1 + 4); /* no 2D grid given: laplace2d has no row */
+    free(csv);
+    snprintf(path, sizeof path, "%s/bench_live_window.png", dir);
+    char *png = read_file(path);
+    assert_non_null(png);
+    assert_memory_equal(png, "\x89PNG", 4);
+    free(png);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "window") == 0) {
+        const struct CMUnitTest window[] = {cmocka_unit_test(test_cpu_run_window)};
+        return cmocka_run_group_tests(window, NULL, NULL);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_from_stats),
         cmocka_unit_test(test_csv_columns_and_quoting),
