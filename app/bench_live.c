@@ -455,6 +455,14 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
         ys[k][at] = r->ratio;
     }
     if (nseries == 0) return KS_OK;
+    /* the kernel's own speed, y = 1, across the points (when a line is free) */
+    double ref_x[2] = {INFINITY, -INFINITY}, ref_y[2] = {1.0, 1.0};
+    for (int k = 0; k < nseries; ++k) {
+        ref_x[0] = fmin(ref_x[0], xs[k][0]);
+        ref_x[1] = fmax(ref_x[1], xs[k][series[k].n - 1]);
+    }
+    if (nseries < KS_NS)
+        series[nseries++] = (ks_chart_series){"kernel speed", ref_x, ref_y, ref_x[1] > ref_x[0] ? 2 : 1};
     if (left_out) printf("chart %s: %d rows of further variants left out (at most %d lines)\n", mode_name(mode), left_out, KS_NS);
     char title[400];
     snprintf(title, sizeof title, "kernelscope bench live (%s) on %s: live / kernel time per iteration",
@@ -465,8 +473,9 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
     d.height = 650;
     d.title = title;
     d.x_label = "grid points (spheres: picture pixels), log scale";
-    d.y_label = "live / kernel (1 = kernel speed)";
+    d.y_label = "live / kernel time per iteration, log scale";
     d.log_x = 1;
+    d.log_y = 1; /* ratios near 1 and outliers of many times on one chart */
     d.series = series;
     d.series_count = nseries;
     int w, h;
