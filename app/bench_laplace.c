@@ -218,6 +218,38 @@ static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
     return KS_OK;
 }
 
+ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant, const int block[3], int reps,
+                                    double *ms_per_iter)
+{
+    *ms_per_iter = 0.0;
+    if (!use_cuda) {
+        ks_bench_row row;
+        memset(&row, 0, sizeof row);
+        KS_TRY(bench_cpu_grid(g, reps, &row));
+        *ms_per_iter = row.ms_per_iter;
+        return KS_OK;
+    }
+    KS_TRY(check_against_gold(g->dims, variant, block));
+    ks_lsolver *s = NULL;
+    KS_TRY(ks_lsolver_create(g, &s));
+    const size_t bytes = ks_grid_bytes(g);
+    char what[96];
+    snprintf(what, sizeof what, "grid %dx%dx%d (initial field)", g->nx, g->ny, g->nz);
+    ks_status st = ks_host_memory_check((double)bytes, what);
+    float *init = st == KS_OK ? malloc(bytes) : NULL;
+    if (st == KS_OK && !init) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    if (st == KS_OK) {
+        fill_random(g, init, 11);
+        st = ks_lsolver_upload(s, init);
+    }
+    free(init);
+    /* the same iterations per timed launch as bench laplace3d/2d */
+    if (st == KS_OK)
+        st = ks_lsolver_time(s, variant, block, ks_lvariant_get(variant)->steps_per_launch * 4, reps, ms_per_iter);
+    ks_lsolver_destroy(s);
+    return st;
+}
+
 typedef struct ks_bench_plan {
     int dims;
     int ngrids;

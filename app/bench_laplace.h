@@ -28,6 +28,13 @@ typedef struct ks_bench_row {
 ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
                            ks_best_store *best, const char *best_path);
 
+/* One kernel as the bench above times it, for `bench live`: (variant, block)
+ * checked against the CPU gold on a small grid, then the median ms per
+ * iteration on grid g with random data. The CPU backend: the gold routine
+ * (variant and block unused). */
+ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant, const int block[3], int reps,
+                                    double *ms_per_iter);
+
 /* The table and CSV writers (tested on their own). Return malloc'd text. */
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n);
 char *ks_bench_laplace_csv(const ks_bench_row *rows, int n);

@@ -38,6 +38,8 @@ struct ks_live {
     double message_until;      /* host seconds */
     double fps;
     double last_frame_time;
+    double intervals[KS_LIVE_STATS_WINDOW]; /* wall-clock frame intervals, ms, a ring */
+    int interval_next, interval_count;
     ks_view view;              /* this frame's view model (scene + frame fields) */
     int save_key_format;       /* 0 none, else ks_image_format of a pending S/P save */
     int save_bare;             /* F pressed */
@@ -367,6 +369,9 @@ static ks_status run_frame(ks_live *l, int *quit)
     if (l->last_frame_time > 0) {
         const double inst = 1.0 / fmax(t - l->last_frame_time, 1e-6);
         l->fps = l->fps > 0 ? 0.9 * l->fps + 0.1 * inst : inst;
+        l->intervals[l->interval_next] = (t - l->last_frame_time) * 1e3;
+        l->interval_next = (l->interval_next + 1) % KS_LIVE_STATS_WINDOW;
+        if (l->interval_count < KS_LIVE_STATS_WINDOW) ++l->interval_count;
     }
     l->last_frame_time = t;
     if (opt->frames && l->frame >= opt->frames) *quit = 1;
@@ -418,4 +423,60 @@ ks_status ks_live_run(ks_live *l)
     if (used) snprintf(line, sizeof line, "wrote %s", written);
     ks_summary_print(scene, l->frame, status, l->timer, line);
     return KS_OK;
+}
+
+/* How the picture reaches GL; one place, so a new display path shows up in
+ * every report that asks. */
+static const char *display_path(const ks_live *l)
+{
+    return l->interop ? "pbo" : "cpu";
+}
+
+void ks_live_get_stats(ks_live *l, int last_frames, ks_live_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->frames = l->frame;
+    double recent[KS_LIVE_STATS_WINDOW];
+    int n = l->interval_count;
+    if (last_frames > 0 && last_frames < n) n = last_frames;
+    for (int i = 0; i < n; ++i) /* newest first, back from the ring's next slot */
+        recent[i] = l->intervals[(l->interval_next - 1 - i + 2 * KS_LIVE_STATS_WINDOW) % KS_LIVE_STATS_WINDOW];
+    out->intervals = n;
+    out->interval_ms = ks_median_sort(recent, n);
+    out->fps = out->interval_ms > 0.0 ? 1000.0 / out->interval_ms : 0.0;
+    const ks_vfield *f = ks_view_find(&l->view, "iterations/frame");
+    out->iters_per_frame = f && !f->is_text && f->value > 0.0 ? f->value : 1.0;
+    snprintf(out->path, sizeof out->path, "%s", display_path(l));
+
+    /* Stage medians over the same last frames: the timer's finished frames
+     * (kept for the timings CSV, so free to take when no CSV is written);
+     * else its rolling window. */
+    const int stages = ks_stage_timer_stage_count(l->timer);
+    double per_stage[KS_LIVE_STATS_STAGES][KS_LIVE_STATS_QUEUE];
+    int count[KS_LIVE_STATS_STAGES] = {0};
+    long long frame_no;
+    double ms[KS_TIMER_MAX_STAGES];
+    const long long first = last_frames > 0 ? l->frame - last_frames : 0;
+    int popped = 0;
+    while (!l->env->opt->save_every && ks_stage_timer_pop_frame(l->timer, &frame_no, ms)) {
+        ++popped;
+        if (frame_no < first) continue;
+        for (int s = 0; s < stages && s < KS_LIVE_STATS_STAGES; ++s)
+            if (ms[s] >= 0.0 && count[s] < KS_LIVE_STATS_QUEUE) per_stage[s][count[s]++] = ms[s];
+    }
+    for (int s = 0; s < stages && out->nstages < KS_LIVE_STATS_STAGES; ++s) {
+        ks_stage_stats st;
+        ks_stage_timer_stats(l->timer, s, &st);
+        ks_live_stage_median *m = &out->stages[out->nstages++];
+        snprintf(m->name, sizeof m->name, "%s", st.name ? st.name : "?");
+        m->median_ms = popped ? ks_median_sort(per_stage[s], count[s]) : st.median_ms;
+        m->samples = popped ? count[s] : st.samples;
+    }
+}
+
+double ks_live_stats_stage(const ks_live_stats *s, const char *name)
+{
+    for (int i = 0; i < s->nstages; ++i)
+        if (strcmp(s->stages[i].name, name) == 0 && s->stages[i].samples > 0) return s->stages[i].median_ms;
+    return -1.0;
 }

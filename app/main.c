@@ -154,6 +154,10 @@ int main(int argc, char **argv)
         ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
         return fail(KS_EXIT_USAGE);
     }
+    if (opt.mode == KS_MODE_BENCH && (opt.live.modes & KS_LIVE_MODE_WINDOW) && !has_display()) {
+        ks_fail(KS_ERR_NO_DEVICE, "--modes window: no display (set DISPLAY, or leave window out)");
+        return fail(KS_EXIT_USAGE);
+    }
     ks_signals_install();
 
     /* Backend: CUDA when a device exists, unless told otherwise. */

@@ -358,6 +358,24 @@ static ks_status set_words(ks_options *o, const char *name, const char *v)
     return KS_OK;
 }
 
+static ks_status add_mode(ks_options *o, const char *name, const char *item)
+{
+    unsigned m = 0;
+    if (strcmp(item, "headless") == 0) m = KS_LIVE_MODE_HEADLESS;
+    else if (strcmp(item, "window") == 0) m = KS_LIVE_MODE_WINDOW;
+    else return ks_fail(KS_ERR_INVALID, "%s: unknown mode '%s' (headless, window)", name, quoted(item));
+    if (o->live.modes & m) return ks_fail(KS_ERR_INVALID, "%s: '%s' given twice", name, item);
+    o->live.modes |= m;
+    o->live.order[o->live.modes_n++] = m;
+    return KS_OK;
+}
+static ks_status set_modes(ks_options *o, const char *name, const char *v)
+{
+    o->live.modes = 0;
+    o->live.modes_n = 0;
+    return for_each_item(o, name, v, add_mode);
+}
+
 static ks_status set_colormap(ks_options *o, const char *name, const char *v)
 {
     if (ks_colormap_parse(v, &o->colormap) != 0) {
@@ -414,11 +432,11 @@ static const ks_flag ks_flags[] = {
     {"--window", 0, KS_AT_LIVE, "the live views", set_window},
     {"--no-overlay", 0, KS_AT_LIVE, "the live views", set_no_overlay},
     {"--progress", 0, KS_AT_LIVE, "the live views", set_progress},
-    {"--frames", 1, KS_AT_LIVE, "the live views", set_frames},
+    {"--frames", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE, "the live views and bench live", set_frames},
     {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
     {"--format", 1, KS_AT_LIVE, "the live views", set_format},
-    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST,
-     "the live views and bench spheres, matmul and histogram", set_size},
+    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST | KS_AT_BENCH_LIVE,
+     "the live views and bench spheres, matmul, histogram and live", set_size},
     {"--input", 1, KS_AT_LIVE_HIST, "the live histogram scene", set_input},
     {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
@@ -426,23 +444,24 @@ static const ks_flag ks_flags[] = {
     {"--interop", 1, KS_AT_LIVE, "the live views", set_interop, KS_GPU_ONLY,
      "its pictures are uploaded from host memory"},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
-    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM), "the Laplace and spheres scenes", set_block,
-     KS_GPU_ONLY},
-    {"--grid", 1, KS_AT_LAPLACE, "the Laplace scenes", set_grid},
-    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM, "the Laplace, matmul and histogram scenes",
-     set_kernel, KS_GPU_ONLY},
+    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE), "the Laplace and spheres scenes",
+     set_block, KS_GPU_ONLY},
+    {"--grid", 1, KS_AT_LAPLACE | KS_AT_BENCH_LIVE, "the Laplace scenes and bench live", set_grid},
+    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE,
+     "the Laplace, matmul and histogram scenes and bench live", set_kernel, KS_GPU_ONLY},
     {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile, KS_GPU_ONLY},
     {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
-    {"--iters", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_iters},
+    {"--iters", 1, KS_AT_LAPLACE_LIVE | KS_AT_BENCH_LIVE, "the live Laplace scenes and bench live", set_iters},
     {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
     {"--range", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_range},
     {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
      "the live Laplace, matmul and histogram scenes", set_dump_field},
-    {"--spheres", 1, KS_AT_SPHERES, "the spheres scene", set_spheres},
+    {"--spheres", 1, KS_AT_SPHERES | KS_AT_BENCH_LIVE, "the spheres scene and bench live", set_spheres},
     {"--seed", 1, KS_AT_SPHERES | KS_AT_HISTOGRAM, "the spheres and histogram scenes", set_seed},
     {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
     {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem, KS_GPU_ONLY},
     {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
+    {"--modes", 1, KS_AT_BENCH_LIVE, "bench live", set_modes},
 };
 enum { KS_FLAG_NUM = sizeof ks_flags / sizeof ks_flags[0] };
 _Static_assert(KS_FLAG_NUM <= 64, "ks_options.flags_given has 64 bits");
@@ -505,6 +524,8 @@ ks_status ks_options_finish(ks_options *o)
 {
     const ks_scene_def *d = ks_scene_def_get(o->scene);
     o->scene = d->id;
+    if (o->mode == KS_MODE_LIVE && !d->live) /* a bench-only row */
+        return ks_fail(KS_ERR_INVALID, "%s is a bench, not a view: run kernelscope bench %s", d->name, d->name);
     KS_TRY(check_applicable(o, d));
     if (d->size_is_picture) KS_TRY(finish_size_wh(o));
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;

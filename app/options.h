@@ -18,6 +18,7 @@ typedef enum ks_scene_id {
     KS_SCENE_SPHERES,
     KS_SCENE_MATMUL,
     KS_SCENE_HISTOGRAM,
+    KS_SCENE_LIVE, /* `bench live`: the live loop of the other scenes, timed; no live view of its own */
     KS_SCENE_NUM
 } ks_scene_id;
 
@@ -36,8 +37,10 @@ enum {
     KS_AT_BENCH_MM = 1 << 7,
     KS_AT_LIVE_HIST = 1 << 8,
     KS_AT_BENCH_HIST = 1 << 9,
+    KS_AT_BENCH_LIVE = 1 << 10,
     KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
-    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST,
+    KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST |
+                  KS_AT_BENCH_LIVE,
     KS_AT_MATMUL = KS_AT_LIVE_MM | KS_AT_BENCH_MM,
     KS_AT_HISTOGRAM = KS_AT_LIVE_HIST | KS_AT_BENCH_HIST,
     KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
@@ -84,6 +87,14 @@ typedef struct ks_histogram_opts {
     unsigned long long sizes[KS_MAX_LIST];
 } ks_histogram_opts;
 
+/* `bench live`: how the frames are shown. */
+enum { KS_LIVE_MODE_HEADLESS = 1 << 0, KS_LIVE_MODE_WINDOW = 1 << 1 };
+typedef struct ks_live_bench_opts {
+    unsigned modes;           /* KS_LIVE_MODE_* bits; 0 = not given: headless, and window when a display exists */
+    int modes_n;
+    unsigned order[2];        /* the modes in the order given */
+} ks_live_bench_opts;
+
 typedef struct ks_options {
     ks_mode mode;
     ks_scene_id scene;
@@ -120,6 +131,7 @@ typedef struct ks_options {
     ks_spheres_opts spheres;
     ks_matmul_opts matmul;
     ks_histogram_opts histogram;
+    ks_live_bench_opts live;
 } ks_options;
 
 /* Parses argv into *o (zeroed first) and fills defaults. On bad input returns
@@ -145,7 +157,9 @@ ks_status ks_options_finish_laplace(ks_options *o);
 ks_status ks_options_finish_spheres(ks_options *o);
 ks_status ks_options_finish_matmul(ks_options *o);
 ks_status ks_options_finish_histogram(ks_options *o);
+ks_status ks_options_finish_live(ks_options *o);
 void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda);
+void ks_options_live_backend_defaults(ks_options *o, int use_cuda);
 void ks_options_print_help(void);
 /* The grid of grids[idx] as a ks_grid for the scene. */
 ks_grid ks_options_grid(const ks_options *o, int idx);

@@ -19,11 +19,17 @@ void ks_options_print_help(void)
     hist[0] = '\0';
     for (int v = 0, used = 0; v < KS_HIST_VARIANT_NUM && used >= 0 && (size_t)used < sizeof hist; ++v)
         used += snprintf(hist + used, sizeof hist - (size_t)used, "%s%s", v ? ", " : "", ks_hist_variant_get(v)->name);
+    char views[128];
     ks_scene_def_names("|", names, sizeof names);
+    views[0] = '\0';
+    for (int i = 0, used = 0; i < ks_scene_def_count() && used >= 0 && (size_t)used < sizeof views; ++i)
+        if (ks_scene_def_at(i)->live) /* bench-only rows have no view */
+            used += snprintf(views + used, sizeof views - (size_t)used, "%s%s", used ? "|" : "",
+                             ks_scene_def_at(i)->name);
     printf("kernelscope %s: watch GPU kernels work\n\n"
            "usage: kernelscope [%s] [options]\n"
            "       kernelscope bench %s [options]\n\nScenes:\n",
-           KS_VERSION, names, names);
+           KS_VERSION, views, names);
     for (int i = 0; i < ks_scene_def_count(); ++i)
         printf("  %-22s  %s\n", ks_scene_def_at(i)->name, ks_scene_def_at(i)->summary);
     printf("\nLaplace scenes:\n"
@@ -53,6 +59,14 @@ void ks_options_print_help(void)
            "  --words                 histogram of words (ASCII letter runs, FNV-1a into B bins, default 1024)\n"
            "  --kernel NAME           %s (bench: a list)\n"
            "  --seed S                generated text seed (default 1)\n"
+           "kernelscope bench live (the live loop of each Laplace kernel and spheres, against the kernel time):\n"
+           "  --modes LIST            headless, window (default headless, and window when a display exists)\n"
+           "  --grid LIST             N (both N^3 and N^2), NXxNYxNZ (3D) or NXxNY (2D); default\n"
+           "                          512^3, 1024^3, 1024^2, 4096^2, 8192^2, 16384^2 (CPU: 64^3, 256^2)\n"
+           "  --kernel LIST           only these Laplace kernels / sphere memory variants (default all)\n"
+           "  --spheres LIST          sphere counts (default 2048; CPU 64)\n"
+           "  --frames N              timed frames per run, after 8 warm-up frames (default 120)\n"
+           "  --iters K, --size WxH   iterations per frame, window (and spheres picture) size\n"
            "All scenes:\n"
            "  --backend cuda|cpu      default cuda when a device exists, else cpu\n"
            "  --interop auto|pbo|copy how CUDA pictures reach the window: pbo (CUDA writes a GL\n"

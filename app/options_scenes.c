@@ -174,3 +174,37 @@ void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda)
     }
     if (!lp->iters) lp->iters = use_cuda ? 20 : 2;
 }
+
+/* `bench live`: the grids (N: both N^3 and N^2; three sizes: a 3D grid; two: a 2D grid),
+ * the kernel names of either Laplace scene or spheres, and the frames to time. */
+ks_status ks_options_finish_live(ks_options *o)
+{
+    if (!o->frames) o->frames = 120;
+    ks_laplace_opts *lp = &o->laplace;
+    for (int g = 0; g < lp->grid_count; ++g) {
+        if (lp->grid_parts[g] == 1) lp->grids[g][1] = lp->grids[g][2] = lp->grids[g][0];
+        const double points = (double)lp->grids[g][0] * lp->grids[g][1] * lp->grids[g][2];
+        if (points > 68719476736.0)
+            return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)", lp->grids[g][0],
+                           lp->grids[g][1], lp->grids[g][2], points);
+    }
+    for (int k = 0; k < o->kernel_count; ++k) {
+        ks_spheres_mem m;
+        if (ks_lvariant_find(3, o->kernels[k]) >= 0 || ks_lvariant_find(2, o->kernels[k]) >= 0 ||
+            ks_spheres_mem_parse(o->kernels[k], &m) == 0)
+            continue;
+        char k3[256], k2[256], mems[128];
+        ks_lvariant_list(3, k3, sizeof k3);
+        ks_lvariant_list(2, k2, sizeof k2);
+        ks_spheres_mem_list(mems, sizeof mems);
+        return ks_fail(KS_ERR_INVALID, "--kernel: unknown kernel '%s' (laplace3d: %s; laplace2d: %s; spheres: %s)",
+                       quoted(o->kernels[k]), k3, k2, mems);
+    }
+    return KS_OK;
+}
+
+/* `bench live`: the sphere count when none was given (the CPU gold is far slower). */
+void ks_options_live_backend_defaults(ks_options *o, int use_cuda)
+{
+    if (!o->spheres.count_n) o->spheres.counts[o->spheres.count_n++] = use_cuda ? 2048 : 64;
+}

@@ -5,6 +5,7 @@
 
 #include "bench_histogram.h"
 #include "bench_laplace.h"
+#include "bench_live.h"
 #include "bench_matmul.h"
 #include "bench_spheres.h"
 
@@ -14,6 +15,10 @@ static ks_status bench_laplace(const ks_bench_env *e)
 }
 static ks_status bench_spheres(const ks_bench_env *e) { return ks_bench_spheres(e->opt, e->device, e->use_cuda); }
 static ks_status bench_matmul(const ks_bench_env *e) { return ks_bench_matmul(e->opt, e->device, e->use_cuda); }
+static ks_status bench_live(const ks_bench_env *e)
+{
+    return ks_bench_live(e->opt, e->device, e->use_cuda, e->best);
+}
 static ks_status bench_histogram(const ks_bench_env *e)
 {
     return ks_bench_histogram(e->opt, e->device, e->use_cuda);
@@ -33,6 +38,9 @@ static const ks_scene_def ks_scene_defs[] = {
     {KS_SCENE_HISTOGRAM, "histogram", "byte / pair / word histogram: global, shared and per-warp atomics, CUB", 0,
      0, KS_AT_LIVE_HIST, KS_AT_BENCH_HIST, ks_options_finish_histogram, NULL, &ks_scene_histogram,
      bench_histogram},
+    /* no view of its own (live == NULL): it runs the others' live loops and times them */
+    {KS_SCENE_LIVE, "live", "bench only: the live loop of every Laplace kernel and spheres, against the kernel time",
+     0, 1, 0, KS_AT_BENCH_LIVE, ks_options_finish_live, ks_options_live_backend_defaults, NULL, bench_live},
 };
 enum { KS_SCENE_DEF_COUNT = (int)(sizeof ks_scene_defs / sizeof ks_scene_defs[0]) };
 _Static_assert(KS_SCENE_DEF_COUNT == KS_SCENE_NUM - 1, "one registry row per scene id");

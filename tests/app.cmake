@@ -12,6 +12,11 @@ ks_add_test(NAME test_stage_timer LABEL cpu SOURCES test_stage_timer.c)
 ks_add_test(NAME test_cli LABEL cpu SOURCES test_cli.c TIMEOUT 300)
 target_link_libraries(test_cli PRIVATE ks_test_util)
 
+# bench live: its columns on made-up stats, a short headless run on the CPU backend, bad input.
+ks_add_test(NAME test_bench_live LABEL cpu SOURCES test_bench_live.c TIMEOUT 300)
+target_link_libraries(test_bench_live PRIVATE ks_test_util)
+add_dependencies(test_bench_live kernelscope)
+
 ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c ARGS cpu TIMEOUT 300)
 target_link_libraries(test_app_cpu PRIVATE ks_test_util)
 add_dependencies(test_app_cpu kernelscope)
@@ -38,6 +43,14 @@ if(XVFB_RUN)
   add_test(NAME test_app_window
            COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_app_gpu_bin> window)
   set_tests_properties(test_app_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+endif()
+
+# bench live in both modes, the window on Xvfb (Mesa), on the CPU backend.
+if(XVFB_RUN)
+  add_test(NAME test_bench_live_window
+           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_bench_live> window)
+  set_tests_properties(test_bench_live_window PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 300
                        ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
 endif()
 
