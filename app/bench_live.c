@@ -43,9 +43,9 @@ void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s)
     r->solver_share = ks_bench_live_solver_share(r->scene, s, s->interval_ms);
     /* CUDA-GL interop on the CUDA backend, the GL buffer mapped on the host on the CPU backend */
     double map = ks_live_stats_stage(s, "interop map"), unmap = ks_live_stats_stage(s, "interop unmap");
-    if (map < 0.0 && unmap < 0.0) {
-        map = ks_live_stats_stage(s, "buffer map");
-        unmap = ks_live_stats_stage(s, "buffer unmap");
+    if (map < 0.0 && unmap < 0.0) { /* CPU backend: the picture's upload from host memory */
+        map = -1.0;
+        unmap = ks_live_stats_stage(s, "host upload");
     }
     r->map_unmap_ms = (map > 0.0 ? map : 0.0) + (unmap > 0.0 ? unmap : 0.0);
     r->nstages = s->nstages;

@@ -429,7 +429,8 @@ ks_status ks_live_run(ks_live *l)
  * every report that asks. */
 static const char *display_path(const ks_live *l)
 {
-    return l->interop ? "pbo" : "cpu";
+    if (!l->env->use_cuda) return "cpu";
+    return l->path == KS_INTEROP_COPY ? "copy" : "pbo";
 }
 
 void ks_live_get_stats(ks_live *l, int last_frames, ks_live_stats *out)

@@ -441,7 +441,7 @@ static const ks_flag ks_flags[] = {
     {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
     {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
-    {"--interop", 1, KS_AT_LIVE, "the live views", set_interop, KS_GPU_ONLY,
+    {"--interop", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE, "the live views and bench live", set_interop, KS_GPU_ONLY,
      "its pictures are uploaded from host memory"},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
     {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE), "the Laplace and spheres scenes",
