@@ -26,10 +26,13 @@ static axis_view axis_of(int cells, int area, long long step, long long centre)
     axis_view a;
     const long long end = (long long)cells * ONE;
     if (fits(end, area, step)) {
-        /* the pixels whose centre (zoomed in) or span (zoomed out) still meets a cell:
-         * ceil((2 end - min(step, ONE)) / (2 step)) <= area */
-        const long long take = step < ONE ? step : ONE;
-        a.pixels = (int)((2 * end - take + 2 * step - 1) / (2 * step));
+        /* zoomed in, the pixels whose centre lies on the grid: (p + 1/2) step < end;
+         * zoomed out, up to the one whose span holds the last cell's centre:
+         * p step <= end - 1/2 < (p + 1) step. Either way <= area. */
+        if (step < ONE)
+            a.pixels = (int)((2 * end - step + 2 * step - 1) / (2 * step));
+        else
+            a.pixels = (int)((2 * end - ONE) / (2 * step)) + 1;
         a.origin = 0;
         a.offset = (area - a.pixels) / 2;
         a.pans = 0;

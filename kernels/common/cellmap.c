@@ -9,8 +9,9 @@ static ks_status check_axis(const ks_cellmap_axis *a, char name)
         return ks_fail(KS_ERR_INVALID, "cell map: %d pixels along %c (1..%d)", a->pixels, name,
                        KS_CELLMAP_MAX_PIXELS);
     const long long end = (long long)a->cells * KS_CELLMAP_ONE;
-    if (a->step < 1 || a->step > end)
-        return ks_fail(KS_ERR_INVALID, "cell map: step %lld along %c outside 1..%lld", a->step, name, end);
+    const long long most = (long long)KS_CELLMAP_MAX_CELLS * KS_CELLMAP_ONE;
+    if (a->step < 1 || a->step > most)
+        return ks_fail(KS_ERR_INVALID, "cell map: step %lld along %c outside 1..%lld", a->step, name, most);
     if (a->origin < 0 || a->origin >= end)
         return ks_fail(KS_ERR_INVALID, "cell map: origin %lld along %c outside the grid", a->origin, name);
     /* the last pixel starts inside the grid (division: no overflow) */

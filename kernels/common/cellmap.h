@@ -13,8 +13,8 @@
  *   - zoomed in (step < 1 cell): pixel p shows the one cell that holds its
  *     centre, so a cell becomes a block of pixels (nearest).
  * Ranges are clamped into [0, cells). The probe of pixel p (the cell named
- * under the cursor) is the cell holding the pixel's centre, clamped into the
- * pixel's range, so it is always one of the cells the pixel shows. */
+ * under the cursor) is always one of the cells the pixel shows: the grid's
+ * edge cell at an edge pixel, else the cell holding the pixel's centre. */
 #ifndef KS_CELLMAP_H
 #define KS_CELLMAP_H
 
@@ -71,12 +71,16 @@ KS_CELLMAP_FN void ks_cellmap_range(const ks_cellmap_axis *m, int p, int *c0, in
     *c1 = (int)b;
 }
 
-/* The cell named by the probe at pixel p: the one holding the pixel's centre,
- * kept inside the pixel's own range. */
+/* The cell named by the probe at pixel p: a pixel that shows the grid's first
+ * or last cell names it (so the picture's border always reads the boundary
+ * values, however far out the view is zoomed); any other pixel names the cell
+ * holding its centre, kept inside the pixel's own range. */
 KS_CELLMAP_FN int ks_cellmap_probe(const ks_cellmap_axis *m, int p)
 {
     int c0, c1;
     ks_cellmap_range(m, p, &c0, &c1);
+    if (c0 == 0) return 0;
+    if (c1 == m->cells) return m->cells - 1;
     const long long centre2 = 2 * (m->origin + (long long)p * m->step) + m->step;
     long long c = centre2 >> (KS_CELLMAP_SHIFT + 1);
     if (c < c0) c = c0;
