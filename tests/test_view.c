@@ -127,6 +127,13 @@ static void run_scene(const char *const *args, int argc, const ks_scene_api *api
         ctx.probe_valid = 1;
         ctx.probe_a = 1;
         ctx.probe_b = 2;
+        if (api->zoomable) {
+            /* no viewport given: the scene shows the fit at --size (1280x800),
+             * 50 pixels per cell for laplace3d's 24 x 16 slice: picture pixel
+             * (75, 125) is cell (1, 2) */
+            ctx.probe_a = 75;
+            ctx.probe_b = 125;
+        }
         check_ok(ks_stage_timer_frame_begin(timer), "frame begin");
         check_ok(api->compute(scene, &ctx), "compute");
         check_ok(api->draw(scene, &ctx, rgba, &w, &h), "draw");
