@@ -46,6 +46,13 @@ struct ks_live {
     ks_timings_csv csv;        /* with --save-every */
     ks_progress progress;
     long long saved_frames;    /* pictures written by --save-every and the keys */
+    /* zoomable scenes (api->zoomable): the picture is the view of the grid */
+    ks_viewport viewport;      /* zoom and pan, sized to the picture area */
+    int pic_cap_w, pic_cap_h;  /* the largest picture the pixel buffer holds */
+    double scroll;             /* wheel notches not yet a whole zoom step */
+    int dragging, was_held;    /* a left-button drag that began on the picture */
+    double drag_x, drag_y;     /* its last cursor position, framebuffer pixels */
+    float view_area[4];        /* the viewport's area in the frame (x, y, w, h; bottom-left) */
 };
 
 static void show_message(ks_live *l, const char *text)
@@ -114,6 +121,8 @@ static ks_status open_display_path(ks_live *l, size_t bytes)
     return KS_OK;
 }
 
+static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+
 ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int headless,
                          ks_live **out)
 {
@@ -135,7 +144,18 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
     KS_TRY(ks_window_create(&wd, &l->win));
     int max_w = 0, max_h = 0;
     api->max_image_size(l->scene, &max_w, &max_h);
+    if (api->zoomable) {
+        /* the picture is at most the picture area: room for the largest screen */
+        int sw = 0, sh = 0;
+        ks_window_max_size(l->win, &sw, &sh);
+        max_w = clampi(sw > max_w ? sw : max_w, 1, KS_VIEWPORT_MAX_AREA);
+        max_h = clampi(sh > max_h ? sh : max_h, 1, KS_VIEWPORT_MAX_AREA);
+        l->pic_cap_w = max_w;
+        l->pic_cap_h = max_h;
+        ks_viewport_init(&l->viewport);
+    }
     KS_TRY(ks_renderer_create((size_t)max_w * (size_t)max_h, &l->renderer));
+    ks_renderer_set_one_to_one(l->renderer, api->zoomable);
     char notice[256];
     KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
     if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
@@ -165,6 +185,34 @@ void ks_live_destroy(ks_live *l)
     free(l);
 }
 
+/* The cursor in the viewport's area pixels; 0 when it is not over the area. */
+static int view_cursor(const ks_live *l, int *ax, int *ay)
+{
+    double cx, cy;
+    if (l->mouse_captured || !ks_window_cursor(l->win, &cx, &cy)) return 0;
+    *ax = (int)floor(cx - l->view_area[0]);
+    *ay = (int)floor(cy - l->view_area[1]);
+    return *ax >= 0 && *ay >= 0 && *ax < l->viewport.area_w && *ay < l->viewport.area_h;
+}
+
+/* Zoom keys of a zoomable scene (at the cursor when it is over the picture
+ * area, else at the area's centre); 1 when the key was one of them. */
+static int view_key(ks_live *l, const ks_key_event *ev)
+{
+    int ax, ay;
+    if (!view_cursor(l, &ax, &ay)) {
+        ax = l->viewport.area_w / 2;
+        ay = l->viewport.area_h / 2;
+    }
+    switch (ev->key) {
+    case KS_KEY_PERIOD: ks_viewport_zoom(&l->viewport, 1, ax, ay); return 1;
+    case KS_KEY_COMMA: ks_viewport_zoom(&l->viewport, -1, ax, ay); return 1;
+    case KS_KEY_0:
+    case KS_KEY_HOME: ks_viewport_reset(&l->viewport); return 1;
+    default: return 0;
+    }
+}
+
 /* Global keys; the rest go to the scene. Returns 1 to quit. */
 static int handle_key(ks_live *l, const ks_key_event *ev)
 {
@@ -185,17 +233,23 @@ static int handle_key(ks_live *l, const ks_key_event *ev)
     case 'F': l->save_bare = 1; return 0;
     default: break;
     }
+    if (l->api->zoomable && view_key(l, ev)) return 0;
     int handled = 0;
     ks_status st = l->api->key(l->scene, ev, &handled);
     if (st != KS_OK) show_message(l, ks_error_message());
     return 0;
 }
 
-static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const char *tag)
+/* What a save holds: the frame on screen, the bare picture as drawn, or the
+ * bare picture at one pixel per cell (F; the scene's full_picture when it has one). */
+enum { KS_SAVE_SCREEN = 0, KS_SAVE_PICTURE, KS_SAVE_FIELD };
+
+static ks_status save_picture(ks_live *l, ks_image_format fmt, int what, const char *tag)
 {
     unsigned char *rgba = NULL;
     int w = 0, h = 0;
-    if (bare) KS_TRY(ks_renderer_read_image(l->renderer, &rgba, &w, &h));
+    if (what == KS_SAVE_FIELD && l->api->full_picture) KS_TRY(l->api->full_picture(l->scene, &rgba, &w, &h));
+    else if (what != KS_SAVE_SCREEN) KS_TRY(ks_renderer_read_image(l->renderer, &rgba, &w, &h));
     else KS_TRY(ks_renderer_read_frame(l->renderer, &rgba, &w, &h));
     char path[1024];
     int n = snprintf(path, sizeof path, "%s/%s_%06lld%s.%s", l->env->opt->out_dir,
@@ -213,6 +267,29 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int bare, const c
         if (!ks_window_is_headless(l->win)) show_message(l, msg);
     }
     return st;
+}
+
+/* A zoomable scene's view: the zoom as a control (< > send the zoom keys),
+ * the cells shown, and the numbers for the JSON. */
+static void view_viewport(const ks_live *l, ks_view *v)
+{
+    const ks_viewport *vp = &l->viewport;
+    ks_cellmap m;
+    ks_viewport_map(vp, &m);
+    v->viewport.on = 1;
+    v->viewport.zoom = ks_viewport_zoom_factor(vp);
+    v->viewport.px_per_cell = ks_viewport_px_per_cell(vp);
+    v->viewport.grid_w = vp->grid_w;
+    v->viewport.grid_h = vp->grid_h;
+    ks_viewport_shown(vp, &v->viewport.x0, &v->viewport.x1, &v->viewport.y0, &v->viewport.y1);
+    v->viewport.pic_w = m.x.pixels;
+    v->viewport.pic_h = m.y.pixels;
+    ks_vcontrol *c = ks_view_control(v, "zoom", KS_KEY_COMMA, KS_KEY_PERIOD);
+    if (c) snprintf(c->value, sizeof c->value, "%.2fx", v->viewport.zoom);
+    ks_view_num(v, KS_VGROUP_SCENE, "zoom", v->viewport.zoom, "x", KS_VFMT_F2);
+    ks_view_num(v, KS_VGROUP_SCENE, "pixels/cell", v->viewport.px_per_cell, "", KS_VFMT_G4);
+    ks_view_text(v, KS_VGROUP_SCENE, "cells shown", "x %d..%d, y %d..%d", v->viewport.x0, v->viewport.x1 - 1,
+                 v->viewport.y0, v->viewport.y1 - 1);
 }
 
 /* The frame-level part of the view: device, backend, fps, frame, stage timings. */
@@ -240,6 +317,7 @@ static void view_frame(ks_live *l, ks_view *v)
     }
     if (l->message[0] && ks_now_seconds() < l->message_until)
         snprintf(v->message, sizeof v->message, "%s", l->message);
+    if (l->api->zoomable && l->viewport.grid_w > 0) view_viewport(l, v);
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
     v->roof.show = l->roofline;
@@ -304,6 +382,51 @@ static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
     return KS_OK; /* CPU: uploaded at unmap */
 }
 
+/* A zoomable scene's area and mouse, before the frame is drawn: the
+ * viewport gets the picture area (at most what the pixel buffer holds,
+ * centred in it), the wheel zooms at the cursor, a left-button drag that
+ * began on the picture area pans. Panels that have the mouse keep it. */
+static void view_input(ks_live *l, const float area[4])
+{
+    const int aw = area[2] > 0.0f ? (int)area[2] : 0, ah = area[3] > 0.0f ? (int)area[3] : 0;
+    const int vw = clampi(aw, 1, l->pic_cap_w), vh = clampi(ah, 1, l->pic_cap_h);
+    l->view_area[0] = area[0] + (float)((aw - vw) / 2);
+    l->view_area[1] = area[1] + (float)((ah - vh) / 2);
+    l->view_area[2] = (float)vw;
+    l->view_area[3] = (float)vh;
+    ks_viewport_set_area(&l->viewport, vw, vh);
+
+    int ax, ay;
+    const int over = view_cursor(l, &ax, &ay);
+    const double notches = ks_window_take_scroll(l->win);
+    if (over) {
+        /* touchpads send fractions of a notch: a step per whole notch */
+        l->scroll += notches;
+        const int steps = (int)l->scroll;
+        l->scroll -= steps;
+        if (steps) ks_viewport_zoom(&l->viewport, steps, ax, ay);
+    } else {
+        l->scroll = 0.0;
+    }
+    const int held = ks_window_left_button(l->win);
+    double cx, cy;
+    if (!held) {
+        l->dragging = 0;
+    } else if (!l->was_held && over && ks_window_cursor(l->win, &cx, &cy)) {
+        l->dragging = 1; /* pressed on the picture area, not on a panel */
+        l->drag_x = cx;
+        l->drag_y = cy;
+    } else if (l->dragging && ks_window_cursor(l->win, &cx, &cy)) {
+        const int dx = (int)floor(cx) - (int)floor(l->drag_x), dy = (int)floor(cy) - (int)floor(l->drag_y);
+        if (dx || dy) {
+            ks_viewport_pan(&l->viewport, dx, dy);
+            l->drag_x = cx;
+            l->drag_y = cy;
+        }
+    }
+    l->was_held = held;
+}
+
 static ks_status run_frame(ks_live *l, int *quit)
 {
     const ks_options *opt = l->env->opt;
@@ -320,9 +443,20 @@ static ks_status run_frame(ks_live *l, int *quit)
     ctx.step = !l->paused || l->single;
     ctx.single = l->paused && l->single;
     ctx.frame = l->frame;
+    int fb_w, fb_h;
+    ks_window_size(l->win, &fb_w, &fb_h);
+    float area[4];
+    ks_ui_picture_area(l->ui, fb_w, fb_h, l->overlay, area);
     double cx, cy;
-    if (!l->mouse_captured && ks_window_cursor(l->win, &cx, &cy))
+    if (l->api->zoomable) {
+        view_input(l, area);
+        ctx.viewport = &l->viewport;
+        int ax, ay;
+        if (view_cursor(l, &ax, &ay))
+            ctx.probe_valid = ks_viewport_pick(&l->viewport, ax, ay, &ctx.probe_a, &ctx.probe_b);
+    } else if (!l->mouse_captured && ks_window_cursor(l->win, &cx, &cy)) {
         ctx.probe_valid = ks_renderer_pick(l->renderer, cx, cy, &ctx.probe_a, &ctx.probe_b);
+    }
     l->single = 0;
 
     KS_TRY(ks_stage_timer_frame_begin(l->timer));
@@ -334,11 +468,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     memset(&l->view, 0, sizeof l->view);
     l->api->view(l->scene, &l->view);
     view_frame(l, &l->view);
-    int fb_w, fb_h;
-    ks_window_size(l->win, &fb_w, &fb_h);
-    float area[4];
-    ks_ui_picture_area(l->ui, fb_w, fb_h, l->overlay, area);
-    KS_TRY(ks_renderer_begin(l->renderer, fb_w, fb_h, area));
+    KS_TRY(ks_renderer_begin(l->renderer, fb_w, fb_h, l->api->zoomable ? l->view_area : area));
     ks_ui_actions act;
     ks_status st_ui = ks_ui_frame(l->ui, &l->view, fb_w, fb_h, l->overlay, l->help, &act);
     KS_TRY(ks_renderer_end(l->renderer));
@@ -352,14 +482,15 @@ static ks_status run_frame(ks_live *l, int *quit)
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;
     if (opt->save_every && l->frame % opt->save_every == 0)
-        KS_TRY(save_picture(l, opt->format, !l->overlay, ""));
+        KS_TRY(save_picture(l, opt->format, l->overlay ? KS_SAVE_SCREEN : KS_SAVE_PICTURE, ""));
     if (l->save_key_format) {
-        ks_status st = save_picture(l, (ks_image_format)l->save_key_format, !l->overlay, "_screen");
+        ks_status st = save_picture(l, (ks_image_format)l->save_key_format,
+                                    l->overlay ? KS_SAVE_SCREEN : KS_SAVE_PICTURE, "_screen");
         if (st != KS_OK) show_message(l, ks_error_message());
         l->save_key_format = 0;
     }
     if (l->save_bare) {
-        ks_status st = save_picture(l, KS_FMT_PNG, 1, "_field");
+        ks_status st = save_picture(l, KS_FMT_PNG, KS_SAVE_FIELD, "_field");
         if (st != KS_OK) show_message(l, ks_error_message());
         l->save_bare = 0;
     }

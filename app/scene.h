@@ -18,6 +18,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stage_timer.h"
 #include "render/view.h"
+#include "render/viewport.h"
 #include "render/window.h"
 #include "best_config.h"
 #include "options.h"
@@ -38,6 +39,10 @@ typedef struct ks_frame_ctx {
     long long frame;       /* frame number */
     int probe_valid;       /* cursor over the picture at pixel (probe_a, probe_b) */
     int probe_a, probe_b;
+    /* A zoomable scene's view (area, zoom and pan set by the live loop): the
+     * scene sets its grid (ks_viewport_set_grid) and draws the picture of
+     * ks_viewport_map; probe_a/b are pixels of that picture. NULL otherwise. */
+    ks_viewport *viewport;
 } ks_frame_ctx;
 
 typedef struct ks_scene_api {
@@ -48,7 +53,13 @@ typedef struct ks_scene_api {
     ks_status (*create)(const ks_scene_env *env, void **self);
     void (*destroy)(void *self);
     void *(*stream)(void *self); /* cudaStream_t of its work (NULL on CPU) */
-    /* Largest picture it will draw, for the PBO size. */
+    /* 1: the picture is the view of a cell grid through ctx->viewport, at
+     * most the picture area's size, shown at one pixel per screen pixel; the
+     * mouse wheel and the view keys zoom it, a drag pans it. 0: the scene
+     * draws a picture of its own size, scaled to fit. */
+    int zoomable;
+    /* Largest picture it will draw, for the PBO size (a zoomable scene: the
+     * window size asked for; the live loop allows for larger screens). */
     void (*max_image_size)(void *self, int *w, int *h);
     /* This frame's compute (solver iterations, sphere animation), timed by stage. */
     ks_status (*compute)(void *self, ks_frame_ctx *ctx);
@@ -62,6 +73,10 @@ typedef struct ks_scene_api {
      * bar, plot, hover, image_name); the view comes zeroed, live.c adds the
      * frame-level fields and the stage timings. */
     void (*view)(void *self, ks_view *view);
+    /* Optional: the bare picture at one pixel per cell for F (a zoomable
+     * scene's picture is only what is shown); RGBA8 rows top-down, *rgba
+     * malloc'd. NULL: F saves the picture as drawn. */
+    ks_status (*full_picture)(void *self, unsigned char **rgba, int *w, int *h);
     /* End of run (--dump-field and such). */
     ks_status (*finish)(void *self);
     /* A few words on where the run stands, for the progress and summary lines

@@ -114,6 +114,8 @@ static ks_status create(const ks_scene_env *env, void **self)
      * (a z slice in the middle stays flat for thousands of iterations). */
     s->axis = s->grid.dims == 3 ? KS_AXIS_Y : KS_AXIS_Z;
     s->index = ks_slice_max_index(&s->grid, s->axis) / 2;
+    ks_viewport_init(&s->own_view);
+    ks_viewport_set_area(&s->own_view, opt->width, opt->height);
 
     /* Device memory is checked (by the solver) before any large host
      * allocation; host memory against what is available, since an
@@ -154,19 +156,24 @@ static void *stream(void *self)
     return s->use_cuda ? ks_lsolver_stream(s->solver) : NULL;
 }
 
+/* The picture is the view (render/viewport.h): at most the picture area,
+ * whatever the grid, so the largest is the window (--size). */
 static void max_image_size(void *self, int *w, int *h)
 {
     ks_laplace_scene *s = self;
-    *w = 0;
-    *h = 0;
-    for (int a = 0; a < KS_AXIS_NUM; ++a) {
-        int aw, ah;
-        ks_slice_dims(&s->grid, (ks_axis)a, &aw, &ah);
-        if ((long long)aw * ah > (long long)*w * *h) {
-            *w = aw;
-            *h = ah;
-        }
-    }
+    *w = s->env->opt->width > 0 ? s->env->opt->width : 1;
+    *h = s->env->opt->height > 0 ? s->env->opt->height : 1;
+}
+
+/* This frame's picture: the view of the slice through the live loop's
+ * viewport (zoom, pan, area), or the fit at --size when there is none. */
+static void update_view(ks_laplace_scene *s, ks_frame_ctx *ctx)
+{
+    int w, h;
+    ks_slice_dims(&s->grid, s->axis, &w, &h);
+    ks_viewport *vp = ctx->viewport ? ctx->viewport : &s->own_view;
+    ks_viewport_set_grid(vp, w, h);
+    ks_viewport_map(vp, &s->view);
 }
 
 static void push_history(ks_laplace_scene *s, long long iter, double rms)
@@ -259,9 +266,19 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     s->stage_residual = ks_stage_timer_stage(ctx->timer, "residual");
     s->stage_slice = ks_stage_timer_stage(ctx->timer, "slice+colormap");
     s->stage_hist = ks_stage_timer_stage(ctx->timer, "histogram");
-    s->probe_valid = ctx->probe_valid;
-    if (ctx->probe_valid)
-        ks_slice_point(&s->grid, s->axis, s->index, ctx->probe_a, ctx->probe_b, s->probe);
+    update_view(s, ctx);
+    /* the probe names a cell of the pixel under the cursor (cellmap.h) */
+    s->probe_valid = ctx->probe_valid && ctx->probe_a >= 0 && ctx->probe_a < s->view.x.pixels &&
+                     ctx->probe_b >= 0 && ctx->probe_b < s->view.y.pixels;
+    if (s->probe_valid) {
+        int a0, a1, b0, b1;
+        ks_cellmap_range(&s->view.x, ctx->probe_a, &a0, &a1);
+        ks_cellmap_range(&s->view.y, ctx->probe_b, &b0, &b1);
+        s->probe_span[0] = a1 - a0;
+        s->probe_span[1] = b1 - b0;
+        ks_slice_point(&s->grid, s->axis, s->index, ks_cellmap_probe(&s->view.x, ctx->probe_a),
+                       ks_cellmap_probe(&s->view.y, ctx->probe_b), s->probe);
+    }
     const int iters = ctx->single ? 1 : ctx->step ? s->iters : 0;
     if (s->use_cuda) KS_TRY(compute_cuda(s, ctx, iters));
     else KS_TRY(compute_cpu(s, ctx, iters));
@@ -299,15 +316,48 @@ static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     ks_laplace_scene *s = self;
-    ks_slice_dims(&s->grid, s->axis, w, h);
+    /* the picture of the view: its cost follows the screen, not the grid */
+    *w = s->view.x.pixels;
+    *h = s->view.y.pixels;
     KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_slice));
     if (s->use_cuda)
-        KS_TRY(ks_lsolver_render_slice(s->solver, s->axis, s->index, s->cmap, s->lo, s->hi, rgba));
+        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, s->index, &s->view, s->cmap, s->lo, s->hi, rgba));
     else
-        ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi,
-                                    rgba);
+        KS_TRY(ks_laplace_cpu_render_view(&s->grid, s->u, s->axis, s->index, &s->view, s->cmap, s->lo,
+                                          s->hi, rgba));
     KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_slice));
     return histogram_values(s, ctx);
+}
+
+/* F: the slice at one pixel per cell (not the view), rows top-down. */
+static ks_status full_picture(void *self, unsigned char **rgba, int *w, int *h)
+{
+    ks_laplace_scene *s = self;
+    *rgba = NULL;
+    ks_slice_dims(&s->grid, s->axis, w, h);
+    const size_t row = (size_t)*w * 4;
+    unsigned char *p = malloc(row * (size_t)*h);
+    if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the %d x %d picture", *w, *h);
+    ks_status st = KS_OK;
+    if (s->use_cuda)
+        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, s->index, s->cmap, s->lo, s->hi, p);
+    else
+        ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi, p);
+    if (st != KS_OK) {
+        free(p);
+        return st;
+    }
+    /* the picture's rows are bottom-up; a saved file's top-down */
+    for (int y = 0; y < *h / 2; ++y) {
+        unsigned char *a = p + (size_t)y * row, *b = p + (size_t)(*h - 1 - y) * row;
+        for (size_t i = 0; i < row; ++i) {
+            const unsigned char t = a[i];
+            a[i] = b[i];
+            b[i] = t;
+        }
+    }
+    *rgba = p;
+    return KS_OK;
 }
 
 static ks_status cycle_block(ks_laplace_scene *s, int dir)
@@ -449,15 +499,20 @@ const ks_scene_api ks_scene_laplace = {
             "  PgUp/PgDn  slice index +10% / -10% (3D)\n"
             "  C          next colormap\n"
             "  A          auto range on / off\n"
-            "  R          reset the field\n",
+            "  R          reset the field\n"
+            "  wheel . ,  zoom in / out at the cursor (to 64 pixels per cell)\n"
+            "  drag       pan the zoomed picture (left button)\n"
+            "  0 / Home   whole grid again (zoom to fit)\n",
     .create = create,
     .destroy = destroy,
     .stream = stream,
+    .zoomable = 1,
     .max_image_size = max_image_size,
     .compute = compute,
     .draw = draw,
     .key = key,
     .view = ks_laplace_scene_view,
+    .full_picture = full_picture,
     .finish = finish,
     .status = status,
 };

@@ -30,8 +30,11 @@ typedef struct ks_laplace_scene {
     long long residual_iter;
     int have_minmax;
     float slice_min, slice_max;
+    ks_viewport own_view;    /* the view when the live loop gives none: the fit at --size */
+    ks_cellmap view;         /* this frame's picture: which cells each pixel shows */
     int probe_valid;
     int probe[3];
+    int probe_span[2];       /* cells the probed pixel covers along its two axes */
     float probe_value;
     float hist_x[KS_HISTORY], hist_y[KS_HISTORY];
     int hist_n;

@@ -141,13 +141,19 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, "range hi", s->hi, "", KS_VFMT_G4);
 
     if (s->probe_valid) {
+        int n;
         if (s->grid.dims == 3)
-            snprintf(v->hover, sizeof v->hover, "u(%d, %d, %d) = %.6g", s->probe[0], s->probe[1],
-                     s->probe[2], s->probe_value);
+            n = snprintf(v->hover, sizeof v->hover, "u(%d, %d, %d) = %.6g", s->probe[0], s->probe[1],
+                         s->probe[2], s->probe_value);
         else
-            snprintf(v->hover, sizeof v->hover, "u(%d, %d) = %.6g", s->probe[0], s->probe[1],
-                     s->probe_value);
+            n = snprintf(v->hover, sizeof v->hover, "u(%d, %d) = %.6g", s->probe[0], s->probe[1],
+                         s->probe_value);
+        /* zoomed out, the pixel's colour is the mean of a block of cells */
+        if ((s->probe_span[0] > 1 || s->probe_span[1] > 1) && n > 0 && (size_t)n < sizeof v->hover)
+            snprintf(v->hover + n, sizeof v->hover - (size_t)n, "\npixel: mean of %d x %d cells",
+                     s->probe_span[0], s->probe_span[1]);
     }
+    snprintf(v->viewport.rule, sizeof v->viewport.rule, "mean of the covered cells");
     v->colorbar.on = 1;
     v->colorbar.cmap = s->cmap;
     v->colorbar.lo = s->lo;

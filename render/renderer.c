@@ -34,6 +34,7 @@ struct ks_renderer {
 
     float pic_x, pic_y, pic_w, pic_h; /* last draw's picture rectangle, fb pixels */
     int pic_img_w, pic_img_h;         /* picture size at that draw */
+    int one_to_one;                   /* 1: picture pixel = framebuffer pixel, centred */
 
     ks_vertex_list list;     /* scratch geometry, reused every frame */
 };
@@ -383,6 +384,15 @@ static ks_status compose(ks_renderer *r, const float area[4])
     r->pic_img_w = r->img_w;
     r->pic_img_h = r->img_h;
     if (r->img_w <= 0 || area[2] < 1.0f || area[3] < 1.0f) return KS_OK;
+    if (r->one_to_one) {
+        /* whole pixels, centred the way render/viewport.c places the picture */
+        r->pic_x = area[0] + (float)(((int)area[2] - r->img_w) / 2);
+        r->pic_y = area[1] + (float)(((int)area[3] - r->img_h) / 2);
+        r->pic_w = (float)r->img_w;
+        r->pic_h = (float)r->img_h;
+        ks_vlist_rect_uv(l, r->pic_x, r->pic_y, r->pic_w, r->pic_h, 0, 0, 1, 1, COL_WHITE);
+        return draw_list(r, r->prog_image, r->vp_image, r->image_tex, 0);
+    }
     float sc = fminf(area[2] / (float)r->img_w, area[3] / (float)r->img_h);
     float w = fmaxf(1.0f, roundf((float)r->img_w * sc)), h = fmaxf(1.0f, roundf((float)r->img_h * sc));
     r->pic_x = area[0] + floorf(0.5f * (area[2] - w));
@@ -501,9 +511,22 @@ ks_status ks_renderer_read_image(ks_renderer *r, unsigned char **rgba, int *w, i
     return KS_OK;
 }
 
+void ks_renderer_set_one_to_one(ks_renderer *r, int on)
+{
+    if (r) r->one_to_one = on != 0;
+}
+
 int ks_renderer_pick(const ks_renderer *r, double fb_x, double fb_y, int *a, int *b)
 {
     if (r == NULL || !(r->pic_w > 0.0f) || !(r->pic_h > 0.0f)) return 0;
+    if (r->one_to_one) {
+        /* whole pixels: no scale to round */
+        const double fa = floor(fb_x - r->pic_x), fb = floor(fb_y - r->pic_y);
+        if (!(fa >= 0.0 && fa < r->pic_w && fb >= 0.0 && fb < r->pic_h)) return 0;
+        if (a) *a = (int)fa;
+        if (b) *b = (int)fb;
+        return 1;
+    }
     double u = (fb_x - r->pic_x) / r->pic_w, v = (fb_y - r->pic_y) / r->pic_h;
     if (!(u >= 0.0 && u < 1.0 && v >= 0.0 && v < 1.0)) return 0;
     int ia = (int)(u * r->pic_img_w), ib = (int)(v * r->pic_img_h);

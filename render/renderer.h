@@ -44,6 +44,10 @@ ks_status ks_renderer_map_pbo(ks_renderer *r, void **ptr);
 ks_status ks_renderer_unmap_pbo(ks_renderer *r);
 /* Takes slot 0's first w*h*4 bytes as the picture (PBO -> texture, no CPU copy). */
 ks_status ks_renderer_set_image(ks_renderer *r, int w, int h);
+/* 1: draw the picture at one picture pixel per framebuffer pixel, centred in
+ * the area (a scene whose picture is already the size shown, render/viewport.h);
+ * 0 (the default): scale it to fit the area. */
+void ks_renderer_set_one_to_one(ks_renderer *r, int on);
 /* Starts the frame at fb_w x fb_h: clears the off-screen framebuffer and draws
  * the picture fitted into area (x, y, w, h in pixels, origin bottom-left; NULL:
  * the whole frame). The framebuffer stays bound so the UI draws over it. */

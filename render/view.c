@@ -364,6 +364,43 @@ static void json_roof(jw *w, const ks_vroof *r)
     jw_puts(w, "]}");
 }
 
+static void json_int_pair(jw *w, const char *key, int a, int b)
+{
+    jw_key(w, key);
+    jw_puts(w, "[");
+    jw_num(w, a);
+    jw_puts(w, ",");
+    jw_num(w, b);
+    jw_puts(w, "]");
+}
+
+static void json_viewport(jw *w, const ks_view *v)
+{
+    jw_key(w, "viewport");
+    if (!v->viewport.on) {
+        jw_puts(w, "null");
+        return;
+    }
+    jw_puts(w, "{");
+    jw_key(w, "zoom");
+    jw_num(w, v->viewport.zoom);
+    jw_puts(w, ",");
+    jw_key(w, "px_per_cell");
+    jw_num(w, v->viewport.px_per_cell);
+    jw_puts(w, ",");
+    json_int_pair(w, "grid", v->viewport.grid_w, v->viewport.grid_h);
+    jw_puts(w, ",");
+    json_int_pair(w, "shown_x", v->viewport.x0, v->viewport.x1);
+    jw_puts(w, ",");
+    json_int_pair(w, "shown_y", v->viewport.y0, v->viewport.y1);
+    jw_puts(w, ",");
+    json_int_pair(w, "picture", v->viewport.pic_w, v->viewport.pic_h);
+    jw_puts(w, ",");
+    jw_key(w, "rule");
+    jw_str(w, v->viewport.rule);
+    jw_puts(w, "}");
+}
+
 ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
 {
     if (v == NULL || buf == NULL || cap == 0) return ks_fail(KS_ERR_INVALID, "view: JSON without view or buffer");
@@ -457,6 +494,8 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
     }
     jw_puts(&w, ",");
     json_roof(&w, &v->roof);
+    jw_puts(&w, ",");
+    json_viewport(&w, v);
     jw_puts(&w, ",");
     jw_key(&w, "hover");
     jw_str(&w, v->hover);

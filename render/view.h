@@ -153,6 +153,17 @@ typedef struct ks_view {
         char title[KS_VIEW_NAME * 2];
     } plot;
     ks_vroof roof;
+    /* A zoomable scene's view of its cell grid (render/viewport.h, filled by
+     * the live loop); on == 0: none. */
+    struct {
+        int on;
+        double zoom;             /* 1: the whole grid fits the picture area */
+        double px_per_cell;      /* picture pixels per cell (< 1: a pixel shows several) */
+        int grid_w, grid_h;      /* cells */
+        int x0, x1, y0, y1;      /* cells shown: [x0, x1) x [y0, y1) */
+        int pic_w, pic_h;        /* the picture, pixels */
+        char rule[KS_VIEW_NAME]; /* what a pixel over several cells shows */
+    } viewport;
     char hover[KS_VIEW_TEXT];   /* value under the cursor, "" none */
     char message[KS_VIEW_TEXT]; /* banner (errors, "saved ..."), "" none */
     const char *help_global;    /* key help, '\n'-separated (static strings) */

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NODELETE (sanitizer builds) */
 #include "window.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ struct ks_window {
     EGLDisplay egl_dpy;          /* headless backend */
     EGLContext egl_ctx;
     int fb_w, fb_h;              /* framebuffer pixels */
+    double scroll;               /* wheel notches not yet taken */
     ks_key_event keys[KS_KEY_QUEUE]; /* ring buffer */
     int key_head, key_count;
     char gl_desc[256];           /* "GL_VERSION / GL_RENDERER" */
@@ -277,8 +279,14 @@ static int map_key(int key, int mods)
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: return KS_KEY_MINUS;
     case GLFW_KEY_F1: return KS_KEY_F1;
+    case GLFW_KEY_PERIOD:
+    case GLFW_KEY_KP_DECIMAL: return KS_KEY_PERIOD;
+    case GLFW_KEY_COMMA: return KS_KEY_COMMA;
+    case GLFW_KEY_HOME: return KS_KEY_HOME;
+    case GLFW_KEY_KP_0: return KS_KEY_0;
     default: break;
     }
+    if (key >= GLFW_KEY_0 && key <= GLFW_KEY_9) return '0' + (key - GLFW_KEY_0);
     /* GLFW's letter codes are the upper-case ASCII codes */
     if (key >= GLFW_KEY_A && key <= GLFW_KEY_Z) return 'A' + (key - GLFW_KEY_A);
     return KS_KEY_NONE;
@@ -295,6 +303,13 @@ static void key_callback(GLFWwindow *gw, int key, int scancode, int action, int 
     ev->key = k;
     ev->shift = (mods & GLFW_MOD_SHIFT) != 0;
     ++w->key_count;
+}
+
+static void scroll_callback(GLFWwindow *gw, double dx, double dy)
+{
+    (void)dx;
+    ks_window *w = glfwGetWindowUserPointer(gw);
+    if (w != NULL) w->scroll += dy;
 }
 
 static void framebuffer_size_callback(GLFWwindow *gw, int width, int height)
@@ -331,6 +346,8 @@ static ks_status glfw_create(ks_window *w, int width, int height, const char *ti
     }
     glfwSetWindowUserPointer(w->glfw, w);
     glfwSetKeyCallback(w->glfw, key_callback);
+    /* before the UI starts: ImGui's GLFW backend chains to it */
+    glfwSetScrollCallback(w->glfw, scroll_callback);
     glfwSetFramebufferSizeCallback(w->glfw, framebuffer_size_callback);
     glfwMakeContextCurrent(w->glfw);
     /* no vsync: the overlay should time kernels, not the display's refresh */
@@ -442,6 +459,41 @@ int ks_window_cursor(const ks_window *w, double *x, double *y)
     if (x) *x = fx;
     if (y) *y = fy;
     return 1;
+}
+
+double ks_window_take_scroll(ks_window *w)
+{
+    if (w == NULL) return 0.0;
+    const double s = w->scroll;
+    w->scroll = 0.0;
+    return s;
+}
+
+int ks_window_left_button(const ks_window *w)
+{
+    return w != NULL && w->glfw != NULL && glfwGetMouseButton(w->glfw, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+}
+
+void ks_window_max_size(const ks_window *w, int *width, int *height)
+{
+    int mw = w ? w->fb_w : 0, mh = w ? w->fb_h : 0;
+    if (w != NULL && w->glfw != NULL) {
+        int ww = 0, wh = 0, count = 0;
+        glfwGetWindowSize(w->glfw, &ww, &wh);
+        /* framebuffer pixels per screen coordinate (HiDPI), at least 1 */
+        const double sx = ww > 0 && w->fb_w > ww ? (double)w->fb_w / ww : 1.0;
+        const double sy = wh > 0 && w->fb_h > wh ? (double)w->fb_h / wh : 1.0;
+        GLFWmonitor **mons = glfwGetMonitors(&count);
+        for (int i = 0; mons != NULL && i < count; ++i) {
+            const GLFWvidmode *mode = glfwGetVideoMode(mons[i]);
+            if (mode == NULL) continue;
+            const int fw = (int)ceil(mode->width * sx), fh = (int)ceil(mode->height * sy);
+            if (fw > mw) mw = fw;
+            if (fh > mh) mh = fh;
+        }
+    }
+    if (width) *width = mw;
+    if (height) *height = mh;
 }
 
 int ks_window_should_close(const ks_window *w)

@@ -23,7 +23,8 @@ typedef enum ks_key {
     KS_KEY_NONE = 0,
     KS_KEY_ESCAPE, KS_KEY_SPACE, KS_KEY_TAB, KS_KEY_LEFT, KS_KEY_RIGHT, KS_KEY_UP, KS_KEY_DOWN,
     KS_KEY_PAGE_UP, KS_KEY_PAGE_DOWN, KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET, KS_KEY_PLUS,
-    KS_KEY_MINUS, KS_KEY_F1,
+    KS_KEY_MINUS, KS_KEY_F1, KS_KEY_PERIOD, KS_KEY_COMMA, KS_KEY_HOME,
+    KS_KEY_0 = '0', /* digits '0'..'9' are their ASCII codes (main row and keypad) */
     KS_KEY_A = 'A' /* letters 'A'..'Z' are their upper-case ASCII codes */
 } ks_key;
 
@@ -43,6 +44,13 @@ void ks_window_poll(ks_window *w);
 int ks_window_next_key(ks_window *w, ks_key_event *ev); /* 1 while events remain */
 /* Cursor in framebuffer pixels, origin bottom-left; 0 when outside or headless. */
 int ks_window_cursor(const ks_window *w, double *x, double *y);
+/* Mouse wheel notches (up > 0) since the last call; 0 headless. */
+double ks_window_take_scroll(ks_window *w);
+/* 1 while the left mouse button is held (0 headless). */
+int ks_window_left_button(const ks_window *w);
+/* The largest framebuffer the window can get: its size now or, in a window,
+ * the largest monitor at the window's pixel scale (whichever is larger). */
+void ks_window_max_size(const ks_window *w, int *width, int *height);
 int ks_window_should_close(const ks_window *w);
 /* Shows the frame (swap); headless: nothing to do. */
 ks_status ks_window_present(ks_window *w);

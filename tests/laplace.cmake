@@ -17,3 +17,7 @@ if(KS_CUDA) # both time the GPU through the CUDA runtime
   target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(perf_stream PRIVATE ks_core)
 endif()
+# The live view's picture (zoom, pan, mean of the covered cells) on the GPU
+# against the CPU reference, bit for bit, and the full-resolution slice for F.
+ks_add_test(NAME test_laplace_view_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_laplace_view_gpu.c
+            TIMEOUT 300)

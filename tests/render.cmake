@@ -31,3 +31,7 @@ set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 7
 # The ImGui panels, headless: inside the frame and apart at 800x600 .. 2560x1440.
 ks_add_test(NAME test_ui_headless LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ui_headless.c
             TIMEOUT 120)
+
+# The live view's zoom and pan, the cell map and the Laplace view picture's
+# downsampling rule (CPU), against naive references on odd sizes.
+ks_add_test(NAME test_viewport LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_viewport.c TIMEOUT 120)

@@ -23,6 +23,7 @@
 #include <stb_image.h>
 
 #include "kernels/laplace/laplace.h"
+#include "render/viewport.h"
 #include "test_util.h"
 
 static const char *g_mode = "cpu";
@@ -199,18 +200,50 @@ static void load_frame(const char *dir, const char *scene, ks_image *img)
     if (!load_png(path, img)) fail_msg("cannot read %s", path);
 }
 
+/* The reference (one pixel per grid point) as the live view shows it: the
+ * fit of the w x h slice into the headless frame's picture area (1280x800,
+ * panels hidden), each picture pixel the cell the view maps it to (zoomed in,
+ * so one cell per pixel, render/viewport.h). */
+static ks_image view_of(const ks_image *ref, int area_w, int area_h)
+{
+    ks_viewport v;
+    ks_viewport_init(&v);
+    ks_viewport_set_area(&v, area_w, area_h);
+    ks_viewport_set_grid(&v, ref->w, ref->h);
+    ks_cellmap m;
+    ks_viewport_map(&v, &m);
+    ks_image out = {m.x.pixels, m.y.pixels, malloc((size_t)m.x.pixels * (size_t)m.y.pixels * 3)};
+    for (int r = 0; r < out.h; ++r) {
+        for (int p = 0; p < out.w; ++p) {
+            int x0, x1, y0, y1;
+            ks_cellmap_range(&m.x, p, &x0, &x1);
+            ks_cellmap_range(&m.y, out.h - 1 - r, &y0, &y1); /* files are top-down, pictures bottom-up */
+            assert_true(x1 == x0 + 1 && y1 == y0 + 1);
+            memcpy(out.rgb + 3 * ((size_t)r * (size_t)out.w + (size_t)p),
+                   ref->rgb + 3 * ((size_t)(ref->h - 1 - y0) * (size_t)ref->w + (size_t)x0), 3);
+        }
+    }
+    return out;
+}
+
 static void check_against_reference(const char *dir, const char *scene, int w, int h)
 {
     ks_image got, ref;
     load_frame(dir, scene, &got);
-    assert_int_equal(got.w, w); /* the bare picture: one pixel per grid point */
-    assert_int_equal(got.h, h);
     char path[512];
     const char *data = getenv("KS_TEST_DATA");
     snprintf(path, sizeof path, "%s/ref_%s_cpu.png", data && *data ? data : KS_TEST_DATA_DIR, scene);
     if (!load_png(path, &ref)) fail_msg("missing reference image %s", path);
+    assert_int_equal(ref.w, w); /* the reference: one pixel per grid point */
+    assert_int_equal(ref.h, h);
+    ks_image want = view_of(&ref, 1280, 800);
+    /* the bare picture is the view: the whole slice fitted, not the grid's size */
+    assert_int_equal(got.w, want.w);
+    assert_int_equal(got.h, want.h);
+    assert_true(got.w == 1280 || got.h == 800);
     int max_diff;
-    double frac = compare_images(&got, &ref, &max_diff);
+    double frac = compare_images(&got, &want, &max_diff);
+    free(want.rgb);
     if (frac > 0.001 || max_diff > 2)
         fail_msg("%s differs from %s: %.4f%% of pixels, max %d", scene, path, 100 * frac, max_diff);
     stbi_image_free(got.rgb);

@@ -57,6 +57,30 @@ static void check_json(const ks_view *v, const char *checks)
     if (rc != 0) fail_msg("JSON check failed (%d): %s", rc, checks);
 }
 
+/* A zoomable scene's view state as numbers in the JSON (null when none). */
+static void test_viewport_json(void **state)
+{
+    (void)state;
+    static ks_view v;
+    memset(&v, 0, sizeof v);
+    check_json(&v, "assert v[\"viewport\"] is None");
+    v.viewport.on = 1;
+    v.viewport.zoom = 2.5;
+    v.viewport.px_per_cell = 0.25;
+    v.viewport.grid_w = 8192;
+    v.viewport.grid_h = 4096;
+    v.viewport.x0 = 10;
+    v.viewport.x1 = 200;
+    v.viewport.y0 = 0;
+    v.viewport.y1 = 4096;
+    v.viewport.pic_w = 1280;
+    v.viewport.pic_h = 800;
+    snprintf(v.viewport.rule, sizeof v.viewport.rule, "mean of the covered cells");
+    check_json(&v, "P=v[\"viewport\"]\nassert P[\"zoom\"]==2.5 and P[\"px_per_cell\"]==0.25 and P[\"grid\"]==[8192,4096]\n"
+                   "assert P[\"shown_x\"]==[10,200] and P[\"shown_y\"]==[0,4096] and P[\"picture\"]==[1280,800]\n"
+                   "assert P[\"rule\"]==\"mean of the covered cells\"");
+}
+
 static void test_json_escaping(void **state)
 {
     (void)state;
@@ -127,6 +151,13 @@ static void run_scene(const char *const *args, int argc, const ks_scene_api *api
         ctx.probe_valid = 1;
         ctx.probe_a = 1;
         ctx.probe_b = 2;
+        if (api->zoomable) {
+            /* no viewport given: the scene shows the fit at --size (1280x800),
+             * 50 pixels per cell for laplace3d's 24 x 16 slice: picture pixel
+             * (75, 125) is cell (1, 2) */
+            ctx.probe_a = 75;
+            ctx.probe_b = 125;
+        }
         check_ok(ks_stage_timer_frame_begin(timer), "frame begin");
         check_ok(api->compute(scene, &ctx), "compute");
         check_ok(api->draw(scene, &ctx, rgba, &w, &h), "draw");
@@ -363,6 +394,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_escaping),
+        cmocka_unit_test(test_viewport_json),
         cmocka_unit_test(test_laplace3d),
         cmocka_unit_test(test_laplace2d),
         cmocka_unit_test(test_spheres),

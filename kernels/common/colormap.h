@@ -44,11 +44,20 @@ void ks_colormap_list(char *buf, size_t len);
  * single-rounding operations so CPU and GPU agree bit for bit. */
 static inline KS_HOST_DEVICE int ks_colormap_index(float value, float lo, float inv_span)
 {
+#if defined(__CUDA_ARCH__)
+    /* the _rn intrinsics are never fused into an FMA (nvcc fuses a * b + c
+     * by default), so each step rounds once, as on the host */
+    float t = __fmul_rn(__fsub_rn(value, lo), inv_span);
+    if (!(t > 0.0f)) return 0; /* also catches NaN */
+    if (t >= 1.0f) return 255;
+    return (int)__fadd_rn(__fmul_rn(t, 255.0f), 0.5f);
+#else
     float t = (value - lo) * inv_span;
     if (!(t > 0.0f)) return 0; /* also catches NaN */
     if (t >= 1.0f) return 255;
     float scaled = t * 255.0f;
     return (int)(scaled + 0.5f);
+#endif
 }
 
 /* 1/(hi-lo), or 0 when the range is empty (everything maps to entry 0). */

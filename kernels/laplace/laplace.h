@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/cellmap.h"
 #include "kernels/common/colormap.h"
 #include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
 #include "kernels/common/ks_error.h"
@@ -63,6 +64,24 @@ void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis,
                                  ks_colormap map, float lo, float hi, unsigned char *rgba);
 void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis, int index,
                                  float *lo, float *hi);
+
+/* ---- The live view's picture (kernels/common/cellmap.h) ----
+ * A picture of m->x.pixels x m->y.pixels (rows bottom-up, RGBA8) of the slice
+ * (m->x.cells x m->y.cells must be its ks_slice_dims). Pixel (p, q) shows the
+ * cells [x0, x1) x [y0, y1) that ks_cellmap_range gives it, downsampled by
+ * their MEAN: the values summed in double in row-major order (rows y0 up to
+ * y1 - 1, in each row x0 up to x1 - 1), the sum divided by the count in
+ * double, rounded once to float, then colormapped like the slice. Zoomed in,
+ * the range is one cell and the pixel is that cell's colour (nearest). The
+ * CUDA kernel (ks_lsolver_render_view) follows the same order, so both
+ * backends give the same picture bit for bit. */
+float ks_laplace_view_value(const ks_grid *g, const float *u, ks_axis axis, int index,
+                            const ks_cellmap *m, int p, int q);
+/* KS_ERR_INVALID unless m is valid (ks_cellmap_check) and covers the slice. */
+ks_status ks_laplace_check_view(const ks_grid *g, ks_axis axis, int index, const ks_cellmap *m);
+ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis axis, int index,
+                                     const ks_cellmap *m, ks_colormap map, float lo, float hi,
+                                     unsigned char *rgba);
 
 /* ---- Kernel variants (laplace_variants.c: the table is plain C so the CLI
  * validates names in any build) ---- */
@@ -151,6 +170,17 @@ ks_status ks_lsolver_residual(ks_lsolver *s);
 /* Enqueues the colormapped slice into dst (device pointer, w*h*4 bytes). */
 ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
                                   float lo, float hi, void *dst_rgba);
+
+/* Enqueues the live view's picture of the slice (see ks_laplace_cpu_render_view,
+ * the CPU reference) into dst (device pointer, m->x.pixels * m->y.pixels * 4
+ * bytes): one thread per picture pixel, so its cost follows the picture, plus
+ * the reads of the cells it shows. */
+ks_status ks_lsolver_render_view(ks_lsolver *s, ks_axis axis, int index, const ks_cellmap *m,
+                                 ks_colormap map, float lo, float hi, void *dst_rgba);
+/* The whole slice at one pixel per cell into host memory (w*h*4 bytes, rows
+ * bottom-up), through a temporary device buffer; synchronous. For saving. */
+ks_status ks_lsolver_read_slice_rgba(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
+                                     float lo, float hi, unsigned char *host_rgba);
 
 /* Results that travel back without stalling the frame: enqueue with
  * ks_lsolver_request_readback, collect a frame or more later with

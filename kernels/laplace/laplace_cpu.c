@@ -233,3 +233,82 @@ void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis,
     *lo = mn;
     *hi = mx;
 }
+
+/* ---- the live view's picture ---- */
+
+/* Index steps of a slice: cell (a, b) is u[base + a*sa + b*sb]. */
+typedef struct ks_slice_steps {
+    size_t base, sa, sb;
+} ks_slice_steps;
+
+static ks_slice_steps slice_steps(const ks_grid *g, ks_axis axis, int index)
+{
+    int p0[3], pa[3], pb[3];
+    ks_slice_point(g, axis, index, 0, 0, p0);
+    ks_slice_point(g, axis, index, 1, 0, pa);
+    ks_slice_point(g, axis, index, 0, 1, pb);
+    const size_t s[3] = {1, (size_t)g->nx, (size_t)g->nx * (size_t)g->ny};
+    ks_slice_steps st = {0, 0, 0};
+    for (int d = 0; d < 3; ++d) {
+        st.base += (size_t)p0[d] * s[d];
+        st.sa += (size_t)(pa[d] - p0[d]) * s[d];
+        st.sb += (size_t)(pb[d] - p0[d]) * s[d];
+    }
+    return st;
+}
+
+/* The mean of the cells pixel (p, q) shows, in the order laplace.h states. */
+static float view_mean(const float *u, const ks_slice_steps *st, const ks_cellmap *m, int p, int q)
+{
+    int x0, x1, y0, y1;
+    ks_cellmap_range(&m->x, p, &x0, &x1);
+    ks_cellmap_range(&m->y, q, &y0, &y1);
+    double sum = 0.0;
+    for (int y = y0; y < y1; ++y) {
+        const float *row = u + st->base + (size_t)y * st->sb;
+        for (int x = x0; x < x1; ++x) sum += (double)row[(size_t)x * st->sa];
+    }
+    return (float)(sum / (double)((long long)(x1 - x0) * (long long)(y1 - y0)));
+}
+
+float ks_laplace_view_value(const ks_grid *g, const float *u, ks_axis axis, int index,
+                            const ks_cellmap *m, int p, int q)
+{
+    const ks_slice_steps st = slice_steps(g, axis, index);
+    return view_mean(u, &st, m, p, q);
+}
+
+ks_status ks_laplace_check_view(const ks_grid *g, ks_axis axis, int index, const ks_cellmap *m)
+{
+    if (axis < 0 || axis >= KS_AXIS_NUM) return ks_fail(KS_ERR_INVALID, "bad slice axis %d", axis);
+    const int last = ks_slice_max_index(g, axis);
+    if (index < 0 || index > last) return ks_fail(KS_ERR_INVALID, "slice index %d outside 0..%d", index, last);
+    KS_TRY(ks_cellmap_check(m));
+    int w, h;
+    ks_slice_dims(g, axis, &w, &h);
+    if (m->x.cells != w || m->y.cells != h)
+        return ks_fail(KS_ERR_INVALID, "view of %d x %d cells over a %d x %d slice", m->x.cells, m->y.cells, w, h);
+    return KS_OK;
+}
+
+ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis axis, int index,
+                                     const ks_cellmap *m, ks_colormap map, float lo, float hi,
+                                     unsigned char *rgba)
+{
+    KS_TRY(ks_laplace_check_view(g, axis, index, m));
+    unsigned char table[256][4];
+    ks_colormap_table_rgba(map, table);
+    const float inv_span = ks_colormap_inv_span(lo, hi);
+    const ks_slice_steps st = slice_steps(g, axis, index);
+    const int w = m->x.pixels, h = m->y.pixels;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (int q = 0; q < h; ++q) {
+        for (int p = 0; p < w; ++p) {
+            const int e = ks_colormap_index(view_mean(u, &st, m, p, q), lo, inv_span);
+            memcpy(rgba + ((size_t)q * (size_t)w + (size_t)p) * 4, table[e], 4);
+        }
+    }
+    return KS_OK;
+}

@@ -56,10 +56,9 @@ __global__ void slice_colormap_rgba_kernel(const float *__restrict__ u, ks_lslic
     dst[(size_t)b * (size_t)m.w + (size_t)a] = c_ks_colormap_rgba[ks_colormap_index(v, lo, inv_span)];
 }
 
-ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
-                                  float lo, float hi, void *dst_rgba)
+/* Puts map's table in constant memory (in stream order) unless it is there. */
+static ks_status ks_lload_colormap(ks_lsolver *s, ks_colormap map)
 {
-    KS_TRY(ks_lcheck_slice(s, axis, index));
     if (map < 0 || map >= KS_CMAP_NUM) return ks_fail(KS_ERR_INVALID, "bad colormap %d", map);
     if ((int)map != ks_colormap_loaded) {
         unsigned char table[256][4];
@@ -68,12 +67,82 @@ ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_col
                                             cudaMemcpyHostToDevice, s->stream));
         ks_colormap_loaded = (int)map;
     }
+    return KS_OK;
+}
+
+ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
+                                  float lo, float hi, void *dst_rgba)
+{
+    KS_TRY(ks_lcheck_slice(s, axis, index));
+    KS_TRY(ks_lload_colormap(s, map));
     const ks_lslice_map m = ks_lslice_make(&s->g, axis, index);
     dim3 block(32, 8), grid(ks_fdiv_up(m.w, 32), ks_fdiv_up(m.h, 8));
     slice_colormap_rgba_kernel<<<grid, block, 0, s->stream>>>(
         s->cur, m, lo, ks_colormap_inv_span(lo, hi), (uchar4 *)dst_rgba);
     KS_CUDA_TRY_LAUNCH("slice_colormap_rgba_kernel");
     return KS_OK;
+}
+
+/* The live view's picture: one thread per picture pixel, the mean of the
+ * cells it shows summed in double in row-major order (laplace.h states the
+ * rule; ks_laplace_cpu_render_view is the reference, bit for bit). */
+__global__ void view_mean_colormap_rgba_kernel(const float *__restrict__ u, ks_lslice_map sm,
+                                               ks_cellmap cm, float lo, float inv_span,
+                                               uchar4 *__restrict__ dst)
+{
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    const int q = blockIdx.y * blockDim.y + threadIdx.y;
+    if (p >= cm.x.pixels || q >= cm.y.pixels) return;
+    int x0, x1, y0, y1;
+    ks_cellmap_range(&cm.x, p, &x0, &x1);
+    ks_cellmap_range(&cm.y, q, &y0, &y1);
+    double sum = 0.0;
+    for (int y = y0; y < y1; ++y) {
+        const float *row = u + sm.base + (size_t)y * sm.sb;
+        for (int x = x0; x < x1; ++x) sum = __dadd_rn(sum, (double)row[(size_t)x * sm.sa]);
+    }
+    const double n = (double)((long long)(x1 - x0) * (long long)(y1 - y0));
+    const float v = __double2float_rn(__ddiv_rn(sum, n));
+    dst[(size_t)q * (size_t)cm.x.pixels + (size_t)p] = c_ks_colormap_rgba[ks_colormap_index(v, lo, inv_span)];
+}
+
+ks_status ks_lsolver_render_view(ks_lsolver *s, ks_axis axis, int index, const ks_cellmap *m,
+                                 ks_colormap map, float lo, float hi, void *dst_rgba)
+{
+    KS_TRY(ks_laplace_check_view(&s->g, axis, index, m));
+    if (dst_rgba == NULL) return ks_fail(KS_ERR_INVALID, "view picture: no destination");
+    KS_TRY(ks_lload_colormap(s, map));
+    const ks_lslice_map sm = ks_lslice_make(&s->g, axis, index);
+    dim3 block(32, 8), grid(ks_fdiv_up(m->x.pixels, 32), ks_fdiv_up(m->y.pixels, 8));
+    view_mean_colormap_rgba_kernel<<<grid, block, 0, s->stream>>>(
+        s->cur, sm, *m, lo, ks_colormap_inv_span(lo, hi), (uchar4 *)dst_rgba);
+    KS_CUDA_TRY_LAUNCH("view_mean_colormap_rgba_kernel");
+    return KS_OK;
+}
+
+ks_status ks_lsolver_read_slice_rgba(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
+                                     float lo, float hi, unsigned char *host_rgba)
+{
+    KS_TRY(ks_lcheck_slice(s, axis, index));
+    int w, h;
+    ks_slice_dims(&s->g, axis, &w, &h);
+    const size_t bytes = (size_t)w * (size_t)h * 4;
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "the %d x %d picture needs %.1f MiB of device memory: %s", w, h,
+                       (double)bytes / 1048576.0, cudaGetErrorString(e));
+    }
+    ks_status st = ks_lsolver_render_slice(s, axis, index, map, lo, hi, d);
+    if (st == KS_OK) {
+        e = cudaMemcpyAsync(host_rgba, d, bytes, cudaMemcpyDeviceToHost, s->stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
+        if (e != cudaSuccess)
+            st = ks_fail(KS_ERR_CUDA, "copying the %d x %d picture to the host: %s", w, h, cudaGetErrorString(e));
+    }
+    cudaFree(d);
+    return st;
 }
 
 /* Floats as unsigned so that unsigned order is float order (atomicMin/Max). */
