@@ -13,6 +13,7 @@
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/ui.h"
+#include "live_record.h"
 #include "run_outputs.h"
 #include "signals.h"
 
@@ -39,6 +40,8 @@ struct ks_live {
     ks_timings_csv csv;        /* with --save-every */
     ks_progress progress;
     long long saved_frames;    /* pictures written by --save-every and the keys */
+    ks_live_rec rec;           /* --record and the E key */
+    int rec_toggle;            /* E pressed: start / stop once the frame is composed */
 };
 
 static void show_message(ks_live *l, const char *text)
@@ -56,6 +59,7 @@ static const char ks_global_help[] = "Keys\n"
                                      "  G          roofline panel open / folded\n"
                                      "  S / P      save the frame as PNG / PPM (what is on screen)\n"
                                      "  F          save the bare picture (PNG, one pixel per point)\n"
+                                     "  E          start / stop recording a video (MP4 under --out)\n"
                                      "  Esc / Q    quit\n";
 
 ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int headless,
@@ -105,6 +109,7 @@ void ks_live_destroy(ks_live *l)
     ks_renderer_destroy(l->renderer);
     ks_window_destroy(l->win);
     ks_stream_abort(l->csv.stream); /* only left open when the run never reached its end */
+    ks_live_rec_abort(&l->rec);     /* likewise */
     free(l);
 }
 
@@ -126,6 +131,7 @@ static int handle_key(ks_live *l, const ks_key_event *ev)
     case 'S': l->save_key_format = KS_FMT_PNG; return 0;
     case 'P': l->save_key_format = KS_FMT_PPM; return 0;
     case 'F': l->save_bare = 1; return 0;
+    case 'E': l->rec_toggle = 1; return 0;
     default: break;
     }
     int handled = 0;
@@ -185,6 +191,39 @@ static void view_frame(ks_live *l, ks_view *v)
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
     v->roof.show = l->roofline;
+    if (l->rec.rec) ks_view_text(v, KS_VGROUP_FRAME, "recording", "%s", ks_recorder_path(l->rec.rec));
+}
+
+/* The video: starts / stops on the E key, then takes the frame just composed.
+ * A recording started by the key that fails is stopped with a message; one
+ * asked for by --record fails the run. */
+static ks_status record_frame(ks_live *l)
+{
+    if (l->rec_toggle) {
+        l->rec_toggle = 0;
+        char msg[1200] = "", path[1024];
+        ks_status st = KS_OK;
+        if (l->rec.rec) {
+            st = ks_live_rec_stop(&l->rec, msg, sizeof msg);
+        } else {
+            int w, h;
+            ks_window_size(l->win, &w, &h);
+            char notice[256] = "";
+            st = ks_live_rec_name(path, sizeof path, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame);
+            if (st == KS_OK) st = ks_live_rec_start(&l->rec, path, w, h, notice, sizeof notice);
+            if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+            l->rec.from_flag = 0;
+            if (st == KS_OK) snprintf(msg, sizeof msg, "recording %s (E stops)", path);
+        }
+        show_message(l, st == KS_OK ? msg : ks_error_message());
+    }
+    ks_status st = ks_live_rec_frame(&l->rec, l->renderer);
+    if (st != KS_OK && !l->rec.from_flag) {
+        show_message(l, ks_error_message());
+        ks_live_rec_abort(&l->rec);
+        return KS_OK;
+    }
+    return st;
 }
 
 /* Maps the picture buffer. With CUDA this comes first in the frame: mapping
@@ -273,6 +312,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     l->mouse_captured = act.mouse_captured;
     for (int i = 0; i < act.nkeys; ++i)
         if (handle_key(l, &act.keys[i])) *quit = 1;
+    KS_TRY(record_frame(l));
 
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;
@@ -312,6 +352,15 @@ ks_status ks_live_run(ks_live *l)
     const char *scene = ks_scene_name(opt->scene);
     if (opt->save_every) KS_TRY(ks_timings_csv_init(&l->csv, opt->out_dir, scene));
     ks_progress_init(&l->progress, ks_window_is_headless(l->win) && (opt->progress || isatty(2)));
+    ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));
+    if (opt->record) { /* the composed frame's size: the window's framebuffer */
+        int w, h;
+        ks_window_size(l->win, &w, &h);
+        char notice[256] = "";
+        KS_TRY(ks_live_rec_start(&l->rec, opt->record, w, h, notice, sizeof notice));
+        if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+        l->rec.from_flag = 1;
+    }
 
     /* The frames; a failure stops them, but what was measured and asked for is still written. */
     int quit = 0;
@@ -319,7 +368,9 @@ ks_status ks_live_run(ks_live *l)
     while (!quit && st == KS_OK) st = run_frame(l, &quit);
     char first_error[512] = "";
     if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
-    ks_status st_out = ks_stage_timer_drain(l->timer);
+    char video[1200] = "";
+    ks_status st_out = ks_live_rec_stop(&l->rec, video, sizeof video); /* a stop by signal still ends the file */
+    if (st_out == KS_OK) st_out = ks_stage_timer_drain(l->timer);
     if (opt->save_every) {
         ks_status st_csv = ks_timings_csv_close(&l->csv, l->timer);
         if (st_out == KS_OK) st_out = st_csv;
@@ -341,6 +392,10 @@ ks_status ks_live_run(ks_live *l)
         ks_text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
     if (dumped)
         ks_text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
+    if (video[0]) ks_text_append(written, sizeof written, &used, "%s%s", used ? ", " : "", video);
+    else if (l->rec.videos)
+        ks_text_append(written, sizeof written, &used, "%s%d %s, the last %s", used ? ", " : "", l->rec.videos,
+                       ks_plural(l->rec.videos, "video", "videos"), l->rec.last);
     char line[1408] = "";
     if (used) snprintf(line, sizeof line, "wrote %s", written);
     ks_summary_print(scene, l->frame, status, l->timer, line);

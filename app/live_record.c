@@ -1,0 +1,91 @@
+#include "live_record.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/common/ks_util.h"
+#include "run_outputs.h"
+
+void ks_live_rec_init(ks_live_rec *r, int fps, int headless)
+{
+    memset(r, 0, sizeof *r);
+    r->fps = fps > 0 ? fps : 60;
+    r->by_frame = headless;
+}
+
+ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, char *notice, size_t notice_len)
+{
+    if (r->rec) return KS_OK;
+    ks_recorder_desc d = {0};
+    d.path = path;
+    d.width = w;
+    d.height = h;
+    d.fps = r->fps;
+    KS_TRY(ks_recorder_open(&d, &r->rec, notice, notice_len));
+    r->started = ks_now_seconds();
+    r->next_pts = 0;
+    return KS_OK;
+}
+
+/* The one place that reads the composed frame back for the video. */
+static ks_status capture_and_push(ks_live_rec *r, ks_renderer *renderer, long long pts)
+{
+    unsigned char *rgba = NULL;
+    int w = 0, h = 0;
+    KS_TRY(ks_renderer_read_frame(renderer, &rgba, &w, &h));
+    ks_status st = ks_recorder_push(r->rec, rgba, w, h, 4 * w, pts, NULL);
+    free(rgba);
+    return st;
+}
+
+ks_status ks_live_rec_frame(ks_live_rec *r, ks_renderer *renderer)
+{
+    if (!r->rec) return KS_OK;
+    /* headless runs as fast as they can: every frame is one period of the clock;
+     * a window records at the wall clock, the period a frame falls in */
+    const long long pts = r->by_frame ? r->next_pts++ : (long long)floor((ks_now_seconds() - r->started) * r->fps);
+    if (!ks_recorder_ready(r->rec)) {
+        ks_recorder_drop(r->rec, pts);
+        return KS_OK;
+    }
+    return capture_and_push(r, renderer, pts);
+}
+
+ks_status ks_live_rec_stop(ks_live_rec *r, char *summary, size_t summary_len)
+{
+    if (summary && summary_len) summary[0] = '\0';
+    if (!r->rec) return KS_OK;
+    char path[1024];
+    snprintf(path, sizeof path, "%s", ks_recorder_path(r->rec));
+    ks_recorder_stats stats;
+    ks_status st = ks_recorder_close(r->rec, &stats);
+    r->rec = NULL;
+    KS_TRY(st);
+    ks_note_wrote(path);
+    ++r->videos;
+    snprintf(r->last, sizeof r->last, "%s", path);
+    if (summary && summary_len) {
+        size_t used = 0;
+        ks_text_append(summary, summary_len, &used, "video in %s (%lld %s, %.2f s", path, stats.frames_written,
+                       ks_plural(stats.frames_written, "frame", "frames"), stats.seconds);
+        if (stats.frames_dropped)
+            ks_text_append(summary, summary_len, &used, ", %lld dropped: the encoder fell behind", stats.frames_dropped);
+        ks_text_append(summary, summary_len, &used, ")");
+    }
+    return KS_OK;
+}
+
+void ks_live_rec_abort(ks_live_rec *r)
+{
+    ks_recorder_abort(r->rec);
+    r->rec = NULL;
+}
+
+ks_status ks_live_rec_name(char *buf, size_t len, const char *dir, const char *scene, long long frame)
+{
+    int n = snprintf(buf, len, "%s/%s_%06lld.mp4", dir, scene, frame);
+    if (n < 0 || (size_t)n >= len) return ks_fail(KS_ERR_IO, "output path too long under '%s'", KS_QUOTED(dir));
+    return KS_OK;
+}
