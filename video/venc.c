@@ -1,6 +1,8 @@
 #include "venc.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,10 +11,25 @@
 #include <libavutil/opt.h>
 
 static pthread_once_t ks_venc_log_once = PTHREAD_ONCE_INIT;
+/* While NVENC is probed, its last error line is kept: it says why (no driver,
+ * no video engine on this GPU) better than the error code does. */
+static atomic_int ks_log_capture;
+static char ks_log_line[160];
+
+static void log_sink(void *avcl, int level, const char *fmt, va_list vl)
+{
+    (void)avcl;
+    if (!atomic_load(&ks_log_capture) || level > AV_LOG_ERROR) return;
+    char line[sizeof ks_log_line];
+    vsnprintf(line, sizeof line, fmt, vl);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == ' ' || line[n - 1] == '.')) line[--n] = '\0';
+    if (n) memcpy(ks_log_line, line, n + 1);
+}
 
 static void quiet_logs_once(void)
 {
-    av_log_set_level(AV_LOG_QUIET);
+    av_log_set_callback(log_sink);
 }
 
 void ks_venc_quiet_logs(void)
@@ -109,7 +126,10 @@ ks_status ks_venc_open(const ks_venc_desc *d, AVCodecContext **out, char *notice
     pthread_mutex_lock(&ks_nvenc_lock);
     int state = ks_nvenc_state;
     if (state >= 0) {
+        ks_log_line[0] = '\0';
+        atomic_store(&ks_log_capture, 1);
         int err = try_open("h264_nvenc", d, out);
+        atomic_store(&ks_log_capture, 0);
         if (err == 0) {
             ks_nvenc_state = 1;
             pthread_mutex_unlock(&ks_nvenc_lock);
@@ -118,7 +138,8 @@ ks_status ks_venc_open(const ks_venc_desc *d, AVCodecContext **out, char *notice
         if (state == 0) { /* the first try decides; a later failure (sessions used up) is said every time */
             ks_nvenc_state = -1;
         }
-        av_strerror(err, ks_nvenc_reason, sizeof ks_nvenc_reason);
+        if (ks_log_line[0]) snprintf(ks_nvenc_reason, sizeof ks_nvenc_reason, "%s", ks_log_line);
+        else av_strerror(err, ks_nvenc_reason, sizeof ks_nvenc_reason);
     }
     char reason[sizeof ks_nvenc_reason];
     memcpy(reason, ks_nvenc_reason, sizeof reason);

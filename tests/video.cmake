@@ -1,0 +1,9 @@
+# video/: the H.264 stream encoder and the recorder (libx264 on the CPU), and
+# --record end to end, checked with ffprobe (skipped when it is not installed).
+ks_add_test(NAME test_video LABEL cpu SOURCES test_video.c TIMEOUT 120)
+ks_add_test(NAME test_video_cli LABEL cpu SOURCES test_video_cli.c TIMEOUT 300)
+target_link_libraries(test_video_cli PRIVATE ks_test_util)
+add_dependencies(test_video_cli kernelscope)
+set_tests_properties(test_video_cli PROPERTIES LABELS "cpu;gl")
+set_property(TEST test_video_cli APPEND PROPERTY ENVIRONMENT
+             "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
