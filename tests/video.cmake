@@ -7,3 +7,8 @@ add_dependencies(test_video_cli kernelscope)
 set_tests_properties(test_video_cli PROPERTIES LABELS "cpu;gl")
 set_property(TEST test_video_cli APPEND PROPERTY ENVIRONMENT
              "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
+# Perf harness (not a test): encoder frames/s at 1920x1080 (perf_video --help).
+add_executable(perf_video ${CMAKE_CURRENT_SOURCE_DIR}/perf_video.c)
+target_compile_options(perf_video PRIVATE ${KS_C_WARNINGS})
+target_link_libraries(perf_video PRIVATE ks_core)
+set_target_properties(perf_video PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
