@@ -26,6 +26,7 @@ ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, char
     KS_TRY(ks_recorder_open(&d, &r->rec, notice, notice_len));
     r->started = ks_now_seconds();
     r->next_pts = 0;
+    r->last_pts = -1;
     return KS_OK;
 }
 
@@ -46,6 +47,8 @@ ks_status ks_live_rec_frame(ks_live_rec *r, ks_renderer *renderer)
     /* headless runs as fast as they can: every frame is one period of the clock;
      * a window records at the wall clock, the period a frame falls in */
     const long long pts = r->by_frame ? r->next_pts++ : (long long)floor((ks_now_seconds() - r->started) * r->fps);
+    if (pts <= r->last_pts) return KS_OK; /* this period has its frame already: nothing to read back */
+    r->last_pts = pts;
     if (!ks_recorder_ready(r->rec)) {
         ks_recorder_drop(r->rec, pts);
         return KS_OK;

@@ -15,6 +15,7 @@ typedef struct ks_live_rec {
     int by_frame;          /* headless: one video frame per live frame (pts = frames recorded) */
     double started;        /* host seconds when the recording started (windowed clock) */
     long long next_pts;    /* headless: the next frame's pts */
+    long long last_pts;    /* the last period that got a frame (or a drop); -1 before the first */
     int from_flag;         /* started by --record: a failure fails the run */
     int videos;            /* videos completed in this run */
     char last[1024];       /* the last video completed */

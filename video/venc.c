@@ -138,7 +138,7 @@ ks_status ks_venc_open(const ks_venc_desc *d, AVCodecContext **out, char *notice
         if (state == 0) { /* the first try decides; a later failure (sessions used up) is said every time */
             ks_nvenc_state = -1;
         }
-        if (ks_log_line[0]) snprintf(ks_nvenc_reason, sizeof ks_nvenc_reason, "%s", ks_log_line);
+        if (ks_log_line[0]) snprintf(ks_nvenc_reason, sizeof ks_nvenc_reason, "%.120s", ks_log_line);
         else av_strerror(err, ks_nvenc_reason, sizeof ks_nvenc_reason);
     }
     char reason[sizeof ks_nvenc_reason];
