@@ -194,35 +194,21 @@ static void view_frame(ks_live *l, ks_view *v)
     if (l->rec.rec) ks_view_text(v, KS_VGROUP_FRAME, "recording", "%s", ks_recorder_path(l->rec.rec));
 }
 
-/* The video: starts / stops on the E key, then takes the frame just composed.
- * A recording started by the key that fails is stopped with a message; one
- * asked for by --record fails the run. */
+/* The video: the E key starts / stops a recording, then the frame just
+ * composed goes to it (app/live_record.c). */
 static ks_status record_frame(ks_live *l)
 {
+    char msg[1200] = "";
     if (l->rec_toggle) {
+        int w, h;
+        ks_window_size(l->win, &w, &h);
         l->rec_toggle = 0;
-        char msg[1200] = "", path[1024];
-        ks_status st = KS_OK;
-        if (l->rec.rec) {
-            st = ks_live_rec_stop(&l->rec, msg, sizeof msg);
-        } else {
-            int w, h;
-            ks_window_size(l->win, &w, &h);
-            char notice[256] = "";
-            st = ks_live_rec_name(path, sizeof path, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame);
-            if (st == KS_OK) st = ks_live_rec_start(&l->rec, path, w, h, notice, sizeof notice);
-            if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
-            l->rec.from_flag = 0;
-            if (st == KS_OK) snprintf(msg, sizeof msg, "recording %s (E stops)", path);
-        }
-        show_message(l, st == KS_OK ? msg : ks_error_message());
+        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame, w, h, msg,
+                           sizeof msg);
+        show_message(l, msg);
     }
-    ks_status st = ks_live_rec_frame(&l->rec, l->renderer);
-    if (st != KS_OK && !l->rec.from_flag) {
-        show_message(l, ks_error_message());
-        ks_live_rec_abort(&l->rec);
-        return KS_OK;
-    }
+    ks_status st = ks_live_rec_frame(&l->rec, l->renderer, msg, sizeof msg);
+    if (msg[0]) show_message(l, msg);
     return st;
 }
 
@@ -356,10 +342,7 @@ ks_status ks_live_run(ks_live *l)
     if (opt->record) { /* the composed frame's size: the window's framebuffer */
         int w, h;
         ks_window_size(l->win, &w, &h);
-        char notice[256] = "";
-        KS_TRY(ks_live_rec_start(&l->rec, opt->record, w, h, notice, sizeof notice));
-        if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
-        l->rec.from_flag = 1;
+        KS_TRY(ks_live_rec_start(&l->rec, opt->record, w, h, 1));
     }
 
     /* The frames; a failure stops them, but what was measured and asked for is still written. */

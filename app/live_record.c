@@ -15,7 +15,7 @@ void ks_live_rec_init(ks_live_rec *r, int fps, int headless)
     r->by_frame = headless;
 }
 
-ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, char *notice, size_t notice_len)
+ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, int from_flag)
 {
     if (r->rec) return KS_OK;
     ks_recorder_desc d = {0};
@@ -23,11 +23,33 @@ ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, char
     d.width = w;
     d.height = h;
     d.fps = r->fps;
-    KS_TRY(ks_recorder_open(&d, &r->rec, notice, notice_len));
+    char notice[256] = "";
+    ks_status st = ks_recorder_open(&d, &r->rec, notice, sizeof notice);
+    if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+    KS_TRY(st);
+    r->from_flag = from_flag;
     r->started = ks_now_seconds();
     r->next_pts = 0;
     r->last_pts = -1;
     return KS_OK;
+}
+
+void ks_live_rec_toggle(ks_live_rec *r, const char *dir, const char *scene, long long frame, int w, int h, char *msg,
+                        size_t msg_len)
+{
+    char path[1024];
+    ks_status st = KS_OK;
+    msg[0] = '\0';
+    if (r->rec) {
+        st = ks_live_rec_stop(r, msg, msg_len);
+    } else {
+        const int n = snprintf(path, sizeof path, "%s/%s_%06lld.mp4", dir, scene, frame);
+        st = n > 0 && (size_t)n < sizeof path
+                 ? ks_live_rec_start(r, path, w, h, 0)
+                 : ks_fail(KS_ERR_IO, "output path too long under '%s'", KS_QUOTED(dir));
+        if (st == KS_OK) snprintf(msg, msg_len, "recording %s (E stops)", path);
+    }
+    if (st != KS_OK) snprintf(msg, msg_len, "%s", ks_error_message());
 }
 
 /* The one place that reads the composed frame back for the video. */
@@ -41,8 +63,9 @@ static ks_status capture_and_push(ks_live_rec *r, ks_renderer *renderer, long lo
     return st;
 }
 
-ks_status ks_live_rec_frame(ks_live_rec *r, ks_renderer *renderer)
+ks_status ks_live_rec_frame(ks_live_rec *r, ks_renderer *renderer, char *msg, size_t msg_len)
 {
+    msg[0] = '\0';
     if (!r->rec) return KS_OK;
     /* headless runs as fast as they can: every frame is one period of the clock;
      * a window records at the wall clock, the period a frame falls in */
@@ -53,7 +76,13 @@ ks_status ks_live_rec_frame(ks_live_rec *r, ks_renderer *renderer)
         ks_recorder_drop(r->rec, pts);
         return KS_OK;
     }
-    return capture_and_push(r, renderer, pts);
+    ks_status st = capture_and_push(r, renderer, pts);
+    if (st != KS_OK && !r->from_flag) {
+        snprintf(msg, msg_len, "%s", ks_error_message());
+        ks_live_rec_abort(r);
+        return KS_OK;
+    }
+    return st;
 }
 
 ks_status ks_live_rec_stop(ks_live_rec *r, char *summary, size_t summary_len)
@@ -86,9 +115,3 @@ void ks_live_rec_abort(ks_live_rec *r)
     r->rec = NULL;
 }
 
-ks_status ks_live_rec_name(char *buf, size_t len, const char *dir, const char *scene, long long frame)
-{
-    int n = snprintf(buf, len, "%s/%s_%06lld.mp4", dir, scene, frame);
-    if (n < 0 || (size_t)n >= len) return ks_fail(KS_ERR_IO, "output path too long under '%s'", KS_QUOTED(dir));
-    return KS_OK;
-}
