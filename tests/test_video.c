@@ -2,6 +2,7 @@
  * keyframes on request, decodes back to the right size and colours) and the
  * recorder (MP4/MKV read back through libavformat, temporary name gone,
  * bad names refused, the drop count). libx264 on the CPU: no GPU needed. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -162,6 +164,62 @@ static void test_stream_encoder(void **state)
     }
     avcodec_free_context(&dec);
     ks_h264_stream_destroy(s);
+}
+
+/* Encoding on a thread of its own while another asks for keyframes: every
+ * request is honoured by a later frame, and each unit stands on its own. */
+typedef struct enc_job {
+    ks_h264_stream *s;
+    int frames;
+    int keys;            /* keyframes seen */
+    volatile int done;   /* frames encoded so far (read by the other thread) */
+    int failed;
+} enc_job;
+
+static void *encode_thread(void *arg)
+{
+    enc_job *j = arg;
+    unsigned char *pic = make_picture(96, 64, 0);
+    for (int i = 0; i < j->frames; ++i) {
+        ks_h264_au au;
+        if (ks_h264_stream_encode(j->s, pic, 96, 64, 96 * 4, &au) != KS_OK || au.size == 0) j->failed = 1;
+        j->keys += au.keyframe;
+        __atomic_store_n(&j->done, i + 1, __ATOMIC_SEQ_CST);
+        nanosleep(&(struct timespec){0, 2000000}, NULL); /* a frame every 2 ms or so: room for the requests */
+    }
+    free(pic);
+    return NULL;
+}
+
+static void test_stream_other_thread(void **state)
+{
+    (void)state;
+    ks_h264_stream_desc d = {0};
+    d.width = 96;
+    d.height = 64;
+    d.keyframe_every = 100000;
+    d.encoder = "libx264";
+    enc_job j = {0};
+    j.frames = 60;
+    assert_int_equal(ks_h264_stream_create(&d, &j.s, NULL, 0), KS_OK);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, encode_thread, &j), 0);
+    /* three requests, each once the encoder has moved on from the last */
+    int asked = 0, last = -1;
+    while (__atomic_load_n(&j.done, __ATOMIC_SEQ_CST) < j.frames - 2 && asked < 3) {
+        const int now = __atomic_load_n(&j.done, __ATOMIC_SEQ_CST);
+        if (now > last + 4) {
+            ks_h264_stream_request_keyframe(j.s);
+            ++asked;
+            last = now;
+        }
+    }
+    pthread_join(t, NULL);
+    assert_false(j.failed);
+    /* the first frame, and one per request (they are frames apart, each at least two before the end) */
+    assert_true(asked >= 1);
+    if (j.keys != 1 + asked) fail_msg("%d keyframes for %d requests", j.keys, asked);
+    ks_h264_stream_destroy(j.s);
 }
 
 static void test_stream_bad_input(void **state)
@@ -335,6 +393,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_annexb_parser),
         cmocka_unit_test(test_stream_encoder),
+        cmocka_unit_test(test_stream_other_thread),
         cmocka_unit_test(test_stream_bad_input),
         cmocka_unit_test(test_record_mp4),
         cmocka_unit_test(test_record_mkv),
