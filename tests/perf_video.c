@@ -3,7 +3,8 @@
  * them, through close), and the stream encoder's median milliseconds per
  * frame (one Annex B unit per call). Synthetic frames: a gradient with a
  * moving disc and a moving band of text-like stripes, like a live view.
- * Usage: perf_video [--size WxH] [--frames N] [--encoder libx264|h264_nvenc] [--out DIR] */
+ * Usage: perf_video [--size WxH] [--frames N] [--encoder libx264|h264_nvenc] [--preset P] [--out DIR]
+ * (--preset: the recorder's libx264 preset, default superfast) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,14 +46,15 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 240;
-    const char *encoder = NULL, *dir = "/tmp";
+    const char *encoder = NULL, *dir = "/tmp", *preset = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) sscanf(argv[++i], "%dx%d", &w, &h);
         else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) frames = atoi(argv[++i]);
         else if (strcmp(argv[i], "--encoder") == 0 && i + 1 < argc) encoder = argv[++i];
         else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) dir = argv[++i];
+        else if (strcmp(argv[i], "--preset") == 0 && i + 1 < argc) preset = argv[++i];
         else {
-            fprintf(stderr, "usage: perf_video [--size WxH] [--frames N] [--encoder NAME] [--out DIR]\n");
+            fprintf(stderr, "usage: perf_video [--size WxH] [--frames N] [--encoder NAME] [--preset P] [--out DIR]\n");
             return 2;
         }
     }
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
     rd.width = w;
     rd.height = h;
     rd.encoder = encoder;
+    rd.preset = preset;
     ks_recorder *rec = NULL;
     if (ks_recorder_open(&rd, &rec, notice, sizeof notice) != KS_OK) {
         fprintf(stderr, "perf_video: %s\n", ks_error_message());
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
         return 1;
     }
     const double t_rec = now() - t0;
-    printf("recorder  %dx%d %s: %lld frames in %.2f s = %.1f frames/s (%lld dropped)\n", w, h, rec_name,
+    printf("recorder  %dx%d %s %s: %lld frames in %.2f s = %.1f frames/s (%lld dropped)\n", w, h, rec_name, preset ? preset : "(default preset)",
            st.frames_written, t_rec, (double)st.frames_written / t_rec, st.frames_dropped);
     unlink(path);
 

@@ -3,7 +3,9 @@
  * middle of the run (complete, valid, no temporary name left) and after a
  * second SIGINT (no file, no temporary); bad names, folders and --fps values
  * refused in one line with exit 2 before the run starts. Exits 77 when
- * ffprobe is not installed. */
+ * ffprobe is not installed. With the argument "gpu" the recordings (not the
+ * refusals, not the double SIGINT, which needs slow frames) run on the CUDA
+ * backend, and it exits 77 without a CUDA device. */
 #include <dirent.h>
 #include <math.h>
 #include <fcntl.h>
@@ -23,6 +25,10 @@
 #include <cmocka.h>
 
 #include "test_util.h"
+
+/* "cpu", or "cuda" for the gpu run of the same checks (argv[1] = gpu): the
+ * frames then come from the interop path of the CUDA backend. */
+static const char *ks_backend = "cpu";
 
 static void sleep_ms(long ms)
 {
@@ -113,7 +119,7 @@ static void test_record_headless(void **state)
     char dir[256], path[400];
     ks_test_tmpdir(dir, sizeof dir, "rec");
     snprintf(path, sizeof path, "%s/run.mp4", dir);
-    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "96", "--size", "320x200",
+    const char *argv[] = {NULL, "laplace2d", "--backend", ks_backend, "--headless", "--grid", "96", "--size", "320x200",
                           "--frames", "30", "--record", path, NULL};
     ks_run_result r;
     ks_test_run(argv, NULL, &r);
@@ -123,7 +129,7 @@ static void test_record_headless(void **state)
 
     /* .mkv, another rate, an odd size (rounded down to even) */
     snprintf(path, sizeof path, "%s/run.mkv", dir);
-    const char *argv2[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--size", "161x101",
+    const char *argv2[] = {NULL, "laplace2d", "--backend", ks_backend, "--headless", "--grid", "64", "--size", "161x101",
                            "--frames", "12", "--fps", "24", "--record", path, "--no-overlay", NULL};
     ks_test_run(argv2, NULL, &r);
     if (r.exit_code != 0) fail_msg("exit %d; stderr: %s", r.exit_code, r.err);
@@ -188,7 +194,7 @@ static void test_record_sigint(void **state)
     const char *const names[] = {"stop.mp4", "stop.mkv"};
     for (int k = 0; k < 2; ++k) {
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        const char *argv[] = {"kernelscope", "laplace2d", "--backend", "cpu", "--headless", "--grid", "96",
+        const char *argv[] = {"kernelscope", "laplace2d", "--backend", ks_backend, "--headless", "--grid", "96",
                               "--size", "320x200", "--frames", "1000000", "--record", path, NULL};
         pid_t pid = spawn(argv, err);
         wait_for_start(path, pid);
@@ -277,11 +283,18 @@ static void test_record_bad_input(void **state)
     assert_int_equal(access(inside, F_OK), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     if (system("ffprobe -version >/dev/null 2>&1") != 0) {
         printf("ffprobe is not installed: skipped\n");
         return 77;
+    }
+    if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
+        if (!ks_test_have_cuda()) {
+            printf("no CUDA device: skipped\n");
+            return 77;
+        }
+        ks_backend = "cuda";
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_headless),

@@ -21,3 +21,9 @@ if(XVFB_RUN AND XDOTOOL)
                    $<TARGET_FILE:kernelscope>)
   set_tests_properties(test_video_key PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
+# The same recordings on the CUDA backend (frames through CUDA-GL interop).
+if(KS_CUDA)
+  add_test(NAME test_video_cli_gpu COMMAND test_video_cli gpu)
+  set_tests_properties(test_video_cli_gpu PROPERTIES LABELS "gpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE
+                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+endif()
