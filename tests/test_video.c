@@ -379,6 +379,13 @@ static void test_record_bad_names(void **state)
     assert_int_equal(ks_recorder_check_path("/nonexistent-ks-folder/a.mp4"), KS_ERR_IO);
     assert_int_equal(ks_recorder_check_path("/etc/hostname/a.mkv"), KS_ERR_IO);
     assert_int_equal(ks_recorder_check_path("a.mkv"), KS_OK);
+    char dir[512], sub[600];
+    tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/x.mp4", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    assert_int_equal(ks_recorder_check_path(sub), KS_ERR_INVALID); /* a folder named like a video */
+    rmdir(sub);
+    rmdir(dir);
     ks_recorder_desc d = {0};
     d.path = "/nonexistent-ks-folder/a.mp4";
     d.width = d.height = 64;

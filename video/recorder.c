@@ -99,6 +99,9 @@ ks_status ks_recorder_check_name(const char *path)
 ks_status ks_recorder_check_path(const char *path)
 {
     KS_TRY(ks_recorder_check_name(path));
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* the rename at the end would fail */
+        return ks_fail(KS_ERR_INVALID, "'%s' is a folder, not a file", KS_QUOTED(path));
     return folder_writable(path);
 }
 
