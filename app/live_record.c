@@ -68,8 +68,9 @@ ks_status ks_live_rec_frame(ks_live_rec *r, ks_renderer *renderer, char *msg, si
     msg[0] = '\0';
     if (!r->rec) return KS_OK;
     /* headless runs as fast as they can: every frame is one period of the clock;
-     * a window records at the wall clock, the period a frame falls in */
-    const long long pts = r->by_frame ? r->next_pts++ : (long long)floor((ks_now_seconds() - r->started) * r->fps);
+     * a window records at the wall clock, the nearest period (a view synced to a
+     * 60 Hz display then lands one frame per period despite timing jitter) */
+    const long long pts = r->by_frame ? r->next_pts++ : llround((ks_now_seconds() - r->started) * r->fps);
     if (pts <= r->last_pts) return KS_OK; /* this period has its frame already: nothing to read back */
     r->last_pts = pts;
     if (!ks_recorder_ready(r->rec)) {
