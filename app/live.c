@@ -13,6 +13,7 @@
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/ui.h"
+#include "live_record.h"
 #include "run_outputs.h"
 #include "signals.h"
 
@@ -53,6 +54,8 @@ struct ks_live {
     int dragging, was_held;    /* a left-button drag that began on the picture */
     double drag_x, drag_y;     /* its last cursor position, framebuffer pixels */
     float view_area[4];        /* the viewport's area in the frame (x, y, w, h; bottom-left) */
+    ks_live_rec rec;           /* --record and the E key */
+    int rec_toggle;            /* E pressed: start / stop once the frame is composed */
 };
 
 static void show_message(ks_live *l, const char *text)
@@ -70,6 +73,7 @@ static const char ks_global_help[] = "Keys\n"
                                      "  G          roofline panel open / folded\n"
                                      "  S / P      save the frame as PNG / PPM (what is on screen)\n"
                                      "  F          save the bare picture (PNG, one pixel per point)\n"
+                                     "  E          start / stop recording a video (MP4 under --out)\n"
                                      "  Esc / Q    quit\n";
 
 /* pbo: registers every ring buffer with CUDA, or none. */
@@ -182,6 +186,7 @@ void ks_live_destroy(ks_live *l)
     ks_renderer_destroy(l->renderer);
     ks_window_destroy(l->win);
     ks_stream_abort(l->csv.stream); /* only left open when the run never reached its end */
+    ks_live_rec_abort(&l->rec);     /* likewise */
     free(l);
 }
 
@@ -231,6 +236,7 @@ static int handle_key(ks_live *l, const ks_key_event *ev)
     case 'S': l->save_key_format = KS_FMT_PNG; return 0;
     case 'P': l->save_key_format = KS_FMT_PPM; return 0;
     case 'F': l->save_bare = 1; return 0;
+    case 'E': l->rec_toggle = 1; return 0;
     default: break;
     }
     if (l->api->zoomable && view_key(l, ev)) return 0;
@@ -321,6 +327,25 @@ static void view_frame(ks_live *l, ks_view *v)
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
     v->roof.show = l->roofline;
+    if (l->rec.rec) ks_view_text(v, KS_VGROUP_FRAME, "recording", "%s", ks_recorder_path(l->rec.rec));
+}
+
+/* The video: the E key starts / stops a recording, then the frame just
+ * composed goes to it (app/live_record.c). */
+static ks_status record_frame(ks_live *l)
+{
+    char msg[1200] = "";
+    if (l->rec_toggle) {
+        int w, h;
+        ks_window_size(l->win, &w, &h);
+        l->rec_toggle = 0;
+        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame, w, h, msg,
+                           sizeof msg);
+        show_message(l, msg);
+    }
+    ks_status st = ks_live_rec_frame(&l->rec, l->renderer, msg, sizeof msg);
+    if (msg[0]) show_message(l, msg);
+    return st;
 }
 
 /* The frame's picture buffer (ring slot). pbo: waits (host) for GL's fence on
@@ -478,6 +503,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     l->mouse_captured = act.mouse_captured;
     for (int i = 0; i < act.nkeys; ++i)
         if (handle_key(l, &act.keys[i])) *quit = 1;
+    KS_TRY(record_frame(l));
 
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;
@@ -521,6 +547,12 @@ ks_status ks_live_run(ks_live *l)
     const char *scene = ks_scene_name(opt->scene);
     if (opt->save_every) KS_TRY(ks_timings_csv_init(&l->csv, opt->out_dir, scene));
     ks_progress_init(&l->progress, ks_window_is_headless(l->win) && (opt->progress || isatty(2)));
+    ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));
+    if (opt->record) { /* the composed frame's size: the window's framebuffer */
+        int w, h;
+        ks_window_size(l->win, &w, &h);
+        KS_TRY(ks_live_rec_start(&l->rec, opt->record, w, h, 1));
+    }
 
     /* The frames; a failure stops them, but what was measured and asked for is still written. */
     int quit = 0;
@@ -528,7 +560,9 @@ ks_status ks_live_run(ks_live *l)
     while (!quit && st == KS_OK) st = run_frame(l, &quit);
     char first_error[512] = "";
     if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
-    ks_status st_out = ks_stage_timer_drain(l->timer);
+    char video[1200] = "";
+    ks_status st_out = ks_live_rec_stop(&l->rec, video, sizeof video); /* a stop by signal still ends the file */
+    if (st_out == KS_OK) st_out = ks_stage_timer_drain(l->timer);
     if (opt->save_every) {
         ks_status st_csv = ks_timings_csv_close(&l->csv, l->timer);
         if (st_out == KS_OK) st_out = st_csv;
@@ -550,6 +584,10 @@ ks_status ks_live_run(ks_live *l)
         ks_text_append(written, sizeof written, &used, "%stimings in %s", used ? ", " : "", l->csv.path);
     if (dumped)
         ks_text_append(written, sizeof written, &used, "%sfield in %s", used ? ", " : "", opt->dump_field);
+    if (video[0]) ks_text_append(written, sizeof written, &used, "%s%s", used ? ", " : "", video);
+    else if (l->rec.videos)
+        ks_text_append(written, sizeof written, &used, "%s%d %s, the last %s", used ? ", " : "", l->rec.videos,
+                       ks_plural(l->rec.videos, "video", "videos"), l->rec.last);
     char line[1408] = "";
     if (used) snprintf(line, sizeof line, "wrote %s", written);
     ks_summary_print(scene, l->frame, status, l->timer, line);

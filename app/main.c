@@ -17,6 +17,7 @@
 #include "render/image_io.h"
 #include "scenes.h"
 #include "signals.h"
+#include "video/recorder.h"
 
 enum { KS_EXIT_OK = 0, KS_EXIT_FAILURE = 1, KS_EXIT_USAGE = 2 };
 
@@ -105,11 +106,10 @@ static int has_display(void)
     return (x && *x) || (w && *w);
 }
 
-/* --dump-field straight inside the --out folder this run makes. */
-static int dump_in_out_dir(const ks_options *opt, int writes_out)
+/* An output file (--dump-field, --record) straight inside the --out folder this run makes. */
+static int in_out_dir(const ks_options *opt, const char *d, int writes_out)
 {
     const size_t n = strlen(opt->out_dir);
-    const char *d = opt->dump_field;
     return writes_out && strncmp(d, opt->out_dir, n) == 0 && d[n] == '/' && d[n + 1] != '\0' &&
            strchr(d + n + 1, '/') == NULL;
 }
@@ -145,9 +145,13 @@ int main(int argc, char **argv)
         ks_error_prefix("--out");
         return fail(KS_EXIT_USAGE);
     }
-    if (opt.dump_field && !dump_in_out_dir(&opt, writes_out) &&
+    if (opt.dump_field && !in_out_dir(&opt, opt.dump_field, writes_out) &&
         ks_output_file_usable(opt.dump_field) != KS_OK) {
         ks_error_prefix("--dump-field");
+        return fail(KS_EXIT_USAGE);
+    }
+    if (opt.record && !in_out_dir(&opt, opt.record, writes_out) && ks_recorder_check_path(opt.record) != KS_OK) {
+        ks_error_prefix("--record");
         return fail(KS_EXIT_USAGE);
     }
     if (opt.mode != KS_MODE_BENCH && opt.window && !has_display()) {

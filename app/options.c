@@ -14,6 +14,7 @@
 #include "kernels/histogram/histogram.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/spheres/spheres.h"
+#include "video/recorder.h"
 
 enum {
     KS_MAX_DIM = 1 << 16,        /* points per axis */
@@ -398,6 +399,19 @@ static ks_status set_dump_field(ks_options *o, const char *name, const char *v)
     o->dump_field = v;
     return KS_OK;
 }
+static ks_status set_record(ks_options *o, const char *name, const char *v)
+{
+    if (ks_recorder_check_name(v) != KS_OK) {
+        ks_error_prefix("%s", name);
+        return KS_ERR_INVALID;
+    }
+    o->record = v;
+    return KS_OK;
+}
+static ks_status set_fps(ks_options *o, const char *name, const char *v)
+{
+    return set_count(name, v, 1, 240, &o->fps);
+}
 static ks_status set_seed(ks_options *o, const char *name, const char *v)
 {
     errno = 0;
@@ -456,6 +470,8 @@ static const ks_flag ks_flags[] = {
     {"--range", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_range},
     {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
      "the live Laplace, matmul and histogram scenes", set_dump_field},
+    {"--record", 1, KS_AT_LIVE, "the live views", set_record},
+    {"--fps", 1, KS_AT_LIVE, "the live views", set_fps},
     {"--spheres", 1, KS_AT_SPHERES | KS_AT_BENCH_LIVE, "the spheres scene and bench live", set_spheres},
     {"--seed", 1, KS_AT_SPHERES | KS_AT_HISTOGRAM, "the spheres and histogram scenes", set_seed},
     {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
@@ -532,6 +548,7 @@ ks_status ks_options_finish(ks_options *o)
     if (o->format == KS_FMT_DEFAULT) o->format = KS_FMT_PNG;
     if (!o->out_dir) o->out_dir = ".";
     if (!o->reps) o->reps = 20;
+    if (!o->fps) o->fps = 60;
     if (!o->seed_set) o->seed = 1;
     if (!o->size_set) {
         o->width = 1280;

@@ -122,6 +122,8 @@ typedef struct ks_options {
     float range_lo, range_hi;
     int no_overlay;
     const char *dump_field; /* .npy path or NULL */
+    const char *record;   /* --record FILE.mp4|.mkv: a video of what is shown, or NULL */
+    int fps;              /* --fps: the video's frame rate (--record and the E key), default 60 */
     unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;
     int reps;             /* bench: timed repetitions per configuration, default 20 */
