@@ -156,6 +156,7 @@ ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, co
     slot->pending = 1;
     slot->seq = s->next_seq++;
     slot->had_residual = s->have_residual;
+    s->have_residual = 0; /* reported once: a later request without a new residual says none */
     slot->has_probe = has_probe;
     for (int d = 0; d < 3; ++d) slot->probe[d] = has_probe ? probe[d] : -1;
     slot->iteration = iteration;

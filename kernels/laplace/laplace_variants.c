@@ -56,3 +56,12 @@ ks_status ks_lvariant_check_shape(int id, const int block[3])
                        info->name, block[0], block[1], block[2]);
     return KS_OK;
 }
+
+int ks_lvariant_frame_iters(int id, int requested)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(id);
+    if (!info || info->steps_per_launch <= 1 || requested < 1) return requested;
+    const int t = info->steps_per_launch;
+    const int blocks = (requested + t / 2) / t; /* nearest, halves up */
+    return (blocks < 1 ? 1 : blocks) * t;
+}
