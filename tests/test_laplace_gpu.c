@@ -214,6 +214,139 @@ static void test_tblock_k(void **state)
     }
 }
 
+/* Launches ks_lsolver_run makes for a run (what decides the graphs' parity). */
+static int run_launches(int id, int iters, ks_lprev prev)
+{
+    const int T = ks_lvariant_get(id)->steps_per_launch;
+    if (T <= 1) return iters;
+    if (prev == KS_LPREV_ANY) return (iters + T - 1) / T;
+    return (iters - 1 + T - 1) / T + 1;
+}
+
+static void expect_same_fields(ks_lsolver *a, ks_lsolver *b, const ks_grid *g, const char *what)
+{
+    const size_t bytes = ks_grid_bytes(g);
+    float *fa = malloc(bytes), *fb = malloc(bytes);
+    assert_int_equal(ks_lsolver_download(a, fa), KS_OK);
+    assert_int_equal(ks_lsolver_download(b, fb), KS_OK);
+    if (memcmp(fa, fb, bytes) != 0) print_message("  %s: current fields differ\n", what);
+    assert_memory_equal(fa, fb, bytes);
+    assert_int_equal(ks_lsolver_download_previous(a, fa), KS_OK);
+    assert_int_equal(ks_lsolver_download_previous(b, fb), KS_OK);
+    if (memcmp(fa, fb, bytes) != 0) print_message("  %s: previous fields differ\n", what);
+    assert_memory_equal(fa, fb, bytes);
+    free(fa);
+    free(fb);
+}
+
+/* CUDA graphs: frames replayed from captured graphs equal the same frames
+ * launched directly, bit for bit (current and previous field), for every
+ * variant on odd grids, previous fields poisoned first, whole and partial
+ * time blocks, both previous-field modes interleaved as the live view runs
+ * them, and a block change half way (a new capture). The current field also
+ * equals the gold. Captures: one per parity of the launch count. */
+static void test_graph_replay(void **state)
+{
+    (void)state;
+    const ks_grid g3 = {3, 37, 29, 23}, g2 = {2, 53, 41, 1};
+    const int iters_list[] = {1, 7, 8};
+    const int frames = 6;
+    for (int id = 0; id < ks_lvariant_count(); ++id) {
+        const ks_lvariant_info *info = ks_lvariant_get(id);
+        const ks_grid *g = info->dims == 3 ? &g3 : &g2;
+        const size_t bytes = ks_grid_bytes(g);
+        float *u0 = malloc(bytes), *poison = malloc(bytes), *gold = malloc(bytes), *got = malloc(bytes);
+        fill_random(g, 4321u + (unsigned)id, u0);
+        make_poison(g, u0, poison);
+        int block2[3] = {32, 8, 1};
+        if (info->block_rank == 3) block2[2] = 4, block2[1] = 4;
+        if (memcmp(block2, info->default_block, sizeof block2) == 0) block2[1] = 16;
+        for (int ii = 0; ii < (g_quick ? 2 : 3); ++ii) {
+            const int iters = iters_list[ii];
+            ks_lsolver *direct = NULL, *graph = NULL;
+            assert_int_equal(ks_lsolver_create(g, &direct), KS_OK);
+            assert_int_equal(ks_lsolver_create(g, &graph), KS_OK);
+            assert_int_equal(ks_lsolver_use_graphs(graph, 1), KS_OK);
+            ks_lsolver *both[2] = {direct, graph};
+            for (int n = 0; n < 2; ++n) {
+                assert_int_equal(ks_lsolver_upload(both[n], u0), KS_OK);
+                assert_int_equal(ks_lsolver_upload_previous(both[n], poison), KS_OK);
+            }
+            long long want_captures = 0;
+            int parity_seen[2][2][2] = {{{0}}}; /* [block][prev mode][start parity] */
+            int parity = 0;
+            for (int f = 0; f < frames; ++f) {
+                const ks_lprev prev = f % 3 == 2 ? KS_LPREV_EXACT : KS_LPREV_ANY;
+                const int bi = f >= frames / 2;
+                const int *block = bi ? block2 : info->default_block;
+                for (int n = 0; n < 2; ++n) {
+                    const ks_status st = ks_lsolver_run(both[n], id, block, iters, prev);
+                    if (st != KS_OK) print_message("  %s: %s\n", info->name, ks_error_message());
+                    assert_int_equal(st, KS_OK);
+                }
+                if (!parity_seen[bi][prev][parity]) ++want_captures;
+                parity_seen[bi][prev][parity] = 1;
+                parity ^= run_launches(id, iters, prev) & 1;
+                char what[96];
+                snprintf(what, sizeof what, "%s, %d iterations/frame, frame %d", info->name, iters, f);
+                expect_same_fields(direct, graph, g, what);
+                gold_run(g, u0, (f + 1) * iters, gold, NULL);
+                assert_int_equal(ks_lsolver_download(graph, got), KS_OK);
+                size_t where;
+                const double d = max_rel_diff(g, got, gold, &where);
+                if (d > 1e-6) print_message("  %s: rel diff %.3g from the gold at %zu\n", what, d, where);
+                assert_true(d <= 1e-6);
+            }
+            ks_lgraph_stats gs;
+            ks_lsolver_graph_stats(graph, &gs);
+            assert_true(gs.captures == want_captures);
+            assert_true(gs.captures + gs.replays == frames);
+            ks_lsolver_graph_stats(direct, &gs);
+            assert_true(gs.captures == 0 && gs.replays == 0 && gs.cached == 0);
+            assert_int_equal(ks_lsolver_use_graphs(graph, 0), KS_OK);
+            ks_lsolver_graph_stats(graph, &gs);
+            assert_int_equal(gs.cached, 0);
+            ks_lsolver_destroy(direct);
+            ks_lsolver_destroy(graph);
+        }
+        free(u0);
+        free(poison);
+        free(gold);
+        free(got);
+    }
+}
+
+/* A temporally blocked run with KS_LPREV_ANY is launches of T steps only and
+ * still lands on the gold (current field); 0 iterations change nothing. */
+static void test_run_whole_blocks(void **state)
+{
+    (void)state;
+    const ks_grid g = {3, 64, 20, 29};
+    const int id = variant_id(3, "tblock");
+    const size_t bytes = ks_grid_bytes(&g);
+    float *u0 = malloc(bytes), *gold = malloc(bytes), *gold_prev = malloc(bytes), *got = malloc(bytes);
+    fill_random(&g, 77u, u0);
+    for (int iters = 0; iters <= 9; ++iters) {
+        ks_lsolver *s = NULL;
+        assert_int_equal(ks_lsolver_create(&g, &s), KS_OK);
+        assert_int_equal(ks_lsolver_upload(s, u0), KS_OK);
+        assert_int_equal(ks_lsolver_run(s, id, ks_lvariant_get(id)->default_block, iters, KS_LPREV_ANY), KS_OK);
+        gold_run(&g, u0, iters, gold, gold_prev);
+        assert_int_equal(ks_lsolver_download(s, got), KS_OK);
+        size_t where;
+        assert_true(max_rel_diff(&g, got, gold, &where) <= 1e-6);
+        ks_lsolver_destroy(s);
+    }
+    ks_lsolver *s = NULL;
+    assert_int_equal(ks_lsolver_create(&g, &s), KS_OK);
+    assert_int_equal(ks_lsolver_run(s, id, ks_lvariant_get(id)->default_block, 4, (ks_lprev)7), KS_ERR_INVALID);
+    ks_lsolver_destroy(s);
+    free(u0);
+    free(gold);
+    free(gold_prev);
+    free(got);
+}
+
 /* The field histogram (the Laplace colour bar's): equal to the CPU gold of the
  * same field, over ranges inside and around the values (clamped end bins),
  * for 1, 64 and the most bins; counts sum to the points; bad arguments refused. */
@@ -329,6 +462,7 @@ static void test_residual_render_readback(void **state)
         cudaStreamSynchronize((cudaStream_t)ks_lsolver_stream(s));
         assert_int_equal(ks_lsolver_poll_readback(s, &rb), 1);
         assert_true(rb.iteration == 104 && isnan(rb.probe_value) && rb.probe[0] == -1);
+        assert_true(rb.residual_rms == -1.0); /* the residual went with the request at 7 */
         assert_int_equal(ks_lsolver_poll_readback(s, &rb), 0);
 
         /* render each axis at a few indices, byte-exact with the CPU */
@@ -439,6 +573,8 @@ int main(void)
         cmocka_unit_test(test_variants_3d),
         cmocka_unit_test(test_variants_2d),
         cmocka_unit_test(test_tblock_k),
+        cmocka_unit_test(test_graph_replay),
+        cmocka_unit_test(test_run_whole_blocks),
         cmocka_unit_test(test_residual_render_readback),
         cmocka_unit_test(test_field_histogram),
         cmocka_unit_test(test_block_checks),
