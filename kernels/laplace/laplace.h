@@ -111,6 +111,9 @@ ks_status ks_lvariant_check_shape(int id, const int block[3]);
  * (halves round up, at least one whole launch), so every launch is a whole
  * time block; the request itself for the others (and for an unknown id). */
 int ks_lvariant_frame_iters(int id, int requested);
+/* Kernel launches ks_lsolver_run makes for iters iterations (exact_prev:
+ * KS_LPREV_EXACT); 0 for an unknown id or iters < 1. */
+int ks_lvariant_launches(int id, int iters, int exact_prev);
 /* Writes "a, b, c" (the names valid for dims) into buf. */
 void ks_lvariant_list(int dims, char *buf, size_t len);
 
