@@ -219,14 +219,17 @@ static void tune_cadences(ks_laplace_scene *s)
 }
 
 /* A stepping frame computes the residual on its cadence; a single step (N)
- * always does, since the user is looking at that very iteration. */
+ * always does, since the user is looking at that very iteration, and so does
+ * the last frame of a --frames run, for the summary line. */
 static int residual_due(ks_laplace_scene *s, const ks_frame_ctx *ctx)
 {
     const int due = ks_cadence_due(&s->res_cad);
-    return due || ctx->single;
+    const int frames = s->env->opt->frames;
+    return due || ctx->single || (frames > 0 && ctx->frame + 1 == frames);
 }
 
-static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+/* Takes in what the GPU has sent back (residual, slice min/max, probe). */
+static void poll_readback(ks_laplace_scene *s)
 {
     ks_lreadback rb;
     while (ks_lsolver_poll_readback(s->solver, &rb)) {
@@ -238,6 +241,11 @@ static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
         apply_minmax(s, rb.slice_min, rb.slice_max);
         if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;
     }
+}
+
+static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    poll_readback(s);
     if (iters > 0) {
         /* Back to back: the previous field must be iterate n-1 only when a
          * residual follows; otherwise a temporally blocked variant runs its
@@ -447,6 +455,9 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
 static ks_status finish(void *self)
 {
     ks_laplace_scene *s = self;
+    /* the live loop has waited for every frame: the last readback is in, so
+     * the summary gets the last frame's residual */
+    if (s->use_cuda) poll_readback(s);
     const char *path = s->env->opt->dump_field;
     if (!path) return KS_OK;
     const float *field = s->u;
