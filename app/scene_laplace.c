@@ -326,7 +326,10 @@ static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
         ks_lhist got;
         if (ks_lsolver_poll_histogram(s->solver, &got)) s->vhist = got;
     }
-    if (!(s->lo < s->hi) || !ks_cadence_due(&s->hist_cad)) return KS_OK;
+    /* on its cadence, and on the last frame of a --frames run (what the run ends with) */
+    const int frames = s->env->opt->frames;
+    const int due = ks_cadence_due(&s->hist_cad) || (frames > 0 && ctx->frame + 1 == frames);
+    if (!(s->lo < s->hi) || !due) return KS_OK;
     KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_hist));
     if (s->use_cuda) {
         KS_TRY(ks_lsolver_request_histogram(s->solver, s->lo, s->hi, KS_LAPLACE_HIST_BINS,
