@@ -307,6 +307,65 @@ static void test_graph_replay(void **state)
     }
 }
 
+/* Runs longer than one graph (256 launches) replay a chunk graph and then a
+ * graph of the rest: still equal to direct launches bit for bit, and to the
+ * gold; the chunk graph is captured once. */
+static void test_graph_chunks(void **state)
+{
+    (void)state;
+    const ks_grid g3 = {3, 37, 29, 23}, g2 = {2, 53, 41, 1};
+    const struct {
+        const char *name;
+        int dims, iters;
+    } cases[] = {{"block2d", 2, 600}, {"vec2d", 2, 513}, {"tblock", 3, 1030}, {"tblock", 3, 2049}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        const ks_grid *g = cases[c].dims == 3 ? &g3 : &g2;
+        const int id = variant_id(cases[c].dims, cases[c].name);
+        const int *block = ks_lvariant_get(id)->default_block;
+        const size_t bytes = ks_grid_bytes(g);
+        float *u0 = malloc(bytes), *poison = malloc(bytes), *gold = malloc(bytes), *gold_prev = malloc(bytes),
+              *got = malloc(bytes);
+        fill_random(g, 555u + (unsigned)c, u0);
+        make_poison(g, u0, poison);
+        ks_lsolver *direct = NULL, *graph = NULL;
+        assert_int_equal(ks_lsolver_create(g, &direct), KS_OK);
+        assert_int_equal(ks_lsolver_create(g, &graph), KS_OK);
+        assert_int_equal(ks_lsolver_use_graphs(graph, 1), KS_OK);
+        ks_lsolver *both[2] = {direct, graph};
+        for (int n = 0; n < 2; ++n) {
+            assert_int_equal(ks_lsolver_upload(both[n], u0), KS_OK);
+            assert_int_equal(ks_lsolver_upload_previous(both[n], poison), KS_OK);
+        }
+        const int iters = cases[c].iters;
+        for (int f = 0; f < 2; ++f) {
+            const ks_lprev prev = f == 0 ? KS_LPREV_ANY : KS_LPREV_EXACT;
+            for (int n = 0; n < 2; ++n) assert_int_equal(ks_lsolver_run(both[n], id, block, iters, prev), KS_OK);
+            char what[96];
+            snprintf(what, sizeof what, "%s, %d iterations in chunks, frame %d", cases[c].name, iters, f);
+            expect_same_fields(direct, graph, g, what);
+        }
+        gold_run(g, u0, 2 * iters, gold, gold_prev);
+        size_t where;
+        assert_int_equal(ks_lsolver_download(graph, got), KS_OK);
+        assert_true(max_rel_diff(g, got, gold, &where) <= 1e-6);
+        assert_int_equal(ks_lsolver_download_previous(graph, got), KS_OK); /* exact on the last frame */
+        assert_true(max_rel_diff(g, got, gold_prev, &where) <= 1e-6);
+        ks_lgraph_stats gs;
+        ks_lsolver_graph_stats(graph, &gs);
+        /* per frame: whole chunks and one tail; the chunk captured once per parity, two tails */
+        const int graphs_per_frame = (iters - 1) / (256 * ks_lvariant_get(id)->steps_per_launch) + 1;
+        assert_true(gs.captures + gs.replays == 2 * graphs_per_frame);
+        assert_true(gs.captures <= 4 && gs.replays >= 1);
+        ks_lsolver_destroy(direct);
+        ks_lsolver_destroy(graph);
+        free(u0);
+        free(poison);
+        free(gold);
+        free(gold_prev);
+        free(got);
+    }
+}
+
 /* A temporally blocked run with KS_LPREV_ANY is launches of T steps only and
  * still lands on the gold (current field); 0 iterations change nothing. */
 static void test_run_whole_blocks(void **state)
@@ -565,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_variants_2d),
         cmocka_unit_test(test_tblock_k),
         cmocka_unit_test(test_graph_replay),
+        cmocka_unit_test(test_graph_chunks),
         cmocka_unit_test(test_run_whole_blocks),
         cmocka_unit_test(test_residual_render_readback),
         cmocka_unit_test(test_field_histogram),

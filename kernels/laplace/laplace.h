@@ -164,7 +164,9 @@ typedef enum ks_lprev {
  * shorter when iters is not a multiple), nothing else; the other variants run
  * as ks_lsolver_iterate. With graphs on (ks_lsolver_use_graphs), the launches
  * are captured once as a CUDA graph per (variant, block, iters, prev, which
- * field is current) and replayed; the results are the same bit for bit. */
+ * field is current) and replayed; the results are the same bit for bit. A
+ * run of more than 256 launches replays a graph of 256 launches as often as
+ * it fits, then one of the rest. */
 ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int iters, ks_lprev prev);
 /* Launch mode of ks_lsolver_run and ks_lsolver_iterate: 1 CUDA graphs
  * (captured on first use, kept in a small cache), 0 direct launches (the

@@ -303,6 +303,24 @@ static ks_status ks_lgraph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int v
     return KS_OK;
 }
 
+/* Replays the graph of this run, capturing it first when it is not cached. */
+static ks_status ks_lsolver_run_graph(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
+                                      const int block[3], int iters, ks_lprev prev)
+{
+    ks_lgraph *g = ks_lgraph_find(s, variant, block, iters, prev);
+    if (!g) {
+        KS_TRY(ks_lsolver_validate_run(s, fn, T, block, iters, prev));
+        KS_TRY(ks_lgraph_capture(s, fn, T, variant, block, iters, prev, &g));
+    } else {
+        ++s->graph_replays;
+    }
+    KS_CUDA_TRY(cudaGraphLaunch(g->exec, s->stream));
+    g->used = ++s->graph_clock;
+    s->cur = g->end_cur;
+    s->prev = g->end_prev;
+    return KS_OK;
+}
+
 ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int iters, ks_lprev prev)
 {
     const ks_lvariant_info *info = NULL;
@@ -313,19 +331,23 @@ ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int ite
         return ks_fail(KS_ERR_INVALID, "unknown previous-field mode %d", (int)prev);
     if (iters == 0) return KS_OK;
     const int T = info->steps_per_launch;
-    ks_lgraph *g = s->use_graphs ? ks_lgraph_find(s, variant, block, iters, prev) : NULL;
-    if (!g) {
+    if (!s->use_graphs) {
         KS_TRY(ks_lsolver_validate_run(s, fn, T, block, iters, prev));
-        if (!s->use_graphs) return ks_lsolver_enqueue_run(s, fn, T, block, iters, prev);
-        KS_TRY(ks_lgraph_capture(s, fn, T, variant, block, iters, prev, &g));
-    } else {
-        ++s->graph_replays;
+        return ks_lsolver_enqueue_run(s, fn, T, block, iters, prev);
     }
-    KS_CUDA_TRY(cudaGraphLaunch(g->exec, s->stream));
-    g->used = ++s->graph_clock;
-    s->cur = g->end_cur;
-    s->prev = g->end_prev;
-    return KS_OK;
+    /* Long runs replay one graph of KS_LGRAPH_CHUNK whole launches (an even
+     * count, so the same graph fits every time) and then the rest, which
+     * carries the previous-field mode. The launches are the same, in the same
+     * order, as one long run, since a chunk is a whole number of time blocks. */
+    const int chunk = KS_LGRAPH_CHUNK * T;
+    int rest = iters;
+    if (iters > chunk) {
+        const int whole = (iters - 1) / chunk;
+        for (int n = 0; n < whole; ++n)
+            KS_TRY(ks_lsolver_run_graph(s, fn, T, variant, block, chunk, KS_LPREV_ANY));
+        rest = iters - whole * chunk;
+    }
+    return ks_lsolver_run_graph(s, fn, T, variant, block, rest, prev);
 }
 
 ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters)

@@ -29,7 +29,10 @@ typedef struct ks_lreadback_slot {
 /* One captured frame of launches (ks_lsolver_run with graphs on). The key
  * is everything the captured launches depend on; the fields' addresses are
  * baked in, so which field is current at the start is part of it. */
-enum { KS_LGRAPH_CACHE = 6 }; /* an odd launch count alternates two parities; x exact/any, spare */
+enum {
+    KS_LGRAPH_CACHE = 6,  /* an odd launch count alternates two parities, x exact/any, + a chunk */
+    KS_LGRAPH_CHUNK = 256 /* launches in one graph at most (even); longer runs replay it */
+};
 typedef struct ks_lgraph {
     cudaGraphExec_t exec;   /* NULL: free */
     int variant, block[3], iters, prev;
