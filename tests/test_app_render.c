@@ -2,6 +2,7 @@
  *   cpu:    headless EGL (Mesa) with the CPU backend: bare frames against the
  *           reference images in tests/data, --dump-field against the gold
  *           routine after exactly frames x iters iterations, the timing CSV.
+ *           (tblock on the GPU runs whole time blocks: iters rounded to a multiple of 4.)
  *   gpu:    the same through CUDA interop (exit 77 without a device): the
  *           field against the gold, the picture against the CPU backend's.
  *   window: a GLFW window under Xvfb for a few frames, with its screenshot.
@@ -124,18 +125,29 @@ static int count_lines_in(const char *path)
     return n;
 }
 
-/* Runs one headless scene and checks field, frames and CSV. Returns the run's
- * directory in dir. */
+/* Runs one headless scene for 3 frames of `iters` iterations (--iters) and
+ * checks field, frames and CSV: the field equals the gold after 3 x `ran`
+ * iterations (what runs per frame: tblock rounds to whole time blocks), and
+ * the summary says so. flag: one more flag without a value, or NULL. Returns
+ * the run's directory in dir. */
 static void run_scene(const char *backend, const char *scene, const char *grid, const char *bc,
-                      const char *extra_kernel, char *dir, size_t dir_len)
+                      const char *extra_kernel, int iters, int ran, const char *flag, char *dir, size_t dir_len)
 {
     ks_test_tmpdir(dir, dir_len, backend);
-    char npy[512];
+    char npy[512], iters_text[16];
     snprintf(npy, sizeof npy, "%s/field.npy", dir);
-    const char *argv[] = {NULL, scene, "--backend", backend, "--headless", "--grid", grid,
-                          "--bc", bc, "--frames", "3", "--iters", "7", "--no-overlay",
-                          "--save-every", "3", "--out", dir, "--range", "0:1",
-                          "--dump-field", npy, extra_kernel ? "--kernel" : NULL, extra_kernel, NULL};
+    snprintf(iters_text, sizeof iters_text, "%d", iters);
+    const char *argv[32] = {NULL, scene, "--backend", backend, "--headless", "--grid", grid,
+                            "--bc", bc, "--frames", "3", "--iters", iters_text, "--no-overlay",
+                            "--save-every", "3", "--out", dir, "--range", "0:1",
+                            "--dump-field", npy};
+    int argc = 22;
+    if (extra_kernel) {
+        argv[argc++] = "--kernel";
+        argv[argc++] = extra_kernel;
+    }
+    if (flag) argv[argc++] = flag;
+    argv[argc] = NULL;
     ks_run_result r;
     assert_int_equal(ks_test_run(argv, NULL, &r), 0);
     if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "no display"))) {
@@ -143,8 +155,11 @@ static void run_scene(const char *backend, const char *scene, const char *grid, 
         exit(77);
     }
     if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    char total[64];
+    snprintf(total, sizeof total, ": 3 frames, %d iterations", 3 * ran);
+    if (!strstr(r.out, total)) fail_msg("no '%s' in %s", total, r.out);
 
-    /* The field after exactly 3 x 7 iterations equals the gold routine's. */
+    /* The field after exactly 3 x ran iterations equals the gold routine's. */
     ks_grid g = {strcmp(scene, "laplace3d") == 0 ? 3 : 2, 0, 0, 1};
     int parts = sscanf(grid, "%dx%dx%d", &g.nx, &g.ny, &g.nz);
     assert_true(parts == g.dims);
@@ -154,7 +169,7 @@ static void run_scene(const char *backend, const char *scene, const char *grid, 
     assert_int_equal(ks_bc_parse(bc, &preset), 0);
     ks_laplace_fill_initial(&g, preset, a);
     memcpy(b, a, n * sizeof *a);
-    for (int it = 0; it < 21; ++it) {
+    for (int it = 0; it < 3 * ran; ++it) {
         ks_laplace_gold_step(&g, a, b);
         float *t = a;
         a = b;
@@ -219,9 +234,9 @@ static void test_cpu_headless(void **state)
 {
     (void)state;
     char dir[256];
-    run_scene("cpu", "laplace2d", "65x49", "sine", NULL, dir, sizeof dir);
+    run_scene("cpu", "laplace2d", "65x49", "sine", NULL, 7, 7, NULL, dir, sizeof dir);
     check_against_reference(dir, "laplace2d", 65, 49);
-    run_scene("cpu", "laplace3d", "37x29x23", "seed", NULL, dir, sizeof dir);
+    run_scene("cpu", "laplace3d", "37x29x23", "seed", NULL, 7, 7, NULL, dir, sizeof dir);
     check_against_reference(dir, "laplace3d", 37, 23); /* the y slice: x by z */
 }
 
@@ -258,19 +273,34 @@ static void compare_backends(const char *scene, const char *grid, const char *bc
 {
     char cpu_dir[256], gpu_dir[256];
     ks_image ref;
-    run_scene("cpu", scene, grid, bc, NULL, cpu_dir, sizeof cpu_dir);
+    /* 8 iterations a frame: whole time blocks for tblock, so every variant runs 3 x 8 */
+    run_scene("cpu", scene, grid, bc, NULL, 8, 8, NULL, cpu_dir, sizeof cpu_dir);
     load_frame(cpu_dir, scene, &ref);
-    for (size_t k = 0; k < n; ++k) {
-        run_scene("cuda", scene, grid, bc, kernels[k], gpu_dir, sizeof gpu_dir);
+    for (size_t k = 0; k < 2 * n; ++k) {
+        /* each variant with the frame's CUDA graph, then launched directly */
+        const char *flag = k < n ? NULL : "--no-graph";
+        run_scene("cuda", scene, grid, bc, kernels[k % n], 8, 8, flag, gpu_dir, sizeof gpu_dir);
         ks_image got;
         load_frame(gpu_dir, scene, &got);
         int max_diff;
         double frac = compare_images(&got, &ref, &max_diff);
         if (frac > 0.001)
-            fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", kernels[k], 100 * frac);
+            fail_msg("interop picture (%s%s) differs from the CPU one: %.4f%%", kernels[k % n],
+                     flag ? ", --no-graph" : "", 100 * frac);
         stbi_image_free(got.rgb);
     }
     stbi_image_free(ref.rgb);
+}
+
+/* tblock rounds --iters to whole time blocks of 4: 7 a frame runs 8, 10 runs 12 (the field
+ * after 3 x that equals the gold, and the summary counts what ran); 1 runs one block. */
+static void test_gpu_tblock_whole_blocks(void **state)
+{
+    (void)state;
+    char dir[256];
+    const int asked[3] = {7, 10, 1}, ran[3] = {8, 12, 4};
+    for (int i = 0; i < 3; ++i)
+        run_scene("cuda", "laplace3d", "37x29x23", "seed", "tblock", asked[i], ran[i], NULL, dir, sizeof dir);
 }
 
 static void test_gpu_matches_cpu(void **state)
@@ -373,6 +403,7 @@ int main(int argc, char **argv)
         if (!ks_test_have_cuda()) return 77;
         const struct CMUnitTest tests[] = {cmocka_unit_test(test_gpu_matches_cpu),
                                            cmocka_unit_test(test_gpu_spheres_match_cpu),
+                                           cmocka_unit_test(test_gpu_tblock_whole_blocks),
                                            cmocka_unit_test(test_gpu_refusals)};
         return cmocka_run_group_tests(tests, NULL, NULL);
     }
