@@ -235,8 +235,8 @@ static void poll_readback(ks_laplace_scene *s)
     while (ks_lsolver_poll_readback(s->solver, &rb)) {
         if (rb.residual_rms >= 0) {
             s->residual = rb.residual_rms;
-            s->residual_iter = rb.iteration;
-            push_history(s, rb.iteration, rb.residual_rms);
+            s->residual_iter = rb.residual_iteration;
+            push_history(s, rb.residual_iteration, rb.residual_rms);
         }
         apply_minmax(s, rb.slice_min, rb.slice_max);
         if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;

@@ -505,7 +505,7 @@ static void test_residual_render_readback(void **state)
         assert_true(rb.slice_min == lo && rb.slice_max == hi);
         const size_t pi = (size_t)probe[0] + (size_t)g->nx * ((size_t)probe[1] + (size_t)g->ny * probe[2]);
         assert_true(rb.probe_value == cur[pi]);
-        assert_true(rb.iteration == 7 && rb.probe[0] == probe[0]);
+        assert_true(rb.iteration == 7 && rb.residual_iteration == 7 && rb.probe[0] == probe[0]);
         /* several requests in flight: the newest one wins */
         for (int r = 0; r < 5; ++r)
             assert_int_equal(ks_lsolver_request_readback(s, KS_AXIS_Z, zi, NULL, 100 + r), KS_OK);
@@ -513,6 +513,16 @@ static void test_residual_render_readback(void **state)
         assert_int_equal(ks_lsolver_poll_readback(s, &rb), 1);
         assert_true(rb.iteration == 104 && isnan(rb.probe_value) && rb.probe[0] == -1);
         assert_true(rb.residual_rms == -1.0); /* the residual went with the request at 7 */
+        assert_true(rb.residual_iteration == -1);
+        /* a residual whose request is not the newest when collected still arrives, with its
+         * own iteration (the live view computes it every k-th frame only) */
+        assert_int_equal(ks_lsolver_residual(s), KS_OK);
+        assert_int_equal(ks_lsolver_request_readback(s, KS_AXIS_Z, zi, NULL, 200), KS_OK);
+        assert_int_equal(ks_lsolver_request_readback(s, KS_AXIS_Z, zi, NULL, 201), KS_OK);
+        cudaStreamSynchronize((cudaStream_t)ks_lsolver_stream(s));
+        assert_int_equal(ks_lsolver_poll_readback(s, &rb), 1);
+        assert_true(rb.iteration == 201 && rb.residual_iteration == 200);
+        assert_true(fabs(rb.residual_rms - want_rms) <= 1e-9 * want_rms); /* the same fields as at 7 */
         assert_int_equal(ks_lsolver_poll_readback(s, &rb), 0);
 
         /* render each axis at a few indices, byte-exact with the CPU */

@@ -189,8 +189,10 @@ ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_col
  * ks_lsolver_request_readback, collect a frame or more later with
  * ks_lsolver_poll_readback (never blocks; returns 1 when new values arrived). */
 typedef struct ks_lreadback {
-    double residual_rms;    /* sqrt(sum/points) of a ks_lsolver_residual enqueued since the
-                               previous request, -1 if none */
+    double residual_rms;    /* sqrt(sum/points) of the newest ks_lsolver_residual among the
+                               requests collected (each request carries one enqueued since
+                               the request before it), -1 if none */
+    long long residual_iteration; /* the iteration of the request that carried it, -1 if none */
     float slice_min, slice_max;
     float probe_value;      /* field value at probe (NaN when no probe) */
     int probe[3];           /* the point probed, or -1s */
