@@ -318,7 +318,9 @@ static void test_graph_chunks(void **state)
         const char *name;
         int dims, iters;
     } cases[] = {{"block2d", 2, 600}, {"vec2d", 2, 513}, {"tblock", 3, 1030}, {"tblock", 3, 2049}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    /* thousands of launches: too many for the sanitizer's quick matrix, which checks the kernels */
+    const size_t ncases = g_quick ? 0 : sizeof cases / sizeof cases[0];
+    for (size_t c = 0; c < ncases; ++c) {
         const ks_grid *g = cases[c].dims == 3 ? &g3 : &g2;
         const int id = variant_id(cases[c].dims, cases[c].name);
         const int *block = ks_lvariant_get(id)->default_block;
