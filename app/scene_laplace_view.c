@@ -51,8 +51,8 @@ static void view_kernel(const ks_laplace_scene *s, ks_view *v)
     if (s->use_graph) {
         ks_lgraph_stats gs;
         ks_lsolver_graph_stats(s->solver, &gs);
-        ks_view_text(v, KS_VGROUP_KERNEL, "launch", "CUDA graph (%lld captured, %lld replayed)", gs.captures,
-                     gs.replays);
+        ks_view_text(v, KS_VGROUP_KERNEL, "launch", "one CUDA graph a frame");
+        ks_view_num(v, KS_VGROUP_KERNEL, "graphs captured", (double)gs.captures, "", KS_VFMT_INT);
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "launch", "direct (--no-graph)");
     }
