@@ -330,6 +330,12 @@ static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
     const int frames = s->env->opt->frames;
     const int due = ks_cadence_due(&s->hist_cad) || (frames > 0 && ctx->frame + 1 == frames);
     if (!(s->lo < s->hi) || !due) return KS_OK;
+    if (s->use_cuda && ks_lsolver_histogram_pending(s->solver)) {
+        /* the last one is still on its way: count this one next frame (and
+         * time no request that would be skipped) */
+        ks_cadence_restart(&s->hist_cad);
+        return KS_OK;
+    }
     KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_hist));
     if (s->use_cuda) {
         KS_TRY(ks_lsolver_request_histogram(s->solver, s->lo, s->hi, KS_LAPLACE_HIST_BINS,

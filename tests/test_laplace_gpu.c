@@ -431,13 +431,16 @@ static void test_field_histogram(void **state)
         assert_int_equal(ks_lsolver_download(s, cur), KS_OK);
         ks_lhist h;
         assert_int_equal(ks_lsolver_poll_histogram(s, &h), 0); /* nothing asked */
+        assert_int_equal(ks_lsolver_histogram_pending(s), 0);
         const float ranges[3][2] = {{0.5f, 1.5f}, {0.9f, 1.1f}, {-3.0f, 7.0f}};
         const int bins[3] = {64, KS_LHIST_MAX_BINS, 1};
         for (int r = 0; r < 3; ++r)
             for (int b = 0; b < 3; ++b) {
                 const float lo = ranges[r][0], hi = ranges[r][1];
                 assert_int_equal(ks_lsolver_request_histogram(s, lo, hi, bins[b], 40 + r), KS_OK);
+                assert_int_equal(ks_lsolver_histogram_pending(s), 1); /* until collected */
                 assert_true(wait_hist(s, &h));
+                assert_int_equal(ks_lsolver_histogram_pending(s), 0);
                 assert_int_equal(h.bins, bins[b]);
                 assert_true(h.lo == lo && h.hi == hi && h.iteration == 40 + r);
                 uint64_t want[KS_LHIST_MAX_BINS] = {0};

@@ -218,6 +218,9 @@ typedef struct ks_lhist {
 ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bins, long long iteration);
 /* 1 when a requested histogram arrived (into out), 0 otherwise; never blocks. */
 int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out);
+/* 1 while a requested histogram has not been collected by ks_lsolver_poll_histogram
+ * (a new request now would be skipped). */
+int ks_lsolver_histogram_pending(const ks_lsolver *s);
 
 /* Median milliseconds per iteration over reps timed launches of iters
  * iterations each (CUDA events, after warm-up launches); for the bench. */

@@ -448,6 +448,8 @@ ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bi
     return KS_OK;
 }
 
+int ks_lsolver_histogram_pending(const ks_lsolver *s) { return s->hist_pending; }
+
 int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
 {
     if (!s->hist_pending) return 0;

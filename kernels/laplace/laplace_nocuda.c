@@ -69,6 +69,11 @@ ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bi
     (void)lo, (void)hi, (void)bins, (void)iteration;
     KS_LNO;
 }
+int ks_lsolver_histogram_pending(const ks_lsolver *s)
+{
+    (void)s;
+    return 0;
+}
 int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
 {
     (void)s, (void)out;
