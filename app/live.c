@@ -310,6 +310,12 @@ static void view_frame(ks_live *l, ks_view *v)
     ks_view_num(v, KS_VGROUP_FRAME, "fps", l->fps, "", KS_VFMT_F1);
     ks_view_num(v, KS_VGROUP_FRAME, "frame", (double)l->frame, "", KS_VFMT_INT);
     ks_view_text(v, KS_VGROUP_FRAME, "version", "kernelscope %s", KS_VERSION);
+    /* the scene's solver stages over the wall-clock frame interval (stage_timer.h) */
+    ks_stage_share share;
+    if (ks_stage_timer_share(l->timer, &share)) {
+        ks_view_num(v, KS_VGROUP_FRAME, "solver share", share.share, "of frame", KS_VFMT_PCT);
+        ks_view_num(v, KS_VGROUP_FRAME, "frame interval", share.interval_ms, "ms", KS_VFMT_F3);
+    }
     const int stages = ks_stage_timer_stage_count(l->timer);
     for (int s = 0; s < stages && v->nstages < KS_VIEW_STAGES; ++s) {
         ks_stage_stats st;

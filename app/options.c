@@ -254,6 +254,16 @@ static ks_status set_iters(ks_options *o, const char *name, const char *v)
 {
     return set_count(name, v, 1, KS_MAX_ITERS, &o->laplace.iters);
 }
+static ks_status set_residual_every(ks_options *o, const char *name, const char *v)
+{
+    return set_count(name, v, 1, 100000, &o->laplace.residual_every);
+}
+static ks_status set_no_graph(ks_options *o, const char *name, const char *v)
+{
+    (void)name, (void)v;
+    o->laplace.no_graph = 1;
+    return KS_OK;
+}
 static ks_status set_frames(ks_options *o, const char *name, const char *v)
 {
     return set_count(name, v, 1, INT_MAX, &o->frames);
@@ -466,6 +476,8 @@ static const ks_flag ks_flags[] = {
     {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile, KS_GPU_ONLY},
     {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
     {"--iters", 1, KS_AT_LAPLACE_LIVE | KS_AT_BENCH_LIVE, "the live Laplace scenes and bench live", set_iters},
+    {"--residual-every", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_residual_every},
+    {"--no-graph", 0, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_no_graph, KS_GPU_ONLY},
     {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
     {"--range", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_range},
     {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,

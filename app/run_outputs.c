@@ -121,8 +121,13 @@ void ks_summary_print(const char *scene, long long frames, const char *status,
                          st.median_ms);
         if (k > 0) used += (size_t)k;
     }
-    printf("kernelscope: %s: %lld %s%s%s; median ms: %s; %s\n", scene, frames,
+    char share_text[96] = "";
+    ks_stage_share share;
+    if (ks_stage_timer_share(timer, &share))
+        snprintf(share_text, sizeof share_text, "; solver share %.0f %% of a %.3f ms frame", 100.0 * share.share,
+                 share.interval_ms);
+    printf("kernelscope: %s: %lld %s%s%s; median ms: %s%s; %s\n", scene, frames,
            ks_plural(frames, "frame", "frames"), status && status[0] ? ", " : "", status ? status : "",
-           used ? stages : "none", written && written[0] ? written : "wrote nothing");
+           used ? stages : "none", share_text, written && written[0] ? written : "wrote nothing");
     fflush(stdout);
 }

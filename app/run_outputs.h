@@ -40,7 +40,8 @@ void ks_progress_init(ks_progress *p, int enabled);
 /* status: the scene's own words (iterations, residual); may be empty. */
 void ks_progress_tick(ks_progress *p, long long frame, long long frames_asked, const char *status);
 
-/* "kernelscope: <scene>: N frames, <status>; median ms: stage a, ...; <written>" on stdout. */
+/* "kernelscope: <scene>: N frames, <status>; median ms: stage a, ...[; solver share P % of a T ms
+ * frame]; <written>" on stdout. */
 void ks_summary_print(const char *scene, long long frames, const char *status,
                       const ks_stage_timer *timer, const char *written);
 

@@ -207,7 +207,7 @@ static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
         KS_TRY(ks_hs_restart(s));
     }
     const size_t end = s->n - s->pos < s->chunk ? s->n : s->pos + s->chunk;
-    const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "histogram") : -1;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "histogram") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     double ms = 0.0;
     if (s->gpu) {

@@ -69,6 +69,8 @@ static ks_status upload_initial(ks_laplace_scene *s)
     s->hist_n = 0;
     s->hist_stride = 1;
     s->have_minmax = 0;
+    ks_cadence_restart(&s->res_cad); /* the new field's first residual and histogram at once */
+    ks_cadence_restart(&s->hist_cad);
     const size_t bytes = ks_grid_bytes(&s->grid);
     if (!s->use_cuda) {
         ks_laplace_fill_initial(&s->grid, s->bc, s->u);
@@ -105,6 +107,9 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->bc = opt->laplace.bc;
     s->use_cuda = env->use_cuda;
     s->iters = opt->laplace.iters;
+    s->use_graph = s->use_cuda && !opt->laplace.no_graph;
+    ks_cadence_init(&s->res_cad, opt->laplace.residual_every);
+    ks_cadence_init(&s->hist_cad, 0);
     s->cmap = opt->colormap;
     s->auto_range = !opt->range_set;
     s->lo = opt->range_set ? opt->range_lo : 0.0f;
@@ -121,7 +126,10 @@ static ks_status create(const ks_scene_env *env, void **self)
      * allocation; host memory against what is available, since an
      * overcommitted malloc would only fail later, by the OOM killer. */
     const size_t bytes = ks_grid_bytes(&s->grid);
-    if (s->use_cuda) KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
+    if (s->use_cuda) {
+        KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
+        KS_TRY(ks_lsolver_use_graphs(s->solver, s->use_graph));
+    }
     KS_TRY(check_host_memory(s, s->use_cuda ? 1 : 2));
     if (!s->use_cuda) {
         s->u = malloc(bytes);
@@ -204,25 +212,61 @@ static void apply_minmax(ks_laplace_scene *s, float mn, float mx)
     }
 }
 
-static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+/* The cadences follow the measured medians: one residual (one histogram)
+ * against the solver's part of a frame. */
+static void tune_cadences(ks_laplace_scene *s)
+{
+    ks_stage_stats jacobi, task;
+    ks_stage_timer_stats(s->timer, s->stage_jacobi, &jacobi);
+    if (jacobi.samples == 0) return;
+    ks_stage_timer_stats(s->timer, s->stage_residual, &task);
+    if (task.samples > 0) ks_cadence_tune(&s->res_cad, task.median_ms, jacobi.median_ms);
+    ks_stage_timer_stats(s->timer, s->stage_hist, &task);
+    if (task.samples > 0) ks_cadence_tune(&s->hist_cad, task.median_ms, jacobi.median_ms);
+}
+
+/* A stepping frame computes the residual on its cadence; a single step (N)
+ * always does, since the user is looking at that very iteration, and so does
+ * the last frame of a --frames run, for the summary line. */
+static int residual_due(ks_laplace_scene *s, const ks_frame_ctx *ctx)
+{
+    const int due = ks_cadence_due(&s->res_cad);
+    const int frames = s->env->opt->frames;
+    return due || ctx->single || (frames > 0 && ctx->frame + 1 == frames);
+}
+
+/* Takes in what the GPU has sent back (residual, slice min/max, probe). */
+static void poll_readback(ks_laplace_scene *s)
 {
     ks_lreadback rb;
     while (ks_lsolver_poll_readback(s->solver, &rb)) {
         if (rb.residual_rms >= 0) {
             s->residual = rb.residual_rms;
-            s->residual_iter = rb.iteration;
-            push_history(s, rb.iteration, rb.residual_rms);
+            s->residual_iter = rb.residual_iteration;
+            push_history(s, rb.residual_iteration, rb.residual_rms);
         }
         apply_minmax(s, rb.slice_min, rb.slice_max);
         if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;
     }
+}
+
+static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    poll_readback(s);
     if (iters > 0) {
+        /* Back to back: the previous field must be iterate n-1 only when a
+         * residual follows; otherwise a temporally blocked variant runs its
+         * time blocks alone. One graph replay (or the direct launches). */
+        const int residual = residual_due(s, ctx);
         KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
-        KS_TRY(ks_lsolver_iterate(s->solver, s->variant, s->block, iters));
+        KS_TRY(ks_lsolver_run(s->solver, s->variant, s->block, iters,
+                              residual ? KS_LPREV_EXACT : KS_LPREV_ANY));
         KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
-        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
-        KS_TRY(ks_lsolver_residual(s->solver));
-        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+        if (residual) {
+            KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+            KS_TRY(ks_lsolver_residual(s->solver));
+            KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+        }
     }
     const int none[3] = {-1, -1, -1};
     return ks_lsolver_request_readback(s->solver, s->axis, s->index,
@@ -240,12 +284,14 @@ static ks_status compute_cpu(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
             s->u_prev = t;
         }
         KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
-        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
-        double sum = ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev);
-        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
-        s->residual = sqrt(sum / (double)scene_points(s));
-        s->residual_iter = s->total_iters + iters;
-        push_history(s, s->residual_iter, s->residual);
+        if (residual_due(s, ctx)) {
+            KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+            double sum = ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev);
+            KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+            s->residual = sqrt(sum / (double)scene_points(s));
+            s->residual_iter = s->total_iters + iters;
+            push_history(s, s->residual_iter, s->residual);
+        }
     }
     float mn, mx;
     ks_laplace_cpu_slice_minmax(&s->grid, s->u, s->axis, s->index, &mn, &mx);
@@ -262,7 +308,7 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     ks_laplace_scene *s = self;
     s->timer = ctx->timer;
-    s->stage_jacobi = ks_stage_timer_stage(ctx->timer, "jacobi");
+    s->stage_jacobi = ks_stage_timer_solver_stage(ctx->timer, "jacobi");
     s->stage_residual = ks_stage_timer_stage(ctx->timer, "residual");
     s->stage_slice = ks_stage_timer_stage(ctx->timer, "slice+colormap");
     s->stage_hist = ks_stage_timer_stage(ctx->timer, "histogram");
@@ -279,7 +325,8 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
         ks_slice_point(&s->grid, s->axis, s->index, ks_cellmap_probe(&s->view.x, ctx->probe_a),
                        ks_cellmap_probe(&s->view.y, ctx->probe_b), s->probe);
     }
-    const int iters = ctx->single ? 1 : ctx->step ? s->iters : 0;
+    tune_cadences(s);
+    const int iters = ctx->single ? 1 : ctx->step ? scene_frame_iters(s) : 0;
     if (s->use_cuda) KS_TRY(compute_cuda(s, ctx, iters));
     else KS_TRY(compute_cpu(s, ctx, iters));
     if (iters > 0) s->last_iters = iters;
@@ -296,7 +343,16 @@ static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
         ks_lhist got;
         if (ks_lsolver_poll_histogram(s->solver, &got)) s->vhist = got;
     }
-    if (!(s->lo < s->hi)) return KS_OK;
+    /* on its cadence, and on the last frame of a --frames run (what the run ends with) */
+    const int frames = s->env->opt->frames;
+    const int due = ks_cadence_due(&s->hist_cad) || (frames > 0 && ctx->frame + 1 == frames);
+    if (!(s->lo < s->hi) || !due) return KS_OK;
+    if (s->use_cuda && ks_lsolver_histogram_pending(s->solver)) {
+        /* the last one is still on its way: count this one next frame (and
+         * time no request that would be skipped) */
+        ks_cadence_restart(&s->hist_cad);
+        return KS_OK;
+    }
     KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_hist));
     if (s->use_cuda) {
         KS_TRY(ks_lsolver_request_histogram(s->solver, s->lo, s->hi, KS_LAPLACE_HIST_BINS,
@@ -424,8 +480,18 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     case KS_KEY_TAB: return next_kernel(s);
     case KS_KEY_LEFT_BRACKET: return cycle_block(s, -1);
     case KS_KEY_RIGHT_BRACKET: return cycle_block(s, +1);
-    case KS_KEY_PLUS: s->iters = s->iters >= 500000 ? 1000000 : s->iters * 2; return KS_OK;
-    case KS_KEY_MINUS: s->iters = s->iters > 1 ? s->iters / 2 : 1; return KS_OK;
+    /* from what runs (tblock: whole time blocks, so the result rounds to
+     * whole blocks again) */
+    case KS_KEY_PLUS: {
+        const int now = scene_frame_iters(s);
+        s->iters = now >= 500000 ? 1000000 : now * 2;
+        return KS_OK;
+    }
+    case KS_KEY_MINUS: {
+        const int now = scene_frame_iters(s);
+        s->iters = now > 1 ? now / 2 : 1;
+        return KS_OK;
+    }
     case 'X': set_axis(s, KS_AXIS_X); return KS_OK;
     case 'Y': set_axis(s, KS_AXIS_Y); return KS_OK;
     case 'Z': set_axis(s, KS_AXIS_Z); return KS_OK;
@@ -448,6 +514,9 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
 static ks_status finish(void *self)
 {
     ks_laplace_scene *s = self;
+    /* the live loop has waited for every frame: the last readback is in, so
+     * the summary gets the last frame's residual */
+    if (s->use_cuda) poll_readback(s);
     const char *path = s->env->opt->dump_field;
     if (!path) return KS_OK;
     const float *field = s->u;
@@ -493,7 +562,7 @@ const ks_scene_api ks_scene_laplace = {
     .help = "Laplace scene\n"
             "  Tab        next kernel variant\n"
             "  [ / ]      smaller / larger thread block\n"
-            "  + / -      double / halve iterations per frame\n"
+            "  + / -      double / halve iterations per frame (tblock: whole time blocks)\n"
             "  X Y Z      slice axis (3D)\n"
             "  arrows     slice index -1 / +1 (3D)\n"
             "  PgUp/PgDn  slice index +10% / -10% (3D)\n"

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "cadence.h"
 #include "scene.h"
 
 enum { KS_HISTORY = KS_VIEW_PLOT };
@@ -18,7 +19,7 @@ typedef struct ks_laplace_scene {
     float *u, *u_prev;       /* CPU backend: current and previous iterate */
     int variant;
     int block[3];
-    int iters;               /* per frame */
+    int iters;               /* per frame, as asked (--iters, + / -) */
     long long total_iters;
     int last_iters;          /* iterations run in the last frame that stepped */
     ks_axis axis;
@@ -46,7 +47,17 @@ typedef struct ks_laplace_scene {
     ks_roof_log roof;        /* last roofline point of each variant */
     ks_lhist vhist;          /* the field's values over the colour range (bins 0: none yet) */
     int stage_hist;
+    ks_cadence res_cad;      /* residual every res_cad.every frames */
+    ks_cadence hist_cad;     /* field histogram likewise */
+    int use_graph;           /* CUDA backend: the frame's launches as one CUDA graph */
 } ks_laplace_scene;
+
+/* Iterations a stepping frame runs: the request, rounded to whole time blocks
+ * for a temporally blocked variant (CUDA backend). */
+static inline int scene_frame_iters(const ks_laplace_scene *s)
+{
+    return s->use_cuda ? ks_lvariant_frame_iters(s->variant, s->iters) : s->iters;
+}
 
 /* Bins of the colour bar's histogram. */
 enum { KS_LAPLACE_HIST_BINS = 64 };

@@ -45,6 +45,17 @@ static void view_kernel(const ks_laplace_scene *s, ks_view *v)
     ks_view_text(v, KS_VGROUP_KERNEL, "block", "%s", c ? c->value : "");
     if (info->steps_per_launch > 1)
         ks_view_num(v, KS_VGROUP_KERNEL, "iterations/launch", info->steps_per_launch, "", KS_VFMT_INT);
+    /* a frame without a residual; one with adds a single step for a temporally blocked variant */
+    ks_view_num(v, KS_VGROUP_KERNEL, "launches/frame", ks_lvariant_launches(s->variant, scene_frame_iters(s), 0),
+                "", KS_VFMT_INT);
+    if (s->use_graph) {
+        ks_lgraph_stats gs;
+        ks_lsolver_graph_stats(s->solver, &gs);
+        ks_view_text(v, KS_VGROUP_KERNEL, "launch", "one CUDA graph a frame");
+        ks_view_num(v, KS_VGROUP_KERNEL, "graphs captured", (double)gs.captures, "", KS_VFMT_INT);
+    } else {
+        ks_view_text(v, KS_VGROUP_KERNEL, "launch", "direct (--no-graph)");
+    }
     if (s->have_attrs) {
         ks_view_num(v, KS_VGROUP_KERNEL, "registers", s->attrs.registers, "/thread", KS_VFMT_INT);
         ks_view_num(v, KS_VGROUP_KERNEL, "shared memory",
@@ -68,8 +79,14 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
 
     view_kernel(s, v);
+    const int frame_iters = scene_frame_iters(s);
+    const int tsteps = ks_lvariant_get(s->variant)->steps_per_launch;
+    const int blocked = s->use_cuda && tsteps > 1;
     ks_vcontrol *c = ks_view_control(v, "iterations/frame", KS_KEY_MINUS, KS_KEY_PLUS);
-    if (c) snprintf(c->value, sizeof c->value, "%d", s->iters);
+    if (c && blocked)
+        snprintf(c->value, sizeof c->value, "%d (whole time blocks of %d)", frame_iters, tsteps);
+    else if (c)
+        snprintf(c->value, sizeof c->value, "%d", frame_iters);
     if (s->grid.dims == 3) {
         c = ks_view_control(v, "slice axis", 0, 0);
         if (c) {
@@ -107,7 +124,13 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     ks_view_text(v, KS_VGROUP_SCENE, "boundary", "%s", ks_bc_name(s->bc));
     ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
-    ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", s->iters, "", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", frame_iters, "", KS_VFMT_INT);
+    if (blocked)
+        ks_view_text(v, KS_VGROUP_SCENE, "time blocks", "whole, %d iterations each (asked %d/frame)", tsteps,
+                     s->iters);
+    ks_view_num(v, KS_VGROUP_SCENE, "residual every", s->res_cad.every, s->res_cad.fixed ? "frames, fixed" : "frames, auto",
+                KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "histogram every", s->hist_cad.every, "frames, auto", KS_VFMT_INT);
     ks_view_num(v, KS_VGROUP_SCENE, "iterations", (double)s->total_iters, "", KS_VFMT_INT);
     if (s->residual >= 0) {
         ks_view_num(v, KS_VGROUP_SCENE, "residual", s->residual, "RMS", KS_VFMT_SCI);

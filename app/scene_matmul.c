@@ -184,7 +184,7 @@ static ks_status ks_matmul_compute(void *self, ks_frame_ctx *ctx)
 {
     ks_matmul_scene *s = self;
     if (ctx && !ctx->step) return KS_OK;
-    const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "matmul") : -1;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "matmul") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     KS_TRY(ks_mm_run(s));
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));

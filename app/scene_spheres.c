@@ -291,7 +291,7 @@ static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int 
         s->probe_b = ctx->probe_b;
     }
     KS_TRY(ks_sph_upload_if_needed(s, ctx)); /* a key may have switched the variant since compute */
-    const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "render") : -1;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "render") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     if (s->gpu) {
         KS_TRY(ks_spheres_gpu_render(s->gpu, s->mem, s->block, s->w, s->h, rgba));

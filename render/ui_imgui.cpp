@@ -258,6 +258,11 @@ void scene_panel(Frame &f)
 
 void stages_panel(const ks_view *v)
 {
+    /* the first thing to read: how much of the frame the solver gets */
+    const ks_vfield *share = ks_view_find(v, "solver share");
+    const ks_vfield *interval = ks_view_find(v, "frame interval");
+    if (share && interval && !share->is_text && !interval->is_text)
+        ImGui::Text("solver share %.0f %% of a %.3f ms frame", 100.0 * share->value, interval->value);
     if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
@@ -429,7 +434,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     float want[P_NUM] = {0};
     int nctl_lines = v->ncontrols + 1;
     want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
-    want[P_STAGES] = title + pad + line * (float)(v->nstages + 1);
+    want[P_STAGES] = title + pad + line * (float)(v->nstages + 1 + (ks_view_find(v, "solver share") != nullptr));
     want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
     want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
     want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight() * (v->colorbar.hist_n > 0 ? 3.0f : 1.0f);

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 enum {
-    KS_VIEW_FIELDS = 40,   /* named fields */
+    KS_VIEW_FIELDS = 48,   /* named fields (a Laplace frame on CUDA fills 35) */
     KS_VIEW_STAGES = 16,   /* stage timings rows */
     KS_VIEW_COLS = 4,      /* table value columns */
     KS_VIEW_ROWS = 8,      /* table rows */

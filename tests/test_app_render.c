@@ -2,6 +2,7 @@
  *   cpu:    headless EGL (Mesa) with the CPU backend: bare frames against the
  *           reference images in tests/data, --dump-field against the gold
  *           routine after exactly frames x iters iterations, the timing CSV.
+ *           (tblock on the GPU runs whole time blocks: iters rounded to a multiple of 4.)
  *   gpu:    the same through CUDA interop (exit 77 without a device): the
  *           field against the gold, the picture against the CPU backend's;
  *           every frame against the gold through --interop pbo, copy and auto,
@@ -127,18 +128,29 @@ static int count_lines_in(const char *path)
     return n;
 }
 
-/* Runs one headless scene and checks field, frames and CSV. Returns the run's
- * directory in dir. */
+/* Runs one headless scene for 3 frames of `iters` iterations (--iters) and
+ * checks field, frames and CSV: the field equals the gold after 3 x `ran`
+ * iterations (what runs per frame: tblock rounds to whole time blocks), and
+ * the summary says so. flag: one more flag without a value, or NULL. Returns
+ * the run's directory in dir. */
 static void run_scene(const char *backend, const char *scene, const char *grid, const char *bc,
-                      const char *extra_kernel, char *dir, size_t dir_len)
+                      const char *extra_kernel, int iters, int ran, const char *flag, char *dir, size_t dir_len)
 {
     ks_test_tmpdir(dir, dir_len, backend);
-    char npy[512];
+    char npy[512], iters_text[16];
     snprintf(npy, sizeof npy, "%s/field.npy", dir);
-    const char *argv[] = {NULL, scene, "--backend", backend, "--headless", "--grid", grid,
-                          "--bc", bc, "--frames", "3", "--iters", "7", "--no-overlay",
-                          "--save-every", "3", "--out", dir, "--range", "0:1",
-                          "--dump-field", npy, extra_kernel ? "--kernel" : NULL, extra_kernel, NULL};
+    snprintf(iters_text, sizeof iters_text, "%d", iters);
+    const char *argv[32] = {NULL, scene, "--backend", backend, "--headless", "--grid", grid,
+                            "--bc", bc, "--frames", "3", "--iters", iters_text, "--no-overlay",
+                            "--save-every", "3", "--out", dir, "--range", "0:1",
+                            "--dump-field", npy};
+    int argc = 22;
+    if (extra_kernel) {
+        argv[argc++] = "--kernel";
+        argv[argc++] = extra_kernel;
+    }
+    if (flag) argv[argc++] = flag;
+    argv[argc] = NULL;
     ks_run_result r;
     assert_int_equal(ks_test_run(argv, NULL, &r), 0);
     if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "no display"))) {
@@ -146,8 +158,11 @@ static void run_scene(const char *backend, const char *scene, const char *grid, 
         exit(77);
     }
     if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    char total[64];
+    snprintf(total, sizeof total, ": 3 frames, %d iterations", 3 * ran);
+    if (!strstr(r.out, total)) fail_msg("no '%s' in %s", total, r.out);
 
-    /* The field after exactly 3 x 7 iterations equals the gold routine's. */
+    /* The field after exactly 3 x ran iterations equals the gold routine's. */
     ks_grid g = {strcmp(scene, "laplace3d") == 0 ? 3 : 2, 0, 0, 1};
     int parts = sscanf(grid, "%dx%dx%d", &g.nx, &g.ny, &g.nz);
     assert_true(parts == g.dims);
@@ -157,7 +172,7 @@ static void run_scene(const char *backend, const char *scene, const char *grid, 
     assert_int_equal(ks_bc_parse(bc, &preset), 0);
     ks_laplace_fill_initial(&g, preset, a);
     memcpy(b, a, n * sizeof *a);
-    for (int it = 0; it < 21; ++it) {
+    for (int it = 0; it < 3 * ran; ++it) {
         ks_laplace_gold_step(&g, a, b);
         float *t = a;
         a = b;
@@ -254,9 +269,9 @@ static void test_cpu_headless(void **state)
 {
     (void)state;
     char dir[256];
-    run_scene("cpu", "laplace2d", "65x49", "sine", NULL, dir, sizeof dir);
+    run_scene("cpu", "laplace2d", "65x49", "sine", NULL, 7, 7, NULL, dir, sizeof dir);
     check_against_reference(dir, "laplace2d", 65, 49);
-    run_scene("cpu", "laplace3d", "37x29x23", "seed", NULL, dir, sizeof dir);
+    run_scene("cpu", "laplace3d", "37x29x23", "seed", NULL, 7, 7, NULL, dir, sizeof dir);
     check_against_reference(dir, "laplace3d", 37, 23); /* the y slice: x by z */
 }
 
@@ -293,19 +308,34 @@ static void compare_backends(const char *scene, const char *grid, const char *bc
 {
     char cpu_dir[256], gpu_dir[256];
     ks_image ref;
-    run_scene("cpu", scene, grid, bc, NULL, cpu_dir, sizeof cpu_dir);
+    /* 8 iterations a frame: whole time blocks for tblock, so every variant runs 3 x 8 */
+    run_scene("cpu", scene, grid, bc, NULL, 8, 8, NULL, cpu_dir, sizeof cpu_dir);
     load_frame(cpu_dir, scene, &ref);
-    for (size_t k = 0; k < n; ++k) {
-        run_scene("cuda", scene, grid, bc, kernels[k], gpu_dir, sizeof gpu_dir);
+    for (size_t k = 0; k < 2 * n; ++k) {
+        /* each variant with the frame's CUDA graph, then launched directly */
+        const char *flag = k < n ? NULL : "--no-graph";
+        run_scene("cuda", scene, grid, bc, kernels[k % n], 8, 8, flag, gpu_dir, sizeof gpu_dir);
         ks_image got;
         load_frame(gpu_dir, scene, &got);
         int max_diff;
         double frac = compare_images(&got, &ref, &max_diff);
         if (frac > 0.001)
-            fail_msg("interop picture (%s) differs from the CPU one: %.4f%%", kernels[k], 100 * frac);
+            fail_msg("interop picture (%s%s) differs from the CPU one: %.4f%%", kernels[k % n],
+                     flag ? ", --no-graph" : "", 100 * frac);
         stbi_image_free(got.rgb);
     }
     stbi_image_free(ref.rgb);
+}
+
+/* tblock rounds --iters to whole time blocks of 4: 7 a frame runs 8, 10 runs 12 (the field
+ * after 3 x that equals the gold, and the summary counts what ran); 1 runs one block. */
+static void test_gpu_tblock_whole_blocks(void **state)
+{
+    (void)state;
+    char dir[256];
+    const int asked[3] = {7, 10, 1}, ran[3] = {8, 12, 4};
+    for (int i = 0; i < 3; ++i)
+        run_scene("cuda", "laplace3d", "37x29x23", "seed", "tblock", asked[i], ran[i], NULL, dir, sizeof dir);
 }
 
 static void test_gpu_matches_cpu(void **state)
@@ -373,13 +403,14 @@ static size_t count_differing(const ks_image *png, const unsigned char *gold, in
 static void check_every_frame(const char *backend, const char *interop, const char *const *env,
                               ks_run_result *r)
 {
+    /* --size = the grid: the picture area fits the grid at one pixel per cell */
     char dir[256], frames[16], iters[16], grid[32];
     ks_test_tmpdir(dir, sizeof dir, "ring");
     snprintf(frames, sizeof frames, "%d", RING_FRAMES);
     snprintf(iters, sizeof iters, "%d", RING_ITERS);
     snprintf(grid, sizeof grid, "%dx%d", RING_NX, RING_NY);
     const char *argv[] = {NULL, "laplace2d", "--backend", backend, "--headless", "--grid", grid,
-                          "--bc", "hot-top", "--frames", frames, "--iters", iters, "--no-overlay",
+                          "--bc", "hot-top", "--frames", frames, "--iters", iters, "--no-overlay", "--size", grid,
                           "--save-every", "1", "--range", "0:0.05", "--out", dir,
                           interop ? "--interop" : NULL, interop, NULL};
     assert_int_equal(ks_test_run(argv, env, r), 0);
@@ -571,6 +602,7 @@ int main(int argc, char **argv)
                                            cmocka_unit_test(test_gpu_spheres_match_cpu),
                                            cmocka_unit_test(test_gpu_every_frame),
                                            cmocka_unit_test(test_gpu_forced_fallback),
+                                           cmocka_unit_test(test_gpu_tblock_whole_blocks),
                                            cmocka_unit_test(test_gpu_refusals)};
         return cmocka_run_group_tests(tests, NULL, NULL);
     }

@@ -86,6 +86,11 @@ static void test_full_laplace3d(void **state)
     assert_true(o.range_lo == -1.0f && o.range_hi == 2.5f);
     assert_true(o.no_overlay);
     assert_string_equal(o.dump_field, "f.npy");
+    assert_int_equal(o.laplace.residual_every, 0); /* automatic */
+    assert_int_equal(o.laplace.no_graph, 0);
+    assert_int_equal(PARSE(&o, "laplace2d", "--residual-every", "8", "--no-graph"), KS_OK);
+    assert_int_equal(o.laplace.residual_every, 8);
+    assert_int_equal(o.laplace.no_graph, 1);
 }
 
 static void test_grid_forms(void **state)
@@ -188,6 +193,9 @@ static void test_bad_inputs(void **state)
     BAD("not a count", "--iters", "0");
     BAD("not a count", "--iters", "-3");
     BAD("not a count", "--iters", "10abc");
+    BAD("not a count of 1..100000", "--residual-every", "0");
+    BAD("not a count of 1..100000", "--residual-every", "100001");
+    BAD("takes no value", "--no-graph=1");
     BAD("unknown backend", "--backend", "opencl");
     BAD("not a positive count", "--frames", "0");
     BAD("not a positive count", "--save-every", "-1");
@@ -249,6 +257,7 @@ static void test_flag_applicability(void **state)
         {"--spheres", "16", "001001"},      {"--seed", "5", "001001"},
         {"--scene", "s.txt", "001001"},     {"--mem", "global", "001001"},
         {"--reps", "3", "000111"},         {"--interop", "copy", "111000"},
+        {"--residual-every", "4", "110000"}, {"--no-graph", NULL, "110000"},
     };
     static const char *const scenes[3] = {"laplace3d", "laplace2d", "spheres"};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)

@@ -346,6 +346,13 @@ static void test_names_summary_progress(void **state)
     assert_int_equal(scan_dir(dir, ".png"), 2);
     assert_non_null(strstr(r.out, "kernelscope: spheres: 4 frames, "));
     assert_non_null(strstr(r.out, "median ms: "));
+    /* the render stage is the spheres scene's solver: its share of the frame, after the medians */
+    const char *share = strstr(r.out, "; solver share ");
+    assert_non_null(share);
+    int pct = -1;
+    assert_int_equal(sscanf(share, "; solver share %d %% of a", &pct), 1);
+    assert_true(pct >= 0 && pct <= 100);
+    assert_true(strstr(r.out, "median ms: ") < share);
     assert_non_null(strstr(r.out, "wrote 2 pictures in "));
 
     /* Laplace, one frame: the singular, the field dump and a progress line (the run outlasts a second) */

@@ -1,4 +1,5 @@
-/* Stage timer on the host clock: medians, minima, frame order, missing stages. */
+/* Stage timer on the host clock: medians, minima, frame order, missing stages,
+ * the solver share. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,11 +73,68 @@ static void test_stage_limit(void **state)
     ks_stage_timer_destroy(t);
 }
 
+/* The share formula: a ratio of medians, clamped to 0..1, 0 without an interval. */
+static void test_share_formula(void **state)
+{
+    (void)state;
+    assert_true(ks_stage_share_of(3.0, 4.0) == 0.75);
+    assert_true(ks_stage_share_of(5.0, 4.0) == 1.0);
+    assert_true(ks_stage_share_of(1.0, 0.0) == 0.0);
+    assert_true(ks_stage_share_of(0.0, 5.0) == 0.0);
+    assert_true(ks_stage_share_of(-1.0, 5.0) == 0.0);
+}
+
+/* Solver stages against the wall-clock frame interval: the time outside the
+ * solver stage (a timed draw stage, untimed host work between frames) counts
+ * against the share; frames without the solver stage (paused) count as 0. */
+static void test_solver_share(void **state)
+{
+    (void)state;
+    ks_stage_timer *t = NULL;
+    assert_int_equal(ks_stage_timer_create(0, NULL, &t), KS_OK);
+    const int draw = ks_stage_timer_stage(t, "draw");
+    ks_stage_share sh;
+    assert_int_equal(ks_stage_timer_share(t, &sh), 0); /* no solver stage marked */
+    const int solver = ks_stage_timer_solver_stage(t, "jacobi");
+    assert_int_equal(ks_stage_timer_stage(t, "jacobi"), solver); /* the same stage */
+    assert_int_equal(ks_stage_timer_share(t, &sh), 0);          /* no frames yet */
+    for (int f = 0; f < 7; ++f) {
+        assert_int_equal(ks_stage_timer_frame_begin(t), KS_OK);
+        ks_stage_timer_begin(t, solver);
+        sleep_ms(6.0);
+        ks_stage_timer_end(t, solver);
+        ks_stage_timer_begin(t, draw);
+        sleep_ms(2.0);
+        ks_stage_timer_end(t, draw);
+        assert_int_equal(ks_stage_timer_frame_end(t), KS_OK);
+        sleep_ms(2.0); /* the host between frames */
+    }
+    assert_int_equal(ks_stage_timer_share(t, &sh), 1);
+    assert_int_equal(sh.frames, 7);
+    assert_true(sh.solver_ms >= 6.0);
+    assert_true(sh.interval_ms >= sh.solver_ms + 2.0); /* 4 ms outside the solver, some slack */
+    assert_true(sh.share == ks_stage_share_of(sh.solver_ms, sh.interval_ms));
+    assert_true(sh.share > 0.0 && sh.share < 1.0);
+    /* paused: frames without the solver stage outnumber the others */
+    for (int f = 0; f < 9; ++f) {
+        assert_int_equal(ks_stage_timer_frame_begin(t), KS_OK);
+        ks_stage_timer_begin(t, draw);
+        sleep_ms(1.0);
+        ks_stage_timer_end(t, draw);
+        assert_int_equal(ks_stage_timer_frame_end(t), KS_OK);
+    }
+    assert_int_equal(ks_stage_timer_share(t, &sh), 1);
+    assert_true(sh.solver_ms == 0.0 && sh.share == 0.0);
+    ks_stage_timer_destroy(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_timing),
         cmocka_unit_test(test_stage_limit),
+        cmocka_unit_test(test_share_formula),
+        cmocka_unit_test(test_solver_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

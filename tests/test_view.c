@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/cadence.h"
 #include "app/options.h"
 #include "app/scene.h"
 #include "kernels/histogram/histogram.h"
@@ -264,14 +265,22 @@ static void test_laplace3d(void **state)
     char npy[512];
     const char *tmp = getenv("TMPDIR");
     snprintf(npy, sizeof npy, "%s/ks_view_field3_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
-    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3", "--dump-field", npy};
-    run_scene(args, 8, &ks_scene_laplace, 5, &v, &opt);
+    /* --frames: the last frame computes the residual and the histogram whatever their cadence */
+    const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3", "--dump-field", npy,
+                          "--frames", "5"};
+    run_scene(args, 10, &ks_scene_laplace, 5, &v, &opt);
     check_field_histogram(&v, npy, 24 * 20 * 16);
     assert_string_equal(v.scene, "laplace3d");
     assert_string_equal(need(&v, "grid", "")->text, "24x20x16");
     assert_string_equal(need(&v, "boundary", "")->text, "hot-top");
     assert_true(need(&v, "iterations/frame", "")->value == 3.0);
     assert_true(need(&v, "iterations", "")->value == 15.0);
+    assert_true(need(&v, "residual at", "it")->value == 15.0); /* the last frame's */
+    const ks_vfield *every = need(&v, "residual every", "frames, auto");
+    assert_true(every->value >= 1 && every->value <= KS_CADENCE_MAX);
+    every = need(&v, "histogram every", "frames, auto");
+    assert_true(every->value >= 1 && every->value <= KS_CADENCE_MAX);
+    assert_null(ks_view_find(&v, "time blocks")); /* the CPU gold has no time blocks */
     assert_true(fabs(need(&v, "points", "M")->value - 24.0 * 20 * 16 / 1e6) < 1e-12);
     assert_true(fabs(need(&v, "field size", "MiB")->value - 24.0 * 20 * 16 * 4 / 1048576.0) < 1e-12);
     const ks_vfield *res = need(&v, "residual", "RMS");
@@ -305,6 +314,24 @@ static void test_laplace3d(void **state)
                    "assert [c[\"label\"] for c in v[\"controls\"]][:2]==[\"iterations/frame\",\"slice axis\"]");
 }
 
+/* --residual-every 2 over 6 frames: residuals on frames 0, 2, 4 and the last
+ * one (5), so the convergence plot holds iterations 3, 9, 15 and 18. */
+static void test_laplace_residual_cadence(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "laplace3d", "--grid", "12", "--iters", "3", "--residual-every", "2",
+                          "--frames", "6"};
+    run_scene(args, 10, &ks_scene_laplace, 6, &v, &opt);
+    const ks_vfield *every = need(&v, "residual every", "frames, fixed");
+    assert_true(every->value == 2.0);
+    assert_true(need(&v, "residual at", "it")->value == 18.0);
+    assert_int_equal(v.plot.n, 4);
+    const float want[4] = {3, 9, 15, 18};
+    for (int i = 0; i < 4; ++i) assert_true(v.plot.x[i] == want[i]);
+}
+
 static void test_laplace2d(void **state)
 {
     (void)state;
@@ -314,8 +341,8 @@ static void test_laplace2d(void **state)
     const char *tmp = getenv("TMPDIR");
     snprintf(npy, sizeof npy, "%s/ks_view_field2_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
     const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo",
-                          "--dump-field", npy};
-    run_scene(args, 10, &ks_scene_laplace, 3, &v, &opt);
+                          "--dump-field", npy, "--frames", "3"};
+    run_scene(args, 12, &ks_scene_laplace, 3, &v, &opt);
     check_field_histogram(&v, npy, 40 * 30);
     check_json(&v, "H=v[\"colorbar\"][\"histogram\"]\nassert len(H[\"counts\"])==64 and sum(H[\"counts\"])==1200 and H[\"of\"]==\"whole field, CPU gold\"");
     assert_string_equal(v.scene, "laplace2d");
@@ -396,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_json_escaping),
         cmocka_unit_test(test_viewport_json),
         cmocka_unit_test(test_laplace3d),
+        cmocka_unit_test(test_laplace_residual_cadence),
         cmocka_unit_test(test_laplace2d),
         cmocka_unit_test(test_spheres),
         cmocka_unit_test(test_matmul_roof),

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "stage_timer.h"
+#include "ks_util.h"
 #if KS_HAVE_CUDA
 #include "cuda_check.h"
 #else
@@ -55,6 +56,11 @@ struct ks_stage_timer {
     cudaStream_t stream;
     int nstages;
     char names[KS_TIMER_MAX_STAGES][32];
+    int solver[KS_TIMER_MAX_STAGES]; // 1: counted in the solver share
+    int any_solver;
+    window solver_win;           // solver ms per finished frame
+    window interval_win;         // wall-clock ms between frame_begin calls
+    double last_begin_ms;        // host clock at the last frame_begin, 0 before the first
     slot slots[kSlots];
     int current;                 // slot being recorded, -1 outside a frame
     int oldest;                  // next slot to collect, in frame order
@@ -122,16 +128,34 @@ extern "C" int ks_stage_timer_stage(ks_stage_timer *t, const char *name)
     return t->nstages++;
 }
 
+extern "C" int ks_stage_timer_solver_stage(ks_stage_timer *t, const char *name)
+{
+    const int id = ks_stage_timer_stage(t, name);
+    if (id >= 0) {
+        t->solver[id] = 1;
+        t->any_solver = 1;
+    }
+    return id;
+}
+
 extern "C" int ks_stage_timer_stage_count(const ks_stage_timer *t) { return t->nstages; }
 
-static void push_sample(ks_stage_timer *t, int stage, double ms)
+static void push_window(window &w, double ms)
 {
-    window &w = t->win[stage];
     w.samples[w.next] = ms;
     w.next = (w.next + 1) % KS_TIMER_WINDOW;
     if (w.count < KS_TIMER_WINDOW) ++w.count;
     ++w.total;
     w.last = ms;
+}
+
+static void push_sample(ks_stage_timer *t, int stage, double ms) { push_window(t->win[stage], ms); }
+
+static double window_median(const window &w)
+{
+    double sorted[KS_TIMER_WINDOW];
+    std::copy(w.samples, w.samples + w.count, sorted);
+    return ks_median_sort(sorted, w.count);
 }
 
 static void retire(ks_stage_timer *t, slot &s, const double ms[KS_TIMER_MAX_STAGES])
@@ -140,10 +164,13 @@ static void retire(ks_stage_timer *t, slot &s, const double ms[KS_TIMER_MAX_STAG
     if (t->queue_len == kQueue) t->queue_head = (t->queue_head + 1) % kQueue; // drop oldest
     else ++t->queue_len;
     f.frame = s.frame;
+    double solver_ms = 0.0;
     for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
         f.ms[i] = s.used[i] ? ms[i] : -1.0;
         if (s.used[i]) push_sample(t, i, ms[i]);
+        if (s.used[i] && t->solver[i]) solver_ms += ms[i];
     }
+    if (t->any_solver) push_window(t->solver_win, solver_ms);
     s.state = 0;
 }
 
@@ -195,6 +222,9 @@ extern "C" ks_status ks_stage_timer_drain(ks_stage_timer *t)
 extern "C" ks_status ks_stage_timer_frame_begin(ks_stage_timer *t)
 {
     ks_stage_timer_collect(t);
+    const double now = host_now_ms();
+    if (t->last_begin_ms > 0.0) push_window(t->interval_win, now - t->last_begin_ms);
+    t->last_begin_ms = now;
     int idx = (int)(t->frames % kSlots);
     if (t->slots[idx].state != 0) collect_one(t, 1); // GPU a full ring behind: wait for it
     slot &s = t->slots[idx];
@@ -254,12 +284,26 @@ extern "C" void ks_stage_timer_stats(const ks_stage_timer *t, int stage, ks_stag
     out->total = w.total;
     out->last_ms = w.last;
     if (w.count == 0) return;
-    double sorted[KS_TIMER_WINDOW];
-    std::copy(w.samples, w.samples + w.count, sorted);
-    std::sort(sorted, sorted + w.count);
-    out->min_ms = sorted[0];
-    out->median_ms = (w.count % 2) ? sorted[w.count / 2]
-                                   : 0.5 * (sorted[w.count / 2 - 1] + sorted[w.count / 2]);
+    out->min_ms = *std::min_element(w.samples, w.samples + w.count);
+    out->median_ms = window_median(w);
+}
+
+extern "C" double ks_stage_share_of(double solver_ms, double interval_ms)
+{
+    if (!(interval_ms > 0.0) || !(solver_ms > 0.0)) return 0.0;
+    const double r = solver_ms / interval_ms;
+    return r > 1.0 ? 1.0 : r; // frames overlap on the GPU: a median may run a little ahead
+}
+
+extern "C" int ks_stage_timer_share(const ks_stage_timer *t, ks_stage_share *out)
+{
+    std::memset(out, 0, sizeof *out);
+    if (!t->any_solver || t->solver_win.count == 0 || t->interval_win.count == 0) return 0;
+    out->solver_ms = window_median(t->solver_win);
+    out->interval_ms = window_median(t->interval_win);
+    out->share = ks_stage_share_of(out->solver_ms, out->interval_ms);
+    out->frames = t->solver_win.count;
+    return 1;
 }
 
 extern "C" int ks_stage_timer_pop_frame(ks_stage_timer *t, long long *frame,

@@ -125,6 +125,14 @@ int ks_lvariant_next(int id);                      /* next id of the same dims (
 /* Shape rule any device must meet: a variant with a 2-part block takes no z
  * component. KS_ERR_UNSUPPORTED with a message otherwise (no device needed). */
 ks_status ks_lvariant_check_shape(int id, const int block[3]);
+/* Iterations per frame the live view runs for a requested count: for a
+ * temporally blocked variant the nearest multiple of its steps_per_launch
+ * (halves round up, at least one whole launch), so every launch is a whole
+ * time block; the request itself for the others (and for an unknown id). */
+int ks_lvariant_frame_iters(int id, int requested);
+/* Kernel launches ks_lsolver_run makes for iters iterations (exact_prev:
+ * KS_LPREV_EXACT); 0 for an unknown id or iters < 1. */
+int ks_lvariant_launches(int id, int iters, int exact_prev);
 /* Writes "a, b, c" (the names valid for dims) into buf. */
 void ks_lvariant_list(int dims, char *buf, size_t len);
 
@@ -164,6 +172,31 @@ ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int bl
  * previous field holds iterate n-1 (a temporally blocked variant ends with a
  * single step so the residual is always between consecutive iterates). */
 ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters);
+/* How ks_lsolver_run leaves the previous field. */
+typedef enum ks_lprev {
+    KS_LPREV_EXACT = 0, /* iterate n-1, so a residual may follow (ks_lsolver_iterate) */
+    KS_LPREV_ANY        /* whatever the last launch read: a temporally blocked variant
+                           runs only its own launches (no trailing single step) */
+} ks_lprev;
+/* Runs exactly iters Jacobi iterations. With KS_LPREV_ANY a temporally
+ * blocked variant runs launches of steps_per_launch steps (the last one
+ * shorter when iters is not a multiple), nothing else; the other variants run
+ * as ks_lsolver_iterate. With graphs on (ks_lsolver_use_graphs), the launches
+ * are captured once as a CUDA graph per (variant, block, iters, prev, which
+ * field is current) and replayed; the results are the same bit for bit. A
+ * run of more than 256 launches replays a graph of 256 launches as often as
+ * it fits, then one of the rest. */
+ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int iters, ks_lprev prev);
+/* Launch mode of ks_lsolver_run and ks_lsolver_iterate: 1 CUDA graphs
+ * (captured on first use, kept in a small cache), 0 direct launches (the
+ * default). Turning graphs off frees the cached ones. */
+ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on);
+/* Graphs captured and replayed since create (both 0 with graphs off). */
+typedef struct ks_lgraph_stats {
+    long long captures, replays;
+    int cached;             /* instantiated graphs held now */
+} ks_lgraph_stats;
+void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out);
 /* Enqueues the sum of squared differences between current and previous field
  * (warp-shuffle reduction) into a device accumulator. */
 ks_status ks_lsolver_residual(ks_lsolver *s);
@@ -186,7 +219,10 @@ ks_status ks_lsolver_read_slice_rgba(ks_lsolver *s, ks_axis axis, int index, ks_
  * ks_lsolver_request_readback, collect a frame or more later with
  * ks_lsolver_poll_readback (never blocks; returns 1 when new values arrived). */
 typedef struct ks_lreadback {
-    double residual_rms;    /* sqrt(sum/points) of the last ks_lsolver_residual, -1 if none */
+    double residual_rms;    /* sqrt(sum/points) of the newest ks_lsolver_residual among the
+                               requests collected (each request carries one enqueued since
+                               the request before it), -1 if none */
+    long long residual_iteration; /* the iteration of the request that carried it, -1 if none */
     float slice_min, slice_max;
     float probe_value;      /* field value at probe (NaN when no probe) */
     int probe[3];           /* the point probed, or -1s */
@@ -212,6 +248,9 @@ typedef struct ks_lhist {
 ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bins, long long iteration);
 /* 1 when a requested histogram arrived (into out), 0 otherwise; never blocks. */
 int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out);
+/* 1 while a requested histogram has not been collected by ks_lsolver_poll_histogram
+ * (a new request now would be skipped). */
+int ks_lsolver_histogram_pending(const ks_lsolver *s);
 
 /* Median milliseconds per iteration over reps timed launches of iters
  * iterations each (CUDA events, after warm-up launches); for the bench. */

@@ -13,6 +13,8 @@
 
 /* ================= solver ================= */
 
+static void ks_lgraph_free(ks_lgraph *g);
+
 static ks_status ks_lcheck_grid(const ks_grid *g)
 {
     if (!g || (g->dims != 2 && g->dims != 3))
@@ -84,6 +86,7 @@ void ks_lsolver_destroy(ks_lsolver *s)
 {
     if (!s) return;
     if (s->stream) cudaStreamSynchronize(s->stream);
+    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) ks_lgraph_free(&s->graphs[n]);
     cudaFree(s->cur);
     cudaFree(s->prev);
     cudaFree(s->d_residual);
@@ -197,36 +200,175 @@ static ks_status ks_lsolver_sweep(ks_lsolver *s, ks_llaunch_fn fn, const int blo
     return KS_OK;
 }
 
-ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters)
+/* Validates the launches of a run with dry runs (so the launches themselves
+ * skip the driver queries). */
+static ks_status ks_lsolver_validate_run(const ks_lsolver *s, ks_llaunch_fn fn, int T,
+                                         const int block[3], int iters, ks_lprev prev)
 {
-    const ks_lvariant_info *info = NULL;
-    ks_llaunch_fn fn = NULL;
-    KS_TRY(ks_llookup(s, variant, &info, &fn));
-    if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
-    if (iters == 0) return KS_OK;
-    const int T = info->steps_per_launch;
-    /* Validated once here (a dry run), so the launches skip the driver queries */
     ks_lsweep sw;
     ks_lsweep_init(s, block, &sw);
     sw.dry_run = 1;
-    if (T <= 1) {
-        KS_TRY(fn(&sw));
-        for (int n = 0; n < iters; ++n) KS_TRY(ks_lsolver_sweep(s, fn, block, 1));
-        return KS_OK;
+    if (T <= 1) return fn(&sw);
+    if (prev == KS_LPREV_ANY) {
+        sw.steps = iters < T ? iters : T;
+        return fn(&sw);
     }
-    /* Temporally blocked: launches of up to T steps, then one single step with
-     * regq so that prev holds iterate n-1. Validate both before launching. */
     sw.steps = iters - 1 < T ? iters - 1 : T;
     if (sw.steps > 0) KS_TRY(fn(&sw));
     sw.steps = 1;
-    KS_TRY(ks_llaunch_regq(&sw));
-    int rem = iters - 1;
+    return ks_llaunch_regq(&sw);
+}
+
+/* Enqueues the launches of a validated run (or records them, inside a
+ * stream capture) and swaps the fields as they go. */
+static ks_status ks_lsolver_enqueue_run(ks_lsolver *s, ks_llaunch_fn fn, int T, const int block[3],
+                                        int iters, ks_lprev prev)
+{
+    if (T <= 1) {
+        for (int n = 0; n < iters; ++n) KS_TRY(ks_lsolver_sweep(s, fn, block, 1));
+        return KS_OK;
+    }
+    /* Temporally blocked. Exact: launches of up to T steps, then one single
+     * step with regq so that prev holds iterate n-1. Any: launches only. */
+    int rem = prev == KS_LPREV_EXACT ? iters - 1 : iters;
     while (rem > 0) {
         const int st = rem < T ? rem : T;
         KS_TRY(ks_lsolver_sweep(s, fn, block, st));
         rem -= st;
     }
-    return ks_lsolver_sweep(s, ks_llaunch_regq, block, 1);
+    if (prev == KS_LPREV_EXACT) KS_TRY(ks_lsolver_sweep(s, ks_llaunch_regq, block, 1));
+    return KS_OK;
+}
+
+static ks_lgraph *ks_lgraph_find(ks_lsolver *s, int variant, const int block[3], int iters,
+                                 ks_lprev prev)
+{
+    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) {
+        ks_lgraph *g = &s->graphs[n];
+        if (g->exec && g->variant == variant && g->iters == iters && g->prev == (int)prev &&
+            g->start_cur == s->cur && memcmp(g->block, block, sizeof g->block) == 0)
+            return g;
+    }
+    return NULL;
+}
+
+static void ks_lgraph_free(ks_lgraph *g)
+{
+    if (g->exec) cudaGraphExecDestroy(g->exec);
+    memset(g, 0, sizeof *g);
+}
+
+/* Captures the run as a graph into the least recently used cache entry. The
+ * fields are left as they were: the capture only records the launches. */
+static ks_status ks_lgraph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
+                                   const int block[3], int iters, ks_lprev prev, ks_lgraph **out)
+{
+    float *cur0 = s->cur, *prev0 = s->prev;
+    KS_CUDA_TRY(cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeRelaxed));
+    ks_status st = ks_lsolver_enqueue_run(s, fn, T, block, iters, prev);
+    cudaGraph_t graph = NULL;
+    const cudaError_t e_end = cudaStreamEndCapture(s->stream, &graph);
+    float *cur1 = s->cur, *prev1 = s->prev;
+    s->cur = cur0;
+    s->prev = prev0;
+    if (st == KS_OK && e_end != cudaSuccess)
+        st = ks_fail(KS_ERR_CUDA, "capturing the frame's launches as a CUDA graph failed: %s",
+                     cudaGetErrorString(e_end));
+    cudaGraphExec_t exec = NULL;
+    if (st == KS_OK) {
+        const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+        if (e != cudaSuccess)
+            st = ks_fail(KS_ERR_CUDA, "cudaGraphInstantiate (%d launches of %s) failed: %s", iters,
+                         ks_lvariant_get(variant)->name, cudaGetErrorString(e));
+    }
+    if (graph) cudaGraphDestroy(graph);
+    if (st != KS_OK) {
+        cudaGetLastError(); /* the capture's error is reported above */
+        return st;
+    }
+    ks_lgraph *g = &s->graphs[0];
+    for (int n = 1; n < KS_LGRAPH_CACHE && g->exec; ++n)
+        if (!s->graphs[n].exec || s->graphs[n].used < g->used) g = &s->graphs[n];
+    ks_lgraph_free(g);
+    g->exec = exec;
+    g->variant = variant;
+    memcpy(g->block, block, sizeof g->block);
+    g->iters = iters;
+    g->prev = (int)prev;
+    g->start_cur = cur0;
+    g->end_cur = cur1;
+    g->end_prev = prev1;
+    ++s->graph_captures;
+    *out = g;
+    return KS_OK;
+}
+
+/* Replays the graph of this run, capturing it first when it is not cached. */
+static ks_status ks_lsolver_run_graph(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
+                                      const int block[3], int iters, ks_lprev prev)
+{
+    ks_lgraph *g = ks_lgraph_find(s, variant, block, iters, prev);
+    if (!g) {
+        KS_TRY(ks_lsolver_validate_run(s, fn, T, block, iters, prev));
+        KS_TRY(ks_lgraph_capture(s, fn, T, variant, block, iters, prev, &g));
+    } else {
+        ++s->graph_replays;
+    }
+    KS_CUDA_TRY(cudaGraphLaunch(g->exec, s->stream));
+    g->used = ++s->graph_clock;
+    s->cur = g->end_cur;
+    s->prev = g->end_prev;
+    return KS_OK;
+}
+
+ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int iters, ks_lprev prev)
+{
+    const ks_lvariant_info *info = NULL;
+    ks_llaunch_fn fn = NULL;
+    KS_TRY(ks_llookup(s, variant, &info, &fn));
+    if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
+    if (prev != KS_LPREV_EXACT && prev != KS_LPREV_ANY)
+        return ks_fail(KS_ERR_INVALID, "unknown previous-field mode %d", (int)prev);
+    if (iters == 0) return KS_OK;
+    const int T = info->steps_per_launch;
+    if (!s->use_graphs) {
+        KS_TRY(ks_lsolver_validate_run(s, fn, T, block, iters, prev));
+        return ks_lsolver_enqueue_run(s, fn, T, block, iters, prev);
+    }
+    /* Long runs replay one graph of KS_LGRAPH_CHUNK whole launches (an even
+     * count, so the same graph fits every time) and then the rest, which
+     * carries the previous-field mode. The launches are the same, in the same
+     * order, as one long run, since a chunk is a whole number of time blocks. */
+    const int chunk = KS_LGRAPH_CHUNK * T;
+    int rest = iters;
+    if (iters > chunk) {
+        const int whole = (iters - 1) / chunk;
+        for (int n = 0; n < whole; ++n)
+            KS_TRY(ks_lsolver_run_graph(s, fn, T, variant, block, chunk, KS_LPREV_ANY));
+        rest = iters - whole * chunk;
+    }
+    return ks_lsolver_run_graph(s, fn, T, variant, block, rest, prev);
+}
+
+ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters)
+{
+    return ks_lsolver_run(s, variant, block, iters, KS_LPREV_EXACT);
+}
+
+ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
+{
+    if (!on)
+        for (int n = 0; n < KS_LGRAPH_CACHE; ++n) ks_lgraph_free(&s->graphs[n]);
+    s->use_graphs = on != 0;
+    return KS_OK;
+}
+
+void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->captures = s->graph_captures;
+    out->replays = s->graph_replays;
+    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) out->cached += s->graphs[n].exec != NULL;
 }
 
 /* ---- residual: sum of (cur - prev)^2 ---- */
@@ -305,6 +447,8 @@ ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bi
     s->hist_pending = 1;
     return KS_OK;
 }
+
+int ks_lsolver_histogram_pending(const ks_lsolver *s) { return s->hist_pending; }
 
 int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
 {

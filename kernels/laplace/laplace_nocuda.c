@@ -31,6 +31,21 @@ ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int
     (void)variant, (void)block, (void)iters;
     KS_LNO;
 }
+ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int iters, ks_lprev prev)
+{
+    (void)variant, (void)block, (void)iters, (void)prev;
+    KS_LNO;
+}
+ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
+{
+    (void)on;
+    KS_LNO;
+}
+void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out)
+{
+    (void)s;
+    *out = (ks_lgraph_stats){0};
+}
 ks_status ks_lsolver_residual(ks_lsolver *s) { KS_LNO; }
 ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map, float lo, float hi,
                                   void *dst_rgba)
@@ -65,6 +80,11 @@ ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bi
 {
     (void)lo, (void)hi, (void)bins, (void)iteration;
     KS_LNO;
+}
+int ks_lsolver_histogram_pending(const ks_lsolver *s)
+{
+    (void)s;
+    return 0;
 }
 int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
 {

@@ -225,6 +225,7 @@ ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, co
     slot->pending = 1;
     slot->seq = s->next_seq++;
     slot->had_residual = s->have_residual;
+    s->have_residual = 0; /* reported once: a later request without a new residual says none */
     slot->has_probe = has_probe;
     for (int d = 0; d < 3; ++d) slot->probe[d] = has_probe ? probe[d] : -1;
     slot->iteration = iteration;
@@ -233,8 +234,11 @@ ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, co
 
 int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
 {
-    /* the newest finished request wins; older pending ones are dropped */
-    int best = -1;
+    /* the newest finished request wins; older pending ones are dropped, but
+     * the newest residual among the finished ones is kept (a residual is not
+     * computed every frame, so the request that carries it is often not the
+     * newest by the time the host looks) */
+    int best = -1, with_residual = -1;
     for (int n = 0; n < KS_LREADBACK_SLOTS; ++n) {
         ks_lreadback_slot *slot = &s->slots[n];
         if (!slot->pending) continue;
@@ -246,13 +250,17 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
             continue;
         }
         if (best < 0 || slot->seq > s->slots[best].seq) best = n;
+        if (slot->had_residual && (with_residual < 0 || slot->seq > s->slots[with_residual].seq))
+            with_residual = n;
     }
     if (best < 0) return 0;
     const ks_lreadback_slot *b = &s->slots[best];
+    const ks_lreadback_slot *r = with_residual >= 0 ? &s->slots[with_residual] : NULL;
+    out->residual_rms = r ? sqrt(r->host->residual_sum / (double)s->points) : -1.0;
+    out->residual_iteration = r ? r->iteration : -1;
     for (int n = 0; n < KS_LREADBACK_SLOTS; ++n)
         if (s->slots[n].pending && s->slots[n].seq <= b->seq) s->slots[n].pending = 0;
     const ks_lreadback_raw *h = b->host;
-    out->residual_rms = b->had_residual ? sqrt(h->residual_sum / (double)s->points) : -1.0;
     out->slice_min = ks_float_from_order_key(h->minmax[0]);
     out->slice_max = ks_float_from_order_key(h->minmax[1]);
     out->probe_value = b->has_probe ? h->probe : NAN;

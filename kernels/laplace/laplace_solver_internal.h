@@ -26,6 +26,21 @@ typedef struct ks_lreadback_slot {
     long long iteration;
 } ks_lreadback_slot;
 
+/* One captured frame of launches (ks_lsolver_run with graphs on). The key
+ * is everything the captured launches depend on; the fields' addresses are
+ * baked in, so which field is current at the start is part of it. */
+enum {
+    KS_LGRAPH_CACHE = 6,  /* an odd launch count alternates two parities, x exact/any, + a chunk */
+    KS_LGRAPH_CHUNK = 256 /* launches in one graph at most (even); longer runs replay it */
+};
+typedef struct ks_lgraph {
+    cudaGraphExec_t exec;   /* NULL: free */
+    int variant, block[3], iters, prev;
+    const float *start_cur;
+    float *end_cur, *end_prev; /* the fields after a replay */
+    long long used;         /* last use (eviction: least recently used) */
+} ks_lgraph;
+
 struct ks_lsolver {
     ks_grid g;
     size_t points, bytes;
@@ -35,7 +50,7 @@ struct ks_lsolver {
     float *cur, *prev;      /* cur = newest iterate, prev = the one before */
     double *d_residual;     /* residual accumulator (sum of squares) */
     unsigned *d_minmax;     /* encoded slice min, max */
-    int have_residual;      /* a residual was enqueued at least once */
+    int have_residual;      /* a residual was enqueued since the last readback request */
     ks_lreadback_slot slots[KS_LREADBACK_SLOTS];
     long long next_seq;
     cudaEvent_t t0, t1;     /* timing pair */
@@ -45,6 +60,10 @@ struct ks_lsolver {
     cudaEvent_t hist_done;
     int hist_pending;
     ks_lhist hist_req;      /* bins, range and iteration of the request in flight */
+    int use_graphs;         /* ks_lsolver_use_graphs */
+    ks_lgraph graphs[KS_LGRAPH_CACHE];
+    long long graph_clock;
+    long long graph_captures, graph_replays;
 };
 
 #endif

@@ -56,3 +56,22 @@ ks_status ks_lvariant_check_shape(int id, const int block[3])
                        info->name, block[0], block[1], block[2]);
     return KS_OK;
 }
+
+int ks_lvariant_frame_iters(int id, int requested)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(id);
+    if (!info || info->steps_per_launch <= 1 || requested < 1) return requested;
+    const int t = info->steps_per_launch;
+    const int blocks = (requested + t / 2) / t; /* nearest, halves up */
+    return (blocks < 1 ? 1 : blocks) * t;
+}
+
+int ks_lvariant_launches(int id, int iters, int exact_prev)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(id);
+    if (!info || iters < 1) return 0;
+    const int t = info->steps_per_launch;
+    if (t <= 1) return iters;
+    if (!exact_prev) return (iters + t - 1) / t;
+    return (iters - 1 + t - 1) / t + 1; /* then one single step */
+}
