@@ -1,5 +1,9 @@
 # video/: the H.264 stream encoder and the recorder (libx264 on the CPU), and
 # --record end to end, checked with ffprobe (skipped when it is not installed).
+# A build without FFmpeg's libraries has no video to test.
+if(NOT KS_HAVE_VIDEO)
+  return()
+endif()
 ks_add_test(NAME test_video LABEL cpu SOURCES test_video.c TIMEOUT 120)
 ks_add_test(NAME test_video_cli LABEL cpu SOURCES test_video_cli.c TIMEOUT 300)
 target_link_libraries(test_video_cli PRIVATE ks_test_util)
