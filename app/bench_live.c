@@ -20,7 +20,8 @@
 #include "signals.h"
 
 enum {
-    KS_LIVE_WARMUP = 8,      /* frames run before the timed ones (first launches, caches, the ring of timer events) */
+    KS_LIVE_WARMUP = 48,     /* frames run before the timed ones (first launches, caches, the ring of timer
+                                events, and --iters auto's sizing: it settles after 4 + 40 frames) */
     KS_LIVE_MAX_ROWS = 512,
 };
 

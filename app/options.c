@@ -252,6 +252,13 @@ static ks_status set_count(const char *name, const char *v, long long lo, long l
 }
 static ks_status set_iters(ks_options *o, const char *name, const char *v)
 {
+    o->laplace.iters_auto = v && strcmp(v, "auto") == 0;
+    if (o->laplace.iters_auto) {
+        o->laplace.iters = 0; /* the finish picks the starting count */
+        o->laplace.iters_set = 1;
+        return KS_OK;
+    }
+    o->laplace.iters_set = 1;
     return set_count(name, v, 1, KS_MAX_ITERS, &o->laplace.iters);
 }
 static ks_status set_residual_every(ks_options *o, const char *name, const char *v)

@@ -59,8 +59,12 @@ typedef struct ks_laplace_opts {
     int grids[KS_MAX_LIST][3];   /* nx, ny, nz (nz = 1 in 2D); resolved by the finish */
     int grid_parts[KS_MAX_LIST]; /* components given: 1 (N), 2 or 3 */
     ks_bc bc;                    /* default hot-top */
-    int iters;                   /* Jacobi iterations per frame; default 20 (CPU backend: 2);
-                                    tblock runs the nearest multiple of its time block */
+    int iters;                   /* Jacobi iterations per frame; default: automatic on the CUDA
+                                    backend (starting at 20), 2 on the CPU backend; tblock runs
+                                    the nearest multiple of its time block */
+    int iters_set;               /* --iters given (a count or auto) */
+    int iters_auto;              /* --iters auto (the CUDA default): sized so the solver fills
+                                    at least 95 % of a frame (app/iters_auto.h) */
     int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
     int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
 } ks_laplace_opts;

@@ -172,6 +172,8 @@ void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda)
         lp->grid_parts[0] = 1;
         lp->grid_count = 1;
     }
+    /* no --iters: automatic on the CUDA backend, 2 a frame on the (slow) CPU one */
+    if (!lp->iters_set) lp->iters_auto = use_cuda;
     if (!lp->iters) lp->iters = use_cuda ? 20 : 2;
 }
 

@@ -107,6 +107,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->bc = opt->laplace.bc;
     s->use_cuda = env->use_cuda;
     s->iters = opt->laplace.iters;
+    ks_iters_auto_init(&s->iters_auto, opt->laplace.iters_auto);
     s->use_graph = s->use_cuda && !opt->laplace.no_graph;
     ks_cadence_init(&s->res_cad, opt->laplace.residual_every);
     ks_cadence_init(&s->hist_cad, 0);
@@ -225,6 +226,24 @@ static void tune_cadences(ks_laplace_scene *s)
     if (task.samples > 0) ks_cadence_tune(&s->hist_cad, task.median_ms, jacobi.median_ms);
 }
 
+/* --iters auto: a stepping frame may resize the count from the medians (the
+ * solver's time per frame at the count that runs, the frame interval); a
+ * frame that does not step (paused, single steps) makes it wait for fresh ones. */
+static void tune_iters(ks_laplace_scene *s, const ks_frame_ctx *ctx)
+{
+    if (!s->iters_auto.on) return;
+    if (!ctx->step || ctx->single) {
+        ks_iters_auto_restart(&s->iters_auto);
+        return;
+    }
+    ks_stage_share share;
+    if (!ks_stage_timer_share(s->timer, &share)) return;
+    const int g = s->use_cuda ? ks_lvariant_get(s->variant)->steps_per_launch : 1;
+    int iters = scene_frame_iters(s);
+    if (ks_iters_auto_step(&s->iters_auto, &iters, share.solver_ms, share.interval_ms, g, 1000000))
+        s->iters = iters;
+}
+
 /* A stepping frame computes the residual on its cadence; a single step (N)
  * always does, since the user is looking at that very iteration, and so does
  * the last frame of a --frames run, for the summary line. */
@@ -326,6 +345,7 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
                        ks_cellmap_probe(&s->view.y, ctx->probe_b), s->probe);
     }
     tune_cadences(s);
+    tune_iters(s, ctx);
     const int iters = ctx->single ? 1 : ctx->step ? scene_frame_iters(s) : 0;
     if (s->use_cuda) KS_TRY(compute_cuda(s, ctx, iters));
     else KS_TRY(compute_cpu(s, ctx, iters));
@@ -440,6 +460,7 @@ static ks_status cycle_block(ks_laplace_scene *s, int dir)
     if (st != KS_OK) return st; /* the device refuses it: keep the old block */
     memcpy(s->block, list[next], sizeof s->block);
     refresh_attrs(s);
+    ks_iters_auto_restart(&s->iters_auto); /* another cost per iteration */
     return KS_OK;
 }
 
@@ -453,6 +474,7 @@ static ks_status next_kernel(ks_laplace_scene *s)
     s->variant = next;
     memcpy(s->block, block, sizeof block);
     refresh_attrs(s);
+    ks_iters_auto_restart(&s->iters_auto);
     return KS_OK;
 }
 
@@ -483,15 +505,20 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     /* from what runs (tblock: whole time blocks, so the result rounds to
      * whole blocks again) */
     case KS_KEY_PLUS: {
+        s->iters_auto.on = 0; /* a count asked for: fixed from now on (I: automatic again) */
         const int now = scene_frame_iters(s);
         s->iters = now >= 500000 ? 1000000 : now * 2;
         return KS_OK;
     }
     case KS_KEY_MINUS: {
+        s->iters_auto.on = 0;
         const int now = scene_frame_iters(s);
         s->iters = now > 1 ? now / 2 : 1;
         return KS_OK;
     }
+    case 'I':
+        ks_iters_auto_init(&s->iters_auto, 1);
+        return KS_OK;
     case 'X': set_axis(s, KS_AXIS_X); return KS_OK;
     case 'Y': set_axis(s, KS_AXIS_Y); return KS_OK;
     case 'Z': set_axis(s, KS_AXIS_Z); return KS_OK;
@@ -563,6 +590,7 @@ const ks_scene_api ks_scene_laplace = {
             "  Tab        next kernel variant\n"
             "  [ / ]      smaller / larger thread block\n"
             "  + / -      double / halve iterations per frame (tblock: whole time blocks)\n"
+            "  I          iterations per frame: automatic again (solver >= 95 % of a frame)\n"
             "  X Y Z      slice axis (3D)\n"
             "  arrows     slice index -1 / +1 (3D)\n"
             "  PgUp/PgDn  slice index +10% / -10% (3D)\n"

@@ -3,6 +3,7 @@
 #ifndef KS_SCENE_LAPLACE_INTERNAL_H
 #define KS_SCENE_LAPLACE_INTERNAL_H
 
+#include "iters_auto.h"
 #include <stddef.h>
 
 #include "cadence.h"
@@ -19,7 +20,8 @@ typedef struct ks_laplace_scene {
     float *u, *u_prev;       /* CPU backend: current and previous iterate */
     int variant;
     int block[3];
-    int iters;               /* per frame, as asked (--iters, + / -) */
+    int iters;               /* per frame, as asked (--iters, + / -) or sized (auto) */
+    ks_iters_auto iters_auto; /* --iters auto: the count sized for the solver's share */
     long long total_iters;
     int last_iters;          /* iterations run in the last frame that stepped */
     ks_axis axis;

@@ -83,10 +83,11 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     const int tsteps = ks_lvariant_get(s->variant)->steps_per_launch;
     const int blocked = s->use_cuda && tsteps > 1;
     ks_vcontrol *c = ks_view_control(v, "iterations/frame", KS_KEY_MINUS, KS_KEY_PLUS);
+    const char *sized = s->iters_auto.on ? ", auto" : "";
     if (c && blocked)
-        snprintf(c->value, sizeof c->value, "%d (whole time blocks of %d)", frame_iters, tsteps);
+        snprintf(c->value, sizeof c->value, "%d (whole time blocks of %d%s)", frame_iters, tsteps, sized);
     else if (c)
-        snprintf(c->value, sizeof c->value, "%d", frame_iters);
+        snprintf(c->value, sizeof c->value, "%d%s", frame_iters, s->iters_auto.on ? " (auto)" : "");
     if (s->grid.dims == 3) {
         c = ks_view_control(v, "slice axis", 0, 0);
         if (c) {
@@ -125,6 +126,8 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", frame_iters, "", KS_VFMT_INT);
+    ks_view_text(v, KS_VGROUP_SCENE, "iterations sized",
+                 s->iters_auto.on ? "auto: solver >= 95 %% of a frame (I)" : "fixed (--iters, + / -; I: auto)");
     if (blocked)
         ks_view_text(v, KS_VGROUP_SCENE, "time blocks", "whole, %d iterations each (asked %d/frame)", tsteps,
                      s->iters);

@@ -1,0 +1,38 @@
+/* Automatic iterations per frame (--iters auto, the CUDA default): the count
+ * that makes the solver at least KS_ITERS_AUTO_SHARE of a frame, so the live
+ * view runs the kernel back to back instead of waiting on drawing and
+ * presenting. Sized from measured medians (the solver's time per frame, the
+ * wall-clock frame interval), within a frame time of KS_ITERS_AUTO_MIN_MS ..
+ * KS_ITERS_AUTO_MAX_MS (the view stays interactive). Plain C, no device. */
+#ifndef KS_ITERS_AUTO_H
+#define KS_ITERS_AUTO_H
+
+#define KS_ITERS_AUTO_SHARE 0.95
+#define KS_ITERS_AUTO_MIN_MS 8.0   /* solver time a frame at least (tiny grids) */
+#define KS_ITERS_AUTO_MAX_MS 100.0 /* ... and at most: 10 frames a second */
+enum {
+    KS_ITERS_AUTO_FIRST = 4,  /* frames at the starting count before the first sizing */
+    KS_ITERS_AUTO_SETTLE = 40 /* frames at a new count before the next: the 64-frame medians are then its own */
+};
+
+typedef struct ks_iters_auto {
+    int on;        /* 0: the count is fixed (--iters K, + / -) */
+    int frames_at; /* stepping frames run at the current count */
+    int settle;    /* frames_at needed before the next sizing */
+} ks_iters_auto;
+
+void ks_iters_auto_init(ks_iters_auto *a, int on);
+/* After anything that changes the per-iteration cost or stops the solver
+ * (variant, block, pause): wait for fresh medians before sizing again. */
+void ks_iters_auto_restart(ks_iters_auto *a);
+/* The count for the share: solver_ms is the median solver time of a frame of
+ * `iters` iterations, interval_ms the median frame interval; rounded to a
+ * multiple of granularity (tblock: its time block), 1..max_iters. Returns
+ * iters when a median is unknown (<= 0). */
+int ks_iters_auto_target(int iters, double solver_ms, double interval_ms, int granularity, int max_iters);
+/* Once per stepping frame, before it runs: 1 and *iters changed when the
+ * medians say the count is more than 20 % off its target. */
+int ks_iters_auto_step(ks_iters_auto *a, int *iters, double solver_ms, double interval_ms, int granularity,
+                       int max_iters);
+
+#endif
