@@ -31,6 +31,8 @@ struct ks_live {
     ks_copy_ring *copy;        /* copy: device + pinned host ring */
     void *host_picture;        /* CPU backend: the scene draws here, then it is uploaded */
     char path_name[48];        /* for the overlay, e.g. "pbo ring x2" */
+    int slot_w[KS_RENDERER_RING], slot_h[KS_RENDERER_RING]; /* picture size in each ring slot */
+    int lagged;                /* this frame shows the previous frame's picture (pipelined) */
     ks_stage_timer *timer;
     int stage_frame, stage_map, stage_unmap;
     int paused, single, overlay, help, roofline;
@@ -307,6 +309,9 @@ static void view_frame(ks_live *l, ks_view *v)
     ks_view_text(v, KS_VGROUP_FRAME, "device", "%s", env->use_cuda ? env->device->name : "host CPU");
     ks_view_text(v, KS_VGROUP_FRAME, "backend", "%s", env->use_cuda ? "cuda" : "cpu");
     ks_view_text(v, KS_VGROUP_FRAME, "display path", "%s", l->path_name);
+    if (l->path != KS_INTEROP_AUTO)
+        ks_view_text(v, KS_VGROUP_FRAME, "display", "%s",
+                     l->lagged ? "one frame behind the solver (pipelined)" : "this frame's picture");
     ks_view_num(v, KS_VGROUP_FRAME, "fps", l->fps, "", KS_VFMT_F1);
     ks_view_num(v, KS_VGROUP_FRAME, "frame", (double)l->frame, "", KS_VFMT_INT);
     ks_view_text(v, KS_VGROUP_FRAME, "version", "kernelscope %s", KS_VERSION);
@@ -392,6 +397,17 @@ static ks_status unmap_picture(ks_live *l, int slot, int w, int h)
  * another slot) runs while the solver does. GL takes the picture only once
  * CUDA has finished writing it: pbo by the unmap's ordering, copy by the slot's
  * event. */
+/* Whether this frame must show its own picture rather than the previous
+ * one: the first frame, a frame that is saved (its picture is read back from
+ * GL), and the last frame of a --frames run. */
+static int show_own_picture(const ks_live *l)
+{
+    const ks_options *opt = l->env->opt;
+    if (l->frame == 0 || l->save_key_format) return 1;
+    if (opt->save_every && (l->frame + 1) % opt->save_every == 0) return 1;
+    return opt->frames && l->frame + 1 >= opt->frames;
+}
+
 static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
 {
     void *rgba = NULL;
@@ -404,10 +420,22 @@ static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
     ks_status st_unmap = unmap_picture(l, slot, w, h);
     if (st != KS_OK) return st;
     if (st_unmap != KS_OK) return st_unmap;
-    if (l->path == KS_INTEROP_PBO) return ks_renderer_set_image_slot(l->renderer, slot, w, h);
+    l->slot_w[slot] = w;
+    l->slot_h[slot] = h;
+    /* Pipelined: GL shows the previous frame's slot, which CUDA finished long
+     * ago, so neither side waits for the other: the GPU runs this frame's
+     * solver while the host uploads, draws the panels and presents. One frame
+     * of display lag, except on the frames that must show their own. */
+    l->lagged = l->path != KS_INTEROP_AUTO && !show_own_picture(l);
+    const int shown = l->lagged ? (int)((l->frame - 1) % KS_RENDERER_RING) : slot;
+    if (l->lagged) {
+        w = l->slot_w[shown];
+        h = l->slot_h[shown];
+    }
+    if (l->path == KS_INTEROP_PBO) return ks_renderer_set_image_slot(l->renderer, shown, w, h);
     if (l->path == KS_INTEROP_COPY) {
         const void *host = NULL;
-        KS_TRY(ks_copy_ring_host(l->copy, slot, &host));
+        KS_TRY(ks_copy_ring_host(l->copy, shown, &host));
         return ks_renderer_upload(l->renderer, host, w, h);
     }
     return KS_OK; /* CPU: uploaded at unmap */
@@ -515,7 +543,9 @@ static ks_status run_frame(ks_live *l, int *quit)
     ++l->frame;
     if (opt->save_every && l->frame % opt->save_every == 0)
         KS_TRY(save_picture(l, opt->format, l->overlay ? KS_SAVE_SCREEN : KS_SAVE_PICTURE, ""));
-    if (l->save_key_format) {
+    /* a save asked for by a panel button after a pipelined frame was drawn
+     * waits one frame, for a frame that shows its own picture */
+    if (l->save_key_format && !l->lagged) {
         ks_status st = save_picture(l, (ks_image_format)l->save_key_format,
                                     l->overlay ? KS_SAVE_SCREEN : KS_SAVE_PICTURE, "_screen");
         if (st != KS_OK) show_message(l, ks_error_message());
