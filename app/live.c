@@ -13,6 +13,7 @@
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/ui.h"
+#include "live_serve.h"
 #include "run_outputs.h"
 #include "signals.h"
 
@@ -39,6 +40,9 @@ struct ks_live {
     ks_timings_csv csv;        /* with --save-every */
     ks_progress progress;
     long long saved_frames;    /* pictures written by --save-every and the keys */
+    ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
+    int web_input;             /* this frame took input from a page: publish the state now */
+    int web_probe, web_a, web_b; /* the page's pointer over the picture (pixel, b = 0 bottom row) */
 };
 
 static void show_message(ks_live *l, const char *text)
@@ -92,6 +96,7 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
     l->stage_frame = ks_stage_timer_stage(l->timer, "frame");
     l->stage_map = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop map" : "buffer map");
     l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "buffer unmap");
+    if (env->opt->serve) KS_TRY(ks_live_serve_create(env->opt, &l->serve));
     return KS_OK;
 }
 
@@ -99,6 +104,7 @@ void ks_live_destroy(ks_live *l)
 {
     if (!l) return;
     if (l->scene) l->api->destroy(l->scene);
+    ks_live_serve_destroy(l->serve); /* before the GL context goes */
     ks_stage_timer_destroy(l->timer);
     ks_interop_unregister(l->interop);
     ks_ui_destroy(l->ui);
@@ -229,6 +235,22 @@ static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
     return ks_renderer_set_image(l->renderer, w, h);
 }
 
+/* What a page sent: keys go the way of the window's; the pointer probes the picture. Returns 1 to quit. */
+static int web_input(ks_live *l, const ks_input_event *in)
+{
+    l->web_input = 1;
+    if (in->type == KS_INPUT_KEY) {
+        const ks_key_event ev = {in->key, in->shift};
+        return handle_key(l, &ev);
+    }
+    if (in->type == KS_INPUT_MOUSE) {
+        l->web_probe = in->inside;
+        l->web_a = (int)in->x;
+        l->web_b = (int)in->y;
+    }
+    return 0; /* wheel and drag move the page's own view of the picture */
+}
+
 static ks_status run_frame(ks_live *l, int *quit)
 {
     const ks_options *opt = l->env->opt;
@@ -236,6 +258,9 @@ static ks_status run_frame(ks_live *l, int *quit)
     ks_key_event ev;
     while (ks_window_next_key(l->win, &ev))
         if (handle_key(l, &ev)) *quit = 1;
+    ks_input_event web;
+    while (ks_live_serve_next_input(l->serve, &web))
+        if (web_input(l, &web)) *quit = 1;
     if (ks_window_should_close(l->win)) *quit = 1;
     if (ks_signals_stop_requested()) *quit = 1; /* Ctrl-C / SIGTERM between frames */
     if (*quit) return KS_OK;
@@ -248,6 +273,14 @@ static ks_status run_frame(ks_live *l, int *quit)
     double cx, cy;
     if (!l->mouse_captured && ks_window_cursor(l->win, &cx, &cy))
         ctx.probe_valid = ks_renderer_pick(l->renderer, cx, cy, &ctx.probe_a, &ctx.probe_b);
+    int pic_w = 0, pic_h = 0;
+    ks_renderer_image_texture(l->renderer, &pic_w, &pic_h);
+    if (!ctx.probe_valid && l->web_probe && l->web_a >= 0 && l->web_b >= 0 && l->web_a < pic_w &&
+        l->web_b < pic_h) { /* a page's numbers are checked like any input */
+        ctx.probe_valid = 1;
+        ctx.probe_a = l->web_a;
+        ctx.probe_b = l->web_b;
+    }
     l->single = 0;
 
     KS_TRY(ks_stage_timer_frame_begin(l->timer));
@@ -273,6 +306,8 @@ static ks_status run_frame(ks_live *l, int *quit)
     l->mouse_captured = act.mouse_captured;
     for (int i = 0; i < act.nkeys; ++i)
         if (handle_key(l, &act.keys[i])) *quit = 1;
+    KS_TRY(ks_live_serve_frame(l->serve, l->renderer, &l->view, l->web_input));
+    l->web_input = 0;
 
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;

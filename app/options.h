@@ -108,6 +108,10 @@ typedef struct ks_options {
     int range_set;
     float range_lo, range_hi;
     int no_overlay;
+    int serve;            /* --serve given */
+    char serve_addr[64];  /* --serve ADDR (default 127.0.0.1) */
+    int serve_port;       /* --serve PORT (0: a free one) */
+    const char *token;    /* --token, or NULL (generated when the address is not loopback) */
     const char *dump_field; /* .npy path or NULL */
     unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;

@@ -150,6 +150,13 @@ void ks_renderer_destroy(ks_renderer *r)
 
 unsigned int ks_renderer_pbo(const ks_renderer *r) { return r ? r->pbo : 0; }
 
+unsigned int ks_renderer_image_texture(const ks_renderer *r, int *w, int *h)
+{
+    *w = r ? r->img_w : 0;
+    *h = r ? r->img_h : 0;
+    return r ? r->image_tex : 0;
+}
+
 ks_status ks_renderer_map_pbo(ks_renderer *r, void **ptr)
 {
     if (r == NULL || ptr == NULL) return ks_fail(KS_ERR_INVALID, "renderer: map_pbo without renderer");

@@ -4,7 +4,8 @@
 # the CPU backend alone is built (CMake finds no CUDA compiler and says so).
 set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config libglfw3-dev libglew-dev libegl-dev libgl-dev libstb-dev
-      libimgui-dev fonts-dejavu-core libcmocka-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3)
+      libimgui-dev fonts-dejavu-core libcmocka-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3
+      libwebsockets-dev libturbojpeg0-dev curl chromium ffmpeg)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
