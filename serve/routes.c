@@ -246,10 +246,21 @@ static int key_answer(struct lws *wsi, ks_conn *c, unsigned status)
                                                     : "input queue full, try again\n");
 }
 
+/* Bytes of the request head lws parsed into known headers. */
+static int head_bytes(struct lws *wsi)
+{
+    int n = 0;
+    for (int t = 0; t < WSI_TOKEN_COUNT; ++t) n += lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
+    return n;
+}
+
 static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *path)
 {
     const int get = is_method(wsi, WSI_TOKEN_GET_URI), post = is_method(wsi, WSI_TOKEN_POST_URI);
     c->kind = KS_CONN_HTTP;
+    if (strlen(path) + (size_t)lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > KS_SERVE_URI_MAX)
+        return respond_text(wsi, c, 414, "URI too long\n");
+    if (head_bytes(wsi) > KS_SERVE_HEAD_MAX) return respond_text(wsi, c, 431, "request header fields too large\n");
     if (!get && !post) return respond_text(wsi, c, 405, "method not allowed\n");
     if (!token_ok(s, wsi)) return respond_text(wsi, c, 403, "forbidden: open the URL with ?token= as printed\n");
     if (post) {

@@ -51,7 +51,8 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     memset(&ci, 0, sizeof ci);
     ci.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     ci.port = CONTEXT_PORT_NO_LISTEN_SERVER;
-    ci.max_http_header_data = 4096; /* a longer request head is refused */
+    /* lws drops a request head longer than this without an answer; routes.c answers 414 / 431 below it */
+    ci.max_http_header_data2 = 65536;
     ci.timeout_secs = 10;
     ci.user = s;
     s->ctx = lws_create_context(&ci);

@@ -16,6 +16,8 @@ enum {
     KS_SERVE_CHUNK = 64 * 1024,   /* bytes written per writable callback */
     KS_SERVE_WS_MSG_MAX = 1024,   /* largest input message a page may send */
     KS_SERVE_BODY_MAX = 1024,     /* largest POST body */
+    KS_SERVE_URI_MAX = 2048,      /* longer path + query: 414 */
+    KS_SERVE_HEAD_MAX = 8192,     /* longer request head (known headers): 431 */
     KS_SERVE_FRAME_HEADER = 12,   /* binary ws message: kind, flags, 2 spare, u32 width, u32 height (LE) */
 };
 
