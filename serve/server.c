@@ -4,9 +4,12 @@
  * with lws_cancel_service (the one lws call that is safe from any thread). */
 #include "server_internal.h"
 
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 static void *service_main(void *arg)
 {
@@ -22,6 +25,34 @@ static void wake_service(void *user)
     lws_cancel_service(s->ctx);
 }
 
+/* Binds addr:port once with a plain socket and lets it go: lws would take an
+ * address that is not on this machine for "any interface", and we want the
+ * user's address or an error. */
+static ks_status check_bind(const char *addr, int port)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    if (getaddrinfo(addr, port_text, &hints, &res) != 0 || !res)
+        return ks_fail(KS_ERR_INVALID, "--serve: '%s' is not an address of this machine", addr);
+    int ok = 0;
+    for (struct addrinfo *a = res; a && !ok; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd < 0) continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        ok = bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+        close(fd);
+    }
+    freeaddrinfo(res);
+    if (!ok) return ks_fail(KS_ERR_INVALID, "--serve: cannot listen on %s port %d (address not here, or port in use)", addr, port);
+    return KS_OK;
+}
+
 ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
 {
     *out = NULL;
@@ -34,7 +65,7 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     snprintf(s->addr, sizeof s->addr, "%s", d->addr && *d->addr ? d->addr : "127.0.0.1");
     if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
     ks_frame_encoder *video = d->video, *jpeg = NULL;
-    if ((st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||
+    if ((st = check_bind(s->addr, d->port)) != KS_OK || (st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||
         (st = ks_frame_encoder_jpeg_create(d->jpeg_quality, &jpeg)) != KS_OK) {
         ks_frame_encoder_destroy(video);
         ks_server_destroy(s);
@@ -46,10 +77,11 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
         return st;
     }
 
-    lws_set_log_level(0, NULL); /* errors come back to us as one line each */
+    lws_set_log_level(getenv("KS_LWS_LOG") ? atoi(getenv("KS_LWS_LOG")) : 0, NULL); /* errors come back to us as one line each */
     struct lws_context_creation_info ci;
     memset(&ci, 0, sizeof ci);
     ci.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+    if (!strchr(s->addr, ':')) ci.options |= LWS_SERVER_OPTION_DISABLE_IPV6; /* see the vhost below */
     ci.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     /* lws drops a request head longer than this without an answer; routes.c answers 414 / 431 below it */
     ci.max_http_header_data2 = 65536;
@@ -68,6 +100,9 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     vi.protocols = ks_serve_protocols;
     vi.user = s;
     vi.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    /* an IPv4 address on an IPv6 socket is not found and lws would listen on every
+     * address: IPv4 addresses get an IPv4 socket (the tests check the bound address) */
+    if (!strchr(s->addr, ':')) vi.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     vi.keepalive_timeout = 5;
     vi.timeout_secs = 10;
     s->vhost = lws_create_vhost(s->ctx, &vi);
