@@ -77,7 +77,7 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
         return st;
     }
 
-    lws_set_log_level(getenv("KS_LWS_LOG") ? atoi(getenv("KS_LWS_LOG")) : 0, NULL); /* errors come back to us as one line each */
+    lws_set_log_level(0, NULL); /* errors come back to us as one line each */
     struct lws_context_creation_info ci;
     memset(&ci, 0, sizeof ci);
     ci.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
