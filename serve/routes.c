@@ -290,6 +290,7 @@ static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *p
             lws_finalize_write_http_header(wsi, start, &p, end))
             return -1;
         stream_add(s, c, wsi, KS_CONN_MJPEG, KS_FRAME_JPEG);
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0); /* a stream has no end to wait for */
         if (stream_has_news(s, c)) lws_callback_on_writable(wsi);
         return 0;
     }
