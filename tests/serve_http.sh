@@ -7,6 +7,8 @@
 set -u
 bin=$1
 command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
+# sanitizer builds: a bounded quarantine, so that freed blocks do not read as growth in VmRSS
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ks_serve.XXXXXX")
 pids=()
 cleanup() {
