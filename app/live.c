@@ -14,6 +14,7 @@
 #include "render/renderer.h"
 #include "render/ui.h"
 #include "live_record.h"
+#include "live_serve.h"
 #include "run_outputs.h"
 #include "signals.h"
 
@@ -58,6 +59,9 @@ struct ks_live {
     float view_area[4];        /* the viewport's area in the frame (x, y, w, h; bottom-left) */
     ks_live_rec rec;           /* --record and the E key */
     int rec_toggle;            /* E pressed: start / stop once the frame is composed */
+    ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
+    int web_input;             /* this frame took input from a page: publish the state now */
+    int web_probe, web_a, web_b; /* the page's pointer over the picture (pixel, b = 0 bottom row) */
 };
 
 static void show_message(ks_live *l, const char *text)
@@ -173,6 +177,7 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
      * host); the CPU backend has nothing to map, only the upload */
     l->stage_map = env->use_cuda ? ks_stage_timer_stage(l->timer, "interop map") : -1;
     l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "host upload");
+    if (env->opt->serve) KS_TRY(ks_live_serve_create(env->opt, &l->serve));
     return KS_OK;
 }
 
@@ -180,6 +185,7 @@ void ks_live_destroy(ks_live *l)
 {
     if (!l) return;
     if (l->scene) l->api->destroy(l->scene);
+    ks_live_serve_destroy(l->serve); /* before the GL context goes */
     ks_stage_timer_destroy(l->timer);
     for (int s = 0; s < KS_RENDERER_RING; ++s) ks_interop_unregister(l->interop[s]);
     ks_copy_ring_destroy(l->copy);
@@ -486,6 +492,22 @@ static void view_input(ks_live *l, const float area[4])
     l->was_held = held;
 }
 
+/* What a page sent: keys go the way of the window's; the pointer probes the picture. Returns 1 to quit. */
+static int web_input(ks_live *l, const ks_input_event *in)
+{
+    l->web_input = 1;
+    if (in->type == KS_INPUT_KEY) {
+        const ks_key_event ev = {in->key, in->shift};
+        return handle_key(l, &ev);
+    }
+    if (in->type == KS_INPUT_MOUSE) {
+        l->web_probe = in->inside;
+        l->web_a = (int)in->x;
+        l->web_b = (int)in->y;
+    }
+    return 0; /* wheel and drag move the page's own view of the picture */
+}
+
 static ks_status run_frame(ks_live *l, int *quit)
 {
     const ks_options *opt = l->env->opt;
@@ -493,6 +515,9 @@ static ks_status run_frame(ks_live *l, int *quit)
     ks_key_event ev;
     while (ks_window_next_key(l->win, &ev))
         if (handle_key(l, &ev)) *quit = 1;
+    ks_input_event web;
+    while (ks_live_serve_next_input(l->serve, &web))
+        if (web_input(l, &web)) *quit = 1;
     if (ks_window_should_close(l->win)) *quit = 1;
     if (ks_signals_stop_requested()) *quit = 1; /* Ctrl-C / SIGTERM between frames */
     if (*quit) return KS_OK;
@@ -516,6 +541,14 @@ static ks_status run_frame(ks_live *l, int *quit)
     } else if (!l->mouse_captured && ks_window_cursor(l->win, &cx, &cy)) {
         ctx.probe_valid = ks_renderer_pick(l->renderer, cx, cy, &ctx.probe_a, &ctx.probe_b);
     }
+    int pic_w = 0, pic_h = 0;
+    ks_renderer_image_texture(l->renderer, &pic_w, &pic_h);
+    if (!ctx.probe_valid && l->web_probe && l->web_a >= 0 && l->web_b >= 0 && l->web_a < pic_w &&
+        l->web_b < pic_h) { /* a page's numbers are checked like any input */
+        ctx.probe_valid = 1;
+        ctx.probe_a = l->web_a;
+        ctx.probe_b = l->web_b;
+    }
     l->single = 0;
 
     KS_TRY(ks_stage_timer_frame_begin(l->timer));
@@ -538,6 +571,8 @@ static ks_status run_frame(ks_live *l, int *quit)
     for (int i = 0; i < act.nkeys; ++i)
         if (handle_key(l, &act.keys[i])) *quit = 1;
     KS_TRY(record_frame(l));
+    KS_TRY(ks_live_serve_frame(l->serve, l->renderer, &l->view, l->web_input));
+    l->web_input = 0;
 
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;

@@ -243,9 +243,12 @@ int main(int argc, char **argv)
     int headless = opt.headless;
     if (!headless && !opt.window && !has_display()) {
         headless = 1;
-        if (!opt.frames) opt.frames = 60;
-        notice("kernelscope: no display; rendering headless (EGL) for %d %s\n", opt.frames,
-               ks_plural(opt.frames, "frame", "frames"));
+        if (!opt.frames && !opt.serve) opt.frames = 60;
+        if (opt.frames)
+            notice("kernelscope: no display; rendering headless (EGL) for %d %s\n", opt.frames,
+                   ks_plural(opt.frames, "frame", "frames"));
+        else
+            notice("kernelscope: no display; rendering headless (EGL) until stopped\n");
     }
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, api, headless, &live);

@@ -15,6 +15,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/spheres/spheres.h"
 #include "video/recorder.h"
+#include "serve/serve_auth.h"
 
 enum {
     KS_MAX_DIM = 1 << 16,        /* points per axis */
@@ -453,6 +454,20 @@ static ks_status set_mem(ks_options *o, const char *name, const char *v)
     o->spheres.mem = v;
     return KS_OK;
 }
+static ks_status set_serve(ks_options *o, const char *name, const char *v)
+{
+    (void)name;
+    KS_TRY(ks_serve_parse_listen(v, o->serve_addr, &o->serve_port));
+    o->serve = 1;
+    return KS_OK;
+}
+static ks_status set_token(ks_options *o, const char *name, const char *v)
+{
+    (void)name;
+    KS_TRY(ks_serve_check_token_text(v));
+    o->token = v;
+    return KS_OK;
+}
 
 /* Every flag, and where it means something. A flag given where it means
  * nothing is refused (ks_options_finish), never silently ignored. */
@@ -464,6 +479,8 @@ static const ks_flag ks_flags[] = {
     {"--no-overlay", 0, KS_AT_LIVE, "the live views", set_no_overlay},
     {"--progress", 0, KS_AT_LIVE, "the live views", set_progress},
     {"--frames", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE, "the live views and bench live", set_frames},
+    {"--serve", 1, KS_AT_LIVE, "the live views", set_serve},
+    {"--token", 1, KS_AT_LIVE, "the live views", set_token},
     {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
     {"--format", 1, KS_AT_LIVE, "the live views", set_format},
     {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST | KS_AT_BENCH_LIVE,
@@ -575,7 +592,9 @@ ks_status ks_options_finish(ks_options *o)
     }
     if (o->headless && o->window)
         return ks_fail(KS_ERR_INVALID, "--headless and --window exclude each other");
-    if (!o->frames && o->headless) o->frames = 60;
+    if (o->token && !o->serve) return ks_fail(KS_ERR_INVALID, "--token goes with --serve");
+    /* served: run until stopped (Ctrl-C, SIGTERM, Q from the page) unless --frames says otherwise */
+    if (!o->frames && o->headless && !o->serve) o->frames = 60;
     return d->finish_options(o);
 }
 

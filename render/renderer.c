@@ -196,6 +196,13 @@ ks_status ks_renderer_wait_slot(ks_renderer *r, int slot)
     return ks_fail(KS_ERR_GL, "renderer: GL did not finish reading picture buffer %d within 10 s", slot);
 }
 
+unsigned int ks_renderer_image_texture(const ks_renderer *r, int *w, int *h)
+{
+    *w = r ? r->img_w : 0;
+    *h = r ? r->img_h : 0;
+    return r ? r->image_tex : 0;
+}
+
 ks_status ks_renderer_map_pbo(ks_renderer *r, void **ptr)
 {
     if (r == NULL || ptr == NULL) return ks_fail(KS_ERR_INVALID, "renderer: map_pbo without renderer");

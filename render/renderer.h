@@ -58,6 +58,8 @@ ks_status ks_renderer_end(ks_renderer *r);
 ks_status ks_renderer_read_frame(ks_renderer *r, unsigned char **rgba, int *w, int *h);
 /* The bare picture at its own size (w x h of set_image), RGBA8 rows top-down, malloc'd. */
 ks_status ks_renderer_read_image(ks_renderer *r, unsigned char **rgba, int *w, int *h);
+/* GL name of the RGBA8 picture texture and its size (set_image's w x h; 0 before the first). */
+unsigned int ks_renderer_image_texture(const ks_renderer *r, int *w, int *h);
 /* Framebuffer pixel -> picture pixel (a, b), b = 0 bottom row; 0 when outside the picture. */
 int ks_renderer_pick(const ks_renderer *r, double fb_x, double fb_y, int *a, int *b);
 

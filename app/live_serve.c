@@ -1,0 +1,115 @@
+#include "live_serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernels/common/ks_util.h"
+#include "render/readback.h"
+#include "serve/server.h"
+#include "serve/serve_auth.h"
+#include "serve/state_json.h"
+
+enum { KS_STATE_JSON_START = 256 * 1024 };
+
+struct ks_live_serve {
+    ks_server *server;
+    ks_readback *readback;   /* made on the first frame a viewer wants */
+    char *json;              /* state document scratch */
+    size_t json_cap;
+    double last_state;       /* host seconds */
+    long long pushed;        /* readbacks queued */
+};
+
+ks_status ks_live_serve_create(const ks_options *opt, ks_live_serve **out)
+{
+    *out = NULL;
+    ks_live_serve *ls = calloc(1, sizeof *ls);
+    if (!ls) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    char token[KS_SERVE_TOKEN_MAX] = "";
+    ks_status st = KS_OK;
+    if (opt->token) snprintf(token, sizeof token, "%s", opt->token);
+    else if (!ks_serve_addr_is_loopback(opt->serve_addr)) st = ks_serve_make_token(token, sizeof token);
+    ks_server_desc d = {0};
+    d.addr = opt->serve_addr;
+    d.port = opt->serve_port;
+    d.token = token;
+    if (st == KS_OK) st = ks_server_create(&d, &ls->server);
+    if (st != KS_OK) {
+        ks_live_serve_destroy(ls);
+        return st;
+    }
+    ls->json_cap = KS_STATE_JSON_START;
+    ls->json = malloc(ls->json_cap);
+    if (!ls->json) {
+        ks_live_serve_destroy(ls);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    fprintf(stderr, "kernelscope: serving the live view at %s  (also /stream.mjpg, /state.json)\n",
+            ks_server_url(ls->server));
+    fflush(stderr);
+    *out = ls;
+    return KS_OK;
+}
+
+void ks_live_serve_destroy(ks_live_serve *ls)
+{
+    if (!ls) return;
+    ks_server_destroy(ls->server);
+    ks_readback_destroy(ls->readback);
+    free(ls->json);
+    free(ls);
+}
+
+int ks_live_serve_next_input(ks_live_serve *ls, ks_input_event *ev)
+{
+    return ls ? ks_server_next_input(ls->server, ev) : 0;
+}
+
+static ks_status publish_state(ks_live_serve *ls, const ks_view *v)
+{
+    size_t len = 0;
+    for (;;) {
+        if (ks_serve_state_json(v, ls->json, ls->json_cap, &len) == KS_OK) break;
+        if (ls->json_cap >= (size_t)16 << 20) return ks_fail(KS_ERR_INVALID, "serve: state larger than 16 MiB");
+        char *p = realloc(ls->json, ls->json_cap * 2);
+        if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+        ls->json = p;
+        ls->json_cap *= 2;
+    }
+    return ks_server_publish_state(ls->server, ls->json, len);
+}
+
+static ks_status publish_picture(ks_live_serve *ls, ks_renderer *r)
+{
+    if (!ls->readback) KS_TRY(ks_readback_create(3, &ls->readback));
+    /* the oldest finished copy goes to the encoder... */
+    ks_readback_image img;
+    int ready = 0;
+    KS_TRY(ks_readback_poll(ls->readback, &img, &ready));
+    if (ready) {
+        const ks_frame_image fi = {img.rgba, img.width, img.height, (size_t)img.width * 4, 1};
+        ks_status st = ks_server_publish_frame(ls->server, &fi);
+        ks_status st_rel = ks_readback_release(ls->readback);
+        KS_TRY(st);
+        KS_TRY(st_rel);
+    }
+    /* ...and this frame's picture starts its way back */
+    int w = 0, h = 0, queued = 0;
+    const unsigned tex = ks_renderer_image_texture(r, &w, &h);
+    if (tex && w > 0 && h > 0) KS_TRY(ks_readback_push(ls->readback, tex, w, h, ls->pushed, &queued));
+    ls->pushed += queued;
+    return KS_OK;
+}
+
+ks_status ks_live_serve_frame(ks_live_serve *ls, ks_renderer *r, const ks_view *v, int force)
+{
+    if (!ls) return KS_OK;
+    const double t = ks_now_seconds();
+    if (force || t - ls->last_state >= 1.0 / 60.0) {
+        KS_TRY(publish_state(ls, v));
+        ls->last_state = t;
+    }
+    /* pictures only while a viewer waits, at the pace the encoder takes them */
+    if (ks_server_wants_frame(ls->server) && !ks_server_frame_pending(ls->server)) KS_TRY(publish_picture(ls, r));
+    return KS_OK;
+}

@@ -1,0 +1,25 @@
+/* The live loop's side of --serve: starts the server, hands it the state
+ * document and the bare picture once per frame (through an asynchronous GL
+ * readback, and only while a viewer waits for pictures), and passes on what
+ * the pages send. */
+#ifndef KS_LIVE_SERVE_H
+#define KS_LIVE_SERVE_H
+
+#include "app/options.h"
+#include "render/renderer.h"
+#include "render/view.h"
+#include "serve/input_queue.h"
+
+typedef struct ks_live_serve ks_live_serve;
+
+/* Starts the server of opt->serve (a token made when the address needs one);
+ * prints the URL to open. Needs the GL context current. */
+ks_status ks_live_serve_create(const ks_options *opt, ks_live_serve **out);
+void ks_live_serve_destroy(ks_live_serve *ls);
+/* Input from the pages, oldest first; 1 while events remain. */
+int ks_live_serve_next_input(ks_live_serve *ls, ks_input_event *ev);
+/* After the frame is drawn: the state (at most every 1/60 s, or now when
+ * force) and the picture (when a viewer waits and the encoder is free). */
+ks_status ks_live_serve_frame(ks_live_serve *ls, ks_renderer *r, const ks_view *v, int force);
+
+#endif

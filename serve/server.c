@@ -1,0 +1,179 @@
+/* The server's life cycle: an lws context with one vhost on the given
+ * address, its service loop on a thread of its own, the encode worker, the
+ * input queue. Other threads only publish into the hub and wake the loop
+ * with lws_cancel_service (the one lws call that is safe from any thread). */
+#include "server_internal.h"
+
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void *service_main(void *arg)
+{
+    ks_server *s = arg;
+    while (!atomic_load(&s->stop))
+        if (lws_service(s->ctx, 0) < 0) break;
+    return NULL;
+}
+
+static void wake_service(void *user)
+{
+    ks_server *s = user;
+    lws_cancel_service(s->ctx);
+}
+
+/* Binds addr:port once with a plain socket and lets it go: lws would take an
+ * address that is not on this machine for "any interface", and we want the
+ * user's address or an error. */
+static ks_status check_bind(const char *addr, int port)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    if (getaddrinfo(addr, port_text, &hints, &res) != 0 || !res)
+        return ks_fail(KS_ERR_INVALID, "--serve: '%s' is not an address of this machine", addr);
+    int ok = 0;
+    for (struct addrinfo *a = res; a && !ok; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd < 0) continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        ok = bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+        close(fd);
+    }
+    freeaddrinfo(res);
+    if (!ok) return ks_fail(KS_ERR_INVALID, "--serve: cannot listen on %s port %d (address not here, or port in use)", addr, port);
+    return KS_OK;
+}
+
+ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
+{
+    *out = NULL;
+    ks_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        ks_frame_encoder_destroy(d->video);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    ks_status st = KS_OK;
+    snprintf(s->addr, sizeof s->addr, "%s", d->addr && *d->addr ? d->addr : "127.0.0.1");
+    if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
+    ks_frame_encoder *video = d->video, *jpeg = NULL;
+    if ((st = check_bind(s->addr, d->port)) != KS_OK || (st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||
+        (st = ks_frame_encoder_jpeg_create(d->jpeg_quality, &jpeg)) != KS_OK) {
+        ks_frame_encoder_destroy(video);
+        ks_server_destroy(s);
+        return st;
+    }
+    ks_encode_worker_desc wd = {s->hub, jpeg, video, wake_service, s};
+    if ((st = ks_encode_worker_create(&wd, &s->worker)) != KS_OK) { /* it owns the encoders now */
+        ks_server_destroy(s);
+        return st;
+    }
+
+    lws_set_log_level(0, NULL); /* errors come back to us as one line each */
+    struct lws_context_creation_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+    if (!strchr(s->addr, ':')) ci.options |= LWS_SERVER_OPTION_DISABLE_IPV6; /* see the vhost below */
+    ci.port = CONTEXT_PORT_NO_LISTEN_SERVER;
+    /* lws drops a request head longer than this without an answer; routes.c answers 414 / 431 below it */
+    ci.max_http_header_data2 = 65536;
+    ci.timeout_secs = 10;
+    ci.user = s;
+    s->ctx = lws_create_context(&ci);
+    if (!s->ctx) {
+        ks_server_destroy(s);
+        return ks_fail(KS_ERR_IO, "--serve: cannot start the web server (libwebsockets)");
+    }
+    struct lws_context_creation_info vi;
+    memset(&vi, 0, sizeof vi);
+    vi.vhost_name = "kernelscope";
+    vi.iface = s->addr;
+    vi.port = d->port;
+    vi.protocols = ks_serve_protocols;
+    vi.user = s;
+    vi.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_VALIDATE_UTF8;
+    /* an IPv4 address on an IPv6 socket is not found and lws would listen on every
+     * address: IPv4 addresses get an IPv4 socket (the tests check the bound address) */
+    if (!strchr(s->addr, ':')) vi.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+    vi.keepalive_timeout = 5;
+    vi.timeout_secs = 10;
+    s->vhost = lws_create_vhost(s->ctx, &vi);
+    s->port = s->vhost ? lws_get_vhost_listen_port(s->vhost) : -1;
+    if (!s->vhost || s->port <= 0) {
+        ks_server_destroy(s);
+        return ks_fail(KS_ERR_INVALID, "--serve: cannot listen on %s port %d (address not here, or port in use)",
+                       d->addr && *d->addr ? d->addr : "127.0.0.1", d->port);
+    }
+    const int v6 = strchr(s->addr, ':') != NULL;
+    snprintf(s->url, sizeof s->url, "http://%s%s%s:%d/%s%s", v6 ? "[" : "", s->addr, v6 ? "]" : "", s->port,
+             s->token[0] ? "?token=" : "", s->token);
+    if (pthread_create(&s->thread, NULL, service_main, s) != 0) {
+        ks_server_destroy(s);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "--serve: cannot start the service thread");
+    }
+    s->thread_started = 1;
+    *out = s;
+    return KS_OK;
+}
+
+void ks_server_destroy(ks_server *s)
+{
+    if (!s) return;
+    if (s->thread_started) {
+        atomic_store(&s->stop, 1);
+        lws_cancel_service(s->ctx);
+        pthread_join(s->thread, NULL);
+    }
+    ks_encode_worker_stop(s->worker); /* no more wake-ups into the context after this */
+    if (s->ctx) lws_context_destroy(s->ctx); /* closes the connections: their items are released */
+    ks_encode_worker_destroy(s->worker);
+    ks_input_queue_destroy(s->input);
+    ks_frame_hub_destroy(s->hub);
+    free(s);
+}
+
+int ks_server_port(const ks_server *s) { return s->port; }
+const char *ks_server_url(const ks_server *s) { return s->url; }
+
+int ks_server_wants_frame(ks_server *s)
+{
+    return ks_encode_worker_wanted(s->worker) > 0;
+}
+
+int ks_server_frame_pending(ks_server *s)
+{
+    return ks_encode_worker_inbox_full(s->worker);
+}
+
+ks_status ks_server_publish_frame(ks_server *s, const ks_frame_image *img)
+{
+    return ks_encode_worker_submit(s->worker, img);
+}
+
+ks_status ks_server_publish_state(ks_server *s, const char *json, size_t len)
+{
+    ks_hub_item *it = ks_hub_item_new(len);
+    if (!it) return ks_fail(KS_ERR_OUT_OF_MEMORY, "serve: out of host memory for the state");
+    memcpy(it->data, json, len);
+    ks_frame_hub_put(s->hub, KS_HUB_STATE, it);
+    lws_cancel_service(s->ctx);
+    return KS_OK;
+}
+
+int ks_server_next_input(ks_server *s, ks_input_event *ev)
+{
+    return ks_input_queue_pop(s->input, ev);
+}
+
+unsigned long long ks_server_frames_encoded(ks_server *s)
+{
+    return ks_encode_worker_frames(s->worker, KS_FRAME_JPEG) + ks_encode_worker_frames(s->worker, KS_FRAME_H264);
+}

@@ -1,0 +1,48 @@
+/* The browser viewer's server (libwebsockets, on its own thread):
+ *   GET /            the viewer page (compiled into the binary)
+ *   GET /ws          WebSocket: binary frames and JSON state out, JSON input in
+ *   GET /stream.mjpg multipart/x-mixed-replace JPEG stream
+ *   GET /state.json  the newest state document
+ *   POST /key?k=NAME a key press (GLFW key name in lower case): 204, 400 unknown
+ * The live loop publishes a state document and pictures and drains input; it
+ * never waits for a client. */
+#ifndef KS_SERVER_H
+#define KS_SERVER_H
+
+#include <stddef.h>
+
+#include "kernels/common/ks_error.h"
+#include "serve/frame_encoder.h"
+#include "serve/input_queue.h"
+
+typedef struct ks_server ks_server;
+
+typedef struct ks_server_desc {
+    const char *addr;          /* NULL: "127.0.0.1" */
+    int port;                  /* 0: a free port (ks_server_port tells which) */
+    const char *token;         /* required as ?token= when set; NULL or "": none */
+    int jpeg_quality;          /* 0: 80 */
+    ks_frame_encoder *video;   /* H.264 encoder, owned by the server; NULL: JPEG only */
+} ks_server_desc;
+
+/* Binds and starts the service and encode threads. A bind failure (port in
+ * use, bad address) is KS_ERR_INVALID with one line. */
+ks_status ks_server_create(const ks_server_desc *d, ks_server **out);
+void ks_server_destroy(ks_server *s);
+int ks_server_port(const ks_server *s);
+/* The URL to open, with the token when there is one. */
+const char *ks_server_url(const ks_server *s);
+/* 1 while some viewer waits for pictures (the live loop reads back only then). */
+int ks_server_wants_frame(ks_server *s);
+/* 1 while the encoder has not yet taken the last picture (no use handing another). */
+int ks_server_frame_pending(ks_server *s);
+/* Hands a picture to the encode thread (copied; newest wins). */
+ks_status ks_server_publish_frame(ks_server *s, const ks_frame_image *img);
+/* The state document (JSON object, copied). */
+ks_status ks_server_publish_state(ks_server *s, const char *json, size_t len);
+/* Input from the pages, oldest first; 1 while events remain. */
+int ks_server_next_input(ks_server *s, ks_input_event *ev);
+/* Frames encoded so far (JPEG + H.264). */
+unsigned long long ks_server_frames_encoded(ks_server *s);
+
+#endif

@@ -1,0 +1,189 @@
+/* serve/: the pieces without a network: [ADDR:]PORT parsing and the token
+ * rules, key names, the bounded input queue, the frame hub's references, and
+ * the JPEG encoder (decoded back with libjpeg-turbo and compared). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <turbojpeg.h>
+
+#include "render/window.h"
+#include "serve/frame_encoder.h"
+#include "serve/frame_hub.h"
+#include "serve/input_queue.h"
+#include "serve/serve_auth.h"
+#include "serve/serve_keys.h"
+
+static void test_listen(void **state)
+{
+    (void)state;
+    char addr[KS_SERVE_ADDR_MAX];
+    int port = -1;
+    assert_int_equal(ks_serve_parse_listen("8080", addr, &port), KS_OK);
+    assert_string_equal(addr, "127.0.0.1");
+    assert_int_equal(port, 8080);
+    assert_int_equal(ks_serve_parse_listen("0.0.0.0:0", addr, &port), KS_OK);
+    assert_string_equal(addr, "0.0.0.0");
+    assert_int_equal(port, 0);
+    assert_int_equal(ks_serve_parse_listen("[::1]:9000", addr, &port), KS_OK);
+    assert_string_equal(addr, "::1");
+    assert_int_equal(port, 9000);
+    const char *bad[] = {"", "x", "65536", "-1", "1.2.3.4:", ":80", "a:b:80", "[::1]80", "[]:80", "ho st:80", "80x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
+        assert_int_equal(ks_serve_parse_listen(bad[i], addr, &port), KS_ERR_INVALID);
+    assert_true(ks_serve_addr_is_loopback("127.0.0.1"));
+    assert_true(ks_serve_addr_is_loopback("::1"));
+    assert_true(ks_serve_addr_is_loopback("localhost"));
+    assert_false(ks_serve_addr_is_loopback("0.0.0.0"));
+    assert_false(ks_serve_addr_is_loopback("192.168.1.2"));
+}
+
+static void test_tokens(void **state)
+{
+    (void)state;
+    char t1[64], t2[64];
+    assert_int_equal(ks_serve_make_token(t1, sizeof t1), KS_OK);
+    assert_int_equal(ks_serve_make_token(t2, sizeof t2), KS_OK);
+    assert_int_equal(strlen(t1), 32);
+    assert_string_not_equal(t1, t2);
+    assert_int_equal(ks_serve_check_token_text(t1), KS_OK);
+    assert_int_equal(ks_serve_check_token_text("short"), KS_ERR_INVALID);
+    assert_int_equal(ks_serve_check_token_text("has space in it"), KS_ERR_INVALID);
+    assert_int_equal(ks_serve_check_token_text("amp&ersand12"), KS_ERR_INVALID);
+    assert_true(ks_serve_token_matches("abcdefgh", "abcdefgh"));
+    assert_false(ks_serve_token_matches("abcdefgh", "abcdefg"));
+    assert_false(ks_serve_token_matches("abcdefgh", "abcdefghi"));
+    assert_false(ks_serve_token_matches("abcdefgh", NULL));
+    assert_false(ks_serve_token_matches("", ""));
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    int shift = 0;
+    assert_int_equal(ks_serve_key_from_name("space", &shift), KS_KEY_SPACE);
+    assert_int_equal(ks_serve_key_from_name("tab", &shift), KS_KEY_TAB);
+    assert_int_equal(ks_serve_key_from_name("m", &shift), 'M');
+    assert_int_equal(ks_serve_key_from_name("right", &shift), KS_KEY_RIGHT);
+    assert_int_equal(ks_serve_key_from_name("page_down", &shift), KS_KEY_PAGE_DOWN);
+    assert_int_equal(ks_serve_key_from_name("plus", &shift), KS_KEY_PLUS);
+    assert_int_equal(shift, 1);
+    assert_int_equal(ks_serve_key_from_name("M", &shift), 0); /* lower case only */
+    assert_int_equal(ks_serve_key_from_name("", &shift), 0);
+    assert_int_equal(ks_serve_key_from_name("spacebar", &shift), 0);
+    assert_int_equal(ks_serve_key_from_name(NULL, &shift), 0);
+    for (int k = KS_KEY_ESCAPE; k <= KS_KEY_F1; ++k) { /* every name goes both ways */
+        const char *name = ks_serve_key_name(k);
+        assert_non_null(name);
+        assert_int_equal(ks_serve_key_from_name(name, &shift), k);
+    }
+    assert_string_equal(ks_serve_key_name('X'), "x");
+}
+
+static void test_input_queue(void **state)
+{
+    (void)state;
+    ks_input_queue *q = NULL;
+    assert_int_equal(ks_input_queue_create(&q), KS_OK);
+    ks_input_event ev = {0};
+    ev.type = KS_INPUT_KEY;
+    int queued = 0;
+    for (int i = 0; i < KS_INPUT_QUEUE_CAP + 50; ++i) {
+        ev.key = i;
+        queued += ks_input_queue_push(q, &ev) == 0;
+    }
+    assert_int_equal(queued, KS_INPUT_QUEUE_CAP); /* bounded: the rest is dropped */
+    for (int i = 0; i < KS_INPUT_QUEUE_CAP; ++i) {
+        assert_int_equal(ks_input_queue_pop(q, &ev), 1);
+        assert_int_equal(ev.key, i); /* oldest first */
+    }
+    assert_int_equal(ks_input_queue_pop(q, &ev), 0);
+    ks_input_queue_destroy(q);
+}
+
+static void test_hub(void **state)
+{
+    (void)state;
+    const long base = ks_frame_hub_live_items();
+    ks_frame_hub *h = NULL;
+    assert_int_equal(ks_frame_hub_create(&h), KS_OK);
+    assert_null(ks_frame_hub_get(h, KS_HUB_JPEG));
+    ks_hub_item *a = ks_hub_item_new(10), *b = ks_hub_item_new(20);
+    ks_frame_hub_put(h, KS_HUB_JPEG, a);
+    ks_hub_item *held = ks_frame_hub_get(h, KS_HUB_JPEG); /* a client sending a */
+    assert_ptr_equal(held, a);
+    ks_frame_hub_put(h, KS_HUB_JPEG, b); /* newest wins; a lives while held */
+    assert_int_equal(ks_frame_hub_live_items() - base, 2);
+    assert_int_equal(ks_frame_hub_seq(h, KS_HUB_JPEG), 2);
+    ks_hub_item_unref(held);
+    assert_int_equal(ks_frame_hub_live_items() - base, 1);
+    for (int i = 0; i < 1000; ++i) ks_frame_hub_put(h, KS_HUB_STATE, ks_hub_item_new(100));
+    assert_int_equal(ks_frame_hub_live_items() - base, 2);
+    ks_frame_hub_destroy(h);
+    assert_int_equal(ks_frame_hub_live_items(), base);
+}
+
+static void test_jpeg(void **state)
+{
+    (void)state;
+    const int w = 96, h = 64;
+    unsigned char *rgba = malloc((size_t)w * h * 4);
+    for (int y = 0; y < h; ++y) /* bottom-up rows: row 0 is the bottom */
+        for (int x = 0; x < w; ++x) {
+            unsigned char *p = rgba + ((size_t)y * w + x) * 4;
+            p[0] = (unsigned char)(x * 255 / (w - 1));
+            p[1] = (unsigned char)(y * 255 / (h - 1));
+            p[2] = 128;
+            p[3] = 255;
+        }
+    ks_frame_encoder *e = NULL;
+    assert_int_equal(ks_frame_encoder_jpeg_create(90, &e), KS_OK);
+    assert_int_equal(e->kind, KS_FRAME_JPEG);
+    ks_byte_buf out = {0};
+    int key = 0;
+    const ks_frame_image img = {rgba, w, h, (size_t)w * 4, 1};
+    assert_int_equal(e->encode(e, &img, &out, &key), KS_OK);
+    assert_int_equal(key, 1);
+    assert_true(out.size > 4);
+    assert_int_equal(out.data[0], 0xFF); /* SOI ... EOI */
+    assert_int_equal(out.data[1], 0xD8);
+    assert_int_equal(out.data[out.size - 2], 0xFF);
+    assert_int_equal(out.data[out.size - 1], 0xD9);
+    tjhandle d = tjInitDecompress();
+    int dw = 0, dh = 0, sub = 0, cs = 0;
+    assert_int_equal(tjDecompressHeader3(d, out.data, out.size, &dw, &dh, &sub, &cs), 0);
+    assert_int_equal(dw, w);
+    assert_int_equal(dh, h);
+    unsigned char *back = malloc((size_t)w * h * 4);
+    assert_int_equal(tjDecompress2(d, out.data, out.size, back, w, 0, h, TJPF_RGBA, 0), 0);
+    /* top row of the JPEG = last row in memory: green high; red grows to the right */
+    double err = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c)
+                err += abs((int)back[((size_t)y * w + x) * 4 + c] - (int)rgba[((size_t)(h - 1 - y) * w + x) * 4 + c]);
+    assert_true(err / (w * h * 3) < 4.0);
+    const ks_frame_image bad = {rgba, 0, h, 0, 0};
+    assert_int_equal(e->encode(e, &bad, &out, &key), KS_ERR_INVALID);
+    ks_frame_encoder *none = NULL;
+    assert_int_equal(ks_frame_encoder_jpeg_create(101, &none), KS_ERR_INVALID);
+    assert_null(none);
+    tjDestroy(d);
+    free(back);
+    ks_byte_buf_free(&out);
+    free(rgba);
+    ks_frame_encoder_destroy(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_listen), cmocka_unit_test(test_tokens), cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_input_queue), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
