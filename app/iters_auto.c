@@ -8,12 +8,14 @@ void ks_iters_auto_init(ks_iters_auto *a, int on)
     a->on = on;
     a->frames_at = 0;
     a->settle = KS_ITERS_AUTO_FIRST;
+    a->sizings = KS_ITERS_AUTO_SIZINGS;
 }
 
 void ks_iters_auto_restart(ks_iters_auto *a)
 {
     a->frames_at = 0;
     a->settle = KS_ITERS_AUTO_SETTLE;
+    a->sizings = KS_ITERS_AUTO_SIZINGS;
 }
 
 int ks_iters_auto_target(int iters, double solver_ms, double interval_ms, int granularity, int max_iters)
@@ -36,11 +38,13 @@ int ks_iters_auto_target(int iters, double solver_ms, double interval_ms, int gr
 int ks_iters_auto_step(ks_iters_auto *a, int *iters, double solver_ms, double interval_ms, int granularity,
                        int max_iters)
 {
-    if (!a->on) return 0;
+    if (!a->on || a->sizings <= 0) return 0;
     if (++a->frames_at <= a->settle) return 0;
     const int want = ks_iters_auto_target(*iters, solver_ms, interval_ms, granularity, max_iters);
+    a->frames_at = 0;
+    a->settle = KS_ITERS_AUTO_SETTLE;
+    --a->sizings;
     if (want == *iters || fabs((double)want / *iters - 1.0) <= 0.2) return 0;
     *iters = want;
-    ks_iters_auto_restart(a);
     return 1;
 }

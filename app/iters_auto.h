@@ -8,17 +8,21 @@
 #define KS_ITERS_AUTO_H
 
 #define KS_ITERS_AUTO_SHARE 0.95
-#define KS_ITERS_AUTO_MIN_MS 8.0   /* solver time a frame at least (tiny grids) */
+#define KS_ITERS_AUTO_MIN_MS 25.0  /* solver time a frame at least: the GL work a frame brings
+                                      (panels, present) shares the GPU with the solver, and
+                                      its slices fall inside the solver's timed span */
 #define KS_ITERS_AUTO_MAX_MS 100.0 /* ... and at most: 10 frames a second */
 enum {
     KS_ITERS_AUTO_FIRST = 4,  /* frames at the starting count before the first sizing */
-    KS_ITERS_AUTO_SETTLE = 40 /* frames at a new count before the next: the 64-frame medians are then its own */
+    KS_ITERS_AUTO_SETTLE = 40, /* frames at a new count before the next: the 64-frame medians are then its own */
+    KS_ITERS_AUTO_SIZINGS = 2  /* sizings after a (re)start; then the count stays, so the view is steady */
 };
 
 typedef struct ks_iters_auto {
     int on;        /* 0: the count is fixed (--iters K, + / -) */
     int frames_at; /* stepping frames run at the current count */
     int settle;    /* frames_at needed before the next sizing */
+    int sizings;   /* sizings left before the count stays (until a restart) */
 } ks_iters_auto;
 
 void ks_iters_auto_init(ks_iters_auto *a, int on);
@@ -31,7 +35,9 @@ void ks_iters_auto_restart(ks_iters_auto *a);
  * iters when a median is unknown (<= 0). */
 int ks_iters_auto_target(int iters, double solver_ms, double interval_ms, int granularity, int max_iters);
 /* Once per stepping frame, before it runs: 1 and *iters changed when the
- * medians say the count is more than 20 % off its target. */
+ * medians say the count is more than 20 % off its target. It sizes at most
+ * KS_ITERS_AUTO_SIZINGS times after init or restart (the first from the
+ * starting count, the second from the first's own medians). */
 int ks_iters_auto_step(ks_iters_auto *a, int *iters, double solver_ms, double interval_ms, int granularity,
                        int max_iters);
 

@@ -27,7 +27,7 @@ code() { curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$@"; }
 start() {
   local log=$tmp/$1.log
   shift
-  "$bin" laplace2d --backend cpu --headless --frames 100000 "$@" >"$log" 2>&1 &
+  "$bin" laplace2d --backend cpu --headless --frames 100000 --size 256x256 --no-overlay "$@" >"$log" 2>&1 &
   pid=$!
   pids+=("$pid")
   for _ in $(seq 300); do
@@ -143,7 +143,7 @@ if command -v ffprobe >/dev/null; then
       -of csv=p=0 "$tmp/s.mjpg" 2>"$tmp/ffprobe.err" | head -1)
   echo "     ffprobe: $n"
   check "ffprobe decodes mjpeg" "$(echo "$n" | cut -d, -f1)" mjpeg
-  check "picture size" "$(echo "$n" | cut -d, -f2-3)" "256,256"
+  check "picture size (the 256x256 grid fitted to --size 256x256)" "$(echo "$n" | cut -d, -f2-3)" "256,256"
 fi
 
 # 2 x 50 viewers (MJPEG and WebSocket) coming and going: memory stays flat
