@@ -505,7 +505,20 @@ static int web_input(ks_live *l, const ks_input_event *in)
         l->web_a = (int)in->x;
         l->web_b = (int)in->y;
     }
-    return 0; /* wheel and drag move the page's own view of the picture */
+    /* A zoomable scene zooms and pans as in the window (the page keeps the
+     * picture fitted); other scenes' pictures are zoomed by the page itself.
+     * The page's numbers are picture pixels, checked like any input. */
+    if (l->api->zoomable && (in->type == KS_INPUT_WHEEL || in->type == KS_INPUT_DRAG) && isfinite(in->x) &&
+        isfinite(in->y) && isfinite(in->dx) && isfinite(in->dy) && fabs(in->x) < 1e6 && fabs(in->y) < 1e6 &&
+        fabs(in->dx) < 1e6 && fabs(in->dy) < 1e6) {
+        int ox, oy;
+        ks_viewport_offset(&l->viewport, &ox, &oy);
+        if (in->type == KS_INPUT_WHEEL && in->dy != 0.0)
+            ks_viewport_zoom(&l->viewport, in->dy > 0.0 ? 1 : -1, ox + (int)floor(in->x), oy + (int)floor(in->y));
+        else if (in->type == KS_INPUT_DRAG)
+            ks_viewport_pan(&l->viewport, (int)lround(in->dx), (int)lround(in->dy));
+    }
+    return 0;
 }
 
 static ks_status run_frame(ks_live *l, int *quit)

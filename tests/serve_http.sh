@@ -109,6 +109,12 @@ ws_text '{"key":"space"}'
 check "paused after ws key" "$(wait_state "" paused true)" true
 ws_text '{"key":"space"}'
 check "running after ws key" "$(wait_state "" paused false)" false
+# the wheel zooms the Laplace view on the server, as in the window (256 cells in 256 pixels: 1 -> 1.25 px a cell)
+ws_text '{"mouse":"wheel","x":100,"y":100,"dy":1,"inside":true}'
+for _ in $(seq 200); do [ "$(state_field "" px_per_cell)" != 1 ] && break; sleep 0.1; done
+check "ws wheel zooms the view" "$(state_field "" px_per_cell | awk '{ print ($1 > 1.2499 && $1 < 1.2501) ? "1.25" : $1 }')" 1.25
+ws_text '{"mouse":"wheel","x":100,"y":100,"dy":-1,"inside":true}'
+check "ws wheel zooms back out" "$(wait_state "" px_per_cell 1)" 1
 ws_text 'not json at all'
 timeout 10 cat <&3 >/dev/null
 check "ws closed after a bad message" "$?" 0
