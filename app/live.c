@@ -177,7 +177,7 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
      * host); the CPU backend has nothing to map, only the upload */
     l->stage_map = env->use_cuda ? ks_stage_timer_stage(l->timer, "interop map") : -1;
     l->stage_unmap = ks_stage_timer_stage(l->timer, env->use_cuda ? "interop unmap" : "host upload");
-    if (env->opt->serve) KS_TRY(ks_live_serve_create(env->opt, &l->serve));
+    if (env->opt->serve) KS_TRY(ks_live_serve_create(env->opt, env->use_cuda, max_w, max_h, &l->serve));
     return KS_OK;
 }
 

@@ -20,7 +20,22 @@ struct ks_live_serve {
     long long pushed;        /* readbacks queued */
 };
 
-ks_status ks_live_serve_create(const ks_options *opt, ks_live_serve **out)
+/* nvJPEG on the CUDA backend; NULL (libjpeg-turbo on the encode thread) when
+ * it cannot be had, with a line saying why. */
+static ks_frame_encoder *gpu_jpeg(int use_cuda, int max_w, int max_h)
+{
+    if (!use_cuda) return NULL;
+    ks_frame_encoder *e = NULL;
+    if (ks_frame_encoder_nvjpeg_create(0, max_w, max_h, &e) == KS_OK) {
+        fprintf(stderr, "kernelscope: --serve: JPEG frames are encoded on the GPU (nvJPEG)\n");
+        return e;
+    }
+    fprintf(stderr, "kernelscope: --serve: no GPU JPEG encoder (%s); JPEG frames are encoded with libjpeg-turbo on a "
+            "CPU thread\n", ks_error_message());
+    return NULL;
+}
+
+ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, int max_h, ks_live_serve **out)
 {
     *out = NULL;
     ks_live_serve *ls = calloc(1, sizeof *ls);
@@ -33,6 +48,7 @@ ks_status ks_live_serve_create(const ks_options *opt, ks_live_serve **out)
     d.addr = opt->serve_addr;
     d.port = opt->serve_port;
     d.token = token;
+    if (st == KS_OK) d.jpeg = gpu_jpeg(use_cuda, max_w, max_h);
     if (st == KS_OK) st = ks_server_create(&d, &ls->server);
     if (st != KS_OK) {
         ks_live_serve_destroy(ls);

@@ -14,7 +14,9 @@ typedef struct ks_live_serve ks_live_serve;
 
 /* Starts the server of opt->serve (a token made when the address needs one);
  * prints the URL to open. Needs the GL context current. */
-ks_status ks_live_serve_create(const ks_options *opt, ks_live_serve **out);
+/* use_cuda: JPEG frames are encoded on the GPU (nvJPEG) for pictures up to
+ * max_w x max_h, falling back to libjpeg-turbo with one notice line. */
+ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, int max_h, ks_live_serve **out);
 void ks_live_serve_destroy(ks_live_serve *ls);
 /* Input from the pages, oldest first; 1 while events remain. */
 int ks_live_serve_next_input(ks_live_serve *ls, ks_input_event *ev);

@@ -52,6 +52,9 @@ struct ks_frame_encoder {
 
 /* libjpeg-turbo (TurboJPEG API), 4:2:0; quality 1..100 (0: 80). */
 ks_status ks_frame_encoder_jpeg_create(int quality, ks_frame_encoder **out);
+/* nvJPEG on the GPU, for pictures up to max_width x max_height; fails (one
+ * line) in a build without nvJPEG or CUDA, or without a usable device. */
+ks_status ks_frame_encoder_nvjpeg_create(int quality, int max_width, int max_height, ks_frame_encoder **out);
 void ks_frame_encoder_destroy(ks_frame_encoder *e);
 const char *ks_frame_kind_name(ks_frame_kind k);
 

@@ -59,15 +59,17 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     ks_server *s = calloc(1, sizeof *s);
     if (!s) {
         ks_frame_encoder_destroy(d->video);
+        ks_frame_encoder_destroy(d->jpeg);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     }
     ks_status st = KS_OK;
     snprintf(s->addr, sizeof s->addr, "%s", d->addr && *d->addr ? d->addr : "127.0.0.1");
     if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
-    ks_frame_encoder *video = d->video, *jpeg = NULL;
+    ks_frame_encoder *video = d->video, *jpeg = d->jpeg;
     if ((st = check_bind(s->addr, d->port)) != KS_OK || (st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||
-        (st = ks_frame_encoder_jpeg_create(d->jpeg_quality, &jpeg)) != KS_OK) {
+        (!jpeg && (st = ks_frame_encoder_jpeg_create(d->jpeg_quality, &jpeg)) != KS_OK)) {
         ks_frame_encoder_destroy(video);
+        ks_frame_encoder_destroy(jpeg);
         ks_server_destroy(s);
         return st;
     }

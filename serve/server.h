@@ -23,6 +23,7 @@ typedef struct ks_server_desc {
     const char *token;         /* required as ?token= when set; NULL or "": none */
     int jpeg_quality;          /* 0: 80 */
     ks_frame_encoder *video;   /* H.264 encoder, owned by the server; NULL: JPEG only */
+    ks_frame_encoder *jpeg;    /* JPEG encoder, owned by the server; NULL: libjpeg-turbo */
 } ks_server_desc;
 
 /* Binds and starts the service and encode threads. A bind failure (port in

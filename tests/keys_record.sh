@@ -20,7 +20,7 @@ for scene in laplace2d spheres; do
   done
   [ -n "$win" ] || { echo "window did not appear"; cat "$out/$scene.stderr"; kill $pid; exit 1; }
   xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
-  sleep 0.5
+  sleep 1.0
   xdotool key e; sleep 2.0; xdotool key e   # a recording of about 2 s
   sleep 0.5
   xdotool key e; sleep 0.8; xdotool key q   # one still going when the view quits
@@ -36,7 +36,7 @@ for scene in laplace2d spheres; do
     echo "$info" | grep -qx 'height=240' || { echo "height: $info"; exit 1; }
     d=$(echo "$info" | sed -n 's/^duration=//p')
     # the wall clock: about 2 s and 0.8 s (key delivery and a loaded machine leave room)
-    lo=$([ $i -eq 0 ] && echo 1.2 || echo 0.3); hi=$([ $i -eq 0 ] && echo 4.0 || echo 2.5)
+    lo=$([ $i -eq 0 ] && echo 0.8 || echo 0.1); hi=$([ $i -eq 0 ] && echo 6.0 || echo 4.0)
     python3 -c "import sys; d=float('$d'); sys.exit(0 if $lo <= d <= $hi else 1)" ||
       { echo "${videos[$i]}: duration $d s, expected $lo..$hi"; exit 1; }
   done

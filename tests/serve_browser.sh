@@ -33,6 +33,8 @@ done
 [ -n "$url" ] || { echo "FAIL: no URL printed"; cat "$tmp/run.log"; exit 1; }
 state="${url%%\?*}state.json?token=browser-test-token"
 paused() { curl -s --max-time 5 "$state" | grep -o '"paused":[a-z]*' | head -1 | cut -d: -f2; }
+# /state.json is 503 until the first frame is drawn: wait for it
+for _ in $(seq 200); do [ -n "$(paused)" ] && break; sleep 0.1; done
 [ "$(paused)" = false ] || { echo "FAIL: the run starts paused"; exit 1; }
 frame0=$(curl -s --max-time 5 "$state" | grep -o '"frame":[0-9]*' | head -1 | cut -d: -f2)
 

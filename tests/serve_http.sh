@@ -38,6 +38,13 @@ start() {
   done
   [ -n "$url" ] || { echo "FAIL: no URL printed"; cat "$log"; exit 1; }
   port=$(echo "$url" | sed 's|http://[^/]*:\([0-9]*\)/.*|\1|')
+  # /state.json answers 503 until the first frame is drawn: wait for it (any other code is the test's)
+  local state_url="${url%%\?*}state.json"
+  case $url in *\?*) state_url="$state_url?${url#*\?}" ;; esac
+  for _ in $(seq 200); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$state_url")" = 503 ] || break
+    sleep 0.1
+  done
 }
 state_field() { # the first value of "KEY" in /state.json
   curl -s --max-time 10 "${url%/}/state.json$1" | grep -o "\"$2\":[^,]*" | head -1 | cut -d: -f2

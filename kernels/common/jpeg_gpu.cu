@@ -60,6 +60,7 @@ struct ks_jpeg_gpu {
     size_t planes_bytes;
     uint8_t *bitstream;           // pinned host, bitstream_cap bytes
     size_t bitstream_cap;         // nvJPEG's bound for the largest picture
+    uint8_t *staging;             // device: a host picture copied in (encode_host), made on first use
 };
 
 namespace {
@@ -256,6 +257,7 @@ extern "C" void ks_jpeg_gpu_destroy(ks_jpeg_gpu *e)
     if (e->stream) cudaStreamSynchronize(e->stream);
     if (e->bitstream) cudaFreeHost(e->bitstream);
     if (e->planes) cudaFree(e->planes);
+    if (e->staging) cudaFree(e->staging);
     if (e->params) nvjpegEncoderParamsDestroy(e->params);
     if (e->state) nvjpegEncoderStateDestroy(e->state);
     if (e->handle) nvjpegDestroy(e->handle);
@@ -280,6 +282,20 @@ extern "C" ks_status ks_jpeg_gpu_encode(ks_jpeg_gpu *e, const void *rgba, int w,
     KS_TRY(check_input(e, rgba, w, h));
     KS_TRY(launch_convert(e, rgba, w, h));
     return encode_planes(e, w, h, jpeg, bytes);
+}
+
+extern "C" ks_status ks_jpeg_gpu_encode_host(ks_jpeg_gpu *e, const void *rgba, int w, int h, const uint8_t **jpeg,
+                                             size_t *bytes)
+{
+    *jpeg = nullptr;
+    *bytes = 0;
+    if (!e) return ks_fail(KS_ERR_INVALID, "GPU JPEG encoder: no encoder");
+    KS_TRY(ks_jpeg_frame_check(&e->desc, rgba, w, h, "GPU JPEG encoder"));
+    KS_TRY(use_device(e));
+    if (!e->staging) /* once, for the largest picture: no allocation per frame */
+        KS_CUDA_TRY(cudaMalloc(&e->staging, (size_t)e->desc.max_width * e->desc.max_height * 4));
+    KS_CUDA_TRY(cudaMemcpyAsync(e->staging, rgba, (size_t)w * h * 4, cudaMemcpyHostToDevice, e->stream));
+    return ks_jpeg_gpu_encode(e, e->staging, w, h, jpeg, bytes);
 }
 
 extern "C" ks_status ks_jpeg_gpu_convert(ks_jpeg_gpu *e, const void *rgba, int w, int h, uint8_t *out)
@@ -330,6 +346,15 @@ extern "C" ks_status ks_jpeg_gpu_encode(ks_jpeg_gpu *e, const void *rgba, int w,
 extern "C" ks_status ks_jpeg_gpu_convert(ks_jpeg_gpu *e, const void *rgba, int w, int h, uint8_t *out)
 {
     (void)e, (void)rgba, (void)w, (void)h, (void)out;
+    return ks_fail(KS_ERR_UNSUPPORTED, KS_NO_NVJPEG);
+}
+
+extern "C" ks_status ks_jpeg_gpu_encode_host(ks_jpeg_gpu *e, const void *rgba, int w, int h, const uint8_t **jpeg,
+                                             size_t *bytes)
+{
+    (void)e, (void)rgba, (void)w, (void)h;
+    *jpeg = nullptr;
+    *bytes = 0;
     return ks_fail(KS_ERR_UNSUPPORTED, KS_NO_NVJPEG);
 }
 

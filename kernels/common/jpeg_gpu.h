@@ -52,6 +52,13 @@ void ks_jpeg_gpu_destroy(ks_jpeg_gpu *e);
  * file of *bytes bytes), valid until the next encode or destroy. */
 ks_status ks_jpeg_gpu_encode(ks_jpeg_gpu *e, const void *rgba, int w, int h, const uint8_t **jpeg, size_t *bytes);
 
+/* The same from a host picture (RGBA8, rows bottom-up, w*4 bytes a row):
+ * copied into a device buffer for the largest picture (made on the first
+ * call), then encoded. For pictures that are already in host memory, such as
+ * the browser viewer's GL readback. */
+ks_status ks_jpeg_gpu_encode_host(ks_jpeg_gpu *e, const void *rgba, int w, int h, const uint8_t **jpeg,
+                                  size_t *bytes);
+
 /* For tests: runs only the colour kernel on rgba and copies what it hands to
  * nvJPEG to host, tightly packed and top-down: for KS_JPEG_INPUT_YUV420 the
  * planes Y (w*h), Cb, Cr (ceil(w/2)*ceil(h/2) each) one after the other, for

@@ -27,3 +27,11 @@ ks_status ks_jpeg_gpu_convert(ks_jpeg_gpu *e, const void *rgba, int w, int h, ui
     (void)e, (void)rgba, (void)w, (void)h, (void)out;
     return KS_NO_CUDA("GPU JPEG encoder (nvJPEG)");
 }
+
+ks_status ks_jpeg_gpu_encode_host(ks_jpeg_gpu *e, const void *rgba, int w, int h, const uint8_t **jpeg, size_t *bytes)
+{
+    (void)e, (void)rgba, (void)w, (void)h;
+    *jpeg = NULL;
+    *bytes = 0;
+    return KS_NO_CUDA("GPU JPEG encoder (nvJPEG)");
+}
