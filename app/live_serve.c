@@ -21,18 +21,31 @@ struct ks_live_serve {
 };
 
 /* nvJPEG on the CUDA backend; NULL (libjpeg-turbo on the encode thread) when
- * it cannot be had, with a line saying why. */
-static ks_frame_encoder *gpu_jpeg(int use_cuda, int max_w, int max_h)
+ * it cannot be had. note gets a line saying which, printed once the server runs. */
+static ks_frame_encoder *gpu_jpeg(int use_cuda, int max_w, int max_h, char *note, size_t cap)
 {
     if (!use_cuda) return NULL;
     ks_frame_encoder *e = NULL;
     if (ks_frame_encoder_nvjpeg_create(0, max_w, max_h, &e) == KS_OK) {
-        fprintf(stderr, "kernelscope: --serve: JPEG frames are encoded on the GPU (nvJPEG)\n");
+        snprintf(note, cap, "--serve: JPEG frames are encoded on the GPU (nvJPEG)");
         return e;
     }
-    fprintf(stderr, "kernelscope: --serve: no GPU JPEG encoder (%s); JPEG frames are encoded with libjpeg-turbo on a "
-            "CPU thread\n", ks_error_message());
+    snprintf(note, cap, "--serve: no GPU JPEG encoder (%s); JPEG frames are encoded with libjpeg-turbo on a CPU "
+             "thread", ks_error_message());
     return NULL;
+}
+
+/* H.264 for pages with WebCodecs; NULL (JPEG only) in a build without video. */
+static ks_frame_encoder *h264(const ks_options *opt, char *note, size_t cap)
+{
+    ks_frame_encoder *e = NULL;
+    char notice[256];
+    if (ks_frame_encoder_h264_create(opt->fps, &e, notice, sizeof notice) != KS_OK) {
+        snprintf(note, cap, "--serve: no H.264 (%s); pages get JPEG frames", ks_error_message());
+        return NULL;
+    }
+    if (notice[0]) snprintf(note, cap, "--serve: %s", notice);
+    return e;
 }
 
 ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, int max_h, ks_live_serve **out)
@@ -48,7 +61,9 @@ ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, i
     d.addr = opt->serve_addr;
     d.port = opt->serve_port;
     d.token = token;
-    if (st == KS_OK) d.jpeg = gpu_jpeg(use_cuda, max_w, max_h);
+    char jpeg_note[400] = "", h264_note[400] = "";
+    if (st == KS_OK) d.jpeg = gpu_jpeg(use_cuda, max_w, max_h, jpeg_note, sizeof jpeg_note);
+    if (st == KS_OK) d.video = h264(opt, h264_note, sizeof h264_note);
     if (st == KS_OK) st = ks_server_create(&d, &ls->server);
     if (st != KS_OK) {
         ks_live_serve_destroy(ls);
@@ -60,6 +75,8 @@ ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, i
         ks_live_serve_destroy(ls);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     }
+    if (jpeg_note[0]) fprintf(stderr, "kernelscope: %s\n", jpeg_note);
+    if (h264_note[0]) fprintf(stderr, "kernelscope: %s\n", h264_note);
     fprintf(stderr, "kernelscope: serving the live view at %s  (also /stream.mjpg, /state.json)\n",
             ks_server_url(ls->server));
     fflush(stderr);

@@ -52,6 +52,10 @@ struct ks_frame_encoder {
 
 /* libjpeg-turbo (TurboJPEG API), 4:2:0; quality 1..100 (0: 80). */
 ks_status ks_frame_encoder_jpeg_create(int quality, ks_frame_encoder **out);
+/* H.264 Annex B (video/h264_stream.h: libx264, or NVENC where a session
+ * opens) at fps; fails with one line in a build without video. notice gets
+ * the encoder's own line (NVENC tried, libx264 used). */
+ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *notice, size_t notice_len);
 /* nvJPEG on the GPU, for pictures up to max_width x max_height; fails (one
  * line) in a build without nvJPEG or CUDA, or without a usable device. */
 ks_status ks_frame_encoder_nvjpeg_create(int quality, int max_width, int max_height, ks_frame_encoder **out);

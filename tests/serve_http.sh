@@ -5,6 +5,7 @@
 # keeps serving), tokens, a port in use, and 2 x 50 viewers coming and going
 # with the memory (VmRSS) flat. Usage: serve_http.sh KERNELSCOPE
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 bin=$1
 command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
 # sanitizer builds: a bounded quarantine, so that freed blocks do not read as growth in VmRSS
@@ -116,6 +117,14 @@ ws_text '{"key":"space"}'
 check "paused after ws key" "$(wait_state "" paused true)" true
 ws_text '{"key":"space"}'
 check "running after ws key" "$(wait_state "" paused false)" false
+# a page with WebCodecs asks for H.264: its first video message is a key frame with SPS, PPS and IDR
+if grep -q "no H.264" "$tmp/main.log"; then
+  echo "     (this build has no video: H.264 not checked)"
+else
+  python3 "$here/ws_h264.py" "$port" >"$tmp/h264.out" 2>&1; rc=$?
+  cat "$tmp/h264.out" | sed 's/^/     /'
+  check "ws H.264 key frame (Annex B: SPS, PPS, IDR)" "$rc" 0
+fi
 # the wheel zooms the Laplace view on the server, as in the window (256 cells in 256 pixels: 1 -> 1.25 px a cell)
 ws_text '{"mouse":"wheel","x":100,"y":100,"dy":1,"inside":true}'
 for _ in $(seq 200); do [ "$(state_field "" px_per_cell)" != 1 ] && break; sleep 0.1; done
