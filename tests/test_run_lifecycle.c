@@ -25,12 +25,6 @@
 
 static unsigned ks_seed;
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static int file_exists(const char *path)
 {
     struct stat sb;
@@ -43,38 +37,18 @@ static long file_size(const char *path)
     return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
-/* Starts the binary with argv (argv[0] replaced), stdout/stderr into files, no display. */
 static pid_t spawn(const char *const *argv, const char *out_path, const char *err_path)
 {
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (o < 0 || e < 0) _exit(126);
-        dup2(o, 1);
-        dup2(e, 2);
-        unsetenv("DISPLAY");
-        unsetenv("WAYLAND_DISPLAY");
-        setenv("KS_BEST_CONFIG", "/nonexistent/ks-best", 1);
-        execv(ks_test_binary(), (char *const *)argv);
-        _exit(127);
-    }
+    pid_t pid = ks_test_spawn(argv, out_path, err_path);
+    assert_true(pid > 0);
     return pid;
 }
 
 static int wait_exit(pid_t pid)
 {
-    int status = 0;
-    for (int i = 0; i < 6000; ++i) { /* 120 s */
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
-        sleep_ms(20);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    fail_msg("the run did not end within 120 s");
-    return -1;
+    const int code = ks_test_wait_exit(pid, 120);
+    if (code < 0) fail_msg("the run did not end within 120 s");
+    return code;
 }
 
 static char *slurp(const char *path)
@@ -165,7 +139,7 @@ static void stop_run_once(int sig, int delay_ms)
                           "--frames", "100000", "--save-every", "1", "--out", frames,
                           "--dump-field", dump, NULL};
     pid_t pid = spawn(argv, out, err);
-    sleep_ms(delay_ms);
+    ks_test_sleep_ms(delay_ms);
     kill(pid, sig);
     const int code = wait_exit(pid);
     char *e = slurp(err);
@@ -213,9 +187,9 @@ static void test_second_sigint_quits_at_once(void **state)
     const char *argv[] = {"kernelscope", "laplace3d", "--backend", "cpu", "--headless", "--grid", "160",
                           "--iters", "400", "--frames", "100000", "--save-every", "1", "--out", frames, NULL};
     pid_t pid = spawn(argv, out, err);
-    sleep_ms(2500 + (int)(rand() % 500));
+    ks_test_sleep_ms(2500 + (int)(rand() % 500));
     kill(pid, SIGINT);
-    sleep_ms(100);
+    ks_test_sleep_ms(100);
     kill(pid, SIGINT);
     const int code = wait_exit(pid);
     char *e = slurp(err);
@@ -241,7 +215,7 @@ static void bench_stopped(const char *scene, const char *list_flag, const char *
     const char *argv[] = {"kernelscope", "bench", scene, "--backend", "cpu", "--out", dir, list_flag, list,
                           "--reps", reps, NULL};
     pid_t pid = spawn(argv, out, err);
-    sleep_ms(2500 + (int)(rand() % 1000));
+    ks_test_sleep_ms(2500 + (int)(rand() % 1000));
     kill(pid, sig);
     const int code = wait_exit(pid);
     char *o = slurp(out), *e = slurp(err);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernels/common/cuda_device.h"
@@ -94,4 +96,41 @@ int ks_test_have_cuda(void)
 {
     ks_device_info info;
     return ks_cuda_probe(&info) == KS_OK && info.present;
+}
+
+pid_t ks_test_spawn(const char *const *argv, const char *out_path, const char *err_path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int o = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0) _exit(126);
+        dup2(o, 1);
+        dup2(e, 2);
+        unsetenv("DISPLAY");
+        unsetenv("WAYLAND_DISPLAY");
+        setenv("KS_BEST_CONFIG", "/nonexistent/ks-best", 1);
+        execv(ks_test_binary(), (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+void ks_test_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int ks_test_wait_exit(pid_t pid, int timeout_s)
+{
+    int status = 0;
+    for (long i = 0; i < (long)timeout_s * 50; ++i) { /* every 20 ms */
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+        ks_test_sleep_ms(20);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
 }

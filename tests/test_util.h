@@ -4,6 +4,7 @@
 #define KS_TEST_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct ks_run_result {
     int exit_code;      /* -1 when it did not exit normally */
@@ -22,5 +23,13 @@ int ks_test_count_lines(const char *text);
 void ks_test_tmpdir(char *buf, size_t len, const char *tag);
 /* 1 when a CUDA device is usable from this process. */
 int ks_test_have_cuda(void);
+/* Starts the binary in the background with argv (argv[0] replaced), no
+ * display and no best-config store; stdout into out_path (NULL: /dev/null),
+ * stderr into err_path. -1 when it cannot fork. */
+pid_t ks_test_spawn(const char *const *argv, const char *out_path, const char *err_path);
+/* Its exit status (1000 + the signal when one ended it), or -1 when it did
+ * not end within timeout_s seconds (it is then killed). */
+int ks_test_wait_exit(pid_t pid, int timeout_s);
+void ks_test_sleep_ms(long ms);
 
 #endif

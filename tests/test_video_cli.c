@@ -30,12 +30,6 @@
  * frames then come from the interop path of the CUDA backend. */
 static const char *ks_backend = "cpu";
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 typedef struct probe_info {
     char codec[32];
     int width, height;
@@ -139,35 +133,16 @@ static void test_record_headless(void **state)
 
 static pid_t spawn(const char *const *argv, const char *err_path)
 {
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open("/dev/null", O_WRONLY);
-        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (o < 0 || e < 0) _exit(126);
-        dup2(o, 1);
-        dup2(e, 2);
-        unsetenv("DISPLAY");
-        unsetenv("WAYLAND_DISPLAY");
-        setenv("KS_BEST_CONFIG", "/nonexistent/ks-best", 1);
-        execv(ks_test_binary(), (char *const *)argv);
-        _exit(127);
-    }
+    pid_t pid = ks_test_spawn(argv, NULL, err_path);
+    assert_true(pid > 0);
     return pid;
 }
 
 static int wait_exit(pid_t pid)
 {
-    int status = 0;
-    for (int i = 0; i < 3000; ++i) { /* 60 s */
-        if (waitpid(pid, &status, WNOHANG) == pid)
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
-        sleep_ms(20);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    fail_msg("the run did not end within 60 s");
-    return -1;
+    const int code = ks_test_wait_exit(pid, 60);
+    if (code < 0) fail_msg("the run did not end within 60 s");
+    return code;
 }
 
 /* Waits until the temporary video of pid exists (the run has started; FFmpeg
@@ -179,7 +154,7 @@ static void wait_for_start(const char *path, pid_t pid)
     for (int i = 0; i < 1500; ++i) { /* 30 s */
         struct stat sb;
         if (stat(tmp, &sb) == 0) return;
-        sleep_ms(20);
+        ks_test_sleep_ms(20);
     }
     kill(pid, SIGKILL);
     fail_msg("%s did not appear within 30 s", tmp);
@@ -198,7 +173,7 @@ static void test_record_sigint(void **state)
                               "--size", "320x200", "--frames", "1000000", "--record", path, NULL};
         pid_t pid = spawn(argv, err);
         wait_for_start(path, pid);
-        sleep_ms(1500); /* some frames in */
+        ks_test_sleep_ms(1500); /* some frames in */
         kill(pid, SIGINT);
         const int code = wait_exit(pid);
         if (code != 130) fail_msg("exit %d after SIGINT", code);
@@ -216,15 +191,17 @@ static void test_record_sigint(void **state)
     }
 
     /* twice: quit at once, the temporary file removed, no video; slow frames (a
-     * 1024^2 field, 400 iterations each) so that the second signal lands in one */
+     * 2048^2 field, 400 iterations each: a second or more even on a fast idle
+     * machine) and the signals 20 ms apart, so that the second lands in the
+     * frame the first one interrupted */
     snprintf(path, sizeof path, "%s/quit.mp4", dir);
-    const char *argv[] = {"kernelscope", "laplace2d", "--backend", "cpu", "--headless", "--grid", "1024",
+    const char *argv[] = {"kernelscope", "laplace2d", "--backend", "cpu", "--headless", "--grid", "2048",
                           "--iters", "400", "--size", "320x200", "--frames", "1000000", "--record", path, NULL};
     pid_t pid = spawn(argv, err);
     wait_for_start(path, pid);
-    sleep_ms(300);
+    ks_test_sleep_ms(300);
     kill(pid, SIGINT);
-    sleep_ms(100);
+    ks_test_sleep_ms(20);
     kill(pid, SIGINT);
     const int code = wait_exit(pid);
     if (code != 130) fail_msg("exit %d after two SIGINTs", code);
