@@ -26,7 +26,7 @@ if(KS_XVFB_RUN)
 else()
   add_test(NAME test_render_window COMMAND test_render_window)
 endif()
-set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK xvfb)
 
 # The ImGui panels, headless: inside the frame and apart at 800x600 .. 2560x1440.
 ks_add_test(NAME test_ui_headless LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ui_headless.c

@@ -23,7 +23,7 @@ if(XVFB_RUN AND XDOTOOL)
   add_test(NAME test_video_key
            COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" ${CMAKE_CURRENT_SOURCE_DIR}/keys_record.sh
                    $<TARGET_FILE:kernelscope>)
-  set_tests_properties(test_video_key PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120)
+  set_tests_properties(test_video_key PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK xvfb)
 endif()
 # The same recordings on the CUDA backend (frames through CUDA-GL interop).
 if(KS_CUDA)
