@@ -138,6 +138,7 @@ typedef struct ks_live_bench {
     double t_peak_gbs, fma_gflops; /* for the scenes' views, as the live view measures them at start-up */
     unsigned modes[2];
     int nmodes;
+    int has_window; /* window among the modes */
     ks_live_row *rows;
     int nrows;
 } ks_live_bench;
@@ -189,7 +190,12 @@ static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigne
     env.fma_gflops = b->fma_gflops;
     env.best = b->best;
     ks_live *live = NULL;
-    ks_status st = ks_live_create(&env, ks_scene_def_get(run->scene)->live, mode == KS_LIVE_MODE_HEADLESS, &live);
+    /* CUDA's GL interop serves the GL platform (GLX or EGL) it met first in a
+     * process: with window runs in the same process, the headless ones draw
+     * with an invisible window's context, so that both register the buffer */
+    ks_live_display display = KS_LIVE_WINDOW;
+    if (mode == KS_LIVE_MODE_HEADLESS) display = b->has_window ? KS_LIVE_HEADLESS_HIDDEN : KS_LIVE_HEADLESS;
+    ks_status st = ks_live_create(&env, ks_scene_def_get(run->scene)->live, display, &live);
     if (st == KS_OK) st = ks_live_run(live);
     if (st == KS_OK) ks_live_get_stats(live, b->opt->frames, s); /* the warm-up frames left out */
     ks_live_destroy(live);
@@ -515,6 +521,8 @@ ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int us
     b.use_cuda = use_cuda;
     b.best = best;
     KS_TRY(choose_modes(&b));
+    for (int m = 0; m < b.nmodes; ++m)
+        if (b.modes[m] == KS_LIVE_MODE_WINDOW) b.has_window = 1;
     if (use_cuda) {
         /* the ceilings the live view measures at start-up, for the scenes' own figures */
         KS_TRY(ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &b.t_peak_gbs));

@@ -6,7 +6,7 @@
 #define KS_CADENCE_H
 
 enum { KS_CADENCE_MAX = 250 }; /* frames; a convergence point at least this often */
-#define KS_CADENCE_BUDGET 0.01  /* automatic: task time <= 1 % of the solver time */
+#define KS_CADENCE_BUDGET 0.0025 /* automatic: task time <= 0.25 % of the solver time */
 
 typedef struct ks_cadence {
     int fixed;  /* > 0: every `fixed` frames (from a flag); 0: automatic */

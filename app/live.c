@@ -133,7 +133,7 @@ static ks_status open_display_path(ks_live *l, size_t bytes)
 
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
 
-ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int headless,
+ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_live_display display,
                          ks_live **out)
 {
     *out = NULL;
@@ -149,7 +149,8 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int h
     ks_window_desc wd = {0};
     wd.width = env->opt->width;
     wd.height = env->opt->height;
-    wd.headless = headless;
+    wd.headless = display != KS_LIVE_WINDOW;
+    wd.hidden = display == KS_LIVE_HEADLESS_HIDDEN;
     wd.title = "kernelscope";
     KS_TRY(ks_window_create(&wd, &l->win));
     int max_w = 0, max_h = 0;
@@ -398,11 +399,6 @@ static ks_status unmap_picture(ks_live *l, int slot, int w, int h)
     return ks_stage_timer_end(l->timer, l->stage_unmap);
 }
 
-/* compute, then draw into this frame's ring slot; the slot is unmapped on every
- * path. Compute comes first so that the previous frame's GL work (drawing
- * another slot) runs while the solver does. GL takes the picture only once
- * CUDA has finished writing it: pbo by the unmap's ordering, copy by the slot's
- * event. */
 /* Whether this frame must show its own picture rather than the previous
  * one: the first frame, a frame that is saved (its picture is read back from
  * GL), and the last frame of a --frames run. */
@@ -414,12 +410,13 @@ static int show_own_picture(const ks_live *l)
     return opt->frames && l->frame + 1 >= opt->frames;
 }
 
-static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
+/* Draws this frame's picture into its ring slot; the slot is unmapped on
+ * every path. GL takes the picture only once CUDA has finished writing it:
+ * pbo by the unmap's ordering, copy by the slot's event. */
+static ks_status draw_slot(ks_live *l, ks_frame_ctx *ctx, int slot)
 {
     void *rgba = NULL;
     int w = 0, h = 0;
-    const int slot = (int)(l->frame % KS_RENDERER_RING);
-    KS_TRY(l->api->compute(l->scene, ctx));
     KS_TRY(map_picture(l, slot, &rgba));
     ks_status st = l->api->draw(l->scene, ctx, rgba, &w, &h);
     if (st != KS_OK) w = h = 0;
@@ -428,23 +425,61 @@ static ks_status compute_and_draw(ks_live *l, ks_frame_ctx *ctx)
     if (st_unmap != KS_OK) return st_unmap;
     l->slot_w[slot] = w;
     l->slot_h[slot] = h;
-    /* Pipelined: GL shows the previous frame's slot, which CUDA finished long
-     * ago, so neither side waits for the other: the GPU runs this frame's
-     * solver while the host uploads, draws the panels and presents. One frame
-     * of display lag, except on the frames that must show their own. */
-    l->lagged = l->path != KS_INTEROP_AUTO && !show_own_picture(l);
-    const int shown = l->lagged ? (int)((l->frame - 1) % KS_RENDERER_RING) : slot;
-    if (l->lagged) {
-        w = l->slot_w[shown];
-        h = l->slot_h[shown];
-    }
-    if (l->path == KS_INTEROP_PBO) return ks_renderer_set_image_slot(l->renderer, shown, w, h);
+    return KS_OK;
+}
+
+/* Hands a finished ring slot to GL as the picture (CPU: uploaded at unmap). */
+static ks_status show_slot(ks_live *l, int slot)
+{
+    const int w = l->slot_w[slot], h = l->slot_h[slot];
+    if (l->path == KS_INTEROP_PBO) return ks_renderer_set_image_slot(l->renderer, slot, w, h);
     if (l->path == KS_INTEROP_COPY) {
         const void *host = NULL;
-        KS_TRY(ks_copy_ring_host(l->copy, shown, &host));
+        KS_TRY(ks_copy_ring_host(l->copy, slot, &host));
         return ks_renderer_upload(l->renderer, host, w, h);
     }
-    return KS_OK; /* CPU: uploaded at unmap */
+    return KS_OK;
+}
+
+/* The GL side of a frame: overlay state, picture, panels, present. */
+static ks_status show_frame(ks_live *l, int fb_w, int fb_h, const float area[4], ks_ui_actions *act)
+{
+    memset(&l->view, 0, sizeof l->view);
+    l->api->view(l->scene, &l->view);
+    view_frame(l, &l->view);
+    KS_TRY(ks_renderer_begin(l->renderer, fb_w, fb_h, l->api->zoomable ? l->view_area : area));
+    ks_status st_ui = ks_ui_frame(l->ui, &l->view, fb_w, fb_h, l->overlay, l->help, act);
+    KS_TRY(ks_renderer_end(l->renderer));
+    KS_TRY(st_ui);
+    return ks_window_present(l->win);
+}
+
+/* One frame on the GPU and on GL. Pipelined (pbo and copy paths): the solver
+ * is queued first, then GL shows the previous frame's slot, which CUDA
+ * finished before this frame's solver; only then is this frame's slot mapped
+ * and drawn. GL's work so depends only on CUDA work already done, and CUDA's
+ * solver on nothing of GL's: neither side waits for the other, and the GPU
+ * runs this frame's solver while the host uploads, draws the panels and
+ * presents. One frame of display lag, except on the frames that must show
+ * their own picture (drawn first, then shown). */
+static ks_status compute_and_show(ks_live *l, ks_frame_ctx *ctx, int fb_w, int fb_h, const float area[4],
+                                  ks_ui_actions *act)
+{
+    const int slot = (int)(l->frame % KS_RENDERER_RING);
+    l->lagged = l->path != KS_INTEROP_AUTO && !show_own_picture(l);
+    KS_TRY(ks_stage_timer_frame_begin(l->timer));
+    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_frame));
+    KS_TRY(l->api->compute(l->scene, ctx));
+    if (l->lagged) {
+        KS_TRY(show_slot(l, (int)((l->frame - 1) % KS_RENDERER_RING)));
+        KS_TRY(show_frame(l, fb_w, fb_h, area, act));
+    }
+    KS_TRY(draw_slot(l, ctx, slot));
+    KS_TRY(ks_stage_timer_end(l->timer, l->stage_frame));
+    KS_TRY(ks_stage_timer_frame_end(l->timer));
+    if (l->lagged) return KS_OK;
+    KS_TRY(show_slot(l, slot));
+    return show_frame(l, fb_w, fb_h, area, act);
 }
 
 /* A zoomable scene's area and mouse, before the frame is drawn: the
@@ -564,21 +599,9 @@ static ks_status run_frame(ks_live *l, int *quit)
     }
     l->single = 0;
 
-    KS_TRY(ks_stage_timer_frame_begin(l->timer));
-    KS_TRY(ks_stage_timer_begin(l->timer, l->stage_frame));
-    KS_TRY(compute_and_draw(l, &ctx));
-    KS_TRY(ks_stage_timer_end(l->timer, l->stage_frame));
-    KS_TRY(ks_stage_timer_frame_end(l->timer));
-
-    memset(&l->view, 0, sizeof l->view);
-    l->api->view(l->scene, &l->view);
-    view_frame(l, &l->view);
-    KS_TRY(ks_renderer_begin(l->renderer, fb_w, fb_h, l->api->zoomable ? l->view_area : area));
     ks_ui_actions act;
-    ks_status st_ui = ks_ui_frame(l->ui, &l->view, fb_w, fb_h, l->overlay, l->help, &act);
-    KS_TRY(ks_renderer_end(l->renderer));
-    KS_TRY(st_ui);
-    KS_TRY(ks_window_present(l->win));
+    memset(&act, 0, sizeof act);
+    KS_TRY(compute_and_show(l, &ctx, fb_w, fb_h, area, &act));
     /* what the mouse asked for goes the way of a key press */
     l->mouse_captured = act.mouse_captured;
     for (int i = 0; i < act.nkeys; ++i)

@@ -7,10 +7,17 @@
 
 typedef struct ks_live ks_live;
 
+/* Where the frames go. */
+typedef enum ks_live_display {
+    KS_LIVE_WINDOW = 0,
+    KS_LIVE_HEADLESS = 1,       /* EGL, no window */
+    KS_LIVE_HEADLESS_HIDDEN = 2 /* no window shown: an invisible window's GL context (see ks_window_desc) */
+} ks_live_display;
+
 /* Sets up scene, window, renderer, interop and timer. Failures here are the
  * user's input (grid too large, block refused, no display, bad scene file):
  * main exits with status 2. */
-ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, int headless,
+ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_live_display display,
                          ks_live **out);
 /* Runs until Esc/Q, the window closes or --frames frames ran. */
 ks_status ks_live_run(ks_live *live);

@@ -315,12 +315,12 @@ static void scroll_callback(GLFWwindow *gw, double dx, double dy)
 static void framebuffer_size_callback(GLFWwindow *gw, int width, int height)
 {
     ks_window *w = glfwGetWindowUserPointer(gw);
-    if (w == NULL) return;
+    if (w == NULL || w->headless) return;
     w->fb_w = width;
     w->fb_h = height;
 }
 
-static ks_status glfw_create(ks_window *w, int width, int height, const char *title)
+static ks_status glfw_create(ks_window *w, int width, int height, const char *title, int visible)
 {
     const char *x11 = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
     if ((x11 == NULL || x11[0] == '\0') && (wl == NULL || wl[0] == '\0'))
@@ -337,6 +337,7 @@ static ks_status glfw_create(ks_window *w, int width, int height, const char *ti
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_DEPTH_BITS, 0); /* everything is 2D in an FBO */
     glfwWindowHint(GLFW_STENCIL_BITS, 0);
+    glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
     w->glfw = glfwCreateWindow(width, height, title, NULL, NULL);
     if (w->glfw == NULL) {
         ks_status st = ks_fail(KS_ERR_GL, "cannot create an OpenGL 3.3 core window: %s", glfw_error_text());
@@ -383,12 +384,18 @@ ks_status ks_window_create(const ks_window_desc *desc, ks_window **out)
     w->egl_dpy = EGL_NO_DISPLAY;
     w->egl_ctx = EGL_NO_CONTEXT;
     ks_status st;
-    if (w->headless) {
+    if (w->headless && !d.hidden) {
         w->fb_w = d.width;
         w->fb_h = d.height;
         st = egl_create(w);
     } else {
-        st = glfw_create(w, d.width, d.height, d.title);
+        st = glfw_create(w, d.width, d.height, d.title, !w->headless);
+        /* headless draws into the renderer's framebuffer of the size asked
+         * for, whatever the invisible window got */
+        if (st == KS_OK && w->headless) {
+            w->fb_w = d.width;
+            w->fb_h = d.height;
+        }
     }
     if (st != KS_OK) {
         free(w);
@@ -428,6 +435,7 @@ void ks_window_poll(ks_window *w)
 {
     if (w == NULL || w->glfw == NULL) return;
     glfwPollEvents();
+    if (w->headless) return; /* an invisible window's size is not the picture's */
     /* the callback covers resizes; this also catches a size set before it was installed */
     glfwGetFramebufferSize(w->glfw, &w->fb_w, &w->fb_h);
 }
@@ -443,7 +451,7 @@ int ks_window_next_key(ks_window *w, ks_key_event *ev)
 
 int ks_window_cursor(const ks_window *w, double *x, double *y)
 {
-    if (w == NULL || w->glfw == NULL) return 0;
+    if (w == NULL || w->glfw == NULL || w->headless) return 0;
     if (!glfwGetWindowAttrib(w->glfw, GLFW_HOVERED)) return 0;
     double cx = 0, cy = 0;
     int ww = 0, wh = 0;
@@ -471,13 +479,13 @@ double ks_window_take_scroll(ks_window *w)
 
 int ks_window_left_button(const ks_window *w)
 {
-    return w != NULL && w->glfw != NULL && glfwGetMouseButton(w->glfw, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+    return w != NULL && w->glfw != NULL && !w->headless && glfwGetMouseButton(w->glfw, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
 }
 
 void ks_window_max_size(const ks_window *w, int *width, int *height)
 {
     int mw = w ? w->fb_w : 0, mh = w ? w->fb_h : 0;
-    if (w != NULL && w->glfw != NULL) {
+    if (w != NULL && w->glfw != NULL && !w->headless) {
         int ww = 0, wh = 0, count = 0;
         glfwGetWindowSize(w->glfw, &ww, &wh);
         /* framebuffer pixels per screen coordinate (HiDPI), at least 1 */
@@ -498,13 +506,13 @@ void ks_window_max_size(const ks_window *w, int *width, int *height)
 
 int ks_window_should_close(const ks_window *w)
 {
-    return w != NULL && w->glfw != NULL && glfwWindowShouldClose(w->glfw);
+    return w != NULL && w->glfw != NULL && !w->headless && glfwWindowShouldClose(w->glfw);
 }
 
 ks_status ks_window_present(ks_window *w)
 {
     if (w == NULL) return ks_fail(KS_ERR_INVALID, "window: present without window");
-    if (w->glfw == NULL) return KS_OK;
+    if (w->glfw == NULL || w->headless) return KS_OK;
     ks_glfw_last_error[0] = '\0';
     glfwSwapBuffers(w->glfw);
     if (ks_glfw_last_error[0] != '\0')
@@ -514,4 +522,4 @@ ks_status ks_window_present(ks_window *w)
 
 const char *ks_window_gl_description(const ks_window *w) { return w ? w->gl_desc : ""; }
 
-void *ks_window_glfw(const ks_window *w) { return w ? (void *)w->glfw : NULL; }
+void *ks_window_glfw(const ks_window *w) { return w && !w->headless ? (void *)w->glfw : NULL; }

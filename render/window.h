@@ -14,7 +14,11 @@ typedef struct ks_window ks_window;
 
 typedef struct ks_window_desc {
     int width, height; /* framebuffer pixels; 0 -> 1280 x 800 */
-    int headless;      /* 1: EGL, no window */
+    int headless;      /* 1: no window to show (EGL, unless hidden) */
+    int hidden;        /* with headless: the context of an invisible GLFW window
+                          instead of EGL. CUDA's GL interop serves one GL platform
+                          (GLX or EGL) per process, so a process that also opens
+                          windows draws its headless runs this way. */
     const char *title; /* NULL -> "kernelscope" */
 } ks_window_desc;
 

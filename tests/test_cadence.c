@@ -48,7 +48,7 @@ static void test_due_pattern(void **state)
     ks_cadence_init(&c, 0);
     assert_int_equal(c.every, 1);
     assert_int_equal(due_frames(&c, 10, &first), 10); /* untuned: every frame */
-    ks_cadence_tune(&c, 0.30, 5.44);
+    ks_cadence_tune(&c, 0.30, 20.0); /* 0.30 / (6 * 20) = 0.25 % */
     assert_int_equal(c.every, 6);
     /* every 6th frame from here: 5 waits, then due */
     assert_int_equal(due_frames(&c, 60, &first), 10);
