@@ -146,3 +146,10 @@ ks_status ks_live_serve_frame(ks_live_serve *ls, ks_renderer *r, const ks_view *
     if (ks_server_wants_frame(ls->server) && !ks_server_frame_pending(ls->server)) KS_TRY(publish_picture(ls, r));
     return KS_OK;
 }
+
+int ks_live_serve_port(const ks_live_serve *ls) { return ls ? ks_server_port(ls->server) : 0; }
+
+const char *ks_live_serve_encoder(const ks_live_serve *ls, int h264)
+{
+    return ls ? ks_server_encoder_name(ls->server, h264 ? KS_FRAME_H264 : KS_FRAME_JPEG) : "";
+}

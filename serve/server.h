@@ -45,5 +45,7 @@ ks_status ks_server_publish_state(ks_server *s, const char *json, size_t len);
 int ks_server_next_input(ks_server *s, ks_input_event *ev);
 /* Frames encoded so far (JPEG + H.264). */
 unsigned long long ks_server_frames_encoded(ks_server *s);
+/* The encoder's name for that kind ("libjpeg-turbo", "nvjpeg", "libx264", ...); "" when none. */
+const char *ks_server_encoder_name(const ks_server *s, ks_frame_kind kind);
 
 #endif
