@@ -476,8 +476,7 @@ static ks_status write_chart(const serve_bench *b)
     d.height = 650;
     d.title = title;
     d.x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record";
-    d.y_label = "frames per second (loop; received by the viewer), log scale";
-    d.log_y = 1;
+    d.y_label = "frames per second";
     d.series = series;
     d.series_count = nseries;
     int w, h;

@@ -153,7 +153,8 @@ static int viewer_callback(struct lws *wsi, enum lws_callback_reasons reason, vo
     switch (reason) {
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
         char why[200];
-        snprintf(why, sizeof why, "viewer: cannot open ws://%s:%d/ws (%s)", v->host, v->d.port,
+        const int n = in && len ? (int)(len < 120 ? len : 120) : 17;
+        snprintf(why, sizeof why, "viewer: cannot open ws://%s:%d/ws (%.*s)", v->host, v->d.port, n,
                  in && len ? (const char *)in : "connection failed");
         pthread_mutex_lock(&v->lock);
         fail_locked(v, why);
