@@ -428,7 +428,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
         if (sr.c1.width > 0) snprintf(r->size, sizeof r->size, "%dx%d", sr.c1.width, sr.c1.height);
     }
     ++b->nrows;
-    if (sr.latency) { /* the viewer was stopped: its last counts were read by the hook */
+    if (sr.latency && sr.lat_n > 0) { /* the hook read the viewer's last counts; none: a stop cut it short */
         r->latency_ms = sr.lat_ms;
         r->latency_samples = sr.lat_n;
     }

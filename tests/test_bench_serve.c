@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -277,6 +278,30 @@ static void test_cpu_run(void **state)
     assert_int_equal(access(path, R_OK), 0);
 }
 
+/* Ctrl-C in the middle: the bench stops after the frame in progress, writes what it measured, exits 130. */
+static void test_sigint(void **state)
+{
+    (void)state;
+    char dir[256], out[512], err[512];
+    ks_test_tmpdir(dir, sizeof dir, "benchserveint");
+    snprintf(out, sizeof out, "%s/stdout.txt", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "100000",
+                          "--spheres", "16", "--grid", "64", "--out", dir, NULL};
+    pid_t pid = ks_test_spawn(argv, out, err);
+    assert_true(pid > 0);
+    ks_test_sleep_ms(3000);
+    kill(pid, SIGINT);
+    const int code = ks_test_wait_exit(pid, 30);
+    char *text = read_file(err);
+    if (code != 130 && text && strstr(text, "EGL")) {
+        free(text);
+        skip();
+    }
+    assert_int_equal(code, 130);
+    free(text);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -299,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_ratios_and_csv),
         cmocka_unit_test(test_viewer_cannot_connect),
         cmocka_unit_test(test_cpu_run),
+        cmocka_unit_test(test_sigint),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
