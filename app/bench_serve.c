@@ -372,9 +372,10 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     sr.latency = kase == KS_CASE_JPEG;
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, ks_scene_def_get(c->scene)->live, 1, &live);
-    const char *enc = "";
+    char enc[32] = ""; /* a copy: the name goes with the server */
     if (st == KS_OK) {
-        enc = kase == KS_CASE_JPEG ? ks_live_serve_encoder_of(live, 0) : kase == KS_CASE_H264 ? ks_live_serve_encoder_of(live, 1) : "";
+        if (kase == KS_CASE_JPEG || kase == KS_CASE_H264)
+            snprintf(enc, sizeof enc, "%s", ks_live_serve_encoder_of(live, kase == KS_CASE_H264));
         if (kase == KS_CASE_H264 && !enc[0]) {
             printf("%s %s h264: skipped (no H.264 encoder: a build without video, or none opened)\n",
                    ks_scene_name(c->scene), c->variant);
@@ -418,7 +419,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     const double solver = ks_live_stats_stage(&sr.stats, ks_bench_live_solver_stage(r->scene));
     r->solver_ms_per_iter = solver > 0.0 && sr.stats.iters_per_frame > 0.0 ? solver / sr.stats.iters_per_frame : 0.0;
     r->loop_fps = sr.stats.fps;
-    if (kase == KS_CASE_RECORD) enc = sr.encoder;
+    if (kase == KS_CASE_RECORD) snprintf(enc, sizeof enc, "%s", sr.encoder);
     snprintf(r->encoder, sizeof r->encoder, "%s", enc[0] ? enc : "-");
     snprintf(r->size, sizeof r->size, "%dx%d", run.width, run.height);
     if (sr.viewer) {
