@@ -1,9 +1,20 @@
+/* POSIX: fork, kill, waitpid, mkdtemp, nftw (the --browser rows) */
+#define _XOPEN_SOURCE 700
+
 #include "bench_serve.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/ks_util.h"
@@ -11,6 +22,7 @@
 #include "kernels/spheres/spheres.h"
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "serve/server.h"
 #include "serve/ws_viewer.h"
 #include "video/recorder.h"
 #include "bench_live.h"
@@ -23,15 +35,24 @@
 enum {
     KS_SERVE_WARMUP = 48,        /* frames before the timed ones (as bench live; --iters auto settles in 44) */
     KS_SERVE_MAX_CASES = 16,
-    KS_SERVE_MAX_ROWS = KS_SERVE_MAX_CASES * 4,
+    KS_SERVE_MAX_ROWS = KS_SERVE_MAX_CASES * 6,
     KS_SERVE_LATENCY_SAMPLES = 24,
 };
 static const double ks_first_frame_s = 20.0; /* the viewer's first frame after the warm-up, at most */
 static const double ks_latency_s = 60.0;     /* all the latency samples, at most */
 static const double ks_key_s = 3.0;          /* one key press to its changed picture, at most */
 
-typedef enum { KS_CASE_NONE = 0, KS_CASE_JPEG, KS_CASE_H264, KS_CASE_RECORD, KS_CASE_NUM } ks_case;
-static const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record"};
+typedef enum {
+    KS_CASE_NONE = 0,
+    KS_CASE_JPEG,
+    KS_CASE_H264,
+    KS_CASE_RECORD,
+    KS_CASE_BROWSER_JPEG, /* --browser: a headless Chromium on the page, JPEG frames (?codec=jpeg) */
+    KS_CASE_BROWSER_H264, /* the same, H.264 through WebCodecs */
+    KS_CASE_NUM
+} ks_case;
+static const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record", "browser-jpeg", "browser-h264"};
+static const double ks_browser_s = 40.0; /* the page's first reports after the warm-up, at most */
 
 /* ---- Derived columns and writers ---- */
 
@@ -66,7 +87,7 @@ static void figure(char *out, size_t cap, const char *fmt, double v)
 static size_t table_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
 {
     size_t used = 0;
-    ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-7s %-14s %6s %11s %6s %8s %10s %10s %11s\n", "scene",
+    ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6s %11s %6s %8s %10s %10s %11s\n", "scene",
                     "variant", "size", "case", "encoder", "frames", "solver ms/it", "ratio", "loop fps",
                     "viewer fps", "viewer Mb/s", "latency ms");
     for (int i = 0; i < n; ++i) {
@@ -77,7 +98,7 @@ static size_t table_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
         figure(mbit, sizeof mbit, "%.1f", r->viewer_mbit_s);
         if (r->latency_ms >= 0.0) snprintf(lat, sizeof lat, "%.1f (n=%d)", r->latency_ms, r->latency_samples);
         else snprintf(lat, sizeof lat, "-");
-        ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-7s %-14s %6d %12.4f %6s %8.1f %10s %10s %11s\n",
+        ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6d %12.4f %6s %8.1f %10s %10s %11s\n",
                         r->scene, r->variant, r->size, r->kase, r->encoder, r->frames, r->solver_ms_per_iter, ratio,
                         r->loop_fps, vfps, mbit, lat);
     }
@@ -235,7 +256,7 @@ static ks_status row_options(const serve_bench *b, const serve_scene *c, ks_case
 
 /* ---- One row: the frame hook runs warm-up, timed frames and the latency probe ---- */
 
-enum { PHASE_WARM = 0, PHASE_TIMED, PHASE_LATENCY };
+enum { PHASE_WARM = 0, PHASE_TIMED, PHASE_LATENCY, PHASE_BROWSER_TAIL };
 
 typedef struct serve_run {
     int frames;                    /* timed frames */
@@ -252,6 +273,10 @@ typedef struct serve_run {
     char encoder[32];              /* --record's encoder, read while it records */
     double lat_ms;                 /* key to picture, median */
     int lat_n;
+    int browser;                   /* a browser views the page: its own reports count */
+    ks_frame_kind want;            /* the frames it must draw */
+    ks_server_viewer_stats v0, v1; /* the page's reports at the start of the timed frames and after */
+    char skip[200];                /* a case this browser cannot do: why */
     ks_status st;
     char error[512];
 } serve_run;
@@ -263,10 +288,53 @@ static int run_fail(serve_run *r, ks_status st, const char *text)
     return 1;
 }
 
+/* The browser rows: the page's own reports of the frames it drew. */
+static int browser_hook(serve_run *r, ks_live *live, long long done, double now)
+{
+    ks_server_viewer_stats vs;
+    ks_live_serve_viewer_stats_of(live, &vs);
+    switch (r->phase) {
+    case PHASE_WARM:
+        if (done < KS_SERVE_WARMUP) return 0;
+        if (r->phase_at == 0.0) r->phase_at = now;
+        if (vs.reports < 2 || vs.kind != r->want) {
+            if (now - r->phase_at <= ks_browser_s) return 0;
+            if (vs.reports && r->want == KS_FRAME_H264) { /* the page fell back to JPEG */
+                snprintf(r->skip, sizeof r->skip, "the browser decodes no H.264 here (WebCodecs)");
+                return 1;
+            }
+            char why[200];
+            snprintf(why, sizeof why, "browser: %llu reports from the page in %.0f s", vs.reports, ks_browser_s);
+            return run_fail(r, KS_ERR_IO, why);
+        }
+        r->phase = PHASE_TIMED;
+        r->start_frame = done;
+        r->v0 = vs;
+        r->t0 = now;
+        return 0;
+    case PHASE_TIMED:
+        if (done - r->start_frame < r->frames) return 0;
+        r->t1 = now;
+        r->st = ks_live_measure(live, r->frames, &r->stats);
+        if (r->st != KS_OK) return run_fail(r, r->st, ks_error_message());
+        r->measured = 1;
+        r->phase = PHASE_BROWSER_TAIL;
+        r->phase_at = now;
+        return 0;
+    default:
+        /* the report that covers the end of the timed frames (the page sends one a second) */
+        if (vs.reports < r->v0.reports + 2 && now - r->phase_at <= 5.0) return 0;
+        r->v1 = vs;
+        if (r->v1.reports > r->v0.reports) return 1;
+        return run_fail(r, KS_ERR_IO, "browser: the page stopped reporting");
+    }
+}
+
 static int frame_hook(void *user, ks_live *live, long long done)
 {
     serve_run *r = user;
     const double now = ks_now_seconds();
+    if (r->browser) return browser_hook(r, live, done, now);
     ks_ws_viewer_counts c;
     memset(&c, 0, sizeof c);
     if (r->viewer) {
@@ -338,6 +406,52 @@ static ks_serve_row *new_row(serve_bench *b, const serve_scene *c, ks_case kase)
     return r;
 }
 
+/* ---- The browser: a headless Chromium on the page, a profile folder of its own ---- */
+
+static pid_t browser_start(const char *path, const char *url, const char *profile)
+{
+    char profile_arg[1100];
+    snprintf(profile_arg, sizeof profile_arg, "--user-data-dir=%s", profile);
+    char *const argv[] = {(char *)path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--autoplay-policy=no-user-gesture-required", profile_arg, "--remote-debugging-port=0",
+                          (char *)url, NULL};
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) { /* only async-signal-safe calls until exec */
+        const int fd = open("/dev/null", O_RDWR);
+        if (fd >= 0) {
+            dup2(fd, 0);
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        setpgid(0, 0); /* its own group: the browser's helpers end with it */
+        execv(path, argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void browser_stop(pid_t pid)
+{
+    if (pid <= 0) return;
+    kill(-pid, SIGTERM);
+    for (int i = 0; i < 100; ++i) { /* 5 s, then it is killed */
+        if (waitpid(pid, NULL, WNOHANG) == pid) return;
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    kill(-pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
 /* Runs one row; *skipped 1 (and a line printed) when the build cannot do the case. */
 static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int *skipped)
 {
@@ -370,15 +484,18 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     sr.frames = opt->frames;
     sr.scene = ks_scene_name(c->scene);
     sr.latency = kase == KS_CASE_JPEG;
+    sr.browser = kase == KS_CASE_BROWSER_JPEG || kase == KS_CASE_BROWSER_H264;
+    sr.want = kase == KS_CASE_BROWSER_H264 ? KS_FRAME_H264 : KS_FRAME_JPEG;
     ks_live *live = NULL;
     ks_status st = ks_live_create(&env, ks_scene_def_get(c->scene)->live, 1, &live);
     char enc[32] = ""; /* a copy: the name goes with the server */
     if (st == KS_OK) {
-        if (kase == KS_CASE_JPEG || kase == KS_CASE_H264)
-            snprintf(enc, sizeof enc, "%s", ks_live_serve_encoder_of(live, kase == KS_CASE_H264));
-        if (kase == KS_CASE_H264 && !enc[0]) {
-            printf("%s %s h264: skipped (no H.264 encoder: a build without video, or none opened)\n",
-                   ks_scene_name(c->scene), c->variant);
+        if (kase != KS_CASE_NONE && kase != KS_CASE_RECORD)
+            snprintf(enc, sizeof enc, "%s",
+                     ks_live_serve_encoder_of(live, kase == KS_CASE_H264 || kase == KS_CASE_BROWSER_H264));
+        if (!enc[0] && (kase == KS_CASE_H264 || kase == KS_CASE_BROWSER_H264)) {
+            printf("%s %s %s: skipped (no H.264 encoder: a build without video, or none opened)\n",
+                   ks_scene_name(c->scene), c->variant, ks_case_names[kase]);
             ks_live_destroy(live);
             *skipped = 1;
             return KS_OK;
@@ -395,15 +512,37 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
         vd.timeout_s = ks_key_s;
         st = ks_ws_viewer_start(&vd, &sr.viewer);
     }
+    pid_t browser = 0;
+    char profile[1100] = "";
+    if (st == KS_OK && sr.browser) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(profile, sizeof profile, "%s/kernelscope-browser-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        char url[256];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/%s", ks_live_serve_port_of(live),
+                 kase == KS_CASE_BROWSER_JPEG ? "?codec=jpeg" : "");
+        if (!mkdtemp(profile)) {
+            profile[0] = '\0';
+            st = ks_fail(KS_ERR_IO, "browser: cannot make a profile folder under %s", tmp && *tmp ? tmp : "/tmp");
+        } else if ((browser = browser_start(opt->browser, url, profile)) < 0) {
+            st = ks_fail(KS_ERR_IO, "browser: cannot start %s", opt->browser);
+        }
+    }
     if (st == KS_OK) {
         ks_live_set_frame_hook(live, frame_hook, &sr);
         st = ks_live_run(live);
     }
+    browser_stop(browser);
+    if (profile[0]) nftw(profile, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (st == KS_OK && sr.st != KS_OK) st = ks_fail(sr.st, "%s %s %s: %s", ks_scene_name(c->scene), c->variant,
                                                     ks_case_names[kase], sr.error);
     ks_ws_viewer_stop(sr.viewer); /* before the server goes */
     ks_live_destroy(live);
     KS_TRY(st);
+    if (sr.skip[0]) {
+        printf("%s %s %s: skipped (%s)\n", ks_scene_name(c->scene), c->variant, ks_case_names[kase], sr.skip);
+        *skipped = 1;
+        return KS_OK;
+    }
     if (!sr.measured) {
         if (ks_signals_stop_requested()) { /* a run cut short measures nothing; main exits 130 */
             *skipped = 1;
@@ -428,6 +567,8 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
         r->viewer_mbit_s = dt > 0.0 ? (double)(sr.c1.bytes - sr.c0.bytes) * 8e-6 / dt : 0.0;
         if (sr.c1.width > 0) snprintf(r->size, sizeof r->size, "%dx%d", sr.c1.width, sr.c1.height);
     }
+    if (sr.browser && sr.v1.reports > sr.v0.reports) /* the mean of the page's reports over the timed frames */
+        r->viewer_fps = (sr.v1.fps_sum - sr.v0.fps_sum) / (double)(sr.v1.reports - sr.v0.reports);
     ++b->nrows;
     if (sr.latency && sr.lat_n > 0) { /* the hook read the viewer's last counts; none: a stop cut it short */
         r->latency_ms = sr.lat_ms;
@@ -476,7 +617,7 @@ static ks_status write_chart(const serve_bench *b)
     d.width = 1100;
     d.height = 650;
     d.title = title;
-    d.x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record";
+    d.x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record, 5 browser-jpeg, 6 browser-h264";
     d.y_label = "frames per second";
     d.series = series;
     d.series_count = nseries;
@@ -509,7 +650,8 @@ static ks_status write_file(const ks_options *opt, const char *name, char *text)
 
 static ks_status run_scene(serve_bench *b, const serve_scene *c)
 {
-    for (int k = 0; k < KS_CASE_NUM && !ks_signals_stop_requested(); ++k) {
+    const int ncases = b->opt->browser ? KS_CASE_NUM : KS_CASE_BROWSER_JPEG;
+    for (int k = 0; k < ncases && !ks_signals_stop_requested(); ++k) {
         int skipped = 0;
         KS_TRY(run_row(b, c, (ks_case)k, &skipped));
         if (skipped) continue;
@@ -517,7 +659,8 @@ static ks_status run_scene(serve_bench *b, const serve_scene *c)
         const ks_serve_row *r = &b->rows[b->nrows - 1];
         printf("%s %s %s %s: solver %.4f ms/it (x%.3f), loop %.1f fps", r->scene, r->variant, r->size, r->kase,
                r->solver_ms_per_iter, r->solver_ratio, r->loop_fps);
-        if (r->viewer_fps >= 0.0) printf(", viewer %.1f fps %.1f Mbit/s (%s)", r->viewer_fps, r->viewer_mbit_s, r->encoder);
+        if (r->viewer_fps >= 0.0) printf(", viewer %.1f fps (%s)", r->viewer_fps, r->encoder);
+        if (r->viewer_mbit_s >= 0.0) printf(", %.1f Mbit/s", r->viewer_mbit_s);
         if (r->latency_ms >= 0.0) printf(", key to picture %.1f ms (n=%d)", r->latency_ms, r->latency_samples);
         printf("\n");
         fflush(stdout);
@@ -545,9 +688,9 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
         return st;
     }
     printf("kernelscope bench serve on %s (%s backend): %dx%d, %d timed frames after %d warm-up, server on "
-           "127.0.0.1, cases none jpeg h264 record\n",
+           "127.0.0.1, cases none jpeg h264 record%s\n",
            use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu", opt->width, opt->height, opt->frames,
-           KS_SERVE_WARMUP);
+           KS_SERVE_WARMUP, opt->browser ? " browser-jpeg browser-h264" : "");
     fflush(stdout);
     for (int i = 0; i < b->nscenes && st == KS_OK && !ks_signals_stop_requested(); ++i) st = run_scene(b, &b->scenes[i]);
     /* what was measured before a failure or a stop is still written */

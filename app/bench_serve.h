@@ -18,13 +18,13 @@ typedef struct ks_serve_row {
     char scene[16];            /* laplace3d, laplace2d, spheres */
     char variant[32];          /* Laplace kernel or sphere memory variant; "gold" on the CPU backend */
     char size[24];             /* the picture, "1920x1080" (as the viewer received it on viewer rows) */
-    char kase[16];             /* none, jpeg, h264, record */
+    char kase[16];             /* none, jpeg, h264, record; with --browser browser-jpeg, browser-h264 */
     char encoder[32];          /* nvjpeg, libjpeg-turbo, libx264, h264_nvenc; "-" for none */
     int frames;                /* timed frames of the live loop */
     double solver_ms_per_iter; /* the solver stage's median / iterations per frame */
     double solver_ratio;       /* over the none row of the same scene; 0: no none row */
     double loop_fps;           /* 1000 / the median frame interval */
-    double viewer_fps;         /* frames the viewer received per second; < 0: no viewer */
+    double viewer_fps;         /* frames the viewer received per second (browser rows: drew, by its own count); < 0: no viewer */
     double viewer_mbit_s;      /* what it received; < 0: no viewer */
     double latency_ms;         /* key press to changed picture, median; < 0: not measured */
     int latency_samples;

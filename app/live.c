@@ -754,3 +754,7 @@ ks_status ks_live_measure(ks_live *l, int last_frames, ks_live_stats *out)
 int ks_live_serve_port_of(const ks_live *l) { return ks_live_serve_port(l->serve); }
 const char *ks_live_serve_encoder_of(const ks_live *l, int h264) { return ks_live_serve_encoder(l->serve, h264); }
 const char *ks_live_record_encoder_of(const ks_live *l) { return l->rec.rec ? ks_recorder_encoder(l->rec.rec) : ""; }
+int ks_live_serve_viewer_stats_of(const ks_live *l, struct ks_server_viewer_stats *out)
+{
+    return ks_live_serve_viewer_stats(l->serve, out);
+}

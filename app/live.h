@@ -60,6 +60,10 @@ ks_status ks_live_measure(ks_live *live, int last_frames, ks_live_stats *out);
  * it has none). */
 int ks_live_serve_port_of(const ks_live *live);
 const char *ks_live_serve_encoder_of(const ks_live *live, int h264);
+/* --serve: what the pages report of themselves (frames a second they drew);
+ * 0 without --serve. */
+struct ks_server_viewer_stats;
+int ks_live_serve_viewer_stats_of(const ks_live *live, struct ks_server_viewer_stats *out);
 /* The encoder of the recording in progress ("libx264", "h264_nvenc"); "" when none. */
 const char *ks_live_record_encoder_of(const ks_live *live);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/histogram/histogram.h"
 #include "kernels/matmul/matmul.h"
@@ -417,6 +418,12 @@ static ks_status set_dump_field(ks_options *o, const char *name, const char *v)
     o->dump_field = v;
     return KS_OK;
 }
+static ks_status set_browser(ks_options *o, const char *name, const char *v)
+{
+    if (!*v || access(v, X_OK) != 0) return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a program that can be run", name, quoted(v));
+    o->browser = v;
+    return KS_OK;
+}
 static ks_status set_record(ks_options *o, const char *name, const char *v)
 {
     if (ks_recorder_check_name(v) != KS_OK) {
@@ -518,6 +525,7 @@ static const ks_flag ks_flags[] = {
     {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem, KS_GPU_ONLY},
     {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
     {"--modes", 1, KS_AT_BENCH_LIVE, "bench live", set_modes},
+    {"--browser", 1, KS_AT_BENCH_SERVE, "bench serve", set_browser},
 };
 enum { KS_FLAG_NUM = sizeof ks_flags / sizeof ks_flags[0] };
 _Static_assert(KS_FLAG_NUM <= 64, "ks_options.flags_given has 64 bits");

@@ -136,6 +136,7 @@ typedef struct ks_options {
     const char *token;    /* --token, or NULL (generated when the address is not loopback) */
     const char *dump_field; /* .npy path or NULL */
     const char *record;   /* --record FILE.mp4|.mkv: a video of what is shown, or NULL */
+    const char *browser;  /* bench serve --browser PATH: a Chromium to open the page with, or NULL */
     int fps;              /* --fps: the video's frame rate (--record and the E key), default 60 */
     unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;

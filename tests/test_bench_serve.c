@@ -278,6 +278,47 @@ static void test_cpu_run(void **state)
     assert_int_equal(access(path, R_OK), 0);
 }
 
+/* --browser: a real headless Chromium on the page reports the frames it drew (skipped without one). */
+static void test_browser_rows(void **state)
+{
+    (void)state;
+    static const char *const candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"};
+    const char *browser = NULL;
+    for (int i = 0; i < 3 && !browser; ++i)
+        if (access(candidates[i], X_OK) == 0) browser = candidates[i];
+    if (!browser) skip();
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "benchservebrowser");
+    const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "120",
+                          "--spheres", "16", "--grid", "64", "--browser", browser, "--out", dir, NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip();
+    if (r.exit_code != 0) fail_msg("bench serve --browser: exit %d: %s", r.exit_code, r.err);
+    snprintf(path, sizeof path, "%s/bench_serve.csv", dir);
+    char *csv = read_file(path);
+    assert_non_null(csv);
+    int jpeg = 0;
+    for (const char *line = csv + strlen(ks_header); *line; line = strchr(line, '\n') + 1) {
+        char kase[16], f[32];
+        field(line, 4, kase, sizeof kase);
+        if (strncmp(kase, "browser-", 8) == 0) {
+            field(line, 10, f, sizeof f);
+            assert_true(atof(f) > 0.0); /* the page's own frames a second */
+            jpeg += strcmp(kase, "browser-jpeg") == 0;
+        }
+        if (!strchr(line, '\n')) break;
+    }
+    assert_int_equal(jpeg, 2); /* both scenes; browser-h264 only where the browser decodes H.264 */
+    free(csv);
+    /* a --browser that is no program: one line, exit 2 */
+    const char *bad[] = {NULL, "bench", "serve", "--browser", "/nonexistent/chromium", NULL};
+    assert_int_equal(ks_test_run(bad, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(ks_test_count_lines(r.err), 1);
+}
+
 /* Ctrl-C in the middle: the bench stops after the frame in progress, writes what it measured, exits 130. */
 static void test_sigint(void **state)
 {
@@ -324,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_ratios_and_csv),
         cmocka_unit_test(test_viewer_cannot_connect),
         cmocka_unit_test(test_cpu_run),
+        cmocka_unit_test(test_browser_rows),
         cmocka_unit_test(test_sigint),
         cmocka_unit_test(test_bad_input),
     };
