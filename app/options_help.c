@@ -78,6 +78,7 @@ void ks_options_print_help(void)
            "                          (default 2048; CPU 64)\n"
            "  --size WxH              the picture (default 1920x1080; CPU 1280x800)\n"
            "  --frames N, --iters K   timed frames per row after 48 warm-up (default 120), iterations\n"
+           "  --browser PATH          also rows from a headless Chromium on the page (its own fps)\n"
            "All scenes:\n"
            "  --backend cuda|cpu      default cuda when a device exists, else cpu\n"
            "  --interop auto|pbo|copy how CUDA pictures reach the window: pbo (CUDA writes a GL\n"

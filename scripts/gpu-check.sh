@@ -16,7 +16,7 @@
 #             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time)
 #   live      kernelscope bench live, when the binary has it
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
-#             latency at 1920x1080), when the binary has it
+#             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
 # --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
@@ -137,7 +137,8 @@ EOF
     fi ;;
   serve)
     if "$KS_BINARY" --help 2>/dev/null | grep -q "bench serve"; then
-      "$KS_BINARY" bench serve --out "$out" >"$out/bench_serve_run.txt" 2>&1
+      browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+      "$KS_BINARY" bench serve ${browser:+--browser "$browser"} --out "$out" >"$out/bench_serve_run.txt" 2>&1
       note_rc "bench serve" $?
       tail -n 20 "$out/bench_serve_run.txt"
     fi ;;
