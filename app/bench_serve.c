@@ -415,6 +415,19 @@ static pid_t browser_start(const char *path, const char *url, const char *profil
     char *const argv[] = {(char *)path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                           "--autoplay-policy=no-user-gesture-required", profile_arg, "--remote-debugging-port=0",
                           (char *)url, NULL};
+    /* its temporary files go into the profile folder too, which is removed afterwards */
+    extern char **environ;
+    int nenv = 0;
+    while (environ[nenv]) ++nenv;
+    char **envp = calloc((size_t)nenv + 2, sizeof *envp);
+    if (!envp) return -1;
+    char tmp_var[1100];
+    snprintf(tmp_var, sizeof tmp_var, "TMPDIR=%s", profile);
+    int k = 0;
+    for (int i = 0; i < nenv; ++i)
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0) envp[k++] = environ[i];
+    envp[k++] = tmp_var;
+    envp[k] = NULL;
     fflush(NULL);
     const pid_t pid = fork();
     if (pid == 0) { /* only async-signal-safe calls until exec */
@@ -425,9 +438,10 @@ static pid_t browser_start(const char *path, const char *url, const char *profil
             dup2(fd, 2);
         }
         setpgid(0, 0); /* its own group: the browser's helpers end with it */
-        execv(path, argv);
+        execve(path, argv, envp);
         _exit(127);
     }
+    free(envp);
     return pid;
 }
 
