@@ -289,7 +289,7 @@ static void test_browser_rows(void **state)
     if (!browser) skip();
     char dir[256], path[512];
     ks_test_tmpdir(dir, sizeof dir, "benchservebrowser");
-    const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "120",
+    const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "30",
                           "--spheres", "16", "--grid", "64", "--browser", browser, "--out", dir, NULL};
     const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
     ks_run_result r;
