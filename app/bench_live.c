@@ -27,9 +27,14 @@ enum {
 
 /* ---- Derived columns ---- */
 
+const char *ks_bench_live_solver_stage(const char *scene)
+{
+    return strcmp(scene, "spheres") == 0 ? "render" : "jacobi";
+}
+
 double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms)
 {
-    const double solver = ks_live_stats_stage(s, strcmp(scene, "spheres") == 0 ? "render" : "jacobi");
+    const double solver = ks_live_stats_stage(s, ks_bench_live_solver_stage(scene));
     return solver > 0.0 && frame_ms > 0.0 ? solver / frame_ms : 0.0;
 }
 
@@ -204,7 +209,7 @@ static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigne
 
 /* Options for one live run of scene: the bench's common ones (size, colours,
  * backend), nothing saved, warm-up plus the timed frames. */
-static void run_options(const ks_options *opt, ks_scene_id scene, ks_options *run)
+void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_options *run)
 {
     *run = *opt;
     run->mode = KS_MODE_LIVE;
@@ -348,7 +353,7 @@ static ks_status bench_laplace_scene(ks_live_bench *b, ks_scene_id id)
             if (skip_for_memory(opt, st, scene, grid_text)) break; /* the next grid */
             KS_TRY(st);
             ks_options run;
-            run_options(opt, id, &run);
+            ks_bench_live_run_options(opt, id, &run);
             run.kernel_count = 1;
             run.kernels[0] = info->name;
             if (b->use_cuda) {
@@ -375,7 +380,7 @@ static ks_status bench_spheres_scene(ks_live_bench *b)
     for (int m = 1; m < KS_SPHERES_MEM_NUM; ++m) any |= wanted(opt, ks_spheres_mem_name((ks_spheres_mem)m));
     if (!any) return KS_OK;
     ks_options run;
-    run_options(opt, KS_SCENE_SPHERES, &run);
+    ks_bench_live_run_options(opt, KS_SCENE_SPHERES, &run);
     KS_TRY(ks_options_finish_spheres(&run)); /* the live picture size */
     ks_spheres_bench_result *res = malloc(sizeof *res);
     if (!res) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench live: out of host memory");

@@ -42,6 +42,12 @@ ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int us
  * the Laplace scenes, "render" for spheres) over frame_ms. One place, so a
  * scene that reports its own share can take over. */
 double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms);
+/* The solver stage of a scene's live loop: "render" for spheres, "jacobi" otherwise. */
+const char *ks_bench_live_solver_stage(const char *scene);
+/* Options for one live run of scene from a bench's options: the common ones
+ * (size, colours, backend), nothing saved, no scene options; frames: the
+ * bench's warm-up plus opt->frames (a caller may change it). */
+void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_options *run);
 /* Fills the derived columns of r from a finished run's stats. */
 void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s);
 /* The writers (tested on their own); malloc'd text. */

@@ -62,6 +62,8 @@ struct ks_live {
     ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
     int web_input;             /* this frame took input from a page: publish the state now */
     int web_probe, web_a, web_b; /* the page's pointer over the picture (pixel, b = 0 bottom row) */
+    ks_live_frame_hook hook;   /* a benchmark's per-frame call; NULL: none */
+    void *hook_user;
 };
 
 static void show_message(ks_live *l, const char *text)
@@ -639,6 +641,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     }
     l->last_frame_time = t;
     if (opt->frames && l->frame >= opt->frames) *quit = 1;
+    if (l->hook && l->hook(l->hook_user, l, l->frame)) *quit = 1;
     if (ks_signals_stop_requested()) *quit = 1; /* this frame is complete: stop here */
     if (ks_window_is_headless(l->win)) {
         char status[160] = "";
@@ -756,4 +759,25 @@ double ks_live_stats_stage(const ks_live_stats *s, const char *name)
     for (int i = 0; i < s->nstages; ++i)
         if (strcmp(s->stages[i].name, name) == 0 && s->stages[i].samples > 0) return s->stages[i].median_ms;
     return -1.0;
+}
+
+void ks_live_set_frame_hook(ks_live *l, ks_live_frame_hook hook, void *user)
+{
+    l->hook = hook;
+    l->hook_user = user;
+}
+
+ks_status ks_live_measure(ks_live *l, int last_frames, ks_live_stats *out)
+{
+    KS_TRY(ks_stage_timer_drain(l->timer));
+    ks_live_get_stats(l, last_frames, out);
+    return KS_OK;
+}
+
+int ks_live_serve_port_of(const ks_live *l) { return ks_live_serve_port(l->serve); }
+const char *ks_live_serve_encoder_of(const ks_live *l, int h264) { return ks_live_serve_encoder(l->serve, h264); }
+const char *ks_live_record_encoder_of(const ks_live *l) { return l->rec.rec ? ks_recorder_encoder(l->rec.rec) : ""; }
+int ks_live_serve_viewer_stats_of(const ks_live *l, struct ks_server_viewer_stats *out)
+{
+    return ks_live_serve_viewer_stats(l->serve, out);
 }

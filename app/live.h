@@ -54,4 +54,24 @@ void ks_live_get_stats(ks_live *live, int last_frames, ks_live_stats *out);
 /* The median of stage name in *s, or -1 when it has none. */
 double ks_live_stats_stage(const ks_live_stats *s, const char *name);
 
+/* For a benchmark that drives the loop (`kernelscope bench serve`): called
+ * after every frame, between frames; returns 1 to end the run as Esc would.
+ * NULL: none. */
+typedef int (*ks_live_frame_hook)(void *user, ks_live *live, long long frames_done);
+void ks_live_set_frame_hook(ks_live *live, ks_live_frame_hook hook, void *user);
+/* ks_live_get_stats in the middle of a run (from the frame hook): waits for
+ * the frames in flight first, so the last frames count. */
+ks_status ks_live_measure(ks_live *live, int last_frames, ks_live_stats *out);
+/* --serve: the port the server listens on (0 without --serve), and the name
+ * of its JPEG or H.264 encoder ("libjpeg-turbo", "nvjpeg", "libx264"; "" when
+ * it has none). */
+int ks_live_serve_port_of(const ks_live *live);
+const char *ks_live_serve_encoder_of(const ks_live *live, int h264);
+/* --serve: what the pages report of themselves (frames a second they drew);
+ * 0 without --serve. */
+struct ks_server_viewer_stats;
+int ks_live_serve_viewer_stats_of(const ks_live *live, struct ks_server_viewer_stats *out);
+/* The encoder of the recording in progress ("libx264", "h264_nvenc"); "" when none. */
+const char *ks_live_record_encoder_of(const ks_live *live);
+
 #endif

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/common/ks_util.h"
 #include "render/readback.h"
@@ -101,8 +102,13 @@ int ks_live_serve_next_input(ks_live_serve *ls, ks_input_event *ev)
 static ks_status publish_state(ks_live_serve *ls, const ks_view *v)
 {
     size_t len = 0;
+    ks_server_viewer_stats vs;
+    ks_server_viewer_stats_get(ls->server, &vs);
+    const char *codec = vs.kind == KS_FRAME_H264 ? "h264" : vs.kind == KS_FRAME_JPEG ? "jpeg" : "";
     for (;;) {
-        if (ks_serve_state_json(v, ls->json, ls->json_cap, &len) == KS_OK) break;
+        if (ks_serve_state_json(v, ls->json, ls->json_cap, &len) == KS_OK &&
+            ks_serve_state_json_viewer(ls->json, ls->json_cap, &len, vs.fps, codec, vs.reports) == KS_OK)
+            break;
         if (ls->json_cap >= (size_t)16 << 20) return ks_fail(KS_ERR_INVALID, "serve: state larger than 16 MiB");
         char *p = realloc(ls->json, ls->json_cap * 2);
         if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -145,4 +151,19 @@ ks_status ks_live_serve_frame(ks_live_serve *ls, ks_renderer *r, const ks_view *
     /* pictures only while a viewer waits, at the pace the encoder takes them */
     if (ks_server_wants_frame(ls->server) && !ks_server_frame_pending(ls->server)) KS_TRY(publish_picture(ls, r));
     return KS_OK;
+}
+
+int ks_live_serve_port(const ks_live_serve *ls) { return ls ? ks_server_port(ls->server) : 0; }
+
+const char *ks_live_serve_encoder(const ks_live_serve *ls, int h264)
+{
+    return ls ? ks_server_encoder_name(ls->server, h264 ? KS_FRAME_H264 : KS_FRAME_JPEG) : "";
+}
+
+int ks_live_serve_viewer_stats(const ks_live_serve *ls, ks_server_viewer_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!ls) return 0;
+    ks_server_viewer_stats_get(ls->server, out);
+    return 1;
 }

@@ -9,6 +9,7 @@
 #include "render/renderer.h"
 #include "render/view.h"
 #include "serve/input_queue.h"
+#include "serve/server.h"
 
 typedef struct ks_live_serve ks_live_serve;
 
@@ -23,5 +24,10 @@ int ks_live_serve_next_input(ks_live_serve *ls, ks_input_event *ev);
 /* After the frame is drawn: the state (at most every 1/60 s, or now when
  * force) and the picture (when a viewer waits and the encoder is free). */
 ks_status ks_live_serve_frame(ks_live_serve *ls, ks_renderer *r, const ks_view *v, int force);
+/* The port listened on (0 for NULL), and the JPEG or H.264 encoder's name ("" when none). */
+int ks_live_serve_port(const ks_live_serve *ls);
+const char *ks_live_serve_encoder(const ks_live_serve *ls, int h264);
+/* The pages' own reports (serve/server.h); 0 (and *out zeroed) without a server. */
+int ks_live_serve_viewer_stats(const ks_live_serve *ls, ks_server_viewer_stats *out);
 
 #endif

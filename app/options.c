@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/histogram/histogram.h"
 #include "kernels/matmul/matmul.h"
@@ -417,6 +418,12 @@ static ks_status set_dump_field(ks_options *o, const char *name, const char *v)
     o->dump_field = v;
     return KS_OK;
 }
+static ks_status set_browser(ks_options *o, const char *name, const char *v)
+{
+    if (!*v || access(v, X_OK) != 0) return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a program that can be run", name, quoted(v));
+    o->browser = v;
+    return KS_OK;
+}
 static ks_status set_record(ks_options *o, const char *name, const char *v)
 {
     if (ks_recorder_check_name(v) != KS_OK) {
@@ -478,13 +485,14 @@ static const ks_flag ks_flags[] = {
     {"--window", 0, KS_AT_LIVE, "the live views", set_window},
     {"--no-overlay", 0, KS_AT_LIVE, "the live views", set_no_overlay},
     {"--progress", 0, KS_AT_LIVE, "the live views", set_progress},
-    {"--frames", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE, "the live views and bench live", set_frames},
+    {"--frames", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE, "the live views and bench live and serve",
+     set_frames},
     {"--serve", 1, KS_AT_LIVE, "the live views", set_serve},
     {"--token", 1, KS_AT_LIVE, "the live views", set_token},
     {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
     {"--format", 1, KS_AT_LIVE, "the live views", set_format},
-    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST | KS_AT_BENCH_LIVE,
-     "the live views and bench spheres, matmul, histogram and live", set_size},
+    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
+     "the live views and bench spheres, matmul, histogram, live and serve", set_size},
     {"--input", 1, KS_AT_LIVE_HIST, "the live histogram scene", set_input},
     {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
     {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
@@ -492,14 +500,16 @@ static const ks_flag ks_flags[] = {
     {"--interop", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE, "the live views and bench live", set_interop, KS_GPU_ONLY,
      "its pictures are uploaded from host memory"},
     {"--out", 1, KS_AT_ALL, "everywhere", set_out},
-    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE), "the Laplace and spheres scenes",
+    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE), "the Laplace and spheres scenes",
      set_block, KS_GPU_ONLY},
-    {"--grid", 1, KS_AT_LAPLACE | KS_AT_BENCH_LIVE, "the Laplace scenes and bench live", set_grid},
-    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE,
-     "the Laplace, matmul and histogram scenes and bench live", set_kernel, KS_GPU_ONLY},
+    {"--grid", 1, KS_AT_LAPLACE | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE, "the Laplace scenes and bench live and serve",
+     set_grid},
+    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
+     "the Laplace, matmul and histogram scenes and bench live and serve", set_kernel, KS_GPU_ONLY},
     {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile, KS_GPU_ONLY},
     {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
-    {"--iters", 1, KS_AT_LAPLACE_LIVE | KS_AT_BENCH_LIVE, "the live Laplace scenes and bench live", set_iters},
+    {"--iters", 1, KS_AT_LAPLACE_LIVE | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
+     "the live Laplace scenes and bench live and serve", set_iters},
     {"--residual-every", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_residual_every},
     {"--no-graph", 0, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_no_graph, KS_GPU_ONLY},
     {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
@@ -508,12 +518,14 @@ static const ks_flag ks_flags[] = {
      "the live Laplace, matmul and histogram scenes", set_dump_field},
     {"--record", 1, KS_AT_LIVE, "the live views", set_record},
     {"--fps", 1, KS_AT_LIVE, "the live views", set_fps},
-    {"--spheres", 1, KS_AT_SPHERES | KS_AT_BENCH_LIVE, "the spheres scene and bench live", set_spheres},
+    {"--spheres", 1, KS_AT_SPHERES | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE, "the spheres scene and bench live and serve",
+     set_spheres},
     {"--seed", 1, KS_AT_SPHERES | KS_AT_HISTOGRAM, "the spheres and histogram scenes", set_seed},
     {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
     {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem, KS_GPU_ONLY},
     {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
     {"--modes", 1, KS_AT_BENCH_LIVE, "bench live", set_modes},
+    {"--browser", 1, KS_AT_BENCH_SERVE, "bench serve", set_browser},
 };
 enum { KS_FLAG_NUM = sizeof ks_flags / sizeof ks_flags[0] };
 _Static_assert(KS_FLAG_NUM <= 64, "ks_options.flags_given has 64 bits");

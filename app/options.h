@@ -19,6 +19,7 @@ typedef enum ks_scene_id {
     KS_SCENE_MATMUL,
     KS_SCENE_HISTOGRAM,
     KS_SCENE_LIVE, /* `bench live`: the live loop of the other scenes, timed; no live view of its own */
+    KS_SCENE_SERVE, /* `bench serve`: the live loop with the browser viewer's server; bench only */
     KS_SCENE_NUM
 } ks_scene_id;
 
@@ -38,9 +39,10 @@ enum {
     KS_AT_LIVE_HIST = 1 << 8,
     KS_AT_BENCH_HIST = 1 << 9,
     KS_AT_BENCH_LIVE = 1 << 10,
+    KS_AT_BENCH_SERVE = 1 << 11,
     KS_AT_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2 | KS_AT_LIVE_SPH | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
     KS_AT_BENCH = KS_AT_BENCH_L3 | KS_AT_BENCH_L2 | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST |
-                  KS_AT_BENCH_LIVE,
+                  KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
     KS_AT_MATMUL = KS_AT_LIVE_MM | KS_AT_BENCH_MM,
     KS_AT_HISTOGRAM = KS_AT_LIVE_HIST | KS_AT_BENCH_HIST,
     KS_AT_LAPLACE_LIVE = KS_AT_LIVE_L3 | KS_AT_LIVE_L2,
@@ -134,6 +136,7 @@ typedef struct ks_options {
     const char *token;    /* --token, or NULL (generated when the address is not loopback) */
     const char *dump_field; /* .npy path or NULL */
     const char *record;   /* --record FILE.mp4|.mkv: a video of what is shown, or NULL */
+    const char *browser;  /* bench serve --browser PATH: a Chromium to open the page with, or NULL */
     int fps;              /* --fps: the video's frame rate (--record and the E key), default 60 */
     unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;
@@ -173,6 +176,9 @@ ks_status ks_options_finish_histogram(ks_options *o);
 ks_status ks_options_finish_live(ks_options *o);
 void ks_options_laplace_backend_defaults(ks_options *o, int use_cuda);
 void ks_options_live_backend_defaults(ks_options *o, int use_cuda);
+/* `bench serve`: as bench live's checks; the picture size by backend. */
+ks_status ks_options_finish_serve(ks_options *o);
+void ks_options_serve_backend_defaults(ks_options *o, int use_cuda);
 void ks_options_print_help(void);
 /* The grid of grids[idx] as a ks_grid for the scene. */
 ks_grid ks_options_grid(const ks_options *o, int idx);

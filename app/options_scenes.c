@@ -210,3 +210,17 @@ void ks_options_live_backend_defaults(ks_options *o, int use_cuda)
 {
     if (!o->spheres.count_n) o->spheres.counts[o->spheres.count_n++] = use_cuda ? 2048 : 64;
 }
+
+/* `bench serve`: the frames to time, and the --kernel names (either Laplace scene or spheres). */
+ks_status ks_options_finish_serve(ks_options *o)
+{
+    return ks_options_finish_live(o); /* the same checks; its frames default is the same */
+}
+
+/* `bench serve`: the picture, 1920x1080 on the CUDA backend and 1280x800 on the CPU one. */
+void ks_options_serve_backend_defaults(ks_options *o, int use_cuda)
+{
+    if (o->size_set) return;
+    o->width = use_cuda ? 1920 : 1280;
+    o->height = use_cuda ? 1080 : 800;
+}

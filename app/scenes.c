@@ -7,6 +7,7 @@
 #include "bench_laplace.h"
 #include "bench_live.h"
 #include "bench_matmul.h"
+#include "bench_serve.h"
 #include "bench_spheres.h"
 
 static ks_status bench_laplace(const ks_bench_env *e)
@@ -18,6 +19,10 @@ static ks_status bench_matmul(const ks_bench_env *e) { return ks_bench_matmul(e-
 static ks_status bench_live(const ks_bench_env *e)
 {
     return ks_bench_live(e->opt, e->device, e->use_cuda, e->best);
+}
+static ks_status bench_serve(const ks_bench_env *e)
+{
+    return ks_bench_serve(e->opt, e->device, e->use_cuda, e->best);
 }
 static ks_status bench_histogram(const ks_bench_env *e)
 {
@@ -41,6 +46,9 @@ static const ks_scene_def ks_scene_defs[] = {
     /* no view of its own (live == NULL): it runs the others' live loops and times them */
     {KS_SCENE_LIVE, "live", "bench only: the live loop of every Laplace kernel and spheres, against the kernel time",
      0, 1, 0, KS_AT_BENCH_LIVE, ks_options_finish_live, ks_options_live_backend_defaults, NULL, bench_live},
+    {KS_SCENE_SERVE, "serve", "bench only: the live loop with the browser viewer's server: no viewer, JPEG and H.264 "
+     "viewers, --record", 0, 1, 0, KS_AT_BENCH_SERVE, ks_options_finish_serve, ks_options_serve_backend_defaults, NULL,
+     bench_serve},
 };
 enum { KS_SCENE_DEF_COUNT = (int)(sizeof ks_scene_defs / sizeof ks_scene_defs[0]) };
 _Static_assert(KS_SCENE_DEF_COUNT == KS_SCENE_NUM - 1, "one registry row per scene id");

@@ -15,6 +15,8 @@
 #   bench     kernelscope bench for every scene (KS_BENCH_ONLY="matmul histogram" picks some), and
 #             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time)
 #   live      kernelscope bench live, when the binary has it
+#   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
+#             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
 # --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
@@ -30,8 +32,8 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|window|shots) steps+=("$1"); shift ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    tests|ptx80|sanitize|bench|live|serve|window|shots) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -132,6 +134,13 @@ EOF
       "$KS_BINARY" bench live --out "$out" >"$out/bench_live.txt" 2>&1
       note_rc "bench live" $?
       tail -n 40 "$out/bench_live.txt"
+    fi ;;
+  serve)
+    if "$KS_BINARY" --help 2>/dev/null | grep -q "bench serve"; then
+      browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+      "$KS_BINARY" bench serve ${browser:+--browser "$browser"} --out "$out" >"$out/bench_serve_run.txt" 2>&1
+      note_rc "bench serve" $?
+      tail -n 20 "$out/bench_serve_run.txt"
     fi ;;
   window)
     if [ -z "${DISPLAY:-}" ]; then echo "skipped window (no DISPLAY)"; continue; fi

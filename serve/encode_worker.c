@@ -181,3 +181,9 @@ unsigned long long ks_encode_worker_frames(ks_encode_worker *w, ks_frame_kind ki
 {
     return (kind > KS_FRAME_NONE && kind < KS_FRAME_KIND_NUM) ? atomic_load(&w->frames[kind]) : 0;
 }
+
+const char *ks_encode_worker_encoder_name(const ks_encode_worker *w, ks_frame_kind kind)
+{
+    const ks_frame_encoder *e = kind == KS_FRAME_H264 ? w->d.video : kind == KS_FRAME_JPEG ? w->d.jpeg : NULL;
+    return e && e->name ? e->name : "";
+}

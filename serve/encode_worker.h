@@ -33,6 +33,8 @@ int ks_encode_worker_wanted(ks_encode_worker *w);
 /* The next H.264 frame must be a key frame (a viewer joined or dropped frames). */
 void ks_encode_worker_request_keyframe(ks_encode_worker *w);
 int ks_encode_worker_has_video(const ks_encode_worker *w);
+/* The encoder's name for kind; "" when there is none. */
+const char *ks_encode_worker_encoder_name(const ks_encode_worker *w, ks_frame_kind kind);
 /* Frames encoded so far of that kind. */
 unsigned long long ks_encode_worker_frames(ks_encode_worker *w, ks_frame_kind kind);
 

@@ -6,6 +6,7 @@
  * are flipped into a scratch buffer on the encode thread. */
 #include "frame_encoder.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ typedef struct h264_state {
     int w, h; /* the stream's picture size */
     int fps;
     ks_byte_buf flipped;
+    char name[32];  /* the encoder the probe stream opened: "libx264", "h264_nvenc" */
 } h264_state;
 
 static ks_status h264_encode(ks_frame_encoder *e, const ks_frame_image *img, ks_byte_buf *out, int *keyframe)
@@ -82,6 +84,8 @@ ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *no
     probe.fps = fps;
     ks_h264_stream *s = NULL;
     KS_TRY(ks_h264_stream_create(&probe, &s, notice, notice_len));
+    char name[32];
+    snprintf(name, sizeof name, "%s", ks_h264_stream_encoder(s));
     ks_h264_stream_destroy(s);
     ks_frame_encoder *e = calloc(1, sizeof *e);
     h264_state *st = calloc(1, sizeof *st);
@@ -91,7 +95,8 @@ ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *no
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     }
     st->fps = fps > 0 ? fps : 60;
-    e->name = "h264";
+    memcpy(st->name, name, sizeof name);
+    e->name = st->name;
     e->kind = KS_FRAME_H264;
     e->self = st;
     e->encode = h264_encode;

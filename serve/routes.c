@@ -300,13 +300,14 @@ static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *p
 
 /* ---- WebSocket input ----------------------------------------------------- */
 
-static const char *const ks_input_paths[] = {"key", "shift", "mouse", "x", "y", "dx", "dy", "inside", "accept"};
-enum { P_KEY, P_SHIFT, P_MOUSE, P_X, P_Y, P_DX, P_DY, P_INSIDE, P_ACCEPT };
+static const char *const ks_input_paths[] = {"key", "shift", "mouse", "x", "y", "dx", "dy", "inside", "accept",
+                                             "stats.fps", "stats.codec"};
+enum { P_KEY, P_SHIFT, P_MOUSE, P_X, P_Y, P_DX, P_DY, P_INSIDE, P_ACCEPT, P_STATS_FPS, P_STATS_CODEC };
 
 typedef struct input_parse {
-    char key[32], mouse[16], accept[16];
-    int shift, inside;
-    double x, y, dx, dy;
+    char key[32], mouse[16], accept[16], codec[16];
+    int shift, inside, has_fps;
+    double x, y, dx, dy, fps;
 } input_parse;
 
 /* Too long for dst: left empty (no name is that long, so the message means nothing). */
@@ -337,6 +338,11 @@ static signed char input_cb(struct lejp_ctx *ctx, char reason)
     case P_Y: ip->y = num; break;
     case P_DX: ip->dx = num; break;
     case P_DY: ip->dy = num; break;
+    case P_STATS_FPS:
+        ip->fps = num;
+        ip->has_fps = reason == LEJPCB_VAL_NUM_INT || reason == LEJPCB_VAL_NUM_FLOAT;
+        break;
+    case P_STATS_CODEC: take_name(ip->codec, sizeof ip->codec, ctx->buf); break;
     default: break;
     }
     return 0;
@@ -361,6 +367,20 @@ static int ws_message(ks_server *s, ks_conn *c, const char *msg, size_t len)
             c->frame_seq = 0;
             ks_encode_worker_want(s->worker, c->want, +1);
             ks_encode_worker_request_keyframe(s->worker);
+        }
+        return 0;
+    }
+    if (ip.has_fps) {
+        /* a page's own figure, checked like any input: a number of frames a second and a known codec */
+        const ks_frame_kind kind = strcmp(ip.codec, "h264") == 0 ? KS_FRAME_H264
+                                   : strcmp(ip.codec, "jpeg") == 0 ? KS_FRAME_JPEG : KS_FRAME_NONE;
+        if (kind != KS_FRAME_NONE && ip.fps >= 0.0 && ip.fps <= 100000.0) {
+            pthread_mutex_lock(&s->stats_lock);
+            s->viewer.fps = ip.fps;
+            s->viewer.kind = kind;
+            s->viewer.fps_sum += ip.fps;
+            ++s->viewer.reports;
+            pthread_mutex_unlock(&s->stats_lock);
         }
         return 0;
     }

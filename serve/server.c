@@ -62,6 +62,7 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
         ks_frame_encoder_destroy(d->jpeg);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     }
+    pthread_mutex_init(&s->stats_lock, NULL);
     ks_status st = KS_OK;
     snprintf(s->addr, sizeof s->addr, "%s", d->addr && *d->addr ? d->addr : "127.0.0.1");
     if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
@@ -139,6 +140,7 @@ void ks_server_destroy(ks_server *s)
     ks_encode_worker_destroy(s->worker);
     ks_input_queue_destroy(s->input);
     ks_frame_hub_destroy(s->hub);
+    pthread_mutex_destroy(&s->stats_lock);
     free(s);
 }
 
@@ -178,4 +180,16 @@ int ks_server_next_input(ks_server *s, ks_input_event *ev)
 unsigned long long ks_server_frames_encoded(ks_server *s)
 {
     return ks_encode_worker_frames(s->worker, KS_FRAME_JPEG) + ks_encode_worker_frames(s->worker, KS_FRAME_H264);
+}
+
+const char *ks_server_encoder_name(const ks_server *s, ks_frame_kind kind)
+{
+    return ks_encode_worker_encoder_name(s->worker, kind);
+}
+
+void ks_server_viewer_stats_get(ks_server *s, ks_server_viewer_stats *out)
+{
+    pthread_mutex_lock(&s->stats_lock);
+    *out = s->viewer;
+    pthread_mutex_unlock(&s->stats_lock);
 }

@@ -17,6 +17,15 @@
 
 typedef struct ks_server ks_server;
 
+/* What the pages say of themselves: each sends {"stats":{"fps":F,"codec":"jpeg"|"h264"}}
+ * about once a second (frames it decoded and drew per second over that second). */
+typedef struct ks_server_viewer_stats {
+    double fps;                  /* the newest report */
+    ks_frame_kind kind;          /* its frames: JPEG or H.264; KS_FRAME_NONE before any report */
+    unsigned long long reports;  /* reports so far, from every page */
+    double fps_sum;              /* their fps summed (a mean over a span: differences of two reads) */
+} ks_server_viewer_stats;
+
 typedef struct ks_server_desc {
     const char *addr;          /* NULL: "127.0.0.1" */
     int port;                  /* 0: a free port (ks_server_port tells which) */
@@ -45,5 +54,9 @@ ks_status ks_server_publish_state(ks_server *s, const char *json, size_t len);
 int ks_server_next_input(ks_server *s, ks_input_event *ev);
 /* Frames encoded so far (JPEG + H.264). */
 unsigned long long ks_server_frames_encoded(ks_server *s);
+/* The pages' reports so far (zeroed before the first). */
+void ks_server_viewer_stats_get(ks_server *s, ks_server_viewer_stats *out);
+/* The encoder's name for that kind ("libjpeg-turbo", "nvjpeg", "libx264", ...); "" when none. */
+const char *ks_server_encoder_name(const ks_server *s, ks_frame_kind kind);
 
 #endif

@@ -62,6 +62,9 @@ struct ks_server {
     ks_encode_worker *worker;
     ks_input_queue *input;
     ks_conn *streams;              /* service thread only */
+    /* what the pages report of themselves ({"stats":{...}}), under stats_lock */
+    pthread_mutex_t stats_lock;
+    ks_server_viewer_stats viewer;
     unsigned char scratch[LWS_PRE + KS_SERVE_CHUNK + 256];
 };
 

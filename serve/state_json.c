@@ -116,3 +116,25 @@ ks_status ks_serve_state_json(const ks_view *v, char *buf, size_t cap, size_t *l
     *len = o.len;
     return KS_OK;
 }
+
+ks_status ks_serve_state_json_viewer(char *buf, size_t cap, size_t *len, double fps, const char *codec,
+                                     unsigned long long reports)
+{
+    if (*len < 2 || *len > cap || buf[*len - 1] != '}') return ks_fail(KS_ERR_INVALID, "state: not a JSON object");
+    size_t at = *len - 1;
+    while (at > 0 && (buf[at - 1] == ' ' || buf[at - 1] == '\n')) --at;
+    const int empty = at > 0 && buf[at - 1] == '{';
+    out o = {buf, cap, *len - 1, 0}; /* over the closing brace */
+    put(&o, "%s\"viewer_fps\":", empty ? "" : ",");
+    put_num(&o, isfinite(fps) && fps >= 0.0 ? fps : 0.0);
+    put(&o, ",\"viewer_codec\":");
+    put_str(&o, codec ? codec : "");
+    put(&o, ",\"viewer_reports\":%llu}", reports);
+    if (o.full) {
+        buf[*len - 1] = '}'; /* as it was */
+        buf[*len] = '\0';
+        return ks_fail(KS_ERR_INVALID, "state: larger than %zu bytes", cap);
+    }
+    *len = o.len;
+    return KS_OK;
+}

@@ -12,5 +12,11 @@
 
 /* Into buf (cap bytes); KS_ERR_INVALID when it does not fit. */
 ks_status ks_serve_state_json(const ks_view *v, char *buf, size_t cap, size_t *len);
+/* Adds the pages' own report to the document in buf (*len bytes, a JSON
+ * object): "viewer_fps" (frames a page decoded and drew in its last second,
+ * 0 before any report), "viewer_codec" ("jpeg", "h264", "" before any) and
+ * "viewer_reports". KS_ERR_INVALID when it does not fit or buf is no object. */
+ks_status ks_serve_state_json_viewer(char *buf, size_t cap, size_t *len, double fps, const char *codec,
+                                     unsigned long long reports);
 
 #endif

@@ -74,3 +74,13 @@ ks_add_test(NAME test_run_lifecycle LABEL cpu SOURCES test_run_lifecycle.c TIMEO
 target_link_libraries(test_run_lifecycle PRIVATE ks_test_util)
 add_dependencies(test_run_lifecycle kernelscope)
 set_tests_properties(test_run_lifecycle PROPERTIES RUN_SERIAL TRUE)
+# `bench serve` on the CPU backend: in-process viewers over loopback, --record when the build has video.
+ks_add_test(NAME test_bench_serve LABEL cpu SOURCES test_bench_serve.c TIMEOUT 300)
+target_link_libraries(test_bench_serve PRIVATE ks_test_util)
+add_dependencies(test_bench_serve kernelscope)
+if(KS_HAVE_VIDEO)
+  target_compile_definitions(test_bench_serve PRIVATE KS_TEST_HAVE_VIDEO)
+endif()
+set_tests_properties(test_bench_serve PROPERTIES LABELS "cpu;gl")
+set_property(TEST test_bench_serve APPEND PROPERTY ENVIRONMENT
+             "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")

@@ -17,6 +17,7 @@
 #include "serve/input_queue.h"
 #include "serve/serve_auth.h"
 #include "serve/serve_keys.h"
+#include "serve/state_json.h"
 
 static void test_listen(void **state)
 {
@@ -179,11 +180,35 @@ static void test_jpeg(void **state)
     ks_frame_encoder_destroy(e);
 }
 
+/* The pages' report spliced into the state document: valid JSON, and nothing changed when it does not fit. */
+static void test_state_viewer(void **state)
+{
+    (void)state;
+    char buf[128] = "{\"scene\":\"spheres\"}";
+    size_t len = strlen(buf);
+    assert_int_equal(ks_serve_state_json_viewer(buf, sizeof buf, &len, 59.5, "h\"264", 3), KS_OK);
+    assert_string_equal(buf, "{\"scene\":\"spheres\",\"viewer_fps\":59.5,\"viewer_codec\":\"h\\\"264\",\"viewer_reports\":3}");
+    assert_int_equal(len, strlen(buf));
+    char small[40] = "{\"scene\":\"spheres\"}";
+    len = strlen(small);
+    assert_int_equal(ks_serve_state_json_viewer(small, sizeof small, &len, 1.0, "jpeg", 1), KS_ERR_INVALID);
+    assert_string_equal(small, "{\"scene\":\"spheres\"}");
+    assert_int_equal(len, strlen(small));
+    char bad[16] = "[1,2]";
+    len = strlen(bad);
+    assert_int_equal(ks_serve_state_json_viewer(bad, sizeof bad, &len, 1.0, "jpeg", 1), KS_ERR_INVALID);
+    char nan[128] = "{}";
+    len = 2;
+    assert_int_equal(ks_serve_state_json_viewer(nan, sizeof nan, &len, -4.0, NULL, 0), KS_OK);
+    assert_string_equal(nan, "{\"viewer_fps\":0,\"viewer_codec\":\"\",\"viewer_reports\":0}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listen), cmocka_unit_test(test_tokens), cmocka_unit_test(test_keys),
         cmocka_unit_test(test_input_queue), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
+        cmocka_unit_test(test_state_viewer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
