@@ -34,6 +34,8 @@
 
 enum {
     KS_SERVE_WARMUP = 48,        /* frames before the timed ones (as bench live; --iters auto settles in 44) */
+    KS_SERVE_MIN_TIMED_S = 2,    /* the timed frames last at least this long: a viewer's frame rate over
+                                    120 frames of a 1000 fps loop would be a tenth of a second of counting */
     KS_SERVE_MAX_CASES = 16,
     KS_SERVE_MAX_ROWS = KS_SERVE_MAX_CASES * 6,
     KS_SERVE_LATENCY_SAMPLES = 24,
@@ -259,7 +261,8 @@ static ks_status row_options(const serve_bench *b, const serve_scene *c, ks_case
 enum { PHASE_WARM = 0, PHASE_TIMED, PHASE_LATENCY, PHASE_BROWSER_TAIL };
 
 typedef struct serve_run {
-    int frames;                    /* timed frames */
+    int frames;                    /* timed frames asked for */
+    long long timed;               /* timed frames run (at least frames, and KS_SERVE_MIN_TIMED_S) */
     ks_ws_viewer *viewer;          /* NULL: none */
     int latency;                   /* measure key to picture after the timed frames */
     const char *scene;
@@ -313,9 +316,12 @@ static int browser_hook(serve_run *r, ks_live *live, long long done, double now)
         r->t0 = now;
         return 0;
     case PHASE_TIMED:
-        if (done - r->start_frame < r->frames) return 0;
+        if (done - r->start_frame < r->frames || now - r->t0 < KS_SERVE_MIN_TIMED_S) return 0;
         r->t1 = now;
-        r->st = ks_live_measure(live, r->frames, &r->stats);
+        r->timed = done - r->start_frame;
+        /* stage medians over the timed frames (as many as the live loop keeps) */
+        r->st = ks_live_measure(live, (int)(r->timed < KS_LIVE_STATS_WINDOW ? r->timed : KS_LIVE_STATS_WINDOW),
+                                &r->stats);
         if (r->st != KS_OK) return run_fail(r, r->st, ks_error_message());
         r->measured = 1;
         r->phase = PHASE_BROWSER_TAIL;
@@ -359,10 +365,13 @@ static int frame_hook(void *user, ks_live *live, long long done)
         r->t0 = now;
         return 0;
     case PHASE_TIMED:
-        if (done - r->start_frame < r->frames) return 0;
+        if (done - r->start_frame < r->frames || now - r->t0 < KS_SERVE_MIN_TIMED_S) return 0;
         r->c1 = c;
         r->t1 = now;
-        r->st = ks_live_measure(live, r->frames, &r->stats);
+        r->timed = done - r->start_frame;
+        /* stage medians over the timed frames (as many as the live loop keeps) */
+        r->st = ks_live_measure(live, (int)(r->timed < KS_LIVE_STATS_WINDOW ? r->timed : KS_LIVE_STATS_WINDOW),
+                                &r->stats);
         if (r->st != KS_OK) return run_fail(r, r->st, ks_error_message());
         r->measured = 1;
         if (!r->latency) return 1;
@@ -568,7 +577,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
 
     ks_serve_row *r = new_row(b, c, kase);
     if (!r) return ks_fail(KS_ERR_INVALID, "bench serve: more than %d rows", KS_SERVE_MAX_ROWS);
-    r->frames = opt->frames;
+    r->frames = (int)sr.timed;
     const double solver = ks_live_stats_stage(&sr.stats, ks_bench_live_solver_stage(r->scene));
     r->solver_ms_per_iter = solver > 0.0 && sr.stats.iters_per_frame > 0.0 ? solver / sr.stats.iters_per_frame : 0.0;
     r->loop_fps = sr.stats.fps;

@@ -456,6 +456,18 @@ static ks_status show_frame(ks_live *l, int fb_w, int fb_h, const float area[4],
     return ks_window_present(l->win);
 }
 
+/* What takes the composed frame: the video, the viewers' read-back. Right
+ * after the present, before this frame's slot is unmapped: GL commands issued
+ * after the unmap wait for the whole solver, and the video's synchronous read
+ * would hold the host (and so the next frame's launches) until it ends. */
+static ks_status frame_consumers(ks_live *l)
+{
+    KS_TRY(record_frame(l));
+    KS_TRY(ks_live_serve_frame(l->serve, l->renderer, &l->view, l->web_input));
+    l->web_input = 0;
+    return KS_OK;
+}
+
 /* One frame on the GPU and on GL. Pipelined (pbo and copy paths): the solver
  * is queued first, then GL shows the previous frame's slot, which CUDA
  * finished before this frame's solver; only then is this frame's slot mapped
@@ -475,13 +487,15 @@ static ks_status compute_and_show(ks_live *l, ks_frame_ctx *ctx, int fb_w, int f
     if (l->lagged) {
         KS_TRY(show_slot(l, (int)((l->frame - 1) % KS_RENDERER_RING)));
         KS_TRY(show_frame(l, fb_w, fb_h, area, act));
+        KS_TRY(frame_consumers(l));
     }
     KS_TRY(draw_slot(l, ctx, slot));
     KS_TRY(ks_stage_timer_end(l->timer, l->stage_frame));
     KS_TRY(ks_stage_timer_frame_end(l->timer));
     if (l->lagged) return KS_OK;
     KS_TRY(show_slot(l, slot));
-    return show_frame(l, fb_w, fb_h, area, act);
+    KS_TRY(show_frame(l, fb_w, fb_h, area, act));
+    return frame_consumers(l);
 }
 
 /* A zoomable scene's area and mouse, before the frame is drawn: the
@@ -608,9 +622,6 @@ static ks_status run_frame(ks_live *l, int *quit)
     l->mouse_captured = act.mouse_captured;
     for (int i = 0; i < act.nkeys; ++i)
         if (handle_key(l, &act.keys[i])) *quit = 1;
-    KS_TRY(record_frame(l));
-    KS_TRY(ks_live_serve_frame(l->serve, l->renderer, &l->view, l->web_input));
-    l->web_input = 0;
 
     /* Saving: what is on screen, or the bare picture when the overlay is hidden. */
     ++l->frame;

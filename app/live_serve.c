@@ -19,6 +19,8 @@ struct ks_live_serve {
     size_t json_cap;
     double last_state;       /* host seconds */
     long long pushed;        /* readbacks queued */
+    double picture_period;   /* 1 / --fps: viewers get pictures at most this often */
+    double next_picture;     /* host seconds when the next picture is due */
 };
 
 /* nvJPEG on the CUDA backend; NULL (libjpeg-turbo on the encode thread) when
@@ -70,6 +72,7 @@ ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, i
         ks_live_serve_destroy(ls);
         return st;
     }
+    ls->picture_period = 1.0 / (opt->fps > 0 ? opt->fps : 60);
     ls->json_cap = KS_STATE_JSON_START;
     ls->json = malloc(ls->json_cap);
     if (!ls->json) {
@@ -118,7 +121,9 @@ static ks_status publish_state(ks_live_serve *ls, const ks_view *v)
     return ks_server_publish_state(ls->server, ls->json, len);
 }
 
-static ks_status publish_picture(ks_live_serve *ls, ks_renderer *r)
+/* Hands a finished read-back to the encoder; when start is set, this
+ * frame's picture starts its way back too. */
+static ks_status publish_picture(ks_live_serve *ls, ks_renderer *r, int start)
 {
     if (!ls->readback) KS_TRY(ks_readback_create(3, &ls->readback));
     /* the oldest finished copy goes to the encoder... */
@@ -133,6 +138,7 @@ static ks_status publish_picture(ks_live_serve *ls, ks_renderer *r)
         KS_TRY(st_rel);
     }
     /* ...and this frame's picture starts its way back */
+    if (!start) return KS_OK;
     int w = 0, h = 0, queued = 0;
     const unsigned tex = ks_renderer_image_texture(r, &w, &h);
     if (tex && w > 0 && h > 0) KS_TRY(ks_readback_push(ls->readback, tex, w, h, ls->pushed, &queued));
@@ -148,8 +154,18 @@ ks_status ks_live_serve_frame(ks_live_serve *ls, ks_renderer *r, const ks_view *
         KS_TRY(publish_state(ls, v));
         ls->last_state = t;
     }
-    /* pictures only while a viewer waits, at the pace the encoder takes them */
-    if (ks_server_wants_frame(ls->server) && !ks_server_frame_pending(ls->server)) KS_TRY(publish_picture(ls, r));
+    /* Pictures only while a viewer waits, at the pace the encoder takes them
+     * and at most --fps a second: a faster loop (spheres run at 1000 fps)
+     * would spend GPU and encoder time on pictures no screen shows. A
+     * finished read-back is handed over on any frame, so the pace adds no
+     * latency. */
+    if (ks_server_wants_frame(ls->server) && !ks_server_frame_pending(ls->server)) {
+        const int due = t >= ls->next_picture;
+        if (due) /* on a schedule, so a loop a little faster than --fps still sends --fps */
+            ls->next_picture = t - ls->next_picture > ls->picture_period ? t + ls->picture_period
+                                                                         : ls->next_picture + ls->picture_period;
+        KS_TRY(publish_picture(ls, r, due));
+    }
     return KS_OK;
 }
 

@@ -81,6 +81,10 @@ static int try_open(const char *name, const ks_venc_desc *d, AVCodecContext **ou
     snprintf(crf, sizeof crf, "%d", d->crf > 0 ? d->crf : 23);
     av_dict_set(&opts, "forced-idr", "1", 0); /* a requested keyframe is an IDR a decoder can join at */
     if (strcmp(name, "libx264") == 0) {
+        /* libavcodec's default of one thread would make x264 encode 1080p on
+         * one core; 0 lets x264 use all of them (sliced threads with
+         * zerolatency, so no frames of delay) */
+        c->thread_count = 0;
         av_dict_set(&opts, "preset", d->preset ? d->preset : "superfast", 0);
         av_dict_set(&opts, "crf", crf, 0);
         if (d->use == KS_VENC_STREAM) av_dict_set(&opts, "tune", "zerolatency", 0);
