@@ -180,12 +180,7 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
     const ks_chart_desc d = {.width = KS_HB_CHART_W, .height = KS_HB_CHART_H, .title = title,
                              .x_label = "input: 1 text, 2 uniform bytes, 3 all bytes equal",
                              .y_label = "GB/s read (median)", .log_y = 1, .series = series, .series_count = ns};
-    unsigned char *rgba = malloc((size_t)KS_HB_CHART_W * KS_HB_CHART_H * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no memory for the chart");
-    ks_status st = ks_chart_render(&d, rgba);
-    if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, KS_HB_CHART_W, KS_HB_CHART_H);
-    free(rgba);
-    return st;
+    return ks_chart_write_png(&d, path);
 }
 
 /* DIR/roofline_histogram.png: a histogram does no floating-point work, so

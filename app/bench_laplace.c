@@ -472,17 +472,10 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     d.x_ticks = peak_x;
     d.x_tick_labels = tick_labels;
     d.x_tick_count = npeak;
-    int w, h;
-    ks_chart_size(&d, &w, &h);
-    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the chart");
-    ks_status st = ks_chart_render(&d, rgba);
-    char path[1024];
-    int len = snprintf(path, sizeof path, "%s/bench_%s.png", opt->out_dir, ks_scene_name(opt->scene));
-    if (st == KS_OK)
-        st = (len > 0 && (size_t)len < sizeof path) ? ks_image_write(path, KS_FMT_PNG, rgba, w, h)
-                                                   : ks_fail(KS_ERR_IO, "--out path too long");
-    free(rgba);
+    char name[256], path[1024];
+    snprintf(name, sizeof name, "bench_%s.png", ks_scene_name(opt->scene));
+    ks_status st = ks_out_path(path, sizeof path, opt->out_dir, name);
+    if (st == KS_OK) st = ks_chart_write_png(&d, path);
     if (st == KS_OK) ks_note_wrote(path);
     return st;
 }
@@ -521,14 +514,9 @@ static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows,
 
 static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
 {
-    char path[1024];
-    char *csv = ks_bench_laplace_csv(rows, n);
-    if (!csv) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    int len = snprintf(path, sizeof path, "%s/bench_%s.csv", opt->out_dir, ks_scene_name(opt->scene));
-    ks_status st = (len > 0 && (size_t)len < sizeof path) ? ks_text_write(path, csv, strlen(csv))
-                                                         : ks_fail(KS_ERR_IO, "--out path too long");
-    free(csv);
-    if (st == KS_OK) ks_note_wrote(path);
+    char name[256];
+    snprintf(name, sizeof name, "bench_%s.csv", ks_scene_name(opt->scene));
+    ks_status st = ks_write_text_out(opt->out_dir, name, ks_bench_laplace_csv(rows, n));
     if (st == KS_OK) st = write_chart(opt, rows, n);
     if (st == KS_OK) st = write_roofline(opt, rows, n, fma_gflops);
     return st;

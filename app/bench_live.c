@@ -490,29 +490,10 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
     d.log_y = 1; /* ratios near 1 and outliers of many times on one chart */
     d.series = series;
     d.series_count = nseries;
-    int w, h;
-    ks_chart_size(&d, &w, &h);
-    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the chart");
-    ks_status st = ks_chart_render(&d, rgba);
-    char path[1024];
-    const int len = snprintf(path, sizeof path, "%s/bench_live_%s.png", b->opt->out_dir, mode_name(mode));
-    if (st == KS_OK)
-        st = (len > 0 && (size_t)len < sizeof path) ? ks_image_write(path, KS_FMT_PNG, rgba, w, h)
-                                                   : ks_fail(KS_ERR_IO, "--out path too long");
-    free(rgba);
-    if (st == KS_OK) ks_note_wrote(path);
-    return st;
-}
-
-static ks_status write_file(const ks_options *opt, const char *name, char *text)
-{
-    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    char path[1024];
-    const int len = snprintf(path, sizeof path, "%s/%s", opt->out_dir, name);
-    ks_status st = (len > 0 && (size_t)len < sizeof path) ? ks_text_write(path, text, strlen(text))
-                                                         : ks_fail(KS_ERR_IO, "--out path too long");
-    free(text);
+    char name[256], path[1024];
+    snprintf(name, sizeof name, "bench_live_%s.png", mode_name(mode));
+    ks_status st = ks_out_path(path, sizeof path, b->opt->out_dir, name);
+    if (st == KS_OK) st = ks_chart_write_png(&d, path);
     if (st == KS_OK) ks_note_wrote(path);
     return st;
 }
@@ -553,8 +534,10 @@ ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int us
         char *table = ks_bench_live_table(b.rows, b.nrows);
         if (table) fputs(table, stdout);
         free(table);
-        ks_status st_out = write_file(opt, "bench_live.csv", ks_bench_live_csv(b.rows, b.nrows));
-        if (st_out == KS_OK) st_out = write_file(opt, "bench_live_stages.csv", ks_bench_live_stages_csv(b.rows, b.nrows));
+        ks_status st_out = ks_write_text_out(opt->out_dir, "bench_live.csv", ks_bench_live_csv(b.rows, b.nrows));
+        if (st_out == KS_OK)
+            st_out = ks_write_text_out(opt->out_dir, "bench_live_stages.csv",
+                                       ks_bench_live_stages_csv(b.rows, b.nrows));
         for (int m = 0; m < b.nmodes && st_out == KS_OK; ++m) st_out = write_chart(&b, b.modes[m]);
         if (st != KS_OK) st = ks_fail(st, "%s", first_error);
         else st = st_out;

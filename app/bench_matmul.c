@@ -54,12 +54,7 @@ static ks_status ks_bench_matmul_chart(const ks_matmul_bench_result *r, const ch
     const ks_chart_desc d = {.width = KS_BENCH_CHART_W, .height = KS_BENCH_CHART_H, .title = title,
                              .x_label = "size (cube root of M*N*K)", .y_label = "GFLOP/s (median)",
                              .log_x = 1, .log_y = 1, .series = series, .series_count = series_n};
-    unsigned char *rgba = malloc((size_t)KS_BENCH_CHART_W * KS_BENCH_CHART_H * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: no memory for the chart");
-    ks_status st = ks_chart_render(&d, rgba);
-    if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, KS_BENCH_CHART_W, KS_BENCH_CHART_H);
-    free(rgba);
-    return st;
+    return ks_chart_write_png(&d, path);
 }
 
 /* Roofline chart: each variant's best configuration (tiled: its best tile) per

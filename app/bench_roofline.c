@@ -9,6 +9,7 @@
 
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "run_outputs.h"
 
 static double ks_roof_seconds(void)
 {
@@ -136,17 +137,10 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
     d.log_y = 1;
     d.series = series;
     d.series_count = nseries;
-    int w, h;
-    ks_chart_size(&d, &w, &h);
-    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the roofline chart");
-    ks_status st = ks_chart_render(&d, rgba);
-    char file[1024];
-    int len = snprintf(file, sizeof file, "%s/roofline_%s.png", out_dir, scene);
-    if (st == KS_OK)
-        st = (len > 0 && (size_t)len < sizeof file) ? ks_image_write(file, KS_FMT_PNG, rgba, w, h)
-                                                   : ks_fail(KS_ERR_IO, "--out path too long");
-    free(rgba);
+    char name[256], file[1024];
+    snprintf(name, sizeof name, "roofline_%s.png", scene);
+    ks_status st = ks_out_path(file, sizeof file, out_dir, name);
+    if (st == KS_OK) st = ks_chart_write_png(&d, file);
     if (st == KS_OK && path && path_cap) snprintf(path, path_cap, "%s", file);
     return st;
 }

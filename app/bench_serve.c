@@ -644,29 +644,9 @@ static ks_status write_chart(const serve_bench *b)
     d.y_label = "frames per second";
     d.series = series;
     d.series_count = nseries;
-    int w, h;
-    ks_chart_size(&d, &w, &h);
-    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the chart");
-    ks_status st = ks_chart_render(&d, rgba);
     char path[1024];
-    const int len = snprintf(path, sizeof path, "%s/bench_serve.png", b->opt->out_dir);
-    if (st == KS_OK)
-        st = (len > 0 && (size_t)len < sizeof path) ? ks_image_write(path, KS_FMT_PNG, rgba, w, h)
-                                                   : ks_fail(KS_ERR_IO, "--out path too long");
-    free(rgba);
-    if (st == KS_OK) ks_note_wrote(path);
-    return st;
-}
-
-static ks_status write_file(const ks_options *opt, const char *name, char *text)
-{
-    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    char path[1024];
-    const int len = snprintf(path, sizeof path, "%s/%s", opt->out_dir, name);
-    ks_status st = (len > 0 && (size_t)len < sizeof path) ? ks_text_write(path, text, strlen(text))
-                                                         : ks_fail(KS_ERR_IO, "--out path too long");
-    free(text);
+    ks_status st = ks_out_path(path, sizeof path, b->opt->out_dir, "bench_serve.png");
+    if (st == KS_OK) st = ks_chart_write_png(&d, path);
     if (st == KS_OK) ks_note_wrote(path);
     return st;
 }
@@ -722,8 +702,9 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
         if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
         char *table = ks_bench_serve_table(b->rows, b->nrows);
         if (table) fputs(table, stdout);
-        ks_status st_out = write_file(opt, "bench_serve.txt", table);
-        if (st_out == KS_OK) st_out = write_file(opt, "bench_serve.csv", ks_bench_serve_csv(b->rows, b->nrows));
+        ks_status st_out = ks_write_text_out(opt->out_dir, "bench_serve.txt", table);
+        if (st_out == KS_OK)
+            st_out = ks_write_text_out(opt->out_dir, "bench_serve.csv", ks_bench_serve_csv(b->rows, b->nrows));
         if (st_out == KS_OK) st_out = write_chart(b);
         if (st != KS_OK) st = ks_fail(st, "%s", first_error);
         else st = st_out;

@@ -32,12 +32,7 @@ static ks_status ks_bench_spheres_chart(const ks_spheres_bench_result *r, const 
     const ks_chart_desc d = {.width = KS_BENCH_CHART_W, .height = KS_BENCH_CHART_H, .title = title,
                              .x_label = "spheres", .y_label = "median time per frame (ms)",
                              .log_x = 1, .log_y = 1, .series = series, .series_count = r->col_n};
-    unsigned char *rgba = malloc((size_t)KS_BENCH_CHART_W * KS_BENCH_CHART_H * 4);
-    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: no memory for the chart");
-    ks_status st = ks_chart_render(&d, rgba);
-    if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, KS_BENCH_CHART_W, KS_BENCH_CHART_H);
-    free(rgba);
-    return st;
+    return ks_chart_write_png(&d, path);
 }
 
 /* Roofline chart: every variant at every sphere count, one render: 6 model

@@ -1,6 +1,7 @@
 #include "run_outputs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +16,23 @@ void ks_note_wrote(const char *path)
 {
     printf("kernelscope: wrote %s\n", path);
     fflush(stdout);
+}
+
+ks_status ks_out_path(char *path, size_t cap, const char *dir, const char *name)
+{
+    const int len = snprintf(path, cap, "%s/%s", dir, name);
+    return len > 0 && (size_t)len < cap ? KS_OK : ks_fail(KS_ERR_IO, "--out path too long");
+}
+
+ks_status ks_write_text_out(const char *dir, const char *name, char *text)
+{
+    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    char path[1024];
+    ks_status st = ks_out_path(path, sizeof path, dir, name);
+    if (st == KS_OK) st = ks_text_write(path, text, strlen(text));
+    free(text);
+    if (st == KS_OK) ks_note_wrote(path);
+    return st;
 }
 
 const char *ks_plural(long long n, const char *one, const char *many)

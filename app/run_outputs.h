@@ -11,6 +11,10 @@
 
 /* One line on stdout per written file: "kernelscope: wrote PATH". */
 void ks_note_wrote(const char *path);
+/* DIR/NAME into path (cap bytes); KS_ERR_IO "--out path too long" when it does not fit. */
+ks_status ks_out_path(char *path, size_t cap, const char *dir, const char *name);
+/* Writes text (malloc'd, freed here; NULL: out of memory) to DIR/NAME and says so. */
+ks_status ks_write_text_out(const char *dir, const char *name, char *text);
 /* "1 frame", "2 frames": count and the noun in singular or plural. */
 const char *ks_plural(long long n, const char *one, const char *many);
 

@@ -3,6 +3,10 @@
  * text for the y label is a swap of coordinates). */
 #include "chart.h"
 
+#include <stdlib.h>
+
+#include "image_io.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -340,4 +344,16 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
         ks_text(&c, lx + 46, y, d->series[s].name ? d->series[s].name : "", 2, 0, ks_black);
     }
     return KS_OK;
+}
+
+ks_status ks_chart_write_png(const ks_chart_desc *d, const char *path)
+{
+    int w, h;
+    ks_chart_size(d, &w, &h);
+    unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
+    if (!rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the chart %s", path);
+    ks_status st = ks_chart_render(d, rgba);
+    if (st == KS_OK) st = ks_image_write(path, KS_FMT_PNG, rgba, w, h);
+    free(rgba);
+    return st;
 }

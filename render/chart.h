@@ -39,6 +39,8 @@ void ks_chart_size(const ks_chart_desc *d, int *width, int *height);
 /* Draws the chart into rgba (width*height*4 bytes, row 0 at the top, alpha 255).
  * KS_ERR_INVALID for a bad description (no series, too many, size < 200 x 150). */
 ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba);
+/* Renders the chart at its size (ks_chart_size) and writes it as a PNG at path. */
+ks_status ks_chart_write_png(const ks_chart_desc *d, const char *path);
 /* Colour of series k (RGB), so other views can match the chart. */
 void ks_chart_series_color(int k, unsigned char rgb[3]);
 
