@@ -38,7 +38,7 @@ void ks_options_print_help(void)
            "  --kernel NAME           3D: %s; 2D: %s\n"
            "  --block BXxBY[xBZ]      thread block (default: best measured, else the kernel's own)\n"
            "  --iters K|auto          Jacobi iterations per frame (default auto on CUDA: sized so the solver\n"
-           "                          is >= 95 %% of a frame; 2 on the CPU backend; tblock runs\n"
+           "                          is >= 97 %% of a frame; 2 on the CPU backend; tblock runs\n"
            "                          the nearest multiple of its 4-step time block)\n"
            "  --residual-every K      residual every K frames (default: auto, <= 0.25 %% of the solver time)\n"
            "  --no-graph              launch the frame's kernels one by one (default: one CUDA graph)\n"

@@ -127,7 +127,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", frame_iters, "", KS_VFMT_INT);
     ks_view_text(v, KS_VGROUP_SCENE, "iterations sized",
-                 s->iters_auto.on ? "auto: solver >= 95 %% of a frame (I)" : "fixed (--iters, + / -; I: auto)");
+                 s->iters_auto.on ? "auto: solver >= 97 %% of a frame (I)" : "fixed (--iters, + / -; I: auto)");
     if (blocked)
         ks_view_text(v, KS_VGROUP_SCENE, "time blocks", "whole, %d iterations each (asked %d/frame)", tsteps,
                      s->iters);

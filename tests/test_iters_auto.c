@@ -1,4 +1,4 @@
-/* --iters auto (app/iters_auto.h): the count that makes the solver 95 % of a
+/* --iters auto (app/iters_auto.h): the count that makes the solver 97 % of a
  * frame, its limits, rounding to time blocks, and when it re-sizes. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,14 +13,14 @@ static void test_target(void **state)
 {
     (void)state;
     /* 20 iterations take 1 ms, 2 ms more for the rest of the frame: the
-     * solver must reach 2 * 19 = 38 ms, i.e. 760 iterations (38 / 40 = 0.95) */
-    assert_int_equal(ks_iters_auto_target(20, 1.0, 3.0, 1, 1000000), 760);
+     * solver must reach 2 * 97 / 3 = 64.67 ms, i.e. 1294 iterations (64.7 / 66.7 = 0.97) */
+    assert_int_equal(ks_iters_auto_target(20, 1.0, 3.0, 1, 1000000), 1294);
     /* tiny overhead: at least KS_ITERS_AUTO_MIN_MS of solver (25 ms = 500 iterations) */
     assert_int_equal(ks_iters_auto_target(20, 1.0, 1.01, 1, 1000000), 500);
     /* huge overhead: at most KS_ITERS_AUTO_MAX_MS (100 ms = 2000 iterations) */
     assert_int_equal(ks_iters_auto_target(20, 1.0, 51.0, 1, 1000000), 2000);
-    /* whole time blocks of 4, rounded up: 20 iterations of 0.3 ms, 2 ms more: 38 / 0.015 = 2533.3 -> 2536 */
-    assert_int_equal(ks_iters_auto_target(20, 0.3, 2.3, 4, 1000000), 2536);
+    /* whole time blocks of 4, rounded up: 20 iterations of 0.3 ms, 2 ms more: 64.67 / 0.015 = 4311.1 -> 4312 */
+    assert_int_equal(ks_iters_auto_target(20, 0.3, 2.3, 4, 1000000), 4312);
     /* the largest count, a multiple of the block */
     assert_int_equal(ks_iters_auto_target(4, 1e-6, 1.0, 4, 1001), 1000);
     /* never below one block */
@@ -42,13 +42,13 @@ static void test_step(void **state)
     for (int f = 0; f < KS_ITERS_AUTO_FIRST; ++f) /* the first frames only measure */
         assert_int_equal(ks_iters_auto_step(&a, &iters, 1.0, 3.0, 1, 1000000), 0);
     assert_int_equal(ks_iters_auto_step(&a, &iters, 1.0, 3.0, 1, 1000000), 1);
-    assert_int_equal(iters, 760);
+    assert_int_equal(iters, 1294);
     /* then it waits until the medians are the new count's own */
     for (int f = 0; f < KS_ITERS_AUTO_SETTLE; ++f)
-        assert_int_equal(ks_iters_auto_step(&a, &iters, 38.0, 50.0, 1, 1000000), 0);
+        assert_int_equal(ks_iters_auto_step(&a, &iters, 64.7, 76.7, 1, 1000000), 0);
     /* the second sizing: the frame got dearer outside the solver (12 ms):
-     * 12 * 19 = 228 ms of solver, capped at 100 ms: 2000 iterations of 0.05 ms */
-    assert_int_equal(ks_iters_auto_step(&a, &iters, 38.0, 50.0, 1, 1000000), 1);
+     * 12 * 97 / 3 = 388 ms of solver, capped at 100 ms: 2000 iterations of 0.05 ms */
+    assert_int_equal(ks_iters_auto_step(&a, &iters, 64.7, 76.7, 1, 1000000), 1);
     assert_int_equal(iters, 2000);
     /* after two sizings the count stays, whatever the medians say */
     for (int f = 0; f < 4 * KS_ITERS_AUTO_SETTLE; ++f)
@@ -57,13 +57,13 @@ static void test_step(void **state)
     /* a restart (pause, new kernel or block) sizes again after a full settle */
     ks_iters_auto_restart(&a);
     for (int f = 0; f < KS_ITERS_AUTO_SETTLE; ++f)
-        assert_int_equal(ks_iters_auto_step(&a, &iters, 100.0, 101.0, 1, 1000000), 0);
-    /* 100 ms of 101: within 20 % of its target (25 ms floor, 19 ms wanted): 500 iterations */
-    assert_int_equal(ks_iters_auto_step(&a, &iters, 100.0, 101.0, 1, 1000000), 1);
+        assert_int_equal(ks_iters_auto_step(&a, &iters, 100.0, 100.5, 1, 1000000), 0);
+    /* 100 ms of 100.5: the 25 ms floor (16.2 ms wanted): 500 iterations */
+    assert_int_equal(ks_iters_auto_step(&a, &iters, 100.0, 100.5, 1, 1000000), 1);
     assert_int_equal(iters, 500);
     /* on target: no change */
-    for (int f = 0; f < KS_ITERS_AUTO_SETTLE; ++f) ks_iters_auto_step(&a, &iters, 25.0, 26.0, 1, 1000000);
-    assert_int_equal(ks_iters_auto_step(&a, &iters, 25.0, 26.0, 1, 1000000), 0);
+    for (int f = 0; f < KS_ITERS_AUTO_SETTLE; ++f) ks_iters_auto_step(&a, &iters, 25.0, 25.5, 1, 1000000);
+    assert_int_equal(ks_iters_auto_step(&a, &iters, 25.0, 25.5, 1, 1000000), 0);
     assert_int_equal(iters, 500);
 }
 
