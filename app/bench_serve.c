@@ -291,6 +291,24 @@ static int run_fail(serve_run *r, ks_status st, const char *text)
     return 1;
 }
 
+/* The timed frames' phase: 0 while it lasts (at least r->frames frames and
+ * KS_SERVE_MIN_TIMED_S); then 1 with the stage medians taken over the timed
+ * frames (as many as the live loop keeps), or -1 with the row failed. */
+static int end_timed(serve_run *r, ks_live *live, long long done, double now)
+{
+    if (done - r->start_frame < r->frames || now - r->t0 < KS_SERVE_MIN_TIMED_S) return 0;
+    r->t1 = now;
+    r->timed = done - r->start_frame;
+    r->st = ks_live_measure(live, (int)(r->timed < KS_LIVE_STATS_WINDOW ? r->timed : KS_LIVE_STATS_WINDOW),
+                            &r->stats);
+    if (r->st != KS_OK) {
+        run_fail(r, r->st, ks_error_message());
+        return -1;
+    }
+    r->measured = 1;
+    return 1;
+}
+
 /* The browser rows: the page's own reports of the frames it drew. */
 static int browser_hook(serve_run *r, ks_live *live, long long done, double now)
 {
@@ -315,18 +333,13 @@ static int browser_hook(serve_run *r, ks_live *live, long long done, double now)
         r->v0 = vs;
         r->t0 = now;
         return 0;
-    case PHASE_TIMED:
-        if (done - r->start_frame < r->frames || now - r->t0 < KS_SERVE_MIN_TIMED_S) return 0;
-        r->t1 = now;
-        r->timed = done - r->start_frame;
-        /* stage medians over the timed frames (as many as the live loop keeps) */
-        r->st = ks_live_measure(live, (int)(r->timed < KS_LIVE_STATS_WINDOW ? r->timed : KS_LIVE_STATS_WINDOW),
-                                &r->stats);
-        if (r->st != KS_OK) return run_fail(r, r->st, ks_error_message());
-        r->measured = 1;
+    case PHASE_TIMED: {
+        const int ended = end_timed(r, live, done, now);
+        if (ended <= 0) return ended < 0;
         r->phase = PHASE_BROWSER_TAIL;
         r->phase_at = now;
         return 0;
+    }
     default:
         /* the report that covers the end of the timed frames (the page sends one a second) */
         if (vs.reports < r->v0.reports + 2 && now - r->phase_at <= 5.0) return 0;
@@ -364,21 +377,16 @@ static int frame_hook(void *user, ks_live *live, long long done)
         r->c0 = c;
         r->t0 = now;
         return 0;
-    case PHASE_TIMED:
-        if (done - r->start_frame < r->frames || now - r->t0 < KS_SERVE_MIN_TIMED_S) return 0;
+    case PHASE_TIMED: {
+        const int ended = end_timed(r, live, done, now);
+        if (ended <= 0) return ended < 0;
         r->c1 = c;
-        r->t1 = now;
-        r->timed = done - r->start_frame;
-        /* stage medians over the timed frames (as many as the live loop keeps) */
-        r->st = ks_live_measure(live, (int)(r->timed < KS_LIVE_STATS_WINDOW ? r->timed : KS_LIVE_STATS_WINDOW),
-                                &r->stats);
-        if (r->st != KS_OK) return run_fail(r, r->st, ks_error_message());
-        r->measured = 1;
         if (!r->latency) return 1;
         ks_ws_viewer_start_latency(r->viewer);
         r->phase = PHASE_LATENCY;
         r->phase_at = now;
         return 0;
+    }
     default:
         if (c.latency_done) {
             r->lat_ms = c.latency_median_ms;

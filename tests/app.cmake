@@ -40,32 +40,15 @@ if(KS_CUDA) # the binary stays: test_app_window runs it on the CPU backend
 endif()
 
 # The window path: a real GLFW window on Xvfb (Mesa), when xvfb-run is installed.
-# Every xvfb-run test holds the lock "xvfb": two `xvfb-run -a` started at once
-# can pick the same display number, and one of them then finds no display.
-find_program(XVFB_RUN xvfb-run)
-if(XVFB_RUN)
-  add_test(NAME test_app_window
-           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_app_gpu_bin> window)
-  set_tests_properties(test_app_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK xvfb
-                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
-endif()
+ks_add_xvfb_test(NAME test_app_window LABELS cpu TIMEOUT 300 COMMAND $<TARGET_FILE:test_app_gpu_bin> window)
 
 # bench live in both modes, the window on Xvfb (Mesa), on the CPU backend.
-if(XVFB_RUN)
-  add_test(NAME test_bench_live_window
-           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_bench_live> window)
-  set_tests_properties(test_bench_live_window PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK xvfb
-                       ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
-endif()
+ks_add_xvfb_test(NAME test_bench_live_window LABELS "cpu;gl" TIMEOUT 300
+                 COMMAND $<TARGET_FILE:test_bench_live> window)
 
 # Real key presses in the live window (xdotool under Xvfb).
-find_program(XDOTOOL xdotool)
-if(XVFB_RUN AND XDOTOOL)
-  add_test(NAME test_app_keys
-           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" ${CMAKE_CURRENT_SOURCE_DIR}/keys_window.sh
-                   $<TARGET_FILE:kernelscope>)
-  set_tests_properties(test_app_keys PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK xvfb)
-endif()
+ks_add_xvfb_test(NAME test_app_keys LABELS "cpu;gl" TIMEOUT 120 NEEDS xdotool
+                 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/keys_window.sh $<TARGET_FILE:kernelscope>)
 
 # The view model of each scene (CPU backend) and its JSON.
 ks_add_test(NAME test_view LABEL cpu SOURCES test_view.c TIMEOUT 120)

@@ -15,18 +15,16 @@ ks_add_test(NAME test_render_headless LABEL cpu
 
 # The window test needs an X server: ks_add_test cannot wrap the command, so
 # it is registered here with the same settings, run through xvfb-run.
-find_program(KS_XVFB_RUN xvfb-run)
 add_executable(test_render_window ${CMAKE_CURRENT_SOURCE_DIR}/test_render_window.c)
 target_compile_options(test_render_window PRIVATE $<$<COMPILE_LANGUAGE:C>:${KS_C_WARNINGS}>)
 target_link_libraries(test_render_window PRIVATE ks_core PkgConfig::CMOCKA)
 set_target_properties(test_render_window PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
 if(KS_XVFB_RUN)
-  add_test(NAME test_render_window
-           COMMAND ${KS_XVFB_RUN} -a -s "-screen 0 1280x1024x24" $<TARGET_FILE:test_render_window>)
-else()
+  ks_add_xvfb_test(NAME test_render_window LABELS cpu TIMEOUT 120 COMMAND $<TARGET_FILE:test_render_window>)
+else() # without an X server it exits 77: counted as skipped
   add_test(NAME test_render_window COMMAND test_render_window)
+  set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
-set_tests_properties(test_render_window PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK xvfb)
 
 # The ImGui panels, headless: inside the frame and apart at 800x600 .. 2560x1440.
 ks_add_test(NAME test_ui_headless LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ui_headless.c

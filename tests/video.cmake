@@ -17,14 +17,8 @@ target_compile_options(perf_video PRIVATE ${KS_C_WARNINGS})
 target_link_libraries(perf_video PRIVATE ks_core)
 set_target_properties(perf_video PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
 # The E key in a real window (xdotool under Xvfb), when both are installed.
-find_program(XVFB_RUN xvfb-run)
-find_program(XDOTOOL xdotool)
-if(XVFB_RUN AND XDOTOOL)
-  add_test(NAME test_video_key
-           COMMAND ${XVFB_RUN} -a -s "-screen 0 1280x1024x24" ${CMAKE_CURRENT_SOURCE_DIR}/keys_record.sh
-                   $<TARGET_FILE:kernelscope>)
-  set_tests_properties(test_video_key PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK xvfb)
-endif()
+ks_add_xvfb_test(NAME test_video_key LABELS "cpu;gl" TIMEOUT 120 NEEDS xdotool
+                 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/keys_record.sh $<TARGET_FILE:kernelscope>)
 # The same recordings on the CUDA backend (frames through CUDA-GL interop).
 if(KS_CUDA)
   add_test(NAME test_video_cli_gpu COMMAND test_video_cli gpu)
