@@ -112,16 +112,6 @@ static int count_fields(const char *line, size_t len)
     return fields;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 16);
-    if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void test_cpu_run_headless(void **state)
 {
     (void)state;
@@ -136,7 +126,7 @@ static void test_cpu_run_headless(void **state)
     if (r.exit_code != 0 && strstr(r.err, "EGL")) skip(); /* no headless GL on this machine */
     if (r.exit_code != 0) fail_msg("bench live: exit %d: %s", r.exit_code, r.err);
     snprintf(path, sizeof path, "%s/bench_live.csv", dir);
-    char *csv = read_file(path);
+    char *csv = ks_test_read_file(path);
     assert_non_null(csv);
     assert_memory_equal(csv, ks_header, strlen(ks_header));
     /* exactly one row per scene: the CPU backend runs the gold routine */
@@ -158,7 +148,7 @@ static void test_cpu_run_headless(void **state)
     assert_int_equal(rows, 3);
     free(csv);
     snprintf(path, sizeof path, "%s/bench_live_stages.csv", dir);
-    char *stages = read_file(path);
+    char *stages = ks_test_read_file(path);
     assert_non_null(stages);
     assert_non_null(strstr(stages, "laplace3d,gold,16x16x16,-,cpu,headless,\"jacobi\","));
     assert_non_null(strstr(stages, "spheres,gold,64x48/8,-,cpu,headless,\"render\","));
@@ -171,7 +161,7 @@ static void test_cpu_run_headless(void **state)
     }
     free(stages);
     snprintf(path, sizeof path, "%s/bench_live_headless.png", dir);
-    char *png = read_file(path);
+    char *png = ks_test_read_file(path);
     assert_non_null(png);
     assert_memory_equal(png, "\x89PNG", 4);
     free(png);
@@ -244,7 +234,7 @@ static void test_cpu_run_window(void **state)
     if (r.exit_code != 0) fail_msg("bench live: exit %d: %s", r.exit_code, r.err);
     assert_non_null(strstr(r.out, "modes: headless window"));
     snprintf(path, sizeof path, "%s/bench_live.csv", dir);
-    char *csv = read_file(path);
+    char *csv = ks_test_read_file(path);
     assert_non_null(csv);
     assert_non_null(strstr(csv, "laplace3d,gold,12x12x12,-,cpu,headless,"));
     assert_non_null(strstr(csv, "laplace3d,gold,12x12x12,-,cpu,window,"));
@@ -252,7 +242,7 @@ static void test_cpu_run_window(void **state)
     assert_int_equal(ks_test_count_lines(csv), 1 + 4); /* no 2D grid given: laplace2d has no row */
     free(csv);
     snprintf(path, sizeof path, "%s/bench_live_window.png", dir);
-    char *png = read_file(path);
+    char *png = ks_test_read_file(path);
     assert_non_null(png);
     assert_memory_equal(png, "\x89PNG", 4);
     free(png);

@@ -180,16 +180,6 @@ static void test_viewer_cannot_connect(void **state)
 
 /* ---- a real run ---- */
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 16);
-    if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Field i (0-based) of a CSV line whose first field is quoted and the rest are not. */
 static void field(const char *line, int i, char *out, size_t cap)
 {
@@ -223,7 +213,7 @@ static void test_cpu_run(void **state)
     if (r.exit_code != 0 && strstr(r.err, "EGL")) skip(); /* no headless GL on this machine */
     if (r.exit_code != 0) fail_msg("bench serve: exit %d: %s", r.exit_code, r.err);
     snprintf(path, sizeof path, "%s/bench_serve.csv", dir);
-    char *csv = read_file(path);
+    char *csv = ks_test_read_file(path);
     assert_non_null(csv);
     assert_memory_equal(csv, ks_header, strlen(ks_header));
     int seen[2][4] = {{0}};
@@ -297,7 +287,7 @@ static void test_browser_rows(void **state)
     if (r.exit_code != 0 && strstr(r.err, "EGL")) skip();
     if (r.exit_code != 0) fail_msg("bench serve --browser: exit %d: %s", r.exit_code, r.err);
     snprintf(path, sizeof path, "%s/bench_serve.csv", dir);
-    char *csv = read_file(path);
+    char *csv = ks_test_read_file(path);
     assert_non_null(csv);
     int jpeg = 0;
     for (const char *line = csv + strlen(ks_header); *line; line = strchr(line, '\n') + 1) {
@@ -334,7 +324,7 @@ static void test_sigint(void **state)
     ks_test_sleep_ms(3000);
     kill(pid, SIGINT);
     const int code = ks_test_wait_exit(pid, 30);
-    char *text = read_file(err);
+    char *text = ks_test_read_file(err);
     if (code != 130 && text && strstr(text, "EGL")) {
         free(text);
         skip();

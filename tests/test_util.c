@@ -134,3 +134,13 @@ int ks_test_wait_exit(pid_t pid, int timeout_s)
     waitpid(pid, &status, 0);
     return -1;
 }
+
+char *ks_test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 16);
+    if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
+    fclose(f);
+    return buf;
+}

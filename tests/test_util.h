@@ -31,5 +31,8 @@ pid_t ks_test_spawn(const char *const *argv, const char *out_path, const char *e
  * not end within timeout_s seconds (it is then killed). */
 int ks_test_wait_exit(pid_t pid, int timeout_s);
 void ks_test_sleep_ms(long ms);
+/* The first 64 KiB of a file as a zero-terminated string (malloc'd), or NULL
+ * when it cannot be opened. */
+char *ks_test_read_file(const char *path);
 
 #endif
