@@ -223,7 +223,10 @@ void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_opti
     run->size_text = NULL;
     run->frames = KS_LIVE_WARMUP + opt->frames;
     memset(&run->laplace, 0, sizeof run->laplace);
-    run->laplace.iters = opt->laplace.iters; /* 0: the scene's default */
+    /* --iters K (or auto) as given; none: the scene's default */
+    run->laplace.iters = opt->laplace.iters;
+    run->laplace.iters_set = opt->laplace.iters_set;
+    run->laplace.iters_auto = opt->laplace.iters_auto;
     memset(&run->spheres, 0, sizeof run->spheres);
 }
 

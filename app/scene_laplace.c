@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/histogram/histogram.h"
 #include "best_config.h"
 
@@ -277,10 +278,19 @@ static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
          * residual follows; otherwise a temporally blocked variant runs its
          * time blocks alone. One graph replay (or the direct launches). */
         const int residual = residual_due(s, ctx);
+        /* --iters auto asks now and then for a solver run alone: the GPU
+         * drained first, nothing of GL's queued until it is done */
+        const int alone = ctx->step && !ctx->single && ks_iters_auto_wants_alone(&s->iters_auto);
+        if (alone) KS_TRY(ks_lsolver_wait(s->solver));
+        const double t0 = ks_now_seconds();
         KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
         KS_TRY(ks_lsolver_run(s->solver, s->variant, s->block, iters,
                               residual ? KS_LPREV_EXACT : KS_LPREV_ANY));
         KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
+        if (alone) {
+            KS_TRY(ks_lsolver_wait(s->solver));
+            ks_iters_auto_alone(&s->iters_auto, (ks_now_seconds() - t0) * 1e3, iters);
+        }
         if (residual) {
             KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
             KS_TRY(ks_lsolver_residual(s->solver));

@@ -173,6 +173,38 @@ static void test_cpu_run_headless(void **state)
     assert_non_null(strstr(r.out, "live ms/it"));
 }
 
+/* --iters K fixes every Laplace row's count, on whichever backend runs (on
+ * CUDA the default would be --iters auto; 8: a whole number of tblock's time
+ * blocks) */
+static void test_fixed_iters(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "benchlive-iters");
+    const char *argv[] = {NULL,     "bench",   "live",  "--modes", "headless", "--frames", "2",
+                          "--iters", "8",      "--grid", "16x16x16,24x20",      "--spheres", "8",
+                          "--size", "64x48",   "--reps", "2",      "--out",    dir,        NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip();
+    if (r.exit_code != 0) fail_msg("bench live: exit %d: %s", r.exit_code, r.err);
+    snprintf(path, sizeof path, "%s/bench_live.csv", dir);
+    char *csv = ks_test_read_file(path);
+    assert_non_null(csv);
+    int laplace_rows = 0;
+    for (const char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        const char *end = strchr(l, '\n');
+        if (!strstr(l, ",laplace") || strstr(l, ",laplace") > end) continue;
+        const char *f = l; /* field 8: iters_per_frame (the device name has no comma here) */
+        for (int k = 0; k < 7; ++k) f = strchr(f, ',') + 1;
+        if (strncmp(f, "8,", 2) != 0) fail_msg("a Laplace row without 8 iterations a frame: %.*s", (int)(end - l), l);
+        ++laplace_rows;
+    }
+    assert_true(laplace_rows >= 2);
+    free(csv);
+}
+
 static void expect_usage(const char *needle, const char *const *argv)
 {
     const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
@@ -258,6 +290,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fill_from_stats),
         cmocka_unit_test(test_csv_columns_and_quoting),
         cmocka_unit_test(test_cpu_run_headless),
+        cmocka_unit_test(test_fixed_iters),
         cmocka_unit_test(test_bad_input_exit_2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

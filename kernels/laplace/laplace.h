@@ -153,6 +153,8 @@ typedef struct ks_lsolver ks_lsolver;
 ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out);
 void ks_lsolver_destroy(ks_lsolver *s);
 void *ks_lsolver_stream(ks_lsolver *s); /* cudaStream_t */
+/* Blocks the host until the solver's stream has done all its work. */
+ks_status ks_lsolver_wait(ks_lsolver *s);
 /* Copies host into both fields (so boundaries are valid in both); synchronous. */
 ks_status ks_lsolver_upload(ks_lsolver *s, const float *host);
 /* Copies host into the previous field only (tests poison it; the boundary

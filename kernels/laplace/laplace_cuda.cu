@@ -108,6 +108,12 @@ void ks_lsolver_destroy(ks_lsolver *s)
 
 void *ks_lsolver_stream(ks_lsolver *s) { return (void *)s->stream; }
 
+ks_status ks_lsolver_wait(ks_lsolver *s)
+{
+    KS_CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return KS_OK;
+}
+
 ks_status ks_lsolver_upload(ks_lsolver *s, const float *host)
 {
     KS_CUDA_TRY(cudaMemcpyAsync(s->cur, host, s->bytes, cudaMemcpyHostToDevice, s->stream));
