@@ -120,14 +120,8 @@ static void test_cpu_run_headless(void **state)
     const char *argv[] = {NULL,      "bench",  "live",    "--backend", "cpu", "--modes", "headless", "--frames", "3",
                           "--grid",  "16x16x16,24x20", "--spheres", "8",  "--size", "64x48", "--reps", "2",
                           "--out",   dir,      NULL};
-    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
     ks_run_result r;
-    assert_int_equal(ks_test_run(argv, env, &r), 0);
-    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip(); /* no headless GL on this machine */
-    if (r.exit_code != 0) fail_msg("bench live: exit %d: %s", r.exit_code, r.err);
-    snprintf(path, sizeof path, "%s/bench_live.csv", dir);
-    char *csv = ks_test_read_file(path);
-    assert_non_null(csv);
+    char *csv = ks_test_run_headless_read(argv, dir, "bench_live.csv", &r);
     assert_memory_equal(csv, ks_header, strlen(ks_header));
     /* exactly one row per scene: the CPU backend runs the gold routine */
     const char *want[] = {"\"host CPU\",laplace3d,gold,16x16x16,-,cpu,headless,2,",
@@ -179,19 +173,13 @@ static void test_cpu_run_headless(void **state)
 static void test_fixed_iters(void **state)
 {
     (void)state;
-    char dir[256], path[512];
+    char dir[256];
     ks_test_tmpdir(dir, sizeof dir, "benchlive-iters");
     const char *argv[] = {NULL,     "bench",   "live",  "--modes", "headless", "--frames", "2",
                           "--iters", "8",      "--grid", "16x16x16,24x20",      "--spheres", "8",
                           "--size", "64x48",   "--reps", "2",      "--out",    dir,        NULL};
-    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
     ks_run_result r;
-    assert_int_equal(ks_test_run(argv, env, &r), 0);
-    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip();
-    if (r.exit_code != 0) fail_msg("bench live: exit %d: %s", r.exit_code, r.err);
-    snprintf(path, sizeof path, "%s/bench_live.csv", dir);
-    char *csv = ks_test_read_file(path);
-    assert_non_null(csv);
+    char *csv = ks_test_run_headless_read(argv, dir, "bench_live.csv", &r);
     int laplace_rows = 0;
     for (const char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
         const char *end = strchr(l, '\n');

@@ -207,14 +207,8 @@ static void test_cpu_run(void **state)
     ks_test_tmpdir(dir, sizeof dir, "benchserve");
     const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "20",
                           "--spheres", "16", "--grid", "64", "--out", dir, NULL};
-    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
     ks_run_result r;
-    assert_int_equal(ks_test_run(argv, env, &r), 0);
-    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip(); /* no headless GL on this machine */
-    if (r.exit_code != 0) fail_msg("bench serve: exit %d: %s", r.exit_code, r.err);
-    snprintf(path, sizeof path, "%s/bench_serve.csv", dir);
-    char *csv = ks_test_read_file(path);
-    assert_non_null(csv);
+    char *csv = ks_test_run_headless_read(argv, dir, "bench_serve.csv", &r);
     assert_memory_equal(csv, ks_header, strlen(ks_header));
     int seen[2][4] = {{0}};
     static const char *const cases[4] = {"none", "jpeg", "h264", "record"};
@@ -277,18 +271,12 @@ static void test_browser_rows(void **state)
     for (int i = 0; i < 3 && !browser; ++i)
         if (access(candidates[i], X_OK) == 0) browser = candidates[i];
     if (!browser) skip();
-    char dir[256], path[512];
+    char dir[256];
     ks_test_tmpdir(dir, sizeof dir, "benchservebrowser");
     const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "30",
                           "--spheres", "16", "--grid", "64", "--browser", browser, "--out", dir, NULL};
-    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
     ks_run_result r;
-    assert_int_equal(ks_test_run(argv, env, &r), 0);
-    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip();
-    if (r.exit_code != 0) fail_msg("bench serve --browser: exit %d: %s", r.exit_code, r.err);
-    snprintf(path, sizeof path, "%s/bench_serve.csv", dir);
-    char *csv = ks_test_read_file(path);
-    assert_non_null(csv);
+    char *csv = ks_test_run_headless_read(argv, dir, "bench_serve.csv", &r);
     int jpeg = 0;
     for (const char *line = csv + strlen(ks_header); *line; line = strchr(line, '\n') + 1) {
         char kase[16], f[32];

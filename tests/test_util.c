@@ -1,6 +1,10 @@
 #include "test_util.h"
 
 #include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +13,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "kernels/common/cuda_device.h"
 
@@ -143,4 +149,17 @@ char *ks_test_read_file(const char *path)
     if (buf && fread(buf, 1, (1 << 16) - 1, f) == 0) buf[0] = '\0';
     fclose(f);
     return buf;
+}
+
+char *ks_test_run_headless_read(const char *const *argv, const char *dir, const char *name, ks_run_result *r)
+{
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    assert_int_equal(ks_test_run(argv, env, r), 0);
+    if (r->exit_code != 0 && strstr(r->err, "EGL")) skip(); /* no headless GL on this machine */
+    if (r->exit_code != 0) fail_msg("%s %s: exit %d: %s", argv[1], argv[2] ? argv[2] : "", r->exit_code, r->err);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = ks_test_read_file(path);
+    if (text == NULL) fail_msg("%s was not written", path);
+    return text;
 }

@@ -34,5 +34,10 @@ void ks_test_sleep_ms(long ms);
 /* The first 64 KiB of a file as a zero-terminated string (malloc'd), or NULL
  * when it cannot be opened. */
 char *ks_test_read_file(const char *path);
+/* Runs argv with no display (DISPLAY and WAYLAND_DISPLAY unset), as a bench
+ * does headless: skips the calling test where headless GL (EGL) cannot start,
+ * fails it on any other non-zero exit. Then returns dir/name (read as
+ * ks_test_read_file; the test fails when it is missing). Call from a test. */
+char *ks_test_run_headless_read(const char *const *argv, const char *dir, const char *name, ks_run_result *r);
 
 #endif
