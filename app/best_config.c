@@ -1,4 +1,4 @@
-#include "best_config.h"
+#include "app/best_config.h"
 
 #include <errno.h>
 #include <math.h>

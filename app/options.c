@@ -1,7 +1,7 @@
-#include "options.h"
+#include "app/options.h"
 
-#include "options_parse.h"
-#include "scenes.h"
+#include "app/options_parse.h"
+#include "app/scenes.h"
 
 #include <ctype.h>
 #include <errno.h>

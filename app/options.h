@@ -66,7 +66,7 @@ typedef struct ks_laplace_opts {
                                     the nearest multiple of its time block */
     int iters_set;               /* --iters given (a count or auto) */
     int iters_auto;              /* --iters auto (the CUDA default): sized so the solver fills
-                                    at least 97 % of a frame (app/iters_auto.h) */
+                                    at least 97 % of a frame (app/scenes/laplace/iters_auto.h) */
     int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
     int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
 } ks_laplace_opts;

@@ -1,6 +1,6 @@
 /* kernelscope --help: the usage text (options.c parses what it describes). */
-#include "options.h"
-#include "scenes.h"
+#include "app/options.h"
+#include "app/scenes.h"
 
 #include <stdio.h>
 

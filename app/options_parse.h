@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernels/common/ks_error.h"
-#include "options.h"
+#include "app/options.h"
 
 static inline const char *quoted(const char *text)
 {

@@ -1,9 +1,9 @@
 /* Each scene's own options: checks and defaults, in one place per scene
  * (called through the scene registry, app/scenes.c). The flag table, the
  * parsing and the common defaults are in options.c. */
-#include "options.h"
-#include "options_parse.h"
-#include "scenes.h"
+#include "app/options.h"
+#include "app/options_parse.h"
+#include "app/scenes.h"
 
 #include <ctype.h>
 #include <string.h>

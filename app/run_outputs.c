@@ -1,4 +1,4 @@
-#include "run_outputs.h"
+#include "app/run_outputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,8 +20,8 @@
 #include "render/view.h"
 #include "render/viewport.h"
 #include "render/window.h"
-#include "best_config.h"
-#include "options.h"
+#include "app/best_config.h"
+#include "app/options.h"
 
 typedef struct ks_scene_env {
     const ks_options *opt;

@@ -1,14 +1,14 @@
-#include "scenes.h"
+#include "app/scenes.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "bench_histogram.h"
-#include "bench_laplace.h"
-#include "bench_live.h"
-#include "bench_matmul.h"
-#include "bench_serve.h"
-#include "bench_spheres.h"
+#include "app/scenes/histogram/bench_histogram.h"
+#include "app/scenes/laplace/bench_laplace.h"
+#include "app/bench/bench_live.h"
+#include "app/scenes/matmul/bench_matmul.h"
+#include "app/bench/bench_serve.h"
+#include "app/scenes/spheres/bench_spheres.h"
 
 static ks_status bench_laplace(const ks_bench_env *e)
 {

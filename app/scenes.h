@@ -6,9 +6,9 @@
 #ifndef KS_SCENES_H
 #define KS_SCENES_H
 
-#include "best_config.h"
-#include "options.h"
-#include "scene.h"
+#include "app/best_config.h"
+#include "app/options.h"
+#include "app/scene.h"
 
 /* What every bench gets. */
 typedef struct ks_bench_env {

@@ -1,4 +1,4 @@
-#include "signals.h"
+#include "app/signals.h"
 
 #include <signal.h>
 #include <string.h>

@@ -9,8 +9,6 @@ ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c TIMEOUT 6
 target_link_libraries(test_best_config PRIVATE ks_test_util)
 ks_add_test(NAME test_bench_table LABEL cpu SOURCES test_bench_table.c)
 ks_add_test(NAME test_stage_timer LABEL cpu SOURCES test_stage_timer.c)
-ks_add_test(NAME test_cadence LABEL cpu SOURCES test_cadence.c)
-ks_add_test(NAME test_iters_auto LABEL cpu SOURCES test_iters_auto.c)
 ks_add_test(NAME test_cli LABEL cpu SOURCES test_cli.c TIMEOUT 300)
 target_link_libraries(test_cli PRIVATE ks_test_util)
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "app/bench_live.h"
+#include "app/bench/bench_live.h"
 #include "test_util.h"
 
 static const char ks_header[] = "device,scene,variant,grid,block,path,mode,iters_per_frame,live_ms_per_iter,"

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "app/bench_serve.h"
+#include "app/bench/bench_serve.h"
 #include "kernels/common/ks_util.h"
 #include "serve/latency_probe.h"
 #include "serve/ws_viewer.h"

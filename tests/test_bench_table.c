@@ -11,8 +11,8 @@
 
 #include <unistd.h>
 
-#include "app/bench_laplace.h"
-#include "app/bench_roofline.h"
+#include "app/scenes/laplace/bench_laplace.h"
+#include "app/bench/bench_roofline.h"
 
 static ks_bench_row row(const char *variant, int n, int bx, double ms)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/cadence.h"
+#include "app/scenes/laplace/cadence.h"
 #include "app/options.h"
 #include "app/scene.h"
 #include "kernels/histogram/histogram.h"

@@ -1,0 +1,552 @@
+#include "app/bench/bench_live.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/common/fma_peak.h"
+#include "kernels/common/ks_util.h"
+#include "kernels/laplace/laplace.h"
+#include "kernels/spheres/spheres.h"
+#include "kernels/spheres/spheres_bench.h"
+#include "render/chart.h"
+#include "render/image_io.h"
+#include "render/window.h"
+#include "app/scenes/laplace/bench_laplace.h"
+#include "app/bench/bench_roofline.h"
+#include "app/run_outputs.h"
+#include "app/scenes.h"
+#include "app/signals.h"
+
+enum {
+    KS_LIVE_WARMUP = 48,     /* frames run before the timed ones (first launches, caches, the ring of timer
+                                events, and --iters auto's sizing: it settles after 4 + 40 frames) */
+    KS_LIVE_MAX_ROWS = 512,
+};
+
+/* ---- Derived columns ---- */
+
+const char *ks_bench_live_solver_stage(const char *scene)
+{
+    return strcmp(scene, "spheres") == 0 ? "render" : "jacobi";
+}
+
+double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms)
+{
+    const double solver = ks_live_stats_stage(s, ks_bench_live_solver_stage(scene));
+    return solver > 0.0 && frame_ms > 0.0 ? solver / frame_ms : 0.0;
+}
+
+void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s)
+{
+    snprintf(r->path, sizeof r->path, "%s", s->path);
+    r->iters_per_frame = s->iters_per_frame;
+    r->frame_ms = s->interval_ms;
+    r->fps = s->fps;
+    r->live_ms_per_iter = s->iters_per_frame > 0.0 ? s->interval_ms / s->iters_per_frame : 0.0;
+    r->ratio = r->bench_ms_per_iter > 0.0 ? r->live_ms_per_iter / r->bench_ms_per_iter : 0.0;
+    r->solver_share = ks_bench_live_solver_share(r->scene, s, s->interval_ms);
+    /* CUDA-GL interop on the CUDA backend, the GL buffer mapped on the host on the CPU backend */
+    double map = ks_live_stats_stage(s, "interop map"), unmap = ks_live_stats_stage(s, "interop unmap");
+    if (map < 0.0 && unmap < 0.0) { /* CPU backend: the picture's upload from host memory */
+        map = -1.0;
+        unmap = ks_live_stats_stage(s, "host upload");
+    }
+    r->map_unmap_ms = (map > 0.0 ? map : 0.0) + (unmap > 0.0 ? unmap : 0.0);
+    r->nstages = s->nstages;
+    memcpy(r->stages, s->stages, sizeof r->stages);
+}
+
+/* ---- Writers: one pass to measure (buf NULL), one to write ---- */
+
+typedef size_t (*ks_live_writer)(const ks_live_row *rows, int n, char *buf, size_t cap);
+
+static char *write_text(ks_live_writer w, const ks_live_row *rows, int n)
+{
+    const size_t need = w(rows, n, NULL, 0) + 1;
+    char *buf = malloc(need);
+    if (buf) w(rows, n, buf, need);
+    return buf;
+}
+
+static size_t table_text(const ks_live_row *rows, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6s %10s %10s %6s %9s %7s %9s %7s\n", "scene",
+                    "variant", "grid", "block", "mode", "it/fr", "live ms/it", "bench ms/it", "ratio",
+                    "frame ms", "solver", "map+unmap", "fps");
+    for (int i = 0; i < n; ++i) {
+        const ks_live_row *r = &rows[i];
+        ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6.0f %10.4f %11.4f %6.3f %9.3f %6.1f%% %9.3f %7.1f\n",
+                        r->scene, r->variant, r->grid, r->block, r->mode, r->iters_per_frame,
+                        r->live_ms_per_iter, r->bench_ms_per_iter, r->ratio, r->frame_ms,
+                        100.0 * r->solver_share, r->map_unmap_ms, r->fps);
+        /* the frame's breakdown: every stage's median (the "frame" stage spans map .. unmap) */
+        ks_text_measure(buf, cap, &used, "          stages (median ms):");
+        for (int s = 0; s < r->nstages; ++s)
+            if (r->stages[s].samples > 0)
+                ks_text_measure(buf, cap, &used, "%s %s %.3f", s ? "," : "", r->stages[s].name, r->stages[s].median_ms);
+        ks_text_measure(buf, cap, &used, "\n");
+    }
+    return used;
+}
+
+static size_t csv_text(const ks_live_row *rows, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used,
+                    "device,scene,variant,grid,block,path,mode,iters_per_frame,live_ms_per_iter,bench_ms_per_iter,"
+                    "ratio,frame_ms,solver_share,map_unmap_ms,fps,cc\n");
+    for (int i = 0; i < n; ++i) {
+        const ks_live_row *r = &rows[i];
+        char device[600];
+        ks_csv_quote(r->device, device, sizeof device);
+        ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%s,%.0f,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%.2f,%s\n", device,
+                        r->scene, r->variant, r->grid, r->block, r->path, r->mode, r->iters_per_frame,
+                        r->live_ms_per_iter, r->bench_ms_per_iter, r->ratio, r->frame_ms, r->solver_share,
+                        r->map_unmap_ms, r->fps, r->cc[0] ? r->cc : "-");
+    }
+    return used;
+}
+
+static size_t stages_text(const ks_live_row *rows, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "device,scene,variant,grid,block,path,mode,stage,median_ms,samples,cc\n");
+    for (int i = 0; i < n; ++i) {
+        const ks_live_row *r = &rows[i];
+        char device[600];
+        ks_csv_quote(r->device, device, sizeof device);
+        for (int s = 0; s < r->nstages; ++s) {
+            char stage[80];
+            ks_csv_quote(r->stages[s].name, stage, sizeof stage);
+            ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%d,%s\n", device, r->scene, r->variant,
+                            r->grid, r->block, r->path, r->mode, stage, r->stages[s].median_ms,
+                            r->stages[s].samples, r->cc[0] ? r->cc : "-");
+        }
+    }
+    return used;
+}
+
+char *ks_bench_live_table(const ks_live_row *rows, int n) { return write_text(table_text, rows, n); }
+char *ks_bench_live_csv(const ks_live_row *rows, int n) { return write_text(csv_text, rows, n); }
+char *ks_bench_live_stages_csv(const ks_live_row *rows, int n) { return write_text(stages_text, rows, n); }
+
+/* ---- The runs ---- */
+
+typedef struct ks_live_bench {
+    const ks_options *opt;
+    const ks_device_info *dev;
+    int use_cuda;
+    const ks_best_store *best;
+    double t_peak_gbs, fma_gflops; /* for the scenes' views, as the live view measures them at start-up */
+    unsigned modes[2];
+    int nmodes;
+    int has_window; /* window among the modes */
+    ks_live_row *rows;
+    int nrows;
+} ks_live_bench;
+
+static const char *mode_name(unsigned m) { return m == KS_LIVE_MODE_WINDOW ? "window" : "headless"; }
+
+static int has_display(void)
+{
+    const char *x = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+    return (x && *x) || (w && *w);
+}
+
+/* The modes to run: as given, or headless and (when a window opens) window. */
+static ks_status choose_modes(ks_live_bench *b)
+{
+    const ks_options *opt = b->opt;
+    if (opt->live.modes_n) {
+        for (int i = 0; i < opt->live.modes_n; ++i) b->modes[b->nmodes++] = opt->live.order[i];
+        if ((opt->live.modes & KS_LIVE_MODE_WINDOW) && !has_display())
+            return ks_fail(KS_ERR_INVALID, "--modes window: no display (set DISPLAY, or leave window out)");
+        return KS_OK;
+    }
+    b->modes[b->nmodes++] = KS_LIVE_MODE_HEADLESS;
+    if (!has_display()) {
+        printf("window mode: skipped (no display)\n");
+        return KS_OK;
+    }
+    ks_window_desc wd = {0};
+    wd.width = 320;
+    wd.height = 200;
+    wd.title = "kernelscope bench live";
+    ks_window *w = NULL;
+    if (ks_window_create(&wd, &w) == KS_OK) b->modes[b->nmodes++] = KS_LIVE_MODE_WINDOW;
+    else printf("window mode: skipped (%s)\n", ks_error_message());
+    ks_window_destroy(w);
+    ks_error_clear();
+    return KS_OK;
+}
+
+/* A run of the live loop with the options of one scene; its stats in *s. */
+static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigned mode, ks_live_stats *s)
+{
+    ks_scene_env env;
+    memset(&env, 0, sizeof env);
+    env.opt = run;
+    env.use_cuda = b->use_cuda;
+    env.device = b->dev;
+    env.t_peak_gbs = b->t_peak_gbs;
+    env.fma_gflops = b->fma_gflops;
+    env.best = b->best;
+    ks_live *live = NULL;
+    /* CUDA's GL interop serves the GL platform (GLX or EGL) it met first in a
+     * process: with window runs in the same process, the headless ones draw
+     * with an invisible window's context, so that both register the buffer */
+    ks_live_display display = KS_LIVE_WINDOW;
+    if (mode == KS_LIVE_MODE_HEADLESS) display = b->has_window ? KS_LIVE_HEADLESS_HIDDEN : KS_LIVE_HEADLESS;
+    ks_status st = ks_live_create(&env, ks_scene_def_get(run->scene)->live, display, &live);
+    if (st == KS_OK) st = ks_live_run(live);
+    if (st == KS_OK) ks_live_get_stats(live, b->opt->frames, s); /* the warm-up frames left out */
+    ks_live_destroy(live);
+    return st;
+}
+
+/* Options for one live run of scene: the bench's common ones (size, colours,
+ * backend), nothing saved, warm-up plus the timed frames. */
+void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_options *run)
+{
+    *run = *opt;
+    run->mode = KS_MODE_LIVE;
+    run->scene = scene;
+    run->flags_given = 0;
+    run->kernel_count = 0;
+    run->block_count = 0;
+    run->save_every = 0;
+    run->dump_field = NULL;
+    run->progress = 0;
+    run->size_text = NULL;
+    run->frames = KS_LIVE_WARMUP + opt->frames;
+    memset(&run->laplace, 0, sizeof run->laplace);
+    /* --iters K (or auto) as given; none: the scene's default */
+    run->laplace.iters = opt->laplace.iters;
+    run->laplace.iters_set = opt->laplace.iters_set;
+    run->laplace.iters_auto = opt->laplace.iters_auto;
+    memset(&run->spheres, 0, sizeof run->spheres);
+}
+
+static int wanted(const ks_options *opt, const char *name)
+{
+    if (!opt->kernel_count) return 1;
+    for (int k = 0; k < opt->kernel_count; ++k)
+        if (strcmp(opt->kernels[k], name) == 0) return 1;
+    return 0;
+}
+
+static ks_live_row *new_row(ks_live_bench *b, const char *scene, const char *variant)
+{
+    if (b->nrows == KS_LIVE_MAX_ROWS) return NULL;
+    ks_live_row *r = &b->rows[b->nrows];
+    memset(r, 0, sizeof *r);
+    snprintf(r->device, sizeof r->device, "%s", b->use_cuda ? b->dev->name : "host CPU");
+    if (b->use_cuda) snprintf(r->cc, sizeof r->cc, "%d.%d", b->dev->cc_major, b->dev->cc_minor);
+    else snprintf(r->cc, sizeof r->cc, "-");
+    snprintf(r->scene, sizeof r->scene, "%s", scene);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    return r;
+}
+
+/* Runs the live loop in every mode for a configuration whose bench time is in
+ * proto; a row per mode. */
+static ks_status live_modes(ks_live_bench *b, const ks_options *run, const ks_live_row *proto)
+{
+    for (int m = 0; m < b->nmodes && !ks_signals_stop_requested(); ++m) {
+        ks_live_stats s;
+        KS_TRY(run_live(b, run, b->modes[m], &s));
+        if (ks_signals_stop_requested()) break; /* a run cut short measures nothing */
+        ks_live_row *r = new_row(b, proto->scene, proto->variant);
+        if (!r) return ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
+        *r = *proto;
+        snprintf(r->mode, sizeof r->mode, "%s", mode_name(b->modes[m]));
+        ks_bench_live_fill(r, &s);
+        ++b->nrows;
+        printf("%s %s %s %s: live %.4f ms/it, kernel %.4f ms/it (x%.3f), frame %.3f ms, solver %.0f%%\n", r->scene,
+               r->variant, r->grid, r->mode, r->live_ms_per_iter, r->bench_ms_per_iter, r->ratio, r->frame_ms,
+               100.0 * r->solver_share);
+        fflush(stdout);
+    }
+    return KS_OK;
+}
+
+/* The block for a variant: the best measured on this device and grid, else its own default. */
+static void best_block(const ks_live_bench *b, const char *scene, int variant, const int grid[3], int block[3],
+                       char from[8])
+{
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    memcpy(block, info->default_block, 3 * sizeof(int));
+    snprintf(from, 8, "default");
+    if (!b->use_cuda || !b->best) return;
+    const ks_best_entry *e = ks_best_find(b->best, b->dev->name, scene, info->name, grid);
+    if (!e || ks_lvariant_check_shape(variant, e->block) != KS_OK) return;
+    memcpy(block, e->block, 3 * sizeof(int));
+    snprintf(from, 8, "best");
+}
+
+/* The grids of one Laplace scene: --grid items of its rank (N counts for both), or the defaults. */
+static int laplace_grids(const ks_options *opt, int use_cuda, int dims, int out[][3])
+{
+    int n = 0;
+    if (opt->laplace.grid_count) {
+        for (int g = 0; g < opt->laplace.grid_count; ++g) {
+            const int parts = opt->laplace.grid_parts[g];
+            if (parts != 1 && parts != dims) continue;
+            out[n][0] = opt->laplace.grids[g][0];
+            out[n][1] = opt->laplace.grids[g][1];
+            out[n][2] = dims == 3 ? opt->laplace.grids[g][2] : 1;
+            ++n;
+        }
+        return n;
+    }
+    static const int cuda3[] = {512, 1024}, cuda2[] = {1024, 4096, 8192, 16384};
+    static const int cpu3[] = {64}, cpu2[] = {256};
+    const int *sizes = use_cuda ? (dims == 3 ? cuda3 : cuda2) : (dims == 3 ? cpu3 : cpu2);
+    const int count = use_cuda ? (dims == 3 ? 2 : 4) : 1;
+    for (int i = 0; i < count; ++i) {
+        out[n][0] = out[n][1] = sizes[i];
+        out[n][2] = dims == 3 ? sizes[i] : 1;
+        ++n;
+    }
+    return n;
+}
+
+/* A default grid that does not fit is skipped with a line; a grid the user asked for is an error. */
+static int skip_for_memory(const ks_options *opt, ks_status st, const char *scene, const char *grid)
+{
+    if (st != KS_ERR_OUT_OF_MEMORY || opt->laplace.grid_count) return 0;
+    printf("skipping %s %s: %s\n", scene, grid, ks_error_message());
+    ks_error_clear();
+    return 1;
+}
+
+static ks_status bench_laplace_scene(ks_live_bench *b, ks_scene_id id)
+{
+    const ks_options *opt = b->opt;
+    const char *scene = ks_scene_name(id);
+    const int dims = ks_scene_dims(id);
+    int grids[KS_MAX_LIST * 2][3];
+    const int ngrids = laplace_grids(opt, b->use_cuda, dims, grids);
+    for (int gi = 0; gi < ngrids && !ks_signals_stop_requested(); ++gi) {
+        const ks_grid g = {dims, grids[gi][0], grids[gi][1], grids[gi][2]};
+        char grid_text[48];
+        if (dims == 3) snprintf(grid_text, sizeof grid_text, "%dx%dx%d", g.nx, g.ny, g.nz);
+        else snprintf(grid_text, sizeof grid_text, "%dx%d", g.nx, g.ny);
+        for (int id_v = 0; id_v < ks_lvariant_count() && !ks_signals_stop_requested(); ++id_v) {
+            const ks_lvariant_info *info = ks_lvariant_get(id_v);
+            if (info->dims != dims) continue;
+            /* the CPU backend runs the gold routine whatever the kernel: one row */
+            if (b->use_cuda ? !wanted(opt, info->name) : id_v != ks_lvariant_default(dims)) continue;
+            ks_live_row proto;
+            memset(&proto, 0, sizeof proto);
+            ks_live_row *r0 = new_row(b, scene, b->use_cuda ? info->name : "gold");
+            if (!r0) return ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
+            proto = *r0;
+            snprintf(proto.grid, sizeof proto.grid, "%s", grid_text);
+            proto.points = (double)g.nx * g.ny * g.nz;
+            int block[3];
+            best_block(b, scene, id_v, grids[gi], block, proto.block_from);
+            if (b->use_cuda) snprintf(proto.block, sizeof proto.block, "%dx%dx%d", block[0], block[1], block[2]);
+            else snprintf(proto.block, sizeof proto.block, "-");
+
+            ks_status st = ks_bench_laplace_time_one(&g, b->use_cuda, id_v, block, opt->reps, &proto.bench_ms_per_iter);
+            if (skip_for_memory(opt, st, scene, grid_text)) break; /* the next grid */
+            KS_TRY(st);
+            ks_options run;
+            ks_bench_live_run_options(opt, id, &run);
+            run.kernel_count = 1;
+            run.kernels[0] = info->name;
+            if (b->use_cuda) {
+                run.block_count = 1;
+                memcpy(run.blocks[0], block, sizeof run.blocks[0]);
+            }
+            run.laplace.grid_count = 1;
+            memcpy(run.laplace.grids[0], grids[gi], sizeof run.laplace.grids[0]);
+            run.laplace.grid_parts[0] = dims;
+            KS_TRY(ks_options_finish_laplace(&run));
+            ks_options_laplace_backend_defaults(&run, b->use_cuda);
+            st = live_modes(b, &run, &proto);
+            if (skip_for_memory(opt, st, scene, grid_text)) break;
+            KS_TRY(st);
+        }
+    }
+    return KS_OK;
+}
+
+static ks_status bench_spheres_scene(ks_live_bench *b)
+{
+    const ks_options *opt = b->opt;
+    int any = !b->use_cuda;
+    for (int m = 1; m < KS_SPHERES_MEM_NUM; ++m) any |= wanted(opt, ks_spheres_mem_name((ks_spheres_mem)m));
+    if (!any) return KS_OK;
+    ks_options run;
+    ks_bench_live_run_options(opt, KS_SCENE_SPHERES, &run);
+    KS_TRY(ks_options_finish_spheres(&run)); /* the live picture size */
+    ks_spheres_bench_result *res = malloc(sizeof *res);
+    if (!res) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench live: out of host memory");
+    ks_status st = KS_OK;
+    for (int c = 0; c < opt->spheres.count_n && st == KS_OK && !ks_signals_stop_requested(); ++c) {
+        const int count = opt->spheres.counts[c];
+        ks_spheres_bench_desc d;
+        memset(&d, 0, sizeof d);
+        d.use_cuda = b->use_cuda;
+        d.width = run.width;
+        d.height = run.height;
+        d.counts = &count;
+        d.count_n = 1;
+        d.reps = opt->reps;
+        d.seed = opt->seed;
+        d.stop = ks_signals_stop_requested;
+        st = ks_spheres_bench_run(&d, res);
+        for (int col = 0; col < res->col_n && st == KS_OK && res->count_n == 1; ++col) {
+            const ks_spheres_mem mem = (ks_spheres_mem)res->cols[col];
+            const char *name = b->use_cuda ? ks_spheres_mem_name(mem) : "gold";
+            if (b->use_cuda && !wanted(opt, name)) continue;
+            if (!res->cell[0][col].available) {
+                printf("skipping spheres %s at %d spheres: the variant cannot hold them\n", name, count);
+                continue;
+            }
+            ks_live_row *r0 = new_row(b, "spheres", name);
+            if (!r0) {
+                st = ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
+                break;
+            }
+            ks_live_row proto = *r0;
+            snprintf(proto.grid, sizeof proto.grid, "%dx%d/%d", run.width, run.height, count);
+            proto.points = (double)run.width * run.height;
+            int block[3] = {0, 0, 1};
+            ks_spheres_block_default(block);
+            if (b->use_cuda) snprintf(proto.block, sizeof proto.block, "%dx%d", block[0], block[1]);
+            else snprintf(proto.block, sizeof proto.block, "-");
+            snprintf(proto.block_from, sizeof proto.block_from, "default");
+            proto.bench_ms_per_iter = res->cell[0][col].ms;
+            ks_options one = run;
+            one.spheres.count = count;
+            one.spheres.mem = b->use_cuda ? name : NULL;
+            st = live_modes(b, &one, &proto);
+        }
+    }
+    free(res);
+    return st;
+}
+
+/* ---- Charts: one per mode, live / bench per variant against the work per frame ---- */
+
+static ks_status write_chart(const ks_live_bench *b, unsigned mode)
+{
+    enum { KS_NS = KS_CHART_MAX_SERIES };
+    char names[KS_NS][48];
+    double xs[KS_NS][KS_LIVE_MAX_ROWS / 4], ys[KS_NS][KS_LIVE_MAX_ROWS / 4];
+    ks_chart_series series[KS_NS];
+    int nseries = 0, left_out = 0;
+    for (int i = 0; i < b->nrows; ++i) {
+        const ks_live_row *r = &b->rows[i];
+        if (strcmp(r->mode, mode_name(mode)) != 0 || !(r->ratio > 0.0)) continue;
+        char name[48];
+        snprintf(name, sizeof name, "%s %s", r->scene, r->variant);
+        int k = 0;
+        while (k < nseries && strcmp(names[k], name) != 0) ++k;
+        if (k == nseries) {
+            if (nseries == KS_NS) {
+                ++left_out;
+                continue;
+            }
+            snprintf(names[k], sizeof names[k], "%s", name);
+            series[k] = (ks_chart_series){names[k], xs[k], ys[k], 0};
+            ++nseries;
+        }
+        if (series[k].n == KS_LIVE_MAX_ROWS / 4) continue;
+        /* points in increasing x */
+        int at = series[k].n++;
+        while (at > 0 && xs[k][at - 1] > r->points) {
+            xs[k][at] = xs[k][at - 1];
+            ys[k][at] = ys[k][at - 1];
+            --at;
+        }
+        xs[k][at] = r->points;
+        ys[k][at] = r->ratio;
+    }
+    if (nseries == 0) return KS_OK;
+    /* the kernel's own speed, y = 1, across the points (when a line is free) */
+    double ref_x[2] = {INFINITY, -INFINITY}, ref_y[2] = {1.0, 1.0};
+    for (int k = 0; k < nseries; ++k) {
+        ref_x[0] = fmin(ref_x[0], xs[k][0]);
+        ref_x[1] = fmax(ref_x[1], xs[k][series[k].n - 1]);
+    }
+    if (nseries < KS_NS)
+        series[nseries++] = (ks_chart_series){"kernel speed", ref_x, ref_y, ref_x[1] > ref_x[0] ? 2 : 1};
+    if (left_out) printf("chart %s: %d rows of further variants left out (at most %d lines)\n", mode_name(mode), left_out, KS_NS);
+    char title[400];
+    snprintf(title, sizeof title, "kernelscope bench live (%s) on %s: live / kernel time per iteration",
+             mode_name(mode), b->rows[0].device);
+    ks_chart_desc d;
+    memset(&d, 0, sizeof d);
+    d.width = 1100;
+    d.height = 650;
+    d.title = title;
+    d.x_label = "grid points (spheres: picture pixels), log scale";
+    d.y_label = "live / kernel time per iteration, log scale";
+    d.log_x = 1;
+    d.log_y = 1; /* ratios near 1 and outliers of many times on one chart */
+    d.series = series;
+    d.series_count = nseries;
+    char name[256], path[1024];
+    snprintf(name, sizeof name, "bench_live_%s.png", mode_name(mode));
+    ks_status st = ks_out_path(path, sizeof path, b->opt->out_dir, name);
+    if (st == KS_OK) st = ks_chart_write_png(&d, path);
+    if (st == KS_OK) ks_note_wrote(path);
+    return st;
+}
+
+ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best)
+{
+    ks_live_bench b;
+    memset(&b, 0, sizeof b);
+    b.opt = opt;
+    b.dev = dev;
+    b.use_cuda = use_cuda;
+    b.best = best;
+    KS_TRY(choose_modes(&b));
+    for (int m = 0; m < b.nmodes; ++m)
+        if (b.modes[m] == KS_LIVE_MODE_WINDOW) b.has_window = 1;
+    if (use_cuda) {
+        /* the ceilings the live view measures at start-up, for the scenes' own figures */
+        KS_TRY(ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &b.t_peak_gbs));
+        KS_TRY(ks_cuda_measure_fma_gflops(5, &b.fma_gflops));
+    } else {
+        b.t_peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20);
+    }
+    b.rows = calloc(KS_LIVE_MAX_ROWS, sizeof *b.rows);
+    if (!b.rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    printf("kernelscope bench live on %s (%s backend): %d timed frames after %d warm-up, modes:",
+           use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu", opt->frames, KS_LIVE_WARMUP);
+    for (int m = 0; m < b.nmodes; ++m) printf(" %s", mode_name(b.modes[m]));
+    printf("\n");
+    fflush(stdout);
+
+    ks_status st = bench_laplace_scene(&b, KS_SCENE_LAPLACE3D);
+    if (st == KS_OK) st = bench_laplace_scene(&b, KS_SCENE_LAPLACE2D);
+    if (st == KS_OK) st = bench_spheres_scene(&b);
+    /* what was measured before a failure or a stop is still written */
+    if (b.nrows > 0) {
+        char first_error[512] = "";
+        if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
+        char *table = ks_bench_live_table(b.rows, b.nrows);
+        if (table) fputs(table, stdout);
+        free(table);
+        ks_status st_out = ks_write_text_out(opt->out_dir, "bench_live.csv", ks_bench_live_csv(b.rows, b.nrows));
+        if (st_out == KS_OK)
+            st_out = ks_write_text_out(opt->out_dir, "bench_live_stages.csv",
+                                       ks_bench_live_stages_csv(b.rows, b.nrows));
+        for (int m = 0; m < b.nmodes && st_out == KS_OK; ++m) st_out = write_chart(&b, b.modes[m]);
+        if (st != KS_OK) st = ks_fail(st, "%s", first_error);
+        else st = st_out;
+    } else if (st == KS_OK) {
+        printf("kernelscope: no row measured; nothing to write\n");
+    }
+    free(b.rows);
+    return st;
+}

@@ -1,0 +1,724 @@
+/* POSIX: fork, kill, waitpid, mkdtemp, nftw (the --browser rows) */
+#define _XOPEN_SOURCE 700
+
+#include "app/bench/bench_serve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernels/common/fma_peak.h"
+#include "kernels/common/ks_util.h"
+#include "kernels/laplace/laplace.h"
+#include "kernels/spheres/spheres.h"
+#include "render/chart.h"
+#include "render/image_io.h"
+#include "serve/server.h"
+#include "serve/ws_viewer.h"
+#include "video/recorder.h"
+#include "app/bench/bench_live.h"
+#include "app/bench/bench_roofline.h"
+#include "app/live/live.h"
+#include "app/run_outputs.h"
+#include "app/scenes.h"
+#include "app/signals.h"
+
+enum {
+    KS_SERVE_WARMUP = 48,        /* frames before the timed ones (as bench live; --iters auto settles in 44) */
+    KS_SERVE_MIN_TIMED_S = 2,    /* the timed frames last at least this long: a viewer's frame rate over
+                                    120 frames of a 1000 fps loop would be a tenth of a second of counting */
+    KS_SERVE_MAX_CASES = 16,
+    KS_SERVE_MAX_ROWS = KS_SERVE_MAX_CASES * 6,
+    KS_SERVE_LATENCY_SAMPLES = 24,
+};
+static const double ks_first_frame_s = 20.0; /* the viewer's first frame after the warm-up, at most */
+static const double ks_latency_s = 60.0;     /* all the latency samples, at most */
+static const double ks_key_s = 3.0;          /* one key press to its changed picture, at most */
+
+typedef enum {
+    KS_CASE_NONE = 0,
+    KS_CASE_JPEG,
+    KS_CASE_H264,
+    KS_CASE_RECORD,
+    KS_CASE_BROWSER_JPEG, /* --browser: a headless Chromium on the page, JPEG frames (?codec=jpeg) */
+    KS_CASE_BROWSER_H264, /* the same, H.264 through WebCodecs */
+    KS_CASE_NUM
+} ks_case;
+static const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record", "browser-jpeg", "browser-h264"};
+static const double ks_browser_s = 40.0; /* the page's first reports after the warm-up, at most */
+
+/* ---- Derived columns and writers ---- */
+
+void ks_bench_serve_ratios(ks_serve_row *rows, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        rows[i].solver_ratio = 0.0;
+        for (int k = 0; k < n; ++k)
+            if (strcmp(rows[k].kase, "none") == 0 && strcmp(rows[k].scene, rows[i].scene) == 0 &&
+                strcmp(rows[k].variant, rows[i].variant) == 0 && rows[k].solver_ms_per_iter > 0.0)
+                rows[i].solver_ratio = rows[i].solver_ms_per_iter / rows[k].solver_ms_per_iter;
+    }
+}
+
+typedef size_t (*ks_serve_writer)(const ks_serve_row *rows, int n, char *buf, size_t cap);
+
+static char *write_text(ks_serve_writer w, const ks_serve_row *rows, int n)
+{
+    const size_t need = w(rows, n, NULL, 0) + 1;
+    char *buf = malloc(need);
+    if (buf) w(rows, n, buf, need);
+    return buf;
+}
+
+/* A figure, or "-" where the row has none (negative: not measured). */
+static void figure(char *out, size_t cap, const char *fmt, double v)
+{
+    if (v < 0.0 || !isfinite(v)) snprintf(out, cap, "-");
+    else snprintf(out, cap, fmt, v);
+}
+
+static size_t table_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6s %11s %6s %8s %10s %10s %11s\n", "scene",
+                    "variant", "size", "case", "encoder", "frames", "solver ms/it", "ratio", "loop fps",
+                    "viewer fps", "viewer Mb/s", "latency ms");
+    for (int i = 0; i < n; ++i) {
+        const ks_serve_row *r = &rows[i];
+        char ratio[24], vfps[24], mbit[24], lat[40];
+        figure(ratio, sizeof ratio, "%.3f", r->solver_ratio > 0.0 ? r->solver_ratio : -1.0);
+        figure(vfps, sizeof vfps, "%.1f", r->viewer_fps);
+        figure(mbit, sizeof mbit, "%.1f", r->viewer_mbit_s);
+        if (r->latency_ms >= 0.0) snprintf(lat, sizeof lat, "%.1f (n=%d)", r->latency_ms, r->latency_samples);
+        else snprintf(lat, sizeof lat, "-");
+        ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6d %12.4f %6s %8.1f %10s %10s %11s\n",
+                        r->scene, r->variant, r->size, r->kase, r->encoder, r->frames, r->solver_ms_per_iter, ratio,
+                        r->loop_fps, vfps, mbit, lat);
+    }
+    return used;
+}
+
+static size_t csv_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used,
+                    "device,scene,variant,size,case,encoder,frames,solver_ms_per_iter,solver_ratio,loop_fps,"
+                    "viewer_fps,viewer_mbit_s,latency_ms,latency_samples,cc\n");
+    for (int i = 0; i < n; ++i) {
+        const ks_serve_row *r = &rows[i];
+        char device[600], ratio[32], vfps[32], mbit[32], lat[32];
+        ks_csv_quote(r->device, device, sizeof device);
+        figure(ratio, sizeof ratio, "%.4f", r->solver_ratio > 0.0 ? r->solver_ratio : -1.0);
+        figure(vfps, sizeof vfps, "%.2f", r->viewer_fps);
+        figure(mbit, sizeof mbit, "%.3f", r->viewer_mbit_s);
+        figure(lat, sizeof lat, "%.3f", r->latency_ms);
+        ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%d,%.6f,%s,%.2f,%s,%s,%s,%d,%s\n", device, r->scene,
+                        r->variant, r->size, r->kase, r->encoder, r->frames, r->solver_ms_per_iter, ratio,
+                        r->loop_fps, vfps, mbit, lat, r->latency_samples, r->cc[0] ? r->cc : "-");
+    }
+    return used;
+}
+
+char *ks_bench_serve_table(const ks_serve_row *rows, int n) { return write_text(table_text, rows, n); }
+char *ks_bench_serve_csv(const ks_serve_row *rows, int n) { return write_text(csv_text, rows, n); }
+
+/* ---- The scene cases ---- */
+
+typedef struct serve_scene {
+    ks_scene_id scene;
+    char variant[32];  /* kernel or memory variant; "gold" on the CPU backend */
+    int lvariant;      /* Laplace variant id */
+    int grid[3];       /* Laplace grid */
+    int count;         /* spheres */
+    const char *keys[2]; /* the latency keys, sent in turn */
+} serve_scene;
+
+typedef struct serve_bench {
+    const ks_options *opt;
+    const ks_device_info *dev;
+    int use_cuda;
+    const ks_best_store *best;
+    double t_peak_gbs, fma_gflops;
+    serve_scene scenes[KS_SERVE_MAX_CASES];
+    int nscenes;
+    ks_serve_row rows[KS_SERVE_MAX_ROWS];
+    int nrows;
+} serve_bench;
+
+/* The Laplace grid of a scene: the first --grid of its rank (N counts for both), or the default. */
+static void laplace_grid(const ks_options *opt, int use_cuda, int dims, int out[3])
+{
+    for (int g = 0; g < opt->laplace.grid_count; ++g) {
+        const int parts = opt->laplace.grid_parts[g];
+        if (parts != 1 && parts != dims) continue;
+        out[0] = opt->laplace.grids[g][0];
+        out[1] = parts == 1 ? out[0] : opt->laplace.grids[g][1];
+        out[2] = dims == 3 ? (parts == 1 ? out[0] : opt->laplace.grids[g][2]) : 1;
+        return;
+    }
+    const int n = use_cuda ? (dims == 3 ? 512 : 4096) : (dims == 3 ? 64 : 256);
+    out[0] = out[1] = n;
+    out[2] = dims == 3 ? n : 1;
+}
+
+static ks_status add_scene(serve_bench *b, ks_scene_id id, const char *variant)
+{
+    if (b->nscenes == KS_SERVE_MAX_CASES) return ks_fail(KS_ERR_INVALID, "bench serve: at most %d scene cases", KS_SERVE_MAX_CASES);
+    serve_scene *c = &b->scenes[b->nscenes++];
+    memset(c, 0, sizeof *c);
+    c->scene = id;
+    snprintf(c->variant, sizeof c->variant, "%s", b->use_cuda ? variant : "gold");
+    if (id == KS_SCENE_SPHERES) {
+        const ks_options *opt = b->opt;
+        c->count = opt->spheres.count_n ? opt->spheres.counts[0] : b->use_cuda ? 2048 : 64;
+        c->keys[0] = "minus"; /* half the spheres, then back: a different picture each time */
+        c->keys[1] = "plus";
+        return KS_OK;
+    }
+    const int dims = ks_scene_dims(id);
+    c->lvariant = b->use_cuda ? ks_lvariant_find(dims, variant) : ks_lvariant_default(dims);
+    laplace_grid(b->opt, b->use_cuda, dims, c->grid);
+    c->keys[0] = "c"; /* the next colormap */
+    return KS_OK;
+}
+
+/* --kernel names pick the cases on the CUDA backend (each to its scene); else the defaults. */
+static ks_status choose_scenes(serve_bench *b)
+{
+    const ks_options *opt = b->opt;
+    if (!b->use_cuda) {
+        KS_TRY(add_scene(b, KS_SCENE_LAPLACE2D, "gold"));
+        return add_scene(b, KS_SCENE_SPHERES, "gold");
+    }
+    if (!opt->kernel_count) {
+        KS_TRY(add_scene(b, KS_SCENE_SPHERES, "binned"));
+        return add_scene(b, KS_SCENE_LAPLACE3D, "regq");
+    }
+    for (int k = 0; k < opt->kernel_count; ++k) {
+        ks_spheres_mem m;
+        const char *name = opt->kernels[k];
+        if (ks_lvariant_find(3, name) >= 0) KS_TRY(add_scene(b, KS_SCENE_LAPLACE3D, name));
+        else if (ks_lvariant_find(2, name) >= 0) KS_TRY(add_scene(b, KS_SCENE_LAPLACE2D, name));
+        else if (ks_spheres_mem_parse(name, &m) == 0) KS_TRY(add_scene(b, KS_SCENE_SPHERES, name));
+        else return ks_fail(KS_ERR_INVALID, "--kernel: unknown kernel '%s'", name); /* the options checked it */
+    }
+    return KS_OK;
+}
+
+/* The live options of one row. */
+static ks_status row_options(const serve_bench *b, const serve_scene *c, ks_case kase, const char *video,
+                             ks_options *run)
+{
+    const ks_options *opt = b->opt;
+    ks_bench_live_run_options(opt, c->scene, run);
+    run->frames = 0; /* the frame hook ends the run */
+    run->headless = 1;
+    run->window = 0;
+    run->no_overlay = 1; /* the picture fills the frame: the viewer gets --size */
+    run->size_set = 1;
+    run->serve = 1;
+    snprintf(run->serve_addr, sizeof run->serve_addr, "127.0.0.1");
+    run->serve_port = 0; /* a free port */
+    run->token = NULL;
+    run->record = kase == KS_CASE_RECORD ? video : NULL;
+    run->fps = 60;
+    if (c->scene == KS_SCENE_SPHERES) {
+        KS_TRY(ks_options_finish_spheres(run));
+        run->spheres.count = c->count;
+        run->spheres.mem = b->use_cuda ? c->variant : NULL;
+        return KS_OK;
+    }
+    const ks_lvariant_info *info = ks_lvariant_get(c->lvariant);
+    run->kernel_count = 1;
+    run->kernels[0] = info->name;
+    if (b->use_cuda) {
+        int block[3];
+        memcpy(block, info->default_block, sizeof block);
+        const ks_best_entry *e = b->best ? ks_best_find(b->best, b->dev->name, ks_scene_name(c->scene), info->name, c->grid) : NULL;
+        if (e && ks_lvariant_check_shape(c->lvariant, e->block) == KS_OK) memcpy(block, e->block, sizeof block);
+        run->block_count = 1;
+        memcpy(run->blocks[0], block, sizeof run->blocks[0]);
+    }
+    run->laplace.grid_count = 1;
+    memcpy(run->laplace.grids[0], c->grid, sizeof run->laplace.grids[0]);
+    run->laplace.grid_parts[0] = ks_scene_dims(c->scene);
+    KS_TRY(ks_options_finish_laplace(run));
+    ks_options_laplace_backend_defaults(run, b->use_cuda);
+    return KS_OK;
+}
+
+/* ---- One row: the frame hook runs warm-up, timed frames and the latency probe ---- */
+
+enum { PHASE_WARM = 0, PHASE_TIMED, PHASE_LATENCY, PHASE_BROWSER_TAIL };
+
+typedef struct serve_run {
+    int frames;                    /* timed frames asked for */
+    long long timed;               /* timed frames run (at least frames, and KS_SERVE_MIN_TIMED_S) */
+    ks_ws_viewer *viewer;          /* NULL: none */
+    int latency;                   /* measure key to picture after the timed frames */
+    const char *scene;
+    int phase;
+    long long start_frame;
+    double phase_at;               /* host seconds the phase began */
+    ks_ws_viewer_counts c0, c1;
+    double t0, t1;
+    ks_live_stats stats;
+    int measured;
+    char encoder[32];              /* --record's encoder, read while it records */
+    double lat_ms;                 /* key to picture, median */
+    int lat_n;
+    int browser;                   /* a browser views the page: its own reports count */
+    ks_frame_kind want;            /* the frames it must draw */
+    ks_server_viewer_stats v0, v1; /* the page's reports at the start of the timed frames and after */
+    char skip[200];                /* a case this browser cannot do: why */
+    ks_status st;
+    char error[512];
+} serve_run;
+
+static int run_fail(serve_run *r, ks_status st, const char *text)
+{
+    r->st = st;
+    snprintf(r->error, sizeof r->error, "%s", text);
+    return 1;
+}
+
+/* The timed frames' phase: 0 while it lasts (at least r->frames frames and
+ * KS_SERVE_MIN_TIMED_S); then 1 with the stage medians taken over the timed
+ * frames (as many as the live loop keeps), or -1 with the row failed. */
+static int end_timed(serve_run *r, ks_live *live, long long done, double now)
+{
+    if (done - r->start_frame < r->frames || now - r->t0 < KS_SERVE_MIN_TIMED_S) return 0;
+    r->t1 = now;
+    r->timed = done - r->start_frame;
+    r->st = ks_live_measure(live, (int)(r->timed < KS_LIVE_STATS_WINDOW ? r->timed : KS_LIVE_STATS_WINDOW),
+                            &r->stats);
+    if (r->st != KS_OK) {
+        run_fail(r, r->st, ks_error_message());
+        return -1;
+    }
+    r->measured = 1;
+    return 1;
+}
+
+/* The browser rows: the page's own reports of the frames it drew. */
+static int browser_hook(serve_run *r, ks_live *live, long long done, double now)
+{
+    ks_server_viewer_stats vs;
+    ks_live_serve_viewer_stats_of(live, &vs);
+    switch (r->phase) {
+    case PHASE_WARM:
+        if (done < KS_SERVE_WARMUP) return 0;
+        if (r->phase_at == 0.0) r->phase_at = now;
+        if (vs.reports < 2 || vs.kind != r->want) {
+            if (now - r->phase_at <= ks_browser_s) return 0;
+            if (vs.reports && r->want == KS_FRAME_H264) { /* the page fell back to JPEG */
+                snprintf(r->skip, sizeof r->skip, "the browser decodes no H.264 here (WebCodecs)");
+                return 1;
+            }
+            char why[200];
+            snprintf(why, sizeof why, "browser: %llu reports from the page in %.0f s", vs.reports, ks_browser_s);
+            return run_fail(r, KS_ERR_IO, why);
+        }
+        r->phase = PHASE_TIMED;
+        r->start_frame = done;
+        r->v0 = vs;
+        r->t0 = now;
+        return 0;
+    case PHASE_TIMED: {
+        const int ended = end_timed(r, live, done, now);
+        if (ended <= 0) return ended < 0;
+        r->phase = PHASE_BROWSER_TAIL;
+        r->phase_at = now;
+        return 0;
+    }
+    default:
+        /* the report that covers the end of the timed frames (the page sends one a second) */
+        if (vs.reports < r->v0.reports + 2 && now - r->phase_at <= 5.0) return 0;
+        r->v1 = vs;
+        if (r->v1.reports > r->v0.reports) return 1;
+        return run_fail(r, KS_ERR_IO, "browser: the page stopped reporting");
+    }
+}
+
+static int frame_hook(void *user, ks_live *live, long long done)
+{
+    serve_run *r = user;
+    const double now = ks_now_seconds();
+    if (r->browser) return browser_hook(r, live, done, now);
+    ks_ws_viewer_counts c;
+    memset(&c, 0, sizeof c);
+    if (r->viewer) {
+        ks_ws_viewer_read(r->viewer, &c);
+        if (c.closed) return run_fail(r, KS_ERR_IO, c.error[0] ? c.error : "viewer: the WebSocket closed");
+    }
+    if (!r->encoder[0]) snprintf(r->encoder, sizeof r->encoder, "%s", ks_live_record_encoder_of(live));
+    switch (r->phase) {
+    case PHASE_WARM:
+        if (done < KS_SERVE_WARMUP) return 0;
+        if (r->phase_at == 0.0) r->phase_at = now;
+        if (r->viewer && c.frames < 2) { /* the viewer is in once it has frames of its kind */
+            if (now - r->phase_at <= ks_first_frame_s) return 0;
+            char why[200];
+            snprintf(why, sizeof why, "viewer: %s in %.0f s (connected: %s)",
+                     c.frames ? "only one frame" : "no frame", ks_first_frame_s, c.connected ? "yes" : "no");
+            return run_fail(r, KS_ERR_IO, why);
+        }
+        r->phase = PHASE_TIMED;
+        r->start_frame = done;
+        r->c0 = c;
+        r->t0 = now;
+        return 0;
+    case PHASE_TIMED: {
+        const int ended = end_timed(r, live, done, now);
+        if (ended <= 0) return ended < 0;
+        r->c1 = c;
+        if (!r->latency) return 1;
+        ks_ws_viewer_start_latency(r->viewer);
+        r->phase = PHASE_LATENCY;
+        r->phase_at = now;
+        return 0;
+    }
+    default:
+        if (c.latency_done) {
+            r->lat_ms = c.latency_median_ms;
+            r->lat_n = c.latency_samples;
+            if (c.latency_samples > 0) return 1;
+            char why[200];
+            snprintf(why, sizeof why, "latency: the keys sent changed no picture in %d tries (%s)",
+                     c.latency_timeouts, r->scene);
+            return run_fail(r, KS_ERR_IO, why);
+        }
+        if (now - r->phase_at <= ks_latency_s) return 0;
+        {
+            char why[200];
+            snprintf(why, sizeof why, "latency: %d of %d samples in %.0f s", c.latency_samples,
+                     KS_SERVE_LATENCY_SAMPLES, ks_latency_s);
+            return run_fail(r, KS_ERR_IO, why);
+        }
+    }
+}
+
+static ks_serve_row *new_row(serve_bench *b, const serve_scene *c, ks_case kase)
+{
+    if (b->nrows == KS_SERVE_MAX_ROWS) return NULL;
+    ks_serve_row *r = &b->rows[b->nrows];
+    memset(r, 0, sizeof *r);
+    snprintf(r->device, sizeof r->device, "%s", b->use_cuda ? b->dev->name : "host CPU");
+    if (b->use_cuda) snprintf(r->cc, sizeof r->cc, "%d.%d", b->dev->cc_major, b->dev->cc_minor);
+    else snprintf(r->cc, sizeof r->cc, "-");
+    snprintf(r->scene, sizeof r->scene, "%s", ks_scene_name(c->scene));
+    snprintf(r->variant, sizeof r->variant, "%s", c->variant);
+    snprintf(r->kase, sizeof r->kase, "%s", ks_case_names[kase]);
+    snprintf(r->encoder, sizeof r->encoder, "-");
+    r->viewer_fps = r->viewer_mbit_s = r->latency_ms = -1.0;
+    return r;
+}
+
+/* ---- The browser: a headless Chromium on the page, a profile folder of its own ---- */
+
+static pid_t browser_start(const char *path, const char *url, const char *profile)
+{
+    char profile_arg[1100];
+    snprintf(profile_arg, sizeof profile_arg, "--user-data-dir=%s", profile);
+    char *const argv[] = {(char *)path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--autoplay-policy=no-user-gesture-required", profile_arg, "--remote-debugging-port=0",
+                          (char *)url, NULL};
+    /* its temporary files go into the profile folder too, which is removed afterwards */
+    extern char **environ;
+    int nenv = 0;
+    while (environ[nenv]) ++nenv;
+    char **envp = calloc((size_t)nenv + 2, sizeof *envp);
+    if (!envp) return -1;
+    char tmp_var[1100];
+    snprintf(tmp_var, sizeof tmp_var, "TMPDIR=%s", profile);
+    int k = 0;
+    for (int i = 0; i < nenv; ++i)
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0) envp[k++] = environ[i];
+    envp[k++] = tmp_var;
+    envp[k] = NULL;
+    fflush(NULL);
+    const pid_t pid = fork();
+    if (pid == 0) { /* only async-signal-safe calls until exec */
+        const int fd = open("/dev/null", O_RDWR);
+        if (fd >= 0) {
+            dup2(fd, 0);
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        setpgid(0, 0); /* its own group: the browser's helpers end with it */
+        execve(path, argv, envp);
+        _exit(127);
+    }
+    free(envp);
+    return pid;
+}
+
+static void browser_stop(pid_t pid)
+{
+    if (pid <= 0) return;
+    kill(-pid, SIGTERM);
+    for (int i = 0; i < 100; ++i) { /* 5 s, then it is killed */
+        if (waitpid(pid, NULL, WNOHANG) == pid) return;
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    kill(-pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Runs one row; *skipped 1 (and a line printed) when the build cannot do the case. */
+static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int *skipped)
+{
+    const ks_options *opt = b->opt;
+    *skipped = 0;
+    char video[1100] = "";
+    if (kase == KS_CASE_RECORD) {
+        const int n = snprintf(video, sizeof video, "%s/bench_serve_%s_%s.mp4", opt->out_dir, ks_scene_name(c->scene),
+                               c->variant);
+        if (n < 0 || (size_t)n >= sizeof video) return ks_fail(KS_ERR_IO, "--out path too long");
+        if (ks_recorder_check_path(video) != KS_OK) {
+            printf("%s %s record: skipped (%s)\n", ks_scene_name(c->scene), c->variant, ks_error_message());
+            ks_error_clear();
+            *skipped = 1;
+            return KS_OK;
+        }
+    }
+    ks_options run;
+    KS_TRY(row_options(b, c, kase, video, &run));
+    ks_scene_env env;
+    memset(&env, 0, sizeof env);
+    env.opt = &run;
+    env.use_cuda = b->use_cuda;
+    env.device = b->dev;
+    env.t_peak_gbs = b->t_peak_gbs;
+    env.fma_gflops = b->fma_gflops;
+    env.best = b->best;
+    serve_run sr;
+    memset(&sr, 0, sizeof sr);
+    sr.frames = opt->frames;
+    sr.scene = ks_scene_name(c->scene);
+    sr.latency = kase == KS_CASE_JPEG;
+    sr.browser = kase == KS_CASE_BROWSER_JPEG || kase == KS_CASE_BROWSER_H264;
+    sr.want = kase == KS_CASE_BROWSER_H264 ? KS_FRAME_H264 : KS_FRAME_JPEG;
+    ks_live *live = NULL;
+    ks_status st = ks_live_create(&env, ks_scene_def_get(c->scene)->live, 1, &live);
+    char enc[32] = ""; /* a copy: the name goes with the server */
+    if (st == KS_OK) {
+        if (kase != KS_CASE_NONE && kase != KS_CASE_RECORD)
+            snprintf(enc, sizeof enc, "%s",
+                     ks_live_serve_encoder_of(live, kase == KS_CASE_H264 || kase == KS_CASE_BROWSER_H264));
+        if (!enc[0] && (kase == KS_CASE_H264 || kase == KS_CASE_BROWSER_H264)) {
+            printf("%s %s %s: skipped (no H.264 encoder: a build without video, or none opened)\n",
+                   ks_scene_name(c->scene), c->variant, ks_case_names[kase]);
+            ks_live_destroy(live);
+            *skipped = 1;
+            return KS_OK;
+        }
+    }
+    if (st == KS_OK && (kase == KS_CASE_JPEG || kase == KS_CASE_H264)) {
+        ks_ws_viewer_desc vd;
+        memset(&vd, 0, sizeof vd);
+        vd.port = ks_live_serve_port_of(live);
+        vd.h264 = kase == KS_CASE_H264;
+        vd.keys[0] = c->keys[0];
+        vd.keys[1] = c->keys[1];
+        vd.latency_samples = KS_SERVE_LATENCY_SAMPLES;
+        vd.timeout_s = ks_key_s;
+        st = ks_ws_viewer_start(&vd, &sr.viewer);
+    }
+    pid_t browser = 0;
+    char profile[1100] = "";
+    if (st == KS_OK && sr.browser) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(profile, sizeof profile, "%s/kernelscope-browser-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        char url[256];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/%s", ks_live_serve_port_of(live),
+                 kase == KS_CASE_BROWSER_JPEG ? "?codec=jpeg" : "");
+        if (!mkdtemp(profile)) {
+            profile[0] = '\0';
+            st = ks_fail(KS_ERR_IO, "browser: cannot make a profile folder under %s", tmp && *tmp ? tmp : "/tmp");
+        } else if ((browser = browser_start(opt->browser, url, profile)) < 0) {
+            st = ks_fail(KS_ERR_IO, "browser: cannot start %s", opt->browser);
+        }
+    }
+    if (st == KS_OK) {
+        ks_live_set_frame_hook(live, frame_hook, &sr);
+        st = ks_live_run(live);
+    }
+    browser_stop(browser);
+    if (profile[0]) nftw(profile, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (st == KS_OK && sr.st != KS_OK) st = ks_fail(sr.st, "%s %s %s: %s", ks_scene_name(c->scene), c->variant,
+                                                    ks_case_names[kase], sr.error);
+    ks_ws_viewer_stop(sr.viewer); /* before the server goes */
+    ks_live_destroy(live);
+    KS_TRY(st);
+    if (sr.skip[0]) {
+        printf("%s %s %s: skipped (%s)\n", ks_scene_name(c->scene), c->variant, ks_case_names[kase], sr.skip);
+        *skipped = 1;
+        return KS_OK;
+    }
+    if (!sr.measured) {
+        if (ks_signals_stop_requested()) { /* a run cut short measures nothing; main exits 130 */
+            *skipped = 1;
+            return KS_OK;
+        }
+        return ks_fail(KS_ERR_IO, "bench serve: %s %s %s ended before its timed frames", ks_scene_name(c->scene),
+                       c->variant, ks_case_names[kase]);
+    }
+
+    ks_serve_row *r = new_row(b, c, kase);
+    if (!r) return ks_fail(KS_ERR_INVALID, "bench serve: more than %d rows", KS_SERVE_MAX_ROWS);
+    r->frames = (int)sr.timed;
+    const double solver = ks_live_stats_stage(&sr.stats, ks_bench_live_solver_stage(r->scene));
+    r->solver_ms_per_iter = solver > 0.0 && sr.stats.iters_per_frame > 0.0 ? solver / sr.stats.iters_per_frame : 0.0;
+    r->loop_fps = sr.stats.fps;
+    if (kase == KS_CASE_RECORD) snprintf(enc, sizeof enc, "%s", sr.encoder);
+    snprintf(r->encoder, sizeof r->encoder, "%s", enc[0] ? enc : "-");
+    snprintf(r->size, sizeof r->size, "%dx%d", run.width, run.height);
+    if (sr.viewer) {
+        const double dt = sr.t1 - sr.t0;
+        r->viewer_fps = dt > 0.0 ? (double)(sr.c1.frames - sr.c0.frames) / dt : 0.0;
+        r->viewer_mbit_s = dt > 0.0 ? (double)(sr.c1.bytes - sr.c0.bytes) * 8e-6 / dt : 0.0;
+        if (sr.c1.width > 0) snprintf(r->size, sizeof r->size, "%dx%d", sr.c1.width, sr.c1.height);
+    }
+    if (sr.browser && sr.v1.reports > sr.v0.reports) /* the mean of the page's reports over the timed frames */
+        r->viewer_fps = (sr.v1.fps_sum - sr.v0.fps_sum) / (double)(sr.v1.reports - sr.v0.reports);
+    ++b->nrows;
+    if (sr.latency && sr.lat_n > 0) { /* the hook read the viewer's last counts; none: a stop cut it short */
+        r->latency_ms = sr.lat_ms;
+        r->latency_samples = sr.lat_n;
+    }
+    return KS_OK;
+}
+
+/* ---- Chart: loop and viewer fps of each scene across the cases ---- */
+
+static ks_status write_chart(const serve_bench *b)
+{
+    enum { KS_NS = KS_CHART_MAX_SERIES };
+    char names[KS_NS][64];
+    double xs[KS_NS][KS_CASE_NUM], ys[KS_NS][KS_CASE_NUM];
+    ks_chart_series series[KS_NS];
+    int nseries = 0;
+    for (int i = 0; i < b->nrows; ++i) {
+        const ks_serve_row *r = &b->rows[i];
+        int kase = 0;
+        while (kase < KS_CASE_NUM && strcmp(ks_case_names[kase], r->kase) != 0) ++kase;
+        for (int what = 0; what < 2; ++what) {
+            const double y = what ? r->viewer_fps : r->loop_fps;
+            if (!(y > 0.0)) continue;
+            char name[64];
+            snprintf(name, sizeof name, "%s %s %s fps", r->scene, r->variant, what ? "viewer" : "loop");
+            int k = 0;
+            while (k < nseries && strcmp(names[k], name) != 0) ++k;
+            if (k == nseries) {
+                if (nseries == KS_NS) continue;
+                snprintf(names[k], sizeof names[k], "%s", name);
+                series[k] = (ks_chart_series){names[k], xs[k], ys[k], 0};
+                ++nseries;
+            }
+            if (series[k].n == KS_CASE_NUM) continue;
+            xs[k][series[k].n] = kase + 1;
+            ys[k][series[k].n++] = y;
+        }
+    }
+    if (nseries == 0) return KS_OK;
+    char title[400];
+    snprintf(title, sizeof title, "kernelscope bench serve on %.200s, %.24s: frames per second", b->rows[0].device,
+             b->rows[0].size);
+    ks_chart_desc d;
+    memset(&d, 0, sizeof d);
+    d.width = 1100;
+    d.height = 650;
+    d.title = title;
+    d.x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record, 5 browser-jpeg, 6 browser-h264";
+    d.y_label = "frames per second";
+    d.series = series;
+    d.series_count = nseries;
+    char path[1024];
+    ks_status st = ks_out_path(path, sizeof path, b->opt->out_dir, "bench_serve.png");
+    if (st == KS_OK) st = ks_chart_write_png(&d, path);
+    if (st == KS_OK) ks_note_wrote(path);
+    return st;
+}
+
+static ks_status run_scene(serve_bench *b, const serve_scene *c)
+{
+    const int ncases = b->opt->browser ? KS_CASE_NUM : KS_CASE_BROWSER_JPEG;
+    for (int k = 0; k < ncases && !ks_signals_stop_requested(); ++k) {
+        int skipped = 0;
+        KS_TRY(run_row(b, c, (ks_case)k, &skipped));
+        if (skipped) continue;
+        ks_bench_serve_ratios(b->rows, b->nrows);
+        const ks_serve_row *r = &b->rows[b->nrows - 1];
+        printf("%s %s %s %s: solver %.4f ms/it (x%.3f), loop %.1f fps", r->scene, r->variant, r->size, r->kase,
+               r->solver_ms_per_iter, r->solver_ratio, r->loop_fps);
+        if (r->viewer_fps >= 0.0) printf(", viewer %.1f fps (%s)", r->viewer_fps, r->encoder);
+        if (r->viewer_mbit_s >= 0.0) printf(", %.1f Mbit/s", r->viewer_mbit_s);
+        if (r->latency_ms >= 0.0) printf(", key to picture %.1f ms (n=%d)", r->latency_ms, r->latency_samples);
+        printf("\n");
+        fflush(stdout);
+    }
+    return KS_OK;
+}
+
+ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best)
+{
+    serve_bench *b = calloc(1, sizeof *b);
+    if (!b) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    b->opt = opt;
+    b->dev = dev;
+    b->use_cuda = use_cuda;
+    b->best = best;
+    ks_status st = choose_scenes(b);
+    if (st == KS_OK && use_cuda) { /* the ceilings the live view measures at start-up, for the scenes' figures */
+        st = ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &b->t_peak_gbs);
+        if (st == KS_OK) st = ks_cuda_measure_fma_gflops(5, &b->fma_gflops);
+    } else if (st == KS_OK) {
+        b->t_peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20);
+    }
+    if (st != KS_OK) {
+        free(b);
+        return st;
+    }
+    printf("kernelscope bench serve on %s (%s backend): %dx%d, %d timed frames after %d warm-up, server on "
+           "127.0.0.1, cases none jpeg h264 record%s\n",
+           use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu", opt->width, opt->height, opt->frames,
+           KS_SERVE_WARMUP, opt->browser ? " browser-jpeg browser-h264" : "");
+    fflush(stdout);
+    for (int i = 0; i < b->nscenes && st == KS_OK && !ks_signals_stop_requested(); ++i) st = run_scene(b, &b->scenes[i]);
+    /* what was measured before a failure or a stop is still written */
+    if (b->nrows > 0) {
+        char first_error[512] = "";
+        if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
+        char *table = ks_bench_serve_table(b->rows, b->nrows);
+        if (table) fputs(table, stdout);
+        ks_status st_out = ks_write_text_out(opt->out_dir, "bench_serve.txt", table);
+        if (st_out == KS_OK)
+            st_out = ks_write_text_out(opt->out_dir, "bench_serve.csv", ks_bench_serve_csv(b->rows, b->nrows));
+        if (st_out == KS_OK) st_out = write_chart(b);
+        if (st != KS_OK) st = ks_fail(st, "%s", first_error);
+        else st = st_out;
+    } else if (st == KS_OK) {
+        printf("kernelscope: no row measured; nothing to write\n");
+    }
+    free(b);
+    return st;
+}

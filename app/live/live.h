@@ -1,0 +1,77 @@
+/* The live view: window or headless EGL, the frame loop, keys, overlay,
+ * saving frames and the per-frame timing CSV. */
+#ifndef KS_LIVE_H
+#define KS_LIVE_H
+
+#include "app/scene.h"
+
+typedef struct ks_live ks_live;
+
+/* Where the frames go. */
+typedef enum ks_live_display {
+    KS_LIVE_WINDOW = 0,
+    KS_LIVE_HEADLESS = 1,       /* EGL, no window */
+    KS_LIVE_HEADLESS_HIDDEN = 2 /* no window shown: an invisible window's GL context (see ks_window_desc) */
+} ks_live_display;
+
+/* Sets up scene, window, renderer, interop and timer. Failures here are the
+ * user's input (grid too large, block refused, no display, bad scene file):
+ * main exits with status 2. */
+ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_live_display display,
+                         ks_live **out);
+/* Runs until Esc/Q, the window closes or --frames frames ran. */
+ks_status ks_live_run(ks_live *live);
+void ks_live_destroy(ks_live *live);
+
+/* What a run measured, for `kernelscope bench live`, read after ks_live_run
+ * returned: medians over its last frames. */
+enum {
+    KS_LIVE_STATS_WINDOW = 256, /* frame intervals kept (the stage timer keeps as many finished frames) */
+    KS_LIVE_STATS_QUEUE = 256,
+    KS_LIVE_STATS_STAGES = KS_TIMER_MAX_STAGES,
+};
+typedef struct ks_live_stage_median {
+    char name[32];    /* "jacobi", "interop map", "frame", ... */
+    double median_ms; /* 0 when the stage never ran */
+    int samples;
+} ks_live_stage_median;
+typedef struct ks_live_stats {
+    long long frames;         /* frames run in all */
+    int intervals;            /* frame intervals in the window */
+    double interval_ms;       /* median wall-clock time from the end of one frame to the end of the next */
+    double fps;               /* 1000 / interval_ms */
+    double iters_per_frame;   /* the scene's "iterations/frame" field; 1 for scenes without one */
+    char path[16];            /* how the picture reaches GL: "pbo" (CUDA-GL interop), "cpu" (host buffer) */
+    int nstages;
+    ks_live_stage_median stages[KS_LIVE_STATS_STAGES];
+} ks_live_stats;
+/* Fills *out from the finished run (its last frame's view and the timer):
+ * medians over the last last_frames frames (0: all kept, at most 256), so
+ * that warm-up frames are left out. Takes the timer's finished frames, so
+ * call it once; a run with --save-every (whose CSV took them) falls back to
+ * the timer's window of the last 64. */
+void ks_live_get_stats(ks_live *live, int last_frames, ks_live_stats *out);
+/* The median of stage name in *s, or -1 when it has none. */
+double ks_live_stats_stage(const ks_live_stats *s, const char *name);
+
+/* For a benchmark that drives the loop (`kernelscope bench serve`): called
+ * after every frame, between frames; returns 1 to end the run as Esc would.
+ * NULL: none. */
+typedef int (*ks_live_frame_hook)(void *user, ks_live *live, long long frames_done);
+void ks_live_set_frame_hook(ks_live *live, ks_live_frame_hook hook, void *user);
+/* ks_live_get_stats in the middle of a run (from the frame hook): waits for
+ * the frames in flight first, so the last frames count. */
+ks_status ks_live_measure(ks_live *live, int last_frames, ks_live_stats *out);
+/* --serve: the port the server listens on (0 without --serve), and the name
+ * of its JPEG or H.264 encoder ("libjpeg-turbo", "nvjpeg", "libx264"; "" when
+ * it has none). */
+int ks_live_serve_port_of(const ks_live *live);
+const char *ks_live_serve_encoder_of(const ks_live *live, int h264);
+/* --serve: what the pages report of themselves (frames a second they drew);
+ * 0 without --serve. */
+struct ks_server_viewer_stats;
+int ks_live_serve_viewer_stats_of(const ks_live *live, struct ks_server_viewer_stats *out);
+/* The encoder of the recording in progress ("libx264", "h264_nvenc"); "" when none. */
+const char *ks_live_record_encoder_of(const ks_live *live);
+
+#endif

@@ -1,0 +1,273 @@
+#include "kernels/common/ks_util.h"
+#include "app/scenes/histogram/bench_histogram.h"
+#include "app/run_outputs.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/bench/bench_roofline.h"
+#include "kernels/common/fma_peak.h"
+#include "kernels/histogram/histogram.h"
+#include "render/chart.h"
+#include "render/image_io.h"
+
+enum { KS_HB_CHART_W = 1000, KS_HB_CHART_H = 640, KS_HB_INPUTS = 3 };
+
+typedef struct ks_text {
+    char *buf;
+    size_t len, used;
+} ks_text;
+
+static void add(ks_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void add(ks_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t room = t->used < t->len ? t->len - t->used : 0;
+    const int n = vsnprintf(room ? t->buf + t->used : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->used += (size_t)n;
+}
+
+size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len)
+{
+    ks_text t = {buf, len, 0};
+    if (buf && len) buf[0] = '\0';
+    add(&t, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
+    for (int i = 0; i < n; ++i) {
+        const ks_hbench_row *r = &rows[i];
+        add(&t, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant, r->input, r->mode,
+            r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
+            r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        if (r->pct_cub >= 0) add(&t, "%.1f,", r->pct_cub);
+        else add(&t, ",");
+        add(&t, "%s\n", r->cc[0] ? r->cc : "-");
+    }
+    return t.used;
+}
+
+size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
+{
+    ks_text t = {buf, len, 0};
+    if (buf && len) buf[0] = '\0';
+    add(&t, "%-8s %-8s %-6s %12s %6s %10s %9s %8s %8s\n", "variant", "input", "mode", "bytes", "bins", "ms",
+        "GB/s", "%T_peak", "%cub");
+    for (int i = 0; i < n; ++i) {
+        const ks_hbench_row *r = &rows[i];
+        char cub[16] = "-";
+        if (r->pct_cub >= 0) snprintf(cub, sizeof cub, "%.1f", r->pct_cub);
+        add(&t, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8.1f %8s\n", r->variant, r->input, r->mode, r->bytes,
+            r->bins, r->ms, r->gbs, r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0, cub);
+    }
+    return t.used;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One input at one size: check each variant, then time it. */
+static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const int *variants, int nv,
+                           ks_hist_input_kind kind, unsigned long long bytes, ks_hist_mode mode, unsigned bins,
+                           ks_hbench_row *rows, int *nrows)
+{
+    unsigned char *data = malloc((size_t)bytes);
+    uint64_t *gold = calloc(bins, sizeof(uint64_t)), *got = calloc(bins, sizeof(uint64_t));
+    ks_status st = (data && gold && got) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
+    ks_hist_gpu *g = NULL;
+    double t_peak = 0.0;
+    if (st == KS_OK) {
+        ks_hist_generate(kind, opt->seed, data, (size_t)bytes);
+        ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, gold);
+    }
+    if (st == KS_OK && use_cuda) st = ks_hist_gpu_create(data, (size_t)bytes, mode, bins, 0, &g);
+    /* The ceiling, in this run, on a copy of at least 256 MiB. */
+    if (st == KS_OK && use_cuda)
+        st = ks_cuda_measure_copy_gbs(bytes > (256ull << 20) ? (size_t)bytes : (size_t)256 << 20, 20, &t_peak);
+    const int first = *nrows;
+    double cub_ms = -1.0;
+    for (int k = 0; k < (use_cuda ? nv : 1) && st == KS_OK && *nrows < KS_HBENCH_MAX_ROWS; ++k) {
+        ks_hbench_row *r = &rows[*nrows];
+        memset(r, 0, sizeof *r);
+        snprintf(r->device, sizeof r->device, "%s", device);
+        snprintf(r->input, sizeof r->input, "%s", ks_hist_input_name(kind));
+        snprintf(r->mode, sizeof r->mode, "%s", ks_hist_mode_name(mode));
+        r->bytes = bytes;
+        r->bins = bins;
+        r->t_peak_gbs = t_peak;
+        r->pct_cub = -1.0;
+        if (use_cuda) {
+            const ks_hist_variant *v = ks_hist_variant_get(variants[k]);
+            snprintf(r->variant, sizeof r->variant, "%s", v->name);
+            if (mode == KS_HIST_WORDS && !v->words) continue; /* cub: no word mode */
+            st = ks_hist_gpu_fill(g, 0xdeadbeefu);
+            if (st == KS_OK) st = ks_hist_gpu_whole(g, variants[k]);
+            if (st == KS_OK) st = ks_hist_gpu_counts(g, got);
+            for (unsigned b = 0; b < bins && st == KS_OK; ++b)
+                if (got[b] != gold[b])
+                    st = ks_fail(KS_ERR_INVALID, "bench histogram: %s differs from the gold on %s (%llu bytes, %s): "
+                                 "bin %u has %llu, not %llu", v->name, r->input, bytes, r->mode, b,
+                                 (unsigned long long)got[b], (unsigned long long)gold[b]);
+            if (st == KS_OK) st = ks_hist_gpu_time(g, variants[k], 3, opt->reps, &r->ms, &r->min_ms);
+            if (st == KS_OK && strcmp(v->name, "cub") == 0) cub_ms = r->ms;
+        } else {
+            snprintf(r->variant, sizeof r->variant, "cpu");
+            const int reps = opt->reps < 5 ? opt->reps : 5;
+            double t[5];
+            for (int i = 0; i < reps; ++i) {
+                memset(got, 0, sizeof(uint64_t) * bins);
+                const double t0 = (ks_now_seconds() * 1e3);
+                ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, got);
+                t[i] = (ks_now_seconds() * 1e3) - t0;
+            }
+            qsort(t, (size_t)reps, sizeof t[0], cmp_d);
+            r->ms = t[reps / 2];
+            r->min_ms = t[0];
+        }
+        if (st == KS_OK) {
+            r->gbs = r->ms > 0 ? (double)bytes / (r->ms * 1e6) : 0.0;
+            ++*nrows;
+        }
+    }
+    for (int i = first; i < *nrows && cub_ms > 0; ++i) rows[i].pct_cub = 100.0 * cub_ms / rows[i].ms;
+    ks_hist_gpu_destroy(g);
+    free(data);
+    free(gold);
+    free(got);
+    return st;
+}
+
+/* GB/s per input (x = 1 text, 2 uniform, 3 equal) at the largest size and the first bin count, one
+ * line per variant. */
+static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
+{
+    unsigned long long big = 0;
+    for (int i = 0; i < n; ++i)
+        if (rows[i].bytes > big) big = rows[i].bytes;
+    const char *names[KS_CHART_MAX_SERIES];
+    double x[KS_HB_INPUTS] = {1, 2, 3}, y[KS_CHART_MAX_SERIES][KS_HB_INPUTS];
+    ks_chart_series series[KS_CHART_MAX_SERIES];
+    int ns = 0;
+    for (int i = 0; i < n; ++i) {
+        if (rows[i].bytes != big || rows[i].bins != rows[0].bins) continue;
+        int s = 0;
+        while (s < ns && strcmp(names[s], rows[i].variant) != 0) ++s;
+        if (s == ns) {
+            if (ns == KS_CHART_MAX_SERIES) continue;
+            names[ns] = rows[i].variant;
+            for (int k = 0; k < KS_HB_INPUTS; ++k) y[ns][k] = NAN;
+            ++ns;
+        }
+        for (int k = 0; k < KS_HB_INPUTS; ++k)
+            if (strcmp(rows[i].input, ks_hist_input_name((ks_hist_input_kind)k)) == 0) y[s][k] = rows[i].gbs;
+    }
+    if (!ns) return KS_OK;
+    for (int s = 0; s < ns; ++s) series[s] = (ks_chart_series){names[s], x, y[s], KS_HB_INPUTS};
+    char title[400];
+    snprintf(title, sizeof title, "Histogram, %llu bytes (%s, %u bins), on %s", big, rows[0].mode, rows[0].bins,
+             rows[0].device);
+    const ks_chart_desc d = {.width = KS_HB_CHART_W, .height = KS_HB_CHART_H, .title = title,
+                             .x_label = "input: 1 text, 2 uniform bytes, 3 all bytes equal",
+                             .y_label = "GB/s read (median)", .log_y = 1, .series = series, .series_count = ns};
+    return ks_chart_write_png(&d, path);
+}
+
+/* DIR/roofline_histogram.png: a histogram does no floating-point work, so
+ * every row is a zero-flop point at the chart's left edge, at the height of
+ * its read rate (model bytes: the input once), under the copy bandwidth and
+ * the FMA peak measured in this run. */
+static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device,
+                          char *path, size_t path_cap)
+{
+    ks_roof_chart *c = calloc(1, sizeof *c);
+    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: out of host memory");
+    ks_status st = KS_OK;
+    for (int i = 0; i < n; ++i) c->peak_gbs = fmax(c->peak_gbs, rows[i].t_peak_gbs);
+    if (!(c->peak_gbs > 0.0)) c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20); /* CPU backend */
+    if (use_cuda) st = ks_cuda_measure_fma_gflops(5, &c->peak_gflops);
+    for (int i = 0; i < n && st == KS_OK; ++i) ks_roof_chart_add(c, rows[i].variant, 0.0, (double)rows[i].bytes, rows[i].ms);
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, path, path_cap);
+    free(c);
+    return st;
+}
+
+ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda)
+{
+    const char *dir = opt->out_dir ? opt->out_dir : ".";
+    KS_TRY(ks_output_dir_check(dir));
+    const ks_hist_mode mode = opt->histogram.words ? KS_HIST_WORDS : opt->histogram.bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
+    unsigned bins_list[KS_MAX_LIST];
+    int nbins = 0;
+    if (mode == KS_HIST_BYTES) bins_list[nbins++] = 256u;
+    else if (!opt->histogram.bins_n) bins_list[nbins++] = KS_HIST_WORD_BINS_DEFAULT;
+    for (int b = 0; mode != KS_HIST_BYTES && b < opt->histogram.bins_n; ++b) bins_list[nbins++] = (unsigned)opt->histogram.bins_list[b];
+    int variants[KS_HIST_VARIANT_NUM], nv = 0;
+    if (opt->kernel_count) {
+        for (int k = 0; k < opt->kernel_count; ++k) {
+            const int v = ks_hist_variant_find(opt->kernels[k]);
+            if (v < 0)
+                return ks_fail(KS_ERR_INVALID, "--kernel: unknown histogram variant '%s' (global, strided, shared, "
+                               "warp, cub)", opt->kernels[k]);
+            if (nv < KS_HIST_VARIANT_NUM) variants[nv++] = v;
+        }
+    } else {
+        for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) variants[nv++] = v;
+    }
+    if ((long)nbins * opt->histogram.size_n * KS_HB_INPUTS * (use_cuda ? nv : 1) > KS_HBENCH_MAX_ROWS)
+        return ks_fail(KS_ERR_INVALID, "bench histogram: %d bin counts x %d sizes x %d inputs x %d variants is more "
+                       "than %d rows", nbins, opt->histogram.size_n, KS_HB_INPUTS, use_cuda ? nv : 1, KS_HBENCH_MAX_ROWS);
+    const char *device = use_cuda && dev && dev->present ? dev->name : "cpu";
+    ks_hbench_row *rows = calloc(KS_HBENCH_MAX_ROWS, sizeof *rows);
+    if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
+    int n = 0;
+    ks_status st = KS_OK;
+    for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
+        for (int si = 0; si < opt->histogram.size_n && st == KS_OK; ++si)
+            for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
+                st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, opt->histogram.sizes[si],
+                               mode, bins_list[bi], rows, &n);
+    if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
+    for (int i = 0; i < n; ++i) {
+        if (use_cuda && dev && dev->present) snprintf(rows[i].cc, sizeof rows[i].cc, "%d.%d", dev->cc_major, dev->cc_minor);
+        else snprintf(rows[i].cc, sizeof rows[i].cc, "-");
+    }
+    char *text = NULL;
+    size_t need = 0;
+    if (st == KS_OK) {
+        const size_t a = ks_hbench_table(rows, n, NULL, 0), b = ks_hbench_csv(rows, n, NULL, 0);
+        need = (a > b ? a : b) + 1;
+        text = malloc(need);
+        if (!text) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
+    }
+    char csv_path[1024], png_path[1024];
+    snprintf(csv_path, sizeof csv_path, "%s/bench_histogram.csv", dir);
+    snprintf(png_path, sizeof png_path, "%s/bench_histogram.png", dir);
+    if (st == KS_OK) {
+        ks_hbench_table(rows, n, text, need);
+        fputs(text, stdout);
+        const size_t len = ks_hbench_csv(rows, n, text, need);
+        st = ks_text_write(csv_path, text, len);
+    }
+    if (st == KS_OK) st = chart(rows, n, png_path);
+    if (st == KS_OK) {
+        ks_note_wrote(csv_path);
+        ks_note_wrote(png_path);
+    }
+    char roof_path[1024] = "";
+    if (st == KS_OK) st = roofline(rows, n, use_cuda, dir, device, roof_path, sizeof roof_path);
+    if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);
+    free(text);
+    free(rows);
+    return st;
+}

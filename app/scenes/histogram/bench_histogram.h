@@ -1,0 +1,40 @@
+/* `kernelscope bench histogram`: variants x inputs (text, uniform, equal) x
+ * sizes, each configuration checked exactly against the CPU gold before it
+ * is timed (CUDA events after warm-up, medians); T_peak (device copy) is
+ * measured in the same run. Prints the table, writes bench_histogram.csv and
+ * bench_histogram.png (GB/s per input, one line per variant) into opt->out_dir. */
+#ifndef KS_BENCH_HISTOGRAM_H
+#define KS_BENCH_HISTOGRAM_H
+
+#include <stddef.h>
+
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/ks_error.h"
+#include "app/options.h"
+
+enum { KS_HBENCH_MAX_ROWS = 512 };
+
+typedef struct ks_hbench_row {
+    char device[256];
+    char cc[8];       /* compute capability "9.0"; "-" on the CPU backend */
+    char variant[16];
+    char input[16];   /* text, uniform, equal */
+    char mode[8];     /* bytes, pairs, words */
+    unsigned long long bytes;
+    unsigned bins;
+    double ms, min_ms; /* median, minimum */
+    double gbs;        /* bytes read / median time */
+    double t_peak_gbs; /* device copy in this run (CPU: 0) */
+    double pct_cub;    /* 100 * cub ms / ms for the same input and size; < 0: no cub */
+} ks_hbench_row;
+
+/* CSV (device, variant, input, mode, bytes, bins, ms, min_ms, gbs, t_peak_gbs,
+ * pct_tpeak, pct_cub; an empty pct_cub where there is no cub) and the text
+ * table into buf; return the length they need (snprintf-style). */
+size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len);
+size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len);
+
+/* Options used: hist_sizes, words, bins_list (pairs / words: one run per count), kernels (variants; none = all), reps, seed, out_dir. */
+ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda);
+
+#endif

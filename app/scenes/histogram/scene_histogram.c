@@ -1,0 +1,382 @@
+/* The histogram scene: the input is counted in chunks, one chunk
+ * per frame, so the bars grow while the kernel runs over the input. When the
+ * whole input has been counted, the full histogram stays for KS_HS_HOLD
+ * frames, then the counts are cleared and the pass starts over.
+ * Keys: Tab next variant (shift: previous), L log scale, R restart the pass,
+ * + / - double / halve the chunk. Picture: bars drawn by a small kernel
+ * (CUDA) or from the gold's counts (CPU backend). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/common/ks_util.h"
+#include "kernels/histogram/histogram.h"
+#include "app/scene.h"
+
+enum {
+    KS_HS_WINDOW = 32,      /* chunk times per variant for the medians */
+    KS_HS_HOLD = 60,        /* frames the finished histogram stays */
+    KS_HS_PASS_FRAMES = 240 /* default chunk: the input in about this many frames */
+};
+
+typedef struct ks_hs_window {
+    double ms[KS_HS_WINDOW];
+    size_t bytes[KS_HS_WINDOW];
+    int n, next;
+} ks_hs_window;
+
+typedef struct ks_hist_scene {
+    int use_cuda;
+    double t_peak_gbs;
+    double fma_gflops;
+    int w, h;
+    unsigned char *data; /* host copy of the input */
+    size_t n;
+    const char *source;  /* file name or "generated text" */
+    unsigned long long seed;
+    ks_hist_mode mode;
+    unsigned bins;
+    int variant;         /* ks_hist_variant index (CPU: the gold) */
+    size_t chunk, pos;   /* bytes per frame; next byte to count */
+    int hold;            /* frames left showing the finished pass */
+    long long passes;
+    int log_scale;
+    double items_per_byte;
+    uint64_t *counts;    /* CPU backend: the counts so far */
+    ks_hist_gpu *gpu;
+    double cub_ms;       /* cub on one chunk, measured at start (0: none) */
+    ks_hs_window win[KS_HIST_VARIANT_NUM];
+    const char *dump_path;
+    char notice[256];
+} ks_hist_scene;
+
+static void push(ks_hs_window *w, double ms, size_t bytes)
+{
+    w->ms[w->next] = ms;
+    w->bytes[w->next] = bytes;
+    w->next = (w->next + 1) % KS_HS_WINDOW;
+    if (w->n < KS_HS_WINDOW) ++w->n;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median ms and GB/s (median of bytes/ms) of the window; 0 when empty. */
+static int stats(const ks_hs_window *w, double *ms, double *gbs)
+{
+    if (!w->n) return 0;
+    double a[KS_HS_WINDOW], g[KS_HS_WINDOW];
+    for (int i = 0; i < w->n; ++i) {
+        a[i] = w->ms[i];
+        g[i] = w->ms[i] > 0 ? (double)w->bytes[i] / (w->ms[i] * 1e6) : 0.0;
+    }
+    qsort(a, (size_t)w->n, sizeof a[0], cmp_d);
+    qsort(g, (size_t)w->n, sizeof g[0], cmp_d);
+    *ms = a[w->n / 2];
+    *gbs = g[w->n / 2];
+    return 1;
+}
+
+static void ks_hs_destroy(void *self)
+{
+    ks_hist_scene *s = self;
+    if (!s) return;
+    ks_hist_gpu_destroy(s->gpu);
+    free(s->data);
+    free(s->counts);
+    free(s);
+}
+
+static size_t even_up(size_t v, size_t to)
+{
+    return (v + to - 1) / to * to;
+}
+
+static ks_status ks_hs_restart(ks_hist_scene *s)
+{
+    s->pos = 0;
+    s->hold = 0;
+    if (s->gpu) return ks_hist_gpu_fill(s->gpu, 0);
+    memset(s->counts, 0, sizeof(uint64_t) * s->bins);
+    return KS_OK;
+}
+
+static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
+{
+    const ks_options *opt = env->opt;
+    if (opt->histogram.input) {
+        KS_TRY(ks_hist_load_file(opt->histogram.input, &s->data, &s->n));
+        s->source = opt->histogram.input;
+    } else {
+        s->n = (size_t)opt->histogram.sizes[0];
+        s->data = malloc(s->n);
+        if (!s->data) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no memory for %zu bytes", s->n);
+        ks_hist_generate(KS_HIST_IN_TEXT, s->seed, s->data, s->n);
+        s->source = "generated text";
+    }
+    s->counts = calloc(s->bins, sizeof(uint64_t));
+    if (!s->counts) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
+    if (s->mode == KS_HIST_WORDS) {
+        ks_hist_gold(s->data, s->n, 0, s->n, s->mode, s->bins, s->counts);
+        uint64_t words = 0;
+        for (unsigned b = 0; b < s->bins; ++b) words += s->counts[b];
+        s->items_per_byte = (double)words / (double)s->n;
+        memset(s->counts, 0, sizeof(uint64_t) * s->bins);
+    } else {
+        s->items_per_byte = s->mode == KS_HIST_PAIRS ? 0.5 : 1.0;
+    }
+    s->chunk = even_up(s->n / KS_HS_PASS_FRAMES + 1, 16);
+    if (s->use_cuda) {
+        KS_TRY(ks_hist_gpu_create(s->data, s->n, s->mode, s->bins, 0, &s->gpu));
+        const int cub = ks_hist_variant_find("cub");
+        if (s->mode != KS_HIST_WORDS) {
+            double t[5];
+            const size_t end = s->chunk < s->n ? s->chunk : s->n;
+            for (int r = 0; r < 5; ++r) KS_TRY(ks_hist_gpu_chunk(s->gpu, cub, 0, end, &t[r]));
+            qsort(t, 5, sizeof t[0], cmp_d);
+            s->cub_ms = t[2];
+        }
+        KS_TRY(ks_hist_gpu_fill(s->gpu, 0));
+        s->variant = ks_hist_variant_find("warp");
+        if (opt->kernel_count) {
+            s->variant = ks_hist_variant_find(opt->kernels[0]);
+            if (s->variant < 0)
+                return ks_fail(KS_ERR_INVALID, "--kernel: unknown histogram variant '%s' (global, strided, "
+                               "shared, warp, cub)", opt->kernels[0]);
+            if (s->variant == cub && s->mode == KS_HIST_WORDS)
+                return ks_fail(KS_ERR_INVALID, "--kernel cub: cub counts samples, not words (no cub with --words)");
+        }
+    }
+    return KS_OK;
+}
+
+static ks_status ks_hs_create(const ks_scene_env *env, void **self)
+{
+    *self = NULL;
+    const ks_options *opt = env->opt;
+    ks_hist_scene *s = calloc(1, sizeof *s);
+    if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: out of host memory");
+    s->use_cuda = env->use_cuda;
+    s->t_peak_gbs = env->t_peak_gbs;
+    s->fma_gflops = env->fma_gflops;
+    s->w = opt->width > 0 ? opt->width : 1280;
+    s->h = opt->height > 0 ? opt->height : 800;
+    if (s->w > 16383) s->w = 16383;
+    s->seed = opt->seed;
+    s->mode = opt->histogram.words ? KS_HIST_WORDS : opt->histogram.bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
+    s->bins = s->mode == KS_HIST_BYTES ? 256u
+              : opt->histogram.bins            ? (unsigned)opt->histogram.bins
+                                     : (unsigned)KS_HIST_WORD_BINS_DEFAULT;
+    s->dump_path = opt->dump_field;
+    ks_status st = ks_hs_setup(s, env);
+    if (st != KS_OK) {
+        ks_hs_destroy(s);
+        return st;
+    }
+    *self = s;
+    return KS_OK;
+}
+
+static void *ks_hs_stream(void *self)
+{
+    ks_hist_scene *s = self;
+    return s->gpu ? ks_hist_gpu_stream(s->gpu) : NULL;
+}
+
+static void ks_hs_max_image_size(void *self, int *w, int *h)
+{
+    ks_hist_scene *s = self;
+    *w = s->w;
+    *h = s->h;
+}
+
+static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
+{
+    ks_hist_scene *s = self;
+    if (ctx && !ctx->step) return KS_OK;
+    if (s->pos >= s->n) {
+        if (s->hold > 0) {
+            --s->hold;
+            return KS_OK;
+        }
+        ++s->passes;
+        KS_TRY(ks_hs_restart(s));
+    }
+    const size_t end = s->n - s->pos < s->chunk ? s->n : s->pos + s->chunk;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "histogram") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    double ms = 0.0;
+    if (s->gpu) {
+        KS_TRY(ks_hist_gpu_chunk(s->gpu, s->variant, s->pos, end, &ms));
+        push(&s->win[s->variant], ms, end - s->pos);
+    } else {
+        const double t0 = (ks_now_seconds() * 1e3);
+        ks_hist_gold(s->data, s->n, s->pos, end, s->mode, s->bins, s->counts);
+        push(&s->win[0], (ks_now_seconds() * 1e3) - t0, end - s->pos);
+    }
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    s->pos = end;
+    if (s->pos >= s->n) s->hold = KS_HS_HOLD;
+    return KS_OK;
+}
+
+static ks_status ks_hs_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+{
+    ks_hist_scene *s = self;
+    (void)ctx;
+    *w = s->w;
+    *h = s->h;
+    if (s->gpu) return ks_hist_gpu_draw(s->gpu, s->log_scale, rgba, s->w, s->h);
+    ks_hist_draw_bars_cpu(s->counts, s->bins, s->log_scale, rgba, s->w, s->h);
+    return KS_OK;
+}
+
+static ks_status ks_hs_key(void *self, const ks_key_event *ev, int *handled)
+{
+    ks_hist_scene *s = self;
+    *handled = 1;
+    s->notice[0] = '\0';
+    switch (ev->key) {
+    case KS_KEY_TAB: {
+        if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: the gold has no variants");
+        int v = s->variant;
+        for (int k = 0; k < KS_HIST_VARIANT_NUM; ++k) {
+            v = (v + (ev->shift ? KS_HIST_VARIANT_NUM - 1 : 1)) % KS_HIST_VARIANT_NUM;
+            if (s->mode != KS_HIST_WORDS || ks_hist_variant_get(v)->words) break;
+            snprintf(s->notice, sizeof s->notice, "cub skipped: it counts samples, not words");
+        }
+        s->variant = v;
+        return KS_OK;
+    }
+    case 'L': s->log_scale = !s->log_scale; return KS_OK;
+    case 'R': return ks_hs_restart(s);
+    case KS_KEY_PLUS:
+        if (s->chunk * 2 > s->n) return ks_fail(KS_ERR_UNSUPPORTED, "the chunk is already the whole input");
+        s->chunk *= 2;
+        return KS_OK;
+    case KS_KEY_MINUS:
+        if (s->chunk <= 4096) return ks_fail(KS_ERR_UNSUPPORTED, "4 KiB is the smallest chunk");
+        s->chunk = even_up(s->chunk / 2, 16);
+        return KS_OK;
+    default: *handled = 0; return KS_OK;
+    }
+}
+
+static void ks_hs_view(void *self, ks_view *v)
+{
+    ks_hist_scene *s = self;
+    const ks_hist_variant *var = s->gpu ? ks_hist_variant_get(s->variant) : NULL;
+    snprintf(v->scene, sizeof v->scene, "histogram");
+    snprintf(v->image_name, sizeof v->image_name, "histogram_%s", var ? var->name : "cpu");
+    ks_vcontrol *c;
+    if (s->gpu) {
+        c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
+        if (c) {
+            /* Tab order from the current variant round to it again */
+            for (int i = 0; i < KS_HIST_VARIANT_NUM && c->nchoices < KS_VIEW_CHOICES; ++i)
+                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
+                         ks_hist_variant_get((s->variant + i) % KS_HIST_VARIANT_NUM)->name);
+            snprintf(c->value, sizeof c->value, "%s", var->name);
+        }
+    }
+    c = ks_view_control(v, "chunk", KS_KEY_MINUS, KS_KEY_PLUS);
+    if (c) snprintf(c->value, sizeof c->value, "%zu B", s->chunk);
+    c = ks_view_control(v, "scale", 0, 'L');
+    if (c) {
+        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->log_scale ? "log" : "linear");
+        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->log_scale ? "linear" : "log");
+        c->nchoices = 2;
+        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
+    }
+    ks_view_text(v, KS_VGROUP_SCENE, "mode", "%s", ks_hist_mode_name(s->mode));
+    ks_view_text(v, KS_VGROUP_SCENE, "input", "%s", s->source);
+    ks_view_num(v, KS_VGROUP_SCENE, "bytes", (double)s->n, "B", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "bins", s->bins, "", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "seed", (double)s->seed, "", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "pass", (double)(s->passes + 1), "", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "counted", (double)s->pos / (double)s->n, "", KS_VFMT_PCT);
+    if (var) {
+        ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", var->name);
+        ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", var->summary);
+    } else {
+        ks_view_text(v, KS_VGROUP_KERNEL, "counter", "CPU gold");
+    }
+    double ms, gbs;
+    const int col = s->gpu ? s->variant : 0;
+    if (stats(&s->win[col], &ms, &gbs)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "chunk time", ms, "ms", KS_VFMT_F4);
+        ks_view_num(v, KS_VGROUP_KERNEL, "read", gbs, "GB/s", KS_VFMT_F1);
+        if (s->t_peak_gbs > 0) {
+            ks_view_num(v, KS_VGROUP_KERNEL, "read/T_peak", gbs / s->t_peak_gbs, "x", KS_VFMT_F2);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->t_peak_gbs, "GB/s", KS_VFMT_INT);
+        }
+        if (s->cub_ms > 0 && ms > 0) {
+            ks_view_num(v, KS_VGROUP_KERNEL, "of cub", s->cub_ms / ms, "", KS_VFMT_PCT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "cub chunk time", s->cub_ms, "ms", KS_VFMT_F4);
+        }
+    }
+    /* Roofline, one chunk: the bytes read (no flops: the points sit at the
+     * left edge, at their read rate); every variant timed so far. */
+    ks_roof_log roof = {0};
+    for (int i = 0; i < (s->gpu ? KS_HIST_VARIANT_NUM : 1); ++i) {
+        double rms, rgbs;
+        if (stats(&s->win[i], &rms, &rgbs))
+            ks_roof_log_put(&roof, s->gpu ? ks_hist_variant_get(i)->name : "cpu", 0.0, rgbs * rms * 1e6, rms);
+    }
+    ks_view_roof(v, &roof, var ? var->name : "cpu", "one chunk", s->t_peak_gbs, s->gpu ? s->fma_gflops : 0.0);
+    if (s->gpu) {
+        double g, sh;
+        ks_hist_atomics_model(ks_hist_gpu_ctx(s->gpu), s->variant, ks_hist_gpu_input(s->gpu), s->chunk,
+                              s->items_per_byte, &g, &sh);
+        if (g >= 0) {
+            ks_view_num(v, KS_VGROUP_KERNEL, "global atomics/byte (model)", g, "", KS_VFMT_G4);
+            ks_view_num(v, KS_VGROUP_KERNEL, strcmp(var->name, "warp") == 0 ? "shared atomics/byte (model, at most)"
+                                                                              : "shared atomics/byte (model)",
+                        sh, "", KS_VFMT_G4);
+        } else {
+            ks_view_text(v, KS_VGROUP_KERNEL, "atomics/byte", "not modelled (CUB's own)");
+        }
+    }
+    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+}
+
+static ks_status ks_hs_finish(void *self)
+{
+    ks_hist_scene *s = self;
+    if (!s->dump_path) return KS_OK;
+    /* The whole input, however much of it the frames counted. */
+    uint64_t *all = calloc(s->bins, sizeof(uint64_t));
+    if (!all) return ks_fail(KS_ERR_OUT_OF_MEMORY, "--dump-field: no host memory");
+    ks_status st = KS_OK;
+    if (s->gpu) {
+        st = ks_hist_gpu_whole(s->gpu, ks_hist_variant_find("warp"));
+        if (st == KS_OK) st = ks_hist_gpu_counts(s->gpu, all);
+        s->pos = s->n; /* the live counts were replaced */
+    } else {
+        ks_hist_gold(s->data, s->n, 0, s->n, s->mode, s->bins, all);
+    }
+    if (st == KS_OK) st = ks_hist_npy_write(s->dump_path, all, s->bins, s->n);
+    free(all);
+    return st;
+}
+
+const ks_scene_api ks_scene_histogram = {
+    .name = "histogram",
+    .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub)\n"
+            "L: log scale on / off\n"
+            "+ / -: double / halve the bytes counted per frame\n"
+            "R: clear the counts and start the pass again",
+    .create = ks_hs_create,
+    .destroy = ks_hs_destroy,
+    .stream = ks_hs_stream,
+    .max_image_size = ks_hs_max_image_size,
+    .compute = ks_hs_compute,
+    .draw = ks_hs_draw,
+    .key = ks_hs_key,
+    .view = ks_hs_view,
+    .finish = ks_hs_finish,
+};

@@ -1,0 +1,625 @@
+/* The Laplace scenes (3D slice view and 2D heatmap) on either backend: the
+ * CUDA solver (kernels/laplace.h) or the CPU gold routine. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernels/common/ks_util.h"
+#include "kernels/histogram/histogram.h"
+#include "app/best_config.h"
+
+#include "app/scenes/laplace/scene_laplace_internal.h"
+
+/* Candidate blocks for [ and ]: by rank, in increasing thread count. */
+static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
+                                         {32, 8, 1},  {64, 4, 1},  {128, 2, 1}, {32, 16, 1},
+                                         {64, 8, 1},  {128, 4, 1}, {256, 2, 1}, {32, 32, 1},
+                                         {64, 16, 1}, {128, 8, 1}, {256, 4, 1}};
+static const int ks_blocks_rank3[][3] = {{8, 8, 2},  {8, 8, 4},  {16, 4, 4}, {32, 4, 2},
+                                         {16, 8, 4}, {32, 4, 4}, {32, 8, 2}, {8, 8, 8},
+                                         {32, 8, 4}, {64, 4, 4}, {32, 4, 8}, {32, 16, 2}};
+
+static ks_status check_block(ks_laplace_scene *s, int variant, const int block[3])
+{
+    KS_TRY(ks_lvariant_check_shape(variant, block));
+    if (!s->use_cuda) return KS_OK; /* the CPU backend has no blocks */
+    return ks_lsolver_check_block(s->solver, variant, block);
+}
+
+static void refresh_attrs(ks_laplace_scene *s)
+{
+    s->have_attrs = s->use_cuda &&
+                    ks_lsolver_kernel_attrs(s->solver, s->variant, s->block, &s->attrs) == KS_OK;
+}
+
+/* The block to use for a variant when the user gave none: the best measured
+ * for this device and grid (bench store), else the variant's own default. */
+static void default_block(const ks_laplace_scene *s, int variant, int block[3])
+{
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    memcpy(block, info->default_block, 3 * sizeof(int));
+    if (!s->use_cuda || !s->env->best) return;
+    const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
+    const ks_best_entry *e = ks_best_find(s->env->best, s->env->device->name, scene_name(s),
+                                          info->name, grid);
+    if (e && check_block((ks_laplace_scene *)s, variant, e->block) == KS_OK)
+        memcpy(block, e->block, 3 * sizeof(int));
+}
+
+/* Fails unless `fields` fields of the grid fit in the host memory available
+ * now (SIZE_MAX: report that an allocation failed). */
+static ks_status check_host_memory(const ks_laplace_scene *s, size_t fields)
+{
+    const double need = (double)ks_grid_bytes(&s->grid) * (fields == SIZE_MAX ? 2.0 : (double)fields);
+    char what[96];
+    snprintf(what, sizeof what, "grid %dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);
+    if (fields != SIZE_MAX) return ks_host_memory_check(need, what);
+    return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s needs %.2f GiB of host memory, %.2f GiB available",
+                   what, need / 1073741824.0, ks_host_memory_available() / 1073741824.0);
+}
+
+/* The initial field: built in a temporary buffer (CUDA) or in place (CPU). */
+static ks_status upload_initial(ks_laplace_scene *s)
+{
+    s->total_iters = 0;
+    s->residual = -1.0;
+    s->residual_iter = 0;
+    s->hist_n = 0;
+    s->hist_stride = 1;
+    s->have_minmax = 0;
+    ks_cadence_restart(&s->res_cad); /* the new field's first residual and histogram at once */
+    ks_cadence_restart(&s->hist_cad);
+    const size_t bytes = ks_grid_bytes(&s->grid);
+    if (!s->use_cuda) {
+        ks_laplace_fill_initial(&s->grid, s->bc, s->u);
+        memcpy(s->u_prev, s->u, bytes);
+        return KS_OK;
+    }
+    float *initial = malloc(bytes);
+    if (!initial) return check_host_memory(s, SIZE_MAX);
+    ks_laplace_fill_initial(&s->grid, s->bc, initial);
+    ks_status st = ks_lsolver_upload(s->solver, initial);
+    free(initial);
+    return st;
+}
+
+static void destroy(void *self)
+{
+    ks_laplace_scene *s = self;
+    if (!s) return;
+    ks_lsolver_destroy(s->solver);
+    free(s->u);
+    free(s->u_prev);
+    free(s);
+}
+
+static ks_status create(const ks_scene_env *env, void **self)
+{
+    *self = NULL;
+    const ks_options *opt = env->opt;
+    ks_laplace_scene *s = calloc(1, sizeof *s);
+    if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    *self = s;
+    s->env = env;
+    s->grid = ks_options_grid(opt, 0);
+    s->bc = opt->laplace.bc;
+    s->use_cuda = env->use_cuda;
+    s->iters = opt->laplace.iters;
+    ks_iters_auto_init(&s->iters_auto, opt->laplace.iters_auto);
+    s->use_graph = s->use_cuda && !opt->laplace.no_graph;
+    ks_cadence_init(&s->res_cad, opt->laplace.residual_every);
+    ks_cadence_init(&s->hist_cad, 0);
+    s->cmap = opt->colormap;
+    s->auto_range = !opt->range_set;
+    s->lo = opt->range_set ? opt->range_lo : 0.0f;
+    s->hi = opt->range_set ? opt->range_hi : 1.0f;
+    /* 3D: the vertical plane through the middle, across the hot top face, so
+     * the first picture shows the heat front moving down from the top edge
+     * (a z slice in the middle stays flat for thousands of iterations). */
+    s->axis = s->grid.dims == 3 ? KS_AXIS_Y : KS_AXIS_Z;
+    s->index = ks_slice_max_index(&s->grid, s->axis) / 2;
+    ks_viewport_init(&s->own_view);
+    ks_viewport_set_area(&s->own_view, opt->width, opt->height);
+
+    /* Device memory is checked (by the solver) before any large host
+     * allocation; host memory against what is available, since an
+     * overcommitted malloc would only fail later, by the OOM killer. */
+    const size_t bytes = ks_grid_bytes(&s->grid);
+    if (s->use_cuda) {
+        KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
+        KS_TRY(ks_lsolver_use_graphs(s->solver, s->use_graph));
+    }
+    KS_TRY(check_host_memory(s, s->use_cuda ? 1 : 2));
+    if (!s->use_cuda) {
+        s->u = malloc(bytes);
+        s->u_prev = malloc(bytes);
+        if (!s->u || !s->u_prev) return check_host_memory(s, SIZE_MAX);
+    }
+
+    const int dims = s->grid.dims;
+    s->variant = ks_lvariant_default(dims);
+    if (opt->kernel_count) {
+        s->variant = ks_lvariant_find(dims, opt->kernels[0]);
+    } else if (s->use_cuda && env->best && !opt->block_count) {
+        /* No choice made: start with the fastest configuration measured here. */
+        const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
+        const ks_best_entry *e = ks_best_find(env->best, env->device->name, scene_name(s), NULL, grid);
+        if (e) s->variant = ks_lvariant_find(dims, e->variant);
+    }
+    if (opt->block_count) memcpy(s->block, opt->blocks[0], sizeof s->block);
+    else default_block(s, s->variant, s->block);
+    ks_status st = check_block(s, s->variant, s->block);
+    if (st != KS_OK) {
+        ks_error_prefix("--block %dx%dx%d", s->block[0], s->block[1], s->block[2]);
+        return st;
+    }
+    refresh_attrs(s);
+    return upload_initial(s);
+}
+
+static void *stream(void *self)
+{
+    ks_laplace_scene *s = self;
+    return s->use_cuda ? ks_lsolver_stream(s->solver) : NULL;
+}
+
+/* The picture is the view (render/viewport.h): at most the picture area,
+ * whatever the grid, so the largest is the window (--size). */
+static void max_image_size(void *self, int *w, int *h)
+{
+    ks_laplace_scene *s = self;
+    *w = s->env->opt->width > 0 ? s->env->opt->width : 1;
+    *h = s->env->opt->height > 0 ? s->env->opt->height : 1;
+}
+
+/* This frame's picture: the view of the slice through the live loop's
+ * viewport (zoom, pan, area), or the fit at --size when there is none. */
+static void update_view(ks_laplace_scene *s, ks_frame_ctx *ctx)
+{
+    int w, h;
+    ks_slice_dims(&s->grid, s->axis, &w, &h);
+    ks_viewport *vp = ctx->viewport ? ctx->viewport : &s->own_view;
+    ks_viewport_set_grid(vp, w, h);
+    ks_viewport_map(vp, &s->view);
+}
+
+static void push_history(ks_laplace_scene *s, long long iter, double rms)
+{
+    if (!(rms > 0.0) || iter % s->hist_stride != 0) return;
+    if (s->hist_n == KS_HISTORY) {
+        /* Full: keep every other point and sample half as often from now on. */
+        for (int i = 0; i < KS_HISTORY / 2; ++i) {
+            s->hist_x[i] = s->hist_x[2 * i];
+            s->hist_y[i] = s->hist_y[2 * i];
+        }
+        s->hist_n = KS_HISTORY / 2;
+        s->hist_stride *= 2;
+    }
+    s->hist_x[s->hist_n] = (float)iter;
+    s->hist_y[s->hist_n] = (float)log10(rms);
+    ++s->hist_n;
+}
+
+static void apply_minmax(ks_laplace_scene *s, float mn, float mx)
+{
+    s->slice_min = mn;
+    s->slice_max = mx;
+    s->have_minmax = 1;
+    if (s->auto_range) {
+        s->lo = mn;
+        s->hi = mx > mn ? mx : mn + 1e-6f;
+    }
+}
+
+/* The cadences follow the measured medians: one residual (one histogram)
+ * against the solver's part of a frame. */
+static void tune_cadences(ks_laplace_scene *s)
+{
+    ks_stage_stats jacobi, task;
+    ks_stage_timer_stats(s->timer, s->stage_jacobi, &jacobi);
+    if (jacobi.samples == 0) return;
+    ks_stage_timer_stats(s->timer, s->stage_residual, &task);
+    if (task.samples > 0) ks_cadence_tune(&s->res_cad, task.median_ms, jacobi.median_ms);
+    ks_stage_timer_stats(s->timer, s->stage_hist, &task);
+    if (task.samples > 0) ks_cadence_tune(&s->hist_cad, task.median_ms, jacobi.median_ms);
+}
+
+/* --iters auto: a stepping frame may resize the count from the medians (the
+ * solver's time per frame at the count that runs, the frame interval); a
+ * frame that does not step (paused, single steps) makes it wait for fresh ones. */
+static void tune_iters(ks_laplace_scene *s, const ks_frame_ctx *ctx)
+{
+    if (!s->iters_auto.on) return;
+    if (!ctx->step || ctx->single) {
+        ks_iters_auto_restart(&s->iters_auto);
+        return;
+    }
+    ks_stage_share share;
+    if (!ks_stage_timer_share(s->timer, &share)) return;
+    const int g = s->use_cuda ? ks_lvariant_get(s->variant)->steps_per_launch : 1;
+    int iters = scene_frame_iters(s);
+    if (ks_iters_auto_step(&s->iters_auto, &iters, share.solver_ms, share.interval_ms, g, 1000000))
+        s->iters = iters;
+}
+
+/* A stepping frame computes the residual on its cadence; a single step (N)
+ * always does, since the user is looking at that very iteration, and so does
+ * the last frame of a --frames run, for the summary line. */
+static int residual_due(ks_laplace_scene *s, const ks_frame_ctx *ctx)
+{
+    const int due = ks_cadence_due(&s->res_cad);
+    const int frames = s->env->opt->frames;
+    return due || ctx->single || (frames > 0 && ctx->frame + 1 == frames);
+}
+
+/* Takes in what the GPU has sent back (residual, slice min/max, probe). */
+static void poll_readback(ks_laplace_scene *s)
+{
+    ks_lreadback rb;
+    while (ks_lsolver_poll_readback(s->solver, &rb)) {
+        if (rb.residual_rms >= 0) {
+            s->residual = rb.residual_rms;
+            s->residual_iter = rb.residual_iteration;
+            push_history(s, rb.residual_iteration, rb.residual_rms);
+        }
+        apply_minmax(s, rb.slice_min, rb.slice_max);
+        if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;
+    }
+}
+
+static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    poll_readback(s);
+    if (iters > 0) {
+        /* Back to back: the previous field must be iterate n-1 only when a
+         * residual follows; otherwise a temporally blocked variant runs its
+         * time blocks alone. One graph replay (or the direct launches). */
+        const int residual = residual_due(s, ctx);
+        /* --iters auto asks now and then for a solver run alone: the GPU
+         * drained first, nothing of GL's queued until it is done */
+        const int alone = ctx->step && !ctx->single && ks_iters_auto_wants_alone(&s->iters_auto);
+        if (alone) KS_TRY(ks_lsolver_wait(s->solver));
+        const double t0 = ks_now_seconds();
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
+        KS_TRY(ks_lsolver_run(s->solver, s->variant, s->block, iters,
+                              residual ? KS_LPREV_EXACT : KS_LPREV_ANY));
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
+        if (alone) {
+            KS_TRY(ks_lsolver_wait(s->solver));
+            ks_iters_auto_alone(&s->iters_auto, (ks_now_seconds() - t0) * 1e3, iters);
+        }
+        if (residual) {
+            KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+            KS_TRY(ks_lsolver_residual(s->solver));
+            KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+        }
+    }
+    const int none[3] = {-1, -1, -1};
+    return ks_lsolver_request_readback(s->solver, s->axis, s->index,
+                                       s->probe_valid ? s->probe : none, s->total_iters + iters);
+}
+
+static ks_status compute_cpu(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    if (iters > 0) {
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
+        for (int it = 0; it < iters; ++it) {
+            ks_laplace_gold_step(&s->grid, s->u, s->u_prev);
+            float *t = s->u;
+            s->u = s->u_prev;
+            s->u_prev = t;
+        }
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
+        if (residual_due(s, ctx)) {
+            KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+            double sum = ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev);
+            KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+            s->residual = sqrt(sum / (double)scene_points(s));
+            s->residual_iter = s->total_iters + iters;
+            push_history(s, s->residual_iter, s->residual);
+        }
+    }
+    float mn, mx;
+    ks_laplace_cpu_slice_minmax(&s->grid, s->u, s->axis, s->index, &mn, &mx);
+    apply_minmax(s, mn, mx);
+    if (s->probe_valid) {
+        const size_t idx = (size_t)s->probe[0] +
+                           (size_t)s->grid.nx * ((size_t)s->probe[1] + (size_t)s->grid.ny * (size_t)s->probe[2]);
+        s->probe_value = s->u[idx];
+    }
+    return KS_OK;
+}
+
+static ks_status compute(void *self, ks_frame_ctx *ctx)
+{
+    ks_laplace_scene *s = self;
+    s->timer = ctx->timer;
+    s->stage_jacobi = ks_stage_timer_solver_stage(ctx->timer, "jacobi");
+    s->stage_residual = ks_stage_timer_stage(ctx->timer, "residual");
+    s->stage_slice = ks_stage_timer_stage(ctx->timer, "slice+colormap");
+    s->stage_hist = ks_stage_timer_stage(ctx->timer, "histogram");
+    update_view(s, ctx);
+    /* the probe names a cell of the pixel under the cursor (cellmap.h) */
+    s->probe_valid = ctx->probe_valid && ctx->probe_a >= 0 && ctx->probe_a < s->view.x.pixels &&
+                     ctx->probe_b >= 0 && ctx->probe_b < s->view.y.pixels;
+    if (s->probe_valid) {
+        int a0, a1, b0, b1;
+        ks_cellmap_range(&s->view.x, ctx->probe_a, &a0, &a1);
+        ks_cellmap_range(&s->view.y, ctx->probe_b, &b0, &b1);
+        s->probe_span[0] = a1 - a0;
+        s->probe_span[1] = b1 - b0;
+        ks_slice_point(&s->grid, s->axis, s->index, ks_cellmap_probe(&s->view.x, ctx->probe_a),
+                       ks_cellmap_probe(&s->view.y, ctx->probe_b), s->probe);
+    }
+    tune_cadences(s);
+    tune_iters(s, ctx);
+    const int iters = ctx->single ? 1 : ctx->step ? scene_frame_iters(s) : 0;
+    if (s->use_cuda) KS_TRY(compute_cuda(s, ctx, iters));
+    else KS_TRY(compute_cpu(s, ctx, iters));
+    if (iters > 0) s->last_iters = iters;
+    s->total_iters += iters;
+    return KS_OK;
+}
+
+/* The whole field's values in bins over the colour range, on the frames the
+ * picture is drawn: on the GPU (the solver's stream, read back a frame or so
+ * later without a stall), on the CPU backend with the gold. */
+static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
+{
+    if (s->use_cuda) {
+        ks_lhist got;
+        if (ks_lsolver_poll_histogram(s->solver, &got)) s->vhist = got;
+    }
+    /* on its cadence, and on the last frame of a --frames run (what the run ends with) */
+    const int frames = s->env->opt->frames;
+    const int due = ks_cadence_due(&s->hist_cad) || (frames > 0 && ctx->frame + 1 == frames);
+    if (!(s->lo < s->hi) || !due) return KS_OK;
+    if (s->use_cuda && ks_lsolver_histogram_pending(s->solver)) {
+        /* the last one is still on its way: count this one next frame (and
+         * time no request that would be skipped) */
+        ks_cadence_restart(&s->hist_cad);
+        return KS_OK;
+    }
+    KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_hist));
+    if (s->use_cuda) {
+        KS_TRY(ks_lsolver_request_histogram(s->solver, s->lo, s->hi, KS_LAPLACE_HIST_BINS,
+                                            s->total_iters));
+    } else {
+        uint64_t counts[KS_LAPLACE_HIST_BINS] = {0};
+        ks_hist_gold_float(s->u, scene_points(s), s->lo, s->hi, KS_LAPLACE_HIST_BINS, counts);
+        s->vhist.bins = KS_LAPLACE_HIST_BINS;
+        s->vhist.lo = s->lo;
+        s->vhist.hi = s->hi;
+        s->vhist.iteration = s->total_iters;
+        for (int b = 0; b < KS_LAPLACE_HIST_BINS; ++b) s->vhist.counts[b] = (unsigned)counts[b];
+    }
+    return ks_stage_timer_end(ctx->timer, s->stage_hist);
+}
+
+static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+{
+    ks_laplace_scene *s = self;
+    /* the picture of the view: its cost follows the screen, not the grid */
+    *w = s->view.x.pixels;
+    *h = s->view.y.pixels;
+    KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_slice));
+    if (s->use_cuda)
+        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, s->index, &s->view, s->cmap, s->lo, s->hi, rgba));
+    else
+        KS_TRY(ks_laplace_cpu_render_view(&s->grid, s->u, s->axis, s->index, &s->view, s->cmap, s->lo,
+                                          s->hi, rgba));
+    KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_slice));
+    return histogram_values(s, ctx);
+}
+
+/* F: the slice at one pixel per cell (not the view), rows top-down. */
+static ks_status full_picture(void *self, unsigned char **rgba, int *w, int *h)
+{
+    ks_laplace_scene *s = self;
+    *rgba = NULL;
+    ks_slice_dims(&s->grid, s->axis, w, h);
+    const size_t row = (size_t)*w * 4;
+    unsigned char *p = malloc(row * (size_t)*h);
+    if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the %d x %d picture", *w, *h);
+    ks_status st = KS_OK;
+    if (s->use_cuda)
+        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, s->index, s->cmap, s->lo, s->hi, p);
+    else
+        ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi, p);
+    if (st != KS_OK) {
+        free(p);
+        return st;
+    }
+    /* the picture's rows are bottom-up; a saved file's top-down */
+    for (int y = 0; y < *h / 2; ++y) {
+        unsigned char *a = p + (size_t)y * row, *b = p + (size_t)(*h - 1 - y) * row;
+        for (size_t i = 0; i < row; ++i) {
+            const unsigned char t = a[i];
+            a[i] = b[i];
+            b[i] = t;
+        }
+    }
+    *rgba = p;
+    return KS_OK;
+}
+
+static ks_status cycle_block(ks_laplace_scene *s, int dir)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+    const int(*list)[3] = info->block_rank == 3 ? ks_blocks_rank3 : ks_blocks_rank2;
+    const int n = info->block_rank == 3 ? (int)(sizeof ks_blocks_rank3 / sizeof ks_blocks_rank3[0])
+                                        : (int)(sizeof ks_blocks_rank2 / sizeof ks_blocks_rank2[0]);
+    /* Position of the current block, or where it would sort by thread count. */
+    int pos = -1;
+    const long threads = (long)s->block[0] * s->block[1] * s->block[2];
+    for (int i = 0; i < n; ++i)
+        if (memcmp(list[i], s->block, sizeof s->block) == 0) pos = i;
+    if (pos < 0) {
+        pos = dir > 0 ? -1 : n;
+        for (int i = 0; i < n; ++i)
+            if ((long)list[i][0] * list[i][1] * list[i][2] <= threads) pos = dir > 0 ? i : i + 1;
+    }
+    const int next = pos + dir;
+    if (next < 0 || next >= n)
+        return ks_fail(KS_ERR_UNSUPPORTED, "no %s block in that direction",
+                       dir > 0 ? "larger" : "smaller");
+    ks_status st = check_block(s, s->variant, list[next]);
+    if (st != KS_OK) return st; /* the device refuses it: keep the old block */
+    memcpy(s->block, list[next], sizeof s->block);
+    refresh_attrs(s);
+    ks_iters_auto_restart(&s->iters_auto); /* another cost per iteration */
+    return KS_OK;
+}
+
+static ks_status next_kernel(ks_laplace_scene *s)
+{
+    const int next = ks_lvariant_next(s->variant);
+    int block[3];
+    memcpy(block, s->block, sizeof block);
+    if (check_block(s, next, block) != KS_OK) default_block(s, next, block);
+    KS_TRY(check_block(s, next, block));
+    s->variant = next;
+    memcpy(s->block, block, sizeof block);
+    refresh_attrs(s);
+    ks_iters_auto_restart(&s->iters_auto);
+    return KS_OK;
+}
+
+static void set_axis(ks_laplace_scene *s, ks_axis axis)
+{
+    if (s->grid.dims != 3) return;
+    s->axis = axis;
+    s->index = ks_slice_max_index(&s->grid, axis) / 2;
+    s->have_minmax = 0;
+}
+
+static void move_index(ks_laplace_scene *s, int delta)
+{
+    const int max = ks_slice_max_index(&s->grid, s->axis);
+    int idx = s->index + delta;
+    s->index = idx < 0 ? 0 : idx > max ? max : idx;
+}
+
+static ks_status key(void *self, const ks_key_event *ev, int *handled)
+{
+    ks_laplace_scene *s = self;
+    *handled = 1;
+    const int page = ks_slice_max_index(&s->grid, s->axis) / 10 + 1;
+    switch (ev->key) {
+    case KS_KEY_TAB: return next_kernel(s);
+    case KS_KEY_LEFT_BRACKET: return cycle_block(s, -1);
+    case KS_KEY_RIGHT_BRACKET: return cycle_block(s, +1);
+    /* from what runs (tblock: whole time blocks, so the result rounds to
+     * whole blocks again) */
+    case KS_KEY_PLUS: {
+        s->iters_auto.on = 0; /* a count asked for: fixed from now on (I: automatic again) */
+        const int now = scene_frame_iters(s);
+        s->iters = now >= 500000 ? 1000000 : now * 2;
+        return KS_OK;
+    }
+    case KS_KEY_MINUS: {
+        s->iters_auto.on = 0;
+        const int now = scene_frame_iters(s);
+        s->iters = now > 1 ? now / 2 : 1;
+        return KS_OK;
+    }
+    case 'I':
+        ks_iters_auto_init(&s->iters_auto, 1);
+        return KS_OK;
+    case 'X': set_axis(s, KS_AXIS_X); return KS_OK;
+    case 'Y': set_axis(s, KS_AXIS_Y); return KS_OK;
+    case 'Z': set_axis(s, KS_AXIS_Z); return KS_OK;
+    case KS_KEY_UP:
+    case KS_KEY_RIGHT: move_index(s, 1); return KS_OK;
+    case KS_KEY_DOWN:
+    case KS_KEY_LEFT: move_index(s, -1); return KS_OK;
+    case KS_KEY_PAGE_UP: move_index(s, page); return KS_OK;
+    case KS_KEY_PAGE_DOWN: move_index(s, -page); return KS_OK;
+    case 'C': s->cmap = ks_colormap_next(s->cmap); return KS_OK;
+    case 'A':
+        s->auto_range = !s->auto_range;
+        if (s->auto_range && s->have_minmax) apply_minmax(s, s->slice_min, s->slice_max);
+        return KS_OK;
+    case 'R': return upload_initial(s);
+    default: *handled = 0; return KS_OK;
+    }
+}
+
+static ks_status finish(void *self)
+{
+    ks_laplace_scene *s = self;
+    /* the live loop has waited for every frame: the last readback is in, so
+     * the summary gets the last frame's residual */
+    if (s->use_cuda) poll_readback(s);
+    const char *path = s->env->opt->dump_field;
+    if (!path) return KS_OK;
+    const float *field = s->u;
+    float *host = NULL;
+    if (s->use_cuda) {
+        host = malloc(ks_grid_bytes(&s->grid));
+        if (!host) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for --dump-field");
+        ks_status st = ks_lsolver_download(s->solver, host);
+        if (st != KS_OK) {
+            free(host);
+            return st;
+        }
+        field = host;
+    }
+    size_t shape[3];
+    int ndim;
+    if (s->grid.dims == 3) {
+        shape[0] = (size_t)s->grid.nz;
+        shape[1] = (size_t)s->grid.ny;
+        shape[2] = (size_t)s->grid.nx;
+        ndim = 3;
+    } else {
+        shape[0] = (size_t)s->grid.ny;
+        shape[1] = (size_t)s->grid.nx;
+        ndim = 2;
+    }
+    ks_status st = ks_npy_write_f32(path, field, ndim, shape);
+    free(host);
+    return st;
+}
+
+static void status(void *self, char *buf, size_t cap)
+{
+    const ks_laplace_scene *s = self;
+    if (s->residual >= 0)
+        snprintf(buf, cap, "%lld iterations, residual %.3e", s->total_iters, s->residual);
+    else
+        snprintf(buf, cap, "%lld iterations", s->total_iters);
+}
+
+const ks_scene_api ks_scene_laplace = {
+    .name = "laplace",
+    .help = "Laplace scene\n"
+            "  Tab        next kernel variant\n"
+            "  [ / ]      smaller / larger thread block\n"
+            "  + / -      double / halve iterations per frame (tblock: whole time blocks)\n"
+            "  I          iterations per frame: automatic again (solver >= 97 % of a frame)\n"
+            "  X Y Z      slice axis (3D)\n"
+            "  arrows     slice index -1 / +1 (3D)\n"
+            "  PgUp/PgDn  slice index +10% / -10% (3D)\n"
+            "  C          next colormap\n"
+            "  A          auto range on / off\n"
+            "  R          reset the field\n"
+            "  wheel . ,  zoom in / out at the cursor (to 64 pixels per cell)\n"
+            "  drag       pan the zoomed picture (left button)\n"
+            "  0 / Home   whole grid again (zoom to fit)\n",
+    .create = create,
+    .destroy = destroy,
+    .stream = stream,
+    .zoomable = 1,
+    .max_image_size = max_image_size,
+    .compute = compute,
+    .draw = draw,
+    .key = key,
+    .view = ks_laplace_scene_view,
+    .full_picture = full_picture,
+    .finish = finish,
+    .status = status,
+};

@@ -1,0 +1,77 @@
+/* The Laplace scene's state, shared by its frame code (scene_laplace.c) and
+ * its view (scene_laplace_view.c). Private to those two files. */
+#ifndef KS_SCENE_LAPLACE_INTERNAL_H
+#define KS_SCENE_LAPLACE_INTERNAL_H
+
+#include "app/scenes/laplace/iters_auto.h"
+#include <stddef.h>
+
+#include "app/scenes/laplace/cadence.h"
+#include "app/scene.h"
+
+enum { KS_HISTORY = KS_VIEW_PLOT };
+
+typedef struct ks_laplace_scene {
+    const ks_scene_env *env;
+    ks_grid grid;
+    ks_bc bc;
+    int use_cuda;
+    ks_lsolver *solver;      /* CUDA backend */
+    float *u, *u_prev;       /* CPU backend: current and previous iterate */
+    int variant;
+    int block[3];
+    int iters;               /* per frame, as asked (--iters, + / -) or sized (auto) */
+    ks_iters_auto iters_auto; /* --iters auto: the count sized for the solver's share */
+    long long total_iters;
+    int last_iters;          /* iterations run in the last frame that stepped */
+    ks_axis axis;
+    int index;
+    ks_colormap cmap;
+    int auto_range;
+    float lo, hi;            /* colour range in use */
+    double residual;         /* RMS change, -1 before the first */
+    long long residual_iter;
+    int have_minmax;
+    float slice_min, slice_max;
+    ks_viewport own_view;    /* the view when the live loop gives none: the fit at --size */
+    ks_cellmap view;         /* this frame's picture: which cells each pixel shows */
+    int probe_valid;
+    int probe[3];
+    int probe_span[2];       /* cells the probed pixel covers along its two axes */
+    float probe_value;
+    float hist_x[KS_HISTORY], hist_y[KS_HISTORY];
+    int hist_n;
+    long long hist_stride;   /* keep one residual every hist_stride iterations */
+    ks_kernel_attrs attrs;
+    int have_attrs;
+    ks_stage_timer *timer;
+    int stage_jacobi, stage_residual, stage_slice;
+    ks_roof_log roof;        /* last roofline point of each variant */
+    ks_lhist vhist;          /* the field's values over the colour range (bins 0: none yet) */
+    int stage_hist;
+    ks_cadence res_cad;      /* residual every res_cad.every frames */
+    ks_cadence hist_cad;     /* field histogram likewise */
+    int use_graph;           /* CUDA backend: the frame's launches as one CUDA graph */
+} ks_laplace_scene;
+
+/* Iterations a stepping frame runs: the request, rounded to whole time blocks
+ * for a temporally blocked variant (CUDA backend). */
+static inline int scene_frame_iters(const ks_laplace_scene *s)
+{
+    return s->use_cuda ? ks_lvariant_frame_iters(s->variant, s->iters) : s->iters;
+}
+
+/* Bins of the colour bar's histogram. */
+enum { KS_LAPLACE_HIST_BINS = 64 };
+
+static inline size_t scene_points(const ks_laplace_scene *s) { return ks_grid_points(&s->grid); }
+
+static inline const char *scene_name(const ks_laplace_scene *s)
+{
+    return s->grid.dims == 3 ? "laplace3d" : "laplace2d";
+}
+
+/* Fills the scene's part of the view model (ks_scene_api.view). */
+void ks_laplace_scene_view(void *self, ks_view *v);
+
+#endif

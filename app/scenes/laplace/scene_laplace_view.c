@@ -1,0 +1,202 @@
+/* The Laplace scene's view model: controls, fields, the convergence plot, the
+ * colour bar with the field's histogram, and its roofline point. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/scenes/laplace/scene_laplace_internal.h"
+
+static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
+
+/* Kernel and block as mouse controls (CUDA backend: the CPU gold has neither). */
+static void view_kernel(const ks_laplace_scene *s, ks_view *v)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+    if (!s->use_cuda) {
+        ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold routine%s",
+#ifdef _OPENMP
+                     " (OpenMP)"
+#else
+                     ""
+#endif
+        );
+        return;
+    }
+    ks_vcontrol *c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
+    if (c) {
+        /* the Tab order, from the current variant round to it again */
+        int id = s->variant;
+        do {
+            if (c->nchoices < KS_VIEW_CHOICES)
+                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_lvariant_get(id)->name);
+            id = ks_lvariant_next(id);
+        } while (id != s->variant);
+        c->current = 0;
+        snprintf(c->value, sizeof c->value, "%s", info->name);
+    }
+    c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+    if (c) {
+        if (info->block_rank == 3)
+            snprintf(c->value, sizeof c->value, "%dx%dx%d", s->block[0], s->block[1], s->block[2]);
+        else
+            snprintf(c->value, sizeof c->value, "%dx%d", s->block[0], s->block[1]);
+    }
+    ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", info->summary);
+    ks_view_text(v, KS_VGROUP_KERNEL, "block", "%s", c ? c->value : "");
+    if (info->steps_per_launch > 1)
+        ks_view_num(v, KS_VGROUP_KERNEL, "iterations/launch", info->steps_per_launch, "", KS_VFMT_INT);
+    /* a frame without a residual; one with adds a single step for a temporally blocked variant */
+    ks_view_num(v, KS_VGROUP_KERNEL, "launches/frame", ks_lvariant_launches(s->variant, scene_frame_iters(s), 0),
+                "", KS_VFMT_INT);
+    if (s->use_graph) {
+        ks_lgraph_stats gs;
+        ks_lsolver_graph_stats(s->solver, &gs);
+        ks_view_text(v, KS_VGROUP_KERNEL, "launch", "one CUDA graph a frame");
+        ks_view_num(v, KS_VGROUP_KERNEL, "graphs captured", (double)gs.captures, "", KS_VFMT_INT);
+    } else {
+        ks_view_text(v, KS_VGROUP_KERNEL, "launch", "direct (--no-graph)");
+    }
+    if (s->have_attrs) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "registers", s->attrs.registers, "/thread", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "shared memory",
+                    (double)(s->attrs.static_smem + s->attrs.dynamic_smem) / 1024.0, "KiB", KS_VFMT_F1);
+        ks_view_num(v, KS_VGROUP_KERNEL, "occupancy", s->attrs.occupancy, "", KS_VFMT_PCT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "blocks/SM", s->attrs.blocks_per_sm, "", KS_VFMT_INT);
+    }
+}
+
+/* The roofline's name for the kernel in use. */
+static const char *roof_name(const ks_laplace_scene *s)
+{
+    return s->use_cuda ? ks_lvariant_get(s->variant)->name : "cpu";
+}
+
+void ks_laplace_scene_view(void *self, ks_view *v)
+{
+    ks_laplace_scene *s = self;
+    const double field_bytes = (double)ks_grid_bytes(&s->grid);
+    snprintf(v->scene, sizeof v->scene, "%s", scene_name(s));
+    snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
+
+    view_kernel(s, v);
+    const int frame_iters = scene_frame_iters(s);
+    const int tsteps = ks_lvariant_get(s->variant)->steps_per_launch;
+    const int blocked = s->use_cuda && tsteps > 1;
+    ks_vcontrol *c = ks_view_control(v, "iterations/frame", KS_KEY_MINUS, KS_KEY_PLUS);
+    const char *sized = s->iters_auto.on ? ", auto" : "";
+    if (c && blocked)
+        snprintf(c->value, sizeof c->value, "%d (whole time blocks of %d%s)", frame_iters, tsteps, sized);
+    else if (c)
+        snprintf(c->value, sizeof c->value, "%d%s", frame_iters, s->iters_auto.on ? " (auto)" : "");
+    if (s->grid.dims == 3) {
+        c = ks_view_control(v, "slice axis", 0, 0);
+        if (c) {
+            for (int a = 0; a < KS_AXIS_NUM; ++a) {
+                snprintf(c->choices[a], sizeof c->choices[a], "%c", ks_axis_names[a]);
+                c->choice_key[a] = 'X' + a;
+            }
+            c->nchoices = KS_AXIS_NUM;
+            c->current = (int)s->axis;
+            snprintf(c->value, sizeof c->value, "%c", ks_axis_names[s->axis]);
+        }
+        c = ks_view_control(v, "slice index", KS_KEY_LEFT, KS_KEY_RIGHT);
+        if (c) snprintf(c->value, sizeof c->value, "%d of 0..%d", s->index, ks_slice_max_index(&s->grid, s->axis));
+    }
+    c = ks_view_control(v, "colormap", 0, 'C');
+    if (c) {
+        /* C order from the current map round to it again */
+        ks_colormap m = s->cmap == KS_CMAP_DEFAULT ? KS_CMAP_VIRIDIS : s->cmap;
+        for (int i = 0; i < KS_CMAP_NUM - 1; ++i, m = ks_colormap_next(m))
+            snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_colormap_name(m));
+        snprintf(c->value, sizeof c->value, "%s", ks_colormap_name(s->cmap));
+    }
+    c = ks_view_control(v, "range", 0, 'A');
+    if (c) {
+        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->auto_range ? "auto" : "fixed");
+        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->auto_range ? "fixed" : "auto");
+        c->nchoices = 2;
+        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
+    }
+
+    if (s->grid.dims == 3)
+        ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);
+    else
+        ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%d", s->grid.nx, s->grid.ny);
+    ks_view_text(v, KS_VGROUP_SCENE, "boundary", "%s", ks_bc_name(s->bc));
+    ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", frame_iters, "", KS_VFMT_INT);
+    ks_view_text(v, KS_VGROUP_SCENE, "iterations sized",
+                 s->iters_auto.on ? "auto: solver >= 97 %% of a frame (I)" : "fixed (--iters, + / -; I: auto)");
+    if (blocked)
+        ks_view_text(v, KS_VGROUP_SCENE, "time blocks", "whole, %d iterations each (asked %d/frame)", tsteps,
+                     s->iters);
+    ks_view_num(v, KS_VGROUP_SCENE, "residual every", s->res_cad.every, s->res_cad.fixed ? "frames, fixed" : "frames, auto",
+                KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "histogram every", s->hist_cad.every, "frames, auto", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, "iterations", (double)s->total_iters, "", KS_VFMT_INT);
+    if (s->residual >= 0) {
+        ks_view_num(v, KS_VGROUP_SCENE, "residual", s->residual, "RMS", KS_VFMT_SCI);
+        ks_view_num(v, KS_VGROUP_SCENE, "residual at", (double)s->residual_iter, "it", KS_VFMT_INT);
+    }
+    if (s->timer) {
+        ks_stage_stats st;
+        ks_stage_timer_stats(s->timer, s->stage_jacobi, &st);
+        if (st.samples > 0 && s->last_iters > 0) {
+            const double t_iter = st.median_ms * 1e-3 / s->last_iters;
+            const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
+            ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
+            /* Roofline, one iteration: 6 (3D) or 4 (2D) adds and a multiply per
+             * point; the field read and written once per launch (a temporally
+             * blocked launch does steps_per_launch iterations). */
+            const ks_lvariant_info *info = ks_lvariant_get(s->variant);
+            const int steps = s->use_cuda && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
+            const double flops = (s->grid.dims == 3 ? 7.0 : 5.0) * (double)scene_points(s);
+            ks_roof_log_put(&s->roof, roof_name(s), flops, 2.0 * field_bytes / steps, t_iter * 1e3);
+        }
+    }
+    ks_view_roof(v, &s->roof, roof_name(s), "one Jacobi iteration", s->env->t_peak_gbs,
+                 s->use_cuda ? s->env->fma_gflops : 0.0);
+    ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
+                KS_VFMT_INT);
+    if (s->grid.dims == 3)
+        ks_view_text(v, KS_VGROUP_SCENE, "slice", "%c = %d", ks_axis_names[s->axis], s->index);
+    ks_view_num(v, KS_VGROUP_SCENE, "range lo", s->lo, "", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "range hi", s->hi, "", KS_VFMT_G4);
+
+    if (s->probe_valid) {
+        int n;
+        if (s->grid.dims == 3)
+            n = snprintf(v->hover, sizeof v->hover, "u(%d, %d, %d) = %.6g", s->probe[0], s->probe[1],
+                         s->probe[2], s->probe_value);
+        else
+            n = snprintf(v->hover, sizeof v->hover, "u(%d, %d) = %.6g", s->probe[0], s->probe[1],
+                         s->probe_value);
+        /* zoomed out, the pixel's colour is the mean of a block of cells */
+        if ((s->probe_span[0] > 1 || s->probe_span[1] > 1) && n > 0 && (size_t)n < sizeof v->hover)
+            snprintf(v->hover + n, sizeof v->hover - (size_t)n, "\npixel: mean of %d x %d cells",
+                     s->probe_span[0], s->probe_span[1]);
+    }
+    snprintf(v->viewport.rule, sizeof v->viewport.rule, "mean of the covered cells");
+    v->colorbar.on = 1;
+    v->colorbar.cmap = s->cmap;
+    v->colorbar.lo = s->lo;
+    v->colorbar.hi = s->hi;
+    snprintf(v->colorbar.label, sizeof v->colorbar.label, "u (%s, %s range)", ks_colormap_name(s->cmap),
+             s->auto_range ? "auto" : "fixed");
+    if (s->vhist.bins > 0) {
+        v->colorbar.hist_n = s->vhist.bins;
+        v->colorbar.hist_lo = s->vhist.lo;
+        v->colorbar.hist_hi = s->vhist.hi;
+        for (int b = 0; b < s->vhist.bins && b < KS_VIEW_HIST; ++b) v->colorbar.hist[b] = s->vhist.counts[b];
+        snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, %s",
+                 s->use_cuda ? "GPU" : "CPU gold");
+    }
+    memcpy(v->plot.x, s->hist_x, (size_t)s->hist_n * sizeof(float));
+    memcpy(v->plot.y, s->hist_y, (size_t)s->hist_n * sizeof(float));
+    v->plot.n = s->hist_n;
+    snprintf(v->plot.title, sizeof v->plot.title, "log10 residual vs iterations");
+}
+

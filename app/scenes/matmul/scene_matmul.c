@@ -1,0 +1,394 @@
+/* The matrix-multiply scene for the live loop.
+ *
+ * Each frame (when not paused) runs the current variant once on C (timed with
+ * events; the CPU backend runs the gold) and draws C as a heatmap with the
+ * variant's tile grid over it; downsampled on the GPU when C is larger than the
+ * picture. Keys: Tab variant, [ ] tiled's tile size. The cuBLAS reference and
+ * the FP32 peak (an FMA kernel) are timed once at start, so the overlay shows
+ * per cent of each. Bytes from DRAM come from the variant's textbook model. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/common/ks_util.h"
+#include "kernels/common/fma_peak.h"
+#include "kernels/matmul/matmul.h"
+#include "render/image_io.h"
+#include "app/scene.h"
+
+enum { KS_MM_WINDOW = 32, KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5 };
+
+typedef struct ks_matmul_scene {
+    const ks_options *opt;
+    ks_matmul_size size;
+    ks_matmul_variant variant;
+    int tile;                 /* tiled's tile */
+    int w, h;                 /* picture */
+    ks_matmul_gpu *gpu;       /* NULL on the CPU backend */
+    float *a, *b, *c;         /* host: CPU backend inputs and C; GPU: C for the range and the dump */
+    int computed;             /* C holds a result */
+    float lo, hi;             /* colour range: C's min and max */
+    int range_valid;
+    double cublas_ms;         /* reference, median at start */
+    double peak_gflops;       /* measured FMA throughput */
+    double t_peak_gbs;        /* copy bandwidth measured at start-up */
+    ks_roof_log roof;         /* last roofline point of each variant (and tile) */
+    double ms[KS_MM_WINDOW];  /* this variant's last times */
+    int ms_n, ms_next;
+    unsigned char lut[256][4];
+    char notice[256];
+    int probe_valid, probe_a, probe_b;
+} ks_matmul_scene;
+
+static void ks_mm_push(ks_matmul_scene *s, double ms)
+{
+    s->ms[s->ms_next] = ms;
+    s->ms_next = (s->ms_next + 1) % KS_MM_WINDOW;
+    if (s->ms_n < KS_MM_WINDOW) ++s->ms_n;
+}
+
+static double ks_mm_median(const ks_matmul_scene *s)
+{
+    if (s->ms_n == 0) return 0.0;
+    double v[KS_MM_WINDOW];
+    memcpy(v, s->ms, (size_t)s->ms_n * sizeof *v);
+    return ks_median_sort(v, s->ms_n);
+}
+
+static void ks_mm_reset_times(ks_matmul_scene *s)
+{
+    s->ms_n = s->ms_next = 0;
+}
+
+/* Runs the variant once (timed) into C. */
+static ks_status ks_mm_run(ks_matmul_scene *s)
+{
+    double ms = 0.0;
+    if (s->gpu) {
+        KS_TRY(ks_matmul_gpu_run_timed(s->gpu, s->variant, s->tile, &ms));
+    } else {
+        const double t0 = (ks_now_seconds() * 1e3);
+        ks_matmul_gold(&s->size, s->a, s->b, s->c);
+        ms = (ks_now_seconds() * 1e3) - t0;
+    }
+    ks_mm_push(s, ms);
+    s->computed = 1;
+    return KS_OK;
+}
+
+/* C to the host copy (GPU), then its range for the colours. */
+static ks_status ks_mm_range(ks_matmul_scene *s)
+{
+    if (s->gpu) KS_TRY(ks_matmul_gpu_download(s->gpu, s->c));
+    const size_t n = (size_t)s->size.m * s->size.n;
+    float lo = s->c[0], hi = s->c[0];
+    for (size_t e = 1; e < n; ++e) {
+        if (s->c[e] < lo) lo = s->c[e];
+        if (s->c[e] > hi) hi = s->c[e];
+    }
+    if (!(hi > lo)) hi = lo + 1.0f;
+    if (s->opt->range_set) {
+        lo = s->opt->range_lo;
+        hi = s->opt->range_hi;
+    }
+    s->lo = lo;
+    s->hi = hi;
+    s->range_valid = 1;
+    return KS_OK;
+}
+
+static void ks_matmul_destroy(void *self)
+{
+    ks_matmul_scene *s = self;
+    if (!s) return;
+    ks_matmul_gpu_destroy(s->gpu);
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    free(s);
+}
+
+static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
+{
+    const ks_options *opt = s->opt;
+    s->t_peak_gbs = env->t_peak_gbs;
+    KS_TRY(ks_matmul_size_check(&s->size));
+    const size_t nc = (size_t)s->size.m * s->size.n;
+    s->c = malloc(nc * sizeof *s->c);
+    if (!s->c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: no host memory for C (%dx%d)", s->size.m, s->size.n);
+    ks_matmul_picture_size(&s->size, KS_MM_PICTURE, &s->w, &s->h);
+    ks_colormap_table_rgba(opt->colormap, s->lut);
+    if (env->use_cuda) {
+        KS_TRY(ks_matmul_gpu_create(&s->gpu));
+        KS_TRY(ks_matmul_gpu_setup(s->gpu, &s->size));
+        s->peak_gflops = env->fma_gflops; /* measured at start-up; else here */
+        if (!(s->peak_gflops > 0.0)) KS_TRY(ks_cuda_measure_fma_gflops(5, &s->peak_gflops));
+        double mn = 0.0;
+        KS_TRY(ks_matmul_gpu_time(s->gpu, KS_MATMUL_CUBLAS, 0, 1, KS_MM_REF_REPS, &s->cublas_ms, &mn));
+    } else {
+        s->a = malloc((size_t)s->size.m * s->size.k * sizeof *s->a);
+        s->b = malloc((size_t)s->size.k * s->size.n * sizeof *s->b);
+        if (!s->a || !s->b) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: no host memory for A and B");
+        ks_matmul_fill(&s->size, s->a, s->b);
+        if (opt->kernel_count)
+            snprintf(s->notice, sizeof s->notice, "cpu backend: --kernel %s ignored (the CPU gold runs)", opt->kernels[0]);
+    }
+    /* the first C: for the colour range (every variant gives the same C) */
+    KS_TRY(ks_mm_run(s));
+    ks_mm_reset_times(s); /* the first launch is a warm-up */
+    return ks_mm_range(s);
+}
+
+static ks_status ks_matmul_create(const ks_scene_env *env, void **self)
+{
+    *self = NULL;
+    const ks_options *opt = env->opt;
+    ks_matmul_scene *s = calloc(1, sizeof *s);
+    if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
+    s->opt = opt;
+    /* defaults, in one place */
+    const int side = env->use_cuda ? KS_MATMUL_DEFAULT_SIZE : KS_MM_CPU_DEFAULT;
+    s->size = (ks_matmul_size){side, side, side};
+    if (opt->matmul.size_n > 0) s->size = (ks_matmul_size){opt->matmul.sizes[0][0], opt->matmul.sizes[0][1], opt->matmul.sizes[0][2]};
+    s->variant = KS_MATMUL_REGTILE;
+    s->tile = opt->matmul.tile_n > 0 ? opt->matmul.tiles[0] : 16;
+    ks_status st = KS_OK;
+    if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
+        st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
+    if (st == KS_OK) st = ks_mm_setup(s, env);
+    if (st != KS_OK) {
+        ks_matmul_destroy(s);
+        return st;
+    }
+    *self = s;
+    return KS_OK;
+}
+
+static void *ks_matmul_stream(void *self)
+{
+    ks_matmul_scene *s = self;
+    return s->gpu ? ks_matmul_gpu_stream(s->gpu) : NULL;
+}
+
+static void ks_matmul_max_image_size(void *self, int *w, int *h)
+{
+    ks_matmul_scene *s = self;
+    *w = s->w;
+    *h = s->h;
+}
+
+static ks_status ks_matmul_compute(void *self, ks_frame_ctx *ctx)
+{
+    ks_matmul_scene *s = self;
+    if (ctx && !ctx->step) return KS_OK;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "matmul") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    KS_TRY(ks_mm_run(s));
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    return KS_OK;
+}
+
+static int ks_mm_grid_tile(const ks_matmul_scene *s)
+{
+    return s->gpu ? ks_matmul_block_tile(s->variant, s->tile) : 0;
+}
+
+static ks_status ks_matmul_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+{
+    ks_matmul_scene *s = self;
+    *w = s->w;
+    *h = s->h;
+    if (ctx) {
+        s->probe_valid = ctx->probe_valid;
+        s->probe_a = ctx->probe_a;
+        s->probe_b = ctx->probe_b;
+    }
+    const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "draw") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    if (s->gpu) KS_TRY(ks_matmul_gpu_draw(s->gpu, s->w, s->h, s->lut, s->lo, s->hi, ks_mm_grid_tile(s), rgba));
+    else ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, 0, rgba);
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    return KS_OK;
+}
+
+static ks_status ks_matmul_key(void *self, const ks_key_event *ev, int *handled)
+{
+    ks_matmul_scene *s = self;
+    *handled = 1;
+    s->notice[0] = '\0';
+    switch (ev->key) {
+    case KS_KEY_TAB:
+        if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: only the CPU gold runs");
+        s->variant = (ks_matmul_variant)((s->variant + 1) % KS_MATMUL_NUM);
+        ks_mm_reset_times(s);
+        return KS_OK;
+    case KS_KEY_LEFT_BRACKET:
+    case KS_KEY_RIGHT_BRACKET: {
+        if (!s->gpu || s->variant != KS_MATMUL_TILED)
+            return ks_fail(KS_ERR_UNSUPPORTED, "[ ] change the tile of 'tiled' only (Tab to it)");
+        const int *t = ks_matmul_variant_get(KS_MATMUL_TILED)->tiles;
+        int at = 0;
+        while (at < 2 && t[at] != s->tile) ++at;
+        at = ev->key == KS_KEY_RIGHT_BRACKET ? (at < 2 ? at + 1 : 2) : (at > 0 ? at - 1 : 0);
+        s->tile = t[at];
+        ks_mm_reset_times(s);
+        return KS_OK;
+    }
+    default: *handled = 0; return KS_OK;
+    }
+}
+
+static void ks_mm_cat(char *buf, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void ks_mm_cat(char *buf, size_t len, const char *fmt, ...)
+{
+    const size_t used = strnlen(buf, len);
+    if (used + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Hover: C[i][j] and the tiles of A and B its block read. */
+static void ks_mm_hover(ks_matmul_scene *s, char *buf, size_t len)
+{
+    if (!s->probe_valid || s->probe_a < 0 || s->probe_b < 0 || s->probe_a >= s->w || s->probe_b >= s->h) return;
+    const int i = (int)((long long)(s->h - 1 - s->probe_b) * s->size.m / s->h);
+    const int j = (int)((long long)s->probe_a * s->size.n / s->w);
+    float v = NAN;
+    if (s->gpu) {
+        if (ks_matmul_gpu_read(s->gpu, i, j, &v) != KS_OK) ks_error_clear();
+    } else {
+        v = s->c[(size_t)i * s->size.n + j];
+    }
+    snprintf(buf, len, "C[%d][%d] = %g", i, j, (double)v);
+    if (!s->gpu) return;
+    const int K = s->size.k;
+    switch (s->variant) {
+    case KS_MATMUL_NAIVE:
+        ks_mm_cat(buf, len, "  block (%d,%d) of 16x16 reads A rows %d..%d and B columns %d..%d whole, from global",
+                  i / 16, j / 16, i / 16 * 16, i / 16 * 16 + 15 < s->size.m ? i / 16 * 16 + 15 : s->size.m - 1,
+                  j / 16 * 16, j / 16 * 16 + 15 < s->size.n ? j / 16 * 16 + 15 : s->size.n - 1);
+        break;
+    case KS_MATMUL_TILED: {
+        const int T = s->tile, kt = (K + T - 1) / T;
+        ks_mm_cat(buf, len, "  block (%d,%d) reads %dx%d tiles A(%d, 0..%d) and B(0..%d, %d)", i / T, j / T, T, T,
+                  i / T, kt - 1, kt - 1, j / T);
+        break;
+    }
+    case KS_MATMUL_REGTILE: {
+        const int kt = (K + 7) / 8;
+        ks_mm_cat(buf, len, "  block (%d,%d) reads 128x8 tiles A(%d, 0..%d) and 8x128 tiles B(0..%d, %d)", i / 128,
+                  j / 128, i / 128, kt - 1, kt - 1, j / 128);
+        break;
+    }
+    default: ks_mm_cat(buf, len, "  (cuBLAS picks its own tiles)"); break;
+    }
+}
+
+static void ks_matmul_view(void *self, ks_view *v)
+{
+    ks_matmul_scene *s = self;
+    const ks_matmul_size *z = &s->size;
+    snprintf(v->scene, sizeof v->scene, "matmul");
+    snprintf(v->image_name, sizeof v->image_name, "matmul_%s",
+             s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu");
+    ks_vcontrol *c;
+    if (s->gpu) {
+        c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
+        if (c) {
+            /* Tab order from the current variant round to it again */
+            for (int i = 0; i < KS_MATMUL_NUM && c->nchoices < KS_VIEW_CHOICES; ++i)
+                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
+                         ks_matmul_variant_get((ks_matmul_variant)((s->variant + i) % KS_MATMUL_NUM))->name);
+            snprintf(c->value, sizeof c->value, "%s", ks_matmul_variant_get(s->variant)->name);
+        }
+        if (s->variant == KS_MATMUL_TILED) {
+            c = ks_view_control(v, "tile", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+            if (c) snprintf(c->value, sizeof c->value, "%dx%d", s->tile, s->tile);
+        }
+    }
+    ks_view_text(v, KS_VGROUP_SCENE, "C = A*B", "%dx%d = %dx%d * %dx%d", z->m, z->n, z->m, z->k, z->k, z->n);
+    ks_view_text(v, KS_VGROUP_SCENE, "data", "float32, every element exact");
+    if (s->gpu) {
+        const ks_matmul_variant_info *vi = ks_matmul_variant_get(s->variant);
+        ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", vi->name);
+        ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", vi->summary);
+        if (s->variant == KS_MATMUL_TILED) ks_view_text(v, KS_VGROUP_KERNEL, "tile", "%dx%d", s->tile, s->tile);
+    } else {
+        ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (i-k-j loops, OpenMP)");
+    }
+    const double ms = ks_mm_median(s), flops = ks_matmul_flops(z);
+    if (ms > 0) {
+        const double gf = flops / (ms * 1e6);
+        ks_view_num(v, KS_VGROUP_KERNEL, "time", ms, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "runs", s->ms_n, "", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "throughput", gf, "GFLOP/s", KS_VFMT_G4);
+        if (s->gpu && s->cublas_ms > 0) {
+            ks_view_num(v, KS_VGROUP_KERNEL, "of cuBLAS", s->cublas_ms / ms, "", KS_VFMT_PCT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "cuBLAS time", s->cublas_ms, "ms", KS_VFMT_F3);
+        }
+        if (s->gpu && s->peak_gflops > 0) {
+            ks_view_num(v, KS_VGROUP_KERNEL, "of FP32 peak", gf / s->peak_gflops, "", KS_VFMT_PCT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "FP32 peak (FMA kernel)", s->peak_gflops, "GFLOP/s", KS_VFMT_INT);
+        }
+    }
+    if (s->gpu) {
+        const double bytes = ks_matmul_model_bytes(s->variant, s->tile, z);
+        ks_view_num(v, KS_VGROUP_KERNEL, "DRAM bytes (model count)", bytes, "B", KS_VFMT_G4);
+        if (ms > 0) ks_view_num(v, KS_VGROUP_KERNEL, "DRAM rate (model)", bytes / (ms * 1e6), "GB/s", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "intensity (model)", flops / bytes, "flop/B", KS_VFMT_F2);
+    }
+    /* Roofline, one launch: 2MNK flops; bytes from the variant's traffic model
+     * (CPU: A, B and C once each, the least any order can move). */
+    char rname[24];
+    if (s->gpu && s->variant == KS_MATMUL_TILED) snprintf(rname, sizeof rname, "tiled %d", s->tile);
+    else snprintf(rname, sizeof rname, "%s", s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu");
+    const double rbytes = s->gpu ? ks_matmul_model_bytes(s->variant, s->tile, z)
+                                 : 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n);
+    if (ms > 0) ks_roof_log_put(&s->roof, rname, flops, rbytes, ms);
+    ks_view_roof(v, &s->roof, rname, "one multiply", s->t_peak_gbs, s->gpu ? s->peak_gflops : 0.0);
+    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+    v->colorbar.on = 1;
+    v->colorbar.cmap = s->opt->colormap;
+    v->colorbar.lo = s->lo;
+    v->colorbar.hi = s->hi;
+    snprintf(v->colorbar.label, sizeof v->colorbar.label, "C[i][j]");
+    ks_mm_hover(s, v->hover, sizeof v->hover);
+}
+
+static ks_status ks_matmul_finish(void *self)
+{
+    ks_matmul_scene *s = self;
+    const char *path = s->opt->dump_field;
+    if (!path) return KS_OK;
+    if (!s->computed) KS_TRY(ks_mm_run(s));
+    if (s->gpu) KS_TRY(ks_matmul_gpu_download(s->gpu, s->c));
+    const size_t shape[2] = {(size_t)s->size.m, (size_t)s->size.n};
+    return ks_npy_write_f32(path, s->c, 2, shape);
+}
+
+const ks_scene_api ks_scene_matmul = {
+    .name = "matmul",
+    .help = "Matmul scene\n"
+            "  Tab        next variant (naive, tiled, regtile, cublas)\n"
+            "  [ / ]      smaller / larger tile (tiled: 8, 16, 32)\n"
+            "  hover      C[i][j] and the tiles of A and B its block read\n",
+    .create = ks_matmul_create,
+    .destroy = ks_matmul_destroy,
+    .stream = ks_matmul_stream,
+    .max_image_size = ks_matmul_max_image_size,
+    .compute = ks_matmul_compute,
+    .draw = ks_matmul_draw,
+    .key = ks_matmul_key,
+    .view = ks_matmul_view,
+    .finish = ks_matmul_finish,
+};

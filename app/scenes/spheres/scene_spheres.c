@@ -1,0 +1,523 @@
+/* The sphere ray-casting scene for the live loop.
+ *
+ * Each frame: drift the spheres when animating (host), upload them to the
+ * memory the current variant reads (stage "upload"), render straight into
+ * the frame's pixel buffer (stage "render"; for binned the binning is part
+ * of it). Keys: M variant, + - sphere count, [ ] block size, V animate,
+ * R reset. The A/B table keeps, per sphere count, the last times of every
+ * variant, taken from the renderer's own events tagged with the variant
+ * (the stage timer's window would mix variants right after a switch). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/common/ks_util.h"
+#include "kernels/spheres/spheres.h"
+#include "app/scene.h"
+
+enum {
+    KS_SPH_WINDOW = 32,       /* samples per variant in the A/B table */
+    KS_SPH_TABLE_ROWS = 8,    /* sphere counts remembered */
+    KS_SPH_CPU_LIVE_MAX = 4096, /* + stops here on the CPU backend (seconds a frame beyond) */
+};
+
+typedef struct ks_sph_window {
+    double ms[KS_SPH_WINDOW];
+    int n, next;
+} ks_sph_window;
+
+typedef struct ks_sph_row {
+    int count;                                  /* 0: unused */
+    long long used;                             /* last frame it was touched, for reuse */
+    ks_sph_window render[KS_SPHERES_MEM_NUM];   /* [0] is the CPU gold */
+    ks_sph_window upload[KS_SPHERES_MEM_NUM];
+} ks_sph_row;
+
+typedef struct ks_spheres_scene {
+    const ks_options *opt;
+    int use_cuda;
+    int w, h;                   /* picture, pixels */
+    const char *scene_file;     /* NULL: generated from seed */
+    unsigned long long seed;
+    int count;
+    ks_sphere *base;            /* as generated or loaded */
+    ks_sphere *now;             /* after t frames of drift */
+    float *vel;                 /* 3 per sphere, pixels per frame */
+    ks_sphere_packed *packed;   /* what the renderers read */
+    int animate;
+    double t;                   /* frames of drift */
+    ks_spheres_mem mem;
+    int block[2];
+    ks_spheres_gpu *gpu;        /* NULL on the CPU backend */
+    long long data_gen;         /* bumps when packed changes */
+    long long global_gen, const_gen; /* data_gen last uploaded to each place, -1 none */
+    ks_kernel_attrs attrs;
+    int attrs_valid;
+    char notice[256];           /* last refusal or hint, shown until the next key */
+    ks_sph_row rows[KS_SPH_TABLE_ROWS];
+    double t_peak_gbs, fma_gflops; /* roofline ceilings, measured at start-up */
+    long long frame;
+    int probe_valid, probe_a, probe_b;
+} ks_spheres_scene;
+
+/* ---- timing table ---- */
+
+static void ks_sph_push(ks_sph_window *w, double ms)
+{
+    w->ms[w->next] = ms;
+    w->next = (w->next + 1) % KS_SPH_WINDOW;
+    if (w->n < KS_SPH_WINDOW) ++w->n;
+}
+
+/* Median and minimum of the window; 0 when empty. */
+static int ks_sph_stats(const ks_sph_window *w, double *median, double *min)
+{
+    if (w->n == 0) return 0;
+    double v[KS_SPH_WINDOW];
+    memcpy(v, w->ms, (size_t)w->n * sizeof *v);
+    *median = ks_median_sort(v, w->n); /* sorts: v[0] is the minimum */
+    *min = v[0];
+    return 1;
+}
+
+static ks_sph_row *ks_sph_row_for(ks_spheres_scene *s, int count)
+{
+    ks_sph_row *oldest = &s->rows[0];
+    for (int k = 0; k < KS_SPH_TABLE_ROWS; ++k) {
+        if (s->rows[k].count == count) {
+            s->rows[k].used = s->frame;
+            return &s->rows[k];
+        }
+        if (s->rows[k].count == 0 || s->rows[k].used < oldest->used) oldest = &s->rows[k];
+    }
+    memset(oldest, 0, sizeof *oldest);
+    oldest->count = count;
+    oldest->used = s->frame;
+    return oldest;
+}
+
+static void ks_sph_collect(ks_spheres_scene *s)
+{
+    if (!s->gpu) return;
+    ks_spheres_sample got[16];
+    int n;
+    while ((n = ks_spheres_gpu_collect(s->gpu, got, 16)) > 0)
+        for (int k = 0; k < n; ++k) {
+            ks_sph_row *row = ks_sph_row_for(s, got[k].count);
+            ks_sph_window *w = got[k].kind == KS_SPHERES_SAMPLE_RENDER ? row->render : row->upload;
+            ks_sph_push(&w[got[k].mem], got[k].ms);
+        }
+}
+
+/* ---- spheres ---- */
+
+static ks_status ks_sph_alloc(ks_spheres_scene *s, int count)
+{
+    char what[64];
+    snprintf(what, sizeof what, "spheres: %d spheres", count);
+    KS_TRY(ks_host_memory_check((double)count * (2 * sizeof(ks_sphere) + 3 * sizeof(float) +
+                                                 sizeof(ks_sphere_packed)),
+                                what));
+    free(s->now);
+    free(s->vel);
+    free(s->packed);
+    s->now = malloc((size_t)count * sizeof *s->now);
+    s->vel = malloc((size_t)count * 3 * sizeof *s->vel);
+    s->packed = malloc((size_t)count * sizeof *s->packed);
+    if (!s->now || !s->vel || !s->packed)
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: no host memory for %d spheres", count);
+    return KS_OK;
+}
+
+/* Positions at s->t into packed. */
+static void ks_sph_refresh(ks_spheres_scene *s)
+{
+    ks_spheres_animate(s->base, s->vel, s->count, s->t, s->w, s->h, s->now);
+    ks_spheres_pack(s->now, s->count, s->packed);
+    ++s->data_gen;
+}
+
+/* count generated spheres (the first n of a seed's stream never change with count). */
+static ks_status ks_sph_generate(ks_spheres_scene *s, int count)
+{
+    ks_sphere *base = malloc((size_t)count * sizeof *base);
+    if (!base) return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: no host memory for %d spheres", count);
+    ks_spheres_generate(s->seed, count, s->w, s->h, base);
+    free(s->base);
+    s->base = base;
+    s->count = count;
+    KS_TRY(ks_sph_alloc(s, count));
+    ks_spheres_velocities(s->seed, count, s->vel);
+    ks_sph_refresh(s);
+    s->attrs_valid = 0;
+    return KS_OK;
+}
+
+static ks_status ks_sph_upload_if_needed(ks_spheres_scene *s, ks_frame_ctx *ctx)
+{
+    if (!s->gpu) return KS_OK;
+    const int constant = s->mem == KS_SPHERES_MEM_CONSTANT;
+    long long *gen = constant ? &s->const_gen : &s->global_gen;
+    if (*gen == s->data_gen) return KS_OK;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "upload") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    KS_TRY(ks_spheres_gpu_upload(s->gpu, s->mem, s->packed, s->count));
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    *gen = s->data_gen;
+    return KS_OK;
+}
+
+/* ---- plugin ---- */
+
+static void ks_spheres_destroy(void *self)
+{
+    ks_spheres_scene *s = self;
+    if (!s) return;
+    ks_spheres_gpu_destroy(s->gpu);
+    free(s->base);
+    free(s->now);
+    free(s->vel);
+    free(s->packed);
+    free(s);
+}
+
+static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
+{
+    *self = NULL;
+    const ks_options *opt = env->opt;
+    ks_spheres_scene *s = calloc(1, sizeof *s);
+    if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: out of host memory");
+    s->opt = opt;
+    s->use_cuda = env->use_cuda;
+    s->t_peak_gbs = env->t_peak_gbs;
+    s->fma_gflops = env->fma_gflops;
+    s->global_gen = s->const_gen = -1;
+    s->seed = opt->seed;
+    /* defaults, in one place */
+    s->w = opt->size_set && opt->width > 0 ? opt->width : KS_SPHERES_DEFAULT_WIDTH;
+    s->h = opt->size_set && opt->height > 0 ? opt->height : KS_SPHERES_DEFAULT_HEIGHT;
+    s->mem = KS_SPHERES_MEM_GLOBAL;
+    ks_spheres_block_default(s->block);
+    if (opt->block_count > 0) {
+        s->block[0] = opt->blocks[0][0];
+        s->block[1] = opt->blocks[0][1];
+    }
+    const int count = opt->spheres.count > 0 ? opt->spheres.count : KS_SPHERES_DEFAULT_COUNT;
+
+    ks_status st = KS_OK;
+    if (s->w < 1 || s->h < 1 || s->w > 16384 || s->h > 16384)
+        st = ks_fail(KS_ERR_INVALID, "spheres: --size %dx%d must be 1..16384 a side", s->w, s->h);
+    if (st == KS_OK && opt->spheres.mem && ks_spheres_mem_parse(opt->spheres.mem, &s->mem) != 0) {
+        char list[128];
+        ks_spheres_mem_list(list, sizeof list);
+        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->spheres.mem), list);
+    }
+    if (st == KS_OK) st = ks_spheres_block_check(s->block);
+    if (st == KS_OK && !s->use_cuda) { /* the CPU gold draws into a host picture: refuse up front */
+        char what[64];
+        snprintf(what, sizeof what, "spheres: a %dx%d picture", s->w, s->h);
+        st = ks_host_memory_check(4.0 * s->w * (double)s->h, what);
+    }
+    if (st == KS_OK && opt->spheres.file) {
+        ks_sphere *loaded = NULL;
+        int n = 0;
+        st = ks_spheres_load(opt->spheres.file, &loaded, &n);
+        if (st == KS_OK) {
+            s->scene_file = opt->spheres.file;
+            s->base = loaded;
+            s->count = n;
+            st = ks_sph_alloc(s, n);
+        }
+        if (st == KS_OK) {
+            ks_spheres_velocities(s->seed, n, s->vel);
+            ks_sph_refresh(s);
+        }
+    } else if (st == KS_OK) {
+        if (count < 1 || count > KS_SPHERES_MAX)
+            st = ks_fail(KS_ERR_INVALID, "spheres: --spheres %d must be 1..%d", count, KS_SPHERES_MAX);
+        else
+            st = ks_sph_generate(s, count);
+    }
+    /* constant memory refuses, never truncates */
+    if (st == KS_OK && s->use_cuda) st = ks_spheres_mem_check(s->mem, s->count);
+    if (st == KS_OK && s->use_cuda) st = ks_spheres_gpu_create(&s->gpu);
+    if (st == KS_OK && s->gpu) ks_spheres_gpu_track(s->gpu, 1);
+    if (st == KS_OK && !s->use_cuda && opt->spheres.mem)
+        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", opt->spheres.mem);
+    if (st != KS_OK) {
+        ks_spheres_destroy(s);
+        return st;
+    }
+    *self = s;
+    return KS_OK;
+}
+
+static void *ks_spheres_stream(void *self)
+{
+    ks_spheres_scene *s = self;
+    return s->gpu ? ks_spheres_gpu_stream(s->gpu) : NULL;
+}
+
+static void ks_spheres_max_image_size(void *self, int *w, int *h)
+{
+    ks_spheres_scene *s = self;
+    *w = s->w;
+    *h = s->h;
+}
+
+static ks_status ks_spheres_compute(void *self, ks_frame_ctx *ctx)
+{
+    ks_spheres_scene *s = self;
+    s->frame = ctx ? ctx->frame : s->frame + 1;
+    ks_sph_collect(s);
+    if (s->animate && ctx && ctx->step) {
+        s->t += 1.0;
+        ks_sph_refresh(s);
+    }
+    return ks_sph_upload_if_needed(s, ctx);
+}
+
+static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+{
+    ks_spheres_scene *s = self;
+    *w = s->w;
+    *h = s->h;
+    if (ctx) {
+        s->probe_valid = ctx->probe_valid;
+        s->probe_a = ctx->probe_a;
+        s->probe_b = ctx->probe_b;
+    }
+    KS_TRY(ks_sph_upload_if_needed(s, ctx)); /* a key may have switched the variant since compute */
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "render") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    if (s->gpu) {
+        KS_TRY(ks_spheres_gpu_render(s->gpu, s->mem, s->block, s->w, s->h, rgba));
+    } else {
+        const double t0 = (ks_now_seconds() * 1e3);
+        ks_spheres_gold_render(s->packed, s->count, s->w, s->h, (unsigned char *)rgba);
+        ks_sph_push(&ks_sph_row_for(s, s->count)->render[0], (ks_now_seconds() * 1e3) - t0);
+    }
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    return KS_OK;
+}
+
+static ks_status ks_sph_set_count(ks_spheres_scene *s, int count)
+{
+    if (s->scene_file)
+        return ks_fail(KS_ERR_UNSUPPORTED, "the scene file %s fixes the spheres (%d); + and - work on generated scenes",
+                       s->scene_file, s->count);
+    const int max = s->use_cuda ? KS_SPHERES_MAX : KS_SPH_CPU_LIVE_MAX;
+    if (count > max) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the most here", max);
+    if (count < KS_SPHERES_LIVE_MIN) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the fewest here", KS_SPHERES_LIVE_MIN);
+    if (s->use_cuda) KS_TRY(ks_spheres_mem_check(s->mem, count));
+    return ks_sph_generate(s, count);
+}
+
+static ks_status ks_spheres_key(void *self, const ks_key_event *ev, int *handled)
+{
+    ks_spheres_scene *s = self;
+    *handled = 1;
+    s->notice[0] = '\0';
+    switch (ev->key) {
+    case 'M': {
+        if (!s->use_cuda) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: the CPU gold has no memory variants");
+        ks_spheres_mem next = ks_spheres_mem_next(s->mem);
+        if (ks_spheres_mem_check(next, s->count) != KS_OK) {
+            snprintf(s->notice, sizeof s->notice, "constant skipped: memory holds at most %d spheres, not %d",
+                     KS_SPHERES_CONST_MAX, s->count);
+            ks_error_clear();
+            next = ks_spheres_mem_next(next);
+        }
+        s->mem = next;
+        s->attrs_valid = 0;
+        return KS_OK;
+    }
+    case KS_KEY_PLUS: return ks_sph_set_count(s, s->count * 2);
+    case KS_KEY_MINUS: return ks_sph_set_count(s, s->count / 2);
+    case KS_KEY_LEFT_BRACKET:
+    case KS_KEY_RIGHT_BRACKET: {
+        const int (*list)[2];
+        const int n = ks_spheres_block_presets(&list);
+        int at = -1;
+        for (int k = 0; k < n && at < 0; ++k)
+            if (list[k][0] == s->block[0] && list[k][1] == s->block[1]) at = k;
+        for (int k = 0; k < n && at < 0; ++k) /* a --block off the list: from the nearest not larger */
+            if (list[k][0] * list[k][1] > s->block[0] * s->block[1]) at = k > 0 ? k - 1 : 0;
+        if (at < 0) at = n - 1;
+        if (ev->key == KS_KEY_RIGHT_BRACKET) at = at + 1 < n ? at + 1 : n - 1;
+        else at = at > 0 ? at - 1 : 0;
+        s->block[0] = list[at][0];
+        s->block[1] = list[at][1];
+        s->attrs_valid = 0;
+        return KS_OK;
+    }
+    case 'V': s->animate = !s->animate; return KS_OK;
+    case 'R':
+        s->t = 0.0;
+        ks_sph_refresh(s);
+        return KS_OK;
+    default: *handled = 0; return KS_OK;
+    }
+}
+
+static void ks_spheres_view(void *self, ks_view *v)
+{
+    ks_spheres_scene *s = self;
+    ks_sph_collect(s);
+    snprintf(v->scene, sizeof v->scene, "spheres");
+    snprintf(v->image_name, sizeof v->image_name, "spheres_%s",
+             s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
+    const int col = s->gpu ? (int)s->mem : 0;
+
+    ks_vcontrol *c;
+    if (s->gpu) {
+        c = ks_view_control(v, "memory", 0, 'M');
+        if (c) {
+            /* M order from the current variant round to it again */
+            ks_spheres_mem m = s->mem;
+            for (int i = 0; i < KS_SPHERES_MEM_NUM - 1 && c->nchoices < KS_VIEW_CHOICES; ++i, m = ks_spheres_mem_next(m))
+                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_spheres_mem_name(m));
+            snprintf(c->value, sizeof c->value, "%s", ks_spheres_mem_name(s->mem));
+        }
+        c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+        if (c) snprintf(c->value, sizeof c->value, "%dx%d", s->block[0], s->block[1]);
+    }
+    if (!s->scene_file) {
+        c = ks_view_control(v, "spheres", KS_KEY_MINUS, KS_KEY_PLUS);
+        if (c) snprintf(c->value, sizeof c->value, "%d", s->count);
+    }
+    c = ks_view_control(v, "animation", 0, 'V');
+    if (c) {
+        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->animate ? "on" : "off");
+        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->animate ? "off" : "on");
+        c->nchoices = 2;
+        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
+    }
+
+    ks_view_num(v, KS_VGROUP_SCENE, "spheres", s->count, "", KS_VFMT_INT);
+    if (s->scene_file) ks_view_text(v, KS_VGROUP_SCENE, "scene file", "%s", s->scene_file);
+    else ks_view_num(v, KS_VGROUP_SCENE, "seed", (double)s->seed, "", KS_VFMT_INT);
+    ks_view_text(v, KS_VGROUP_SCENE, "image", "%dx%d", s->w, s->h);
+    ks_view_text(v, KS_VGROUP_SCENE, "animation", "%s", s->animate ? "on" : "off");
+    if (s->gpu) {
+        ks_view_text(v, KS_VGROUP_KERNEL, "memory", "%s", ks_spheres_mem_name(s->mem));
+        ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", ks_spheres_mem_summary(s->mem));
+        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx%d", s->block[0], s->block[1]);
+        if (!s->attrs_valid && ks_spheres_gpu_kernel_attrs(s->gpu, s->mem, s->block, &s->attrs) == KS_OK)
+            s->attrs_valid = 1;
+        if (s->attrs_valid) {
+            ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "%s", ks_spheres_mem_kernel(s->mem));
+            ks_view_num(v, KS_VGROUP_KERNEL, "registers", s->attrs.registers, "/thread", KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "shared memory", s->attrs.static_smem + s->attrs.dynamic_smem, "B",
+                        KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "blocks/SM", s->attrs.blocks_per_sm, "", KS_VFMT_INT);
+            ks_view_num(v, KS_VGROUP_KERNEL, "occupancy", s->attrs.occupancy, "", KS_VFMT_PCT);
+        }
+    } else {
+        ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (row-culled brute force, OpenMP)");
+    }
+    const ks_sph_row *row = ks_sph_row_for(s, s->count);
+    double med, mn;
+    if (ks_sph_stats(&row->render[col], &med, &mn)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "render median", med, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "render min", mn, "ms", KS_VFMT_F3);
+    }
+    if (s->gpu && ks_sph_stats(&row->upload[col], &med, &mn)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "upload median", med, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "upload min", mn, "ms", KS_VFMT_F3);
+    }
+    /* Roofline, one render: the brute-force model, every pixel tests every
+     * sphere (2 subs, 2 muls, an add and a compare: 6 flops); bytes: the
+     * picture written once and the packed spheres read once. */
+    {
+        const double pix = (double)s->w * s->h;
+        const double flops = 6.0 * pix * s->count;
+        const double bytes = 4.0 * pix + (double)s->count * sizeof(ks_sphere_packed);
+        ks_roof_log roof = {0};
+        for (int m = s->gpu ? KS_SPHERES_MEM_GLOBAL : 0; m <= (s->gpu ? KS_SPHERES_MEM_NUM - 1 : 0); ++m) {
+            double rmed, rmin;
+            if (ks_sph_stats(&row->render[m], &rmed, &rmin))
+                ks_roof_log_put(&roof, s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu", flops, bytes, rmed);
+        }
+        ks_view_roof(v, &roof, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu", "one render", s->t_peak_gbs,
+                     s->gpu ? s->fma_gflops : 0.0);
+    }
+    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+
+    /* A/B table: every variant's last times at this count */
+    ks_vtable *t = &v->table;
+    snprintf(t->title, sizeof t->title, "every variant at %d spheres (medians)", s->count);
+    t->ncols = 3;
+    snprintf(t->cols[0], sizeof t->cols[0], "render");
+    snprintf(t->units[0], sizeof t->units[0], "ms");
+    t->fmts[0] = KS_VFMT_F3;
+    snprintf(t->cols[1], sizeof t->cols[1], "upload");
+    snprintf(t->units[1], sizeof t->units[1], "ms");
+    t->fmts[1] = KS_VFMT_F3;
+    snprintf(t->cols[2], sizeof t->cols[2], "vs global");
+    /* a speed-up ratio: no unit */
+    t->fmts[2] = KS_VFMT_F2;
+    double global_med = 0.0, gmin;
+    const int have_global = s->gpu && ks_sph_stats(&row->render[KS_SPHERES_MEM_GLOBAL], &global_med, &gmin);
+    const int first = s->gpu ? KS_SPHERES_MEM_GLOBAL : 0, last = s->gpu ? KS_SPHERES_MEM_NUM - 1 : 0;
+    for (int m = first; m <= last && t->nrows < KS_VIEW_ROWS; ++m) {
+        ks_vrow *r = &t->rows[t->nrows++];
+        snprintf(r->label, sizeof r->label, "%s", s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu gold");
+        r->selected = m == col;
+        r->cell[0] = r->cell[1] = r->cell[2] = NAN;
+        if (s->gpu && ks_spheres_mem_check((ks_spheres_mem)m, s->count) != KS_OK) {
+            ks_error_clear();
+            snprintf(r->note, sizeof r->note, "n/a: holds at most %d spheres", KS_SPHERES_CONST_MAX);
+            continue;
+        }
+        double rm = 0, um = 0, x;
+        if (ks_sph_stats(&row->render[m], &rm, &x)) r->cell[0] = rm;
+        if (ks_sph_stats(&row->upload[m], &um, &x)) r->cell[1] = um;
+        if (isfinite(r->cell[0]) && have_global && rm > 0) r->cell[2] = global_med / rm;
+    }
+
+    if (s->probe_valid && s->probe_a >= 0 && s->probe_b >= 0 && s->probe_a < s->w && s->probe_b < s->h) {
+        unsigned char px[4];
+        const int k = ks_spheres_gold_pixel(s->packed, s->count, s->w, s->h, s->probe_a, s->probe_b, px);
+        if (k < 0)
+            snprintf(v->hover, sizeof v->hover, "pixel (%d,%d): no sphere", s->probe_a, s->probe_b);
+        else
+            snprintf(v->hover, sizeof v->hover, "pixel (%d,%d): sphere #%d at (%.1f, %.1f, %.1f) r %.1f -> %d %d %d",
+                     s->probe_a, s->probe_b, k, s->now[k].x, s->now[k].y, s->now[k].z, s->now[k].radius,
+                     px[0], px[1], px[2]);
+    }
+}
+
+static ks_status ks_spheres_finish(void *self)
+{
+    (void)self;
+    return KS_OK;
+}
+
+static void ks_spheres_status(void *self, char *buf, size_t cap)
+{
+    const ks_spheres_scene *s = self;
+    snprintf(buf, cap, "%d spheres, %s", s->count, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
+}
+
+const ks_scene_api ks_scene_spheres = {
+    .name = "spheres",
+    .help = "M: next memory variant (global, readonly, constant, shared, binned)\n"
+            "+ / -: double / halve the sphere count\n"
+            "[ / ]: smaller / larger thread block\n"
+            "V: animate (spheres drift; the upload is timed each frame)\n"
+            "R: reset the spheres to their start",
+    .create = ks_spheres_create,
+    .destroy = ks_spheres_destroy,
+    .stream = ks_spheres_stream,
+    .max_image_size = ks_spheres_max_image_size,
+    .compute = ks_spheres_compute,
+    .draw = ks_spheres_draw,
+    .key = ks_spheres_key,
+    .view = ks_spheres_view,
+    .finish = ks_spheres_finish,
+    .status = ks_spheres_status,
+};

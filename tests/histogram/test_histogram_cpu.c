@@ -1,0 +1,328 @@
+/* Histogram gold routines against exact references, the generated inputs,
+ * the .npy and CSV writers, and the command line's refusals (exit 2). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/scenes/histogram/bench_histogram.h"
+#include "kernels/histogram/histogram.h"
+#include "tests/test_util.h"
+
+static uint64_t sum(const uint64_t *h, unsigned bins)
+{
+    uint64_t s = 0;
+    for (unsigned b = 0; b < bins; ++b) s += h[b];
+    return s;
+}
+
+static void test_bytes(void **state)
+{
+    (void)state;
+    uint64_t h[256] = {0};
+    const unsigned char abca[] = "abca";
+    ks_hist_gold(abca, 4, 0, 4, KS_HIST_BYTES, 256, h);
+    assert_int_equal(h['a'], 2);
+    assert_int_equal(h['b'], 1);
+    assert_int_equal(h['c'], 1);
+    assert_int_equal(sum(h, 256), 4);
+    /* random bytes: sums to n, and ranges add up to the whole */
+    const size_t n = 100003;
+    unsigned char *d = malloc(n);
+    assert_non_null(d);
+    ks_hist_generate(KS_HIST_IN_UNIFORM, 7, d, n);
+    uint64_t whole[256] = {0}, parts[256] = {0};
+    ks_hist_gold(d, n, 0, n, KS_HIST_BYTES, 256, whole);
+    assert_int_equal(sum(whole, 256), n);
+    ks_hist_gold(d, n, 0, 12345, KS_HIST_BYTES, 256, parts);
+    ks_hist_gold(d, n, 12345, n, KS_HIST_BYTES, 256, parts);
+    assert_memory_equal(whole, parts, sizeof whole);
+    for (int b = 0; b < 256; ++b) assert_true(whole[b] > 250 && whole[b] < 550); /* ~390 each */
+    free(d);
+}
+
+static void test_pair_bins(void **state)
+{
+    (void)state;
+    const unsigned bins[] = {1, 3, 256, 1000, 65536};
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; ++i) {
+        assert_int_equal(ks_hist_pair_bin(0, bins[i]), 0);
+        assert_int_equal(ks_hist_pair_bin(65535, bins[i]), bins[i] - 1);
+    }
+    assert_int_equal(ks_hist_pair_bin(21845, 3), 0); /* 65535 / 65536 */
+    assert_int_equal(ks_hist_pair_bin(21846, 3), 1);
+    assert_int_equal(ks_hist_pair_bin(43690, 3), 1);
+    assert_int_equal(ks_hist_pair_bin(43691, 3), 2);
+    assert_int_equal(ks_hist_pair_bin(1234, 65536), 1234);
+    assert_int_equal(ks_hist_pair_bin(65, 1000), 0); /* 65000 / 65536 */
+    assert_int_equal(ks_hist_pair_bin(66, 1000), 1);
+
+    /* little-endian pairs and the lone odd byte (high byte 0) */
+    uint64_t *h = calloc(65536, sizeof *h);
+    assert_non_null(h);
+    const unsigned char d[] = {0x01, 0x02, 0x03};
+    ks_hist_gold(d, 3, 0, 3, KS_HIST_PAIRS, 65536, h);
+    assert_int_equal(h[0x0201], 1);
+    assert_int_equal(h[0x0003], 1);
+    assert_int_equal(sum(h, 65536), 2);
+    memset(h, 0, 65536 * sizeof *h);
+    ks_hist_gold(d, 3, 2, 3, KS_HIST_PAIRS, 65536, h); /* a range holding only the lone byte */
+    assert_int_equal(h[3], 1);
+    assert_int_equal(sum(h, 65536), 1);
+    assert_int_equal(ks_hist_items(KS_HIST_PAIRS, 0, 3), 2);
+    assert_int_equal(ks_hist_items(KS_HIST_PAIRS, 0, 4), 2);
+    assert_int_equal(ks_hist_items(KS_HIST_BYTES, 5, 5), 0);
+    /* one bin holds everything */
+    uint64_t one = 0;
+    ks_hist_gold(d, 3, 0, 3, KS_HIST_PAIRS, 1, &one);
+    assert_int_equal(one, 2);
+    free(h);
+}
+
+static uint32_t fnv(const char *s)
+{
+    return ks_hist_fnv1a_lower((const unsigned char *)s, strlen(s));
+}
+
+static void test_words(void **state)
+{
+    (void)state;
+    /* FNV-1a 32-bit reference values */
+    assert_int_equal(fnv(""), 2166136261u);
+    assert_int_equal(fnv("a"), 0xe40c292cu);
+    assert_int_equal(fnv("foobar"), 0xbf9cf968u);
+    assert_int_equal(fnv("FooBar"), 0xbf9cf968u); /* lower-cased */
+
+    const unsigned B = 65536;
+    uint64_t *h = calloc(B, sizeof *h);
+    assert_non_null(h);
+    /* punctuation, digits, UTF-8 (é = C3 A9, ï = C3 AF) split words */
+    const char *t = "Hello, hello! HeLLo123world caf\xc3\xa9 na\xc3\xafve -- x";
+    ks_hist_gold((const unsigned char *)t, strlen(t), 0, strlen(t), KS_HIST_WORDS, B, h);
+    assert_int_equal(sum(h, B), 8);
+    assert_int_equal(h[fnv("hello") % B], 3);
+    assert_int_equal(h[fnv("world") % B], 1);
+    assert_int_equal(h[fnv("caf") % B], 1);
+    assert_int_equal(h[fnv("na") % B], 1);
+    assert_int_equal(h[fnv("ve") % B], 1);
+    assert_int_equal(h[fnv("x") % B], 1);
+    /* empty and letter-free inputs count nothing */
+    memset(h, 0, B * sizeof *h);
+    ks_hist_gold((const unsigned char *)"", 0, 0, 0, KS_HIST_WORDS, B, h);
+    ks_hist_gold((const unsigned char *)"12 ,. \xc3\xa9", 7, 0, 7, KS_HIST_WORDS, B, h);
+    assert_int_equal(sum(h, B), 0);
+    /* a word belongs to the range holding its first letter, wherever it is cut */
+    const size_t n = strlen(t);
+    uint64_t whole[64] = {0};
+    ks_hist_gold((const unsigned char *)t, n, 0, n, KS_HIST_WORDS, 64, whole);
+    for (size_t k = 0; k <= n; ++k) {
+        uint64_t parts[64] = {0};
+        ks_hist_gold((const unsigned char *)t, n, 0, k, KS_HIST_WORDS, 64, parts);
+        ks_hist_gold((const unsigned char *)t, n, k, n, KS_HIST_WORDS, 64, parts);
+        assert_memory_equal(whole, parts, sizeof whole);
+    }
+    free(h);
+}
+
+static void test_generated(void **state)
+{
+    (void)state;
+    const size_t n = 200000;
+    unsigned char *a = malloc(n), *b = malloc(n);
+    assert_non_null(a);
+    assert_non_null(b);
+    ks_hist_generate(KS_HIST_IN_TEXT, 3, a, n);
+    ks_hist_generate(KS_HIST_IN_TEXT, 3, b, n);
+    assert_memory_equal(a, b, n);
+    ks_hist_generate(KS_HIST_IN_TEXT, 4, b, n);
+    assert_true(memcmp(a, b, n) != 0);
+    uint64_t h[256] = {0};
+    ks_hist_gold(a, n, 0, n, KS_HIST_BYTES, 256, h);
+    for (int c = 0; c < 256; ++c) {
+        const int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == ' ' || c == ',' || c == '.' ||
+                       c == '\n';
+        if (!ok) assert_int_equal(h[c], 0);
+    }
+    assert_true(h[' '] > h['e'] && h['e'] > h['z']); /* English-like */
+    assert_true(h['\n'] > 0 && h[','] > 0 && h['.'] > 0);
+    ks_hist_generate(KS_HIST_IN_EQUAL, 3, b, n);
+    memset(h, 0, sizeof h);
+    ks_hist_gold(b, n, 0, n, KS_HIST_BYTES, 256, h);
+    assert_int_equal(h['a'], n);
+    ks_hist_generate(KS_HIST_IN_TEXT, 3, a, 1); /* a single byte */
+    free(a);
+    free(b);
+}
+
+static size_t read_file(const char *path, unsigned char *buf, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    const size_t got = fread(buf, 1, len, f);
+    fclose(f);
+    return got;
+}
+
+static void test_npy(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "hist_npy");
+    snprintf(path, sizeof path, "%s/h.npy", dir);
+    const uint64_t h[3] = {1, 0x12345678u, 7};
+    assert_int_equal(ks_hist_npy_write(path, h, 3, 100), KS_OK);
+    unsigned char buf[512];
+    size_t n = read_file(path, buf, sizeof buf);
+    assert_int_equal(n, 128 + 12);
+    assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
+    assert_non_null(strstr((const char *)buf + 10, "'<u4'"));
+    assert_non_null(strstr((const char *)buf + 10, "(3,)"));
+    assert_int_equal(buf[127], '\n');
+    assert_memory_equal(buf + 128, "\x01\0\0\0\x78\x56\x34\x12\x07\0\0\0", 12);
+    const uint64_t big[1] = {5000000000ull};
+    assert_int_equal(ks_hist_npy_write(path, big, 1, 5000000000ull), KS_OK);
+    n = read_file(path, buf, sizeof buf);
+    assert_int_equal(n, 128 + 8);
+    assert_non_null(strstr((const char *)buf + 10, "'<i8'"));
+    assert_memory_equal(buf + 128, "\x00\xf2\x05\x2a\x01\0\0\0", 8);
+    snprintf(path, sizeof path, "%s/no/such/dir/h.npy", dir);
+    assert_int_equal(ks_hist_npy_write(path, h, 3, 100), KS_ERR_IO);
+}
+
+static void test_csv(void **state)
+{
+    (void)state;
+    ks_hbench_row rows[2];
+    memset(rows, 0, sizeof rows);
+    snprintf(rows[0].device, sizeof rows[0].device, "GPU X");
+    snprintf(rows[0].cc, sizeof rows[0].cc, "8.6");
+    snprintf(rows[0].variant, sizeof rows[0].variant, "warp");
+    snprintf(rows[0].input, sizeof rows[0].input, "text");
+    snprintf(rows[0].mode, sizeof rows[0].mode, "bytes");
+    rows[0].bytes = 1024;
+    rows[0].bins = 256;
+    rows[0].ms = 0.5;
+    rows[0].min_ms = 0.25;
+    rows[0].gbs = 2.048;
+    rows[0].t_peak_gbs = 4.096;
+    rows[0].pct_cub = 90.0;
+    rows[1] = rows[0];
+    snprintf(rows[1].variant, sizeof rows[1].variant, "cpu");
+    rows[1].pct_cub = -1.0;
+    const size_t need = ks_hbench_csv(rows, 2, NULL, 0);
+    char *buf = malloc(need + 1);
+    assert_non_null(buf);
+    assert_int_equal(ks_hbench_csv(rows, 2, buf, need + 1), need);
+    assert_string_equal(buf, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n"
+                             "\"GPU X\",warp,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,90.0,8.6\n"
+                             "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,,8.6\n");
+    char small[10];
+    assert_int_equal(ks_hbench_csv(rows, 2, small, sizeof small), need); /* cut, still terminated */
+    assert_int_equal(strlen(small), sizeof small - 1);
+    const size_t tneed = ks_hbench_table(rows, 2, NULL, 0);
+    char *table = malloc(tneed + 1);
+    assert_non_null(table);
+    ks_hbench_table(rows, 2, table, tneed + 1);
+    assert_int_equal(ks_test_count_lines(table), 3);
+    free(table);
+    free(buf);
+}
+
+static void test_float_bins(void **state)
+{
+    (void)state;
+    /* [0, 1] in 4 bins: 0.25 steps; out of range clamped; NaN skipped */
+    const float v[] = {0.0f, 0.1f, 0.25f, 0.49f, 0.5f, 0.75f, 0.99f, 1.0f, -3.0f, 7.0f, NAN, -INFINITY, INFINITY};
+    uint64_t h[4] = {0};
+    ks_hist_gold_float(v, sizeof v / sizeof v[0], 0.0f, 1.0f, 4, h);
+    assert_int_equal(h[0], 4); /* 0, 0.1, -3, -inf */
+    assert_int_equal(h[1], 2); /* 0.25, 0.49 */
+    assert_int_equal(h[2], 1); /* 0.5 */
+    assert_int_equal(h[3], 5); /* 0.75, 0.99, 1.0, 7, inf */
+    uint64_t one = 0;
+    ks_hist_gold_float(v, sizeof v / sizeof v[0], -1.0f, 2.0f, 1, &one);
+    assert_int_equal(one, 12);
+    assert_true(ks_hist_float_scale(0.0f, 2.0f, 8) == 4.0f);
+}
+
+static void expect_usage(const char *needle, const char *const *argv)
+{
+    ks_run_result r;
+    const char *env[] = {"CUDA_VISIBLE_DEVICES=", NULL};
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 2) fail_msg("exit %d; stderr: %s", r.exit_code, r.err);
+    if (!strstr(r.err, needle)) fail_msg("stderr '%s' lacks '%s'", r.err, needle);
+    /* the one error line (a "using the cpu backend" notice may precede it) */
+    const char *e = strstr(r.err, "kernelscope: error: ");
+    assert_non_null(e);
+    assert_int_equal(ks_test_count_lines(e), 1);
+}
+
+#define USAGE(needle, ...)                                                                         \
+    do {                                                                                           \
+        const char *argv_[] = {NULL, __VA_ARGS__, NULL};                                          \
+        expect_usage(needle, argv_);                                                               \
+    } while (0)
+
+static void test_cli_errors(void **state)
+{
+    (void)state;
+    USAGE("--size", "histogram", "--size", "0");
+    USAGE("--size", "histogram", "--size", "5G");
+    USAGE("--size", "histogram", "--size", "99999999999999999999");
+    USAGE("--size", "bench", "histogram", "--size", "1M,0");
+    USAGE("--bins", "histogram", "--bins", "0");
+    USAGE("--bins", "histogram", "--bins", "70000");
+    USAGE("--input", "histogram", "--input", "/nonexistent/file.txt", "--backend", "cpu", "--headless");
+    USAGE("--input", "histogram", "--input", "/", "--backend", "cpu", "--headless");
+    USAGE("only to the histogram scene", "spheres", "--words");
+    USAGE("one size", "histogram", "--size", "1M,2M");
+    USAGE("one count", "histogram", "--bins", "256,1000");
+    USAGE("--bins", "bench", "histogram", "--bins", "256,0");
+}
+
+/* The CPU backend counts the generated text, and --dump-field holds the whole input after 2 frames. */
+static void test_cli_dump(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "hist_dump");
+    snprintf(path, sizeof path, "%s/h.npy", dir);
+    const char *argv[] = {NULL, "histogram", "--backend", "cpu", "--headless", "--frames", "2", "--size", "300001",
+                          "--seed", "9", "--bins", "1000", "--dump-field", path, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    unsigned char *buf = malloc(128 + 4000);
+    assert_non_null(buf);
+    assert_int_equal(read_file(path, buf, 128 + 4000), 128 + 4000);
+    const size_t n = 300001;
+    unsigned char *d = malloc(n);
+    uint64_t gold[1000] = {0};
+    assert_non_null(d);
+    ks_hist_generate(KS_HIST_IN_TEXT, 9, d, n);
+    ks_hist_gold(d, n, 0, n, KS_HIST_PAIRS, 1000, gold);
+    for (int b = 0; b < 1000; ++b) {
+        const unsigned char *p = buf + 128 + 4 * b;
+        const uint64_t v = p[0] | p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+        assert_int_equal(v, gold[b]);
+    }
+    free(d);
+    free(buf);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes),      cmocka_unit_test(test_pair_bins), cmocka_unit_test(test_words),
+        cmocka_unit_test(test_generated),  cmocka_unit_test(test_npy),       cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),  cmocka_unit_test(test_float_bins),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,26 @@
+# Laplace kernels: CPU gold tests everywhere, GPU variant tests where a device exists,
+# and the perf harness (an executable only; scripts/gpu-laplace.sh runs it).
+ks_add_test(NAME test_laplace_gold LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gold.c
+            TIMEOUT 300)
+ks_add_test(NAME test_laplace_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gpu.c
+            TIMEOUT 600)
+
+if(KS_CUDA) # both time the GPU through the CUDA runtime
+  add_executable(perf_laplace ${CMAKE_CURRENT_LIST_DIR}/perf_laplace.c)
+  target_compile_options(perf_laplace PRIVATE ${KS_C_WARNINGS})
+  target_link_libraries(perf_laplace PRIVATE ks_core)
+  set_target_properties(perf_laplace PROPERTIES LINKER_LANGUAGE CUDA)
+
+  # Bandwidth probe: copy kernel and work orderings of the single-sweep kernels
+  # against the D2D memcpy (docs/laplace-perf.md, run 6).
+  add_executable(perf_stream ${CMAKE_CURRENT_LIST_DIR}/perf_stream.cu)
+  target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(perf_stream PRIVATE ks_core)
+endif()
+# The live view's picture (zoom, pan, mean of the covered cells) on the GPU
+# against the CPU reference, bit for bit, and the full-resolution slice for F.
+ks_add_test(NAME test_laplace_view_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_view_gpu.c
+            TIMEOUT 300)
+# The live view's residual/histogram cadence and --iters auto's sizing, on made-up timings.
+ks_add_test(NAME test_cadence LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cadence.c)
+ks_add_test(NAME test_iters_auto LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_iters_auto.c)

@@ -1,0 +1,240 @@
+/* Matmul CPU side: the gold against a reference derived from the formula (each
+ * element computed on its own, in double, from i, j, k), the inputs' fill, size
+ * parsing, the DRAM model, the CPU picture, the bench CSV writer, and bad
+ * --size / --tile values reaching the binary (one line, exit 2). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_bench.h"
+#include "kernels/common/colormap.h"
+#include "tests/test_util.h"
+
+/* The formula, written out again here on purpose (not the library's). */
+static double ref_a(int i, int k, int K) { return (double)((((long long)i * K + k) % 17) - 8) / 8.0; }
+static double ref_b(int k, int j, int N) { return (double)((((long long)k * N + j) % 13) - 6) / 4.0; }
+
+static void check_gold(int M, int N, int K)
+{
+    const ks_matmul_size s = {M, N, K};
+    float *a = malloc((size_t)M * K * 4), *b = malloc((size_t)K * N * 4), *c = malloc((size_t)M * N * 4);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    ks_matmul_fill(&s, a, b);
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) {
+            assert_true(a[(size_t)i * K + k] == (float)ref_a(i, k, K));
+            assert_true(ks_matmul_a(&s, i, k) == (float)ref_a(i, k, K));
+        }
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j) {
+            assert_true(b[(size_t)k * N + j] == (float)ref_b(k, j, N));
+            assert_true(ks_matmul_b(&s, k, j) == (float)ref_b(k, j, N));
+        }
+    for (size_t e = 0; e < (size_t)M * N; ++e) c[e] = NAN;
+    ks_matmul_gold(&s, a, b, c);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double sum = 0.0;
+            for (int k = 0; k < K; ++k) sum += ref_a(i, k, K) * ref_b(k, j, N);
+            /* exact: a multiple of 1/32 far below 2^19, so float holds it */
+            assert_true((double)(float)sum == sum);
+            if (c[(size_t)i * N + j] != (float)sum)
+                fail_msg("%dx%dx%d: C[%d][%d] = %.9g, want %.9g", M, N, K, i, j, (double)c[(size_t)i * N + j], sum);
+        }
+    assert_int_equal(ks_matmul_first_diff(c, c, (size_t)M * N), -1);
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_gold_exact(void **state)
+{
+    (void)state;
+    check_gold(1, 1, 1);
+    check_gold(17, 33, 9);
+    check_gold(64, 48, 80);
+    check_gold(3, 1, 200);
+}
+
+static void test_first_diff(void **state)
+{
+    (void)state;
+    float x[4] = {1, 2, 3, 0.0f}, y[4] = {1, 2, 3, -0.0f};
+    assert_int_equal(ks_matmul_first_diff(x, y, 4), 3); /* bit for bit: -0 is not +0 */
+    y[3] = 0.0f;
+    y[1] = NAN;
+    assert_int_equal(ks_matmul_first_diff(x, y, 4), 1);
+}
+
+static void test_size_parse(void **state)
+{
+    (void)state;
+    ks_matmul_size s;
+    assert_int_equal(ks_matmul_size_parse("2048", &s), 0);
+    assert_true(s.m == 2048 && s.n == 2048 && s.k == 2048);
+    assert_int_equal(ks_matmul_size_parse("17x33x9", &s), 0);
+    assert_true(s.m == 17 && s.n == 33 && s.k == 9);
+    assert_int_equal(ks_matmul_size_parse("1", &s), 0);
+    const char *bad[] = {"0", "", "x", "17x33", "1x2x3x4", "17x33x", "x17", "65537", "-4", "4 ", "1e3", "17xx3"};
+    for (size_t q = 0; q < sizeof bad / sizeof *bad; ++q)
+        if (ks_matmul_size_parse(bad[q], &s) == 0) fail_msg("'%s' parsed", bad[q]);
+    s = (ks_matmul_size){65536, 65536, 65536};
+    assert_int_equal(ks_matmul_size_check(&s), KS_ERR_INVALID);
+    s = (ks_matmul_size){8192, 8192, 8192};
+    assert_int_equal(ks_matmul_size_check(&s), KS_OK);
+}
+
+static void test_model(void **state)
+{
+    (void)state;
+    const ks_matmul_size s = {1024, 1024, 1024};
+    const double mnk = 1024.0 * 1024 * 1024, c = 4.0 * 1024 * 1024;
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_NAIVE, 0, &s) == 8.0 * mnk + c);
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_TILED, 32, &s) == 8.0 * mnk / 32 + c);
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_REGTILE, 0, &s) == 8.0 * mnk / 128 + c);
+    assert_int_equal(ks_matmul_block_tile(KS_MATMUL_TILED, 8), 8);
+    assert_int_equal(ks_matmul_block_tile(KS_MATMUL_REGTILE, 8), 128);
+    ks_matmul_variant v;
+    assert_int_equal(ks_matmul_variant_parse("regtile", &v), 0);
+    assert_int_equal(v, KS_MATMUL_REGTILE);
+    assert_int_equal(ks_matmul_variant_parse("gold", &v), -1);
+}
+
+static void test_picture(void **state)
+{
+    (void)state;
+    int w, h;
+    ks_matmul_size s = {17, 33, 9};
+    ks_matmul_picture_size(&s, 1024, &w, &h);
+    assert_int_equal(w, 33 * 31);
+    assert_int_equal(h, 17 * 31);
+    s = (ks_matmul_size){8192, 4096, 8};
+    ks_matmul_picture_size(&s, 1024, &w, &h);
+    assert_int_equal(w, 512);
+    assert_int_equal(h, 1024);
+    /* 4x4 C of rows 0,1,2,3 drawn 2x2: means 0.5 and 2.5; grid 2: a line through the middle */
+    s = (ks_matmul_size){4, 4, 1};
+    float c[16];
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j) c[i * 4 + j] = (float)i;
+    unsigned char lut[256][4], px[2 * 2 * 4];
+    for (int e = 0; e < 256; ++e) lut[e][0] = lut[e][1] = lut[e][2] = (unsigned char)e, lut[e][3] = 255;
+    ks_matmul_draw_cpu(&s, c, 2, 2, lut, 0.0f, 3.0f, 0, px);
+    /* rows bottom-up: pixel row 1 shows C rows 0-1 (mean 0.5), row 0 rows 2-3 (mean 2.5) */
+    assert_int_equal(px[4 * 2], ks_colormap_index(0.5f, 0.0f, 1.0f / 3.0f));
+    assert_int_equal(px[0], ks_colormap_index(2.5f, 0.0f, 1.0f / 3.0f));
+    /* enlarged 8x8 with grid 2: lines at cells 2 (pixels 4) only, once each */
+    unsigned char big[8 * 8 * 4];
+    ks_matmul_draw_cpu(&s, c, 8, 8, lut, 0.0f, 3.0f, 2, big);
+    int white_cols = 0;
+    for (int x = 0; x < 8; ++x) {
+        int all = 1;
+        for (int y = 0; y < 8; ++y) all &= big[4 * (y * 8 + x)] == 255 && big[4 * (y * 8 + x) + 1] == 255;
+        white_cols += all;
+    }
+    assert_int_equal(white_cols, 1);
+}
+
+static void test_csv(void **state)
+{
+    (void)state;
+    ks_matmul_bench_result *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    snprintf(r->device, sizeof r->device, "GPU \"X\"");
+    snprintf(r->cc, sizeof r->cc, "7.5");
+    r->peak_gflops = 1000.0;
+    r->row_n = 2;
+    r->rows[0] = (ks_matmul_bench_row){"cublas", {4, 4, 4}, 0, 2.0, 64.0, 100.0, 6.4};
+    r->rows[1] = (ks_matmul_bench_row){"tiled", {4, 4, 4}, 16, 4.0, 32.0, 50.0, -1.0};
+    char buf[1024];
+    const size_t n = ks_matmul_bench_csv(r, buf, sizeof buf);
+    assert_int_equal(n, strlen(buf));
+    assert_string_equal(buf, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n"
+                             "\"GPU \"\"X\"\"\",cublas,4,4,4,0,2.000000,64.000,100.00,6.40,7.5\n"
+                             "\"GPU \"\"X\"\"\",tiled,4,4,4,16,4.000000,32.000,50.00,n/a,7.5\n");
+    char small[8];
+    assert_int_equal(ks_matmul_bench_csv(r, small, sizeof small), n); /* length needed past len */
+    assert_true(ks_matmul_bench_table(r, NULL, 0) > 0);
+    free(r);
+}
+
+static void usage(const char *a, const char *b, const char *c, const char *needle)
+{
+    /* the live runs are headless; bench takes neither flag */
+    const int bench = strcmp(a, "bench") == 0;
+    const char *argv[] = {NULL, a, b, c, bench ? NULL : "--headless", "--frames", "1", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 2) fail_msg("exit %d for %s %s %s; stderr: %s", r.exit_code, a, b, c, r.err);
+    if (ks_test_count_lines(r.err) != 1) fail_msg("stderr is not one line: %s", r.err);
+    if (!strstr(r.err, needle)) fail_msg("stderr '%s' lacks '%s'", r.err, needle);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    usage("matmul", "--size", "0", "not a matmul size");
+    usage("matmul", "--size", "1x2x3x4", "not a matmul size");
+    usage("matmul", "--size", "17x33", "not a matmul size");
+    usage("matmul", "--size", "99999", "not a matmul size");
+    usage("matmul", "--size", "65536", "too large");
+    usage("matmul", "--size", "1024,2048", "one value each for the live view");
+    usage("matmul", "--tile", "12", "not a tile size");
+    usage("matmul", "--kernel", "fast", "unknown matmul kernel");
+    usage("spheres", "--tile", "8", "only to the matmul scene");
+    usage("bench", "matmul", "--size=4096x0x4", "not a matmul size");
+}
+
+/* The live scene on the CPU backend: --dump-field after one frame holds C = the gold. */
+static void test_dump_field(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    ks_test_tmpdir(dir, sizeof dir, "matmul_dump");
+    snprintf(path, sizeof path, "%s/c.npy", dir);
+    const char *argv[] = {NULL, "matmul", "--backend", "cpu", "--headless", "--frames", "1", "--size", "17x33x9",
+                          "--dump-field", path, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char head[10];
+    assert_int_equal(fread(head, 1, 10, f), 10);
+    assert_memory_equal(head, "\x93NUMPY", 6);
+    const size_t hlen = (size_t)head[8] | (size_t)head[9] << 8;
+    char *header = calloc(1, hlen + 1);
+    assert_non_null(header);
+    assert_int_equal(fread(header, 1, hlen, f), hlen);
+    assert_non_null(strstr(header, "'<f4'"));
+    assert_non_null(strstr(header, "(17, 33)"));
+    free(header);
+    float got[17 * 33], gold[17 * 33], a[17 * 9], b[9 * 33];
+    assert_int_equal(fread(got, 4, 17 * 33, f), 17 * 33);
+    fclose(f);
+    const ks_matmul_size s = {17, 33, 9};
+    ks_matmul_fill(&s, a, b);
+    ks_matmul_gold(&s, a, b, gold);
+    assert_int_equal(ks_matmul_first_diff(gold, got, 17 * 33), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gold_exact), cmocka_unit_test(test_first_diff), cmocka_unit_test(test_size_parse),
+        cmocka_unit_test(test_model),      cmocka_unit_test(test_picture),    cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
