@@ -251,7 +251,8 @@ int main(int argc, char **argv)
             notice("kernelscope: no display; rendering headless (EGL) until stopped\n");
     }
     ks_live *live = NULL;
-    ks_status st = ks_live_create(&env, api, headless ? KS_LIVE_HEADLESS : KS_LIVE_WINDOW, &live);
+    const ks_live_desc ld = {&env, api, headless ? KS_LIVE_HEADLESS : KS_LIVE_WINDOW};
+    ks_status st = ks_live_create(&ld, &live);
     if (st == KS_OK && writes_out && ks_output_dir_check(opt.out_dir) != KS_OK) {
         ks_error_prefix("--out"); /* the folder is made only now that the run starts */
         st = KS_ERR_IO;

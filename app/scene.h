@@ -39,10 +39,11 @@ typedef struct ks_frame_ctx {
     long long frame;       /* frame number */
     int probe_valid;       /* cursor over the picture at pixel (probe_a, probe_b) */
     int probe_a, probe_b;
-    /* A zoomable scene's view (area, zoom and pan set by the live loop): the
-     * scene sets its grid (ks_viewport_set_grid) and draws the picture of
-     * ks_viewport_map; probe_a/b are pixels of that picture. NULL otherwise. */
-    ks_viewport *viewport;
+    /* A zoomable scene's view, owned by the live loop (area, zoom and pan
+     * from the input, the grid from the scene's grid_size): the scene only
+     * reads it and draws the picture of ks_viewport_map; probe_a/b are pixels
+     * of that picture. NULL otherwise. */
+    const ks_viewport *viewport;
 } ks_frame_ctx;
 
 typedef struct ks_scene_api {
@@ -82,6 +83,14 @@ typedef struct ks_scene_api {
     /* A few words on where the run stands, for the progress and summary lines
      * (e.g. "1200 iterations, residual 3.1e-05"). */
     void (*status)(void *self, char *buf, size_t cap);
+    /* Fields added later go here, at the end; NULL means the default. */
+    /* A zoomable scene's cell grid as it is now (e.g. the slice shown), which
+     * the live loop's viewport views; required when zoomable. */
+    void (*grid_size)(void *self, int *w, int *h);
+    /* Optional: the work of one frame as it is now, for `bench live`'s per-
+     * iteration figures, and *label, what it counts ("iterations/frame").
+     * NULL: 1 a frame. */
+    double (*work_per_frame)(void *self, const char **label);
 } ks_scene_api;
 
 extern const ks_scene_api ks_scene_laplace; /* both 3D and 2D (from opt->scene) */

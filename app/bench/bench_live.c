@@ -27,14 +27,9 @@ enum {
 
 /* ---- Derived columns ---- */
 
-const char *ks_bench_live_solver_stage(const char *scene)
+double ks_bench_live_solver_share(const ks_live_stats *s, double frame_ms)
 {
-    return strcmp(scene, "spheres") == 0 ? "render" : "jacobi";
-}
-
-double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms)
-{
-    const double solver = ks_live_stats_stage(s, ks_bench_live_solver_stage(scene));
+    const double solver = ks_live_stats_solver(s); /* the stages the scene marked as its solver */
     return solver > 0.0 && frame_ms > 0.0 ? solver / frame_ms : 0.0;
 }
 
@@ -46,7 +41,7 @@ void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s)
     r->fps = s->fps;
     r->live_ms_per_iter = s->iters_per_frame > 0.0 ? s->interval_ms / s->iters_per_frame : 0.0;
     r->ratio = r->bench_ms_per_iter > 0.0 ? r->live_ms_per_iter / r->bench_ms_per_iter : 0.0;
-    r->solver_share = ks_bench_live_solver_share(r->scene, s, s->interval_ms);
+    r->solver_share = ks_bench_live_solver_share(s, s->interval_ms);
     /* CUDA-GL interop on the CUDA backend, the GL buffer mapped on the host on the CPU backend */
     double map = ks_live_stats_stage(s, "interop map"), unmap = ks_live_stats_stage(s, "interop unmap");
     if (map < 0.0 && unmap < 0.0) { /* CPU backend: the picture's upload from host memory */
@@ -200,7 +195,8 @@ static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigne
      * with an invisible window's context, so that both register the buffer */
     ks_live_display display = KS_LIVE_WINDOW;
     if (mode == KS_LIVE_MODE_HEADLESS) display = b->has_window ? KS_LIVE_HEADLESS_HIDDEN : KS_LIVE_HEADLESS;
-    ks_status st = ks_live_create(&env, ks_scene_def_get(run->scene)->live, display, &live);
+    const ks_live_desc ld = {&env, ks_scene_def_get(run->scene)->live, display};
+    ks_status st = ks_live_create(&ld, &live);
     if (st == KS_OK) st = ks_live_run(live);
     if (st == KS_OK) ks_live_get_stats(live, b->opt->frames, s); /* the warm-up frames left out */
     ks_live_destroy(live);

@@ -38,12 +38,10 @@ typedef struct ks_live_row {
 
 ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best);
 
-/* The share of a frame that the solver takes: its stages' medians ("jacobi" for
- * the Laplace scenes, "render" for spheres) over frame_ms. One place, so a
- * scene that reports its own share can take over. */
-double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms);
-/* The solver stage of a scene's live loop: "render" for spheres, "jacobi" otherwise. */
-const char *ks_bench_live_solver_stage(const char *scene);
+/* The share of a frame that the solver takes: the medians of the stages the
+ * scene marked as its solver (ks_stage_timer_solver_stage: "jacobi" for the
+ * Laplace scenes, "render" for spheres) over frame_ms; 0 when it marked none. */
+double ks_bench_live_solver_share(const ks_live_stats *s, double frame_ms);
 /* Options for one live run of scene from a bench's options: the common ones
  * (size, colours, backend), nothing saved, no scene options; frames: the
  * bench's warm-up plus opt->frames (a caller may change it). */

@@ -518,7 +518,8 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     sr.browser = kase == KS_CASE_BROWSER_JPEG || kase == KS_CASE_BROWSER_H264;
     sr.want = kase == KS_CASE_BROWSER_H264 ? KS_FRAME_H264 : KS_FRAME_JPEG;
     ks_live *live = NULL;
-    ks_status st = ks_live_create(&env, ks_scene_def_get(c->scene)->live, 1, &live);
+    const ks_live_desc ld = {&env, ks_scene_def_get(c->scene)->live, KS_LIVE_HEADLESS};
+    ks_status st = ks_live_create(&ld, &live);
     char enc[32] = ""; /* a copy: the name goes with the server */
     if (st == KS_OK) {
         if (kase != KS_CASE_NONE && kase != KS_CASE_RECORD)
@@ -586,7 +587,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     ks_serve_row *r = new_row(b, c, kase);
     if (!r) return ks_fail(KS_ERR_INVALID, "bench serve: more than %d rows", KS_SERVE_MAX_ROWS);
     r->frames = (int)sr.timed;
-    const double solver = ks_live_stats_stage(&sr.stats, ks_bench_live_solver_stage(r->scene));
+    const double solver = ks_live_stats_solver(&sr.stats);
     r->solver_ms_per_iter = solver > 0.0 && sr.stats.iters_per_frame > 0.0 ? solver / sr.stats.iters_per_frame : 0.0;
     r->loop_fps = sr.stats.fps;
     if (kase == KS_CASE_RECORD) snprintf(enc, sizeof enc, "%s", sr.encoder);

@@ -14,11 +14,17 @@ typedef enum ks_live_display {
     KS_LIVE_HEADLESS_HIDDEN = 2 /* no window shown: an invisible window's GL context (see ks_window_desc) */
 } ks_live_display;
 
-/* Sets up scene, window, renderer, interop and timer. Failures here are the
- * user's input (grid too large, block refused, no display, bad scene file):
- * main exits with status 2. */
-ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_live_display display,
-                         ks_live **out);
+typedef struct ks_live_desc {
+    const ks_scene_env *env;   /* options, backend, device; required, and kept until destroy */
+    const ks_scene_api *api;   /* the scene; required */
+    ks_live_display display;   /* 0: a window */
+} ks_live_desc;
+
+/* Sets up scene, window, renderer, display path and timer. Failures here are
+ * the user's input (grid too large, block refused, no display, bad scene
+ * file): main exits with status 2. On failure *out may hold what was made so
+ * far, for ks_live_destroy. */
+ks_status ks_live_create(const ks_live_desc *desc, ks_live **out);
 /* Runs until Esc/Q, the window closes or --frames frames ran. */
 ks_status ks_live_run(ks_live *live);
 void ks_live_destroy(ks_live *live);
@@ -34,13 +40,15 @@ typedef struct ks_live_stage_median {
     char name[32];    /* "jacobi", "interop map", "frame", ... */
     double median_ms; /* 0 when the stage never ran */
     int samples;
+    int solver;       /* 1: the scene's solver (ks_stage_timer_solver_stage) */
 } ks_live_stage_median;
 typedef struct ks_live_stats {
     long long frames;         /* frames run in all */
     int intervals;            /* frame intervals in the window */
     double interval_ms;       /* median wall-clock time from the end of one frame to the end of the next */
     double fps;               /* 1000 / interval_ms */
-    double iters_per_frame;   /* the scene's "iterations/frame" field; 1 for scenes without one */
+    double iters_per_frame;   /* the scene's work per frame (ks_scene_api.work_per_frame); 1 for scenes without */
+    char work_label[32];      /* what it counts, the scene's ("iterations/frame"); "" for scenes without */
     char path[16];            /* how the picture reaches GL: "pbo" (CUDA-GL interop), "cpu" (host buffer) */
     int nstages;
     ks_live_stage_median stages[KS_LIVE_STATS_STAGES];
@@ -53,6 +61,8 @@ typedef struct ks_live_stats {
 void ks_live_get_stats(ks_live *live, int last_frames, ks_live_stats *out);
 /* The median of stage name in *s, or -1 when it has none. */
 double ks_live_stats_stage(const ks_live_stats *s, const char *name);
+/* The sum of the medians of the scene's solver stages, or -1 when it marked none. */
+double ks_live_stats_solver(const ks_live_stats *s);
 
 /* For a benchmark that drives the loop (`kernelscope bench serve`): called
  * after every frame, between frames; returns 1 to end the run as Esc would.

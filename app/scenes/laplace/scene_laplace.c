@@ -181,9 +181,28 @@ static void update_view(ks_laplace_scene *s, ks_frame_ctx *ctx)
 {
     int w, h;
     ks_slice_dims(&s->grid, s->axis, &w, &h);
-    ks_viewport *vp = ctx->viewport ? ctx->viewport : &s->own_view;
-    ks_viewport_set_grid(vp, w, h);
-    ks_viewport_map(vp, &s->view);
+    /* the live loop's viewport has our grid (grid_size); one of another grid
+     * would map cells we do not have: the fit instead */
+    if (ctx->viewport && ctx->viewport->grid_w == w && ctx->viewport->grid_h == h) {
+        ks_viewport_map(ctx->viewport, &s->view);
+        return;
+    }
+    ks_viewport_set_grid(&s->own_view, w, h);
+    ks_viewport_map(&s->own_view, &s->view);
+}
+
+/* The slice's cells, which the live loop's viewport views. */
+static void grid_size(void *self, int *w, int *h)
+{
+    const ks_laplace_scene *s = self;
+    ks_slice_dims(&s->grid, s->axis, w, h);
+}
+
+/* Jacobi iterations a frame runs now, for bench live's per-iteration figures. */
+static double work_per_frame(void *self, const char **label)
+{
+    *label = "iterations/frame";
+    return (double)scene_frame_iters((const ks_laplace_scene *)self);
 }
 
 static void push_history(ks_laplace_scene *s, long long iter, double rms)
@@ -622,4 +641,6 @@ const ks_scene_api ks_scene_laplace = {
     .full_picture = full_picture,
     .finish = finish,
     .status = status,
+    .grid_size = grid_size,
+    .work_per_frame = work_per_frame,
 };
