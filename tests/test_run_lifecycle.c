@@ -295,6 +295,42 @@ static void test_rejected_run_creates_no_folder(void **state)
     refused("bad.txt", file, a);
 }
 
+/* A headless --frames run saves its last frame, once, named like the other
+ * saved pictures, also when --save-every K is longer than the run (issue 23). */
+static void test_headless_saves_last_frame(void **state)
+{
+    (void)state;
+    char dir[256], path[400], line[500];
+    ks_test_tmpdir(dir, sizeof dir, "lastframe");
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    const char *argv[] = {NULL, "spheres", "--backend", "cpu", "--headless", "--frames", "5",
+                          "--save-every", "20", "--out", dir, "--size", "160x120", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d; stderr %s", r.exit_code, r.err);
+    snprintf(path, sizeof path, "%s/spheres_000005.png", dir);
+    if (!file_exists(path)) fail_msg("missing %s; stdout %s", path, r.out);
+    snprintf(line, sizeof line, "kernelscope: wrote %s\n", path);
+    assert_non_null(strstr(r.out, line));
+    assert_int_equal(scan_dir(dir, ".png"), 1);
+    assert_non_null(strstr(r.out, "wrote 1 picture in "));
+
+    /* the last frame is a K-th frame: saved once, not twice */
+    char dir2[256];
+    ks_test_tmpdir(dir2, sizeof dir2, "lastframe-k");
+    const char *argv2[] = {NULL, "spheres", "--backend", "cpu", "--headless", "--frames", "6",
+                           "--save-every", "3", "--out", dir2, "--size", "160x120", NULL};
+    assert_int_equal(ks_test_run(argv2, env, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d; stderr %s", r.exit_code, r.err);
+    snprintf(path, sizeof path, "%s/spheres_000006.png", dir2);
+    snprintf(line, sizeof line, "kernelscope: wrote %s\n", path);
+    const char *at = strstr(r.out, line);
+    if (!at) fail_msg("no '%s' in %s", line, r.out);
+    assert_null(strstr(at + 1, line));
+    assert_int_equal(scan_dir(dir2, ".png"), 2);
+    assert_non_null(strstr(r.out, "wrote 2 pictures in "));
+}
+
 /* The naming scheme, the wrote lines, the summary and --progress. */
 static void test_names_summary_progress(void **state)
 {
@@ -416,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_dump_into_missing_folder),
         cmocka_unit_test(test_rejected_run_creates_no_folder),
         cmocka_unit_test(test_names_summary_progress),
+        cmocka_unit_test(test_headless_saves_last_frame),
         cmocka_unit_test(test_bench_default_results_folder),
         cmocka_unit_test(test_csv_kept_on_error),
         cmocka_unit_test(test_signal_stops_after_the_frame),

@@ -24,7 +24,9 @@ ks_status ks_live_output_start(ks_live_output *o)
 int ks_live_output_saves(const ks_live_output *o, long long frames_done)
 {
     const ks_options *opt = o->d.opt;
-    return opt->save_every && frames_done > 0 && frames_done % opt->save_every == 0;
+    if (!opt->save_every || frames_done <= 0) return 0;
+    if (frames_done % opt->save_every == 0) return 1;
+    return o->d.headless && opt->frames && frames_done == opt->frames;
 }
 
 ks_status ks_live_output_save(ks_live_output *o, ks_image_format fmt, ks_live_save what, const char *tag,

@@ -42,7 +42,9 @@ void ks_live_output_init(ks_live_output *o, const ks_live_output_desc *desc);
 /* At the start of the run: names the CSV (with --save-every), starts the progress line. */
 ks_status ks_live_output_start(ks_live_output *o);
 /* 1 when the frame that makes the count frames_done is saved without a key:
- * every --save-every K-th. */
+ * every --save-every K-th, and the last of a headless --frames run with
+ * --save-every (once, named like the others), so a run shorter than K still
+ * leaves its picture. */
 int ks_live_output_saves(const ks_live_output *o, long long frames_done);
 /* Writes DIR/<scene>_<frame><tag>.<ext> and says so on stdout; in a window,
  * msg gets "saved PATH (WxH)" for the overlay (else ""). */
