@@ -4,6 +4,7 @@
 #define KS_LIVE_H
 
 #include "app/scene.h"
+#include "app/live/live_stats.h"
 
 typedef struct ks_live ks_live;
 
@@ -29,40 +30,12 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out);
 ks_status ks_live_run(ks_live *live);
 void ks_live_destroy(ks_live *live);
 
-/* What a run measured, for `kernelscope bench live`, read after ks_live_run
- * returned: medians over its last frames. */
-enum {
-    KS_LIVE_STATS_WINDOW = 256, /* frame intervals kept (the stage timer keeps as many finished frames) */
-    KS_LIVE_STATS_QUEUE = 256,
-    KS_LIVE_STATS_STAGES = KS_TIMER_MAX_STAGES,
-};
-typedef struct ks_live_stage_median {
-    char name[32];    /* "jacobi", "interop map", "frame", ... */
-    double median_ms; /* 0 when the stage never ran */
-    int samples;
-    int solver;       /* 1: the scene's solver (ks_stage_timer_solver_stage) */
-} ks_live_stage_median;
-typedef struct ks_live_stats {
-    long long frames;         /* frames run in all */
-    int intervals;            /* frame intervals in the window */
-    double interval_ms;       /* median wall-clock time from the end of one frame to the end of the next */
-    double fps;               /* 1000 / interval_ms */
-    double iters_per_frame;   /* the scene's work per frame (ks_scene_api.work_per_frame); 1 for scenes without */
-    char work_label[32];      /* what it counts, the scene's ("iterations/frame"); "" for scenes without */
-    char path[16];            /* how the picture reaches GL: "pbo" (CUDA-GL interop), "cpu" (host buffer) */
-    int nstages;
-    ks_live_stage_median stages[KS_LIVE_STATS_STAGES];
-} ks_live_stats;
-/* Fills *out from the finished run (its last frame's view and the timer):
+/* Fills *out from the finished run (the scene's work_per_frame, the path, the timer):
  * medians over the last last_frames frames (0: all kept, at most 256), so
  * that warm-up frames are left out. Takes the timer's finished frames, so
  * call it once; a run with --save-every (whose CSV took them) falls back to
  * the timer's window of the last 64. */
 void ks_live_get_stats(ks_live *live, int last_frames, ks_live_stats *out);
-/* The median of stage name in *s, or -1 when it has none. */
-double ks_live_stats_stage(const ks_live_stats *s, const char *name);
-/* The sum of the medians of the scene's solver stages, or -1 when it marked none. */
-double ks_live_stats_solver(const ks_live_stats *s);
 
 /* For a benchmark that drives the loop (`kernelscope bench serve`): called
  * after every frame, between frames; returns 1 to end the run as Esc would.

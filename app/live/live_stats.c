@@ -61,3 +61,22 @@ void ks_live_stats_collect(const ks_live_clock *c, ks_stage_timer *timer, const 
         m->solver = st.solver;
     }
 }
+
+double ks_live_stats_stage(const ks_live_stats *s, const char *name)
+{
+    for (int i = 0; i < s->nstages; ++i)
+        if (strcmp(s->stages[i].name, name) == 0 && s->stages[i].samples > 0) return s->stages[i].median_ms;
+    return -1.0;
+}
+
+double ks_live_stats_solver(const ks_live_stats *s)
+{
+    double sum = 0.0;
+    int any = 0;
+    for (int i = 0; i < s->nstages; ++i)
+        if (s->stages[i].solver && s->stages[i].samples > 0) {
+            sum += s->stages[i].median_ms;
+            any = 1;
+        }
+    return any ? sum : -1.0;
+}

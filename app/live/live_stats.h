@@ -1,11 +1,39 @@
 /* The live loop's frame clock (fps for the overlay, the wall-clock frame
- * intervals) and what a finished run measured, for `kernelscope bench live`
- * and `bench serve` (ks_live_stats, app/live/live.h). */
+ * intervals) and what a run measured, for `kernelscope bench live` and
+ * `bench serve` (ks_live_get_stats, app/live/live.h). */
 #ifndef KS_LIVE_STATS_H
 #define KS_LIVE_STATS_H
 
 #include "kernels/common/stage_timer.h"
-#include "app/live/live.h"
+
+/* What a run measured, for `kernelscope bench live`, read after ks_live_run
+ * returned: medians over its last frames. */
+enum {
+    KS_LIVE_STATS_WINDOW = 256, /* frame intervals kept (the stage timer keeps as many finished frames) */
+    KS_LIVE_STATS_QUEUE = 256,
+    KS_LIVE_STATS_STAGES = KS_TIMER_MAX_STAGES,
+};
+typedef struct ks_live_stage_median {
+    char name[32];    /* "jacobi", "interop map", "frame", ... */
+    double median_ms; /* 0 when the stage never ran */
+    int samples;
+    int solver;       /* 1: the scene's solver (ks_stage_timer_solver_stage) */
+} ks_live_stage_median;
+typedef struct ks_live_stats {
+    long long frames;         /* frames run in all */
+    int intervals;            /* frame intervals in the window */
+    double interval_ms;       /* median wall-clock time from the end of one frame to the end of the next */
+    double fps;               /* 1000 / interval_ms */
+    double iters_per_frame;   /* the scene's work per frame (ks_scene_api.work_per_frame); 1 for scenes without */
+    char work_label[32];      /* what it counts, the scene's ("iterations/frame"); "" for scenes without */
+    char path[16];            /* how the picture reaches GL: "pbo" (CUDA-GL interop), "cpu" (host buffer) */
+    int nstages;
+    ks_live_stage_median stages[KS_LIVE_STATS_STAGES];
+} ks_live_stats;
+/* The median of stage name in *s, or -1 when it has none. */
+double ks_live_stats_stage(const ks_live_stats *s, const char *name);
+/* The sum of the medians of the scene's solver stages, or -1 when it marked none. */
+double ks_live_stats_solver(const ks_live_stats *s);
 
 typedef struct ks_live_clock {
     double fps;                /* smoothed, for the overlay */
