@@ -9,6 +9,7 @@ ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c TIMEOUT 6
 target_link_libraries(test_best_config PRIVATE ks_test_util)
 ks_add_test(NAME test_bench_table LABEL cpu SOURCES test_bench_table.c)
 ks_add_test(NAME test_stage_timer LABEL cpu SOURCES test_stage_timer.c)
+ks_add_test(NAME test_live_input LABEL cpu SOURCES test_live_input.c TIMEOUT 60)
 ks_add_test(NAME test_cli LABEL cpu SOURCES test_cli.c TIMEOUT 300)
 target_link_libraries(test_cli PRIVATE ks_test_util)
 
