@@ -1,5 +1,6 @@
 #include "kernels/common/ks_util.h"
 #include "app/live/live.h"
+#include "app/scenes.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -270,7 +271,7 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int what, const c
     else KS_TRY(ks_renderer_read_frame(l->renderer, &rgba, &w, &h));
     char path[1024];
     int n = snprintf(path, sizeof path, "%s/%s_%06lld%s.%s", l->env->opt->out_dir,
-                     ks_scene_name(l->env->opt->scene), l->frame, tag, ks_image_format_ext(fmt));
+                     l->env->opt->scene->name, l->frame, tag, ks_image_format_ext(fmt));
     ks_status st = (n > 0 && (size_t)n < sizeof path)
                        ? ks_image_write(path, fmt, rgba, w, h)
                        : ks_fail(KS_ERR_IO, "output path too long under '%s'", KS_QUOTED(l->env->opt->out_dir));
@@ -359,7 +360,7 @@ static ks_status record_frame(ks_live *l)
         int w, h;
         ks_window_size(l->win, &w, &h);
         l->rec_toggle = 0;
-        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame, w, h, msg,
+        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, l->env->opt->scene->name, l->frame, w, h, msg,
                            sizeof msg);
         show_message(l, msg);
     }
@@ -665,7 +666,7 @@ static ks_status run_frame(ks_live *l, int *quit)
 ks_status ks_live_run(ks_live *l)
 {
     const ks_options *opt = l->env->opt;
-    const char *scene = ks_scene_name(opt->scene);
+    const char *scene = opt->scene->name;
     if (opt->save_every) KS_TRY(ks_timings_csv_init(&l->csv, opt->out_dir, scene));
     ks_progress_init(&l->progress, ks_window_is_headless(l->win) && (opt->progress || isatty(2)));
     ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));
