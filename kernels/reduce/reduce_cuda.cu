@@ -276,7 +276,8 @@ __device__ __forceinline__ void ks_rd_warp_totals_scan(const float *warp_tot, fl
     if (threadIdx.x < 32) {
         const float w = lane < nw ? warp_tot[lane] : 0.0f;
         const float incl = ks_rd_warp_incl(w, lane);
-        if (lane < nw) warp_pre[lane] = incl - w;
+        const float excl = __shfl_up_sync(KS_RD_FULL, incl, 1);
+        if (lane < nw) warp_pre[lane] = lane == 0 ? 0.0f : excl;
         if (lane == nw - 1) *total = incl;
     }
 }
@@ -323,25 +324,36 @@ __global__ void ks_rd_tile_sum_kernel(const float *__restrict__ x, long long n, 
     if (threadIdx.x == 0) tile_sums[blockIdx.x] = a;
 }
 
-/* scan_shuffle, pass 2: one block turns the m tile sums into exclusive prefixes, in place,
- * blockDim values per step with a carry. */
-__global__ void ks_rd_scan_sums_kernel(float *a, long long m)
+/* scan_shuffle, pass 2: one block of 1024 turns the m tile sums into exclusive prefixes,
+ * in place: 16 consecutive sums a thread per step (serial in registers), the thread
+ * totals scanned across the block with warp shuffles, a carry from step to step. */
+enum { KS_RD_SUMS_ITEMS = 16 };
+__global__ void __launch_bounds__(1024) ks_rd_scan_sums_kernel(float *a, long long m)
 {
     __shared__ float warp_tot[32], warp_pre[32], s_total;
-    extern __shared__ float s_vals[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float carry = 0.0f;
-    for (long long base = 0; base < m; base += blockDim.x) {
-        const long long i = base + threadIdx.x;
-        const float v = i < m ? a[i] : 0.0f;
-        const float incl = ks_rd_warp_incl(v, lane);
+    for (long long base = 0; base < m; base += (long long)blockDim.x * KS_RD_SUMS_ITEMS) {
+        const long long b = base + (long long)threadIdx.x * KS_RD_SUMS_ITEMS;
+        float v[KS_RD_SUMS_ITEMS], t = 0.0f;
+#pragma unroll
+        for (int k = 0; k < KS_RD_SUMS_ITEMS; ++k) {
+            v[k] = b + k < m ? a[b + k] : 0.0f;
+            t += v[k];
+        }
+        const float incl = ks_rd_warp_incl(t, lane);
+        float ex = __shfl_up_sync(KS_RD_FULL, incl, 1);
+        if (lane == 0) ex = 0.0f;
         if (lane == 31) warp_tot[warp] = incl;
         __syncthreads();
         ks_rd_warp_totals_scan(warp_tot, warp_pre, &s_total);
         __syncthreads();
-        s_vals[threadIdx.x] = incl + warp_pre[warp]; /* inclusive within the step */
-        __syncthreads();
-        if (i < m) a[i] = carry + (threadIdx.x > 0 ? s_vals[threadIdx.x - 1] : 0.0f);
+        float run = carry + (warp_pre[warp] + ex);
+#pragma unroll
+        for (int k = 0; k < KS_RD_SUMS_ITEMS; ++k) {
+            if (b + k < m) a[b + k] = run;
+            run += v[k];
+        }
         carry += s_total;
         __syncthreads();
     }
@@ -755,7 +767,7 @@ extern "C" ks_status ks_reduce_gpu_run(ks_reduce_gpu *g, ks_reduce_variant v)
     case KS_REDUCE_SCAN_SHUFFLE: {
         const long long tiles = (n + 16LL * B - 1) / (16LL * B);
         ks_rd_tile_sum_kernel<<<(unsigned)tiles, B, 0, s>>>(g->x, n, g->partials);
-        ks_rd_scan_sums_kernel<<<1, 1024, 1024 * sizeof(float), s>>>(g->partials, tiles);
+        ks_rd_scan_sums_kernel<<<1, 1024, 0, s>>>(g->partials, tiles);
         ks_rd_scan_tiles_kernel<<<(unsigned)tiles, B, 0, s>>>(g->x, g->y, n, g->partials);
         break;
     }
