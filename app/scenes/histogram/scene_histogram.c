@@ -13,6 +13,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
+#include "render/image_io.h"
 #include "app/scene.h"
 
 enum {
@@ -309,6 +310,19 @@ static void ks_hs_view(void *self, ks_view *v)
     if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
 }
 
+/* The counts as .npy, shape (bins,): uint32 while the total fits, else int64. */
+static ks_status write_counts(const char *path, const uint64_t *counts, unsigned bins, uint64_t total)
+{
+    const size_t shape[1] = {bins};
+    if (total > UINT32_MAX) return ks_npy_write(path, KS_NPY_I64, counts, 1, shape);
+    uint32_t *narrow = malloc(bins * sizeof *narrow);
+    if (!narrow) return ks_fail(KS_ERR_OUT_OF_MEMORY, "no host memory");
+    for (unsigned b = 0; b < bins; ++b) narrow[b] = (uint32_t)counts[b];
+    const ks_status st = ks_npy_write(path, KS_NPY_U32, narrow, 1, shape);
+    free(narrow);
+    return st;
+}
+
 static ks_status ks_hs_finish(void *self)
 {
     ks_hist_scene *s = self;
@@ -324,7 +338,10 @@ static ks_status ks_hs_finish(void *self)
     } else {
         ks_hist_gold(s->data, s->n, 0, s->n, s->mode, s->bins, all);
     }
-    if (st == KS_OK) st = ks_hist_npy_write(s->dump_path, all, s->bins, s->n);
+    if (st == KS_OK) {
+        st = write_counts(s->dump_path, all, s->bins, s->n);
+        if (st != KS_OK) ks_error_prefix("--dump-field");
+    }
     free(all);
     return st;
 }
