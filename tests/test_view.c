@@ -140,7 +140,7 @@ static void run_scene(const char *const *args, int argc, const ks_scene_api *api
     void *scene = NULL;
     check_ok(api->create(&env, &scene), "create");
     ks_stage_timer *timer = NULL;
-    check_ok(ks_stage_timer_create(0, NULL, &timer), "timer");
+    check_ok(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &timer), "timer");
     int w = 0, h = 0;
     api->max_image_size(scene, &w, &h);
     unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);

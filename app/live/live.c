@@ -168,14 +168,16 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_li
         l->pic_cap_h = max_h;
         ks_viewport_init(&l->viewport);
     }
-    KS_TRY(ks_renderer_create((size_t)max_w * (size_t)max_h, &l->renderer));
+    const ks_renderer_desc rd = {(size_t)max_w * (size_t)max_h};
+    KS_TRY(ks_renderer_create(&rd, &l->renderer));
     ks_renderer_set_one_to_one(l->renderer, api->zoomable);
     char notice[256];
     KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
     if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
     void *stream = api->stream(l->scene);
     KS_TRY(open_display_path(l, (size_t)max_w * (size_t)max_h * 4));
-    KS_TRY(ks_stage_timer_create(env->use_cuda, stream, &l->timer));
+    const ks_stage_timer_desc td = {env->use_cuda, stream};
+    KS_TRY(ks_stage_timer_create(&td, &l->timer));
     l->stage_frame = ks_stage_timer_stage(l->timer, "frame");
     /* the same names on both CUDA paths (copy: taking the slot, and queueing its copy to the
      * host); the CPU backend has nothing to map, only the upload */
