@@ -140,6 +140,23 @@ static void test_ratios_and_csv(void **state)
     free(table);
 }
 
+/* A viewer row whose viewer received nothing in the timed frames fails the
+ * bench (the row stays in the table); rows without a viewer and rows with frames pass. */
+static void test_viewer_row_without_frames(void **state)
+{
+    (void)state;
+    ks_serve_row none = row("laplace2d", "none", 1.0), jpeg = row("laplace2d", "jpeg", 1.0);
+    ks_serve_row browser = row("spheres", "browser-jpeg", 1.0);
+    assert_int_equal(ks_bench_serve_check_row(&none), KS_OK); /* viewer_fps -1: no viewer */
+    jpeg.viewer_fps = 58.9;
+    assert_int_equal(ks_bench_serve_check_row(&jpeg), KS_OK);
+    jpeg.viewer_fps = 0.0;
+    assert_int_equal(ks_bench_serve_check_row(&jpeg), KS_ERR_IO);
+    assert_non_null(strstr(ks_error_message(), "laplace2d binned jpeg: the viewer received no frame"));
+    browser.viewer_fps = 0.0;
+    assert_int_equal(ks_bench_serve_check_row(&browser), KS_ERR_IO);
+}
+
 /* ---- the viewer where nothing listens: one line, no hang ---- */
 
 static int closed_port(void)
@@ -341,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_probe_measures_first_changed_frame),
         cmocka_unit_test(test_probe_timeout_and_no_samples),
         cmocka_unit_test(test_ratios_and_csv),
+        cmocka_unit_test(test_viewer_row_without_frames),
         cmocka_unit_test(test_viewer_cannot_connect),
         cmocka_unit_test(test_cpu_run),
         cmocka_unit_test(test_browser_rows),
