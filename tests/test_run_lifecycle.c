@@ -14,6 +14,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -295,6 +298,41 @@ static void test_rejected_run_creates_no_folder(void **state)
     refused("bad.txt", file, a);
 }
 
+/* An error that ends set-up after the UI is made (--serve on a port in use)
+ * stands alone on stderr, even where the UI's font is missing and it falls
+ * back to the built-in one: the font notice waits until the run starts. */
+static void test_error_after_ui_stands_alone(void **state)
+{
+    (void)state;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 1), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    char port[16];
+    snprintf(port, sizeof port, "%d", ntohs(a.sin_port));
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "1", "--serve", port, NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", "KERNELSCOPE_FONT=/nonexistent/ks-font.ttf", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    close(fd);
+    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip(); /* no headless GL: the UI is never made */
+    if (r.exit_code != 2 || ks_test_count_lines(r.err) != 1)
+        fail_msg("--serve on a busy port: exit %d, stderr: %s", r.exit_code, r.err);
+    assert_null(strstr(r.err, "font"));
+
+    /* a run that starts still says it */
+    const char *ok[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "1", "--grid", "32", NULL};
+    assert_int_equal(ks_test_run(ok, env, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.err, "ui: font /nonexistent/ks-font.ttf not found"));
+}
+
 /* The naming scheme, the wrote lines, the summary and --progress. */
 static void test_names_summary_progress(void **state)
 {
@@ -415,6 +453,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dump_into_missing_folder),
         cmocka_unit_test(test_rejected_run_creates_no_folder),
+        cmocka_unit_test(test_error_after_ui_stands_alone),
         cmocka_unit_test(test_names_summary_progress),
         cmocka_unit_test(test_bench_default_results_folder),
         cmocka_unit_test(test_csv_kept_on_error),
