@@ -557,11 +557,19 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     if (sr.browser && sr.v1.reports > sr.v0.reports) /* the mean of the page's reports over the timed frames */
         r->viewer_fps = (sr.v1.fps_sum - sr.v0.fps_sum) / (double)(sr.v1.reports - sr.v0.reports);
     ++b->nrows;
+    KS_TRY(ks_bench_serve_check_row(r)); /* the row stays in the table; the bench fails */
     if (sr.latency && sr.lat_n > 0) { /* the hook read the viewer's last counts; none: a stop cut it short */
         r->latency_ms = sr.lat_ms;
         r->latency_samples = sr.lat_n;
     }
     return KS_OK;
+}
+
+ks_status ks_bench_serve_check_row(const ks_serve_row *r)
+{
+    if (r->viewer_fps < 0.0 || r->viewer_fps > 0.0) return KS_OK; /* no viewer, or frames came */
+    return ks_fail(KS_ERR_IO, "bench serve: %s %s %s: the viewer received no frame during the %d timed frames",
+                   r->scene, r->variant, r->kase, r->frames);
 }
 
 /* ---- Chart: loop and viewer fps of each scene across the cases ---- */

@@ -35,6 +35,8 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
 /* The writers (tested on their own); malloc'd text. */
 char *ks_bench_serve_table(const ks_serve_row *rows, int n);
 char *ks_bench_serve_csv(const ks_serve_row *rows, int n);
+/* KS_ERR_IO when the row had a viewer (or a browser) that received no frame in its timed frames. */
+ks_status ks_bench_serve_check_row(const ks_serve_row *r);
 /* Sets solver_ratio of every row from the none row of its scene and variant. */
 void ks_bench_serve_ratios(ks_serve_row *rows, int n);
 

@@ -59,6 +59,8 @@ struct ks_live {
     double drag_x, drag_y;     /* its last cursor position, framebuffer pixels */
     float view_area[4];        /* the viewport's area in the frame (x, y, w, h; bottom-left) */
     ks_live_rec rec;           /* --record and the E key */
+    char notices[640];         /* set-up notices (font, interop fallback), held until the run starts so
+                                  that an error ending set-up stands alone on stderr */
     int rec_toggle;            /* E pressed: start / stop once the frame is composed */
     ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
     int web_input;             /* this frame took input from a page: publish the state now */
@@ -100,6 +102,23 @@ static ks_status register_ring(ks_live *l)
     return KS_OK;
 }
 
+static void hold_notice(ks_live *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void hold_notice(ks_live *l, const char *fmt, ...)
+{
+    const size_t used = strlen(l->notices);
+    if (used + 16 >= sizeof l->notices) return;
+    char *at = l->notices + used;
+    const size_t cap = sizeof l->notices - used - 1; /* room for the '\n' */
+    int n = snprintf(at, cap, "kernelscope: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(at + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    const size_t end = used + ((size_t)n < cap - 1 ? (size_t)n : cap - 1);
+    l->notices[end] = '\n';
+    l->notices[end + 1] = '\0';
+}
+
 /* How pictures reach GL: CPU: host memory uploaded; CUDA: --interop pbo, copy,
  * or auto (pbo where CUDA can register the GL buffer, copy otherwise). */
 static ks_status open_display_path(ks_live *l, size_t bytes)
@@ -126,7 +145,7 @@ static ks_status open_display_path(ks_live *l, size_t bytes)
             return ks_fail(KS_ERR_INVALID,
                            "--interop pbo: CUDA cannot register the GL buffer (%s); the GL context is not on "
                            "the CUDA device: use --interop copy or auto", why);
-        fprintf(stderr, "kernelscope: CUDA cannot register the GL buffer (%s): using the copy path\n", why);
+        hold_notice(l, "CUDA cannot register the GL buffer (%s): using the copy path", why);
     }
     KS_TRY(ks_copy_ring_create(KS_RENDERER_RING, bytes, &l->copy));
     l->path = KS_INTEROP_COPY;
@@ -173,7 +192,7 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_li
     ks_renderer_set_one_to_one(l->renderer, api->zoomable);
     char notice[256];
     KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
-    if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+    if (notice[0]) hold_notice(l, "%s", notice);
     void *stream = api->stream(l->scene);
     KS_TRY(open_display_path(l, (size_t)max_w * (size_t)max_h * 4));
     const ks_stage_timer_desc td = {env->use_cuda, stream};
@@ -669,6 +688,8 @@ ks_status ks_live_run(ks_live *l)
 {
     const ks_options *opt = l->env->opt;
     const char *scene = opt->scene->name;
+    fputs(l->notices, stderr); /* set-up went well: its notices now */
+    l->notices[0] = '\0';
     if (opt->save_every) KS_TRY(ks_timings_csv_init(&l->csv, opt->out_dir, scene));
     ks_progress_init(&l->progress, ks_window_is_headless(l->win) && (opt->progress || isatty(2)));
     ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));
