@@ -2,6 +2,8 @@
 # One command: install what is missing, build, run every test (ctest).
 # Then rebuilds the host code with ASan/UBSan and runs the cpu-labelled tests again,
 # and builds without CUDA (as on a machine with no CUDA Toolkit) and runs its cpu tests.
+# Last, builds every libFuzzer target with clang and runs each for 20 s (scripts/fuzz.sh):
+# a target that no longer builds, or a finding, fails the run.
 # gpu-labelled tests report "skipped" (exit 77) where there is no CUDA device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,4 +21,7 @@ if [ "${KS_SKIP_NOCUDA:-0}" != 1 ] && [ -f build/CMakeCache.txt ] && grep -q '^K
   # Only where the main build had CUDA: otherwise it was this build already.
   KS_BUILD_DIR=build-nocuda scripts/build.sh -DKS_CUDA=OFF
   (cd build-nocuda && ctest --output-on-failure -L cpu -j "$(nproc)")
+fi
+if [ "${KS_SKIP_FUZZ:-0}" != 1 ]; then
+  KS_FUZZ_DIR=build-fuzz scripts/fuzz.sh "${KS_FUZZ_SECONDS:-20}"
 fi
