@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernels/histogram/histogram.h"
@@ -27,6 +28,7 @@ enum {
 static int parse_float(const char *text, float *out)
 {
     if (!text || !*text || isspace((unsigned char)*text)) return -1;
+    if (text[strspn(text, "0123456789.eE-")]) return -1; /* decimal only: no '+', hex, inf or nan */
     errno = 0;
     char *end = NULL;
     double v = strtod(text, &end);
@@ -313,7 +315,7 @@ static ks_status set_out(ks_options *o, const char *name, const char *v)
 }
 static ks_status set_format(ks_options *o, const char *name, const char *v)
 {
-    if (ks_image_format_parse(v, &o->format) != 0)
+    if ((strcmp(v, "png") != 0 && strcmp(v, "ppm") != 0) || ks_image_format_parse(v, &o->format) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: unknown image format '%s' (png, ppm)", name, quoted(v));
     return KS_OK;
 }
@@ -420,7 +422,8 @@ static ks_status set_dump_field(ks_options *o, const char *name, const char *v)
 }
 static ks_status set_browser(ks_options *o, const char *name, const char *v)
 {
-    if (!*v || access(v, X_OK) != 0) return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a program that can be run", name, quoted(v));
+    struct stat st; /* a folder is "executable" too: found here, not after the run */
+    if (!*v || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || access(v, X_OK) != 0) return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a program that can be run", name, quoted(v));
     o->browser = v;
     return KS_OK;
 }
@@ -540,6 +543,9 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
         const char *v = NULL;
         if (f->takes_value) KS_TRY(take_value(c, f->name, &v));
         else if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f->name);
+        /* a second value would silently win: an error, but for the list flags, which add up */
+        const int list = f->set == set_grid || f->set == set_block || f->set == set_kernel || f->set == set_spheres;
+        if ((o->flags_given & (1ull << k)) && !list) return ks_fail(KS_ERR_INVALID, "%s given twice", f->name);
         o->flags_given |= 1ull << k;
         return f->set(o, f->name, v);
     }
