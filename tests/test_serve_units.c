@@ -18,6 +18,7 @@
 #include "serve/request.h"
 #include "serve/serve_auth.h"
 #include "serve/serve_keys.h"
+#include "serve/server.h"
 #include "serve/state_json.h"
 
 static void test_listen(void **state)
@@ -204,6 +205,23 @@ static void test_state_viewer(void **state)
     assert_string_equal(nan, "{\"viewer_fps\":0,\"viewer_codec\":\"\",\"viewer_reports\":0}");
 }
 
+/* issue 21, defect 8: "localhost" is loopback, as serve_auth.h says, and can be listened on */
+static void test_serve_localhost(void **state)
+{
+    (void)state;
+    char addr[KS_SERVE_ADDR_MAX];
+    int port = -1;
+    assert_int_equal(ks_serve_parse_listen("localhost:0", addr, &port), KS_OK);
+    ks_server_desc d = {0};
+    d.addr = addr;
+    d.port = port;
+    ks_server *s = NULL;
+    assert_int_equal(ks_server_create(&d, &s), KS_OK);
+    assert_true(ks_server_port(s) > 0);
+    assert_non_null(strstr(ks_server_url(s), "http://127.0.0.1:"));
+    ks_server_destroy(s);
+}
+
 /* A request to 127.0.0.1:8000 from our own page, as a browser sends it. */
 static ks_req req_of(ks_req_method m, const char *path, const char *arg)
 {
@@ -372,7 +390,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listen), cmocka_unit_test(test_tokens), cmocka_unit_test(test_keys),
         cmocka_unit_test(test_input_queue), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
-        cmocka_unit_test(test_state_viewer), cmocka_unit_test(test_origin_host), cmocka_unit_test(test_bodies),
+        cmocka_unit_test(test_state_viewer), cmocka_unit_test(test_origin_host), cmocka_unit_test(test_serve_localhost), cmocka_unit_test(test_bodies),
         cmocka_unit_test(test_methods), cmocka_unit_test(test_ws_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
