@@ -17,6 +17,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/reduce/reduce.h"
+#include "kernels/reduce/reduce_bench.h"
 
 enum { KS_RD_SPAN_MS = 2 /* one timed span of back-to-back runs per frame */ };
 
