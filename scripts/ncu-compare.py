@@ -27,6 +27,9 @@
       kernel sequence goes back to an earlier stage. Each run's durations are summed; runs
       under a quarter of the longest (the gold check's small N) are dropped; the median run
       is compared with the bench's ms. VARIANT `all`: every variant found in both.
+      Expect scans to read a few to ~10 % slower in the bench than under ncu: back to back,
+      each run also pays for writing the previous run's output back from L2, which an
+      isolated profiled launch leaves for later (seen on an H100 at 2^24; sums agree within 2 %).
 Prints both figures and their difference in percent (positive: ours is slower).
 """
 import csv
