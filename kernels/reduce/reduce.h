@@ -176,7 +176,9 @@ typedef struct ks_reduce_gpu ks_reduce_gpu;
 
 int ks_reduce_gpu_device_count(void);
 /* Allocates input, output and scratch for d (defaults applied) and fills the input
- * on the device by formula. KS_ERR_INVALID for a bad desc, KS_ERR_NO_DEVICE without
+ * on the device by formula. Device memory: 8N bytes (input and scan output) plus
+ * about N/250 bytes of scratch and CUB's temporary storage; the picture's levels
+ * add about 4N/(B-1) bytes (sum) or 8N (scan) when first asked for. KS_ERR_INVALID for a bad desc, KS_ERR_NO_DEVICE without
  * a device, KS_ERR_OUT_OF_MEMORY when it does not fit. */
 ks_status ks_reduce_gpu_create(const ks_reduce_desc *d, ks_reduce_gpu **out);
 void ks_reduce_gpu_destroy(ks_reduce_gpu *g);
@@ -201,10 +203,11 @@ const float *ks_reduce_gpu_input(ks_reduce_gpu *g); /* device pointer, n floats 
 
 /* Times the variant. Method: `warmup` runs (0 -> 3), then one event-timed run gives
  * an estimate t1; K = ceil(span_ms / t1) runs (1..100000) are enqueued back to back
- * between two events, so launch gaps and the events' own ~µs overhead are spread over
- * K runs and a 30 µs kernel is timed as the device runs it in a stream; repeated
- * reps times (0 -> 7), ms per run = span / K, median and minimum over the reps.
- * span_ms 0 -> 20. *launches (may be NULL): K. */
+ * between two events on the context's stream, so launch gaps and the events' own
+ * microseconds are spread over K runs and a 30 us kernel is timed as the device runs
+ * it in a stream; repeated reps times (0 -> 7), ms per run = span / K, median and
+ * minimum over the reps. span_ms 0 -> 20. Back to back, a scan also pays for writing
+ * back the previous run's output from L2, as it would in any pipeline. */
 typedef struct ks_reduce_timing {
     double median_ms, min_ms; /* per run */
     int launches;             /* K per timed span */

@@ -71,6 +71,8 @@ static void ks_rb_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *va
 {
     if (r->row_n >= KS_REDUCE_BENCH_MAX_ROWS) return;
     ks_reduce_bench_row *w = &r->rows[r->row_n++];
+    memcpy(w->device, r->device, sizeof w->device); /* same sizes, both terminated */
+    memcpy(w->cc, r->cc, sizeof w->cc);
     snprintf(w->op, sizeof w->op, "%s", ks_reduce_op_name(op));
     snprintf(w->variant, sizeof w->variant, "%s", variant);
     w->n = n;

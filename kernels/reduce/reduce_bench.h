@@ -36,6 +36,8 @@ typedef struct ks_reduce_bench_desc {
 } ks_reduce_bench_desc;
 
 typedef struct ks_reduce_bench_row {
+    char device[256];    /* as the result's */
+    char cc[8];          /* as the result's */
     char op[8];          /* "sum", "scan" */
     char variant[16];    /* "sum_shuffle", ..., "cpu" */
     long long n;

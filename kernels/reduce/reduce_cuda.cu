@@ -9,9 +9,9 @@
  * in double; reduce.h states the tolerances.
  *
  * Memory: sums read the input as float4 (cudaMalloc bases are 256-byte aligned)
- * in a grid-stride loop over a grid sized to fill every SM once (occupancy API),
- * each thread keeping four 16-byte loads in flight; the n % 4 tail is added by
- * the first threads. Scans work on warp segments of 512 floats: lane l holds
+ * in a grid-stride loop over a grid resident all at once (occupancy API, at most
+ * 1024 threads per SM), each thread keeping four 16-byte loads in flight; the
+ * n % 4 tail is added by the first threads. Scans work on warp segments of 512 floats: lane l holds
  * float4 number q*32 + l of the segment (q = 0..3), so every load and store of a
  * warp is one coalesced 512-byte row. */
 #include "reduce.h"
@@ -33,8 +33,8 @@
 
 enum {
     KS_RD_SEG = 512,            /* floats per warp segment: 32 lanes x 16 */
-    KS_RD_LOOKBACK_THREADS = 256,
-    KS_RD_LOOKBACK_TILE = KS_RD_SEG * (KS_RD_LOOKBACK_THREADS / 32), /* 4096 floats */
+    KS_RD_LOOKBACK_THREADS = 512,
+    KS_RD_LOOKBACK_TILE = KS_RD_SEG * (KS_RD_LOOKBACK_THREADS / 32), /* 8192 floats */
     KS_RD_STATUS_AGG = 1,       /* tile status: its own aggregate is published */
     KS_RD_STATUS_PREFIX = 2,    /* its inclusive prefix is published */
     KS_RD_EPOCH_MAX = 1 << 29,
@@ -52,13 +52,14 @@ struct ks_reduce_gpu {
     unsigned *counter;    /* sum_onepass: blocks finished (reset by the last) */
     float *partials;      /* per-block partial sums / scan_shuffle tile sums */
     float *blk_sums;      /* scan_blocks: block sums of every recursion level */
-    unsigned long long *status; /* scan_lookback: [0] tile counter, [1 + t] tile t's status */
+    unsigned long long *status; /* scan_lookback: tile t's status word */
     unsigned epoch;       /* scan_lookback: run number carried in the status words */
     void *cub_tmp;
     size_t cub_tmp_size;
     int grid_sum[KS_REDUCE_NUM]; /* persistent grid of each sum variant */
     /* the picture */
-    float *lv_dev;        /* levels 1.. (CPU layout minus the input) */
+    float *lv_dev;        /* levels 1.., each at lv_off[s] floats (a multiple of 64: float4 kernels write them) */
+    long long lv_off[KS_REDUCE_MAX_LEVELS];
     long long lv_cap;
     unsigned *lv_max;     /* per strip: max |v| as float bits */
     ks_reduce_levels lv;
@@ -82,7 +83,11 @@ __device__ __forceinline__ float ks_rd_add4(float4 v)
     return (v.x + v.y) + (v.z + v.w);
 }
 
-/* This thread's share of x[0..n): grid-stride over float4 with four loads in flight. */
+/* This thread's share of x[0..n): grid-stride over float4 (thread t of T reads float4
+ * t, t + T, t + 2T, ...) with four loads in flight; the n % 4 tail goes to the first
+ * threads. (A CUB-like even-share mapping, each block reading its own contiguous run
+ * of tiles, with or without an L1-bypassing 256-byte-prefetch load, measured 0.5-1 %
+ * slower on the H100 at 2^28 floats.) */
 __device__ __forceinline__ float ks_rd_thread_sum(const float *__restrict__ x, long long n)
 {
     const float4 *__restrict__ x4 = reinterpret_cast<const float4 *>(x);
@@ -387,37 +392,34 @@ __global__ void ks_rd_scan_tiles_kernel(const float *__restrict__ x, float *__re
     else ks_rd_tile_scan<false>(x, y, n, tile, prefix);
 }
 
-/* scan_lookback: single pass. Each block takes the next tile number from a counter
- * (so every earlier tile has started: no deadlock), scans its 4096 floats, publishes
+/* scan_lookback: single pass. Block b scans tile b (16 x THREADS floats), publishes
  * its aggregate, then warp 0 looks back 32 predecessors at a time: it adds their
  * aggregates until one of them has published its inclusive prefix, adds that and
- * stops; the block publishes its own inclusive prefix and writes its tile. A status
- * word is 64 bits, (epoch << 2 | flag) << 32 | float bits, stored and loaded whole,
- * so a value is never seen without its flag; the epoch (the run's number) makes a
- * word left from an earlier run read as "not yet", so no memset is needed per run. */
+ * stops; the block publishes its own inclusive prefix and writes its tile. Tile b
+ * waits only on tiles < b, which the hardware dispatches before it (blocks start in
+ * index order; CUB's scan relies on the same; a tile counter taken by atomicAdd
+ * instead measured about 1 % slower). A status word is 64 bits, (epoch << 2 | flag) << 32
+ * | float bits, stored and loaded whole, so a value is never seen without its flag;
+ * the epoch (the run's number) makes a word left from an earlier run read as "not
+ * yet", so no memset is needed per run. __launch_bounds__ caps the registers at 32 so
+ * that 2048 threads fit on an SM (measured faster than 40 registers and 1536). */
 __device__ __forceinline__ void ks_rd_status_store(unsigned long long *s, unsigned tag, float v)
 {
     const unsigned long long w = ((unsigned long long)tag << 32) | __float_as_uint(v);
     *reinterpret_cast<volatile unsigned long long *>(s) = w;
 }
 
-__global__ void __launch_bounds__(KS_RD_LOOKBACK_THREADS)
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS, 2048 / THREADS)
     ks_rd_scan_lookback_kernel(const float *__restrict__ x, float *__restrict__ y, long long n,
-                               unsigned long long *status, unsigned epoch, unsigned tiles)
+                               unsigned long long *st, unsigned epoch)
 {
     __shared__ float warp_tot[32], warp_pre[32], s_total, s_prefix;
-    __shared__ unsigned s_tile;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (threadIdx.x == 0) {
-        const unsigned t = atomicAdd(reinterpret_cast<unsigned *>(status), 1u);
-        if (t == tiles - 1) *reinterpret_cast<unsigned *>(status) = 0u; /* every ticket is taken: reset */
-        s_tile = t;
-    }
-    __syncthreads();
-    const unsigned tile_no = s_tile;
-    const long long tile = (long long)tile_no * KS_RD_LOOKBACK_TILE;
+    const unsigned tile_no = blockIdx.x;
+    const long long tile = (long long)tile_no * (16 * THREADS);
     const long long seg = tile + (long long)warp * KS_RD_SEG;
-    const bool full = tile + KS_RD_LOOKBACK_TILE <= n;
+    const bool full = tile + 16 * THREADS <= n;
     float4 v[4];
     if (full) ks_rd_seg_load<true>(x, seg, n, lane, v);
     else ks_rd_seg_load<false>(x, seg, n, lane, v);
@@ -426,7 +428,6 @@ __global__ void __launch_bounds__(KS_RD_LOOKBACK_THREADS)
     __syncthreads();
     ks_rd_warp_totals_scan(warp_tot, warp_pre, &s_total);
     __syncthreads();
-    unsigned long long *st = status + 1;
     if (warp == 0) {
         const float agg = s_total;
         float prefix = 0.0f;
@@ -614,6 +615,12 @@ static ks_status ks_rd_create(ks_reduce_gpu *g)
                       &g->grid_sum[KS_REDUCE_SUM_TREE]));
     KS_TRY(ks_rd_grid((const void *)ks_rd_sum_shuffle_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_SHUFFLE]));
     KS_TRY(ks_rd_grid((const void *)ks_rd_sum_onepass_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_ONEPASS]));
+    /* At most 1024 threads per SM: on the H100 at 2^28 floats, 1024 resident threads
+     * per SM read 0.3-0.5 % faster than a full SM (2048), and 512 were slower (measured). */
+    for (int v = KS_REDUCE_SUM_ATOMIC; v <= KS_REDUCE_SUM_ONEPASS; ++v) {
+        const int cap = g->sm_count * (1024 / block > 0 ? 1024 / block : 1);
+        if (g->grid_sum[v] > cap) g->grid_sum[v] = cap;
+    }
     /* no more blocks than there are float4 to read */
     const long long need = ((n >> 2) + block - 1) / block;
     int max_grid = 1;
@@ -629,11 +636,11 @@ static ks_status ks_rd_create(ks_reduce_gpu *g)
     g->counter = reinterpret_cast<unsigned *>(g->result + 1);
     KS_TRY(ks_rd_alloc((void **)&g->partials, (size_t)(tiles > max_grid ? tiles : max_grid) * 4, "partial sums"));
     KS_TRY(ks_rd_alloc((void **)&g->blk_sums, (size_t)ks_rd_blk_sums_len(n, block) * 4, "block sums"));
-    KS_TRY(ks_rd_alloc((void **)&g->status, (size_t)(lb_tiles + 1) * 8, "tile status"));
+    KS_TRY(ks_rd_alloc((void **)&g->status, (size_t)lb_tiles * 8, "tile status"));
     KS_TRY(ks_rd_alloc((void **)&g->lv_max, KS_REDUCE_MAX_LEVELS * 4, "level maxima"));
     KS_TRY(ks_rd_alloc((void **)&g->lut, 256 * 4, "colour table"));
     KS_CUDA_TRY(cudaMemsetAsync(g->result, 0, 16, g->stream));
-    KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)(lb_tiles + 1) * 8, g->stream));
+    KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)lb_tiles * 8, g->stream));
     g->epoch = 0;
     size_t a = 0, b = 0;
     KS_CUDA_TRY(cub::DeviceReduce::Sum(nullptr, a, g->x, g->result, (int)n, g->stream));
@@ -727,12 +734,12 @@ static ks_status ks_rd_scan_blocks(ks_reduce_gpu *g, const float *in, float *out
 static ks_status ks_rd_lookback(ks_reduce_gpu *g, float *out)
 {
     if (++g->epoch >= KS_RD_EPOCH_MAX) { /* wrapped: clear the words of old runs */
-        KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)(ks_rd_lookback_tiles(g->d.n) + 1) * 8, g->stream));
+        KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)ks_rd_lookback_tiles(g->d.n) * 8, g->stream));
         g->epoch = 1;
     }
     const long long tiles = ks_rd_lookback_tiles(g->d.n);
-    ks_rd_scan_lookback_kernel<<<(unsigned)tiles, KS_RD_LOOKBACK_THREADS, 0, g->stream>>>(g->x, out, g->d.n, g->status,
-                                                                                          g->epoch, (unsigned)tiles);
+    ks_rd_scan_lookback_kernel<KS_RD_LOOKBACK_THREADS><<<(unsigned)tiles, KS_RD_LOOKBACK_THREADS, 0, g->stream>>>(
+        g->x, out, g->d.n, g->status, g->epoch);
     KS_CUDA_TRY_LAUNCH("scan_lookback");
     return KS_OK;
 }
@@ -853,7 +860,7 @@ extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, d
 
 static const float *ks_rd_level_ptr(ks_reduce_gpu *g, int s)
 {
-    return s == 0 ? g->x : g->lv_dev + (g->lv.offset[s] - g->lv.len[0]);
+    return s == 0 ? g->x : g->lv_dev + g->lv_off[s];
 }
 
 extern "C" ks_status ks_reduce_gpu_levels(ks_reduce_gpu *g, ks_reduce_op op, ks_reduce_levels *lv)
@@ -862,8 +869,12 @@ extern "C" ks_status ks_reduce_gpu_levels(ks_reduce_gpu *g, ks_reduce_op op, ks_
         return ks_fail(KS_ERR_INVALID, "reduce: unknown operation %d", (int)op);
     const int B = g->d.block;
     g->have_levels = 0;
-    const long long total = ks_reduce_levels_layout(op, g->d.n, B, &g->lv);
-    const long long need = total - g->d.n;
+    ks_reduce_levels_layout(op, g->d.n, B, &g->lv);
+    long long need = 0;
+    for (int s = 1; s < g->lv.count; ++s) {
+        g->lv_off[s] = need;
+        need += (g->lv.len[s] + 63) / 64 * 64;
+    }
     if (need > g->lv_cap) {
         cudaFree(g->lv_dev);
         g->lv_dev = NULL;

@@ -33,7 +33,7 @@ static const ks_reduce_variant_info ks_reduce_variants[KS_REDUCE_NUM] = {
     [KS_REDUCE_SCAN_SHUFFLE] = {"scan_shuffle", KS_REDUCE_OP_SCAN,
                                 "reduce-then-scan: tile sums, scan of them, tiles rescanned with warp shuffles", 1},
     [KS_REDUCE_SCAN_LOOKBACK] = {"scan_lookback", KS_REDUCE_OP_SCAN,
-                                 "single pass, decoupled look-back over 4096-element tiles (256 threads)", 0},
+                                 "single pass, decoupled look-back over 8192-element tiles (512 threads)", 0},
     [KS_REDUCE_SCAN_CUB] = {"scan_cub", KS_REDUCE_OP_SCAN, "cub::DeviceScan::InclusiveSum", 0},
 };
 

@@ -1,7 +1,10 @@
 /* Reduce perf harness (an executable, not a test): the bench core at N for each
  * block size given, printed as the bench table's columns
  *   op variant n ms t_eff_gbs t_peak_gbs ratio vs_cub
- * Usage: perf_reduce [N (default 2^28)] [block ...] */
+ * Usage: perf_reduce [N (default 2^28)] [block ...]
+ * Environment: KS_PERF_VARIANTS=a,b (only these, and their op's CUB),
+ * KS_PERF_SPAN_MS, KS_PERF_REPS, KS_PERF_WARMUP (the bench's timing; e.g. 0.001, 3, 1
+ * under Nsight Compute so that each timed span is one run). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,15 @@ int main(int argc, char **argv)
         d.sizes = &n;
         d.size_n = 1;
         d.block = blocks[b];
+        const char *vs = getenv("KS_PERF_VARIANTS");
+        for (int v = 0; vs && v < KS_REDUCE_NUM; ++v) {
+            const char *name = ks_reduce_variant_get((ks_reduce_variant)v)->name, *p = strstr(vs, name);
+            const size_t len = strlen(name);
+            d.variants[v] = p && (p == vs || p[-1] == ',') && (p[len] == '\0' || p[len] == ',');
+        }
+        if (getenv("KS_PERF_SPAN_MS")) d.span_ms = atof(getenv("KS_PERF_SPAN_MS"));
+        if (getenv("KS_PERF_REPS")) d.reps = atoi(getenv("KS_PERF_REPS"));
+        if (getenv("KS_PERF_WARMUP")) d.warmup = atoi(getenv("KS_PERF_WARMUP"));
         if (ks_reduce_bench_run(&d, r) != KS_OK) {
             fprintf(stderr, "perf_reduce: %s\n", ks_error_message());
             free(r);

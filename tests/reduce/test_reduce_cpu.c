@@ -289,6 +289,8 @@ static void test_cpu_bench(void **state)
     assert_int_equal(r->row_n, 4);
     for (int k = 0; k < r->row_n; ++k) {
         assert_string_equal(r->rows[k].variant, "cpu");
+        assert_string_equal(r->rows[k].device, r->device);
+        assert_string_equal(r->rows[k].cc, "-");
         assert_true(r->rows[k].ms >= 0 && r->rows[k].ratio < 0 && r->rows[k].vs_cub < 0);
     }
     assert_string_equal(r->rows[0].op, "sum");

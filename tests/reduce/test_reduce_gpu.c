@@ -230,6 +230,9 @@ static void test_bench(void **state)
         assert_int_equal(ks_reduce_variant_parse(w->variant, &v), 0);
         assert_string_equal(w->op, ks_reduce_op_name(ks_reduce_variant_get(v)->op));
         assert_true(w->ms > 0 && w->t_eff_gbs > 0 && w->t_peak_gbs == r->t_peak_gbs);
+        assert_string_equal(w->device, r->device);
+        assert_string_equal(w->cc, r->cc);
+        assert_true(w->n == n[k / KS_REDUCE_NUM]);
         assert_true(fabs(w->ratio - w->t_eff_gbs / w->t_peak_gbs) < 1e-12);
         assert_true(w->ratio > 0 && w->ratio < 3.0); /* small N sits in L2: above 1 is possible */
         assert_true(w->vs_cub > 0);
