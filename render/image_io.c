@@ -162,14 +162,19 @@ ks_status ks_image_write(const char *path, ks_image_format f, const unsigned cha
 
 /* ---- NumPy -------------------------------------------------------------- */
 
-ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape)
+ks_status ks_npy_write(const char *path, ks_npy_dtype dtype, const void *data, int ndim, const size_t *shape)
 {
-    if (ndim < 1 || ndim > 3 || shape == NULL || (data == NULL))
-        return ks_fail(KS_ERR_INVALID, "cannot write '%s': bad array (ndim %d)",
-                       KS_QUOTED(path ? path : "(null)"), ndim);
+    static const struct {
+        const char *descr;
+        size_t size;
+    } types[KS_NPY_DTYPE_NUM] = {[KS_NPY_F32] = {"<f4", 4}, [KS_NPY_U32] = {"<u4", 4}, [KS_NPY_I64] = {"<i8", 8}};
+    if ((unsigned)dtype >= KS_NPY_DTYPE_NUM || ndim < 1 || ndim > 3 || shape == NULL || data == NULL)
+        return ks_fail(KS_ERR_INVALID, "cannot write '%s': bad array (dtype %d, ndim %d)",
+                       KS_QUOTED(path ? path : "(null)"), (int)dtype, ndim);
+    const size_t es = types[dtype].size;
     size_t count = 1;
     for (int i = 0; i < ndim; ++i) {
-        if (shape[i] != 0 && count > SIZE_MAX / 4 / shape[i])
+        if (shape[i] != 0 && count > SIZE_MAX / es / shape[i])
             return ks_fail(KS_ERR_INVALID, "cannot write '%s': array too large", KS_QUOTED(path));
         count *= shape[i];
     }
@@ -183,8 +188,8 @@ ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const 
     else
         snprintf(dims, sizeof dims, "(%zu, %zu, %zu)", shape[0], shape[1], shape[2]);
     char dict[256];
-    int dlen = snprintf(dict, sizeof dict,
-                        "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", dims);
+    int dlen = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                        types[dtype].descr, dims);
 
     /* magic(6) + version(2) + length(2) + dict + padding + '\n' = multiple of 64 */
     enum { PREAMBLE = 10, ALIGN = 64 };
@@ -204,15 +209,19 @@ ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const 
     KS_TRY(atomic_open(&af, path));
     atomic_write(&af, header, total);
     /* explicit little-endian bytes, whatever the host order */
+    const unsigned char *in = data;
     unsigned char buf[4096];
     size_t fill = 0;
-    for (size_t i = 0; i < count; ++i) {
-        uint32_t u;
-        memcpy(&u, &data[i], 4);
-        buf[fill++] = (unsigned char)(u);
-        buf[fill++] = (unsigned char)(u >> 8);
-        buf[fill++] = (unsigned char)(u >> 16);
-        buf[fill++] = (unsigned char)(u >> 24);
+    for (size_t i = 0; i < count; ++i, in += es) {
+        uint64_t u = 0;
+        if (es == 4) {
+            uint32_t v;
+            memcpy(&v, in, 4);
+            u = v;
+        } else {
+            memcpy(&u, in, 8);
+        }
+        for (size_t b = 0; b < es; ++b) buf[fill++] = (unsigned char)(u >> (8 * b));
         if (fill == sizeof buf) {
             atomic_write(&af, buf, fill);
             fill = 0;
@@ -220,6 +229,11 @@ ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const 
     }
     atomic_write(&af, buf, fill);
     return atomic_commit(&af);
+}
+
+ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape)
+{
+    return ks_npy_write(path, KS_NPY_F32, data, ndim, shape);
 }
 
 /* ---- text --------------------------------------------------------------- */

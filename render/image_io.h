@@ -18,7 +18,17 @@ int ks_image_format_parse(const char *name, ks_image_format *f);
 /* rgba: w*h*4 bytes, rows top-down. PNG keeps RGB (alpha dropped); PPM is binary P6. */
 ks_status ks_image_write(const char *path, ks_image_format f, const unsigned char *rgba, int w,
                          int h);
-/* NumPy .npy version 1.0, '<f4', C order, shape given (ndim 1..3). */
+/* NumPy .npy version 1.0, C order, shape given (ndim 1..3). data holds the
+ * elements in host order (float, uint32_t, int64_t); the file has them
+ * little-endian. The one .npy writer: --dump-field of every scene. */
+typedef enum ks_npy_dtype {
+    KS_NPY_F32 = 0, /* '<f4' (the default) */
+    KS_NPY_U32,     /* '<u4' */
+    KS_NPY_I64,     /* '<i8' */
+    KS_NPY_DTYPE_NUM
+} ks_npy_dtype;
+ks_status ks_npy_write(const char *path, ks_npy_dtype dtype, const void *data, int ndim, const size_t *shape);
+/* ks_npy_write of float32 data. */
 ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape);
 /* Writes len bytes of text (CSV etc.) atomically. */
 ks_status ks_text_write(const char *path, const char *text, size_t len);

@@ -259,6 +259,39 @@ static void test_npy(void **state)
     assert_int_equal(ks_npy_write_f32(path, &x, 0, s3), KS_ERR_INVALID);
 }
 
+/* The integer types (the histogram's counts): '<u4' and '<i8', little-endian,
+ * through the same temporary-name-and-rename path. */
+static void test_npy_integers(void **state)
+{
+    (void)state;
+    char path[512];
+    path_in(path, sizeof path, "h.npy");
+    const uint32_t h[3] = {1, 0x12345678u, 7};
+    const size_t s1[] = {3};
+    assert_int_equal(ks_npy_write(path, KS_NPY_U32, h, 1, s1), KS_OK);
+    size_t len = 0;
+    unsigned char *buf = read_all(path, &len);
+    assert_non_null(buf);
+    assert_int_equal(len, 128 + 12);
+    assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
+    assert_memory_equal(buf + 10, "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }", 57);
+    assert_int_equal(buf[127], '\n');
+    assert_memory_equal(buf + 128, "\x01\0\0\0\x78\x56\x34\x12\x07\0\0\0", 12);
+    free(buf);
+    const int64_t big[1] = {5000000000ll};
+    const size_t one[] = {1};
+    assert_int_equal(ks_npy_write(path, KS_NPY_I64, big, 1, one), KS_OK);
+    buf = read_all(path, &len);
+    assert_non_null(buf);
+    assert_int_equal(len, 128 + 8);
+    assert_memory_equal(buf + 10, "{'descr': '<i8'", 15);
+    assert_memory_equal(buf + 128, "\x00\xf2\x05\x2a\x01\0\0\0", 8);
+    free(buf);
+    assert_int_equal(ks_npy_write(path, KS_NPY_DTYPE_NUM, h, 1, s1), KS_ERR_INVALID);
+    assert_int_equal(count_entries(g_dir, ".tmp-"), 0);
+    assert_int_equal(count_entries(g_dir, ""), 1);
+}
+
 static void test_text(void **state)
 {
     (void)state;
@@ -372,6 +405,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_png_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ppm_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_npy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_npy_integers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rename_failure, setup, teardown),

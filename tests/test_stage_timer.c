@@ -44,7 +44,8 @@ static void test_host_timing(void **state)
     ks_stage_timer_stats(t, b, &sb);
     assert_int_equal(sa.samples, 5);
     assert_int_equal(sb.samples, 3);
-    assert_true(sa.median_ms >= 2.0 && sa.median_ms < 10.0); /* the 12 ms outlier does not move it */
+    /* the 12 ms outlier does not move it (a busy machine may stretch each 2 ms sleep, not to 12) */
+    assert_true(sa.median_ms >= 2.0 && sa.median_ms < 12.0);
     assert_true(sa.min_ms >= 2.0 && sa.min_ms <= sa.median_ms);
     assert_true(sb.median_ms >= 1.0);
     long long frame;

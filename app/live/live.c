@@ -5,6 +5,7 @@
 #include "app/live/live.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "app/live/live_record.h"
 #include "app/live/live_serve.h"
 #include "app/live/live_stats.h"
+#include "app/scenes.h"
 #include "app/signals.h"
 
 struct ks_live {
@@ -40,6 +42,8 @@ struct ks_live {
     ks_view view;              /* this frame's view model (scene + frame fields) */
     ks_live_rec rec;           /* --record and the E key */
     ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
+    char notices[640];         /* set-up notices (font, interop fallback), held until the run starts so
+                                  that an error ending set-up stands alone on stderr */
     ks_live_frame_hook hook;   /* a benchmark's per-frame call; NULL: none */
     void *hook_user;
 };
@@ -49,6 +53,23 @@ static void show_message(ks_live *l, const char *text)
     size_t used = 0;
     ks_text_append(l->message, sizeof l->message, &used, "%s", text);
     l->message_until = ks_now_seconds() + 4.0;
+}
+
+static void hold_notice(ks_live *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void hold_notice(ks_live *l, const char *fmt, ...)
+{
+    const size_t used = strlen(l->notices);
+    if (used + 16 >= sizeof l->notices) return;
+    char *at = l->notices + used;
+    const size_t cap = sizeof l->notices - used - 1; /* room for the '\n' */
+    int n = snprintf(at, cap, "kernelscope: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(at + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    const size_t end = used + ((size_t)n < cap - 1 ? (size_t)n : cap - 1);
+    l->notices[end] = '\n';
+    l->notices[end + 1] = '\0';
 }
 
 static const char ks_global_help[] = "Keys\n"
@@ -105,7 +126,7 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     ks_live_input_init(&l->input, &id);
     char notice[256];
     KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
-    if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+    if (notice[0]) hold_notice(l, "%s", notice);
     const ks_stage_timer_desc td = {env->use_cuda, api->stream(l->scene)};
     KS_TRY(ks_stage_timer_create(&td, &l->timer));
     l->stage_frame = ks_stage_timer_stage(l->timer, "frame"); /* the first column of the CSV */
@@ -117,7 +138,11 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     pd.timer = l->timer;
     pd.api = api;
     pd.scene = l->scene;
+    char path_notice[512]; /* the interop fallback's, held like the font's */
+    pd.notice = path_notice;
+    pd.notice_cap = sizeof path_notice;
     KS_TRY(ks_live_path_create(&pd, &l->path));
+    if (path_notice[0]) hold_notice(l, "%s", path_notice);
     const ks_live_output_desc od = {env->opt, ks_window_is_headless(l->win), l->renderer, api, l->scene};
     ks_live_output_init(&l->out, &od);
     if (env->opt->serve) KS_TRY(ks_live_serve_create(env->opt, env->use_cuda, max_w, max_h, &l->serve));
@@ -196,8 +221,7 @@ static ks_status record_frame(ks_live *l)
         int w, h;
         ks_window_size(l->win, &w, &h);
         l->input.ctl.rec_toggle = 0;
-        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame, w, h, msg,
-                           sizeof msg);
+        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, l->env->opt->scene->name, l->frame, w, h, msg, sizeof msg);
         show_message(l, msg);
     }
     ks_status st = ks_live_rec_frame(&l->rec, l->renderer, msg, sizeof msg);
@@ -335,6 +359,8 @@ static ks_status run_frame(ks_live *l, int *quit)
 ks_status ks_live_run(ks_live *l)
 {
     const ks_options *opt = l->env->opt;
+    fputs(l->notices, stderr); /* set-up went well: its notices now */
+    l->notices[0] = '\0';
     KS_TRY(ks_live_output_start(&l->out));
     ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));
     if (opt->record) { /* the composed frame's size: the window's framebuffer */

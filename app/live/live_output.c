@@ -5,12 +5,13 @@
 #include <unistd.h>
 
 #include "kernels/common/ks_util.h"
+#include "app/scenes.h"
 
 void ks_live_output_init(ks_live_output *o, const ks_live_output_desc *desc)
 {
     *o = (ks_live_output){0};
     o->d = *desc;
-    o->scene_name = ks_scene_name(desc->opt->scene);
+    o->scene_name = desc->opt->scene->name;
 }
 
 ks_status ks_live_output_start(ks_live_output *o)

@@ -55,7 +55,10 @@ static ks_status open_path(ks_live_path *p)
             return ks_fail(KS_ERR_INVALID,
                            "--interop pbo: CUDA cannot register the GL buffer (%s); the GL context is not on "
                            "the CUDA device: use --interop copy or auto", why);
-        fprintf(stderr, "kernelscope: CUDA cannot register the GL buffer (%s): using the copy path\n", why);
+        if (p->d.notice && p->d.notice_cap)
+            snprintf(p->d.notice, p->d.notice_cap, "CUDA cannot register the GL buffer (%s): using the copy path", why);
+        else
+            fprintf(stderr, "kernelscope: CUDA cannot register the GL buffer (%s): using the copy path\n", why);
     }
     KS_TRY(ks_copy_ring_create(KS_RENDERER_RING, p->d.bytes, &p->copy));
     p->mode = KS_INTEROP_COPY;
@@ -72,6 +75,7 @@ ks_status ks_live_path_create(const ks_live_path_desc *desc, ks_live_path **out)
     ks_live_path *p = calloc(1, sizeof *p);
     if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     p->d = *desc;
+    if (desc->notice && desc->notice_cap) desc->notice[0] = '\0';
     ks_status st = open_path(p);
     if (st != KS_OK) {
         ks_live_path_destroy(p);

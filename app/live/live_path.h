@@ -25,6 +25,9 @@ typedef struct ks_live_path_desc {
     ks_stage_timer *timer;    /* map / unmap stages are named here; required */
     const ks_scene_api *api;  /* draws into the slot; required */
     void *scene;
+    char *notice;             /* gets the auto path's fallback notice ("" none), for the caller to print
+                                 when set-up has gone well; NULL: printed on stderr at once */
+    size_t notice_cap;
 } ks_live_path_desc;
 
 /* auto falls back to copy, with one notice line, where CUDA cannot register

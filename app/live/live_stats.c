@@ -58,7 +58,6 @@ void ks_live_stats_collect(const ks_live_clock *c, ks_stage_timer *timer, const 
         snprintf(m->name, sizeof m->name, "%s", st.name ? st.name : "?");
         m->median_ms = popped ? ks_median_sort(per_stage[s], count[s]) : st.median_ms;
         m->samples = popped ? count[s] : st.samples;
-        m->solver = st.solver;
     }
 }
 
@@ -67,16 +66,4 @@ double ks_live_stats_stage(const ks_live_stats *s, const char *name)
     for (int i = 0; i < s->nstages; ++i)
         if (strcmp(s->stages[i].name, name) == 0 && s->stages[i].samples > 0) return s->stages[i].median_ms;
     return -1.0;
-}
-
-double ks_live_stats_solver(const ks_live_stats *s)
-{
-    double sum = 0.0;
-    int any = 0;
-    for (int i = 0; i < s->nstages; ++i)
-        if (s->stages[i].solver && s->stages[i].samples > 0) {
-            sum += s->stages[i].median_ms;
-            any = 1;
-        }
-    return any ? sum : -1.0;
 }

@@ -17,7 +17,6 @@ typedef struct ks_live_stage_median {
     char name[32];    /* "jacobi", "interop map", "frame", ... */
     double median_ms; /* 0 when the stage never ran */
     int samples;
-    int solver;       /* 1: the scene's solver (ks_stage_timer_solver_stage) */
 } ks_live_stage_median;
 typedef struct ks_live_stats {
     long long frames;         /* frames run in all */
@@ -32,8 +31,6 @@ typedef struct ks_live_stats {
 } ks_live_stats;
 /* The median of stage name in *s, or -1 when it has none. */
 double ks_live_stats_stage(const ks_live_stats *s, const char *name);
-/* The sum of the medians of the scene's solver stages, or -1 when it marked none. */
-double ks_live_stats_solver(const ks_live_stats *s);
 
 typedef struct ks_live_clock {
     double fps;                /* smoothed, for the overlay */

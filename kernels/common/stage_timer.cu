@@ -287,7 +287,6 @@ extern "C" void ks_stage_timer_stats(const ks_stage_timer *t, int stage, ks_stag
     out->samples = w.count;
     out->total = w.total;
     out->last_ms = w.last;
-    out->solver = t->solver[stage];
     if (w.count == 0) return;
     out->min_ms = *std::min_element(w.samples, w.samples + w.count);
     out->median_ms = window_median(w);

@@ -22,7 +22,6 @@ typedef struct ks_stage_stats {
     double min_ms;
     double last_ms;
     long long total;   /* samples ever recorded */
-    int solver;        /* 1: marked by ks_stage_timer_solver_stage */
 } ks_stage_stats;
 
 typedef struct ks_stage_timer_desc {

@@ -187,39 +187,6 @@ void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end,
     }
 }
 
-ks_status ks_hist_npy_write(const char *path, const uint64_t *hist, unsigned bins, uint64_t total)
-{
-    const int wide = total > 4294967295ull;
-    char header[128];
-    int len = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (%u,), }",
-                       wide ? "<i8" : "<u4", bins);
-    /* magic (6) + version (2) + header length (2) + header, padded to 64 with '\n' last. */
-    int pad = 64 - (10 + len + 1) % 64;
-    if (pad == 64) pad = 0;
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return ks_fail(KS_ERR_INVALID, "--dump-field: path too long");
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return ks_fail(KS_ERR_IO, "--dump-field: cannot write '%s': %s", tmp, strerror(errno));
-    const unsigned hl = (unsigned)(len + pad + 1);
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 255),
-                             (unsigned char)(hl >> 8)};
-    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)len, f) == (size_t)len;
-    for (int i = 0; ok && i < pad; ++i) ok = fputc(' ', f) != EOF;
-    if (ok) ok = fputc('\n', f) != EOF;
-    for (unsigned b = 0; ok && b < bins; ++b) {
-        unsigned char v[8];
-        for (int k = 0; k < 8; ++k) v[k] = (unsigned char)(hist[b] >> (8 * k));
-        ok = fwrite(v, 1, wide ? 8 : 4, f) == (size_t)(wide ? 8 : 4);
-    }
-    if (fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        return ks_fail(KS_ERR_IO, "--dump-field: cannot write '%s'", path);
-    }
-    return KS_OK;
-}
-
 /* The height of picture column x of w: the counts of the bins it covers
  * (at least one), log10(1 + sum) on a log scale. */
 static double ks_hist_column(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)

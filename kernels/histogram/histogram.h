@@ -64,10 +64,6 @@ ks_status ks_hist_load_file(const char *path, unsigned char **out, size_t *n);
 /* Adds the counts of [begin, end) of data[0..n) to hist (bins entries). */
 void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end, ks_hist_mode m,
                   unsigned bins, uint64_t *hist);
-/* Writes counts as .npy (shape (bins,)): uint32 when total <= 2^32-1, else int64.
- * Through a temporary name, then renamed. */
-ks_status ks_hist_npy_write(const char *path, const uint64_t *hist, unsigned bins, uint64_t total);
-
 /* ---- Variants (histogram_cuda.cu) ---- */
 
 typedef struct ks_hist_input {

@@ -85,7 +85,6 @@ double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size
 /* ---- GPU ---- */
 typedef struct ks_matmul_gpu ks_matmul_gpu;
 
-int ks_matmul_gpu_device_count(void);
 ks_status ks_matmul_gpu_create(ks_matmul_gpu **out);
 void ks_matmul_gpu_destroy(ks_matmul_gpu *g);
 void *ks_matmul_gpu_stream(ks_matmul_gpu *g);
@@ -110,8 +109,6 @@ ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char
                              float lo, float hi, int grid_tile, void *rgba);
 /* One element of C (synchronises). */
 ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
-/* Device name */
-ks_status ks_matmul_gpu_device_name(char *buf, size_t len);
 
 #ifdef __cplusplus
 }

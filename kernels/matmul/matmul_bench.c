@@ -1,6 +1,7 @@
 /* Matmul bench measuring (matmul_bench.h). Plain C over the matmul API. */
 #include "kernels/common/ks_util.h"
 #include "matmul_bench.h"
+#include "kernels/common/cuda_device.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -160,7 +161,9 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
         return ks_fail(KS_ERR_INVALID, "bench matmul: too many sizes x variants (at most %d rows)", KS_MATMUL_BENCH_MAX_ROWS);
     ks_matmul_gpu *g = NULL;
     KS_TRY(ks_matmul_gpu_create(&g));
-    ks_status st = ks_matmul_gpu_device_name(r->device, sizeof r->device);
+    ks_device_info dev;
+    ks_status st = ks_cuda_probe(&dev); /* the context exists: the device is there */
+    if (st == KS_OK) snprintf(r->device, sizeof r->device, "%s", dev.name);
     if (st == KS_OK) st = ks_cuda_measure_fma_gflops(10, &r->peak_gflops);
     if (st == KS_OK) st = ks_mm_check_odd(g, cfg, cfg_n);
     snprintf(r->check, sizeof r->check,

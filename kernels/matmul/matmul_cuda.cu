@@ -15,6 +15,7 @@
 
 #include "kernels/common/colormap.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/cuda_device.h"
 #include "matmul_draw.h"
 
 #define KS_CUBLAS_TRY(call)                                                                        \
@@ -247,26 +248,6 @@ __global__ void ks_mm_draw_kernel(const float *__restrict__ C, int M, int N, int
 
 /* ---- context ---- */
 
-extern "C" int ks_matmul_gpu_device_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return n;
-}
-
-extern "C" ks_status ks_matmul_gpu_device_name(char *buf, size_t len)
-{
-    int dev = 0;
-    cudaDeviceProp p;
-    KS_CUDA_TRY(cudaGetDevice(&dev));
-    KS_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
-    snprintf(buf, len, "%s", p.name);
-    return KS_OK;
-}
-
 extern "C" void ks_matmul_gpu_destroy(ks_matmul_gpu *g)
 {
     if (!g) return;
@@ -298,7 +279,9 @@ static ks_status ks_mm_create(ks_matmul_gpu *g)
 extern "C" ks_status ks_matmul_gpu_create(ks_matmul_gpu **out)
 {
     *out = NULL;
-    if (ks_matmul_gpu_device_count() == 0) return ks_fail(KS_ERR_NO_DEVICE, "matmul: no CUDA device");
+    ks_device_info dev;
+    KS_TRY(ks_cuda_probe(&dev));
+    if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "matmul: no CUDA device");
     ks_matmul_gpu *g = (ks_matmul_gpu *)calloc(1, sizeof *g);
     if (!g) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
     const ks_status st = ks_mm_create(g);

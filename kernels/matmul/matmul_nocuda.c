@@ -4,7 +4,6 @@
 
 #define KS_MNO (void)g; return KS_NO_CUDA("matmul")
 
-int ks_matmul_gpu_device_count(void) { return 0; }
 ks_status ks_matmul_gpu_create(ks_matmul_gpu **out)
 {
     *out = NULL;
@@ -37,9 +36,4 @@ ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value)
 {
     (void)i, (void)j, (void)value;
     KS_MNO;
-}
-ks_status ks_matmul_gpu_device_name(char *buf, size_t len)
-{
-    if (len) buf[0] = '\0';
-    return KS_NO_CUDA("device name");
 }

@@ -147,9 +147,6 @@ void ks_spheres_block_default(int block[2]);         /* 16 x 16 */
  * says otherwise. */
 typedef struct ks_spheres_gpu ks_spheres_gpu;
 
-int ks_spheres_gpu_device_count(void); /* 0 when no device or no driver */
-/* Name of the current device ("NVIDIA H100 80GB HBM3"). */
-ks_status ks_spheres_gpu_device_name(char *buf, size_t len);
 
 ks_status ks_spheres_gpu_create(ks_spheres_gpu **out);
 void ks_spheres_gpu_destroy(ks_spheres_gpu *g);

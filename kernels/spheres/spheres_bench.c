@@ -1,6 +1,7 @@
 /* Sphere bench measuring (spheres_bench.h). Plain C over the spheres API. */
 #include "kernels/common/ks_util.h"
 #include "spheres_bench.h"
+#include "kernels/common/cuda_device.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,9 +146,10 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
 
     ks_spheres_gpu *g = NULL;
     if (d->use_cuda) {
-        if (ks_spheres_gpu_device_count() == 0)
-            return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device (use --backend cpu)");
-        KS_TRY(ks_spheres_gpu_device_name(r->device, sizeof r->device));
+        ks_device_info dev;
+        KS_TRY(ks_cuda_probe(&dev));
+        if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device (use --backend cpu)");
+        snprintf(r->device, sizeof r->device, "%s", dev.name);
         KS_TRY(ks_spheres_gpu_create(&g));
     } else {
         int threads = 1;

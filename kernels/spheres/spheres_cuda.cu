@@ -8,29 +8,6 @@ const ks_spheres_gpu *ks_const_owner;
 
 /* ---- Host side ---- */
 
-extern "C" int ks_spheres_gpu_device_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError(); /* "no driver" is an answer here, not an error to keep */
-        return 0;
-    }
-    return n;
-}
-
-extern "C" ks_status ks_spheres_gpu_device_name(char *buf, size_t len)
-{
-    int dev = 0;
-    cudaDeviceProp p;
-    KS_CUDA_TRY(cudaGetDevice(&dev));
-    KS_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
-    if (len) {
-        strncpy(buf, p.name, len - 1);
-        buf[len - 1] = '\0';
-    }
-    return KS_OK;
-}
-
 extern "C" ks_status ks_spheres_gpu_create(ks_spheres_gpu **out)
 {
     *out = NULL;

@@ -4,12 +4,6 @@
 
 #define KS_SNO (void)g; return KS_NO_CUDA("spheres renderer")
 
-int ks_spheres_gpu_device_count(void) { return 0; }
-ks_status ks_spheres_gpu_device_name(char *buf, size_t len)
-{
-    if (len) buf[0] = '\0';
-    return KS_NO_CUDA("device name");
-}
 ks_status ks_spheres_gpu_create(ks_spheres_gpu **out)
 {
     *out = NULL;

@@ -1,5 +1,6 @@
 /* Histogram gold routines against exact references, the generated inputs,
- * the .npy and CSV writers, and the command line's refusals (exit 2). */
+ * the CSV writer and the command line's refusals (exit 2). The .npy writer is
+ * render/image_io's (test_render_image_io); --dump-field is checked end to end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,32 +170,6 @@ static size_t read_file(const char *path, unsigned char *buf, size_t len)
     return got;
 }
 
-static void test_npy(void **state)
-{
-    (void)state;
-    char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "hist_npy");
-    snprintf(path, sizeof path, "%s/h.npy", dir);
-    const uint64_t h[3] = {1, 0x12345678u, 7};
-    assert_int_equal(ks_hist_npy_write(path, h, 3, 100), KS_OK);
-    unsigned char buf[512];
-    size_t n = read_file(path, buf, sizeof buf);
-    assert_int_equal(n, 128 + 12);
-    assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
-    assert_non_null(strstr((const char *)buf + 10, "'<u4'"));
-    assert_non_null(strstr((const char *)buf + 10, "(3,)"));
-    assert_int_equal(buf[127], '\n');
-    assert_memory_equal(buf + 128, "\x01\0\0\0\x78\x56\x34\x12\x07\0\0\0", 12);
-    const uint64_t big[1] = {5000000000ull};
-    assert_int_equal(ks_hist_npy_write(path, big, 1, 5000000000ull), KS_OK);
-    n = read_file(path, buf, sizeof buf);
-    assert_int_equal(n, 128 + 8);
-    assert_non_null(strstr((const char *)buf + 10, "'<i8'"));
-    assert_memory_equal(buf + 128, "\x00\xf2\x05\x2a\x01\0\0\0", 8);
-    snprintf(path, sizeof path, "%s/no/such/dir/h.npy", dir);
-    assert_int_equal(ks_hist_npy_write(path, h, 3, 100), KS_ERR_IO);
-}
-
 static void test_csv(void **state)
 {
     (void)state;
@@ -321,7 +296,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes),      cmocka_unit_test(test_pair_bins), cmocka_unit_test(test_words),
-        cmocka_unit_test(test_generated),  cmocka_unit_test(test_npy),       cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_generated),  cmocka_unit_test(test_csv),
         cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),  cmocka_unit_test(test_float_bins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "kernels/common/cuda_device.h"
+
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -136,7 +138,8 @@ static void test_bench(void **state)
 
 int main(void)
 {
-    if (ks_matmul_gpu_device_count() == 0) {
+    ks_device_info dev;
+    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) {
         fprintf(stderr, "no CUDA device: skipped\n");
         return 77;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/cuda_device.h"
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_bench.h"
 
@@ -46,7 +47,8 @@ int main(int argc, char **argv)
         } else
             return usage("bad argument (see the comment at the top of tests/spheres/perf_spheres.c)");
     }
-    if (d.use_cuda && ks_spheres_gpu_device_count() == 0) {
+    ks_device_info dev;
+    if (d.use_cuda && (ks_cuda_probe(&dev) != KS_OK || !dev.present)) {
         fprintf(stderr, "perf_spheres: no CUDA device\n");
         return 77;
     }

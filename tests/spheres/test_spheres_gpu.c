@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "kernels/common/cuda_device.h"
+
 #include "kernels/spheres/spheres.h"
 
 static ks_spheres_gpu *gpu;
@@ -208,7 +210,8 @@ static void test_attrs_and_errors(void **state)
 
 int main(void)
 {
-    if (ks_spheres_gpu_device_count() == 0) {
+    ks_device_info dev;
+    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) {
         fprintf(stderr, "no CUDA device: skipped\n");
         return 77;
     }

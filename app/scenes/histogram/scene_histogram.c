@@ -11,20 +11,16 @@
 #include <time.h>
 
 #include "kernels/common/ks_util.h"
+#include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
+#include "render/image_io.h"
+#include "app/scenes/histogram/histogram_options.h"
 #include "app/scene.h"
 
 enum {
-    KS_HS_WINDOW = 32,      /* chunk times per variant for the medians */
     KS_HS_HOLD = 60,        /* frames the finished histogram stays */
     KS_HS_PASS_FRAMES = 240 /* default chunk: the input in about this many frames */
 };
-
-typedef struct ks_hs_window {
-    double ms[KS_HS_WINDOW];
-    size_t bytes[KS_HS_WINDOW];
-    int n, next;
-} ks_hs_window;
 
 typedef struct ks_hist_scene {
     int use_cuda;
@@ -46,40 +42,10 @@ typedef struct ks_hist_scene {
     uint64_t *counts;    /* CPU backend: the counts so far */
     ks_hist_gpu *gpu;
     double cub_ms;       /* cub on one chunk, measured at start (0: none) */
-    ks_hs_window win[KS_HIST_VARIANT_NUM];
+    ks_timing_window win[KS_HIST_VARIANT_NUM]; /* chunk times per variant, for the medians */
     const char *dump_path;
     char notice[256];
 } ks_hist_scene;
-
-static void push(ks_hs_window *w, double ms, size_t bytes)
-{
-    w->ms[w->next] = ms;
-    w->bytes[w->next] = bytes;
-    w->next = (w->next + 1) % KS_HS_WINDOW;
-    if (w->n < KS_HS_WINDOW) ++w->n;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median ms and GB/s (median of bytes/ms) of the window; 0 when empty. */
-static int stats(const ks_hs_window *w, double *ms, double *gbs)
-{
-    if (!w->n) return 0;
-    double a[KS_HS_WINDOW], g[KS_HS_WINDOW];
-    for (int i = 0; i < w->n; ++i) {
-        a[i] = w->ms[i];
-        g[i] = w->ms[i] > 0 ? (double)w->bytes[i] / (w->ms[i] * 1e6) : 0.0;
-    }
-    qsort(a, (size_t)w->n, sizeof a[0], cmp_d);
-    qsort(g, (size_t)w->n, sizeof g[0], cmp_d);
-    *ms = a[w->n / 2];
-    *gbs = g[w->n / 2];
-    return 1;
-}
 
 static void ks_hs_destroy(void *self)
 {
@@ -108,11 +74,11 @@ static ks_status ks_hs_restart(ks_hist_scene *s)
 static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = env->opt;
-    if (opt->histogram.input) {
-        KS_TRY(ks_hist_load_file(opt->histogram.input, &s->data, &s->n));
-        s->source = opt->histogram.input;
+    if (KS_HIST_OPTS(opt)->input) {
+        KS_TRY(ks_hist_load_file(KS_HIST_OPTS(opt)->input, &s->data, &s->n));
+        s->source = KS_HIST_OPTS(opt)->input;
     } else {
-        s->n = (size_t)opt->histogram.sizes[0];
+        s->n = (size_t)KS_HIST_OPTS(opt)->sizes[0];
         s->data = malloc(s->n);
         if (!s->data) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no memory for %zu bytes", s->n);
         ks_hist_generate(KS_HIST_IN_TEXT, s->seed, s->data, s->n);
@@ -137,8 +103,7 @@ static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
             double t[5];
             const size_t end = s->chunk < s->n ? s->chunk : s->n;
             for (int r = 0; r < 5; ++r) KS_TRY(ks_hist_gpu_chunk(s->gpu, cub, 0, end, &t[r]));
-            qsort(t, 5, sizeof t[0], cmp_d);
-            s->cub_ms = t[2];
+            s->cub_ms = ks_median_sort(t, 5);
         }
         KS_TRY(ks_hist_gpu_fill(s->gpu, 0));
         s->variant = ks_hist_variant_find("warp");
@@ -167,9 +132,9 @@ static ks_status ks_hs_create(const ks_scene_env *env, void **self)
     s->h = opt->height > 0 ? opt->height : 800;
     if (s->w > 16383) s->w = 16383;
     s->seed = opt->seed;
-    s->mode = opt->histogram.words ? KS_HIST_WORDS : opt->histogram.bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
+    s->mode = KS_HIST_OPTS(opt)->words ? KS_HIST_WORDS : KS_HIST_OPTS(opt)->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
     s->bins = s->mode == KS_HIST_BYTES ? 256u
-              : opt->histogram.bins            ? (unsigned)opt->histogram.bins
+              : KS_HIST_OPTS(opt)->bins            ? (unsigned)KS_HIST_OPTS(opt)->bins
                                      : (unsigned)KS_HIST_WORD_BINS_DEFAULT;
     s->dump_path = opt->dump_field;
     ks_status st = ks_hs_setup(s, env);
@@ -212,11 +177,11 @@ static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
     double ms = 0.0;
     if (s->gpu) {
         KS_TRY(ks_hist_gpu_chunk(s->gpu, s->variant, s->pos, end, &ms));
-        push(&s->win[s->variant], ms, end - s->pos);
+        ks_timing_window_push(&s->win[s->variant], ms, (double)(end - s->pos));
     } else {
         const double t0 = (ks_now_seconds() * 1e3);
         ks_hist_gold(s->data, s->n, s->pos, end, s->mode, s->bins, s->counts);
-        push(&s->win[0], (ks_now_seconds() * 1e3) - t0, end - s->pos);
+        ks_timing_window_push(&s->win[0], (ks_now_seconds() * 1e3) - t0, (double)(end - s->pos));
     }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     s->pos = end;
@@ -305,9 +270,10 @@ static void ks_hs_view(void *self, ks_view *v)
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "counter", "CPU gold");
     }
-    double ms, gbs;
+    ks_timing_stats t;
     const int col = s->gpu ? s->variant : 0;
-    if (stats(&s->win[col], &ms, &gbs)) {
+    if (ks_timing_window_stats(&s->win[col], &t)) {
+        const double ms = t.median_ms, gbs = t.median_gbs;
         ks_view_num(v, KS_VGROUP_KERNEL, "chunk time", ms, "ms", KS_VFMT_F4);
         ks_view_num(v, KS_VGROUP_KERNEL, "read", gbs, "GB/s", KS_VFMT_F1);
         if (s->t_peak_gbs > 0) {
@@ -323,9 +289,10 @@ static void ks_hs_view(void *self, ks_view *v)
      * left edge, at their read rate); every variant timed so far. */
     ks_roof_log roof = {0};
     for (int i = 0; i < (s->gpu ? KS_HIST_VARIANT_NUM : 1); ++i) {
-        double rms, rgbs;
-        if (stats(&s->win[i], &rms, &rgbs))
-            ks_roof_log_put(&roof, s->gpu ? ks_hist_variant_get(i)->name : "cpu", 0.0, rgbs * rms * 1e6, rms);
+        ks_timing_stats r;
+        if (ks_timing_window_stats(&s->win[i], &r))
+            ks_roof_log_put(&roof, s->gpu ? ks_hist_variant_get(i)->name : "cpu", 0.0, r.median_gbs * r.median_ms * 1e6,
+                            r.median_ms);
     }
     ks_view_roof(v, &roof, var ? var->name : "cpu", "one chunk", s->t_peak_gbs, s->gpu ? s->fma_gflops : 0.0);
     if (s->gpu) {
@@ -344,6 +311,19 @@ static void ks_hs_view(void *self, ks_view *v)
     if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
 }
 
+/* The counts as .npy, shape (bins,): uint32 while the total fits, else int64. */
+static ks_status write_counts(const char *path, const uint64_t *counts, unsigned bins, uint64_t total)
+{
+    const size_t shape[1] = {bins};
+    if (total > UINT32_MAX) return ks_npy_write(path, KS_NPY_I64, counts, 1, shape);
+    uint32_t *narrow = malloc(bins * sizeof *narrow);
+    if (!narrow) return ks_fail(KS_ERR_OUT_OF_MEMORY, "no host memory");
+    for (unsigned b = 0; b < bins; ++b) narrow[b] = (uint32_t)counts[b];
+    const ks_status st = ks_npy_write(path, KS_NPY_U32, narrow, 1, shape);
+    free(narrow);
+    return st;
+}
+
 static ks_status ks_hs_finish(void *self)
 {
     ks_hist_scene *s = self;
@@ -359,12 +339,15 @@ static ks_status ks_hs_finish(void *self)
     } else {
         ks_hist_gold(s->data, s->n, 0, s->n, s->mode, s->bins, all);
     }
-    if (st == KS_OK) st = ks_hist_npy_write(s->dump_path, all, s->bins, s->n);
+    if (st == KS_OK) {
+        st = write_counts(s->dump_path, all, s->bins, s->n);
+        if (st != KS_OK) ks_error_prefix("--dump-field");
+    }
     free(all);
     return st;
 }
 
-const ks_scene_api ks_scene_histogram = {
+const ks_scene_api ks_scene_histogram_api = {
     .name = "histogram",
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub)\n"
             "L: log scale on / off\n"

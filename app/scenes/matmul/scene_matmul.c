@@ -14,12 +14,14 @@
 #include <time.h>
 
 #include "kernels/common/ks_util.h"
+#include "kernels/common/timing_window.h"
 #include "kernels/common/fma_peak.h"
 #include "kernels/matmul/matmul.h"
 #include "render/image_io.h"
+#include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
 
-enum { KS_MM_WINDOW = 32, KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5 };
+enum { KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5 };
 
 typedef struct ks_matmul_scene {
     const ks_options *opt;
@@ -36,32 +38,11 @@ typedef struct ks_matmul_scene {
     double peak_gflops;       /* measured FMA throughput */
     double t_peak_gbs;        /* copy bandwidth measured at start-up */
     ks_roof_log roof;         /* last roofline point of each variant (and tile) */
-    double ms[KS_MM_WINDOW];  /* this variant's last times */
-    int ms_n, ms_next;
+    ks_timing_window times;   /* this variant's last times */
     unsigned char lut[256][4];
     char notice[256];
     int probe_valid, probe_a, probe_b;
 } ks_matmul_scene;
-
-static void ks_mm_push(ks_matmul_scene *s, double ms)
-{
-    s->ms[s->ms_next] = ms;
-    s->ms_next = (s->ms_next + 1) % KS_MM_WINDOW;
-    if (s->ms_n < KS_MM_WINDOW) ++s->ms_n;
-}
-
-static double ks_mm_median(const ks_matmul_scene *s)
-{
-    if (s->ms_n == 0) return 0.0;
-    double v[KS_MM_WINDOW];
-    memcpy(v, s->ms, (size_t)s->ms_n * sizeof *v);
-    return ks_median_sort(v, s->ms_n);
-}
-
-static void ks_mm_reset_times(ks_matmul_scene *s)
-{
-    s->ms_n = s->ms_next = 0;
-}
 
 /* Runs the variant once (timed) into C. */
 static ks_status ks_mm_run(ks_matmul_scene *s)
@@ -74,7 +55,7 @@ static ks_status ks_mm_run(ks_matmul_scene *s)
         ks_matmul_gold(&s->size, s->a, s->b, s->c);
         ms = (ks_now_seconds() * 1e3) - t0;
     }
-    ks_mm_push(s, ms);
+    ks_timing_window_push(&s->times, ms, 0.0);
     s->computed = 1;
     return KS_OK;
 }
@@ -138,7 +119,7 @@ static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
     }
     /* the first C: for the colour range (every variant gives the same C) */
     KS_TRY(ks_mm_run(s));
-    ks_mm_reset_times(s); /* the first launch is a warm-up */
+    ks_timing_window_clear(&s->times); /* the first launch is a warm-up */
     return ks_mm_range(s);
 }
 
@@ -152,9 +133,9 @@ static ks_status ks_matmul_create(const ks_scene_env *env, void **self)
     /* defaults, in one place */
     const int side = env->use_cuda ? KS_MATMUL_DEFAULT_SIZE : KS_MM_CPU_DEFAULT;
     s->size = (ks_matmul_size){side, side, side};
-    if (opt->matmul.size_n > 0) s->size = (ks_matmul_size){opt->matmul.sizes[0][0], opt->matmul.sizes[0][1], opt->matmul.sizes[0][2]};
+    if (KS_MATMUL_OPTS(opt)->size_n > 0) s->size = (ks_matmul_size){KS_MATMUL_OPTS(opt)->sizes[0][0], KS_MATMUL_OPTS(opt)->sizes[0][1], KS_MATMUL_OPTS(opt)->sizes[0][2]};
     s->variant = KS_MATMUL_REGTILE;
-    s->tile = opt->matmul.tile_n > 0 ? opt->matmul.tiles[0] : 16;
+    s->tile = KS_MATMUL_OPTS(opt)->tile_n > 0 ? KS_MATMUL_OPTS(opt)->tiles[0] : 16;
     ks_status st = KS_OK;
     if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
         st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
@@ -223,7 +204,7 @@ static ks_status ks_matmul_key(void *self, const ks_key_event *ev, int *handled)
     case KS_KEY_TAB:
         if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: only the CPU gold runs");
         s->variant = (ks_matmul_variant)((s->variant + 1) % KS_MATMUL_NUM);
-        ks_mm_reset_times(s);
+        ks_timing_window_clear(&s->times);
         return KS_OK;
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
@@ -234,7 +215,7 @@ static ks_status ks_matmul_key(void *self, const ks_key_event *ev, int *handled)
         while (at < 2 && t[at] != s->tile) ++at;
         at = ev->key == KS_KEY_RIGHT_BRACKET ? (at < 2 ? at + 1 : 2) : (at > 0 ? at - 1 : 0);
         s->tile = t[at];
-        ks_mm_reset_times(s);
+        ks_timing_window_clear(&s->times);
         return KS_OK;
     }
     default: *handled = 0; return KS_OK;
@@ -326,11 +307,13 @@ static void ks_matmul_view(void *self, ks_view *v)
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (i-k-j loops, OpenMP)");
     }
-    const double ms = ks_mm_median(s), flops = ks_matmul_flops(z);
+    ks_timing_stats t;
+    ks_timing_window_stats(&s->times, &t); /* zeroes t while empty */
+    const double ms = t.median_ms, flops = ks_matmul_flops(z);
     if (ms > 0) {
         const double gf = flops / (ms * 1e6);
         ks_view_num(v, KS_VGROUP_KERNEL, "time", ms, "ms", KS_VFMT_F3);
-        ks_view_num(v, KS_VGROUP_KERNEL, "runs", s->ms_n, "", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "runs", t.n, "", KS_VFMT_INT);
         ks_view_num(v, KS_VGROUP_KERNEL, "throughput", gf, "GFLOP/s", KS_VFMT_G4);
         if (s->gpu && s->cublas_ms > 0) {
             ks_view_num(v, KS_VGROUP_KERNEL, "of cuBLAS", s->cublas_ms / ms, "", KS_VFMT_PCT);
@@ -376,7 +359,7 @@ static ks_status ks_matmul_finish(void *self)
     return ks_npy_write_f32(path, s->c, 2, shape);
 }
 
-const ks_scene_api ks_scene_matmul = {
+const ks_scene_api ks_scene_matmul_api = {
     .name = "matmul",
     .help = "Matmul scene\n"
             "  Tab        next variant (naive, tiled, regtile, cublas)\n"

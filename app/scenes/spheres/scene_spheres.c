@@ -15,25 +15,21 @@
 #include <time.h>
 
 #include "kernels/common/ks_util.h"
+#include "kernels/common/timing_window.h"
 #include "kernels/spheres/spheres.h"
+#include "app/scenes/spheres/spheres_options.h"
 #include "app/scene.h"
 
 enum {
-    KS_SPH_WINDOW = 32,       /* samples per variant in the A/B table */
     KS_SPH_TABLE_ROWS = 8,    /* sphere counts remembered */
     KS_SPH_CPU_LIVE_MAX = 4096, /* + stops here on the CPU backend (seconds a frame beyond) */
 };
 
-typedef struct ks_sph_window {
-    double ms[KS_SPH_WINDOW];
-    int n, next;
-} ks_sph_window;
-
 typedef struct ks_sph_row {
     int count;                                  /* 0: unused */
     long long used;                             /* last frame it was touched, for reuse */
-    ks_sph_window render[KS_SPHERES_MEM_NUM];   /* [0] is the CPU gold */
-    ks_sph_window upload[KS_SPHERES_MEM_NUM];
+    ks_timing_window render[KS_SPHERES_MEM_NUM];   /* [0] is the CPU gold */
+    ks_timing_window upload[KS_SPHERES_MEM_NUM];
 } ks_sph_row;
 
 typedef struct ks_spheres_scene {
@@ -65,24 +61,6 @@ typedef struct ks_spheres_scene {
 
 /* ---- timing table ---- */
 
-static void ks_sph_push(ks_sph_window *w, double ms)
-{
-    w->ms[w->next] = ms;
-    w->next = (w->next + 1) % KS_SPH_WINDOW;
-    if (w->n < KS_SPH_WINDOW) ++w->n;
-}
-
-/* Median and minimum of the window; 0 when empty. */
-static int ks_sph_stats(const ks_sph_window *w, double *median, double *min)
-{
-    if (w->n == 0) return 0;
-    double v[KS_SPH_WINDOW];
-    memcpy(v, w->ms, (size_t)w->n * sizeof *v);
-    *median = ks_median_sort(v, w->n); /* sorts: v[0] is the minimum */
-    *min = v[0];
-    return 1;
-}
-
 static ks_sph_row *ks_sph_row_for(ks_spheres_scene *s, int count)
 {
     ks_sph_row *oldest = &s->rows[0];
@@ -107,8 +85,8 @@ static void ks_sph_collect(ks_spheres_scene *s)
     while ((n = ks_spheres_gpu_collect(s->gpu, got, 16)) > 0)
         for (int k = 0; k < n; ++k) {
             ks_sph_row *row = ks_sph_row_for(s, got[k].count);
-            ks_sph_window *w = got[k].kind == KS_SPHERES_SAMPLE_RENDER ? row->render : row->upload;
-            ks_sph_push(&w[got[k].mem], got[k].ms);
+            ks_timing_window *w = got[k].kind == KS_SPHERES_SAMPLE_RENDER ? row->render : row->upload;
+            ks_timing_window_push(&w[got[k].mem], got[k].ms, 0.0);
         }
 }
 
@@ -205,15 +183,15 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
         s->block[0] = opt->blocks[0][0];
         s->block[1] = opt->blocks[0][1];
     }
-    const int count = opt->spheres.count > 0 ? opt->spheres.count : KS_SPHERES_DEFAULT_COUNT;
+    const int count = KS_SPHERES_OPTS(opt)->count > 0 ? KS_SPHERES_OPTS(opt)->count : KS_SPHERES_DEFAULT_COUNT;
 
     ks_status st = KS_OK;
     if (s->w < 1 || s->h < 1 || s->w > 16384 || s->h > 16384)
         st = ks_fail(KS_ERR_INVALID, "spheres: --size %dx%d must be 1..16384 a side", s->w, s->h);
-    if (st == KS_OK && opt->spheres.mem && ks_spheres_mem_parse(opt->spheres.mem, &s->mem) != 0) {
+    if (st == KS_OK && KS_SPHERES_OPTS(opt)->mem && ks_spheres_mem_parse(KS_SPHERES_OPTS(opt)->mem, &s->mem) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->spheres.mem), list);
+        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(KS_SPHERES_OPTS(opt)->mem), list);
     }
     if (st == KS_OK) st = ks_spheres_block_check(s->block);
     if (st == KS_OK && !s->use_cuda) { /* the CPU gold draws into a host picture: refuse up front */
@@ -221,12 +199,12 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
         snprintf(what, sizeof what, "spheres: a %dx%d picture", s->w, s->h);
         st = ks_host_memory_check(4.0 * s->w * (double)s->h, what);
     }
-    if (st == KS_OK && opt->spheres.file) {
+    if (st == KS_OK && KS_SPHERES_OPTS(opt)->file) {
         ks_sphere *loaded = NULL;
         int n = 0;
-        st = ks_spheres_load(opt->spheres.file, &loaded, &n);
+        st = ks_spheres_load(KS_SPHERES_OPTS(opt)->file, &loaded, &n);
         if (st == KS_OK) {
-            s->scene_file = opt->spheres.file;
+            s->scene_file = KS_SPHERES_OPTS(opt)->file;
             s->base = loaded;
             s->count = n;
             st = ks_sph_alloc(s, n);
@@ -245,8 +223,8 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
     if (st == KS_OK && s->use_cuda) st = ks_spheres_mem_check(s->mem, s->count);
     if (st == KS_OK && s->use_cuda) st = ks_spheres_gpu_create(&s->gpu);
     if (st == KS_OK && s->gpu) ks_spheres_gpu_track(s->gpu, 1);
-    if (st == KS_OK && !s->use_cuda && opt->spheres.mem)
-        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", opt->spheres.mem);
+    if (st == KS_OK && !s->use_cuda && KS_SPHERES_OPTS(opt)->mem)
+        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", KS_SPHERES_OPTS(opt)->mem);
     if (st != KS_OK) {
         ks_spheres_destroy(s);
         return st;
@@ -298,7 +276,7 @@ static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int 
     } else {
         const double t0 = (ks_now_seconds() * 1e3);
         ks_spheres_gold_render(s->packed, s->count, s->w, s->h, (unsigned char *)rgba);
-        ks_sph_push(&ks_sph_row_for(s, s->count)->render[0], (ks_now_seconds() * 1e3) - t0);
+        ks_timing_window_push(&ks_sph_row_for(s, s->count)->render[0], (ks_now_seconds() * 1e3) - t0, 0.0);
     }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;
@@ -420,14 +398,14 @@ static void ks_spheres_view(void *self, ks_view *v)
         ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (row-culled brute force, OpenMP)");
     }
     const ks_sph_row *row = ks_sph_row_for(s, s->count);
-    double med, mn;
-    if (ks_sph_stats(&row->render[col], &med, &mn)) {
-        ks_view_num(v, KS_VGROUP_KERNEL, "render median", med, "ms", KS_VFMT_F3);
-        ks_view_num(v, KS_VGROUP_KERNEL, "render min", mn, "ms", KS_VFMT_F3);
+    ks_timing_stats st;
+    if (ks_timing_window_stats(&row->render[col], &st)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "render median", st.median_ms, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "render min", st.min_ms, "ms", KS_VFMT_F3);
     }
-    if (s->gpu && ks_sph_stats(&row->upload[col], &med, &mn)) {
-        ks_view_num(v, KS_VGROUP_KERNEL, "upload median", med, "ms", KS_VFMT_F3);
-        ks_view_num(v, KS_VGROUP_KERNEL, "upload min", mn, "ms", KS_VFMT_F3);
+    if (s->gpu && ks_timing_window_stats(&row->upload[col], &st)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "upload median", st.median_ms, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_KERNEL, "upload min", st.min_ms, "ms", KS_VFMT_F3);
     }
     /* Roofline, one render: the brute-force model, every pixel tests every
      * sphere (2 subs, 2 muls, an add and a compare: 6 flops); bytes: the
@@ -438,9 +416,9 @@ static void ks_spheres_view(void *self, ks_view *v)
         const double bytes = 4.0 * pix + (double)s->count * sizeof(ks_sphere_packed);
         ks_roof_log roof = {0};
         for (int m = s->gpu ? KS_SPHERES_MEM_GLOBAL : 0; m <= (s->gpu ? KS_SPHERES_MEM_NUM - 1 : 0); ++m) {
-            double rmed, rmin;
-            if (ks_sph_stats(&row->render[m], &rmed, &rmin))
-                ks_roof_log_put(&roof, s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu", flops, bytes, rmed);
+            if (ks_timing_window_stats(&row->render[m], &st))
+                ks_roof_log_put(&roof, s->gpu ? ks_spheres_mem_name((ks_spheres_mem)m) : "cpu", flops, bytes,
+                                st.median_ms);
         }
         ks_view_roof(v, &roof, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu", "one render", s->t_peak_gbs,
                      s->gpu ? s->fma_gflops : 0.0);
@@ -460,8 +438,8 @@ static void ks_spheres_view(void *self, ks_view *v)
     snprintf(t->cols[2], sizeof t->cols[2], "vs global");
     /* a speed-up ratio: no unit */
     t->fmts[2] = KS_VFMT_F2;
-    double global_med = 0.0, gmin;
-    const int have_global = s->gpu && ks_sph_stats(&row->render[KS_SPHERES_MEM_GLOBAL], &global_med, &gmin);
+    const int have_global = s->gpu && ks_timing_window_stats(&row->render[KS_SPHERES_MEM_GLOBAL], &st);
+    const double global_med = have_global ? st.median_ms : 0.0;
     const int first = s->gpu ? KS_SPHERES_MEM_GLOBAL : 0, last = s->gpu ? KS_SPHERES_MEM_NUM - 1 : 0;
     for (int m = first; m <= last && t->nrows < KS_VIEW_ROWS; ++m) {
         ks_vrow *r = &t->rows[t->nrows++];
@@ -473,10 +451,9 @@ static void ks_spheres_view(void *self, ks_view *v)
             snprintf(r->note, sizeof r->note, "n/a: holds at most %d spheres", KS_SPHERES_CONST_MAX);
             continue;
         }
-        double rm = 0, um = 0, x;
-        if (ks_sph_stats(&row->render[m], &rm, &x)) r->cell[0] = rm;
-        if (ks_sph_stats(&row->upload[m], &um, &x)) r->cell[1] = um;
-        if (isfinite(r->cell[0]) && have_global && rm > 0) r->cell[2] = global_med / rm;
+        if (ks_timing_window_stats(&row->upload[m], &st)) r->cell[1] = st.median_ms;
+        if (ks_timing_window_stats(&row->render[m], &st)) r->cell[0] = st.median_ms;
+        if (isfinite(r->cell[0]) && have_global && st.median_ms > 0) r->cell[2] = global_med / st.median_ms;
     }
 
     if (s->probe_valid && s->probe_a >= 0 && s->probe_b >= 0 && s->probe_a < s->w && s->probe_b < s->h) {
@@ -503,7 +480,7 @@ static void ks_spheres_status(void *self, char *buf, size_t cap)
     snprintf(buf, cap, "%d spheres, %s", s->count, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
 }
 
-const ks_scene_api ks_scene_spheres = {
+const ks_scene_api ks_scene_spheres_api = {
     .name = "spheres",
     .help = "M: next memory variant (global, readonly, constant, shared, binned)\n"
             "+ / -: double / halve the sphere count\n"
