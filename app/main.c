@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     if (!use_cuda) {
         char line[256];
         for (int k = 0; ks_options_cpu_notice(&opt, &k, line, sizeof line);)
-            fprintf(stderr, "kernelscope: %s\n", line);
+            notice("kernelscope: %s\n", line); /* held: an error that follows comes alone */
     }
 
     ks_best_store *best = calloc(1, sizeof *best);

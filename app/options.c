@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "video/recorder.h"
@@ -20,6 +21,7 @@ enum { KS_MAX_IMAGE = 16384 /* --size per axis */ };
 static int parse_float(const char *text, float *out)
 {
     if (!text || !*text || isspace((unsigned char)*text)) return -1;
+    if (text[strspn(text, "0123456789.eE-")]) return -1; /* decimal only: no '+', hex, inf or nan */
     errno = 0;
     char *end = NULL;
     double v = strtod(text, &end);
@@ -164,7 +166,7 @@ static ks_status set_out(ks_options *o, void *own, const char *name, const char 
 static ks_status set_format(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)own;
-    if (ks_image_format_parse(v, &o->format) != 0)
+    if ((strcmp(v, "png") != 0 && strcmp(v, "ppm") != 0) || ks_image_format_parse(v, &o->format) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: unknown image format '%s' (png, ppm)", name, quoted(v));
     return KS_OK;
 }
@@ -297,9 +299,9 @@ static const ks_flag_row ks_common_flags[] = {
      "sends",
      KS_IN_EVERY_LIVE, set_fps},
     {"--block", "BXxBY[xBZ]", "thread block (default: best measured, else the kernel's own)", 0, set_block,
-     "the CPU gold routine runs"},
+     "the CPU gold routine runs", NULL, 1},
     {"--kernel", "NAME", "the kernel variant (the scene's names; bench: a list, default all)", 0, set_kernel,
-     "the CPU gold routine runs"},
+     "the CPU gold routine runs", NULL, 1},
     {"--colormap", "NAME", "%s (default viridis)", 0, set_colormap, NULL, colormap_names},
     {"--range", "LO:HI", "fixed colour range (default: auto)", 0, set_range},
     {"--dump-field", "FILE.npy", "write the final field / result as float32 .npy", 0, set_dump_field},
@@ -424,6 +426,8 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
         const char *v = NULL;
         if (f.row->arg) KS_TRY(take_value(c, f.row->name, &v));
         else if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f.row->name);
+        /* a second value would silently win: an error, but for the list flags, which add up */
+        if (o->flags_given[k] && !f.row->repeatable) return ks_fail(KS_ERR_INVALID, "%s given twice", f.row->name);
         o->flags_given[k] = 1;
         return f.row->set(o, f.group ? ks_options_own(o, f.group) : NULL, f.row->name, v);
     }

@@ -21,10 +21,10 @@ static inline const char *quoted(const char *text)
     return ks_quote(text, bufs[next], sizeof bufs[next]);
 }
 
-/* Strict integer: the whole string, in [lo, hi]. */
+/* Strict integer: the whole string, decimal, in [lo, hi]; no '+' (one spelling for each number). */
 static inline int parse_int(const char *text, long long lo, long long hi, long long *out)
 {
-    if (!text || !*text || isspace((unsigned char)*text)) return -1;
+    if (!text || !*text || isspace((unsigned char)*text) || *text == '+') return -1;
     errno = 0;
     char *end = NULL;
     long long v = strtoll(text, &end, 10);

@@ -46,6 +46,7 @@ typedef struct ks_flag_row {
     ks_status (*set)(ks_options *o, void *own, const char *flag, const char *value);
     const char *gpu_only;                         /* non-NULL: chooses GPU work only; why it does nothing on the CPU */
     void (*help_list)(char *buf, size_t len);    /* fills the %s of help (variant names), or NULL */
+    int repeatable;     /* 1: a list flag whose values add up when given again; else twice is an error */
 } ks_flag_row;
 
 /* A scene's options: its flags and the storage they write (zeroed at parse,

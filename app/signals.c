@@ -28,7 +28,9 @@ void ks_signals_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ks_on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART; /* writes in progress go on; the loop looks at the flag */
+    /* no SA_RESTART: the first signal ends a blocking wait (a read from a pipe, a sleep) with EINTR, and the
+     * loop looks at the flag; writes to regular files are not interrupted by signals on Linux */
+    sa.sa_flags = 0;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/*.c: the sphere scene-file parser
-# and the best-config store reader) with clang, ASan and UBSan, and runs each
-# for a bounded time from its seed corpus.
+# Builds the libFuzzer targets (tests/fuzz/*.c: the sphere scene-file parser,
+# the best-config store reader, and the server's request handling: route
+# dispatch and query, POST bodies, WebSocket messages) with clang, ASan and
+# UBSan, and runs each for a bounded time from its seed corpus.
 #   scripts/fuzz.sh [seconds]       seconds per target, default 60
+# scripts/test.sh runs it with 20 s a target, so a target that no longer
+# builds or finds something fails CI.
 # Needs clang with its fuzzer runtime (Debian: clang, libclang-rt-*-dev or the
 # clang package's own runtime); installs them through apt-get when missing.
 # New inputs found go to build-fuzz/corpus_*; a crash leaves
 # build-fuzz/crash-* and exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"
 secs="${1:-60}"
 case "$secs" in ''|*[!0-9]*) echo "fuzz.sh: seconds must be a whole number, got '$secs'" >&2; exit 2;; esac
 out="${KS_FUZZ_DIR:-build-fuzz}"
@@ -38,23 +42,29 @@ echo "fuzz.sh: using $cc ($($cc --version | head -1))"
 
 flags=(-std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Werror)
+# each target with the sources its code calls (ks_util.c: UTF-8 checks in messages; tmpfiles.c: the store's atomic save)
 "$cc" "${flags[@]}" -o "$out/fuzz_scene" tests/fuzz/fuzz_scene.c kernels/spheres/spheres.c \
-  kernels/common/ks_error.c -lm
+  kernels/common/ks_error.c kernels/common/ks_util.c -lm
 "$cc" "${flags[@]}" $(pkg-config --cflags stb) -o "$out/fuzz_best_config" tests/fuzz/fuzz_best_config.c \
-  app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c render/image_io.c \
-  $(pkg-config --libs stb) -lm
+  app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c kernels/common/ks_util.c \
+  kernels/common/tmpfiles.c render/image_io.c $(pkg-config --libs stb) -lm
+serve_src=(serve/request.c serve/serve_auth.c serve/serve_keys.c kernels/common/ks_error.c kernels/common/ks_util.c)
+for t in route post_body ws_message; do
+  "$cc" "${flags[@]}" $(pkg-config --cflags libwebsockets) -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${serve_src[@]}" \
+    $(pkg-config --libs libwebsockets) -lm
+done
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export TMPDIR="${TMPDIR:-/tmp}"
 status=0
-for t in scene best_config; do
+for t in scene best_config route post_body ws_message; do
   seeds="tests/fuzz/corpus_${t%_config}"
   found="$out/corpus_${t%_config}"
   mkdir -p "$found"
   echo "fuzz.sh: fuzz_$t for ${secs} s (seeds: $seeds)"
   rc=0
   (cd "$out" && "./fuzz_$t" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 \
-     "$(basename "$found")" "../$seeds") >"$out/fuzz_$t.log" 2>&1 || rc=$?
+     "$(basename "$found")" "$root/$seeds") >"$out/fuzz_$t.log" 2>&1 || rc=$?
   grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|SUMMARY|artifact_prefix|Test unit written)" \
     "$out/fuzz_$t.log" || true
   [ $rc -eq 0 ] || { echo "fuzz.sh: fuzz_$t exited $rc (log: $out/fuzz_$t.log)" >&2; status=1; }

@@ -2,6 +2,8 @@
 # One command: install what is missing, build, run every test (ctest).
 # Then rebuilds the host code with ASan/UBSan and runs the cpu-labelled tests again,
 # and builds without CUDA (as on a machine with no CUDA Toolkit) and runs its cpu tests.
+# Last, builds every libFuzzer target with clang and runs each for 20 s (scripts/fuzz.sh):
+# a target that no longer builds, or a finding, fails the run.
 # gpu-labelled tests report "skipped" (exit 77) where there is no CUDA device.
 # Every stage runs even when an earlier one fails; the last line names each
 # stage and its result, and the exit status is non-zero when any failed.
@@ -55,6 +57,14 @@ if [ "${KS_SKIP_NOCUDA:-0}" != 1 ] && [ -f build/CMakeCache.txt ] && grep -q '^K
   stage "no-cuda cpu" nocuda_stage
 else
   summary+=("no-cuda cpu skipped (the main build has no CUDA, or KS_SKIP_NOCUDA=1)")
+fi
+fuzz_stage() {
+  KS_FUZZ_DIR=build-fuzz scripts/fuzz.sh "${KS_FUZZ_SECONDS:-20}"
+}
+if [ "${KS_SKIP_FUZZ:-0}" != 1 ]; then
+  stage "fuzz" fuzz_stage
+else
+  summary+=("fuzz skipped (KS_SKIP_FUZZ=1)")
 fi
 
 line=$(IFS=';'; echo "${summary[*]}")

@@ -82,21 +82,43 @@ static void start_item(ks_conn *c, ks_hub_item *it, const unsigned char *body, s
 
 /* ---- one-shot responses -------------------------------------------------- */
 
+/* Headers every answer carries: no caching, no sniffing, no token in a Referer. */
+static int common_headers(struct lws *wsi, unsigned char **p, unsigned char *end)
+{
+    return lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:", (const unsigned char *)"no-store", 8,
+                                       p, end) ||
+           lws_add_http_header_by_name(wsi, (const unsigned char *)"x-content-type-options:",
+                                       (const unsigned char *)"nosniff", 7, p, end) ||
+           lws_add_http_header_by_name(wsi, (const unsigned char *)"referrer-policy:",
+                                       (const unsigned char *)"no-referrer", 11, p, end);
+}
+
+/* The page: its own inline script and style, fetch and WebSocket to this server, nothing from elsewhere, no framing. */
+static const char ks_page_csp[] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                                  "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; "
+                                  "form-action 'none'; frame-ancestors 'none'";
+
 static int respond(struct lws *wsi, ks_conn *c, unsigned status, const char *type, ks_hub_item *it,
                    const unsigned char *body, size_t len)
 {
-    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    unsigned char buf[LWS_PRE + 1536], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     c->kind = KS_CONN_HTTP;
-    if (lws_add_http_common_headers(wsi, status, type, len, &p, end) ||
-        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                    (const unsigned char *)"no-store", 8, &p, end) ||
+    const int page = body == ks_serve_page;
+    if (lws_add_http_common_headers(wsi, status, type, len, &p, end) || common_headers(wsi, &p, end) ||
+        (page && lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
+                                             (const unsigned char *)ks_page_csp, (int)strlen(ks_page_csp), &p, end)) ||
+        (c->close_after && lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                                       (const unsigned char *)"close", 5, &p, end)) ||
         lws_finalize_write_http_header(wsi, start, &p, end)) {
         ks_hub_item_unref(it);
         return -1;
     }
-    if (len == 0) {
+    if (len == 0 || c->head_only) {
+        /* ended from the writable callback, as a body would be: pipelined requests stay in order */
         ks_hub_item_unref(it);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        c->complete_pending = 1;
+        lws_callback_on_writable(wsi);
+        return 0;
     }
     start_item(c, it, body, len);
     lws_callback_on_writable(wsi);
@@ -206,17 +228,43 @@ static int stream_writable(ks_server *s, struct lws *wsi, ks_conn *c)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static int token_ok(ks_server *s, struct lws *wsi)
+/* A ks_req and the bytes it points at. */
+typedef struct req_store {
+    ks_req r;
+    char args[KS_REQ_ARGS_MAX][256];
+    char host[256], origin[256], length[64], expect[64];
+} req_store;
+
+/* The header's text into dst, or NULL when absent (or longer than dst: the checks refuse "" too). */
+static const char *header(struct lws *wsi, enum lws_token_indexes t, char *dst, int cap)
 {
-    if (!s->token[0]) return 1;
-    char buf[KS_SERVE_TOKEN_MAX + 16];
-    const char *given = lws_get_urlarg_by_name(wsi, "token=", buf, sizeof buf);
-    return ks_serve_token_matches(s->token, given);
+    if (lws_hdr_total_length(wsi, t) <= 0) return NULL;
+    if (lws_hdr_copy(wsi, dst, cap, t) < 0) dst[0] = '\0';
+    return dst;
 }
 
-static int is_method(struct lws *wsi, enum lws_token_indexes t)
+static void fill_req(ks_server *s, struct lws *wsi, const char *path, int upgrade, req_store *q)
 {
-    return lws_hdr_total_length(wsi, t) > 0;
+    memset(&q->r, 0, sizeof q->r);
+    ks_req *r = &q->r;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0) r->method = KS_REQ_GET;
+    else if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0) r->method = KS_REQ_HEAD;
+    else if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0) r->method = KS_REQ_POST;
+    r->upgrade = upgrade;
+    r->path = path;
+    for (int i = 0; i < KS_REQ_ARGS_MAX; ++i) {
+        if (lws_hdr_copy_fragment(wsi, q->args[i], (int)sizeof q->args[i], WSI_TOKEN_HTTP_URI_ARGS, i) <= 0) break;
+        r->args[r->nargs++] = q->args[i];
+    }
+    r->host = header(wsi, WSI_TOKEN_HOST, q->host, (int)sizeof q->host);
+    r->origin = header(wsi, WSI_TOKEN_ORIGIN, q->origin, (int)sizeof q->origin);
+    r->content_length = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, q->length, (int)sizeof q->length);
+    r->expect = header(wsi, WSI_TOKEN_HTTP_EXPECT, q->expect, (int)sizeof q->expect);
+    r->uri_len = strlen(path) + (size_t)lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS);
+    for (int t = 0; t < WSI_TOKEN_COUNT; ++t) r->head_len += (size_t)lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
+    r->addr = s->addr;
+    r->port = s->port;
+    r->token = s->token;
 }
 
 static int press_key(ks_server *s, int key, int shift)
@@ -228,180 +276,127 @@ static int press_key(ks_server *s, int key, int shift)
     return ks_input_queue_push(s->input, &ev);
 }
 
-/* POST /key?k=NAME: the answer (204, 400, 503 when the queue is full). */
-static unsigned key_request(ks_server *s, struct lws *wsi)
+/* Acts on a decided request: the request (and its body) is complete and valid. */
+static int act(ks_server *s, struct lws *wsi, ks_conn *c, const ks_req_answer *a)
 {
-    char buf[96];
-    const char *name = lws_get_urlarg_by_name(wsi, "k=", buf, sizeof buf);
-    int shift = 0;
-    const int key = ks_serve_key_from_name(name, &shift);
-    if (!key) return 400;
-    return press_key(s, key, shift) == 0 ? 204 : 503;
-}
-
-static int key_answer(struct lws *wsi, ks_conn *c, unsigned status)
-{
-    if (status == 204) return respond(wsi, c, 204, NULL, NULL, NULL, 0);
-    return respond_text(wsi, c, status, status == 400 ? "unknown key name (GLFW names in lower case: space, tab, m, right, ...)\n"
-                                                    : "input queue full, try again\n");
-}
-
-/* Bytes of the request head lws parsed into known headers. */
-static int head_bytes(struct lws *wsi)
-{
-    int n = 0;
-    for (int t = 0; t < WSI_TOKEN_COUNT; ++t) n += lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
-    return n;
-}
-
-static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *path)
-{
-    const int get = is_method(wsi, WSI_TOKEN_GET_URI), post = is_method(wsi, WSI_TOKEN_POST_URI);
-    c->kind = KS_CONN_HTTP;
-    if (strlen(path) + (size_t)lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) > KS_SERVE_URI_MAX)
-        return respond_text(wsi, c, 414, "URI too long\n");
-    if (head_bytes(wsi) > KS_SERVE_HEAD_MAX) return respond_text(wsi, c, 431, "request header fields too large\n");
-    if (!get && !post) return respond_text(wsi, c, 405, "method not allowed\n");
-    if (!token_ok(s, wsi)) return respond_text(wsi, c, 403, "forbidden: open the URL with ?token= as printed\n");
-    if (post) {
-        if (strcmp(path, "/key") != 0) return respond_text(wsi, c, 404, "not found\n");
-        c->post_key = 1;
-        c->post_status = key_request(s, wsi);
-        char cl[32] = "";
-        if (lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 && atol(cl) > 0) {
-            if (atol(cl) > KS_SERVE_BODY_MAX) return respond_text(wsi, c, 413, "request body too large\n");
-            return 0; /* answered once the (ignored) body is in */
-        }
-        return key_answer(wsi, c, (unsigned)c->post_status);
-    }
-    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0)
-        return respond(wsi, c, 200, "text/html; charset=utf-8", NULL, ks_serve_page, ks_serve_page_len);
-    if (strcmp(path, "/state.json") == 0) {
+    switch (a->route) {
+    case KS_ROUTE_PAGE: return respond(wsi, c, 200, "text/html; charset=utf-8", NULL, ks_serve_page, ks_serve_page_len);
+    case KS_ROUTE_STATE: {
         ks_hub_item *it = ks_frame_hub_get(s->hub, KS_HUB_STATE);
         if (!it) return respond_text(wsi, c, 503, "no state yet\n");
         return respond(wsi, c, 200, "application/json", it, it->data, it->size);
     }
-    if (strcmp(path, "/stream.mjpg") == 0) {
+    case KS_ROUTE_KEY:
+        if (press_key(s, a->key, a->shift) != 0) return respond_text(wsi, c, 503, "input queue full, try again\n");
+        return respond(wsi, c, 204, NULL, NULL, NULL, 0);
+    case KS_ROUTE_MJPEG: {
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(wsi, 200, "multipart/x-mixed-replace; boundary=ksframe",
                                         LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||
-            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                        (const unsigned char *)"no-store", 8, &p, end) ||
-            lws_finalize_write_http_header(wsi, start, &p, end))
+            common_headers(wsi, &p, end) || lws_finalize_write_http_header(wsi, start, &p, end))
             return -1;
+        if (c->head_only) { /* no stream to follow: the connection ends here */
+            c->complete_pending = 1;
+            c->close_after = 1;
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
         stream_add(s, c, wsi, KS_CONN_MJPEG, KS_FRAME_JPEG);
         lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0); /* a stream has no end to wait for */
         if (stream_has_news(s, c)) lws_callback_on_writable(wsi);
         return 0;
     }
-    if (strcmp(path, "/ws") == 0) return respond_text(wsi, c, 400, "/ws takes a WebSocket upgrade\n");
-    return respond_text(wsi, c, 404, "not found\n");
+    default: return respond_text(wsi, c, a->status, a->text ? a->text : "\n");
+    }
+}
+
+static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *path)
+{
+    req_store store, *q = &store;
+    fill_req(s, wsi, path, 0, q);
+    ks_req_answer a;
+    ks_req_decide(&q->r, &a);
+    c->kind = KS_CONN_HTTP;
+    c->head_only = q->r.method == KS_REQ_HEAD;
+    /* HEAD: lws would wait for the body its content-length announced; close instead */
+    c->close_after = a.close || c->head_only;
+    c->has_pending = 0;
+    if (a.body_len > 0 && !a.close) {
+        /* the body comes first, then the answer: nothing is acted on for a request cut short */
+        c->body_in.declared = a.body_len;
+        c->body_in.got = 0;
+        c->pending = a;
+        c->has_pending = 1;
+        return 0;
+    }
+    return act(s, wsi, c, &a);
+}
+
+/* The upgrade to /ws, checked like a request. 0: accept; 1: refused (answered here). */
+static int confirm_upgrade(ks_server *s, struct lws *wsi)
+{
+    char path[KS_REQ_URI_MAX + 1] = "";
+    if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) path[0] = '\0';
+    req_store store, *q = &store;
+    fill_req(s, wsi, path, 1, q);
+    ks_req_answer a;
+    ks_req_decide(&q->r, &a);
+    if (a.route == KS_ROUTE_WS) return 0;
+    const char *text = a.text ? a.text : "\n";
+    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    if (lws_add_http_common_headers(wsi, a.status, "text/plain; charset=utf-8", strlen(text), &p, end) ||
+        common_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) || (size_t)(end - p) < strlen(text))
+        return -1;
+    memcpy(p, text, strlen(text));
+    p += strlen(text);
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS);
+    return 1;
 }
 
 /* ---- WebSocket input ----------------------------------------------------- */
 
-static const char *const ks_input_paths[] = {"key", "shift", "mouse", "x", "y", "dx", "dy", "inside", "accept",
-                                             "stats.fps", "stats.codec"};
-enum { P_KEY, P_SHIFT, P_MOUSE, P_X, P_Y, P_DX, P_DY, P_INSIDE, P_ACCEPT, P_STATS_FPS, P_STATS_CODEC };
-
-typedef struct input_parse {
-    char key[32], mouse[16], accept[16], codec[16];
-    int shift, inside, has_fps;
-    double x, y, dx, dy, fps;
-} input_parse;
-
-/* Too long for dst: left empty (no name is that long, so the message means nothing). */
-static void take_name(char *dst, size_t cap, const char *src)
+static void ws_switch_to_h264(ks_server *s, ks_conn *c)
 {
-    const size_t n = strlen(src);
-    if (n >= cap) {
-        dst[0] = '\0';
-        return;
-    }
-    memcpy(dst, src, n + 1);
+    if (!ks_encode_worker_has_video(s->worker) || c->want == KS_FRAME_H264) return;
+    ks_encode_worker_want(s->worker, c->want, -1);
+    c->want = KS_FRAME_H264;
+    c->need_key = 1;
+    c->frame_seq = 0;
+    ks_encode_worker_want(s->worker, c->want, +1);
+    ks_encode_worker_request_keyframe(s->worker);
 }
 
-static signed char input_cb(struct lejp_ctx *ctx, char reason)
-{
-    input_parse *ip = ctx->user;
-    if (!(reason & LEJP_FLAG_CB_IS_VALUE) || ctx->path_match == 0) return 0;
-    const int which = ctx->path_match - 1;
-    const int truth = reason == LEJPCB_VAL_TRUE;
-    const double num = (reason == LEJPCB_VAL_NUM_INT || reason == LEJPCB_VAL_NUM_FLOAT) ? atof(ctx->buf) : 0.0;
-    switch (which) {
-    case P_KEY: take_name(ip->key, sizeof ip->key, ctx->buf); break;
-    case P_MOUSE: take_name(ip->mouse, sizeof ip->mouse, ctx->buf); break;
-    case P_ACCEPT: take_name(ip->accept, sizeof ip->accept, ctx->buf); break;
-    case P_SHIFT: ip->shift = truth; break;
-    case P_INSIDE: ip->inside = truth; break;
-    case P_X: ip->x = num; break;
-    case P_Y: ip->y = num; break;
-    case P_DX: ip->dx = num; break;
-    case P_DY: ip->dy = num; break;
-    case P_STATS_FPS:
-        ip->fps = num;
-        ip->has_fps = reason == LEJPCB_VAL_NUM_INT || reason == LEJPCB_VAL_NUM_FLOAT;
-        break;
-    case P_STATS_CODEC: take_name(ip->codec, sizeof ip->codec, ctx->buf); break;
-    default: break;
-    }
-    return 0;
-}
-
-/* One complete message from a page. Returns -1 to close (not JSON / nonsense). */
+/* One complete message from a page: 0, or the close code. */
 static int ws_message(ks_server *s, ks_conn *c, const char *msg, size_t len)
 {
-    input_parse ip;
-    memset(&ip, 0, sizeof ip);
-    struct lejp_ctx jc;
-    lejp_construct(&jc, input_cb, &ip, ks_input_paths, (unsigned char)(sizeof ks_input_paths / sizeof ks_input_paths[0]));
-    const int rc = lejp_parse(&jc, (const unsigned char *)msg, (int)len);
-    lejp_destruct(&jc);
-    if (rc < 0) return -1;
-    if (ip.accept[0]) {
-        /* the page can decode H.264 (WebCodecs): switch when the server has an encoder */
-        if (strcmp(ip.accept, "h264") == 0 && ks_encode_worker_has_video(s->worker) && c->want != KS_FRAME_H264) {
-            ks_encode_worker_want(s->worker, c->want, -1);
-            c->want = KS_FRAME_H264;
-            c->need_key = 1;
-            c->frame_seq = 0;
-            ks_encode_worker_want(s->worker, c->want, +1);
-            ks_encode_worker_request_keyframe(s->worker);
-        }
-        return 0;
-    }
-    if (ip.has_fps) {
-        /* a page's own figure, checked like any input: a number of frames a second and a known codec */
-        const ks_frame_kind kind = strcmp(ip.codec, "h264") == 0 ? KS_FRAME_H264
-                                   : strcmp(ip.codec, "jpeg") == 0 ? KS_FRAME_JPEG : KS_FRAME_NONE;
-        if (kind != KS_FRAME_NONE && ip.fps >= 0.0 && ip.fps <= 100000.0) {
-            pthread_mutex_lock(&s->stats_lock);
-            s->viewer.fps = ip.fps;
-            s->viewer.kind = kind;
-            s->viewer.fps_sum += ip.fps;
-            ++s->viewer.reports;
-            pthread_mutex_unlock(&s->stats_lock);
-        }
-        return 0;
-    }
-    if (ip.key[0]) {
-        int shift = 0;
-        const int key = ks_serve_key_from_name(ip.key, &shift);
-        if (key) press_key(s, key, shift || ip.shift); /* unknown names are ignored, as in the window */
-        return 0;
-    }
-    if (ip.mouse[0]) {
+    ks_ws_input in;
+    const int code = ks_req_ws_message(msg, len, &in);
+    if (code) return code;
+    switch (in.kind) {
+    case KS_WS_ACCEPT:
+        if (in.accept_h264) ws_switch_to_h264(s, c); /* the page can decode H.264 (WebCodecs) */
+        break;
+    case KS_WS_STATS:
+        pthread_mutex_lock(&s->stats_lock);
+        s->viewer.fps = in.fps;
+        s->viewer.kind = (ks_frame_kind)in.codec;
+        s->viewer.fps_sum += in.fps;
+        ++s->viewer.reports;
+        pthread_mutex_unlock(&s->stats_lock);
+        break;
+    case KS_WS_KEY: press_key(s, in.key, in.shift); break;
+    case KS_WS_MOUSE: {
         ks_input_event ev = {0};
-        ev.x = ip.x;
-        ev.y = ip.y;
-        ev.dx = ip.dx;
-        ev.dy = ip.dy;
-        ev.inside = ip.inside;
-        if (strcmp(ip.mouse, "move") == 0) ev.type = KS_INPUT_MOUSE;
-        else if (strcmp(ip.mouse, "wheel") == 0) ev.type = KS_INPUT_WHEEL;
-        else if (strcmp(ip.mouse, "drag") == 0) ev.type = KS_INPUT_DRAG;
-        else return 0;
+        ev.type = in.mouse == KS_WS_MOUSE_MOVE ? KS_INPUT_MOUSE : in.mouse == KS_WS_MOUSE_WHEEL ? KS_INPUT_WHEEL : KS_INPUT_DRAG;
+        ev.x = in.x;
+        ev.y = in.y;
+        ev.dx = in.dx;
+        ev.dy = in.dy;
+        ev.inside = in.inside;
         ks_input_queue_push(s->input, &ev);
+        break;
+    }
+    default: break;
     }
     return 0;
 }
@@ -412,7 +407,7 @@ static int ws_receive(ks_server *s, struct lws *wsi, ks_conn *c, const void *in,
         lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, (unsigned char *)"text only", 9);
         return -1;
     }
-    if (c->rx_len + len > sizeof c->rx - 1) {
+    if (c->rx_len + len > KS_SERVE_WS_MSG_MAX) {
         lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"too large", 9);
         return -1;
     }
@@ -420,10 +415,11 @@ static int ws_receive(ks_server *s, struct lws *wsi, ks_conn *c, const void *in,
     c->rx_len += len;
     if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
     c->rx[c->rx_len] = '\0';
-    const int rc = ws_message(s, c, c->rx, c->rx_len);
+    const int code = ws_message(s, c, c->rx, c->rx_len);
     c->rx_len = 0;
-    if (rc) lws_close_reason(wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, (unsigned char *)"bad message", 11);
-    return rc;
+    if (!code) return 0;
+    lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)"bad message", 11);
+    return -1;
 }
 
 /* ---- the callback -------------------------------------------------------- */
@@ -436,39 +432,30 @@ static int ks_serve_callback(struct lws *wsi, enum lws_callback_reasons reason, 
     case LWS_CALLBACK_HTTP:
         return http_request(s, wsi, c, in ? (const char *)in : "");
     case LWS_CALLBACK_HTTP_BODY:
-        c->body_in += len;
-        if (c->body_in > KS_SERVE_BODY_MAX) return -1;
-        return 0;
+        if (!c->has_pending) return 0; /* a refused request's body: the connection closes after the answer */
+        return ks_req_body_feed(&c->body_in, len) < 0 ? -1 : 0;
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        if (c->post_key) return key_answer(wsi, c, (unsigned)c->post_status);
-        return respond_text(wsi, c, 404, "not found\n");
+        if (!c->has_pending || c->body_in.got != c->body_in.declared) return 0;
+        c->has_pending = 0;
+        return act(s, wsi, c, &c->pending);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         if (!s) return 0;
         if (c->kind == KS_CONN_MJPEG) return stream_writable(s, wsi, c);
-        if (c->kind != KS_CONN_HTTP || !c->sending) return 0;
-        if (send_chunk(s, wsi, c, 1)) return -1;
-        if (c->sending) {
-            lws_callback_on_writable(wsi);
-            return 0;
+        if (c->kind != KS_CONN_HTTP) return 0;
+        if (c->complete_pending) {
+            c->complete_pending = 0;
+        } else {
+            if (!c->sending) return 0;
+            if (send_chunk(s, wsi, c, 1)) return -1;
+            if (c->sending) {
+                lws_callback_on_writable(wsi);
+                return 0;
+            }
         }
+        if (c->close_after) return -1;
         return lws_http_transaction_completed(wsi) ? -1 : 0;
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: {
-        char path[64] = "";
-        lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI);
-        unsigned status = 0;
-        if (strcmp(path, "/ws") != 0) status = 404;
-        else if (!token_ok(s, wsi)) status = 403;
-        if (!status) return 0;
-        const char *text = status == 404 ? "not found\n" : "forbidden\n";
-        unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-        if (lws_add_http_common_headers(wsi, status, "text/plain", strlen(text), &p, end) ||
-            lws_finalize_http_header(wsi, &p, end))
-            return -1;
-        memcpy(p, text, strlen(text));
-        p += strlen(text);
-        lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS);
-        return 1;
-    }
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return confirm_upgrade(s, wsi);
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof *c);
         stream_add(s, c, wsi, KS_CONN_WS, KS_FRAME_JPEG);

@@ -64,7 +64,11 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     }
     pthread_mutex_init(&s->stats_lock, NULL);
     ks_status st = KS_OK;
-    snprintf(s->addr, sizeof s->addr, "%s", d->addr && *d->addr ? d->addr : "127.0.0.1");
+    /* lws reads a vhost's address as an interface name first: "localhost" would be no interface, so the
+     * loopback address it stands for (serve_auth.h) is served; the Host check takes both names */
+    const char *addr = d->addr && *d->addr ? d->addr : "127.0.0.1";
+    if (strcmp(addr, "localhost") == 0) addr = "127.0.0.1";
+    snprintf(s->addr, sizeof s->addr, "%s", addr);
     if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
     ks_frame_encoder *video = d->video, *jpeg = d->jpeg;
     if ((st = check_bind(s->addr, d->port)) != KS_OK || (st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||

@@ -10,14 +10,12 @@
 #include "serve/encode_worker.h"
 #include "serve/frame_hub.h"
 #include "serve/server.h"
+#include "serve/request.h"
 #include "serve/serve_auth.h"
 
 enum {
     KS_SERVE_CHUNK = 64 * 1024,   /* bytes written per writable callback */
-    KS_SERVE_WS_MSG_MAX = 1024,   /* largest input message a page may send */
-    KS_SERVE_BODY_MAX = 1024,     /* largest POST body */
-    KS_SERVE_URI_MAX = 2048,      /* longer path + query: 414 */
-    KS_SERVE_HEAD_MAX = 8192,     /* longer request head (known headers): 431 */
+    KS_SERVE_WS_MSG_MAX = KS_REQ_WS_MSG_MAX, /* largest input message a page may send */
     KS_SERVE_FRAME_HEADER = 12,   /* binary ws message: kind, flags, 2 spare, u32 width, u32 height (LE) */
 };
 
@@ -36,16 +34,19 @@ typedef struct ks_conn {
     size_t total, off;             /* head + body + tail; bytes sent */
     int text;                      /* ws: text message */
     int sending;                   /* 1 while an item is on its way */
+    int complete_pending;          /* an answer without a body: end the transaction when writable */
+    int close_after;               /* close once the answer is out (body unread, HEAD) */
     /* what this connection has seen */
     ks_frame_kind want;            /* ws: JPEG or H.264; mjpeg: JPEG */
     int need_key;                  /* H.264: wait for a key frame */
     unsigned long long frame_seq, state_seq;
     /* input */
-    char rx[KS_SERVE_WS_MSG_MAX];
+    char rx[KS_SERVE_WS_MSG_MAX + 1];
     size_t rx_len;
-    int rx_too_big;
-    size_t body_in;                /* POST body bytes seen */
-    int post_key, post_shift, post_status;
+    /* a request with a body is answered once the body is in (so a key is pressed only then) */
+    ks_req_body body_in;
+    ks_req_answer pending;
+    int has_pending, head_only;
 } ks_conn;
 
 struct ks_server {

@@ -68,3 +68,7 @@ endif()
 set_tests_properties(test_bench_serve PROPERTIES LABELS "cpu;gl")
 set_property(TEST test_bench_serve APPEND PROPERTY ENVIRONMENT
              "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
+ks_add_test(NAME test_signals LABEL cpu SOURCES test_signals.c TIMEOUT 30)
+# A named pipe or a folder as --scene / --input: refused at once, one line (issue 21, defect 6).
+add_test(NAME test_input_fifo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input_fifo.sh $<TARGET_FILE:kernelscope>)
+set_tests_properties(test_input_fifo PROPERTIES LABELS "cpu" SKIP_RETURN_CODE 77 TIMEOUT 60)

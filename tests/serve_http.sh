@@ -61,7 +61,7 @@ wait_state() { # wait_state QUERY KEY VALUE: up to 20 s for /state.json to say K
 ws_open() { # opens fd 3 as a WebSocket on /ws$1; the status line's code goes into $ws
   ws=none
   exec 3<>"/dev/tcp/127.0.0.1/$port" || return
-  printf 'GET /ws%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n' "$1" >&3
+  printf 'GET /ws%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n' "$1" "$port" >&3
   ws=$(timeout 5 head -c 12 <&3 | cut -d' ' -f2)
 }
 ws_text() { # a masked text frame (mask 0: the payload goes as is), payload < 126 bytes
@@ -89,7 +89,8 @@ check "running after space" "$(wait_state "" paused false)" false
 check "POST /key unknown" "$(code -X POST "$base/key?k=nosuchkey")" 400
 check "POST /key no name" "$(code -X POST "$base/key")" 400
 check "POST /key too long a name" "$(code -X POST "$base/key?k=$(head -c 200 /dev/zero | tr '\0' a)")" 400
-check "POST elsewhere" "$(code -X POST "$base/state.json")" 404
+check "POST elsewhere" "$(code -X POST "$base/nothing")" 404
+check "POST to a GET route" "$(code -X POST "$base/state.json")" 405
 check "POST big body" "$(code --data-binary @<(head -c 5000 /dev/zero) "$base/key?k=tab")" 413
 
 # errors

@@ -176,6 +176,13 @@ static void test_bad_inputs(void **state)
 {
     (void)state;
     BAD("unknown option", "--frobnicate");
+    /* issue 21, defect 8: one spelling for each value, each flag once */
+    BAD("--frames", "laplace2d", "--frames", "+5");
+    BAD("--range", "laplace2d", "--range", "0:0x10");
+    BAD("--range", "laplace2d", "--range", "+0:1");
+    BAD("unknown image format", "laplace2d", "--format", "PNG");
+    BAD("given twice", "laplace2d", "--frames", "5", "--frames", "6");
+    BAD("not a program", "bench", "serve", "--browser", "/tmp");
     BAD("unknown scene", "laplace4d");
     BAD("more than one scene", "laplace3d", "laplace2d");
     BAD("needs a value", "--grid");

@@ -15,8 +15,10 @@
 #include "serve/frame_encoder.h"
 #include "serve/frame_hub.h"
 #include "serve/input_queue.h"
+#include "serve/request.h"
 #include "serve/serve_auth.h"
 #include "serve/serve_keys.h"
+#include "serve/server.h"
 #include "serve/state_json.h"
 
 static void test_listen(void **state)
@@ -203,12 +205,193 @@ static void test_state_viewer(void **state)
     assert_string_equal(nan, "{\"viewer_fps\":0,\"viewer_codec\":\"\",\"viewer_reports\":0}");
 }
 
+/* issue 21, defect 8: "localhost" is loopback, as serve_auth.h says, and can be listened on */
+static void test_serve_localhost(void **state)
+{
+    (void)state;
+    char addr[KS_SERVE_ADDR_MAX];
+    int port = -1;
+    assert_int_equal(ks_serve_parse_listen("localhost:0", addr, &port), KS_OK);
+    ks_server_desc d = {0};
+    d.addr = addr;
+    d.port = port;
+    ks_server *s = NULL;
+    assert_int_equal(ks_server_create(&d, &s), KS_OK);
+    assert_true(ks_server_port(s) > 0);
+    assert_non_null(strstr(ks_server_url(s), "http://127.0.0.1:"));
+    ks_server_destroy(s);
+}
+
+/* A request to 127.0.0.1:8000 from our own page, as a browser sends it. */
+static ks_req req_of(ks_req_method m, const char *path, const char *arg)
+{
+    ks_req r;
+    memset(&r, 0, sizeof r);
+    r.method = m;
+    r.path = path;
+    if (arg) r.args[r.nargs++] = arg;
+    r.host = "127.0.0.1:8000";
+    r.addr = "127.0.0.1";
+    r.port = 8000;
+    return r;
+}
+
+static unsigned decide(const ks_req *r)
+{
+    ks_req_answer a;
+    ks_req_decide(r, &a);
+    return a.status;
+}
+
+/* issue 21, defect 1: a foreign Origin may not act, a foreign Host may not read */
+static void test_origin_host(void **state)
+{
+    (void)state;
+    ks_req r = req_of(KS_REQ_POST, "/key", "k=space");
+    assert_int_equal(decide(&r), 204);
+    r.origin = "http://evil.example";
+    assert_int_equal(decide(&r), 403);
+    r.origin = "null";
+    assert_int_equal(decide(&r), 403);
+    r.origin = "http://127.0.0.1:8000";
+    assert_int_equal(decide(&r), 204);
+    r.origin = "http://localhost:8000";
+    assert_int_equal(decide(&r), 204);
+    r.origin = "http://127.0.0.1:8001";
+    assert_int_equal(decide(&r), 403);
+    r.origin = "http://127.0.0.1:8000.evil.example";
+    assert_int_equal(decide(&r), 403);
+    ks_req u = req_of(KS_REQ_GET, "/ws", NULL);
+    u.upgrade = 1;
+    assert_int_equal(decide(&u), 101);
+    u.origin = "http://evil.example";
+    assert_int_equal(decide(&u), 403);
+    ks_req g = req_of(KS_REQ_GET, "/state.json", NULL);
+    assert_int_equal(decide(&g), 200);
+    g.origin = "http://evil.example"; /* reading needs the Host check, not the Origin one */
+    assert_int_equal(decide(&g), 200);
+    const char *bad_hosts[] = {"evil.example", "evil.example:8000", "127.0.0.1", "127.0.0.1:80", "127.0.0.1:8000x",
+                               "localhost.evil.example:8000", "", "127.0.0.1:8000,evil.example"};
+    for (size_t i = 0; i < sizeof bad_hosts / sizeof bad_hosts[0]; ++i) {
+        g.host = bad_hosts[i];
+        assert_int_equal(decide(&g), 421);
+    }
+    g.host = NULL;
+    assert_int_equal(decide(&g), 400);
+    g.host = "LOCALHOST:8000";
+    assert_int_equal(decide(&g), 200);
+    assert_true(ks_req_host_ok("[::1]:9000", "::1", 9000));
+    assert_false(ks_req_host_ok("[::2]:9000", "::1", 9000));
+    assert_true(ks_req_host_ok("anything:1", "0.0.0.0", 9000)); /* a wildcard address: the token guards it */
+}
+
+/* issue 21, defects 2 and 3: a body is read before anything is done; bad lengths refused */
+static void test_bodies(void **state)
+{
+    (void)state;
+    ks_req r = req_of(KS_REQ_POST, "/key", "k=space");
+    ks_req_answer a;
+    const char *bad[] = {"-1", "abc", "1,1", "", " 1", "+1", "0x10", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        r.content_length = bad[i];
+        ks_req_decide(&r, &a);
+        assert_int_equal(a.status, 400);
+        assert_int_equal(a.route, KS_ROUTE_ANSWER);
+        assert_true(a.close);
+    }
+    const char *big[] = {"1025", "2000", "5000"};
+    for (size_t i = 0; i < 3; ++i) {
+        r.content_length = big[i];
+        ks_req_decide(&r, &a);
+        assert_int_equal(a.status, 413);
+        assert_int_equal(a.route, KS_ROUTE_ANSWER); /* no key pressed */
+    }
+    r.content_length = "20";
+    ks_req_decide(&r, &a);
+    assert_int_equal(a.route, KS_ROUTE_KEY);
+    assert_int_equal(a.body_len, 20);
+    ks_req_body b = {a.body_len, 0};
+    assert_int_equal(ks_req_body_feed(&b, 10), 0);
+    assert_int_equal(ks_req_body_feed(&b, 11), -1); /* more than declared */
+    assert_int_equal(ks_req_body_feed(&b, 10), 1);
+    r.content_length = NULL;
+    r.expect = "100-continue";
+    assert_int_equal(decide(&r), 417);
+    /* a body on a GET is read and dropped: one answer, after it */
+    ks_req g = req_of(KS_REQ_GET, "/state.json", NULL);
+    g.content_length = "5";
+    ks_req_decide(&g, &a);
+    assert_int_equal(a.route, KS_ROUTE_STATE);
+    assert_int_equal(a.body_len, 5);
+    assert_int_equal(ks_req_content_length("1024"), 1024);
+}
+
+/* issue 21, defect 4: methods and routes */
+static void test_methods(void **state)
+{
+    (void)state;
+    ks_req r = req_of(KS_REQ_HEAD, "/state.json", NULL);
+    assert_int_equal(decide(&r), 200);
+    r.method = KS_REQ_OTHER;
+    assert_int_equal(decide(&r), 405);
+    r = req_of(KS_REQ_POST, "/state.json", NULL);
+    assert_int_equal(decide(&r), 405);
+    r = req_of(KS_REQ_POST, "/nothing", NULL);
+    assert_int_equal(decide(&r), 404);
+    r = req_of(KS_REQ_GET, "/key", "k=space");
+    assert_int_equal(decide(&r), 405);
+    r = req_of(KS_REQ_POST, "/key", "k=nosuchkey");
+    assert_int_equal(decide(&r), 400);
+    r = req_of(KS_REQ_GET, "/", NULL);
+    r.uri_len = KS_REQ_URI_MAX + 1;
+    assert_int_equal(decide(&r), 414);
+    r.uri_len = 0;
+    r.head_len = KS_REQ_HEAD_MAX + 1;
+    assert_int_equal(decide(&r), 431);
+    r = req_of(KS_REQ_GET, "/", "token=abcdefgh");
+    r.token = "abcdefgh";
+    assert_int_equal(decide(&r), 200);
+    r.args[0] = "token=abcdefgx";
+    assert_int_equal(decide(&r), 403);
+}
+
+/* issue 21, defect 5: the WebSocket messages */
+static void test_ws_messages(void **state)
+{
+    (void)state;
+    ks_ws_input in;
+    assert_int_equal(ks_req_ws_message("{\"key\":\"space\"}", 15, &in), 0);
+    assert_int_equal(in.kind, KS_WS_KEY);
+    assert_int_equal(in.key, KS_KEY_SPACE);
+    const char overlong[] = "{\"key\":\"\xc0\xaf\"}", invalid[] = "{\"key\":\"\xff\"}",
+               surrogate[] = "{\"key\":\"\xed\xa0\x80\"}", cut[] = "{\"key\":\"\xe2\x82\"}";
+    assert_int_equal(ks_req_ws_message(overlong, sizeof overlong - 1, &in), 1007);
+    assert_int_equal(ks_req_ws_message(invalid, sizeof invalid - 1, &in), 1007);
+    assert_int_equal(ks_req_ws_message(surrogate, sizeof surrogate - 1, &in), 1007);
+    assert_int_equal(ks_req_ws_message(cut, sizeof cut - 1, &in), 1007);
+    assert_int_equal(ks_req_ws_message("{\"key\":", 7, &in), 1007);
+    assert_int_equal(ks_req_ws_message("nonsense", 8, &in), 1007);
+    const char euro[] = "{\"key\":\"\xe2\x82\xac\"}";
+    assert_int_equal(ks_req_ws_message(euro, sizeof euro - 1, &in), 0);
+    assert_int_equal(in.kind, KS_WS_NONE); /* valid text, unknown key: ignored */
+    assert_int_equal(ks_req_ws_message("{\"mouse\":\"drag\",\"x\":1e999,\"dx\":2}", 33, &in), 0);
+    assert_int_equal(in.kind, KS_WS_MOUSE);
+    assert_true(in.x == 0.0 && in.dx == 2.0); /* not finite: 0 */
+    assert_int_equal(ks_req_ws_message("{\"stats\":{\"fps\":30,\"codec\":\"jpeg\"}}", 35, &in), 0);
+    assert_int_equal(in.kind, KS_WS_STATS);
+    assert_int_equal(in.codec, 1);
+    char big[KS_REQ_WS_MSG_MAX + 2];
+    memset(big, ' ', sizeof big);
+    assert_int_equal(ks_req_ws_message(big, sizeof big, &in), 1009);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listen), cmocka_unit_test(test_tokens), cmocka_unit_test(test_keys),
         cmocka_unit_test(test_input_queue), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
-        cmocka_unit_test(test_state_viewer),
+        cmocka_unit_test(test_state_viewer), cmocka_unit_test(test_origin_host), cmocka_unit_test(test_serve_localhost), cmocka_unit_test(test_bodies),
+        cmocka_unit_test(test_methods), cmocka_unit_test(test_ws_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,8 @@ import os, socket, struct, sys, time
 
 port, query = int(sys.argv[1]), (sys.argv[2] if len(sys.argv) > 2 else "")
 s = socket.create_connection(("127.0.0.1", port), timeout=20)
-s.sendall(("GET /ws%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n" % query).encode())
+s.sendall(("GET /ws%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n" % (query, port)).encode())
 buf = b""
 while b"\r\n\r\n" not in buf:
     buf += s.recv(4096)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/bench/bench_live.h"
@@ -116,7 +117,8 @@ typedef struct ks_serve_bench_opts {
 static ks_status set_browser(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
-    if (!*v || access(v, X_OK) != 0)
+    struct stat st; /* a folder is "executable" too: found here, not after the run */
+    if (!*v || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || access(v, X_OK) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a program that can be run", name, quoted(v));
     ((ks_serve_bench_opts *)own)->browser = v;
     return KS_OK;

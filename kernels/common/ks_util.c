@@ -1,9 +1,13 @@
 #include "ks_util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 double ks_now_seconds(void)
 {
@@ -94,4 +98,23 @@ void ks_csv_quote(const char *text, char *out, size_t cap)
     }
     out[q++] = '"';
     out[q] = '\0';
+}
+
+int ks_fopen_regular(const char *path, FILE **out)
+{
+    *out = NULL;
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO would block here until a writer came */
+    if (fd < 0) return errno ? errno : EIO;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    const int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || !(*out = fdopen(fd, "rb"))) {
+        const int e = errno ? errno : EIO;
+        close(fd);
+        return e;
+    }
+    return 0;
 }

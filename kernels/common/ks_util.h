@@ -4,6 +4,7 @@
 #define KS_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,12 @@ int ks_text_append(char *buf, size_t cap, size_t *used, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+
+/* Opens path for reading when it is a regular file: without blocking in
+ * open() on a named pipe (O_NONBLOCK, cleared once the file is known to be
+ * regular), and refusing pipes, devices and folders. 0 and *out, -1 when
+ * not a regular file, else the errno of open(). */
+int ks_fopen_regular(const char *path, FILE **out);
 
 /* Length of the valid multi-byte UTF-8 sequence at p (2..4 bytes, left bytes
  * available), or 0 when invalid (overlong forms, surrogates, code points above

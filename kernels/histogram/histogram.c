@@ -1,4 +1,5 @@
 #include "histogram.h"
+#include "kernels/common/ks_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -134,8 +135,10 @@ ks_status ks_hist_load_file(const char *path, unsigned char **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ks_fail(KS_ERR_IO, "--input: cannot open '%s': %s", path, strerror(errno));
+    FILE *f = NULL;
+    const int e = ks_fopen_regular(path, &f);
+    if (e < 0) return ks_fail(KS_ERR_INVALID, "--input: '%s' is not a regular file", path);
+    if (e) return ks_fail(KS_ERR_IO, "--input: cannot open '%s': %s", path, strerror(e));
     if (fseeko(f, 0, SEEK_END) != 0) {
         fclose(f);
         return ks_fail(KS_ERR_IO, "--input: cannot seek in '%s' (not a regular file?)", path);

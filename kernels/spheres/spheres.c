@@ -285,9 +285,11 @@ ks_status ks_spheres_load(const char *path, ks_sphere **out, int *count)
     *count = 0;
     char shown[KS_QUOTE_MAX];
     ks_quote(path, shown, sizeof shown);
-    FILE *f = fopen(path, "rb");
-    if (!f) return ks_fail(KS_ERR_IO, "cannot open scene file %s: %s", shown, strerror(errno));
-    /* Read in chunks: works for pipes too, and bounds the size. */
+    FILE *f = NULL;
+    const int e = ks_fopen_regular(path, &f);
+    if (e < 0) return ks_fail(KS_ERR_INVALID, "scene file %s is not a regular file", shown);
+    if (e) return ks_fail(KS_ERR_IO, "cannot open scene file %s: %s", shown, strerror(e));
+    /* Read in chunks: bounds the size. */
     const size_t limit = (size_t)KS_SPHERES_MAX * (KS_SPHERES_LINE_MAX + 2);
     size_t len = 0, cap = 1 << 16;
     char *text = malloc(cap);

@@ -100,7 +100,7 @@ static void colormaps(char *buf, size_t len) { ks_colormap_list(buf, len); }
 
 static const ks_flag_row ks_laplace_flags[] = {
     {"--grid", "N | NXxNY[xNZ]", "grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)",
-     KS_IN_LIVE | KS_IN_BENCH, set_grid},
+     KS_IN_LIVE | KS_IN_BENCH, set_grid, NULL, NULL, 1},
     {"--bc", "seed|hot-top|sine", "boundary preset (default hot-top)", KS_IN_LIVE, set_bc},
     {"--kernel", "NAME", "%s", 0, NULL, NULL, kernels_both},
     {"--block", "BXxBY[xBZ]", "thread block (default: best measured, else the kernel's own)", 0, NULL},

@@ -49,7 +49,7 @@ static void count_help(char *buf, size_t len) { snprintf(buf, len, "%d", KS_SPHE
 
 static const ks_flag_row ks_spheres_flags[] = {
     {"--spheres", "N", "sphere count, 1..%s (bench: a list, e.g. 16,64,256)", KS_IN_LIVE | KS_IN_BENCH, set_spheres,
-     NULL, count_help},
+     NULL, count_help, 1},
     {"--seed", "S", "random placement seed (default 1)", 0, NULL},
     {"--scene", "FILE", "spheres from a file: 'x y z radius r g b' per line", KS_IN_LIVE | KS_IN_BENCH, set_scene},
     {"--mem", "NAME", "%s", KS_IN_LIVE | KS_IN_BENCH, set_mem, "the CPU gold routine runs", mems},

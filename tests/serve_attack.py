@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""The attack pass of issue 21 as a test: a CPU-backend kernelscope --serve on
+127.0.0.1 (nothing else is ever contacted), then each class of hostile request
+for a bounded time, checking every answer, that the server keeps serving, that
+its memory (VmRSS) stays flat, and that it exits cleanly (no leak report under
+LeakSanitizer) when told to stop.
+
+Usage: serve_attack.py KERNELSCOPE [--seconds S] [--slow-seconds S] [--rss-slack-kb K] [--report FILE]
+  --seconds       time for each request class (default 2; 60 for the figures in docs/results)
+  --slow-seconds  time the 200 slow connections are held (default 7)
+  --rss-slack-kb  VmRSS growth allowed per class, measured after a first third (default 1024)
+  --report FILE   the VmRSS figures, one line a class
+Exit 0 when all held, 1 on a failed check, 77 when no server could start (no display)."""
+import argparse, os, re, signal, socket, struct, subprocess, sys, tempfile, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("bin")
+ap.add_argument("--seconds", type=float, default=2.0)
+ap.add_argument("--slow-seconds", type=float, default=7.0)
+ap.add_argument("--slow-conns", type=int, default=200)
+ap.add_argument("--rss-slack-kb", type=int, default=1024)
+ap.add_argument("--report")
+args = ap.parse_args()
+
+fails = []
+report = []
+
+
+def check(name, got, want):
+    ok = got in want if isinstance(want, set) else got == want
+    print(("ok   %s (%s)" % (name, got)) if ok else ("FAIL %s: got %r, want %r" % (name, got, want)), flush=True)
+    if not ok:
+        fails.append(name)
+
+
+# ---- the server ----------------------------------------------------------------
+
+work = tempfile.mkdtemp(prefix="ks_attack.")  # its working folder: a key 's' would write a PNG here
+log = open(os.path.join(work, "server.log"), "w+")
+env = dict(os.environ)
+env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=8").lstrip(":")
+proc = subprocess.Popen([os.path.abspath(args.bin), "laplace2d", "--backend", "cpu", "--headless", "--size", "128x128",
+                         "--no-overlay", "--serve", "127.0.0.1:0"], cwd=work, stdout=log, stderr=subprocess.STDOUT,
+                        env=env)
+port = None
+for _ in range(300):
+    log.seek(0)
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/", log.read())
+    if m:
+        port = int(m.group(1))
+        break
+    if proc.poll() is not None:
+        break
+    time.sleep(0.1)
+if port is None:
+    log.seek(0)
+    text = log.read()
+    proc.kill()
+    print(text)
+    if re.search(r"EGL|display|GL context", text):
+        print("skipped: no display for the headless run")
+        sys.exit(77)
+    print("FAIL: the server printed no URL")
+    sys.exit(1)
+HOST = "127.0.0.1:%d" % port
+
+
+def rss_kb():
+    with open("/proc/%d/status" % proc.pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+def exchange(data, wait=3.0, until_close=False):
+    """Sends data on a fresh connection; returns what came back within wait s (b'' on no answer)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=wait)
+    out = b""
+    try:
+        s.sendall(data)
+        end = time.time() + wait
+        while time.time() < end:
+            s.settimeout(max(0.05, end - time.time()))
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+            if not until_close and answers(out) >= 1 and complete(out):
+                break
+    except (socket.timeout, ConnectionResetError):
+        pass
+    finally:
+        s.close()
+    return out
+
+
+def answers(data):
+    return len(re.findall(rb"(?:^|\r\n)HTTP/1\.[01] \d{3}", data))
+
+
+def complete(data):
+    """One whole answer: its head and as many body bytes as its content-length says."""
+    head, sep, body = data.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    m = re.search(rb"(?i)content-length: *(\d+)", head)
+    return len(body) >= (int(m.group(1)) if m else 0)
+
+
+def status(data):
+    m = re.match(rb"HTTP/1\.[01] (\d{3})", data)
+    return int(m.group(1)) if m else (0 if not data else -1)
+
+
+def get(path, extra=b"", method=b"GET"):
+    return exchange(method + b" " + path + b" HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\n" + extra + b"\r\n")
+
+
+def state():
+    body = get(b"/state.json").partition(b"\r\n\r\n")[2]
+    m = re.search(rb'"paused":(true|false)', body)
+    return m.group(1).decode() if m else "?"
+
+
+for _ in range(100):  # the first frame makes the state
+    if status(get(b"/state.json")) == 200:
+        break
+    time.sleep(0.1)
+check("serving", status(get(b"/state.json")), 200)
+paused0 = state()
+
+
+def ws_open(origin=None, host=None):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    req = ("GET /ws HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" % (host or HOST))
+    if origin:
+        req += "Origin: %s\r\n" % origin
+    s.sendall((req + "\r\n").encode())
+    head = b""
+    try:
+        while b"\r\n\r\n" not in head:
+            b = s.recv(1)
+            if not b:
+                break
+            head += b
+    except socket.timeout:
+        pass
+    return s, status(head)
+
+
+def ws_frame(payload, op=1):
+    n = len(payload)
+    b = bytes([0x80 | op]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n))
+    mask = b"\x11\x22\x33\x44"
+    return b + mask + bytes(c ^ mask[i % 4] for i, c in enumerate(payload))
+
+
+def ws_close_code(s, wait=5.0):
+    """The close code the server sends (skipping its frames), 'open' if none within wait s."""
+    buf, end = b"", time.time() + wait
+    try:
+        while time.time() < end:
+            s.settimeout(max(0.05, end - time.time()))
+            d = s.recv(65536)
+            if not d:
+                return "eof"
+            buf += d
+            while len(buf) >= 2:
+                op, n, hl = buf[0] & 15, buf[1] & 127, 2
+                if n == 126:
+                    if len(buf) < 4:
+                        break
+                    n, hl = struct.unpack(">H", buf[2:4])[0], 4
+                elif n == 127:
+                    if len(buf) < 10:
+                        break
+                    n, hl = struct.unpack(">Q", buf[2:10])[0], 10
+                if len(buf) < hl + n:
+                    break
+                if op == 8:
+                    return struct.unpack(">H", buf[hl:hl + 2])[0] if n >= 2 else "close"
+                buf = buf[hl + n:]
+    except socket.timeout:
+        pass
+    except ConnectionResetError:
+        return "eof"
+    return "open"
+
+
+# ---- the classes ----------------------------------------------------------------
+
+def run_class(name, once, seconds=None):
+    """Runs once() until the time is up; VmRSS after the first third and at the end."""
+    seconds = args.seconds if seconds is None else seconds
+    end, n, mark, rss_mid = time.time() + seconds, 0, time.time() + seconds / 3, None
+    rss_start = rss_kb()
+    while time.time() < end:
+        once()
+        n += 1
+        if rss_mid is None and time.time() >= mark:
+            rss_mid = rss_kb()
+    rss_end = rss_kb()
+    rss_mid = rss_mid if rss_mid is not None else rss_start
+    line = "%-28s %8d requests in %4.0f s   VmRSS %7d kB at start, %7d kB after %3.0f s, %7d kB at the end (%+d kB)" % (
+        name, n, seconds, rss_start, rss_mid, seconds / 3, rss_end, rss_end - rss_mid)
+    print("     " + line, flush=True)
+    report.append(line)
+    check("%s: VmRSS flat within %d kB" % (name, args.rss_slack_kb), rss_end - rss_mid <= args.rss_slack_kb, True)
+    check("%s: still serving" % name, status(get(b"/state.json")), 200)
+
+
+# 1. cross-origin writes, DNS rebinding reads
+check("cross-origin POST /key", status(get(b"/key?k=space", b"Origin: http://evil.example\r\n", b"POST")), 403)
+check("same-origin POST /key (Content-Length 0)",
+      status(get(b"/key?k=m", b"Origin: http://" + HOST.encode() + b"\r\nContent-Length: 0\r\n", b"POST")), 204)
+for path in (b"/", b"/state.json", b"/stream.mjpg", b"/key?k=s", b"/ws"):
+    m = b"POST" if path.startswith(b"/key") else b"GET"
+    check("Host: evil.example on %s" % path.decode(),
+          status(exchange(m + b" " + path + b" HTTP/1.1\r\nHost: evil.example\r\n\r\n")), 421)
+page = get(b"/")
+check("page has a CSP", bool(re.search(rb"(?i)content-security-policy:[^\r]*frame-ancestors 'none'", page)), True)
+check("page has nosniff", bool(re.search(rb"(?i)x-content-type-options: *nosniff", page)), True)
+s, code = ws_open(origin="http://evil.example")
+check("ws upgrade with a foreign Origin", code, 403)
+s.close()
+s, code = ws_open(host="evil.example")
+check("ws upgrade with a foreign Host", code, 421)
+s.close()
+s, code = ws_open(origin="http://" + HOST)
+check("ws upgrade from our own page", code, 101)
+s.close()
+run_class("cross-origin POST k=s", lambda: get(b"/key?k=s", b"Origin: http://evil.example\r\n", b"POST"))
+run_class("rebinding Host GET", lambda: exchange(b"GET /state.json HTTP/1.1\r\nHost: evil.example\r\n\r\n"))
+check("no PNG written by cross-origin presses", [f for f in os.listdir(work) if f.endswith(".png")], [])
+check("pause untouched by refused requests", state(), paused0)
+
+# 2. a body on a route but POST /key: one answer, no leak
+one = exchange(b"GET /state.json HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\nContent-Length: 5\r\n\r\nhello", 2.0,
+               until_close=False)
+check("GET with a body: status", status(one), 200)
+two = exchange(b"GET /nothing HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\nContent-Length: 5\r\n\r\nhello", 2.0,
+               until_close=True)
+check("GET /nothing with a body: one answer", (status(two), answers(two)), (404, 1))
+run_class("GET with a body", lambda: exchange(b"GET /state.json HTTP/1.1\r\nHost: " + HOST.encode() +
+                                             b"\r\nContent-Length: 5\r\n\r\nhello"))
+
+# 3. POST /key: validated fully, then acted on
+for cl in (b"1025", b"2000", b"5000"):
+    check("POST /key body of %s bytes" % cl.decode(),
+          status(get(b"/key?k=space", b"Content-Length: " + cl + b"\r\n\r\n" + b"x" * int(cl), b"POST")[:64] or b""),
+          413)
+for cl in (b"-1", b"abc", b"1\r\nContent-Length: 1"):
+    check("POST /key Content-Length %r" % cl.decode(),
+          status(get(b"/key?k=space", b"Content-Length: " + cl + b"\r\n\r\nx", b"POST")), 400)
+check("POST /key Content-Length 20, no body: no answer yet",
+      status(exchange(b"POST /key?k=space HTTP/1.1\r\nHost: " + HOST.encode() + b"\r\nContent-Length: 20\r\n\r\n",
+                      1.5)), 0)
+time.sleep(0.5)
+check("pause untouched by refused or unfinished POSTs", state(), paused0)
+run_class("POST /key 413", lambda: exchange(b"POST /key?k=space HTTP/1.1\r\nHost: " + HOST.encode() +
+                                            b"\r\nContent-Length: 5000\r\n\r\n" + b"x" * 5000, 1.0))
+check("pause untouched after the 413 class", state(), paused0)
+
+# 4. malformed and unusual requests
+H = b"Host: " + HOST.encode() + b"\r\n"
+probes = [
+    ("HEAD /state.json", b"HEAD /state.json HTTP/1.1\r\n" + H + b"\r\n", 200),
+    ("PUT /", b"PUT / HTTP/1.1\r\n" + H + b"\r\n", 405),
+    ("DELETE /", b"DELETE / HTTP/1.1\r\n" + H + b"\r\n", 405),
+    ("POST /state.json", b"POST /state.json HTTP/1.1\r\n" + H + b"Content-Length: 0\r\n\r\n", 405),
+    ("HTTP/1.1 without Host", b"GET /state.json HTTP/1.1\r\n\r\n", 400),
+    ("HTTP/0.9", b"GET /state.json\r\n\r\n", 400),
+    ("Expect: 100-continue", b"POST /key?k=space HTTP/1.1\r\n" + H + b"Content-Length: 1\r\nExpect: 100-continue\r\n\r\n",
+     417),
+    ("bare CR", b"GET / HTTP/1.1\r" + H + b"\r\n", 400),
+    ("long URI", b"GET /" + b"a" * 10000 + b" HTTP/1.1\r\n" + H + b"\r\n", 414),
+    ("long header", b"GET / HTTP/1.1\r\n" + H + b"User-Agent: " + b"a" * 10000 + b"\r\n\r\n", 431),
+]
+for name, data, want in probes:
+    check(name, status(exchange(data)), want)
+head = exchange(b"HEAD /state.json HTTP/1.1\r\n" + H + b"\r\n", until_close=True)
+check("HEAD has no body", head.partition(b"\r\n\r\n")[2], b"")
+garbage = exchange(b"\x00\x01garbage\r\n\r\n", until_close=True)
+check("garbage refused (4xx)", status(garbage) // 100, 4)
+piped = exchange((b"POST /key?k=m HTTP/1.1\r\n" + H + b"Content-Length: 0\r\n\r\n") * 3, 3.0, until_close=True)
+check("3 pipelined POSTs with Content-Length: 3 answers", answers(piped), 3)
+piped = exchange((b"POST /key?k=m HTTP/1.1\r\n" + H + b"\r\n") * 2, 3.0, until_close=True)
+check("pipelined POSTs without Content-Length: answered and closed (not held)", (answers(piped) >= 1), True)
+run_class("malformed requests", lambda: [exchange(d, 1.0) for _, d, _ in probes[:6]])
+
+# 5. WebSocket messages
+for name, payload, want in (("overlong UTF-8", b'{"key":"\xc0\xaf"}', 1007), ("invalid UTF-8", b'{"key":"\xff"}', 1007),
+                            ("not JSON", b"not json", 1007), ("binary", None, 1003)):
+    s, code = ws_open()
+    s.sendall(ws_frame(payload, 1) if payload else ws_frame(b"\x00\x01", 2))
+    check("ws %s closes" % name, ws_close_code(s), want)
+    s.close()
+s, code = ws_open()
+s.sendall(ws_frame(b'{"key":"m"}'))
+check("ws a good message keeps it open", ws_close_code(s, 1.0), "open")
+s.close()
+
+
+def ws_bad_once():
+    s, _ = ws_open()
+    s.sendall(ws_frame(b'{"key":"\xed\xa0\x80"}'))
+    ws_close_code(s, 2.0)
+    s.close()
+
+
+run_class("ws invalid UTF-8", ws_bad_once)
+
+
+# 6. slow clients: 200 connections each
+def slow(kind):
+    conns = []
+    for i in range(args.slow_conns):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        except OSError:
+            break
+        s.setblocking(False)
+        if kind == "partial":
+            s.send(b"GET /state.json HTTP/1.1\r\nHo")
+        elif kind == "trickle":
+            s.send(b"POST /key?k=m HTTP/1.1\r\n" + H + b"Content-Length: 100\r\n\r\n")
+        conns.append(s)
+    opened = len(conns)
+    end, t_next, worst = time.time() + args.slow_seconds, time.time() + 3, 0.0
+    while time.time() < end:
+        t0 = time.time()
+        got = status(get(b"/state.json"))
+        worst = max(worst, time.time() - t0)
+        if got != 200:
+            worst = 99.0
+        if time.time() >= t_next:  # a byte every 3 s
+            for s in conns:
+                try:
+                    s.send(b"s" if kind == "partial" else b"x" if kind == "trickle" else b"")
+                except OSError:
+                    pass
+            t_next += 3
+        time.sleep(0.2)
+    for s in conns:
+        s.close()
+    return opened, worst
+
+
+for kind in ("partial", "idle", "trickle"):
+    results = []
+    run_class("slow %s x%d" % (kind, args.slow_conns), lambda: results.append(slow(kind)),
+              seconds=max(args.seconds, args.slow_seconds))
+    opened = min(r[0] for r in results)
+    worst = max(r[1] for r in results)
+    check("slow %s: %d connections opened" % (kind, args.slow_conns), opened, args.slow_conns)
+    check("slow %s: /state.json answered within 2 s meanwhile" % kind, worst < 2.0, True)
+
+# ---- the end: a clean exit, no leak ---------------------------------------------
+check("pause untouched at the end", state(), paused0)
+check("no PNG written at all", [f for f in os.listdir(work) if f.endswith(".png")], [])
+proc.send_signal(signal.SIGTERM)
+try:
+    rc = proc.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    rc = "hung"
+log.seek(0)
+text = log.read()
+check("exit on SIGTERM", rc, {0, 143})
+check("no sanitizer report", bool(re.search(r"LeakSanitizer|AddressSanitizer|runtime error", text)), False)
+if args.report:
+    with open(args.report, "w") as f:
+        f.write("\n".join(report) + "\n")
+if fails:
+    print(text[-4000:])
+    print("%d checks failed: %s" % (len(fails), ", ".join(fails)))
+    sys.exit(1)
+print("all checks passed")
