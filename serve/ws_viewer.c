@@ -24,7 +24,7 @@ enum {
 struct ks_ws_viewer {
     ks_ws_viewer_desc d;
     char host[128], path[256], token[128], keys[2][32];
-    char host_header[160], origin[176]; /* what a page on this server sends: the server checks both */
+    char host_header[160]; /* what a page on this server sends as Host, and (lws adds "http://") Origin */
     struct lws_context *ctx;
     struct lws *wsi;
     pthread_t thread;
@@ -259,9 +259,8 @@ ks_status ks_ws_viewer_start(const ks_ws_viewer_desc *d, ks_ws_viewer **out)
     cc.path = v->path;
     const int v6 = strchr(v->host, ':') != NULL;
     snprintf(v->host_header, sizeof v->host_header, "%s%s%s:%d", v6 ? "[" : "", v->host, v6 ? "]" : "", d->port);
-    snprintf(v->origin, sizeof v->origin, "http://%s", v->host_header);
     cc.host = v->host_header;
-    cc.origin = v->origin;
+    cc.origin = v->host_header;
     cc.protocol = NULL; /* the page names no subprotocol */
     cc.local_protocol_name = ks_viewer_protocols[0].name;
     cc.pwsi = &v->wsi;

@@ -7,18 +7,22 @@ LeakSanitizer) when told to stop.
 
 Usage: serve_attack.py KERNELSCOPE [--seconds S] [--slow-seconds S] [--rss-slack-kb K] [--report FILE]
   --seconds       time for each request class (default 2; 60 for the figures in docs/results)
-  --slow-seconds  time the 200 slow connections are held (default 7)
+  --slow-seconds  time the 200 slow connections are held, a round (default 2.5; 3 rounds at least)
   --rss-slack-kb  VmRSS growth allowed per class, measured after a first third (default 1024)
+  --slow-rss-slack-kb  the same for the slow-client classes (default 4096: 200 live header buffers)
   --report FILE   the VmRSS figures, one line a class
 Exit 0 when all held, 1 on a failed check, 77 when no server could start (no display)."""
-import argparse, os, re, signal, socket, struct, subprocess, sys, tempfile, time
+import argparse, os, re, shutil, signal, socket, struct, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("bin")
 ap.add_argument("--seconds", type=float, default=2.0)
-ap.add_argument("--slow-seconds", type=float, default=7.0)
+ap.add_argument("--slow-seconds", type=float, default=2.5)
 ap.add_argument("--slow-conns", type=int, default=200)
 ap.add_argument("--rss-slack-kb", type=int, default=1024)
+# 200 slow connections each hold lws's 16 KiB header buffer (3.2 MB live) and the allocator keeps some of it
+# between rounds: a per-connection leak of ~10 KB or more still shows
+ap.add_argument("--slow-rss-slack-kb", type=int, default=4096)
 ap.add_argument("--report")
 args = ap.parse_args()
 
@@ -191,7 +195,7 @@ def ws_close_code(s, wait=5.0):
 
 # ---- the classes ----------------------------------------------------------------
 
-def run_class(name, once, seconds=None):
+def run_class(name, once, seconds=None, slack=None):
     """Runs once() until the time is up; VmRSS after the first third and at the end."""
     seconds = args.seconds if seconds is None else seconds
     end, n, mark, rss_mid = time.time() + seconds, 0, time.time() + seconds / 3, None
@@ -207,7 +211,8 @@ def run_class(name, once, seconds=None):
         name, n, seconds, rss_start, rss_mid, seconds / 3, rss_end, rss_end - rss_mid)
     print("     " + line, flush=True)
     report.append(line)
-    check("%s: VmRSS flat within %d kB" % (name, args.rss_slack_kb), rss_end - rss_mid <= args.rss_slack_kb, True)
+    slack = args.rss_slack_kb if slack is None else slack
+    check("%s: VmRSS flat within %d kB" % (name, slack), rss_end - rss_mid <= slack, True)
     check("%s: still serving" % name, status(get(b"/state.json")), 200)
 
 
@@ -233,7 +238,7 @@ check("ws upgrade from our own page", code, 101)
 s.close()
 run_class("cross-origin POST k=s", lambda: get(b"/key?k=s", b"Origin: http://evil.example\r\n", b"POST"))
 run_class("rebinding Host GET", lambda: exchange(b"GET /state.json HTTP/1.1\r\nHost: evil.example\r\n\r\n"))
-check("no PNG written by cross-origin presses", [f for f in os.listdir(work) if f.endswith(".png")], [])
+check("no PNG written by cross-origin presses", len([f for f in os.listdir(work) if f.endswith(".png")]), 0)
 check("pause untouched by refused requests", state(), paused0)
 
 # 2. a body on a route but POST /key: one answer, no leak
@@ -351,7 +356,7 @@ def slow(kind):
 for kind in ("partial", "idle", "trickle"):
     results = []
     run_class("slow %s x%d" % (kind, args.slow_conns), lambda: results.append(slow(kind)),
-              seconds=max(args.seconds, args.slow_seconds))
+              seconds=max(args.seconds, 3 * args.slow_seconds), slack=args.slow_rss_slack_kb)
     opened = min(r[0] for r in results)
     worst = max(r[1] for r in results)
     check("slow %s: %d connections opened" % (kind, args.slow_conns), opened, args.slow_conns)
@@ -359,7 +364,7 @@ for kind in ("partial", "idle", "trickle"):
 
 # ---- the end: a clean exit, no leak ---------------------------------------------
 check("pause untouched at the end", state(), paused0)
-check("no PNG written at all", [f for f in os.listdir(work) if f.endswith(".png")], [])
+check("no PNG written at all", len([f for f in os.listdir(work) if f.endswith(".png")]), 0)
 proc.send_signal(signal.SIGTERM)
 try:
     rc = proc.wait(timeout=60)
@@ -373,6 +378,8 @@ check("no sanitizer report", bool(re.search(r"LeakSanitizer|AddressSanitizer|run
 if args.report:
     with open(args.report, "w") as f:
         f.write("\n".join(report) + "\n")
+log.close()
+shutil.rmtree(work, ignore_errors=True)
 if fails:
     print(text[-4000:])
     print("%d checks failed: %s" % (len(fails), ", ".join(fails)))
