@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "kernels/common/fma_peak.h"
 #include "kernels/histogram/histogram.h"
@@ -150,7 +151,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
 
 /* GB/s per input (x = 1 text, 2 uniform, 3 equal) at the largest size and the first bin count, one
  * line per variant. */
-static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
+static ks_status chart(const ks_hbench_row *rows, int n, const char *dir)
 {
     unsigned long long big = 0;
     for (int i = 0; i < n; ++i)
@@ -180,15 +181,14 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
     const ks_chart_desc d = {.width = KS_HB_CHART_W, .height = KS_HB_CHART_H, .title = title,
                              .x_label = "input: 1 text, 2 uniform bytes, 3 all bytes equal",
                              .y_label = "GB/s read (median)", .log_y = 1, .series = series, .series_count = ns};
-    return ks_chart_write_png(&d, path);
+    return ks_bench_chart_write(&d, dir, "bench_histogram.png", NULL, 0);
 }
 
 /* DIR/roofline_histogram.png: a histogram does no floating-point work, so
  * every row is a zero-flop point at the chart's left edge, at the height of
  * its read rate (model bytes: the input once), under the copy bandwidth and
  * the FMA peak measured in this run. */
-static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device,
-                          char *path, size_t path_cap)
+static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: out of host memory");
@@ -197,10 +197,26 @@ static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const 
     if (!(c->peak_gbs > 0.0)) c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20); /* CPU backend */
     if (use_cuda) st = ks_cuda_measure_fma_gflops(5, &c->peak_gflops);
     for (int i = 0; i < n && st == KS_OK; ++i) ks_roof_chart_add(c, rows[i].variant, 0.0, (double)rows[i].bytes, rows[i].ms);
-    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, path, path_cap);
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, NULL, 0);
     free(c);
     return st;
 }
+
+typedef struct charts_ctx {
+    const ks_hbench_row *rows;
+    int n, use_cuda;
+    const char *device;
+} charts_ctx;
+
+static ks_status charts(const void *ctx, const char *dir)
+{
+    const charts_ctx *c = ctx;
+    KS_TRY(chart(c->rows, c->n, dir));
+    return roofline(c->rows, c->n, c->use_cuda, dir, c->device);
+}
+
+static size_t table_text(const void *rows, int n, char *buf, size_t cap) { return ks_hbench_table(rows, n, buf, cap); }
+static size_t csv_text(const void *rows, int n, char *buf, size_t cap) { return ks_hbench_csv(rows, n, buf, cap); }
 
 ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda)
 {
@@ -242,32 +258,10 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
         if (use_cuda && dev && dev->present) snprintf(rows[i].cc, sizeof rows[i].cc, "%d.%d", dev->cc_major, dev->cc_minor);
         else snprintf(rows[i].cc, sizeof rows[i].cc, "-");
     }
-    char *text = NULL;
-    size_t need = 0;
-    if (st == KS_OK) {
-        const size_t a = ks_hbench_table(rows, n, NULL, 0), b = ks_hbench_csv(rows, n, NULL, 0);
-        need = (a > b ? a : b) + 1;
-        text = malloc(need);
-        if (!text) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
-    }
-    char csv_path[1024], png_path[1024];
-    snprintf(csv_path, sizeof csv_path, "%s/bench_histogram.csv", dir);
-    snprintf(png_path, sizeof png_path, "%s/bench_histogram.png", dir);
-    if (st == KS_OK) {
-        ks_hbench_table(rows, n, text, need);
-        fputs(text, stdout);
-        const size_t len = ks_hbench_csv(rows, n, text, need);
-        st = ks_text_write(csv_path, text, len);
-    }
-    if (st == KS_OK) st = chart(rows, n, png_path);
-    if (st == KS_OK) {
-        ks_note_wrote(csv_path);
-        ks_note_wrote(png_path);
-    }
-    char roof_path[1024] = "";
-    if (st == KS_OK) st = roofline(rows, n, use_cuda, dir, device, roof_path, sizeof roof_path);
-    if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);
-    free(text);
+    const charts_ctx cc = {rows, n, use_cuda, device};
+    const ks_bench_output_desc out = {.dir = dir, .rows = rows, .n = n, .table = table_text,
+                                      .files = {{"bench_histogram.csv", csv_text}}, .charts = charts, .ctx = &cc};
+    if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(rows);
     return st;
 }
