@@ -135,29 +135,29 @@ ks_status ks_hist_load_file(const char *path, unsigned char **out, size_t *n)
     *out = NULL;
     *n = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return ks_fail(KS_ERR_IO, "--input: cannot open '%s': %s", path, strerror(errno));
+    if (!f) return ks_fail(KS_ERR_IO, "cannot open '%s': %s", KS_QUOTED(path), strerror(errno));
     if (fseeko(f, 0, SEEK_END) != 0) {
         fclose(f);
-        return ks_fail(KS_ERR_IO, "--input: cannot seek in '%s' (not a regular file?)", path);
+        return ks_fail(KS_ERR_IO, "cannot seek in '%s' (not a regular file?)", KS_QUOTED(path));
     }
     const off_t size = ftello(f);
     if (size <= 0 || (unsigned long long)size > KS_HIST_MAX_BYTES) {
         fclose(f);
-        return ks_fail(KS_ERR_INVALID, "--input: '%s' has %lld bytes (1..%llu accepted)", path,
+        return ks_fail(KS_ERR_INVALID, "'%s' has %lld bytes (1..%llu accepted)", KS_QUOTED(path),
                        (long long)size, KS_HIST_MAX_BYTES);
     }
     rewind(f);
     unsigned char *buf = malloc((size_t)size);
     if (!buf) {
         fclose(f);
-        return ks_fail(KS_ERR_OUT_OF_MEMORY, "--input: no memory for %lld bytes", (long long)size);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "no memory for %lld bytes", (long long)size);
     }
     const size_t got = fread(buf, 1, (size_t)size, f);
     const int bad = ferror(f);
     fclose(f);
     if (bad || got != (size_t)size) {
         free(buf);
-        return ks_fail(KS_ERR_IO, "--input: cannot read '%s'", path);
+        return ks_fail(KS_ERR_IO, "cannot read '%s'", KS_QUOTED(path));
     }
     *out = buf;
     *n = (size_t)size;

@@ -148,7 +148,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     if (d->use_cuda) {
         ks_device_info dev;
         KS_TRY(ks_cuda_probe(&dev));
-        if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device (use --backend cpu)");
+        if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device");
         snprintf(r->device, sizeof r->device, "%s", dev.name);
         KS_TRY(ks_spheres_gpu_create(&g));
     } else {

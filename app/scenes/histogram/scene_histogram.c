@@ -74,7 +74,11 @@ static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = env->opt;
     if (opt->histogram.input) {
-        KS_TRY(ks_hist_load_file(opt->histogram.input, &s->data, &s->n));
+        const ks_status st = ks_hist_load_file(opt->histogram.input, &s->data, &s->n);
+        if (st != KS_OK) {
+            ks_error_prefix("--input");
+            return st;
+        }
         s->source = opt->histogram.input;
     } else {
         s->n = (size_t)opt->histogram.sizes[0];

@@ -121,6 +121,11 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         return dir_st != KS_OK ? dir_st : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
     }
     ks_status st = ks_spheres_bench_run(&d, r);
+    if (st == KS_ERR_NO_DEVICE) { /* the flag that helps is the app's to name */
+        char why[512];
+        snprintf(why, sizeof why, "%s", ks_error_message());
+        st = ks_fail(st, "%s (use --backend cpu)", why);
+    }
     if (st == KS_OK && use_cuda && dev && dev->present && dev->name[0]) {
         snprintf(r->device, sizeof r->device, "%s", dev->name);
         snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
