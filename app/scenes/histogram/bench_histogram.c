@@ -3,7 +3,6 @@
 #include "app/run_outputs.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,63 +18,39 @@
 
 enum { KS_HB_CHART_W = 1000, KS_HB_CHART_H = 640, KS_HB_INPUTS = 3 };
 
-typedef struct ks_text {
-    char *buf;
-    size_t len, used;
-} ks_text;
-
-static void add(ks_text *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void add(ks_text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const size_t room = t->used < t->len ? t->len - t->used : 0;
-    const int n = vsnprintf(room ? t->buf + t->used : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0) t->used += (size_t)n;
-}
-
 size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len)
 {
-    ks_text t = {buf, len, 0};
+    size_t used = 0;
     if (buf && len) buf[0] = '\0';
-    add(&t, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
+    ks_text_measure(buf, len, &used,
+                    "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
-        add(&t, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant, r->input, r->mode,
-            r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
-            r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
-        if (r->pct_cub >= 0) add(&t, "%.1f,", r->pct_cub);
-        else add(&t, ",");
-        add(&t, "%s\n", r->cc[0] ? r->cc : "-");
+        ks_text_measure(buf, len, &used, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant,
+                        r->input, r->mode, r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
+                        r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        if (r->pct_cub >= 0) ks_text_measure(buf, len, &used, "%.1f,", r->pct_cub);
+        else ks_text_measure(buf, len, &used, ",");
+        ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
     }
-    return t.used;
+    return used;
 }
 
 size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
 {
-    ks_text t = {buf, len, 0};
+    size_t used = 0;
     if (buf && len) buf[0] = '\0';
-    add(&t, "%-8s %-8s %-6s %12s %6s %10s %9s %8s %8s\n", "variant", "input", "mode", "bytes", "bins", "ms",
-        "GB/s", "%T_peak", "%cub");
+    ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12s %6s %10s %9s %8s %8s\n", "variant", "input", "mode",
+                    "bytes", "bins", "ms", "GB/s", "%T_peak", "%cub");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
         char cub[16] = "-";
         if (r->pct_cub >= 0) snprintf(cub, sizeof cub, "%.1f", r->pct_cub);
-        add(&t, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8.1f %8s\n", r->variant, r->input, r->mode, r->bytes,
-            r->bins, r->ms, r->gbs, r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0, cub);
+        ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8.1f %8s\n", r->variant, r->input,
+                        r->mode, r->bytes, r->bins, r->ms, r->gbs,
+                        r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0, cub);
     }
-    return t.used;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return used;
 }
 
 /* One input at one size: check each variant, then time it. */
@@ -132,7 +107,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
                 ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, got);
                 t[i] = (ks_now_seconds() * 1e3) - t0;
             }
-            qsort(t, (size_t)reps, sizeof t[0], cmp_d);
+            qsort(t, (size_t)reps, sizeof t[0], ks_cmp_double);
             r->ms = t[reps / 2];
             r->min_ms = t[0];
         }
