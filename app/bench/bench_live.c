@@ -129,7 +129,7 @@ char *ks_bench_live_stages_csv(const ks_live_row *rows, int n) { return ks_bench
 
 /* ---- The runs ---- */
 
-typedef struct ks_live_bench {
+typedef struct live_bench {
     const ks_options *opt;
     const ks_device_info *dev;
     int use_cuda;
@@ -140,7 +140,7 @@ typedef struct ks_live_bench {
     int has_window; /* window among the modes */
     ks_live_row *rows;
     int nrows;
-} ks_live_bench;
+} live_bench;
 
 static const char *mode_name(unsigned m) { return m == KS_LIVE_MODE_WINDOW ? "window" : "headless"; }
 
@@ -151,7 +151,7 @@ static int has_display(void)
 }
 
 /* The modes to run: as given, or headless and (when a window opens) window. */
-static ks_status choose_modes(ks_live_bench *b)
+static ks_status choose_modes(live_bench *b)
 {
     const ks_options *opt = b->opt;
     if (opt->live.modes_n) {
@@ -178,7 +178,7 @@ static ks_status choose_modes(ks_live_bench *b)
 }
 
 /* A run of the live loop with the options of one scene; its stats in *s. */
-static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigned mode, ks_live_stats *s)
+static ks_status run_live(const live_bench *b, const ks_options *run, unsigned mode, ks_live_stats *s)
 {
     ks_scene_env env;
     memset(&env, 0, sizeof env);
@@ -232,7 +232,7 @@ static int wanted(const ks_options *opt, const char *name)
     return 0;
 }
 
-static ks_live_row *new_row(ks_live_bench *b, const char *scene, const char *variant)
+static ks_live_row *new_row(live_bench *b, const char *scene, const char *variant)
 {
     if (b->nrows == KS_LIVE_MAX_ROWS) return NULL;
     ks_live_row *r = &b->rows[b->nrows];
@@ -247,7 +247,7 @@ static ks_live_row *new_row(ks_live_bench *b, const char *scene, const char *var
 
 /* Runs the live loop in every mode for a configuration whose bench time is in
  * proto; a row per mode. */
-static ks_status live_modes(ks_live_bench *b, const ks_options *run, const ks_live_row *proto)
+static ks_status live_modes(live_bench *b, const ks_options *run, const ks_live_row *proto)
 {
     for (int m = 0; m < b->nmodes && !ks_signals_stop_requested(); ++m) {
         ks_live_stats s;
@@ -268,7 +268,7 @@ static ks_status live_modes(ks_live_bench *b, const ks_options *run, const ks_li
 }
 
 /* The block for a variant: the best measured on this device and grid, else its own default. */
-static void best_block(const ks_live_bench *b, const char *scene, int variant, const int grid[3], int block[3],
+static void best_block(const live_bench *b, const char *scene, int variant, const int grid[3], int block[3],
                        char from[8])
 {
     const ks_lvariant_info *info = ks_lvariant_get(variant);
@@ -317,7 +317,7 @@ static int skip_for_memory(const ks_options *opt, ks_status st, const char *scen
     return 1;
 }
 
-static ks_status bench_laplace_scene(ks_live_bench *b, ks_scene_id id)
+static ks_status bench_laplace_scene(live_bench *b, ks_scene_id id)
 {
     const ks_options *opt = b->opt;
     const char *scene = ks_scene_name(id);
@@ -370,7 +370,7 @@ static ks_status bench_laplace_scene(ks_live_bench *b, ks_scene_id id)
     return KS_OK;
 }
 
-static ks_status bench_spheres_scene(ks_live_bench *b)
+static ks_status bench_spheres_scene(live_bench *b)
 {
     const ks_options *opt = b->opt;
     int any = !b->use_cuda;
@@ -429,7 +429,7 @@ static ks_status bench_spheres_scene(ks_live_bench *b)
 
 /* ---- Charts: one per mode, live / bench per variant against the work per frame ---- */
 
-static ks_status write_chart(const ks_live_bench *b, unsigned mode)
+static ks_status write_chart(const live_bench *b, unsigned mode)
 {
     enum { KS_NS = KS_CHART_MAX_SERIES };
     char names[KS_NS][48];
@@ -489,14 +489,14 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
 static ks_status charts(const void *ctx, const char *dir)
 {
     (void)dir; /* opt->out_dir */
-    const ks_live_bench *b = ctx;
+    const live_bench *b = ctx;
     for (int m = 0; m < b->nmodes; ++m) KS_TRY(write_chart(b, b->modes[m]));
     return KS_OK;
 }
 
 ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best)
 {
-    ks_live_bench b;
+    live_bench b;
     memset(&b, 0, sizeof b);
     b.opt = opt;
     b.dev = dev;

@@ -189,7 +189,7 @@ void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end,
 
 /* The height of picture column x of w: the counts of the bins it covers
  * (at least one), log10(1 + sum) on a log scale. */
-static double ks_hist_column(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)
+static double column_height(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)
 {
     const unsigned b0 = (unsigned)((uint64_t)x * bins / (unsigned)w);
     unsigned b1 = (unsigned)((uint64_t)(x + 1) * bins / (unsigned)w);
@@ -204,11 +204,11 @@ void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, u
 {
     double top = 0.0;
     for (int x = 0; x < w; ++x) {
-        const double s = ks_hist_column(hist, bins, log_scale, x, w);
+        const double s = column_height(hist, bins, log_scale, x, w);
         if (s > top) top = s;
     }
     for (int x = 0; x < w; ++x) {
-        const double s = ks_hist_column(hist, bins, log_scale, x, w);
+        const double s = column_height(hist, bins, log_scale, x, w);
         const int bar = top > 0.0 ? (int)(s / top * (h - 1) + 0.5) : 0;
         for (int y = 0; y < h; ++y) {
             unsigned char *p = rgba + ((size_t)y * w + x) * 4;

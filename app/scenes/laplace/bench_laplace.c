@@ -230,15 +230,15 @@ ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant,
     return st;
 }
 
-typedef struct ks_bench_plan {
+typedef struct bench_plan {
     int dims;
     int ngrids;
     int grids[KS_MAX_LIST][3];
     int nvariants;
     int variants[KS_MAX_LIST];
-} ks_bench_plan;
+} bench_plan;
 
-static void plan_defaults(const ks_options *opt, int use_cuda, ks_bench_plan *p)
+static void plan_defaults(const ks_options *opt, int use_cuda, bench_plan *p)
 {
     p->dims = ks_scene_dims(opt->scene);
     if (opt->laplace.grid_count) {
@@ -296,7 +296,7 @@ static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int varian
     return n;
 }
 
-static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks_bench_plan *p,
+static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
                             ks_bench_row *rows, int *nrows)
 {
     /* Correctness first: every (variant, block) on a small grid against the gold. */
@@ -497,7 +497,7 @@ static ks_status charts(const void *ctx, const char *dir)
 ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
                            ks_best_store *best, const char *best_path)
 {
-    ks_bench_plan plan;
+    bench_plan plan;
     plan_defaults(opt, use_cuda, &plan);
     ks_bench_row *rows = calloc(KS_BENCH_MAX_ROWS, sizeof *rows);
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
