@@ -253,13 +253,7 @@ static void view(void *self, ks_view *v)
     }
     c = ks_view_control(v, "chunk", KS_KEY_MINUS, KS_KEY_PLUS);
     if (c) snprintf(c->value, sizeof c->value, "%zu B", s->chunk);
-    c = ks_view_control(v, "scale", 0, 'L');
-    if (c) {
-        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->log_scale ? "log" : "linear");
-        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->log_scale ? "linear" : "log");
-        c->nchoices = 2;
-        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
-    }
+    ks_view_toggle(v, "scale", 'L', s->log_scale ? "log" : "linear", s->log_scale ? "linear" : "log");
     ks_view_text(v, KS_VGROUP_SCENE, "mode", "%s", ks_hist_mode_name(s->mode));
     ks_view_text(v, KS_VGROUP_SCENE, "input", "%s", s->source);
     ks_view_num(v, KS_VGROUP_SCENE, "bytes", (double)s->n, "B", KS_VFMT_INT);

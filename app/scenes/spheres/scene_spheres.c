@@ -366,13 +366,7 @@ static void view(void *self, ks_view *v)
         c = ks_view_control(v, "spheres", KS_KEY_MINUS, KS_KEY_PLUS);
         if (c) snprintf(c->value, sizeof c->value, "%d", s->count);
     }
-    c = ks_view_control(v, "animation", 0, 'V');
-    if (c) {
-        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->animate ? "on" : "off");
-        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->animate ? "off" : "on");
-        c->nchoices = 2;
-        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
-    }
+    ks_view_toggle(v, "animation", 'V', s->animate ? "on" : "off", s->animate ? "off" : "on");
 
     ks_view_num(v, KS_VGROUP_SCENE, "spheres", s->count, "", KS_VFMT_INT);
     if (s->scene_file) ks_view_text(v, KS_VGROUP_SCENE, "scene file", "%s", s->scene_file);
