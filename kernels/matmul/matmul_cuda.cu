@@ -18,13 +18,7 @@
 #include "kernels/common/cuda_device.h"
 #include "matmul_draw.h"
 
-#define KS_CUBLAS_TRY(call)                                                                        \
-    do {                                                                                           \
-        cublasStatus_t ks_cublas_st_ = (call);                                                     \
-        if (ks_cublas_st_ != CUBLAS_STATUS_SUCCESS)                                                \
-            return ks_fail(KS_ERR_CUDA, "%s failed: %s (%s:%d)", #call,                            \
-                           cublasGetStatusString(ks_cublas_st_), __FILE__, __LINE__);              \
-    } while (0)
+#define KS_CUBLAS_TRY(call) KS_STATUS_TRY(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, call, #call)
 
 struct ks_matmul_gpu {
     cudaStream_t stream;
