@@ -53,16 +53,15 @@ static void notice(const char *fmt, ...)
                                      ? (size_t)n : sizeof ks_notices - ks_notices_len - 1;
 }
 
-/* One line naming the device and, for the variants whose code differs by GPU
- * generation, the path this binary runs on it. */
-static void report_device(const ks_device_info *d)
+static void report_line(const char *text) { notice("kernelscope: %s\n", text); }
+
+/* One line naming the device, then the scene's own (e.g. the code path a
+ * variant takes on this GPU generation). */
+static void report_device(const ks_scene_def *scene, const ks_device_info *d)
 {
     notice("kernelscope: %s, compute capability %d.%d, %d SMs, %.1f GiB\n", d->name, d->cc_major,
            d->cc_minor, d->sm_count, (double)d->total_mem / (1u << 30));
-    for (int id = 0; id < ks_lvariant_count(); ++id) {
-        const char *path = ks_lvariant_code_path(id);
-        if (path) notice("kernelscope: %s: %s\n", ks_lvariant_get(id)->name, path);
-    }
+    if (scene->report) scene->report(d, report_line);
 }
 
 static void notices_flush(void)
@@ -126,7 +125,11 @@ int main(int argc, char **argv)
         printf("kernelscope %s\n", KS_VERSION);
         return KS_EXIT_OK;
     }
-    const ks_scene_def *scene = ks_scene_def_get(opt.scene);
+    if (opt.list_scenes) {
+        ks_options_print_scenes();
+        return KS_EXIT_OK;
+    }
+    const ks_scene_def *scene = opt.scene;
 
     /* Outputs first, before any device or display work; folders are created
      * only once the run starts. bench writes into results/<scene>-<time>/ unless told. */
@@ -137,7 +140,7 @@ int main(int argc, char **argv)
         localtime_r(&now, &tm);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(results_dir, sizeof results_dir, "results/%s-%s", ks_scene_name(opt.scene), stamp);
+        snprintf(results_dir, sizeof results_dir, "results/%s-%s", scene->name, stamp);
         opt.out_dir = results_dir;
     }
     const int writes_out = opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0;
@@ -158,10 +161,6 @@ int main(int argc, char **argv)
         ks_fail(KS_ERR_NO_DEVICE, "no display: set DISPLAY or pass --headless");
         return fail(KS_EXIT_USAGE);
     }
-    if (opt.mode == KS_MODE_BENCH && (opt.live.modes & KS_LIVE_MODE_WINDOW) && !has_display()) {
-        ks_fail(KS_ERR_NO_DEVICE, "--modes window: no display (set DISPLAY, or leave window out)");
-        return fail(KS_EXIT_USAGE);
-    }
     ks_signals_install();
 
     /* Backend: CUDA when a device exists, unless told otherwise. */
@@ -173,7 +172,7 @@ int main(int argc, char **argv)
         if (st != KS_OK) return fail(KS_EXIT_FAILURE);
         if (device.present) {
             use_cuda = 1;
-            report_device(&device);
+            report_device(scene, &device);
         } else if (opt.backend == KS_BACKEND_CUDA) {
             ks_error_prefix("--backend cuda");
             return fail(KS_EXIT_USAGE);
@@ -225,11 +224,8 @@ int main(int argc, char **argv)
     if (use_cuda) {
         /* T_peak: a device-to-device copy of at least the field size (>= 256 MiB). */
         size_t bytes = (size_t)256 << 20;
-        if (scene->grid_dims) {
-            ks_grid g = ks_options_grid(&opt, 0);
-            if (ks_grid_bytes(&g) > bytes && ks_grid_bytes(&g) < device.free_mem / 4)
-                bytes = ks_grid_bytes(&g);
-        }
+        const size_t field = scene->field_bytes ? scene->field_bytes(&opt) : 0;
+        if (field > bytes && field < device.free_mem / 4) bytes = field;
         if (ks_cuda_measure_copy_gbs(bytes, 10, &env.t_peak_gbs) != KS_OK ||
             ks_cuda_measure_fma_gflops(5, &env.fma_gflops) != KS_OK) { /* the roofline's ceilings */
             free(best);

@@ -12,17 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/histogram/histogram.h"
-#include "kernels/matmul/matmul.h"
-#include "kernels/spheres/spheres.h"
 #include "video/recorder.h"
 #include "serve/serve_auth.h"
 
-enum {
-    KS_MAX_DIM = 1 << 16,        /* points per axis */
-    KS_MAX_IMAGE = 16384,        /* --size per axis */
-    KS_MAX_ITERS = 1000000,
-};
+enum { KS_MAX_IMAGE = 16384 /* --size per axis */ };
 
 static int parse_float(const char *text, float *out)
 {
@@ -33,28 +26,6 @@ static int parse_float(const char *text, float *out)
     if (errno || *end != '\0' || !isfinite(v) || fabs(v) > 3.0e38) return -1;
     *out = (float)v;
     return 0;
-}
-
-/* "AxB[xC]" with each part in [lo, hi]; returns parts parsed (1..max_parts) or -1. */
-static int parse_dims(const char *text, int max_parts, long long lo, long long hi, int out[3])
-{
-    char buf[128];
-    if (strlen(text) >= sizeof buf) return -1;
-    strcpy(buf, text);
-    int parts = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, "xX", &save); tok; tok = strtok_r(NULL, "xX", &save)) {
-        long long v;
-        if (parts == max_parts || parse_int(tok, lo, hi, &v) != 0) return -1;
-        out[parts++] = (int)v;
-    }
-    /* "64x" or "x64" leave an empty part that strtok skips: reject them. */
-    size_t len = strlen(text);
-    if (parts == 0 || text[0] == 'x' || text[0] == 'X' || text[len - 1] == 'x' ||
-        text[len - 1] == 'X' || strstr(text, "xx") || strstr(text, "XX"))
-        return -1;
-    for (int i = parts; i < 3; ++i) out[i] = 1;
-    return parts;
 }
 
 typedef struct ks_arg_cursor {
@@ -84,23 +55,9 @@ static int option_is(const char *arg, const char *name)
     return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
-static ks_status add_grid(ks_options *o, const char *name, const char *item)
+static ks_status add_block(void *ctx, const char *name, const char *item)
 {
-    if (o->laplace.grid_count == KS_MAX_LIST)
-        return ks_fail(KS_ERR_INVALID, "%s: at most %d grids", name, KS_MAX_LIST);
-    int dims[3];
-    int parts = parse_dims(item, 3, 3, KS_MAX_DIM, dims);
-    if (parts < 0)
-        return ks_fail(KS_ERR_INVALID,
-                       "%s: '%s' is not a grid size (N or NXxNY[xNZ], each 3..%d points)", name,
-                       quoted(item), KS_MAX_DIM);
-    memcpy(o->laplace.grids[o->laplace.grid_count], dims, sizeof dims);
-    o->laplace.grid_parts[o->laplace.grid_count++] = parts;
-    return KS_OK;
-}
-
-static ks_status add_block(ks_options *o, const char *name, const char *item)
-{
+    ks_options *o = ctx;
     if (o->block_count == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d block sizes", name, KS_MAX_LIST);
     int dims[3];
@@ -113,24 +70,13 @@ static ks_status add_block(ks_options *o, const char *name, const char *item)
     return KS_OK;
 }
 
-static ks_status add_spheres(ks_options *o, const char *name, const char *item)
-{
-    long long v;
-    if (parse_int(item, 1, KS_SPHERES_MAX, &v) != 0)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a sphere count (1..%d)", name, quoted(item),
-                       KS_SPHERES_MAX);
-    if (o->spheres.count_n == KS_MAX_LIST)
-        return ks_fail(KS_ERR_INVALID, "%s: at most %d counts", name, KS_MAX_LIST);
-    o->spheres.counts[o->spheres.count_n++] = (int)v;
-    return KS_OK;
-}
-
 /* Kernel names must outlive the temporary copy that for_each_item splits:
  * each gets a slot in a static pool. */
 static char ks_kernel_pool[KS_MAX_LIST][64];
 
-static ks_status add_kernel(ks_options *o, const char *name, const char *item)
+static ks_status add_kernel(void *ctx, const char *name, const char *item)
 {
+    ks_options *o = ctx;
     if (o->kernel_count == KS_MAX_LIST)
         return ks_fail(KS_ERR_INVALID, "%s: at most %d kernels", name, KS_MAX_LIST);
     if (strlen(item) >= sizeof ks_kernel_pool[0])
@@ -157,175 +103,80 @@ bad:
     return ks_fail(KS_ERR_INVALID, "--range: '%s' is not LO:HI (two finite numbers)", quoted(value));
 }
 
-static ks_status parse_scene_word(ks_options *o, const char *word, int *have_scene)
-{
-    const ks_scene_def *d = ks_scene_def_find(word);
-    if (!d) {
-        char names[128];
-        ks_scene_def_names(", ", names, sizeof names);
-        return ks_fail(KS_ERR_INVALID, "unknown scene or argument '%s' (scenes: %s)", quoted(word), names);
-    }
-    if (*have_scene) return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", word);
-    o->scene = d->id;
-    *have_scene = 1;
-    return KS_OK;
-}
+/* ---- The common flags (the scenes' own are in their folders) ---- */
 
-/* ---- The flag table: one row per flag, saying where it means something ---- */
+KS_FLAG_SETS(set_help, o->help)
+KS_FLAG_SETS(set_version, o->version)
+KS_FLAG_SETS(set_list_scenes, o->list_scenes)
+KS_FLAG_SETS(set_headless, o->headless)
+KS_FLAG_SETS(set_window, o->window)
+KS_FLAG_SETS(set_no_overlay, o->no_overlay)
+KS_FLAG_SETS(set_progress, o->progress)
 
-
-typedef ks_status (*ks_flag_fn)(ks_options *o, const char *name, const char *v);
-
-typedef struct ks_flag {
-    const char *name;
-    int takes_value;
-    unsigned applies; /* KS_AT_* bits */
-    const char *where; /* the same in words, for the refusal */
-    ks_flag_fn set;
-    int gpu_only; /* KS_GPU_ONLY: chooses GPU work; the cpu backend notes it has no effect */
-    const char *cpu_why; /* that note's reason; NULL: "the CPU gold routine runs" */
-} ks_flag;
-enum { KS_GPU_ONLY = 1 };
-
-
-static ks_status set_help(ks_options *o, const char *name, const char *v)
+static ks_status set_block(ks_options *o, void *own, const char *name, const char *v)
 {
-    (void)name, (void)v;
-    o->help = 1;
-    return KS_OK;
-}
-static ks_status set_version(ks_options *o, const char *name, const char *v)
-{
-    (void)name, (void)v;
-    o->version = 1;
-    return KS_OK;
-}
-static ks_status set_headless(ks_options *o, const char *name, const char *v)
-{
-    (void)name, (void)v;
-    o->headless = 1;
-    return KS_OK;
-}
-static ks_status set_window(ks_options *o, const char *name, const char *v)
-{
-    (void)name, (void)v;
-    o->window = 1;
-    return KS_OK;
-}
-static ks_status set_no_overlay(ks_options *o, const char *name, const char *v)
-{
-    (void)name, (void)v;
-    o->no_overlay = 1;
-    return KS_OK;
-}
-static ks_status set_grid(ks_options *o, const char *name, const char *v)
-{
-    return for_each_item(o, name, v, add_grid);
-}
-static ks_status set_block(ks_options *o, const char *name, const char *v)
-{
+    (void)own;
     return for_each_item(o, name, v, add_block);
 }
-static ks_status set_kernel(ks_options *o, const char *name, const char *v)
+static ks_status set_kernel(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     return for_each_item(o, name, v, add_kernel);
 }
-static ks_status set_spheres(ks_options *o, const char *name, const char *v)
+static ks_status set_frames(ks_options *o, void *own, const char *name, const char *v)
 {
-    return for_each_item(o, name, v, add_spheres);
-}
-static ks_status set_bc(ks_options *o, const char *name, const char *v)
-{
-    if (ks_bc_parse(v, &o->laplace.bc) != 0)
-        return ks_fail(KS_ERR_INVALID, "%s: unknown boundary preset '%s' (seed, hot-top, sine)", name,
-                       quoted(v));
-    return KS_OK;
-}
-/* A count in lo..hi into *out. */
-static ks_status set_count(const char *name, const char *v, long long lo, long long hi, int *out)
-{
-    long long n;
-    if (parse_int(v, lo, hi, &n) != 0 && hi == INT_MAX)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a positive count", name, quoted(v));
-    if (parse_int(v, lo, hi, &n) != 0)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a count of %lld..%lld", name, quoted(v), lo, hi);
-    *out = (int)n;
-    return KS_OK;
-}
-static ks_status set_iters(ks_options *o, const char *name, const char *v)
-{
-    o->laplace.iters_auto = v && strcmp(v, "auto") == 0;
-    if (o->laplace.iters_auto) {
-        o->laplace.iters = 0; /* the finish picks the starting count */
-        o->laplace.iters_set = 1;
-        return KS_OK;
-    }
-    o->laplace.iters_set = 1;
-    return set_count(name, v, 1, KS_MAX_ITERS, &o->laplace.iters);
-}
-static ks_status set_residual_every(ks_options *o, const char *name, const char *v)
-{
-    return set_count(name, v, 1, 100000, &o->laplace.residual_every);
-}
-static ks_status set_no_graph(ks_options *o, const char *name, const char *v)
-{
-    (void)name, (void)v;
-    o->laplace.no_graph = 1;
-    return KS_OK;
-}
-static ks_status set_frames(ks_options *o, const char *name, const char *v)
-{
+    (void)own;
     return set_count(name, v, 1, INT_MAX, &o->frames);
 }
-static ks_status set_save_every(ks_options *o, const char *name, const char *v)
+static ks_status set_save_every(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     return set_count(name, v, 1, INT_MAX, &o->save_every);
 }
-static ks_status set_reps(ks_options *o, const char *name, const char *v)
+static ks_status set_reps(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     return set_count(name, v, 1, 100000, &o->reps);
 }
-static ks_status set_backend(ks_options *o, const char *name, const char *v)
+static ks_status set_backend(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     if (strcmp(v, "cuda") == 0) o->backend = KS_BACKEND_CUDA;
     else if (strcmp(v, "cpu") == 0) o->backend = KS_BACKEND_CPU;
     else return ks_fail(KS_ERR_INVALID, "%s: unknown backend '%s' (cuda, cpu)", name, quoted(v));
     return KS_OK;
 }
-static ks_status set_interop(ks_options *o, const char *name, const char *v)
+static ks_status set_interop(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     if (ks_interop_mode_parse(v, &o->interop) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: unknown display path '%s' (auto, pbo, copy)", name, quoted(v));
     return KS_OK;
 }
-static ks_status set_progress(ks_options *o, const char *name, const char *v)
+static ks_status set_out(ks_options *o, void *own, const char *name, const char *v)
 {
-    (void)name, (void)v;
-    o->progress = 1;
-    return KS_OK;
-}
-static ks_status set_out(ks_options *o, const char *name, const char *v)
-{
+    (void)own;
     if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty directory name", name);
     o->out_dir = v;
     o->out_set = 1;
     return KS_OK;
 }
-static ks_status set_format(ks_options *o, const char *name, const char *v)
+static ks_status set_format(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     if (ks_image_format_parse(v, &o->format) != 0)
         return ks_fail(KS_ERR_INVALID, "%s: unknown image format '%s' (png, ppm)", name, quoted(v));
     return KS_OK;
 }
-/* --size means WxH pixels for the pictures and M[xNxK] for matmul: the text is
- * kept and read once the scene is known (ks_options_finish). */
-static ks_status set_size(ks_options *o, const char *name, const char *v)
+/* --size means WxH pixels for the pictures and the scene's own sizes for others
+ * (matmul, histogram): the text is kept and read once the scene is known. */
+static ks_status set_size(ks_options *o, void *own, const char *name, const char *v)
 {
-    (void)name;
+    (void)own, (void)name;
     o->size_text = v;
     return KS_OK;
 }
-static ks_status finish_size_wh(ks_options *o)
+ks_status ks_options_size_wh(ks_options *o)
 {
     int dims[3];
     if (!o->size_text) return KS_OK;
@@ -337,67 +188,9 @@ static ks_status finish_size_wh(ks_options *o)
     o->size_set = 1;
     return KS_OK;
 }
-static ks_status add_tile(ks_options *o, const char *name, const char *item)
+static ks_status set_colormap(ks_options *o, void *own, const char *name, const char *v)
 {
-    long long v;
-    if (parse_int(item, 1, 1024, &v) != 0 || (v != 8 && v != 16 && v != 32))
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a tile size (8, 16 or 32)", name, quoted(item));
-    if (o->matmul.tile_n == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d tiles", name, KS_MAX_LIST);
-    o->matmul.tiles[o->matmul.tile_n++] = (int)v;
-    return KS_OK;
-}
-static ks_status set_tile(ks_options *o, const char *name, const char *v)
-{
-    return for_each_item(o, name, v, add_tile);
-}
-static ks_status add_bins(ks_options *o, const char *name, const char *item)
-{
-    long long v;
-    if (parse_int(item, 1, 65536, &v) != 0)
-        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a bin count of 1..65536", name, quoted(item));
-    if (o->histogram.bins_n == KS_MAX_LIST)
-        return ks_fail(KS_ERR_INVALID, "%s: at most %d bin counts", name, KS_MAX_LIST);
-    o->histogram.bins_list[o->histogram.bins_n++] = (int)v;
-    o->histogram.bins = o->histogram.bins_list[0];
-    return KS_OK;
-}
-static ks_status set_bins(ks_options *o, const char *name, const char *v)
-{
-    return for_each_item(o, name, v, add_bins);
-}
-static ks_status set_input(ks_options *o, const char *name, const char *v)
-{
-    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty file name", name);
-    o->histogram.input = v;
-    return KS_OK;
-}
-static ks_status set_words(ks_options *o, const char *name, const char *v)
-{
-    (void)name, (void)v;
-    o->histogram.words = 1;
-    return KS_OK;
-}
-
-static ks_status add_mode(ks_options *o, const char *name, const char *item)
-{
-    unsigned m = 0;
-    if (strcmp(item, "headless") == 0) m = KS_LIVE_MODE_HEADLESS;
-    else if (strcmp(item, "window") == 0) m = KS_LIVE_MODE_WINDOW;
-    else return ks_fail(KS_ERR_INVALID, "%s: unknown mode '%s' (headless, window)", name, quoted(item));
-    if (o->live.modes & m) return ks_fail(KS_ERR_INVALID, "%s: '%s' given twice", name, item);
-    o->live.modes |= m;
-    o->live.order[o->live.modes_n++] = m;
-    return KS_OK;
-}
-static ks_status set_modes(ks_options *o, const char *name, const char *v)
-{
-    o->live.modes = 0;
-    o->live.modes_n = 0;
-    return for_each_item(o, name, v, add_mode);
-}
-
-static ks_status set_colormap(ks_options *o, const char *name, const char *v)
-{
+    (void)own;
     if (ks_colormap_parse(v, &o->colormap) != 0) {
         char names[128];
         ks_colormap_list(names, sizeof names);
@@ -405,27 +198,23 @@ static ks_status set_colormap(ks_options *o, const char *name, const char *v)
     }
     return KS_OK;
 }
-static ks_status set_range(ks_options *o, const char *name, const char *v)
+static ks_status set_range(ks_options *o, void *own, const char *name, const char *v)
 {
-    (void)name;
+    (void)own, (void)name;
     return parse_range(o, v);
 }
-static ks_status set_dump_field(ks_options *o, const char *name, const char *v)
+static ks_status set_dump_field(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     size_t len = strlen(v);
     if (len < 5 || strcmp(v + len - 4, ".npy") != 0)
         return ks_fail(KS_ERR_INVALID, "%s: '%s' must name a .npy file", name, quoted(v));
     o->dump_field = v;
     return KS_OK;
 }
-static ks_status set_browser(ks_options *o, const char *name, const char *v)
+static ks_status set_record(ks_options *o, void *own, const char *name, const char *v)
 {
-    if (!*v || access(v, X_OK) != 0) return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a program that can be run", name, quoted(v));
-    o->browser = v;
-    return KS_OK;
-}
-static ks_status set_record(ks_options *o, const char *name, const char *v)
-{
+    (void)own;
     if (ks_recorder_check_name(v) != KS_OK) {
         ks_error_prefix("%s", name);
         return KS_ERR_INVALID;
@@ -433,12 +222,14 @@ static ks_status set_record(ks_options *o, const char *name, const char *v)
     o->record = v;
     return KS_OK;
 }
-static ks_status set_fps(ks_options *o, const char *name, const char *v)
+static ks_status set_fps(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     return set_count(name, v, 1, 240, &o->fps);
 }
-static ks_status set_seed(ks_options *o, const char *name, const char *v)
+static ks_status set_seed(ks_options *o, void *own, const char *name, const char *v)
 {
+    (void)own;
     errno = 0;
     char *end = NULL;
     /* digits only: strtoull would take leading spaces, a sign and wrap "-1" */
@@ -449,99 +240,192 @@ static ks_status set_seed(ks_options *o, const char *name, const char *v)
     o->seed_set = 1;
     return KS_OK;
 }
-static ks_status set_scene(ks_options *o, const char *name, const char *v)
+static ks_status set_serve(ks_options *o, void *own, const char *name, const char *v)
 {
-    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty file name", name);
-    o->spheres.file = v;
-    return KS_OK;
-}
-static ks_status set_mem(ks_options *o, const char *name, const char *v)
-{
-    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: empty variant name", name);
-    o->spheres.mem = v;
-    return KS_OK;
-}
-static ks_status set_serve(ks_options *o, const char *name, const char *v)
-{
-    (void)name;
+    (void)own, (void)name;
     KS_TRY(ks_serve_parse_listen(v, o->serve_addr, &o->serve_port));
     o->serve = 1;
     return KS_OK;
 }
-static ks_status set_token(ks_options *o, const char *name, const char *v)
+static ks_status set_token(ks_options *o, void *own, const char *name, const char *v)
 {
-    (void)name;
+    (void)own, (void)name;
     KS_TRY(ks_serve_check_token_text(v));
     o->token = v;
     return KS_OK;
 }
+static void colormap_names(char *buf, size_t len) { ks_colormap_list(buf, len); }
 
-/* Every flag, and where it means something. A flag given where it means
- * nothing is refused (ks_options_finish), never silently ignored. */
-static const ks_flag ks_flags[] = {
-    {"--help", 0, KS_AT_ALL, "everywhere", set_help},
-    {"--version", 0, KS_AT_ALL, "everywhere", set_version},
-    {"--headless", 0, KS_AT_LIVE, "the live views", set_headless},
-    {"--window", 0, KS_AT_LIVE, "the live views", set_window},
-    {"--no-overlay", 0, KS_AT_LIVE, "the live views", set_no_overlay},
-    {"--progress", 0, KS_AT_LIVE, "the live views", set_progress},
-    {"--frames", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE, "the live views and bench live and serve",
+enum { KS_EVERYWHERE = KS_IN_EVERY_LIVE | KS_IN_EVERY_BENCH };
+/* The common flags. One with `in` 0 applies only where a scene row names it in
+ * takes_live / takes_bench. A flag given where it means nothing is refused
+ * (check_applicable), never silently ignored. */
+static const ks_flag_row ks_common_flags[] = {
+    {"--backend", "cuda|cpu", "default cuda when a device exists, else cpu", KS_EVERYWHERE, set_backend},
+    {"--interop", "auto|pbo|copy",
+     "how CUDA pictures reach the window: pbo (CUDA writes a GL\nbuffer), copy (device -> pinned host -> GL "
+     "upload, for a GL\ncontext not on the CUDA device); auto (default): pbo, else copy",
+     KS_IN_EVERY_LIVE, set_interop, "its pictures are uploaded from host memory"},
+    {"--headless", NULL, "render through EGL without a window (default without a display)", KS_IN_EVERY_LIVE,
+     set_headless},
+    {"--window", NULL, "insist on a window (error when there is no display)", KS_IN_EVERY_LIVE, set_window},
+    {"--frames", "N", "stop after N frames (headless default 60; with --serve: until stopped)", KS_IN_EVERY_LIVE,
      set_frames},
-    {"--serve", 1, KS_AT_LIVE, "the live views", set_serve},
-    {"--token", 1, KS_AT_LIVE, "the live views", set_token},
-    {"--save-every", 1, KS_AT_LIVE, "the live views", set_save_every},
-    {"--format", 1, KS_AT_LIVE, "the live views", set_format},
-    {"--size", 1, KS_AT_LIVE | KS_AT_BENCH_SPH | KS_AT_BENCH_MM | KS_AT_BENCH_HIST | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
-     "the live views and bench spheres, matmul, histogram, live and serve", set_size},
-    {"--input", 1, KS_AT_LIVE_HIST, "the live histogram scene", set_input},
-    {"--words", 0, KS_AT_HISTOGRAM, "the histogram scene", set_words},
-    {"--bins", 1, KS_AT_HISTOGRAM, "the histogram scene", set_bins},
-    {"--backend", 1, KS_AT_ALL, "everywhere", set_backend},
-    {"--interop", 1, KS_AT_LIVE | KS_AT_BENCH_LIVE, "the live views and bench live", set_interop, KS_GPU_ONLY,
-     "its pictures are uploaded from host memory"},
-    {"--out", 1, KS_AT_ALL, "everywhere", set_out},
-    {"--block", 1, KS_AT_ALL & ~(KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE), "the Laplace and spheres scenes",
-     set_block, KS_GPU_ONLY},
-    {"--grid", 1, KS_AT_LAPLACE | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE, "the Laplace scenes and bench live and serve",
-     set_grid},
-    {"--kernel", 1, KS_AT_LAPLACE | KS_AT_MATMUL | KS_AT_HISTOGRAM | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
-     "the Laplace, matmul and histogram scenes and bench live and serve", set_kernel, KS_GPU_ONLY},
-    {"--tile", 1, KS_AT_MATMUL, "the matmul scene", set_tile, KS_GPU_ONLY},
-    {"--bc", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_bc},
-    {"--iters", 1, KS_AT_LAPLACE_LIVE | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE,
-     "the live Laplace scenes and bench live and serve", set_iters},
-    {"--residual-every", 1, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_residual_every},
-    {"--no-graph", 0, KS_AT_LAPLACE_LIVE, "the live Laplace scenes", set_no_graph, KS_GPU_ONLY},
-    {"--colormap", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_colormap},
-    {"--range", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM, "the live Laplace and matmul scenes", set_range},
-    {"--dump-field", 1, KS_AT_LAPLACE_LIVE | KS_AT_LIVE_MM | KS_AT_LIVE_HIST,
-     "the live Laplace, matmul and histogram scenes", set_dump_field},
-    {"--record", 1, KS_AT_LIVE, "the live views", set_record},
-    {"--fps", 1, KS_AT_LIVE, "the live views", set_fps},
-    {"--spheres", 1, KS_AT_SPHERES | KS_AT_BENCH_LIVE | KS_AT_BENCH_SERVE, "the spheres scene and bench live and serve",
-     set_spheres},
-    {"--seed", 1, KS_AT_SPHERES | KS_AT_HISTOGRAM, "the spheres and histogram scenes", set_seed},
-    {"--scene", 1, KS_AT_SPHERES, "the spheres scene", set_scene},
-    {"--mem", 1, KS_AT_SPHERES, "the spheres scene", set_mem, KS_GPU_ONLY},
-    {"--reps", 1, KS_AT_BENCH, "bench", set_reps},
-    {"--modes", 1, KS_AT_BENCH_LIVE, "bench live", set_modes},
-    {"--browser", 1, KS_AT_BENCH_SERVE, "bench serve", set_browser},
+    {"--serve", "[ADDR:]PORT",
+     "watch and steer the run from a browser: http://ADDR:PORT/ (default\naddress 127.0.0.1; port 0 picks a free "
+     "one); also /stream.mjpg,\n/state.json, POST /key?k=NAME, WebSocket /ws",
+     KS_IN_EVERY_LIVE, set_serve},
+    {"--token", "T",
+     "with --serve: require ?token=T (any address but loopback gets a\nrandom one when not given; the URL printed "
+     "at start holds it)",
+     KS_IN_EVERY_LIVE, set_token},
+    {"--progress", NULL,
+     "headless: a progress line every second even when stderr\nis not a terminal (it is shown on a terminal "
+     "anyway)",
+     KS_IN_EVERY_LIVE, set_progress},
+    {"--out", "DIR", "where frames and CSVs go (default .; bench: results/<scene>-<time>/)", KS_EVERYWHERE, set_out},
+    {"--save-every", "K", "save every K-th frame and a CSV of stage timings", KS_IN_EVERY_LIVE, set_save_every},
+    {"--format", "png|ppm", "saved frame format (default png)", KS_IN_EVERY_LIVE, set_format},
+    {"--size", "WxH", "window / picture size (default 1280x800; spheres 1024x768)", KS_IN_EVERY_LIVE, set_size},
+    {"--no-overlay", NULL, "start with the overlay hidden (saved frames hold the bare picture)", KS_IN_EVERY_LIVE,
+     set_no_overlay},
+    {"--record", "FILE.mp4|.mkv",
+     "record what is shown as H.264 video (NVENC, else libx264);\nthe E key starts / stops a recording under --out",
+     KS_IN_EVERY_LIVE, set_record},
+    {"--fps", "N",
+     "video frame rate (default 60; headless: one video frame per frame);\nalso the most pictures a second --serve "
+     "sends",
+     KS_IN_EVERY_LIVE, set_fps},
+    {"--block", "BXxBY[xBZ]", "thread block (default: best measured, else the kernel's own)", 0, set_block,
+     "the CPU gold routine runs"},
+    {"--kernel", "NAME", "the kernel variant (the scene's names; bench: a list, default all)", 0, set_kernel,
+     "the CPU gold routine runs"},
+    {"--colormap", "NAME", "%s (default viridis)", 0, set_colormap, NULL, colormap_names},
+    {"--range", "LO:HI", "fixed colour range (default: auto)", 0, set_range},
+    {"--dump-field", "FILE.npy", "write the final field / result as float32 .npy", 0, set_dump_field},
+    {"--seed", "S", "random seed of the generated input (default 1)", 0, set_seed},
+    {"--reps", "N", "bench: timed repetitions per configuration (default 20)", KS_IN_EVERY_BENCH, set_reps},
+    {"--list-scenes", NULL, "one line per scene: NAME view|bench-only (for scripts)", KS_EVERYWHERE,
+     set_list_scenes},
+    {"--help", NULL, NULL, KS_EVERYWHERE, set_help},
+    {"--version", NULL, NULL, KS_EVERYWHERE, set_version},
 };
-enum { KS_FLAG_NUM = sizeof ks_flags / sizeof ks_flags[0] };
-_Static_assert(KS_FLAG_NUM <= 64, "ks_options.flags_given has 64 bits");
+enum { KS_COMMON_FLAGS = (int)(sizeof ks_common_flags / sizeof ks_common_flags[0]) };
+
+/* Every flag gets a number: the common ones first, then each option group's in
+ * registry order. */
+typedef struct ks_flag_ref {
+    const ks_flag_row *row;
+    const ks_option_group *group; /* NULL: a common flag */
+} ks_flag_ref;
+
+static int flag_count(void)
+{
+    int n = KS_COMMON_FLAGS;
+    for (int g = 0; g < ks_option_group_count(); ++g) n += ks_option_group_at(g)->flag_count;
+    return n;
+}
+
+static ks_flag_ref flag_at(int k)
+{
+    ks_flag_ref r = {NULL, NULL};
+    if (k < KS_COMMON_FLAGS) {
+        r.row = &ks_common_flags[k];
+        return r;
+    }
+    k -= KS_COMMON_FLAGS;
+    for (int g = 0; g < ks_option_group_count(); ++g) {
+        const ks_option_group *grp = ks_option_group_at(g);
+        if (k < grp->flag_count) {
+            r.row = &grp->flags[k];
+            r.group = grp;
+            return r;
+        }
+        k -= grp->flag_count;
+    }
+    return r;
+}
+
+void *ks_options_own(ks_options *o, const ks_option_group *g)
+{
+    const int i = ks_option_group_index(g);
+    return i >= 0 ? o->own[i] : NULL;
+}
+
+const void *ks_options_own_const(const ks_options *o, const ks_option_group *g)
+{
+    const int i = ks_option_group_index(g);
+    return i >= 0 ? o->own[i] : NULL;
+}
+
+int ks_options_given(const ks_options *o, const char *name)
+{
+    for (int k = 0; k < flag_count(); ++k)
+        if (o->flags_given[k] && strcmp(flag_at(k).row->name, name) == 0) return 1;
+    return 0;
+}
+
+/* 1 when flag k means something in this mode of scene d. */
+static int applies(const ks_flag_ref *f, const ks_scene_def *d, ks_mode mode)
+{
+    const unsigned in = f->row->in;
+    if (mode == KS_MODE_LIVE ? (in & KS_IN_EVERY_LIVE) && d->live : (in & KS_IN_EVERY_BENCH)) return 1;
+    if (f->group && f->group == d->options && (in & (mode == KS_MODE_LIVE ? KS_IN_LIVE : KS_IN_BENCH)))
+        return mode == KS_MODE_BENCH || d->live;
+    return ks_flag_named(mode == KS_MODE_LIVE ? d->takes_live : d->takes_bench, f->row->name);
+}
+
+/* Appends "a", "a and b", "a, b and c" of the names picked, after a lead-in. */
+static void name_list(char *buf, size_t len, size_t *used, const char *lead, const ks_scene_def **d, int n,
+                      const char *one, const char *many)
+{
+    if (n == 0 || *used >= len) return;
+    int w = snprintf(buf + *used, len - *used, "%s%s", *used ? " and " : "", lead);
+    for (int i = 0; i < n && w >= 0; ++i) {
+        *used += (size_t)w;
+        if (*used >= len) return;
+        w = snprintf(buf + *used, len - *used, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", d[i]->name);
+    }
+    if (w >= 0) *used += (size_t)w;
+    if (*used < len && (one || many)) {
+        w = snprintf(buf + *used, len - *used, "%s", n > 1 ? many : one);
+        if (w > 0) *used += (size_t)w;
+    }
+}
+
+/* Where a flag applies, in words: "the histogram scene", "the laplace3d and
+ * laplace2d scenes and bench live and serve", "the spheres view". */
+static void where_text(const ks_flag_ref *f, char *buf, size_t len)
+{
+    const ks_scene_def *both[64], *live[64], *bench[64];
+    int nb = 0, nl = 0, nbe = 0;
+    for (int i = 0; i < ks_scene_def_count() && i < 64; ++i) {
+        const ks_scene_def *d = ks_scene_def_at(i);
+        const int l = d->live && applies(f, d, KS_MODE_LIVE), be = applies(f, d, KS_MODE_BENCH);
+        if (l && be) both[nb++] = d;
+        else if (l) live[nl++] = d;
+        else if (be) bench[nbe++] = d;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    name_list(buf, len, &used, "the ", both, nb, " scene", " scenes");
+    name_list(buf, len, &used, "the ", live, nl, " view", " views");
+    name_list(buf, len, &used, "bench ", bench, nbe, NULL, NULL);
+}
 
 static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
 {
     const char *arg = c->argv[c->i];
     if (strcmp(arg, "-h") == 0) arg = "--help";
-    for (int k = 0; k < KS_FLAG_NUM; ++k) {
-        const ks_flag *f = &ks_flags[k];
-        if (!option_is(arg, f->name)) continue;
+    const int nflags = flag_count();
+    for (int k = 0; k < nflags; ++k) {
+        const ks_flag_ref f = flag_at(k);
+        if (!f.row->set || !option_is(arg, f.row->name)) continue; /* help-only rows describe a common flag */
         const char *v = NULL;
-        if (f->takes_value) KS_TRY(take_value(c, f->name, &v));
-        else if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f->name);
-        o->flags_given |= 1ull << k;
-        return f->set(o, f->name, v);
+        if (f.row->arg) KS_TRY(take_value(c, f.row->name, &v));
+        else if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f.row->name);
+        o->flags_given[k] = 1;
+        return f.row->set(o, f.group ? ks_options_own(o, f.group) : NULL, f.row->name, v);
     }
     return ks_fail(KS_ERR_INVALID, "unknown option '%s' (see --help)", quoted(arg));
 }
@@ -549,19 +433,41 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
 /* The first flag given where it means nothing, refused in one line. */
 static ks_status check_applicable(const ks_options *o, const ks_scene_def *d)
 {
-    const unsigned here = o->mode == KS_MODE_BENCH ? d->bench_at : d->live_at;
-    for (int k = 0; k < KS_FLAG_NUM; ++k) {
-        if (!(o->flags_given & (1ull << k)) || (ks_flags[k].applies & here)) continue;
-        return ks_fail(KS_ERR_INVALID, "%s does not apply to %s%s%s (only to %s)", ks_flags[k].name,
+    for (int k = 0; k < flag_count(); ++k) {
+        const ks_flag_ref f = flag_at(k);
+        if (!o->flags_given[k] || applies(&f, d, o->mode)) continue;
+        char where[256];
+        where_text(&f, where, sizeof where);
+        return ks_fail(KS_ERR_INVALID, "%s does not apply to %s%s%s (only to %s)", f.row->name,
                        o->mode == KS_MODE_BENCH ? "bench " : "the ", d->name,
-                       o->mode == KS_MODE_BENCH ? "" : " view", ks_flags[k].where);
+                       o->mode == KS_MODE_BENCH ? "" : " view", where);
     }
+    return KS_OK;
+}
+
+static ks_status parse_scene_word(ks_options *o, const char *word, int *have_scene)
+{
+    const ks_scene_def *d = ks_scene_def_find(word);
+    if (!d) {
+        char names[160];
+        ks_scene_def_names(", ", o->mode == KS_MODE_LIVE, names, sizeof names);
+        return ks_fail(KS_ERR_INVALID, "unknown scene or argument '%s' (%s: %s)", quoted(word),
+                       o->mode == KS_MODE_LIVE ? "scenes" : "benches", names);
+    }
+    if (*have_scene) return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", word);
+    o->scene = d;
+    *have_scene = 1;
     return KS_OK;
 }
 
 ks_status ks_options_parse(int argc, char **argv, ks_options *o)
 {
     memset(o, 0, sizeof *o);
+    if (flag_count() > KS_FLAGS_MAX || ks_option_group_count() > KS_OPTION_GROUPS_MAX)
+        return ks_fail(KS_ERR_INVALID, "internal: more flags or option groups than ks_options holds");
+    for (int g = 0; g < ks_option_group_count(); ++g)
+        if (ks_option_group_at(g)->size > KS_OPTION_GROUP_BYTES)
+            return ks_fail(KS_ERR_INVALID, "internal: an option group is larger than KS_OPTION_GROUP_BYTES");
     ks_arg_cursor c = {argc, argv, 1};
     int have_scene = 0;
     for (; c.i < argc; ++c.i) {
@@ -574,11 +480,11 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
             KS_TRY(parse_scene_word(o, arg, &have_scene));
         }
     }
-    if (o->help || o->version) return KS_OK;
-    if (o->mode == KS_MODE_BENCH && !have_scene)
-    {
-        char names[128];
-        ks_scene_def_names("|", names, sizeof names);
+    if (!o->scene) o->scene = ks_scene_def_default();
+    if (o->help || o->version || o->list_scenes) return KS_OK;
+    if (o->mode == KS_MODE_BENCH && !have_scene) {
+        char names[160];
+        ks_scene_def_names("|", 0, names, sizeof names);
         return ks_fail(KS_ERR_INVALID, "bench needs a scene: kernelscope bench %s", names);
     }
     return ks_options_finish(o);
@@ -586,12 +492,12 @@ ks_status ks_options_parse(int argc, char **argv, ks_options *o)
 
 ks_status ks_options_finish(ks_options *o)
 {
-    const ks_scene_def *d = ks_scene_def_get(o->scene);
-    o->scene = d->id;
+    const ks_scene_def *d = o->scene ? o->scene : ks_scene_def_default();
+    o->scene = d;
     if (o->mode == KS_MODE_LIVE && !d->live) /* a bench-only row */
         return ks_fail(KS_ERR_INVALID, "%s is a bench, not a view: run kernelscope bench %s", d->name, d->name);
     KS_TRY(check_applicable(o, d));
-    if (d->size_is_picture) KS_TRY(finish_size_wh(o));
+    if (d->size_is_picture) KS_TRY(ks_options_size_wh(o));
     if (o->colormap == KS_CMAP_DEFAULT) o->colormap = KS_CMAP_VIRIDIS;
     if (o->format == KS_FMT_DEFAULT) o->format = KS_FMT_PNG;
     if (!o->out_dir) o->out_dir = ".";
@@ -607,49 +513,85 @@ ks_status ks_options_finish(ks_options *o)
     if (o->token && !o->serve) return ks_fail(KS_ERR_INVALID, "--token goes with --serve");
     /* served: run until stopped (Ctrl-C, SIGTERM, Q from the page) unless --frames says otherwise */
     if (!o->frames && o->headless && !o->serve) o->frames = 60;
-    return d->finish_options(o);
+    return d->finish_options ? d->finish_options(o) : KS_OK;
 }
 
 int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len)
 {
-    for (; *cursor < KS_FLAG_NUM; ++*cursor) {
+    const int nflags = flag_count();
+    for (; *cursor < nflags; ++*cursor) {
         const int k = *cursor;
-        if (!ks_flags[k].gpu_only || !(o->flags_given & (1ull << k))) continue;
-        snprintf(buf, len, "%s has no effect on the cpu backend (%s)", ks_flags[k].name,
-                 ks_flags[k].cpu_why ? ks_flags[k].cpu_why : "the CPU gold routine runs");
+        const ks_flag_ref f = flag_at(k);
+        if (!f.row->gpu_only || !o->flags_given[k]) continue;
+        snprintf(buf, len, "%s has no effect on the cpu backend (%s)", f.row->name, f.row->gpu_only);
         ++*cursor;
         return 1;
     }
-    if (*cursor == KS_FLAG_NUM) { /* last: a count that constant memory could not hold on a GPU */
+    if (*cursor == nflags) { /* last: the scene's own (e.g. a count a GPU could not hold) */
         ++*cursor;
-        ks_spheres_mem m = KS_SPHERES_MEM_GLOBAL;
-        int most = o->spheres.count;
-        for (int i = 0; i < o->spheres.count_n; ++i)
-            if (o->spheres.counts[i] > most) most = o->spheres.counts[i];
-        if (o->spheres.mem && ks_spheres_mem_parse(o->spheres.mem, &m) == 0 && m == KS_SPHERES_MEM_CONSTANT &&
-            most > KS_SPHERES_CONST_MAX) {
-            snprintf(buf, len,
-                     "--spheres %d with --mem constant runs on the cpu backend only "
-                     "(a GPU holds at most %d spheres in constant memory)",
-                     most, (int)KS_SPHERES_CONST_MAX);
-            return 1;
-        }
+        if (o->scene && o->scene->cpu_notice) return o->scene->cpu_notice(o, buf, len);
     }
     return 0;
 }
 
 void ks_options_backend_defaults(ks_options *o, int use_cuda)
 {
-    const ks_scene_def *d = ks_scene_def_get(o->scene);
-    if (d->backend_defaults) d->backend_defaults(o, use_cuda);
+    if (o->scene->backend_defaults) o->scene->backend_defaults(o, use_cuda);
 }
 
-ks_grid ks_options_grid(const ks_options *o, int idx)
+/* ---- --help, from the rows ---- */
+
+static void print_rows(const ks_flag_row *rows, int n)
 {
-    ks_grid g;
-    g.dims = ks_scene_dims(o->scene);
-    g.nx = o->laplace.grids[idx][0];
-    g.ny = o->laplace.grids[idx][1];
-    g.nz = g.dims == 3 ? o->laplace.grids[idx][2] : 1;
-    return g;
+    for (int k = 0; k < n; ++k) {
+        const ks_flag_row *r = &rows[k];
+        if (!r->help) continue; /* --help, --version: listed at the end */
+        char head[64], text[1024], list[512] = "";
+        snprintf(head, sizeof head, "%s%s%s", r->name, r->arg ? " " : "", r->arg ? r->arg : "");
+        if (r->help_list) r->help_list(list, sizeof list);
+        if (r->help_list) snprintf(text, sizeof text, r->help, list);
+        else snprintf(text, sizeof text, "%s", r->help);
+        /* continuation lines line up under the text */
+        char *line = text, *nl;
+        printf("  %-22s  ", head);
+        while ((nl = strchr(line, '\n'))) {
+            printf("%.*s\n  %-22s  ", (int)(nl - line), line, "");
+            line = nl + 1;
+        }
+        printf("%s\n", line);
+    }
+}
+
+void ks_options_print_help(void)
+{
+    char views[160], names[160];
+    ks_scene_def_names("|", 1, views, sizeof views);
+    ks_scene_def_names("|", 0, names, sizeof names);
+    printf("kernelscope %s: watch GPU kernels work\n\n"
+           "usage: kernelscope [%s] [options]\n"
+           "       kernelscope bench %s [options]\n\nScenes:\n",
+           KS_VERSION, views, names);
+    for (int i = 0; i < ks_scene_def_count(); ++i)
+        printf("  %-22s  %s\n", ks_scene_def_at(i)->name, ks_scene_def_at(i)->summary);
+    for (int g = 0; g < ks_option_group_count(); ++g) {
+        const ks_option_group *grp = ks_option_group_at(g);
+        printf("\n%s:\n", grp->title);
+        print_rows(grp->flags, grp->flag_count);
+        if (grp->help_notes) fputs(grp->help_notes, stdout);
+    }
+    printf("\nAll scenes (flags the scenes above describe apply only where they do):\n");
+    for (int k = 0; k < KS_COMMON_FLAGS; ++k)
+        if (ks_common_flags[k].in) print_rows(&ks_common_flags[k], 1);
+    printf("  --help, --version\n\n"
+           "A flag given where it means nothing (e.g. --window to bench, --grid to spheres) is refused.\n"
+           "Keys: H shows them all in the window. Ctrl-C stops after the frame (again: at once).\n"
+           "Exit status: 0 ok, 1 runtime failure, 2 bad input, 130 / 143 stopped by SIGINT / SIGTERM.\n");
+}
+
+void ks_options_print_scenes(void)
+{
+    for (int i = 0; i < ks_scene_def_count(); ++i) {
+        const ks_scene_def *d = ks_scene_def_at(i);
+        printf("%s %s\n", d->name, d->live ? "view" : "bench-only");
+    }
 }

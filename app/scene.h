@@ -1,15 +1,15 @@
-/* What the live loop needs from a scene: a small table of functions, chosen at
- * run time from the scene registry (app/scenes.h), so live.c holds no scene
- * logic. Every scene follows one pattern (docs/architecture.md):
- *   kernels/<scene>/   kernels, CPU gold, variant rows, one plain-C header
- *   app/scene_<scene>.c   this API: create validates its input first and fails
- *                      with KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY (exit 2) or
- *                      KS_ERR_CUDA / KS_ERR_GL (exit 1), leaving nothing behind
- *   app/bench_<scene>.c   its bench: checks against the gold, then times, then
- *                      writes bench_<scene>.csv/.png; measuring code may sit in
- *                      kernels/<scene>/ so perf tests can run it without the app
- * Option values are checked in options.c (the flag table and the scene's
- * finish); create checks only what needs reading or sizing (files, memory). */
+/* What the live loop needs from a scene: a small table of functions that the
+ * scene's registry row points at (app/scenes.h), so the live loop holds no
+ * scene logic. Every scene follows one pattern (docs/architecture.md):
+ *   kernels/<scene>/      kernels, CPU gold, variant rows, one plain-C header
+ *   app/scenes/<scene>/   its registry row and flags (<scene>_scene.c), this API
+ *                         (scene_<scene>.c: create validates its input first and
+ *                         fails with KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY (exit 2)
+ *                         or KS_ERR_CUDA / KS_ERR_GL (exit 1), leaving nothing
+ *                         behind) and its bench (bench_<scene>.c)
+ *   tests/<scene>/        its tests (tests.cmake)
+ * Option values are checked by the flag rows and the scene's finish; create
+ * checks only what needs reading or sizing (files, memory). */
 #ifndef KS_SCENE_H
 #define KS_SCENE_H
 
@@ -83,10 +83,5 @@ typedef struct ks_scene_api {
      * (e.g. "1200 iterations, residual 3.1e-05"). */
     void (*status)(void *self, char *buf, size_t cap);
 } ks_scene_api;
-
-extern const ks_scene_api ks_scene_laplace; /* both 3D and 2D (from opt->scene) */
-extern const ks_scene_api ks_scene_spheres;
-extern const ks_scene_api ks_scene_matmul;
-extern const ks_scene_api ks_scene_histogram;
 
 #endif

@@ -1,10 +1,13 @@
-/* The scene registry: every scene kernelscope knows, one row each (its
- * command-line name, what --grid means for it, where the flags apply, its
- * option checks and defaults, its live view and its bench), looked up in one
- * place. Adding a scene is its folder under kernels/, its app files and one
- * row here (docs/architecture.md). */
+/* The scene registry: every scene kernelscope knows describes itself in one
+ * row (a ks_scene_def defined in its own folder, app/scenes/<scene>/), and the
+ * list of rows is app/scenes/registry.h, one line each. main, the option
+ * parser, --help, bench live, bench serve and the scene list read the rows;
+ * no code outside a scene's folder names a scene (docs/architecture.md, "Add
+ * a scene"). */
 #ifndef KS_SCENES_H
 #define KS_SCENES_H
+
+#include <stddef.h>
 
 #include "app/best_config.h"
 #include "app/options.h"
@@ -19,26 +22,92 @@ typedef struct ks_bench_env {
     const char *best_path;        /* NULL: not saved */
 } ks_bench_env;
 
+/* Where a flag means something (ks_flag_row.in). */
+enum {
+    KS_IN_LIVE = 1 << 0,   /* the live view of the scene that owns the flag */
+    KS_IN_BENCH = 1 << 1,  /* the bench of the scene that owns the flag */
+    KS_IN_EVERY_LIVE = 1 << 2,  /* every scene's live view (common flags) */
+    KS_IN_EVERY_BENCH = 1 << 3, /* every bench (common flags) */
+};
+
+/* One flag: its name, what it takes, its --help line and where it applies.
+ * A row with set == NULL only describes, in a scene's words, a common flag
+ * that the scene takes (its --kernel names, say): --help shows it, the parser
+ * skips it.
+ * A common flag (options.c) lives in ks_options; a scene's flag writes into
+ * its option group's storage, `own` (ks_options_own). A flag also applies
+ * wherever a scene row names it in takes_live / takes_bench (a bench that
+ * runs other scenes' live loops borrows their flags so). */
+typedef struct ks_flag_row {
+    const char *name;   /* "--grid" */
+    const char *arg;    /* "N | NXxNY[xNZ]" for --help; NULL: takes no value */
+    const char *help;   /* --help text; '\n' starts a continuation line; may hold one %s for help_list */
+    unsigned in;        /* KS_IN_* */
+    ks_status (*set)(ks_options *o, void *own, const char *flag, const char *value);
+    const char *gpu_only;                         /* non-NULL: chooses GPU work only; why it does nothing on the CPU */
+    void (*help_list)(char *buf, size_t len);    /* fills the %s of help (variant names), or NULL */
+} ks_flag_row;
+
+/* A scene's options: its flags and the storage they write (zeroed at parse,
+ * copied with ks_options). Two rows may share a group (laplace3d, laplace2d). */
+typedef struct ks_option_group {
+    const char *title;         /* --help section title, e.g. "Laplace scenes" */
+    size_t size;               /* bytes of storage, at most KS_OPTION_GROUP_BYTES */
+    const ks_flag_row *flags;
+    int flag_count;
+    const char *help_notes;    /* more --help lines after the flags (NULL: none) */
+} ks_option_group;
+
+struct ks_live_bench;
+struct ks_serve_bench;
+
 typedef struct ks_scene_def {
-    ks_scene_id id;
     const char *name;     /* the command-line word, the saved files' prefix */
+    int rank;             /* place in --help and the scene list, smallest first */
     const char *summary;  /* one line for --help */
-    int grid_dims;        /* Laplace: 3 or 2 (what --grid takes); 0 for the other scenes */
+    const ks_option_group *options;      /* its flags and their storage, or NULL */
+    const char *takes_live, *takes_bench; /* the opt-in common flags and borrowed flags it takes,
+                                             space-separated ("--kernel --block") */
     int size_is_picture;  /* --size is the picture's WxH (else the scene reads it itself) */
-    unsigned live_at, bench_at; /* its bits in the flag table's "applies" masks (options.h) */
     /* The scene's own option checks and defaults, after the common ones; no device. */
     ks_status (*finish_options)(ks_options *o);
     /* Defaults that depend on the backend (NULL: none). */
     void (*backend_defaults)(ks_options *o, int use_cuda);
-    const ks_scene_api *live;
+    const ks_scene_api *live;  /* NULL: a bench only (it runs other scenes' live loops) */
     ks_status (*bench)(const ks_bench_env *env);
+    /* Optional start-up lines on this device (e.g. the code path a variant takes on it). */
+    void (*report)(const ks_device_info *d, void (*line)(const char *text));
+    /* Optional: the bytes the live solver's field holds, so that the copy that measures
+     * T_peak at start-up is at least as large (0 or NULL: 256 MiB). */
+    size_t (*field_bytes)(const ks_options *o);
+    /* Optional: a notice for the cpu backend about this scene's options (one at most). */
+    int (*cpu_notice)(const ks_options *o, char *buf, size_t len);
+    const char *solver_stage; /* the stage that is the scene's own work ("jacobi", "render") */
+    /* A bench that runs other scenes' live loops (bench live, bench serve) asks each row
+     * for its runs; NULL: the scene takes no part. */
+    ks_status (*live_bench)(const struct ks_scene_def *d, struct ks_live_bench *b);
+    /* Optional: checks of its flags that such a bench borrowed (--grid to bench live). */
+    ks_status (*runner_finish)(ks_options *o);
+    /* bench serve: adds the case for --kernel variant, or (variant NULL) its default cases, if any. */
+    ks_status (*serve_case)(const struct ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
+    /* Optional: 1 when NAME is one of its --kernel names (bench live / serve check them). */
+    int (*has_kernel)(const struct ks_scene_def *d, const char *name);
+    void (*kernel_list)(const struct ks_scene_def *d, char *buf, size_t len); /* ", "-separated */
+    const void *data;     /* the scene's own constant data (Laplace: its rank, 3 or 2) */
 } ks_scene_def;
 
 int ks_scene_def_count(void);
-const ks_scene_def *ks_scene_def_at(int i);           /* 0..count-1 */
-const ks_scene_def *ks_scene_def_get(ks_scene_id id); /* KS_SCENE_DEFAULT: the default scene */
+const ks_scene_def *ks_scene_def_at(int i);           /* 0..count-1, in rank order */
+const ks_scene_def *ks_scene_def_default(void);       /* the scene run without a scene word */
 const ks_scene_def *ks_scene_def_find(const char *name); /* NULL when unknown */
-/* "laplace3d, laplace2d, ..." (sep ", ") or "laplace3d|laplace2d|..." (sep "|"). */
-void ks_scene_def_names(const char *sep, char *buf, size_t len);
+/* "laplace3d, laplace2d, ..." (sep ", ") or "laplace3d|laplace2d|..." (sep "|");
+ * views_only: the rows with a live view. */
+void ks_scene_def_names(const char *sep, int views_only, char *buf, size_t len);
+/* Option groups: every distinct group of the rows, in rank order of first use. */
+int ks_option_group_count(void);
+const ks_option_group *ks_option_group_at(int i);
+int ks_option_group_index(const ks_option_group *g); /* -1 when not registered */
+/* 1 when the space-separated list names flag. */
+int ks_flag_named(const char *list, const char *flag);
 
 #endif

@@ -109,11 +109,13 @@ static ks_status renderer_init(ks_renderer *r)
     return KS_OK;
 }
 
-ks_status ks_renderer_create(size_t max_pixels, ks_renderer **out)
+ks_status ks_renderer_create(const ks_renderer_desc *desc, ks_renderer **out)
 {
     if (out == NULL) return ks_fail(KS_ERR_INVALID, "renderer: no output pointer");
     *out = NULL;
-    if (max_pixels == 0 || max_pixels > (size_t)PTRDIFF_MAX / 4)
+    if (desc == NULL) return ks_fail(KS_ERR_INVALID, "renderer: no desc");
+    const size_t max_pixels = desc->max_pixels ? desc->max_pixels : KS_RENDERER_DEFAULT_PIXELS;
+    if (max_pixels > (size_t)PTRDIFF_MAX / 4)
         return ks_fail(KS_ERR_INVALID, "renderer: max_pixels %zu out of range", max_pixels);
     if (glGenBuffers == NULL || glGenVertexArrays == NULL) return renderer_fail_context();
     /* a stale error from earlier code must not be blamed on us */

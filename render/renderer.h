@@ -21,8 +21,13 @@ typedef struct ks_renderer ks_renderer;
  * fence; a writer takes the slot again only after that fence signalled. */
 enum { KS_RENDERER_RING = 2 };
 
-/* Needs a current GL context. max_pixels: largest picture (w*h) the PBO must hold. */
-ks_status ks_renderer_create(size_t max_pixels, ks_renderer **out);
+typedef struct ks_renderer_desc {
+    size_t max_pixels; /* largest picture (w*h) a ring buffer must hold; 0: KS_RENDERER_DEFAULT_PIXELS */
+} ks_renderer_desc;
+enum { KS_RENDERER_DEFAULT_PIXELS = 1280 * 800 }; /* the default window (--size) */
+
+/* Needs a current GL context. */
+ks_status ks_renderer_create(const ks_renderer_desc *desc, ks_renderer **out);
 void ks_renderer_destroy(ks_renderer *r);
 /* GL name of the RGBA8 pixel buffer object (w*h*4 bytes used, rows bottom-up). */
 unsigned int ks_renderer_pbo(const ks_renderer *r);

@@ -118,8 +118,9 @@ histogram --size 100003
 EOF
     ;;
   bench)
-    for scene in ${KS_BENCH_ONLY:-laplace3d laplace2d spheres matmul histogram}; do
-      "$KS_BINARY" --help 2>/dev/null | grep -q "$scene" || continue
+    # every scene with a view, as the binary's registry lists them
+    all=$("$KS_BINARY" --list-scenes 2>/dev/null | awk '$2 == "view" { print $1 }')
+    for scene in ${KS_BENCH_ONLY:-$all}; do
       "$KS_BINARY" bench $scene --out "$out" >"$out/bench_$scene.txt" 2>&1
       note_rc "bench $scene" $?
       tail -n 40 "$out/bench_$scene.txt"

@@ -3,6 +3,8 @@ add_library(ks_test_util STATIC ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c)
 target_link_libraries(ks_test_util PUBLIC ks_core PkgConfig::CMOCKA)
 target_compile_options(ks_test_util PRIVATE ${KS_C_WARNINGS})
 
+ks_add_test(NAME test_test_util LABEL cpu SOURCES test_test_util.c TIMEOUT 60)
+target_link_libraries(test_test_util PRIVATE ks_test_util)
 ks_add_test(NAME test_options LABEL cpu SOURCES test_options.c)
 ks_add_test(NAME test_ks_error LABEL cpu SOURCES test_ks_error.c TIMEOUT 60)
 ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c TIMEOUT 60)

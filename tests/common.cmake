@@ -4,3 +4,6 @@ ks_add_test(NAME test_timing_window LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR
 ks_add_test(NAME test_cuda_notice LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cuda_notice.c TIMEOUT 60)
 # The copy path's device -> pinned host ring and the interop test switch.
 ks_add_test(NAME test_interop_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_interop_gpu.c TIMEOUT 60)
+# scripts/test.sh: every stage runs, a one-line summary, non-zero when one failed (stubbed builds).
+add_test(NAME test_sh_stages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_sh_stages.sh)
+set_tests_properties(test_sh_stages PROPERTIES LABELS cpu TIMEOUT 60)

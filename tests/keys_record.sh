@@ -9,6 +9,7 @@ bin=$1
 command -v xdotool >/dev/null || exit 77
 command -v ffprobe >/dev/null || exit 77
 out=$(mktemp -d /tmp/ks-rec-XXXXXX)
+trap 'rc=$?; [ "$rc" = 0 ] || echo "kept $out (the scratch of a failed test)"' EXIT
 for scene in laplace2d spheres; do
   "$bin" $scene --backend cpu --window --size 320x240 --fps 30 --out "$out/$scene" >"$out/$scene.stdout" 2>"$out/$scene.stderr" &
   pid=$!

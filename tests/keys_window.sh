@@ -12,6 +12,7 @@ backend=${2:-cpu}
 [ -n "${DISPLAY:-}" ] || exit 77
 command -v xdotool >/dev/null || exit 77
 out=$(mktemp -d /tmp/ks-keys-XXXXXX)
+trap 'rc=$?; [ "$rc" = 0 ] || echo "kept $out (the scratch of a failed test)"' EXIT
 "$bin" laplace3d --backend "$backend" --window --grid 40x30x20 --iters 1 --size 640x400 --out "$out" 2>"$out/stderr" &
 pid=$!
 win=""

@@ -13,11 +13,12 @@ command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ks_browser.XXXXXX")
 kpid=""
 bpid=""
-cleanup() {
+cleanup() { # the scratch folder goes when the test passed (or skipped); kept, and named, when it failed
+  local rc=$?
   [ -n "$bpid" ] && kill -TERM "$bpid" 2>/dev/null
   [ -n "$kpid" ] && kill -TERM "$kpid" 2>/dev/null
   wait 2>/dev/null
-  rm -rf "$tmp"
+  if [ "$rc" = 0 ] || [ "$rc" = 77 ]; then rm -rf "$tmp"; else echo "kept $tmp (the scratch of a failed test)"; fi
 }
 trap cleanup EXIT
 

@@ -12,10 +12,11 @@ command -v curl >/dev/null || { echo "skipped: curl not installed"; exit 77; }
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ks_serve.XXXXXX")
 pids=()
-cleanup() {
+cleanup() { # the scratch folder goes when the test passed (or skipped); kept, and named, when it failed
+  local rc=$?
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
   wait 2>/dev/null
-  rm -rf "$tmp"
+  if [ "$rc" = 0 ] || [ "$rc" = 77 ]; then rm -rf "$tmp"; else echo "kept $tmp (the scratch of a failed test)"; fi
 }
 trap cleanup EXIT
 fails=0

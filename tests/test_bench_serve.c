@@ -140,6 +140,23 @@ static void test_ratios_and_csv(void **state)
     free(table);
 }
 
+/* A viewer row whose viewer received nothing in the timed frames fails the
+ * bench (the row stays in the table); rows without a viewer and rows with frames pass. */
+static void test_viewer_row_without_frames(void **state)
+{
+    (void)state;
+    ks_serve_row none = row("laplace2d", "none", 1.0), jpeg = row("laplace2d", "jpeg", 1.0);
+    ks_serve_row browser = row("spheres", "browser-jpeg", 1.0);
+    assert_int_equal(ks_bench_serve_check_row(&none), KS_OK); /* viewer_fps -1: no viewer */
+    jpeg.viewer_fps = 58.9;
+    assert_int_equal(ks_bench_serve_check_row(&jpeg), KS_OK);
+    jpeg.viewer_fps = 0.0;
+    assert_int_equal(ks_bench_serve_check_row(&jpeg), KS_ERR_IO);
+    assert_non_null(strstr(ks_error_message(), "laplace2d binned jpeg: the viewer received no frame"));
+    browser.viewer_fps = 0.0;
+    assert_int_equal(ks_bench_serve_check_row(&browser), KS_ERR_IO);
+}
+
 /* ---- the viewer where nothing listens: one line, no hang ---- */
 
 static int closed_port(void)
@@ -301,24 +318,28 @@ static void test_browser_rows(void **state)
 static void test_sigint(void **state)
 {
     (void)state;
-    char dir[256], out[512], err[512];
+    char dir[256];
     ks_test_tmpdir(dir, sizeof dir, "benchserveint");
-    snprintf(out, sizeof out, "%s/stdout.txt", dir);
-    snprintf(err, sizeof err, "%s/stderr.txt", dir);
     const char *argv[] = {NULL, "bench", "serve", "--backend", "cpu", "--size", "256x160", "--frames", "100000",
                           "--spheres", "16", "--grid", "64", "--out", dir, NULL};
-    pid_t pid = ks_test_spawn(argv, out, err);
-    assert_true(pid > 0);
-    ks_test_sleep_ms(3000);
-    kill(pid, SIGINT);
-    const int code = ks_test_wait_exit(pid, 30);
-    char *text = ks_test_read_file(err);
-    if (code != 130 && text && strstr(text, "EGL")) {
-        free(text);
+    argv[0] = ks_test_binary();
+    ks_test_proc *p = malloc(sizeof *p);
+    assert_non_null(p);
+    ks_test_start(p, argv);
+    /* its header comes once the signal handler is in and the rows begin; then the first row's frames */
+    if (ks_test_wait_for(p, 1, "kernelscope bench serve on ", 120) != 1) {
+        kill(p->pid, SIGKILL);
+        fail_msg("no header from bench serve; stderr: %s", p->text[1]);
+    }
+    kill(p->pid, SIGINT);
+    const int code = ks_test_finish(p, 60);
+    if (code != 130 && strstr(p->text[1], "EGL")) {
+        free(p);
         skip();
     }
-    assert_int_equal(code, 130);
-    free(text);
+    if (code != 130) fail_msg("exit %d after SIGINT; stderr: %s", code, p->text[1]);
+    assert_non_null(strstr(p->text[1], "kernelscope: stopping once this frame"));
+    free(p);
 }
 
 static void test_bad_input(void **state)
@@ -341,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_probe_measures_first_changed_frame),
         cmocka_unit_test(test_probe_timeout_and_no_samples),
         cmocka_unit_test(test_ratios_and_csv),
+        cmocka_unit_test(test_viewer_row_without_frames),
         cmocka_unit_test(test_viewer_cannot_connect),
         cmocka_unit_test(test_cpu_run),
         cmocka_unit_test(test_browser_rows),

@@ -8,6 +8,12 @@
 #include <cmocka.h>
 
 #include "app/options.h"
+#include "app/scenes.h"
+#include "app/bench/bench_live_options.h"
+#include "app/scenes/histogram/histogram_options.h"
+#include "app/scenes/laplace/laplace_options.h"
+#include "app/scenes/matmul/matmul_options.h"
+#include "app/scenes/spheres/spheres_options.h"
 
 #define PARSE(o, ...)                                                                              \
     ({                                                                                             \
@@ -22,8 +28,8 @@ static void test_defaults(void **state)
     char *argv[] = {"kernelscope", NULL};
     assert_int_equal(ks_options_parse(1, argv, &o), KS_OK);
     assert_int_equal(o.mode, KS_MODE_LIVE);
-    assert_int_equal(o.scene, KS_SCENE_LAPLACE3D);
-    assert_int_equal(o.laplace.bc, KS_BC_HOT_TOP);
+    assert_string_equal(o.scene->name, "laplace3d");
+    assert_int_equal(ks_laplace_opts_get(&o)->bc, KS_BC_HOT_TOP);
     assert_int_equal(o.colormap, KS_CMAP_VIRIDIS);
     assert_int_equal(o.format, KS_FMT_PNG);
     assert_string_equal(o.out_dir, ".");
@@ -32,15 +38,15 @@ static void test_defaults(void **state)
     assert_int_equal(o.frames, 0);
     assert_int_equal(o.range_set, 0);
     ks_options_backend_defaults(&o, 1);
-    assert_int_equal(o.laplace.grid_count, 1);
-    assert_int_equal(o.laplace.grids[0][0], 256);
-    assert_int_equal(o.laplace.grids[0][2], 256);
-    assert_int_equal(o.laplace.iters, 20);
+    assert_int_equal(ks_laplace_opts_get(&o)->grid_count, 1);
+    assert_int_equal(ks_laplace_opts_get(&o)->grids[0][0], 256);
+    assert_int_equal(ks_laplace_opts_get(&o)->grids[0][2], 256);
+    assert_int_equal(ks_laplace_opts_get(&o)->iters, 20);
     ks_options cpu;
     assert_int_equal(ks_options_parse(1, argv, &cpu), KS_OK);
     ks_options_backend_defaults(&cpu, 0);
-    assert_int_equal(cpu.laplace.grids[0][0], 64);
-    assert_int_equal(cpu.laplace.iters, 2);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->grids[0][0], 64);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->iters, 2);
 }
 
 static void test_headless_defaults_frames(void **state)
@@ -64,17 +70,17 @@ static void test_full_laplace3d(void **state)
                            "--format", "ppm", "--size", "640x480", "--colormap", "turbo",
                            "--range=-1:2.5", "--no-overlay", "--dump-field", "f.npy"),
                      KS_OK);
-    ks_grid g = ks_options_grid(&o, 0);
+    ks_grid g = ks_laplace_grid(&o, 0);
     assert_int_equal(g.dims, 3);
     assert_int_equal(g.nx, 37);
     assert_int_equal(g.ny, 53);
     assert_int_equal(g.nz, 29);
-    assert_int_equal(o.laplace.bc, KS_BC_SINE);
+    assert_int_equal(ks_laplace_opts_get(&o)->bc, KS_BC_SINE);
     assert_string_equal(o.kernels[0], "kmarch");
     assert_int_equal(o.blocks[0][0], 32);
     assert_int_equal(o.blocks[0][1], 8);
     assert_int_equal(o.blocks[0][2], 1);
-    assert_int_equal(o.laplace.iters, 5);
+    assert_int_equal(ks_laplace_opts_get(&o)->iters, 5);
     assert_int_equal(o.backend, KS_BACKEND_CPU);
     assert_int_equal(o.frames, 3);
     assert_int_equal(o.save_every, 2);
@@ -86,11 +92,11 @@ static void test_full_laplace3d(void **state)
     assert_true(o.range_lo == -1.0f && o.range_hi == 2.5f);
     assert_true(o.no_overlay);
     assert_string_equal(o.dump_field, "f.npy");
-    assert_int_equal(o.laplace.residual_every, 0); /* automatic */
-    assert_int_equal(o.laplace.no_graph, 0);
+    assert_int_equal(ks_laplace_opts_get(&o)->residual_every, 0); /* automatic */
+    assert_int_equal(ks_laplace_opts_get(&o)->no_graph, 0);
     assert_int_equal(PARSE(&o, "laplace2d", "--residual-every", "8", "--no-graph"), KS_OK);
-    assert_int_equal(o.laplace.residual_every, 8);
-    assert_int_equal(o.laplace.no_graph, 1);
+    assert_int_equal(ks_laplace_opts_get(&o)->residual_every, 8);
+    assert_int_equal(ks_laplace_opts_get(&o)->no_graph, 1);
 }
 
 static void test_grid_forms(void **state)
@@ -98,16 +104,16 @@ static void test_grid_forms(void **state)
     (void)state;
     ks_options o;
     assert_int_equal(PARSE(&o, "laplace2d", "--grid", "300"), KS_OK);
-    ks_grid g = ks_options_grid(&o, 0);
+    ks_grid g = ks_laplace_grid(&o, 0);
     assert_int_equal(g.nx, 300);
     assert_int_equal(g.ny, 300);
     assert_int_equal(g.nz, 1);
     assert_int_equal(PARSE(&o, "laplace2d", "--grid=97x61"), KS_OK);
-    g = ks_options_grid(&o, 0);
+    g = ks_laplace_grid(&o, 0);
     assert_int_equal(g.nx, 97);
     assert_int_equal(g.ny, 61);
     assert_int_equal(PARSE(&o, "--grid", "100"), KS_OK);
-    g = ks_options_grid(&o, 0);
+    g = ks_laplace_grid(&o, 0);
     assert_int_equal(g.nz, 100);
 }
 
@@ -119,15 +125,15 @@ static void test_bench_lists(void **state)
                            "--kernel", "regq,kmarch", "--block", "32x8,64x4", "--backend", "cpu"),
                      KS_OK);
     assert_int_equal(o.mode, KS_MODE_BENCH);
-    assert_int_equal(o.laplace.grid_count, 3);
-    assert_int_equal(o.laplace.grids[1][0], 512);
-    assert_int_equal(o.laplace.grids[2][2], 32);
+    assert_int_equal(ks_laplace_opts_get(&o)->grid_count, 3);
+    assert_int_equal(ks_laplace_opts_get(&o)->grids[1][0], 512);
+    assert_int_equal(ks_laplace_opts_get(&o)->grids[2][2], 32);
     assert_int_equal(o.kernel_count, 2);
     assert_string_equal(o.kernels[1], "kmarch");
     assert_int_equal(o.block_count, 2);
     assert_int_equal(o.blocks[1][0], 64);
     assert_int_equal(PARSE(&o, "bench", "spheres", "--spheres", "16,32,64"), KS_OK);
-    assert_int_equal(o.spheres.count_n, 3);
+    assert_int_equal(KS_SPHERES_OPTS(&o)->count_n, 3);
     assert_int_equal(o.width, 2048);
 }
 
@@ -138,13 +144,13 @@ static void test_spheres_options(void **state)
     assert_int_equal(PARSE(&o, "spheres", "--spheres", "77", "--seed", "42", "--mem", "constant",
                            "--size", "333x199"),
                      KS_OK);
-    assert_int_equal(o.scene, KS_SCENE_SPHERES);
-    assert_int_equal(o.spheres.count, 77);
+    assert_string_equal(o.scene->name, "spheres");
+    assert_int_equal(KS_SPHERES_OPTS(&o)->count, 77);
     assert_true(o.seed == 42);
-    assert_string_equal(o.spheres.mem, "constant");
+    assert_string_equal(KS_SPHERES_OPTS(&o)->mem, "constant");
     assert_int_equal(o.width, 333);
     assert_int_equal(PARSE(&o, "spheres"), KS_OK);
-    assert_int_equal(o.spheres.count, 256);
+    assert_int_equal(KS_SPHERES_OPTS(&o)->count, 256);
     assert_int_equal(o.width, 1024);
     assert_true(o.seed == 1);
 }

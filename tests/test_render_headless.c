@@ -173,8 +173,15 @@ static void test_errors(void **state)
     assert_false(ks_renderer_pick(g_r, 35.0, 85.0, &a, &b));
 
     ks_renderer *fresh = NULL;
-    assert_int_equal(ks_renderer_create(0, &fresh), KS_ERR_INVALID);
-    check_ok(ks_renderer_create(16, &fresh), "create");
+    assert_int_equal(ks_renderer_create(NULL, &fresh), KS_ERR_INVALID);
+    const ks_renderer_desc too_big = {(size_t)-1};
+    assert_int_equal(ks_renderer_create(&too_big, &fresh), KS_ERR_INVALID);
+    const ks_renderer_desc zero = {0}; /* zero: the default size */
+    check_ok(ks_renderer_create(&zero, &fresh), "create with the default size");
+    ks_renderer_destroy(fresh);
+    fresh = NULL;
+    const ks_renderer_desc small = {16};
+    check_ok(ks_renderer_create(&small, &fresh), "create");
     unsigned char *img = NULL;
     int w = 0, h = 0;
     assert_int_equal(ks_renderer_read_image(fresh, &img, &w, &h), KS_ERR_INVALID);
@@ -264,7 +271,8 @@ int main(void)
         return 77;
     }
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
-    st = ks_renderer_create(MAX_PIXELS, &g_r);
+    const ks_renderer_desc rd = {MAX_PIXELS};
+    st = ks_renderer_create(&rd, &g_r);
     if (st != KS_OK) {
         fprintf(stderr, "renderer: %s\n", ks_error_message());
         ks_window_destroy(g_win);

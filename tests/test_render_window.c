@@ -36,7 +36,8 @@ static void test_frame_reaches_window(void **state)
     ks_window_size(g_win, &fw, &fh);
     assert_true(fw > 0 && fh > 0);
     ks_renderer *r = NULL;
-    check_ok(ks_renderer_create(64 * 64, &r), "renderer");
+    const ks_renderer_desc rd = {64 * 64};
+    check_ok(ks_renderer_create(&rd, &r), "renderer");
     void *p = NULL;
     check_ok(ks_renderer_map_pbo(r, &p), "map");
     unsigned char *q = p;

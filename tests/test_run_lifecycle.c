@@ -14,6 +14,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -125,7 +128,7 @@ static void check_pngs_whole(const char *dir)
     closedir(d);
 }
 
-static void stop_run_once(int sig, int delay_ms)
+static void stop_run_once(int sig, int cpu_ms)
 {
     char dir[256], out[512], err[512], dump[512], csv[512];
     ks_test_tmpdir(dir, sizeof dir, "sig");
@@ -139,11 +142,19 @@ static void stop_run_once(int sig, int delay_ms)
                           "--frames", "100000", "--save-every", "1", "--out", frames,
                           "--dump-field", dump, NULL};
     pid_t pid = spawn(argv, out, err);
-    ks_test_sleep_ms(delay_ms);
+    /* the moment is counted in the run's own CPU time from the installed
+     * handler on, so that load (which stretches the wall clock) moves no
+     * signal out of the run or into its start-up */
+    if (!ks_test_wait_handler(pid, sig, 60)) {
+        kill(pid, SIGKILL);
+        fail_msg("the run did not install its signal handler within 60 s");
+    }
+    const double base = ks_test_cpu_seconds(pid);
+    if (!ks_test_wait_cpu(pid, base + cpu_ms * 1e-3, 120)) fail_msg("the run ended or stalled before %d ms of CPU", cpu_ms);
     kill(pid, sig);
     const int code = wait_exit(pid);
     char *e = slurp(err);
-    if (code != 128 + sig) fail_msg("exit %d after signal %d at %d ms; stderr: %s", code, sig, delay_ms, e);
+    if (code != 128 + sig) fail_msg("exit %d after signal %d at %d ms of CPU; stderr: %s", code, sig, cpu_ms, e);
     free(e);
     /* the signal may come before the out folder exists (during start-up): then nothing was made */
     if (file_exists(frames)) {
@@ -166,12 +177,12 @@ static void stop_run_once(int sig, int delay_ms)
 static void test_signal_stops_after_the_frame(void **state)
 {
     (void)state;
-    /* start-up is about a second (memcpy bandwidth, EGL); aim into the run, a few at its start */
-    const int delays[] = {400, 1500, 2000, 2500, 3000, 3500};
+    /* CPU time after the handler is installed: start-up (memcpy bandwidth,
+     * EGL) is a few hundred ms of it; a few at its start, the rest into the run */
+    const int cpu_ms[] = {0, 150, 600, 1000, 1500, 2000};
     for (int i = 0; i < 6; ++i) {
         const int sig = i % 2 ? SIGTERM : SIGINT;
-        const int delay = delays[i] + (int)(rand() % 500);
-        stop_run_once(sig, delay);
+        stop_run_once(sig, cpu_ms[i] + (int)(rand() % 400));
     }
 }
 
@@ -183,19 +194,30 @@ static void test_second_sigint_quits_at_once(void **state)
     snprintf(out, sizeof out, "%s.out", dir);
     snprintf(err, sizeof err, "%s.err", dir);
     snprintf(frames, sizeof frames, "%s/frames", dir);
-    /* slow frames (a 160^3 field, 400 iterations: about a second), so the second signal lands in one */
+    /* slow frames (a 160^3 field, 1000 iterations: a second or more); the
+     * first signal once a frame is done, the second once the run said it is
+     * stopping, so that it lands in the frame in progress and never merges
+     * with the first */
     const char *argv[] = {"kernelscope", "laplace3d", "--backend", "cpu", "--headless", "--grid", "160",
-                          "--iters", "400", "--frames", "100000", "--save-every", "1", "--out", frames, NULL};
-    pid_t pid = spawn(argv, out, err);
-    ks_test_sleep_ms(2500 + (int)(rand() % 500));
-    kill(pid, SIGINT);
-    ks_test_sleep_ms(100);
-    kill(pid, SIGINT);
-    const int code = wait_exit(pid);
-    char *e = slurp(err);
-    if (code != 130) fail_msg("exit %d after two SIGINTs; stderr: %s", code, e);
-    assert_non_null(strstr(e, "stopped at once"));
-    free(e);
+                          "--iters", "1000", "--frames", "100000", "--save-every", "1", "--progress", "--out",
+                          frames, NULL};
+    ks_test_proc *p = malloc(sizeof *p);
+    assert_non_null(p);
+    ks_test_start(p, argv);
+    if (ks_test_wait_for(p, 2, "kernelscope: frame ", 120) != 1) {
+        kill(p->pid, SIGKILL);
+        fail_msg("no progress line; stderr: %s", p->text[1]);
+    }
+    kill(p->pid, SIGINT);
+    if (ks_test_wait_for(p, 2, "kernelscope: stopping once this frame", 60) != 1) {
+        kill(p->pid, SIGKILL);
+        fail_msg("no 'stopping' line after SIGINT; stderr: %s", p->text[1]);
+    }
+    kill(p->pid, SIGINT);
+    const int code = ks_test_finish(p, 120);
+    if (code != 130) fail_msg("exit %d after two SIGINTs; stderr: %s", code, p->text[1]);
+    assert_non_null(strstr(p->text[1], "stopped at once"));
+    free(p);
     if (file_exists(frames)) {
         scan_dir(frames, ".png");
         check_pngs_whole(frames);
@@ -215,7 +237,15 @@ static void bench_stopped(const char *scene, const char *list_flag, const char *
     const char *argv[] = {"kernelscope", "bench", scene, "--backend", "cpu", "--out", dir, list_flag, list,
                           "--reps", reps, NULL};
     pid_t pid = spawn(argv, out, err);
-    ks_test_sleep_ms(2500 + (int)(rand() % 1000));
+    /* after 0.5 s of the bench's own CPU time (not of the wall clock, which
+     * load stretches) its first row is measured or in progress: the signal
+     * lets that row finish */
+    if (!ks_test_wait_handler(pid, sig, 60)) {
+        kill(pid, SIGKILL);
+        fail_msg("bench %s did not install its signal handler within 60 s", scene);
+    }
+    if (!ks_test_wait_cpu(pid, ks_test_cpu_seconds(pid) + 0.5 + (double)(rand() % 500) * 1e-3, 120))
+        fail_msg("bench %s ended or stalled before 0.5 s of CPU", scene);
     kill(pid, sig);
     const int code = wait_exit(pid);
     char *o = slurp(out), *e = slurp(err);
@@ -293,6 +323,41 @@ static void test_rejected_run_creates_no_folder(void **state)
     refused("--mem", mem, a);
     const char *file[] = {NULL, "spheres", "--scene", scene, "--frames", "1", "--out", out_dir, NULL};
     refused("bad.txt", file, a);
+}
+
+/* An error that ends set-up after the UI is made (--serve on a port in use)
+ * stands alone on stderr, even where the UI's font is missing and it falls
+ * back to the built-in one: the font notice waits until the run starts. */
+static void test_error_after_ui_stands_alone(void **state)
+{
+    (void)state;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 1), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    char port[16];
+    snprintf(port, sizeof port, "%d", ntohs(a.sin_port));
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "1", "--serve", port, NULL};
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", "KERNELSCOPE_FONT=/nonexistent/ks-font.ttf", NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    close(fd);
+    if (r.exit_code != 0 && strstr(r.err, "EGL")) skip(); /* no headless GL: the UI is never made */
+    if (r.exit_code != 2 || ks_test_count_lines(r.err) != 1)
+        fail_msg("--serve on a busy port: exit %d, stderr: %s", r.exit_code, r.err);
+    assert_null(strstr(r.err, "font"));
+
+    /* a run that starts still says it */
+    const char *ok[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "1", "--grid", "32", NULL};
+    assert_int_equal(ks_test_run(ok, env, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    assert_non_null(strstr(r.err, "ui: font /nonexistent/ks-font.ttf not found"));
 }
 
 /* The naming scheme, the wrote lines, the summary and --progress. */
@@ -415,6 +480,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dump_into_missing_folder),
         cmocka_unit_test(test_rejected_run_creates_no_folder),
+        cmocka_unit_test(test_error_after_ui_stands_alone),
         cmocka_unit_test(test_names_summary_progress),
         cmocka_unit_test(test_bench_default_results_folder),
         cmocka_unit_test(test_csv_kept_on_error),

@@ -21,7 +21,9 @@ static void test_host_timing(void **state)
 {
     (void)state;
     ks_stage_timer *t = NULL;
-    assert_int_equal(ks_stage_timer_create(0, NULL, &t), KS_OK);
+    assert_int_equal(ks_stage_timer_create(NULL, &t), KS_ERR_INVALID); /* no desc */
+    assert_null(t);
+    assert_int_equal(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &t), KS_OK); /* zero: host clock */
     const int a = ks_stage_timer_stage(t, "a"), b = ks_stage_timer_stage(t, "b");
     assert_int_equal(ks_stage_timer_stage(t, "a"), a);
     assert_int_equal(ks_stage_timer_stage_count(t), 2);
@@ -42,7 +44,8 @@ static void test_host_timing(void **state)
     ks_stage_timer_stats(t, b, &sb);
     assert_int_equal(sa.samples, 5);
     assert_int_equal(sb.samples, 3);
-    assert_true(sa.median_ms >= 2.0 && sa.median_ms < 10.0); /* the 12 ms outlier does not move it */
+    /* the 12 ms outlier does not move it (a busy machine may stretch each 2 ms sleep, not to 12) */
+    assert_true(sa.median_ms >= 2.0 && sa.median_ms < 12.0);
     assert_true(sa.min_ms >= 2.0 && sa.min_ms <= sa.median_ms);
     assert_true(sb.median_ms >= 1.0);
     long long frame;
@@ -62,7 +65,7 @@ static void test_stage_limit(void **state)
 {
     (void)state;
     ks_stage_timer *t = NULL;
-    assert_int_equal(ks_stage_timer_create(0, NULL, &t), KS_OK);
+    assert_int_equal(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &t), KS_OK);
     char name[16];
     for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
         snprintf(name, sizeof name, "s%d", i);
@@ -91,7 +94,7 @@ static void test_solver_share(void **state)
 {
     (void)state;
     ks_stage_timer *t = NULL;
-    assert_int_equal(ks_stage_timer_create(0, NULL, &t), KS_OK);
+    assert_int_equal(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &t), KS_OK);
     const int draw = ks_stage_timer_stage(t, "draw");
     ks_stage_share sh;
     assert_int_equal(ks_stage_timer_share(t, &sh), 0); /* no solver stage marked */

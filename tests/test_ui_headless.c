@@ -323,7 +323,8 @@ int main(void)
         return 77;
     }
     char notice[256];
-    if (ks_renderer_create(64 * 64, &g_r) != KS_OK || ks_ui_create(g_win, &g_ui, notice, sizeof notice) != KS_OK) {
+    const ks_renderer_desc rd = {64 * 64};
+    if (ks_renderer_create(&rd, &g_r) != KS_OK || ks_ui_create(g_win, &g_ui, notice, sizeof notice) != KS_OK) {
         fprintf(stderr, "renderer/ui: %s\n", ks_error_message());
         return 1;
     }

@@ -1,6 +1,11 @@
+#define _GNU_SOURCE /* on_exit: the exit status decides whether scratch folders go */
 #include "test_util.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +22,13 @@
 #include <cmocka.h>
 
 #include "kernels/common/cuda_device.h"
+
+static long long clock_gettime_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 const char *ks_test_binary(void)
 {
@@ -92,10 +104,48 @@ int ks_test_count_lines(const char *text)
     return n;
 }
 
+/* The scratch directories of this test program, removed at exit when it passed. */
+static char ks_tmpdirs[128][256];
+static int ks_ntmpdirs;
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void tmpdirs_at_exit(int status, void *arg)
+{
+    (void)arg;
+    const int passed = status == 0 || status == 77;
+    for (int i = 0; i < ks_ntmpdirs; ++i) {
+        if (!passed) {
+            fprintf(stderr, "kept %s (the scratch of a failed test)\n", ks_tmpdirs[i]);
+            continue;
+        }
+        nftw(ks_tmpdirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        char pattern[300]; /* "<dir>.err", "<dir>.out" beside it */
+        snprintf(pattern, sizeof pattern, "%s.*", ks_tmpdirs[i]);
+        glob_t g;
+        if (glob(pattern, 0, NULL, &g) == 0)
+            for (size_t k = 0; k < g.gl_pathc; ++k) nftw(g.gl_pathv[k], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        globfree(&g);
+    }
+}
+
 void ks_test_tmpdir(char *buf, size_t len, const char *tag)
 {
     snprintf(buf, len, "/tmp/ks-%s-XXXXXX", tag);
-    if (!mkdtemp(buf)) buf[0] = '\0';
+    if (!mkdtemp(buf)) {
+        buf[0] = '\0';
+        return;
+    }
+    if (ks_ntmpdirs == 0) on_exit(tmpdirs_at_exit, NULL);
+    if (ks_ntmpdirs < (int)(sizeof ks_tmpdirs / sizeof ks_tmpdirs[0]))
+        snprintf(ks_tmpdirs[ks_ntmpdirs++], sizeof ks_tmpdirs[0], "%s", buf);
 }
 
 int ks_test_have_cuda(void)
@@ -120,6 +170,149 @@ pid_t ks_test_spawn(const char *const *argv, const char *out_path, const char *e
         _exit(127);
     }
     return pid;
+}
+
+void ks_test_start(ks_test_proc *p, const char *const *argv)
+{
+    memset(p, 0, sizeof *p);
+    p->fd[0] = p->fd[1] = -1;
+    int out[2], err[2];
+    if (pipe(out) != 0) fail_msg("pipe: %s", strerror(errno));
+    if (pipe(err) != 0) fail_msg("pipe: %s", strerror(errno));
+    fflush(NULL);
+    p->pid = fork();
+    if (p->pid == 0) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]);
+        close(out[1]);
+        close(err[0]);
+        close(err[1]);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        unsetenv("DISPLAY");
+        unsetenv("WAYLAND_DISPLAY");
+        setenv("KS_BEST_CONFIG", "/nonexistent/ks-best", 1);
+        execv(ks_test_binary(), (char *const *)argv);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    if (p->pid < 0) fail_msg("fork: %s", strerror(errno));
+    p->fd[0] = out[0];
+    p->fd[1] = err[0];
+}
+
+/* Reads what is there (waiting at most timeout_ms for something); 0 when both streams ended. */
+static int proc_read(ks_test_proc *p, int timeout_ms)
+{
+    struct pollfd pf[2];
+    int n = 0, which[2];
+    for (int s = 0; s < 2; ++s) {
+        if (p->fd[s] < 0) continue;
+        pf[n].fd = p->fd[s];
+        pf[n].events = POLLIN;
+        which[n++] = s;
+    }
+    if (n == 0) return 0;
+    if (poll(pf, (nfds_t)n, timeout_ms) <= 0) return 1;
+    for (int i = 0; i < n; ++i) {
+        if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        const int s = which[i];
+        char tmp[4096];
+        const ssize_t got = read(p->fd[s], tmp, sizeof tmp);
+        if (got <= 0) {
+            close(p->fd[s]);
+            p->fd[s] = -1;
+            continue;
+        }
+        size_t take = (size_t)got;
+        if (p->len[s] + take >= sizeof p->text[s]) take = sizeof p->text[s] - 1 - p->len[s];
+        memcpy(p->text[s] + p->len[s], tmp, take);
+        p->len[s] += take;
+        p->text[s][p->len[s]] = '\0';
+    }
+    return 1;
+}
+
+int ks_test_wait_for(ks_test_proc *p, int stream, const char *needle, int timeout_s)
+{
+    const int s = stream == 1 ? 0 : 1;
+    const double t0 = (double)clock_gettime_ms() / 1e3;
+    for (;;) {
+        const char *at = strstr(p->text[s] + p->seen[s], needle);
+        if (at) {
+            p->seen[s] = (size_t)(at - p->text[s]) + strlen(needle);
+            return 1;
+        }
+        if (p->fd[s] < 0) return 0;
+        if ((double)clock_gettime_ms() / 1e3 - t0 > timeout_s) return -1;
+        proc_read(p, 100);
+    }
+}
+
+int ks_test_finish(ks_test_proc *p, int timeout_s)
+{
+    const long long t0 = clock_gettime_ms();
+    while (proc_read(p, 100))
+        if (clock_gettime_ms() - t0 > (long long)timeout_s * 1000) break;
+    for (int s = 0; s < 2; ++s)
+        if (p->fd[s] >= 0) {
+            close(p->fd[s]);
+            p->fd[s] = -1;
+        }
+    const long long left = (long long)timeout_s * 1000 - (clock_gettime_ms() - t0);
+    return ks_test_wait_exit(p->pid, left > 1000 ? (int)(left / 1000) : 1);
+}
+
+int ks_test_wait_handler(pid_t pid, int sig, int timeout_s)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    const long long t0 = clock_gettime_ms();
+    while (clock_gettime_ms() - t0 < (long long)timeout_s * 1000) {
+        FILE *f = fopen(path, "r");
+        if (!f) return 0;
+        char line[256];
+        unsigned long long caught = 0;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "SigCgt: %llx", &caught) == 1) break;
+        fclose(f);
+        if (caught & (1ull << (sig - 1))) return 1;
+        ks_test_sleep_ms(5);
+    }
+    return 0;
+}
+
+double ks_test_cpu_seconds(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1.0;
+    const size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces */
+    if (!p) return -1.0;
+    char state;
+    unsigned long long ut = 0, st = 0;
+    /* fields 3.. after the name: state, then 10 numbers, then utime (14) and stime (15) */
+    if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &ut, &st) != 3) return -1.0;
+    if (state == 'Z') return -1.0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+int ks_test_wait_cpu(pid_t pid, double cpu_s, int timeout_s)
+{
+    const long long t0 = clock_gettime_ms();
+    while (clock_gettime_ms() - t0 < (long long)timeout_s * 1000) {
+        const double used = ks_test_cpu_seconds(pid);
+        if (used < 0.0) return 0;
+        if (used >= cpu_s) return 1;
+        ks_test_sleep_ms(5);
+    }
+    return 0;
 }
 
 void ks_test_sleep_ms(long ms)

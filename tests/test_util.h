@@ -19,7 +19,10 @@ const char *ks_test_binary(void);
 int ks_test_run(const char *const *argv, const char *const *env, ks_run_result *r);
 /* Lines in text (a final line without '\n' counts). */
 int ks_test_count_lines(const char *text);
-/* Fresh empty directory under /tmp; path written into buf. */
+/* Fresh empty directory under /tmp; path written into buf. When the test
+ * program exits 0 (or 77, skipped) the directory and the files beside it named
+ * after it ("<dir>.err") are removed; on a failure they are kept and stderr
+ * says where. */
 void ks_test_tmpdir(char *buf, size_t len, const char *tag);
 /* 1 when a CUDA device is usable from this process. */
 int ks_test_have_cuda(void);
@@ -31,6 +34,35 @@ pid_t ks_test_spawn(const char *const *argv, const char *out_path, const char *e
  * not end within timeout_s seconds (it is then killed). */
 int ks_test_wait_exit(pid_t pid, int timeout_s);
 void ks_test_sleep_ms(long ms);
+
+/* A run started in the background whose stdout and stderr the test reads
+ * through pipes, so that it waits for what the program says (a "stopping"
+ * line, a progress line) instead of sleeping. */
+typedef struct ks_test_proc {
+    pid_t pid;
+    int fd[2];            /* stdout, stderr read ends; -1 once at end of file */
+    char text[2][65536];  /* what each said so far (cut) */
+    size_t len[2];
+    size_t seen[2];       /* ks_test_wait_for looks from here on */
+} ks_test_proc;
+/* Starts it as ks_test_spawn does (no display, no best-config store). */
+void ks_test_start(ks_test_proc *p, const char *const *argv);
+/* Reads until needle appears in stream (1 stdout, 2 stderr) after what an
+ * earlier wait matched: 1, and the next wait looks after it; 0 when the
+ * stream ended first; -1 after timeout_s seconds. */
+int ks_test_wait_for(ks_test_proc *p, int stream, const char *needle, int timeout_s);
+/* Reads both streams to their end, then the exit status as ks_test_wait_exit
+ * (-1 and killed when it did not end within timeout_s seconds). */
+int ks_test_finish(ks_test_proc *p, int timeout_s);
+/* Waits until pid catches sig (its handler is installed: /proc/PID/status):
+ * 1, or 0 after timeout_s seconds. */
+int ks_test_wait_handler(pid_t pid, int sig, int timeout_s);
+/* Waits until pid has used cpu_s seconds of CPU time (all its threads), a
+ * measure of its progress that load does not stretch: 1, or 0 after
+ * timeout_s seconds of wall time or when it ended. */
+int ks_test_wait_cpu(pid_t pid, double cpu_s, int timeout_s);
+/* pid's CPU time so far (utime + stime of all its threads), seconds; -1 when it is gone. */
+double ks_test_cpu_seconds(pid_t pid);
 /* The first 64 KiB of a file as a zero-terminated string (malloc'd), or NULL
  * when it cannot be opened. */
 char *ks_test_read_file(const char *path);

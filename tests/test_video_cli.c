@@ -131,82 +131,82 @@ static void test_record_headless(void **state)
     assert_int_equal(entries_without_tmp(dir), 2);
 }
 
-static pid_t spawn(const char *const *argv, const char *err_path)
+/* Reads progress lines ("kernelscope: frame N ...", --progress) until one
+ * reports at least `frames` frames: the run is that far in, however loaded
+ * the machine is. */
+static void wait_for_frames(ks_test_proc *p, long frames)
 {
-    pid_t pid = ks_test_spawn(argv, NULL, err_path);
-    assert_true(pid > 0);
-    return pid;
-}
-
-static int wait_exit(pid_t pid)
-{
-    const int code = ks_test_wait_exit(pid, 60);
-    if (code < 0) fail_msg("the run did not end within 60 s");
-    return code;
-}
-
-/* Waits until the temporary video of pid exists (the run has started; FFmpeg
- * writes through a 32 KiB buffer, so its size says little). */
-static void wait_for_start(const char *path, pid_t pid)
-{
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)pid);
-    for (int i = 0; i < 1500; ++i) { /* 30 s */
-        struct stat sb;
-        if (stat(tmp, &sb) == 0) return;
-        ks_test_sleep_ms(20);
+    for (;;) {
+        const int got = ks_test_wait_for(p, 2, "kernelscope: frame ", 120);
+        if (got != 1) {
+            kill(p->pid, SIGKILL);
+            fail_msg("no progress line (%s); stderr: %s", got ? "in 120 s" : "it ended", p->text[1]);
+        }
+        long n = 0;
+        if (sscanf(p->text[1] + p->seen[1], "%ld", &n) == 1 && n >= frames) return;
     }
-    kill(pid, SIGKILL);
-    fail_msg("%s did not appear within 30 s", tmp);
+}
+
+static int finish(ks_test_proc *p)
+{
+    const int code = ks_test_finish(p, 120);
+    if (code < 0) fail_msg("the run did not end within 120 s; stderr: %s", p->text[1]);
+    return code;
 }
 
 static void test_record_sigint(void **state)
 {
     (void)state;
-    char dir[256], path[400], err[400];
+    char dir[256], path[400];
     ks_test_tmpdir(dir, sizeof dir, "recsig");
-    snprintf(err, sizeof err, "%s.err", dir);
     const char *const names[] = {"stop.mp4", "stop.mkv"};
+    ks_test_proc *p = malloc(sizeof *p);
+    assert_non_null(p);
     for (int k = 0; k < 2; ++k) {
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
         const char *argv[] = {"kernelscope", "laplace2d", "--backend", ks_backend, "--headless", "--grid", "96",
-                              "--size", "320x200", "--frames", "1000000", "--record", path, NULL};
-        pid_t pid = spawn(argv, err);
-        wait_for_start(path, pid);
-        ks_test_sleep_ms(1500); /* some frames in */
-        kill(pid, SIGINT);
-        const int code = wait_exit(pid);
-        if (code != 130) fail_msg("exit %d after SIGINT", code);
-        probe_info p;
-        if (ffprobe(path, &p) != 0) fail_msg("ffprobe could not read %s after SIGINT", path);
-        assert_string_equal(p.codec, "h264");
-        assert_int_equal(p.width, 320);
-        assert_int_equal(p.height, 200);
-        assert_true(p.frames >= 2);
+                              "--size", "320x200", "--frames", "1000000", "--progress", "--record", path, NULL};
+        ks_test_start(p, argv);
+        wait_for_frames(p, 10); /* some frames in */
+        kill(p->pid, SIGINT);
+        const int code = finish(p);
+        if (code != 130) fail_msg("exit %d after SIGINT; stderr: %s", code, p->text[1]);
+        probe_info pi;
+        if (ffprobe(path, &pi) != 0) fail_msg("ffprobe could not read %s after SIGINT", path);
+        assert_string_equal(pi.codec, "h264");
+        assert_int_equal(pi.width, 320);
+        assert_int_equal(pi.height, 200);
+        assert_true(pi.frames >= 2);
         /* headless: one frame per 1/60 s of video (more when frames were dropped) */
-        const double want = (double)p.frames / 60.0;
-        if (p.duration < want - 0.02)
-            fail_msg("%s: %ld frames but %.3f s", path, p.frames, p.duration);
+        const double want = (double)pi.frames / 60.0;
+        if (pi.duration < want - 0.02)
+            fail_msg("%s: %ld frames but %.3f s", path, pi.frames, pi.duration);
         assert_int_equal(entries_without_tmp(dir), k + 1);
     }
 
-    /* twice: quit at once, the temporary file removed, no video; slow frames (a
-     * 2048^2 field, 400 iterations each: a second or more even on a fast idle
-     * machine) and the signals 20 ms apart, so that the second lands in the
-     * frame the first one interrupted */
+    /* twice: quit at once, the temporary file removed, no video. Slow frames
+     * (a 2048^2 field, 1000 iterations each: a second or more even on a fast
+     * idle machine); the second signal goes once the run has said it is
+     * stopping after the frame in progress, so the two never merge into one */
     snprintf(path, sizeof path, "%s/quit.mp4", dir);
     const char *argv[] = {"kernelscope", "laplace2d", "--backend", "cpu", "--headless", "--grid", "2048",
-                          "--iters", "400", "--size", "320x200", "--frames", "1000000", "--record", path, NULL};
-    pid_t pid = spawn(argv, err);
-    wait_for_start(path, pid);
-    ks_test_sleep_ms(300);
-    kill(pid, SIGINT);
-    ks_test_sleep_ms(20);
-    kill(pid, SIGINT);
-    const int code = wait_exit(pid);
-    if (code != 130) fail_msg("exit %d after two SIGINTs", code);
+                          "--iters", "1000", "--size", "320x200", "--frames", "1000000", "--progress", "--record",
+                          path, NULL};
+    ks_test_start(p, argv);
+    wait_for_frames(p, 1); /* the first frame is done: the signal lands in a later one */
+    kill(p->pid, SIGINT);
+    if (ks_test_wait_for(p, 2, "kernelscope: stopping once this frame", 60) != 1) {
+        kill(p->pid, SIGKILL);
+        fail_msg("no 'stopping' line after SIGINT; stderr: %s", p->text[1]);
+    }
+    kill(p->pid, SIGINT);
+    const int code = finish(p);
+    if (code != 130) fail_msg("exit %d after two SIGINTs; stderr: %s", code, p->text[1]);
+    if (!strstr(p->text[1], "kernelscope: stopped at once"))
+        fail_msg("the second SIGINT did not stop the run at once; stderr: %s", p->text[1]);
     assert_int_not_equal(access(path, F_OK), 0);
     assert_int_equal(entries_without_tmp(dir), 2);
+    free(p);
 }
 
 static void refused(const char *const *args, const char *expect)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/scenes.h"
 #include "app/scenes/laplace/cadence.h"
 #include "app/options.h"
 #include "app/scene.h"
@@ -159,7 +160,7 @@ static void run_scene(const char *const *args, int argc, const ks_scene_api *api
     void *scene = NULL;
     check_ok(api->create(&env, &scene), "create");
     ks_stage_timer *timer = NULL;
-    check_ok(ks_stage_timer_create(0, NULL, &timer), "timer");
+    check_ok(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &timer), "timer");
     int w = 0, h = 0;
     api->max_image_size(scene, &w, &h);
     unsigned char *rgba = malloc((size_t)w * (size_t)h * 4);
@@ -288,7 +289,7 @@ static void test_laplace3d(void **state)
     /* --frames: the last frame computes the residual and the histogram whatever their cadence */
     const char *args[] = {"kernelscope", "laplace3d", "--grid", "24x20x16", "--iters", "3", "--dump-field", npy,
                           "--frames", "5"};
-    run_scene(args, 10, &ks_scene_laplace, 5, &v, &opt);
+    run_scene(args, 10, ks_scene_def_find("laplace3d")->live, 5, &v, &opt);
     check_field_histogram(&v, npy, 24 * 20 * 16);
     assert_string_equal(v.scene, "laplace3d");
     assert_string_equal(need(&v, "grid", "")->text, "24x20x16");
@@ -343,7 +344,7 @@ static void test_laplace_residual_cadence(void **state)
     ks_options opt;
     const char *args[] = {"kernelscope", "laplace3d", "--grid", "12", "--iters", "3", "--residual-every", "2",
                           "--frames", "6"};
-    run_scene(args, 10, &ks_scene_laplace, 6, &v, &opt);
+    run_scene(args, 10, ks_scene_def_find("laplace3d")->live, 6, &v, &opt);
     const ks_vfield *every = need(&v, "residual every", "frames, fixed");
     assert_true(every->value == 2.0);
     assert_true(need(&v, "residual at", "it")->value == 18.0);
@@ -362,7 +363,7 @@ static void test_laplace2d(void **state)
     snprintf(npy, sizeof npy, "%s/ks_view_field2_%d.npy", tmp && *tmp ? tmp : "/tmp", (int)getpid());
     const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "4", "--colormap", "turbo",
                           "--dump-field", npy, "--frames", "3"};
-    run_scene(args, 12, &ks_scene_laplace, 3, &v, &opt);
+    run_scene(args, 12, ks_scene_def_find("laplace3d")->live, 3, &v, &opt);
     check_field_histogram(&v, npy, 40 * 30);
     check_json(&v, "H=v[\"colorbar\"][\"histogram\"]\nassert len(H[\"counts\"])==64 and sum(H[\"counts\"])==1200 and H[\"of\"]==\"whole field, CPU gold\"");
     assert_string_equal(v.scene, "laplace2d");
@@ -384,7 +385,7 @@ static void test_spheres(void **state)
     static ks_view v;
     ks_options opt;
     const char *args[] = {"kernelscope", "spheres", "--spheres", "64", "--size", "96x64", "--seed", "5"};
-    run_scene(args, 8, &ks_scene_spheres, 3, &v, &opt);
+    run_scene(args, 8, ks_scene_def_find("spheres")->live, 3, &v, &opt);
     assert_string_equal(v.scene, "spheres");
     assert_string_equal(v.image_name, "spheres_cpu");
     assert_true(need(&v, "spheres", "")->value == 64.0);
@@ -416,7 +417,7 @@ static void test_matmul_roof(void **state)
     static ks_view v;
     ks_options opt;
     const char *args[] = {"kernelscope", "matmul", "--size", "24x20x16"};
-    run_scene(args, 4, &ks_scene_matmul, 3, &v, &opt);
+    run_scene(args, 4, ks_scene_def_find("matmul")->live, 3, &v, &opt);
     /* 2MNK flops; A, B and C once each */
     const ks_vroof_point *rp = check_roof(&v, "cpu", 2.0 * 24 * 20 * 16, 4.0 * (24 * 16 + 16 * 20 + 24 * 20));
     assert_true(fabs(rp->ms - need(&v, "time", "ms")->value) < 1e-12);
@@ -429,7 +430,7 @@ static void test_histogram_roof(void **state)
     static ks_view v;
     ks_options opt;
     const char *args[] = {"kernelscope", "histogram", "--size", "64K"};
-    run_scene(args, 4, &ks_scene_histogram, 3, &v, &opt);
+    run_scene(args, 4, ks_scene_def_find("histogram")->live, 3, &v, &opt);
     /* bytes read, no flops: the point sits at the far left */
     const ks_vroof_point *rp = check_roof(&v, "cpu", -1.0, -1.0);
     assert_true(rp->flops == 0.0 && rp->bytes <= 65536.0);

@@ -1,4 +1,5 @@
 #include "app/bench/bench_live.h"
+#include "app/bench/bench_live_options.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,13 +8,9 @@
 
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/ks_util.h"
-#include "kernels/laplace/laplace.h"
-#include "kernels/spheres/spheres.h"
-#include "kernels/spheres/spheres_bench.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 #include "render/window.h"
-#include "app/scenes/laplace/bench_laplace.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "app/run_outputs.h"
@@ -30,7 +27,8 @@ enum {
 
 const char *ks_bench_live_solver_stage(const char *scene)
 {
-    return strcmp(scene, "spheres") == 0 ? "render" : "jacobi";
+    const ks_scene_def *d = ks_scene_def_find(scene);
+    return d && d->solver_stage ? d->solver_stage : "jacobi";
 }
 
 double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms)
@@ -129,7 +127,7 @@ char *ks_bench_live_stages_csv(const ks_live_row *rows, int n) { return ks_bench
 
 /* ---- The runs ---- */
 
-typedef struct live_bench {
+struct ks_live_bench {
     const ks_options *opt;
     const ks_device_info *dev;
     int use_cuda;
@@ -140,7 +138,7 @@ typedef struct live_bench {
     int has_window; /* window among the modes */
     ks_live_row *rows;
     int nrows;
-} live_bench;
+};
 
 static const char *mode_name(unsigned m) { return m == KS_LIVE_MODE_WINDOW ? "window" : "headless"; }
 
@@ -151,12 +149,13 @@ static int has_display(void)
 }
 
 /* The modes to run: as given, or headless and (when a window opens) window. */
-static ks_status choose_modes(live_bench *b)
+static ks_status choose_modes(ks_live_bench *b)
 {
     const ks_options *opt = b->opt;
-    if (opt->live.modes_n) {
-        for (int i = 0; i < opt->live.modes_n; ++i) b->modes[b->nmodes++] = opt->live.order[i];
-        if ((opt->live.modes & KS_LIVE_MODE_WINDOW) && !has_display())
+    const ks_live_bench_opts *lo = ks_options_own_const(opt, &ks_bench_live_group);
+    if (lo->modes_n) {
+        for (int i = 0; i < lo->modes_n; ++i) b->modes[b->nmodes++] = lo->order[i];
+        if ((lo->modes & KS_LIVE_MODE_WINDOW) && !has_display())
             return ks_fail(KS_ERR_INVALID, "--modes window: no display (set DISPLAY, or leave window out)");
         return KS_OK;
     }
@@ -178,7 +177,7 @@ static ks_status choose_modes(live_bench *b)
 }
 
 /* A run of the live loop with the options of one scene; its stats in *s. */
-static ks_status run_live(const live_bench *b, const ks_options *run, unsigned mode, ks_live_stats *s)
+static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigned mode, ks_live_stats *s)
 {
     ks_scene_env env;
     memset(&env, 0, sizeof env);
@@ -194,7 +193,7 @@ static ks_status run_live(const live_bench *b, const ks_options *run, unsigned m
      * with an invisible window's context, so that both register the buffer */
     ks_live_display display = KS_LIVE_WINDOW;
     if (mode == KS_LIVE_MODE_HEADLESS) display = b->has_window ? KS_LIVE_HEADLESS_HIDDEN : KS_LIVE_HEADLESS;
-    ks_status st = ks_live_create(&env, ks_scene_def_get(run->scene)->live, display, &live);
+    ks_status st = ks_live_create(&env, run->scene->live, display, &live);
     if (st == KS_OK) st = ks_live_run(live);
     if (st == KS_OK) ks_live_get_stats(live, b->opt->frames, s); /* the warm-up frames left out */
     ks_live_destroy(live);
@@ -203,12 +202,12 @@ static ks_status run_live(const live_bench *b, const ks_options *run, unsigned m
 
 /* Options for one live run of scene: the bench's common ones (size, colours,
  * backend), nothing saved, warm-up plus the timed frames. */
-void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_options *run)
+void ks_bench_live_run_options(const ks_options *opt, const ks_scene_def *scene, ks_options *run)
 {
     *run = *opt;
     run->mode = KS_MODE_LIVE;
     run->scene = scene;
-    run->flags_given = 0;
+    memset(run->flags_given, 0, sizeof run->flags_given);
     run->kernel_count = 0;
     run->block_count = 0;
     run->save_every = 0;
@@ -216,45 +215,44 @@ void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_opti
     run->progress = 0;
     run->size_text = NULL;
     run->frames = KS_LIVE_WARMUP + opt->frames;
-    memset(&run->laplace, 0, sizeof run->laplace);
-    /* --iters K (or auto) as given; none: the scene's default */
-    run->laplace.iters = opt->laplace.iters;
-    run->laplace.iters_set = opt->laplace.iters_set;
-    run->laplace.iters_auto = opt->laplace.iters_auto;
-    memset(&run->spheres, 0, sizeof run->spheres);
 }
 
-static int wanted(const ks_options *opt, const char *name)
+const ks_options *ks_live_bench_options(const ks_live_bench *b) { return b->opt; }
+int ks_live_bench_use_cuda(const ks_live_bench *b) { return b->use_cuda; }
+const ks_device_info *ks_live_bench_device(const ks_live_bench *b) { return b->dev; }
+const ks_best_store *ks_live_bench_best(const ks_live_bench *b) { return b->best; }
+
+int ks_live_bench_wanted(const ks_live_bench *b, const char *name)
 {
+    const ks_options *opt = b->opt;
     if (!opt->kernel_count) return 1;
     for (int k = 0; k < opt->kernel_count; ++k)
         if (strcmp(opt->kernels[k], name) == 0) return 1;
     return 0;
 }
 
-static ks_live_row *new_row(live_bench *b, const char *scene, const char *variant)
+ks_status ks_live_bench_proto(const ks_live_bench *b, const char *scene, const char *variant, ks_live_row *r)
 {
-    if (b->nrows == KS_LIVE_MAX_ROWS) return NULL;
-    ks_live_row *r = &b->rows[b->nrows];
+    if (b->nrows == KS_LIVE_MAX_ROWS) return ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
     memset(r, 0, sizeof *r);
     snprintf(r->device, sizeof r->device, "%s", b->use_cuda ? b->dev->name : "host CPU");
     if (b->use_cuda) snprintf(r->cc, sizeof r->cc, "%d.%d", b->dev->cc_major, b->dev->cc_minor);
     else snprintf(r->cc, sizeof r->cc, "-");
     snprintf(r->scene, sizeof r->scene, "%s", scene);
     snprintf(r->variant, sizeof r->variant, "%s", variant);
-    return r;
+    return KS_OK;
 }
 
 /* Runs the live loop in every mode for a configuration whose bench time is in
  * proto; a row per mode. */
-static ks_status live_modes(live_bench *b, const ks_options *run, const ks_live_row *proto)
+ks_status ks_live_bench_run_modes(ks_live_bench *b, const ks_options *run, const ks_live_row *proto)
 {
     for (int m = 0; m < b->nmodes && !ks_signals_stop_requested(); ++m) {
         ks_live_stats s;
         KS_TRY(run_live(b, run, b->modes[m], &s));
         if (ks_signals_stop_requested()) break; /* a run cut short measures nothing */
-        ks_live_row *r = new_row(b, proto->scene, proto->variant);
-        if (!r) return ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
+        if (b->nrows == KS_LIVE_MAX_ROWS) return ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
+        ks_live_row *r = &b->rows[b->nrows];
         *r = *proto;
         snprintf(r->mode, sizeof r->mode, "%s", mode_name(b->modes[m]));
         ks_bench_live_fill(r, &s);
@@ -267,169 +265,9 @@ static ks_status live_modes(live_bench *b, const ks_options *run, const ks_live_
     return KS_OK;
 }
 
-/* The block for a variant: the best measured on this device and grid, else its own default. */
-static void best_block(const live_bench *b, const char *scene, int variant, const int grid[3], int block[3],
-                       char from[8])
-{
-    const ks_lvariant_info *info = ks_lvariant_get(variant);
-    memcpy(block, info->default_block, 3 * sizeof(int));
-    snprintf(from, 8, "default");
-    if (!b->use_cuda || !b->best) return;
-    const ks_best_entry *e = ks_best_find(b->best, b->dev->name, scene, info->name, grid);
-    if (!e || ks_lvariant_check_shape(variant, e->block) != KS_OK) return;
-    memcpy(block, e->block, 3 * sizeof(int));
-    snprintf(from, 8, "best");
-}
-
-/* The grids of one Laplace scene: --grid items of its rank (N counts for both), or the defaults. */
-static int laplace_grids(const ks_options *opt, int use_cuda, int dims, int out[][3])
-{
-    int n = 0;
-    if (opt->laplace.grid_count) {
-        for (int g = 0; g < opt->laplace.grid_count; ++g) {
-            const int parts = opt->laplace.grid_parts[g];
-            if (parts != 1 && parts != dims) continue;
-            out[n][0] = opt->laplace.grids[g][0];
-            out[n][1] = opt->laplace.grids[g][1];
-            out[n][2] = dims == 3 ? opt->laplace.grids[g][2] : 1;
-            ++n;
-        }
-        return n;
-    }
-    static const int cuda3[] = {512, 1024}, cuda2[] = {1024, 4096, 8192, 16384};
-    static const int cpu3[] = {64}, cpu2[] = {256};
-    const int *sizes = use_cuda ? (dims == 3 ? cuda3 : cuda2) : (dims == 3 ? cpu3 : cpu2);
-    const int count = use_cuda ? (dims == 3 ? 2 : 4) : 1;
-    for (int i = 0; i < count; ++i) {
-        out[n][0] = out[n][1] = sizes[i];
-        out[n][2] = dims == 3 ? sizes[i] : 1;
-        ++n;
-    }
-    return n;
-}
-
-/* A default grid that does not fit is skipped with a line; a grid the user asked for is an error. */
-static int skip_for_memory(const ks_options *opt, ks_status st, const char *scene, const char *grid)
-{
-    if (st != KS_ERR_OUT_OF_MEMORY || opt->laplace.grid_count) return 0;
-    printf("skipping %s %s: %s\n", scene, grid, ks_error_message());
-    ks_error_clear();
-    return 1;
-}
-
-static ks_status bench_laplace_scene(live_bench *b, ks_scene_id id)
-{
-    const ks_options *opt = b->opt;
-    const char *scene = ks_scene_name(id);
-    const int dims = ks_scene_dims(id);
-    int grids[KS_MAX_LIST * 2][3];
-    const int ngrids = laplace_grids(opt, b->use_cuda, dims, grids);
-    for (int gi = 0; gi < ngrids && !ks_signals_stop_requested(); ++gi) {
-        const ks_grid g = {dims, grids[gi][0], grids[gi][1], grids[gi][2]};
-        char grid_text[48];
-        if (dims == 3) snprintf(grid_text, sizeof grid_text, "%dx%dx%d", g.nx, g.ny, g.nz);
-        else snprintf(grid_text, sizeof grid_text, "%dx%d", g.nx, g.ny);
-        for (int id_v = 0; id_v < ks_lvariant_count() && !ks_signals_stop_requested(); ++id_v) {
-            const ks_lvariant_info *info = ks_lvariant_get(id_v);
-            if (info->dims != dims) continue;
-            /* the CPU backend runs the gold routine whatever the kernel: one row */
-            if (b->use_cuda ? !wanted(opt, info->name) : id_v != ks_lvariant_default(dims)) continue;
-            ks_live_row proto;
-            memset(&proto, 0, sizeof proto);
-            ks_live_row *r0 = new_row(b, scene, b->use_cuda ? info->name : "gold");
-            if (!r0) return ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
-            proto = *r0;
-            snprintf(proto.grid, sizeof proto.grid, "%s", grid_text);
-            proto.points = (double)g.nx * g.ny * g.nz;
-            int block[3];
-            best_block(b, scene, id_v, grids[gi], block, proto.block_from);
-            if (b->use_cuda) snprintf(proto.block, sizeof proto.block, "%dx%dx%d", block[0], block[1], block[2]);
-            else snprintf(proto.block, sizeof proto.block, "-");
-
-            ks_status st = ks_bench_laplace_time_one(&g, b->use_cuda, id_v, block, opt->reps, &proto.bench_ms_per_iter);
-            if (skip_for_memory(opt, st, scene, grid_text)) break; /* the next grid */
-            KS_TRY(st);
-            ks_options run;
-            ks_bench_live_run_options(opt, id, &run);
-            run.kernel_count = 1;
-            run.kernels[0] = info->name;
-            if (b->use_cuda) {
-                run.block_count = 1;
-                memcpy(run.blocks[0], block, sizeof run.blocks[0]);
-            }
-            run.laplace.grid_count = 1;
-            memcpy(run.laplace.grids[0], grids[gi], sizeof run.laplace.grids[0]);
-            run.laplace.grid_parts[0] = dims;
-            KS_TRY(ks_options_finish_laplace(&run));
-            ks_options_laplace_backend_defaults(&run, b->use_cuda);
-            st = live_modes(b, &run, &proto);
-            if (skip_for_memory(opt, st, scene, grid_text)) break;
-            KS_TRY(st);
-        }
-    }
-    return KS_OK;
-}
-
-static ks_status bench_spheres_scene(live_bench *b)
-{
-    const ks_options *opt = b->opt;
-    int any = !b->use_cuda;
-    for (int m = 1; m < KS_SPHERES_MEM_NUM; ++m) any |= wanted(opt, ks_spheres_mem_name((ks_spheres_mem)m));
-    if (!any) return KS_OK;
-    ks_options run;
-    ks_bench_live_run_options(opt, KS_SCENE_SPHERES, &run);
-    KS_TRY(ks_options_finish_spheres(&run)); /* the live picture size */
-    ks_spheres_bench_result *res = malloc(sizeof *res);
-    if (!res) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench live: out of host memory");
-    ks_status st = KS_OK;
-    for (int c = 0; c < opt->spheres.count_n && st == KS_OK && !ks_signals_stop_requested(); ++c) {
-        const int count = opt->spheres.counts[c];
-        ks_spheres_bench_desc d;
-        memset(&d, 0, sizeof d);
-        d.use_cuda = b->use_cuda;
-        d.width = run.width;
-        d.height = run.height;
-        d.counts = &count;
-        d.count_n = 1;
-        d.reps = opt->reps;
-        d.seed = opt->seed;
-        d.stop = ks_signals_stop_requested;
-        st = ks_spheres_bench_run(&d, res);
-        for (int col = 0; col < res->col_n && st == KS_OK && res->count_n == 1; ++col) {
-            const ks_spheres_mem mem = (ks_spheres_mem)res->cols[col];
-            const char *name = b->use_cuda ? ks_spheres_mem_name(mem) : "gold";
-            if (b->use_cuda && !wanted(opt, name)) continue;
-            if (!res->cell[0][col].available) {
-                printf("skipping spheres %s at %d spheres: the variant cannot hold them\n", name, count);
-                continue;
-            }
-            ks_live_row *r0 = new_row(b, "spheres", name);
-            if (!r0) {
-                st = ks_fail(KS_ERR_INVALID, "bench live: more than %d rows", KS_LIVE_MAX_ROWS);
-                break;
-            }
-            ks_live_row proto = *r0;
-            snprintf(proto.grid, sizeof proto.grid, "%dx%d/%d", run.width, run.height, count);
-            proto.points = (double)run.width * run.height;
-            int block[3] = {0, 0, 1};
-            ks_spheres_block_default(block);
-            if (b->use_cuda) snprintf(proto.block, sizeof proto.block, "%dx%d", block[0], block[1]);
-            else snprintf(proto.block, sizeof proto.block, "-");
-            snprintf(proto.block_from, sizeof proto.block_from, "default");
-            proto.bench_ms_per_iter = res->cell[0][col].ms;
-            ks_options one = run;
-            one.spheres.count = count;
-            one.spheres.mem = b->use_cuda ? name : NULL;
-            st = live_modes(b, &one, &proto);
-        }
-    }
-    free(res);
-    return st;
-}
-
 /* ---- Charts: one per mode, live / bench per variant against the work per frame ---- */
 
-static ks_status write_chart(const live_bench *b, unsigned mode)
+static ks_status write_chart(const ks_live_bench *b, unsigned mode)
 {
     enum { KS_NS = KS_CHART_MAX_SERIES };
     char names[KS_NS][48];
@@ -489,14 +327,14 @@ static ks_status write_chart(const live_bench *b, unsigned mode)
 static ks_status charts(const void *ctx, const char *dir)
 {
     (void)dir; /* opt->out_dir */
-    const live_bench *b = ctx;
+    const ks_live_bench *b = ctx;
     for (int m = 0; m < b->nmodes; ++m) KS_TRY(write_chart(b, b->modes[m]));
     return KS_OK;
 }
 
 ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best)
 {
-    live_bench b;
+    ks_live_bench b;
     memset(&b, 0, sizeof b);
     b.opt = opt;
     b.dev = dev;
@@ -520,9 +358,10 @@ ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int us
     printf("\n");
     fflush(stdout);
 
-    ks_status st = bench_laplace_scene(&b, KS_SCENE_LAPLACE3D);
-    if (st == KS_OK) st = bench_laplace_scene(&b, KS_SCENE_LAPLACE2D);
-    if (st == KS_OK) st = bench_spheres_scene(&b);
+    /* every scene that takes part, in registry order */
+    ks_status st = KS_OK;
+    for (int i = 0; i < ks_scene_def_count() && st == KS_OK && !ks_signals_stop_requested(); ++i)
+        if (ks_scene_def_at(i)->live_bench) st = ks_scene_def_at(i)->live_bench(ks_scene_def_at(i), &b);
     /* what was measured before a failure or a stop is still written */
     if (b.nrows > 0) {
         const ks_bench_output_desc out = {

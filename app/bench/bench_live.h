@@ -38,16 +38,32 @@ typedef struct ks_live_row {
 
 ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best);
 
-/* The share of a frame that the solver takes: its stages' medians ("jacobi" for
- * the Laplace scenes, "render" for spheres) over frame_ms. One place, so a
- * scene that reports its own share can take over. */
+/* The share of a frame that the solver takes: the median of the scene's solver
+ * stage (its registry row's solver_stage) over frame_ms. */
 double ks_bench_live_solver_share(const char *scene, const ks_live_stats *s, double frame_ms);
-/* The solver stage of a scene's live loop: "render" for spheres, "jacobi" otherwise. */
+/* The solver stage of a scene's live loop, from its registry row ("jacobi" when unknown). */
 const char *ks_bench_live_solver_stage(const char *scene);
+struct ks_scene_def;
 /* Options for one live run of scene from a bench's options: the common ones
- * (size, colours, backend), nothing saved, no scene options; frames: the
+ * (size, colours, backend), nothing saved, no kernel or block; the scenes'
+ * own storage is copied as it is (the scene resets what it sets); frames: the
  * bench's warm-up plus opt->frames (a caller may change it). */
-void ks_bench_live_run_options(const ks_options *opt, ks_scene_id scene, ks_options *run);
+void ks_bench_live_run_options(const ks_options *opt, const struct ks_scene_def *scene, ks_options *run);
+
+/* ---- For the scenes' live_bench hooks (app/scenes.h): a scene adds its runs ---- */
+typedef struct ks_live_bench ks_live_bench;
+const ks_options *ks_live_bench_options(const ks_live_bench *b);
+int ks_live_bench_use_cuda(const ks_live_bench *b);
+const ks_device_info *ks_live_bench_device(const ks_live_bench *b);
+const ks_best_store *ks_live_bench_best(const ks_live_bench *b);
+/* 1 when --kernel names variant, or no --kernel was given. */
+int ks_live_bench_wanted(const ks_live_bench *b, const char *variant);
+/* A row for scene / variant with the device columns filled, to complete and pass to
+ * ks_live_bench_run_modes. */
+ks_status ks_live_bench_proto(const ks_live_bench *b, const char *scene, const char *variant, ks_live_row *proto);
+/* Runs the live loop with options run in every mode; a row per mode from proto
+ * (whose bench_ms_per_iter is the kernel alone). */
+ks_status ks_live_bench_run_modes(ks_live_bench *b, const ks_options *run, const ks_live_row *proto);
 /* Fills the derived columns of r from a finished run's stats. */
 void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s);
 /* The writers (tested on their own); malloc'd text. */

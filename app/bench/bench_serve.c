@@ -18,8 +18,6 @@
 
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/ks_util.h"
-#include "kernels/laplace/laplace.h"
-#include "kernels/spheres/spheres.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 #include "serve/server.h"
@@ -124,18 +122,16 @@ static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
 char *ks_bench_serve_table(const ks_serve_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
 char *ks_bench_serve_csv(const ks_serve_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
 
-/* ---- The scene cases ---- */
+/* ---- The scene cases: each scene builds its own (its serve_case hook) ---- */
 
 typedef struct serve_scene {
-    ks_scene_id scene;
-    char variant[32];  /* kernel or memory variant; "gold" on the CPU backend */
-    int lvariant;      /* Laplace variant id */
-    int grid[3];       /* Laplace grid */
-    int count;         /* spheres */
+    const ks_scene_def *scene;
+    char variant[32];    /* kernel or memory variant; "gold" on the CPU backend */
     const char *keys[2]; /* the latency keys, sent in turn */
+    ks_options run;      /* the scene's live options for the case (ks_serve_bench_add_case) */
 } serve_scene;
 
-typedef struct serve_bench {
+struct ks_serve_bench {
     const ks_options *opt;
     const ks_device_info *dev;
     int use_cuda;
@@ -145,74 +141,56 @@ typedef struct serve_bench {
     int nscenes;
     ks_serve_row rows[KS_SERVE_MAX_ROWS];
     int nrows;
-} serve_bench;
+};
+typedef struct ks_serve_bench serve_bench;
 
-/* The Laplace grid of a scene: the first --grid of its rank (N counts for both), or the default. */
-static void laplace_grid(const ks_options *opt, int use_cuda, int dims, int out[3])
-{
-    for (int g = 0; g < opt->laplace.grid_count; ++g) {
-        const int parts = opt->laplace.grid_parts[g];
-        if (parts != 1 && parts != dims) continue;
-        out[0] = opt->laplace.grids[g][0];
-        out[1] = parts == 1 ? out[0] : opt->laplace.grids[g][1];
-        out[2] = dims == 3 ? (parts == 1 ? out[0] : opt->laplace.grids[g][2]) : 1;
-        return;
-    }
-    const int n = use_cuda ? (dims == 3 ? 512 : 4096) : (dims == 3 ? 64 : 256);
-    out[0] = out[1] = n;
-    out[2] = dims == 3 ? n : 1;
-}
+const ks_options *ks_serve_bench_options(const ks_serve_bench *b) { return b->opt; }
+int ks_serve_bench_use_cuda(const ks_serve_bench *b) { return b->use_cuda; }
+const ks_device_info *ks_serve_bench_device(const ks_serve_bench *b) { return b->dev; }
+const ks_best_store *ks_serve_bench_best(const ks_serve_bench *b) { return b->best; }
 
-static ks_status add_scene(serve_bench *b, ks_scene_id id, const char *variant)
+ks_status ks_serve_bench_add_case(ks_serve_bench *b, const char *variant, const char *key0, const char *key1,
+                                  const ks_options *run)
 {
-    if (b->nscenes == KS_SERVE_MAX_CASES) return ks_fail(KS_ERR_INVALID, "bench serve: at most %d scene cases", KS_SERVE_MAX_CASES);
+    if (b->nscenes == KS_SERVE_MAX_CASES)
+        return ks_fail(KS_ERR_INVALID, "bench serve: at most %d scene cases", KS_SERVE_MAX_CASES);
     serve_scene *c = &b->scenes[b->nscenes++];
     memset(c, 0, sizeof *c);
-    c->scene = id;
+    c->scene = run->scene;
     snprintf(c->variant, sizeof c->variant, "%s", b->use_cuda ? variant : "gold");
-    if (id == KS_SCENE_SPHERES) {
-        const ks_options *opt = b->opt;
-        c->count = opt->spheres.count_n ? opt->spheres.counts[0] : b->use_cuda ? 2048 : 64;
-        c->keys[0] = "minus"; /* half the spheres, then back: a different picture each time */
-        c->keys[1] = "plus";
-        return KS_OK;
-    }
-    const int dims = ks_scene_dims(id);
-    c->lvariant = b->use_cuda ? ks_lvariant_find(dims, variant) : ks_lvariant_default(dims);
-    laplace_grid(b->opt, b->use_cuda, dims, c->grid);
-    c->keys[0] = "c"; /* the next colormap */
+    c->keys[0] = key0;
+    c->keys[1] = key1;
+    c->run = *run;
     return KS_OK;
 }
 
-/* --kernel names pick the cases on the CUDA backend (each to its scene); else the defaults. */
+/* --kernel names pick the cases (each to the first scene that has it); else each
+ * scene's own default cases. */
 static ks_status choose_scenes(serve_bench *b)
 {
     const ks_options *opt = b->opt;
-    if (!b->use_cuda) {
-        KS_TRY(add_scene(b, KS_SCENE_LAPLACE2D, "gold"));
-        return add_scene(b, KS_SCENE_SPHERES, "gold");
+    for (int i = 0; i < ks_scene_def_count() && (!b->use_cuda || !opt->kernel_count); ++i) {
+        const ks_scene_def *d = ks_scene_def_at(i);
+        if (d->serve_case) KS_TRY(d->serve_case(d, b, NULL));
     }
-    if (!opt->kernel_count) {
-        KS_TRY(add_scene(b, KS_SCENE_SPHERES, "binned"));
-        return add_scene(b, KS_SCENE_LAPLACE3D, "regq");
-    }
-    for (int k = 0; k < opt->kernel_count; ++k) {
-        ks_spheres_mem m;
-        const char *name = opt->kernels[k];
-        if (ks_lvariant_find(3, name) >= 0) KS_TRY(add_scene(b, KS_SCENE_LAPLACE3D, name));
-        else if (ks_lvariant_find(2, name) >= 0) KS_TRY(add_scene(b, KS_SCENE_LAPLACE2D, name));
-        else if (ks_spheres_mem_parse(name, &m) == 0) KS_TRY(add_scene(b, KS_SCENE_SPHERES, name));
-        else return ks_fail(KS_ERR_INVALID, "--kernel: unknown kernel '%s'", name); /* the options checked it */
+    for (int k = 0; b->use_cuda && k < opt->kernel_count; ++k) {
+        const ks_scene_def *d = NULL;
+        for (int i = 0; i < ks_scene_def_count() && !d; ++i) {
+            const ks_scene_def *e = ks_scene_def_at(i);
+            if (e->serve_case && e->has_kernel && e->has_kernel(e, opt->kernels[k])) d = e;
+        }
+        if (!d) return ks_fail(KS_ERR_INVALID, "--kernel: unknown kernel '%s'", opt->kernels[k]); /* the options checked it */
+        KS_TRY(d->serve_case(d, b, opt->kernels[k]));
     }
     return KS_OK;
 }
 
-/* The live options of one row. */
+/* The live options of one row: the scene's, served on loopback, headless. */
 static ks_status row_options(const serve_bench *b, const serve_scene *c, ks_case kase, const char *video,
                              ks_options *run)
 {
-    const ks_options *opt = b->opt;
-    ks_bench_live_run_options(opt, c->scene, run);
+    (void)b;
+    *run = c->run;
     run->frames = 0; /* the frame hook ends the run */
     run->headless = 1;
     run->window = 0;
@@ -224,28 +202,6 @@ static ks_status row_options(const serve_bench *b, const serve_scene *c, ks_case
     run->token = NULL;
     run->record = kase == KS_CASE_RECORD ? video : NULL;
     run->fps = 60;
-    if (c->scene == KS_SCENE_SPHERES) {
-        KS_TRY(ks_options_finish_spheres(run));
-        run->spheres.count = c->count;
-        run->spheres.mem = b->use_cuda ? c->variant : NULL;
-        return KS_OK;
-    }
-    const ks_lvariant_info *info = ks_lvariant_get(c->lvariant);
-    run->kernel_count = 1;
-    run->kernels[0] = info->name;
-    if (b->use_cuda) {
-        int block[3];
-        memcpy(block, info->default_block, sizeof block);
-        const ks_best_entry *e = b->best ? ks_best_find(b->best, b->dev->name, ks_scene_name(c->scene), info->name, c->grid) : NULL;
-        if (e && ks_lvariant_check_shape(c->lvariant, e->block) == KS_OK) memcpy(block, e->block, sizeof block);
-        run->block_count = 1;
-        memcpy(run->blocks[0], block, sizeof run->blocks[0]);
-    }
-    run->laplace.grid_count = 1;
-    memcpy(run->laplace.grids[0], c->grid, sizeof run->laplace.grids[0]);
-    run->laplace.grid_parts[0] = ks_scene_dims(c->scene);
-    KS_TRY(ks_options_finish_laplace(run));
-    ks_options_laplace_backend_defaults(run, b->use_cuda);
     return KS_OK;
 }
 
@@ -408,7 +364,7 @@ static ks_serve_row *new_row(serve_bench *b, const serve_scene *c, ks_case kase)
     snprintf(r->device, sizeof r->device, "%s", b->use_cuda ? b->dev->name : "host CPU");
     if (b->use_cuda) snprintf(r->cc, sizeof r->cc, "%d.%d", b->dev->cc_major, b->dev->cc_minor);
     else snprintf(r->cc, sizeof r->cc, "-");
-    snprintf(r->scene, sizeof r->scene, "%s", ks_scene_name(c->scene));
+    snprintf(r->scene, sizeof r->scene, "%s", c->scene->name);
     snprintf(r->variant, sizeof r->variant, "%s", c->variant);
     snprintf(r->kase, sizeof r->kase, "%s", ks_case_names[kase]);
     snprintf(r->encoder, sizeof r->encoder, "-");
@@ -483,11 +439,11 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     *skipped = 0;
     char video[1100] = "";
     if (kase == KS_CASE_RECORD) {
-        const int n = snprintf(video, sizeof video, "%s/bench_serve_%s_%s.mp4", opt->out_dir, ks_scene_name(c->scene),
+        const int n = snprintf(video, sizeof video, "%s/bench_serve_%s_%s.mp4", opt->out_dir, c->scene->name,
                                c->variant);
         if (n < 0 || (size_t)n >= sizeof video) return ks_fail(KS_ERR_IO, "--out path too long");
         if (ks_recorder_check_path(video) != KS_OK) {
-            printf("%s %s record: skipped (%s)\n", ks_scene_name(c->scene), c->variant, ks_error_message());
+            printf("%s %s record: skipped (%s)\n", c->scene->name, c->variant, ks_error_message());
             ks_error_clear();
             *skipped = 1;
             return KS_OK;
@@ -506,12 +462,12 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     serve_run sr;
     memset(&sr, 0, sizeof sr);
     sr.frames = opt->frames;
-    sr.scene = ks_scene_name(c->scene);
+    sr.scene = c->scene->name;
     sr.latency = kase == KS_CASE_JPEG;
     sr.browser = kase == KS_CASE_BROWSER_JPEG || kase == KS_CASE_BROWSER_H264;
     sr.want = kase == KS_CASE_BROWSER_H264 ? KS_FRAME_H264 : KS_FRAME_JPEG;
     ks_live *live = NULL;
-    ks_status st = ks_live_create(&env, ks_scene_def_get(c->scene)->live, 1, &live);
+    ks_status st = ks_live_create(&env, c->scene->live, 1, &live);
     char enc[32] = ""; /* a copy: the name goes with the server */
     if (st == KS_OK) {
         if (kase != KS_CASE_NONE && kase != KS_CASE_RECORD)
@@ -519,7 +475,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
                      ks_live_serve_encoder_of(live, kase == KS_CASE_H264 || kase == KS_CASE_BROWSER_H264));
         if (!enc[0] && (kase == KS_CASE_H264 || kase == KS_CASE_BROWSER_H264)) {
             printf("%s %s %s: skipped (no H.264 encoder: a build without video, or none opened)\n",
-                   ks_scene_name(c->scene), c->variant, ks_case_names[kase]);
+                   c->scene->name, c->variant, ks_case_names[kase]);
             ks_live_destroy(live);
             *skipped = 1;
             return KS_OK;
@@ -547,8 +503,8 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
         if (!mkdtemp(profile)) {
             profile[0] = '\0';
             st = ks_fail(KS_ERR_IO, "browser: cannot make a profile folder under %s", tmp && *tmp ? tmp : "/tmp");
-        } else if ((browser = browser_start(opt->browser, url, profile)) < 0) {
-            st = ks_fail(KS_ERR_IO, "browser: cannot start %s", opt->browser);
+        } else if ((browser = browser_start(ks_bench_serve_browser(opt), url, profile)) < 0) {
+            st = ks_fail(KS_ERR_IO, "browser: cannot start %s", ks_bench_serve_browser(opt));
         }
     }
     if (st == KS_OK) {
@@ -557,13 +513,13 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     }
     browser_stop(browser);
     if (profile[0]) nftw(profile, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    if (st == KS_OK && sr.st != KS_OK) st = ks_fail(sr.st, "%s %s %s: %s", ks_scene_name(c->scene), c->variant,
+    if (st == KS_OK && sr.st != KS_OK) st = ks_fail(sr.st, "%s %s %s: %s", c->scene->name, c->variant,
                                                     ks_case_names[kase], sr.error);
     ks_ws_viewer_stop(sr.viewer); /* before the server goes */
     ks_live_destroy(live);
     KS_TRY(st);
     if (sr.skip[0]) {
-        printf("%s %s %s: skipped (%s)\n", ks_scene_name(c->scene), c->variant, ks_case_names[kase], sr.skip);
+        printf("%s %s %s: skipped (%s)\n", c->scene->name, c->variant, ks_case_names[kase], sr.skip);
         *skipped = 1;
         return KS_OK;
     }
@@ -572,7 +528,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
             *skipped = 1;
             return KS_OK;
         }
-        return ks_fail(KS_ERR_IO, "bench serve: %s %s %s ended before its timed frames", ks_scene_name(c->scene),
+        return ks_fail(KS_ERR_IO, "bench serve: %s %s %s ended before its timed frames", c->scene->name,
                        c->variant, ks_case_names[kase]);
     }
 
@@ -594,11 +550,19 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     if (sr.browser && sr.v1.reports > sr.v0.reports) /* the mean of the page's reports over the timed frames */
         r->viewer_fps = (sr.v1.fps_sum - sr.v0.fps_sum) / (double)(sr.v1.reports - sr.v0.reports);
     ++b->nrows;
+    KS_TRY(ks_bench_serve_check_row(r)); /* the row stays in the table; the bench fails */
     if (sr.latency && sr.lat_n > 0) { /* the hook read the viewer's last counts; none: a stop cut it short */
         r->latency_ms = sr.lat_ms;
         r->latency_samples = sr.lat_n;
     }
     return KS_OK;
+}
+
+ks_status ks_bench_serve_check_row(const ks_serve_row *r)
+{
+    if (r->viewer_fps < 0.0 || r->viewer_fps > 0.0) return KS_OK; /* no viewer, or frames came */
+    return ks_fail(KS_ERR_IO, "bench serve: %s %s %s: the viewer received no frame during the %d timed frames",
+                   r->scene, r->variant, r->kase, r->frames);
 }
 
 /* ---- Chart: loop and viewer fps of each scene across the cases ---- */
@@ -651,7 +615,7 @@ static ks_status charts(const void *b, const char *dir)
 
 static ks_status run_scene(serve_bench *b, const serve_scene *c)
 {
-    const int ncases = b->opt->browser ? KS_CASE_NUM : KS_CASE_BROWSER_JPEG;
+    const int ncases = ks_bench_serve_browser(b->opt) ? KS_CASE_NUM : KS_CASE_BROWSER_JPEG;
     for (int k = 0; k < ncases && !ks_signals_stop_requested(); ++k) {
         int skipped = 0;
         KS_TRY(run_row(b, c, (ks_case)k, &skipped));
@@ -691,7 +655,7 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
     printf("kernelscope bench serve on %s (%s backend): %dx%d, %d timed frames after %d warm-up, server on "
            "127.0.0.1, cases none jpeg h264 record%s\n",
            use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu", opt->width, opt->height, opt->frames,
-           KS_SERVE_WARMUP, opt->browser ? " browser-jpeg browser-h264" : "");
+           KS_SERVE_WARMUP, ks_bench_serve_browser(opt) ? " browser-jpeg browser-h264" : "");
     fflush(stdout);
     for (int i = 0; i < b->nscenes && st == KS_OK && !ks_signals_stop_requested(); ++i) st = run_scene(b, &b->scenes[i]);
     /* what was measured before a failure or a stop is still written */

@@ -35,7 +35,24 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
 /* The writers (tested on their own); malloc'd text. */
 char *ks_bench_serve_table(const ks_serve_row *rows, int n);
 char *ks_bench_serve_csv(const ks_serve_row *rows, int n);
+/* KS_ERR_IO when the row had a viewer (or a browser) that received no frame in its timed frames. */
+ks_status ks_bench_serve_check_row(const ks_serve_row *r);
 /* Sets solver_ratio of every row from the none row of its scene and variant. */
 void ks_bench_serve_ratios(ks_serve_row *rows, int n);
+
+/* bench serve --browser PATH, or NULL. */
+const char *ks_bench_serve_browser(const ks_options *o);
+
+/* ---- For the scenes' serve_case hooks (app/scenes.h) ---- */
+typedef struct ks_serve_bench ks_serve_bench;
+const ks_options *ks_serve_bench_options(const ks_serve_bench *b);
+int ks_serve_bench_use_cuda(const ks_serve_bench *b);
+const ks_device_info *ks_serve_bench_device(const ks_serve_bench *b);
+const ks_best_store *ks_serve_bench_best(const ks_serve_bench *b);
+/* A case: the scene's live options run (from ks_bench_live_run_options, with the
+ * scene's own set), its variant's name and the keys the latency probe sends in
+ * turn (key1 may be NULL). */
+ks_status ks_serve_bench_add_case(ks_serve_bench *b, const char *variant, const char *key0, const char *key1,
+                                  const ks_options *run);
 
 #endif

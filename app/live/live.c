@@ -1,5 +1,6 @@
 #include "kernels/common/ks_util.h"
 #include "app/live/live.h"
+#include "app/scenes.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -58,6 +59,8 @@ struct ks_live {
     double drag_x, drag_y;     /* its last cursor position, framebuffer pixels */
     float view_area[4];        /* the viewport's area in the frame (x, y, w, h; bottom-left) */
     ks_live_rec rec;           /* --record and the E key */
+    char notices[640];         /* set-up notices (font, interop fallback), held until the run starts so
+                                  that an error ending set-up stands alone on stderr */
     int rec_toggle;            /* E pressed: start / stop once the frame is composed */
     ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
     int web_input;             /* this frame took input from a page: publish the state now */
@@ -99,6 +102,23 @@ static ks_status register_ring(ks_live *l)
     return KS_OK;
 }
 
+static void hold_notice(ks_live *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void hold_notice(ks_live *l, const char *fmt, ...)
+{
+    const size_t used = strlen(l->notices);
+    if (used + 16 >= sizeof l->notices) return;
+    char *at = l->notices + used;
+    const size_t cap = sizeof l->notices - used - 1; /* room for the '\n' */
+    int n = snprintf(at, cap, "kernelscope: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(at + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    const size_t end = used + ((size_t)n < cap - 1 ? (size_t)n : cap - 1);
+    l->notices[end] = '\n';
+    l->notices[end + 1] = '\0';
+}
+
 /* How pictures reach GL: CPU: host memory uploaded; CUDA: --interop pbo, copy,
  * or auto (pbo where CUDA can register the GL buffer, copy otherwise). */
 static ks_status open_display_path(ks_live *l, size_t bytes)
@@ -125,7 +145,7 @@ static ks_status open_display_path(ks_live *l, size_t bytes)
             return ks_fail(KS_ERR_INVALID,
                            "--interop pbo: CUDA cannot register the GL buffer (%s); the GL context is not on "
                            "the CUDA device: use --interop copy or auto", why);
-        fprintf(stderr, "kernelscope: CUDA cannot register the GL buffer (%s): using the copy path\n", why);
+        hold_notice(l, "CUDA cannot register the GL buffer (%s): using the copy path", why);
     }
     KS_TRY(ks_copy_ring_create(KS_RENDERER_RING, bytes, &l->copy));
     l->path = KS_INTEROP_COPY;
@@ -167,14 +187,16 @@ ks_status ks_live_create(const ks_scene_env *env, const ks_scene_api *api, ks_li
         l->pic_cap_h = max_h;
         ks_viewport_init(&l->viewport);
     }
-    KS_TRY(ks_renderer_create((size_t)max_w * (size_t)max_h, &l->renderer));
+    const ks_renderer_desc rd = {(size_t)max_w * (size_t)max_h};
+    KS_TRY(ks_renderer_create(&rd, &l->renderer));
     ks_renderer_set_one_to_one(l->renderer, api->zoomable);
     char notice[256];
     KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
-    if (notice[0]) fprintf(stderr, "kernelscope: %s\n", notice);
+    if (notice[0]) hold_notice(l, "%s", notice);
     void *stream = api->stream(l->scene);
     KS_TRY(open_display_path(l, (size_t)max_w * (size_t)max_h * 4));
-    KS_TRY(ks_stage_timer_create(env->use_cuda, stream, &l->timer));
+    const ks_stage_timer_desc td = {env->use_cuda, stream};
+    KS_TRY(ks_stage_timer_create(&td, &l->timer));
     l->stage_frame = ks_stage_timer_stage(l->timer, "frame");
     /* the same names on both CUDA paths (copy: taking the slot, and queueing its copy to the
      * host); the CPU backend has nothing to map, only the upload */
@@ -270,7 +292,7 @@ static ks_status save_picture(ks_live *l, ks_image_format fmt, int what, const c
     else KS_TRY(ks_renderer_read_frame(l->renderer, &rgba, &w, &h));
     char path[1024];
     int n = snprintf(path, sizeof path, "%s/%s_%06lld%s.%s", l->env->opt->out_dir,
-                     ks_scene_name(l->env->opt->scene), l->frame, tag, ks_image_format_ext(fmt));
+                     l->env->opt->scene->name, l->frame, tag, ks_image_format_ext(fmt));
     ks_status st = (n > 0 && (size_t)n < sizeof path)
                        ? ks_image_write(path, fmt, rgba, w, h)
                        : ks_fail(KS_ERR_IO, "output path too long under '%s'", KS_QUOTED(l->env->opt->out_dir));
@@ -359,7 +381,7 @@ static ks_status record_frame(ks_live *l)
         int w, h;
         ks_window_size(l->win, &w, &h);
         l->rec_toggle = 0;
-        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, ks_scene_name(l->env->opt->scene), l->frame, w, h, msg,
+        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, l->env->opt->scene->name, l->frame, w, h, msg,
                            sizeof msg);
         show_message(l, msg);
     }
@@ -665,7 +687,9 @@ static ks_status run_frame(ks_live *l, int *quit)
 ks_status ks_live_run(ks_live *l)
 {
     const ks_options *opt = l->env->opt;
-    const char *scene = ks_scene_name(opt->scene);
+    const char *scene = opt->scene->name;
+    fputs(l->notices, stderr); /* set-up went well: its notices now */
+    l->notices[0] = '\0';
     if (opt->save_every) KS_TRY(ks_timings_csv_init(&l->csv, opt->out_dir, scene));
     ks_progress_init(&l->progress, ks_window_is_headless(l->win) && (opt->progress || isatty(2)));
     ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));

@@ -64,9 +64,13 @@ struct ks_stage_timer {
     int queue_head, queue_len;
 };
 
-extern "C" ks_status ks_stage_timer_create(int use_cuda, void *stream, ks_stage_timer **out)
+extern "C" ks_status ks_stage_timer_create(const ks_stage_timer_desc *desc, ks_stage_timer **out)
 {
+    if (!out) return ks_fail(KS_ERR_INVALID, "stage timer: no output pointer");
     *out = nullptr;
+    if (!desc) return ks_fail(KS_ERR_INVALID, "stage timer: no desc");
+    const int use_cuda = desc->use_cuda;
+    void *stream = desc->stream;
     auto *t = static_cast<ks_stage_timer *>(std::calloc(1, sizeof(ks_stage_timer)));
     if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "stage timer: out of host memory");
 #if !KS_HAVE_CUDA

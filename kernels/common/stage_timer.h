@@ -24,8 +24,13 @@ typedef struct ks_stage_stats {
     long long total;   /* samples ever recorded */
 } ks_stage_stats;
 
-/* use_cuda: events on stream (cudaStream_t as void*); otherwise host clock. */
-ks_status ks_stage_timer_create(int use_cuda, void *stream, ks_stage_timer **out);
+typedef struct ks_stage_timer_desc {
+    int use_cuda; /* 1: CUDA events on stream; 0 (default): the host clock */
+    void *stream; /* cudaStream_t as void*; NULL: the default stream */
+} ks_stage_timer_desc;
+
+/* desc NULL or use_cuda in a build without CUDA: an error. */
+ks_status ks_stage_timer_create(const ks_stage_timer_desc *desc, ks_stage_timer **out);
 void ks_stage_timer_destroy(ks_stage_timer *t);
 /* Stage id for name (created on first use, up to KS_TIMER_MAX_STAGES). */
 int ks_stage_timer_stage(ks_stage_timer *t, const char *name);

@@ -1,4 +1,5 @@
 #include "kernels/common/ks_util.h"
+#include "app/scenes/histogram/histogram_options.h"
 #include "app/scenes/histogram/bench_histogram.h"
 #include "app/run_outputs.h"
 
@@ -197,12 +198,12 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
 {
     const char *dir = opt->out_dir ? opt->out_dir : ".";
     KS_TRY(ks_output_dir_check(dir));
-    const ks_hist_mode mode = opt->histogram.words ? KS_HIST_WORDS : opt->histogram.bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
+    const ks_hist_mode mode = KS_HIST_OPTS(opt)->words ? KS_HIST_WORDS : KS_HIST_OPTS(opt)->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
     unsigned bins_list[KS_MAX_LIST];
     int nbins = 0;
     if (mode == KS_HIST_BYTES) bins_list[nbins++] = 256u;
-    else if (!opt->histogram.bins_n) bins_list[nbins++] = KS_HIST_WORD_BINS_DEFAULT;
-    for (int b = 0; mode != KS_HIST_BYTES && b < opt->histogram.bins_n; ++b) bins_list[nbins++] = (unsigned)opt->histogram.bins_list[b];
+    else if (!KS_HIST_OPTS(opt)->bins_n) bins_list[nbins++] = KS_HIST_WORD_BINS_DEFAULT;
+    for (int b = 0; mode != KS_HIST_BYTES && b < KS_HIST_OPTS(opt)->bins_n; ++b) bins_list[nbins++] = (unsigned)KS_HIST_OPTS(opt)->bins_list[b];
     int variants[KS_HIST_VARIANT_NUM], nv = 0;
     if (opt->kernel_count) {
         for (int k = 0; k < opt->kernel_count; ++k) {
@@ -215,18 +216,18 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     } else {
         for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) variants[nv++] = v;
     }
-    if ((long)nbins * opt->histogram.size_n * KS_HB_INPUTS * (use_cuda ? nv : 1) > KS_HBENCH_MAX_ROWS)
+    if ((long)nbins * KS_HIST_OPTS(opt)->size_n * KS_HB_INPUTS * (use_cuda ? nv : 1) > KS_HBENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench histogram: %d bin counts x %d sizes x %d inputs x %d variants is more "
-                       "than %d rows", nbins, opt->histogram.size_n, KS_HB_INPUTS, use_cuda ? nv : 1, KS_HBENCH_MAX_ROWS);
+                       "than %d rows", nbins, KS_HIST_OPTS(opt)->size_n, KS_HB_INPUTS, use_cuda ? nv : 1, KS_HBENCH_MAX_ROWS);
     const char *device = use_cuda && dev && dev->present ? dev->name : "cpu";
     ks_hbench_row *rows = calloc(KS_HBENCH_MAX_ROWS, sizeof *rows);
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
     int n = 0;
     ks_status st = KS_OK;
     for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
-        for (int si = 0; si < opt->histogram.size_n && st == KS_OK; ++si)
+        for (int si = 0; si < KS_HIST_OPTS(opt)->size_n && st == KS_OK; ++si)
             for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
-                st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, opt->histogram.sizes[si],
+                st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, KS_HIST_OPTS(opt)->sizes[si],
                                mode, bins_list[bi], rows, &n);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
     for (int i = 0; i < n; ++i) {

@@ -14,6 +14,7 @@
 #include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
 #include "render/image_io.h"
+#include "app/scenes/histogram/histogram_options.h"
 #include "app/scene.h"
 
 enum {
@@ -73,15 +74,15 @@ static ks_status restart(hist_scene *s)
 static ks_status setup(hist_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = env->opt;
-    if (opt->histogram.input) {
-        const ks_status st = ks_hist_load_file(opt->histogram.input, &s->data, &s->n);
+    if (KS_HIST_OPTS(opt)->input) {
+        const ks_status st = ks_hist_load_file(KS_HIST_OPTS(opt)->input, &s->data, &s->n);
         if (st != KS_OK) {
             ks_error_prefix("--input");
             return st;
         }
-        s->source = opt->histogram.input;
+        s->source = KS_HIST_OPTS(opt)->input;
     } else {
-        s->n = (size_t)opt->histogram.sizes[0];
+        s->n = (size_t)KS_HIST_OPTS(opt)->sizes[0];
         s->data = malloc(s->n);
         if (!s->data) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no memory for %zu bytes", s->n);
         ks_hist_generate(KS_HIST_IN_TEXT, s->seed, s->data, s->n);
@@ -135,9 +136,9 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->h = opt->height > 0 ? opt->height : 800;
     if (s->w > 16383) s->w = 16383;
     s->seed = opt->seed;
-    s->mode = opt->histogram.words ? KS_HIST_WORDS : opt->histogram.bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
+    s->mode = KS_HIST_OPTS(opt)->words ? KS_HIST_WORDS : KS_HIST_OPTS(opt)->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
     s->bins = s->mode == KS_HIST_BYTES ? 256u
-              : opt->histogram.bins            ? (unsigned)opt->histogram.bins
+              : KS_HIST_OPTS(opt)->bins            ? (unsigned)KS_HIST_OPTS(opt)->bins
                                      : (unsigned)KS_HIST_WORD_BINS_DEFAULT;
     s->dump_path = opt->dump_field;
     ks_status st = setup(s, env);
@@ -344,7 +345,7 @@ static ks_status finish(void *self)
     return st;
 }
 
-const ks_scene_api ks_scene_histogram = {
+const ks_scene_api ks_scene_histogram_api = {
     .name = "histogram",
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub)\n"
             "L: log scale on / off\n"

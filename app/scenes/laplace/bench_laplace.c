@@ -1,4 +1,6 @@
 #include "kernels/common/ks_util.h"
+#include "app/scenes.h"
+#include "app/scenes/laplace/laplace_options.h"
 #include "app/scenes/laplace/bench_laplace.h"
 
 #include <math.h>
@@ -240,10 +242,10 @@ typedef struct bench_plan {
 
 static void plan_defaults(const ks_options *opt, int use_cuda, bench_plan *p)
 {
-    p->dims = ks_scene_dims(opt->scene);
-    if (opt->laplace.grid_count) {
-        p->ngrids = opt->laplace.grid_count;
-        memcpy(p->grids, opt->laplace.grids, sizeof p->grids);
+    p->dims = ks_laplace_dims(opt);
+    if (ks_laplace_opts_get(opt)->grid_count) {
+        p->ngrids = ks_laplace_opts_get(opt)->grid_count;
+        memcpy(p->grids, ks_laplace_opts_get(opt)->grids, sizeof p->grids);
     } else {
         static const int cuda3[] = {256, 512, 1024}, cuda2[] = {4096, 8192, 16384};
         static const int cpu3[] = {64, 128}, cpu2[] = {1024, 2048};
@@ -320,7 +322,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
         ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
         ks_lsolver *s = NULL;
         st = ks_lsolver_create(&g, &s);
-        if (st == KS_ERR_OUT_OF_MEMORY && !opt->laplace.grid_count) {
+        if (st == KS_ERR_OUT_OF_MEMORY && !ks_laplace_opts_get(opt)->grid_count) {
             printf("skipping grid %dx%dx%d: %s\n", g.nx, g.ny, g.nz, ks_error_message());
             continue; /* default sweep: "where memory allows" */
         }
@@ -425,7 +427,7 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
 
     char title[384];
     snprintf(title, sizeof title, "kernelscope bench %s on %s: best block per variant",
-             ks_scene_name(opt->scene), rows[0].device);
+             opt->scene->name, rows[0].device);
     ks_chart_desc d = {.title = title, .x_label = "grid (log scale of points)", .y_label = "T_eff / T_peak",
                        .log_x = 1, .series = series, .series_count = nseries};
     /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
@@ -445,7 +447,7 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     d.x_tick_labels = tick_labels;
     d.x_tick_count = npeak;
     char name[256];
-    snprintf(name, sizeof name, "bench_%s.png", ks_scene_name(opt->scene));
+    snprintf(name, sizeof name, "bench_%s.png", opt->scene->name);
     return ks_bench_chart_write(&d, opt->out_dir, name, NULL, 0);
 }
 
@@ -456,7 +458,7 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
  * measured on the largest grid of the run. */
 static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
 {
-    const int dims = ks_scene_dims(opt->scene);
+    const int dims = ks_laplace_dims(opt);
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     double largest = -1.0;
@@ -474,7 +476,7 @@ static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows,
                           rows[i].ms_per_iter);
     }
     c->peak_gflops = fma_gflops;
-    const ks_status st = ks_roof_chart_write(c, opt->out_dir, ks_scene_name(opt->scene), rows[0].device, NULL, 0);
+    const ks_status st = ks_roof_chart_write(c, opt->out_dir, opt->scene->name, rows[0].device, NULL, 0);
     free(c);
     return st;
 }
@@ -503,7 +505,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     int n = 0;
     ks_status st = KS_OK;
-    printf("kernelscope bench %s on %s (%s backend)\n", ks_scene_name(opt->scene),
+    printf("kernelscope bench %s on %s (%s backend)\n", opt->scene->name,
            use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu");
     double fma_gflops = 0.0; /* the roofline's flat ceiling, measured in this run */
     if (use_cuda) {
@@ -530,7 +532,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     if (st == KS_OK && n > 0) {
         ks_bench_mark_best(rows, n);
         char csv_name[256];
-        snprintf(csv_name, sizeof csv_name, "bench_%s.csv", ks_scene_name(opt->scene));
+        snprintf(csv_name, sizeof csv_name, "bench_%s.csv", opt->scene->name);
         const charts_ctx cc = {opt, rows, n, fma_gflops};
         const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = rows, .n = n, .table = table_text,
                                           .files = {{csv_name, csv_text}}, .charts = charts, .ctx = &cc};
@@ -542,7 +544,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             ks_best_entry e;
             memset(&e, 0, sizeof e);
             snprintf(e.device, sizeof e.device, "%s", rows[i].device);
-            snprintf(e.scene, sizeof e.scene, "%s", ks_scene_name(opt->scene));
+            snprintf(e.scene, sizeof e.scene, "%s", opt->scene->name);
             snprintf(e.variant, sizeof e.variant, "%s", rows[i].variant);
             memcpy(e.grid, rows[i].grid, sizeof e.grid);
             memcpy(e.block, rows[i].block, sizeof e.block);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "kernels/common/cuda_device.h"
+#include "kernels/laplace/laplace.h"
 #include "app/best_config.h"
 #include "app/options.h"
 

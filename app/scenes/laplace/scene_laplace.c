@@ -104,13 +104,13 @@ static ks_status create(const ks_scene_env *env, void **self)
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     *self = s;
     s->env = env;
-    s->grid = ks_options_grid(opt, 0);
-    s->bc = opt->laplace.bc;
+    s->grid = ks_laplace_grid(opt, 0);
+    s->bc = ks_laplace_opts_get(opt)->bc;
     s->use_cuda = env->use_cuda;
-    s->iters = opt->laplace.iters;
-    ks_iters_auto_init(&s->iters_auto, opt->laplace.iters_auto);
-    s->use_graph = s->use_cuda && !opt->laplace.no_graph;
-    ks_cadence_init(&s->res_cad, opt->laplace.residual_every);
+    s->iters = ks_laplace_opts_get(opt)->iters;
+    ks_iters_auto_init(&s->iters_auto, ks_laplace_opts_get(opt)->iters_auto);
+    s->use_graph = s->use_cuda && !ks_laplace_opts_get(opt)->no_graph;
+    ks_cadence_init(&s->res_cad, ks_laplace_opts_get(opt)->residual_every);
     ks_cadence_init(&s->hist_cad, 0);
     s->cmap = opt->colormap;
     s->auto_range = !opt->range_set;
@@ -594,7 +594,7 @@ static void status(void *self, char *buf, size_t cap)
         snprintf(buf, cap, "%lld iterations", s->total_iters);
 }
 
-const ks_scene_api ks_scene_laplace = {
+const ks_scene_api ks_scene_laplace_api = {
     .name = "laplace",
     .help = "Laplace scene\n"
             "  Tab        next kernel variant\n"

@@ -8,6 +8,8 @@
 
 #include "app/scenes/laplace/cadence.h"
 #include "app/scene.h"
+#include "app/scenes.h"
+#include "app/scenes/laplace/laplace_options.h"
 
 enum { KS_HISTORY = KS_VIEW_PLOT };
 

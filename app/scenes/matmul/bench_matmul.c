@@ -1,3 +1,4 @@
+#include "app/scenes/matmul/matmul_options.h"
 #include "app/scenes/matmul/bench_matmul.h"
 
 #include <math.h>
@@ -117,11 +118,11 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     memset(&d, 0, sizeof d);
     d.use_cuda = use_cuda;
     ks_matmul_size sizes[KS_MAX_LIST];
-    for (int q = 0; q < opt->matmul.size_n; ++q)
-        sizes[q] = (ks_matmul_size){opt->matmul.sizes[q][0], opt->matmul.sizes[q][1], opt->matmul.sizes[q][2]};
-    if (opt->matmul.size_n > 0) {
+    for (int q = 0; q < KS_MATMUL_OPTS(opt)->size_n; ++q)
+        sizes[q] = (ks_matmul_size){KS_MATMUL_OPTS(opt)->sizes[q][0], KS_MATMUL_OPTS(opt)->sizes[q][1], KS_MATMUL_OPTS(opt)->sizes[q][2]};
+    if (KS_MATMUL_OPTS(opt)->size_n > 0) {
         d.sizes = sizes;
-        d.size_n = opt->matmul.size_n;
+        d.size_n = KS_MATMUL_OPTS(opt)->size_n;
     }
     for (int k = 0; k < opt->kernel_count; ++k) {
         ks_matmul_variant v;
@@ -129,9 +130,9 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
             return ks_fail(KS_ERR_INVALID, "bench matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[k]));
         d.variants[v] = 1;
     }
-    if (opt->matmul.tile_n > 0) {
-        d.tiles = opt->matmul.tiles;
-        d.tile_n = opt->matmul.tile_n;
+    if (KS_MATMUL_OPTS(opt)->tile_n > 0) {
+        d.tiles = KS_MATMUL_OPTS(opt)->tiles;
+        d.tile_n = KS_MATMUL_OPTS(opt)->tile_n;
     }
     d.reps = opt->reps;
     if (use_cuda && dev && dev->present) d.mem_bytes = (double)dev->free_mem;

@@ -18,6 +18,7 @@
 #include "kernels/common/fma_peak.h"
 #include "kernels/matmul/matmul.h"
 #include "render/image_io.h"
+#include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
 
 enum { KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5 };
@@ -132,9 +133,9 @@ static ks_status create(const ks_scene_env *env, void **self)
     /* defaults, in one place */
     const int side = env->use_cuda ? KS_MATMUL_DEFAULT_SIZE : KS_MM_CPU_DEFAULT;
     s->size = (ks_matmul_size){side, side, side};
-    if (opt->matmul.size_n > 0) s->size = (ks_matmul_size){opt->matmul.sizes[0][0], opt->matmul.sizes[0][1], opt->matmul.sizes[0][2]};
+    if (KS_MATMUL_OPTS(opt)->size_n > 0) s->size = (ks_matmul_size){KS_MATMUL_OPTS(opt)->sizes[0][0], KS_MATMUL_OPTS(opt)->sizes[0][1], KS_MATMUL_OPTS(opt)->sizes[0][2]};
     s->variant = KS_MATMUL_REGTILE;
-    s->tile = opt->matmul.tile_n > 0 ? opt->matmul.tiles[0] : 16;
+    s->tile = KS_MATMUL_OPTS(opt)->tile_n > 0 ? KS_MATMUL_OPTS(opt)->tiles[0] : 16;
     ks_status st = KS_OK;
     if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
         st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
@@ -358,7 +359,7 @@ static ks_status finish(void *self)
     return ks_npy_write_f32(path, s->c, 2, shape);
 }
 
-const ks_scene_api ks_scene_matmul = {
+const ks_scene_api ks_scene_matmul_api = {
     .name = "matmul",
     .help = "Matmul scene\n"
             "  Tab        next variant (naive, tiled, regtile, cublas)\n"

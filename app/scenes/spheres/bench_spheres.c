@@ -1,3 +1,4 @@
+#include "app/scenes/spheres/spheres_options.h"
 #include "app/scenes/spheres/bench_spheres.h"
 
 #include <math.h>
@@ -92,14 +93,14 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         d.width = opt->width;
         d.height = opt->height;
     }
-    if (opt->spheres.count_n > 0) {
-        d.counts = opt->spheres.counts;
-        d.count_n = opt->spheres.count_n;
+    if (KS_SPHERES_OPTS(opt)->count_n > 0) {
+        d.counts = KS_SPHERES_OPTS(opt)->counts;
+        d.count_n = KS_SPHERES_OPTS(opt)->count_n;
     }
-    if (opt->spheres.mem && ks_spheres_mem_parse(opt->spheres.mem, &d.only) != 0) {
+    if (KS_SPHERES_OPTS(opt)->mem && ks_spheres_mem_parse(KS_SPHERES_OPTS(opt)->mem, &d.only) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->spheres.mem), list);
+        return ks_fail(KS_ERR_INVALID, "bench spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(KS_SPHERES_OPTS(opt)->mem), list);
     }
     if (opt->block_count > 0) {
         d.block[0] = opt->blocks[0][0];
@@ -108,8 +109,8 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     d.reps = opt->reps;
     d.seed = opt->seed;
     ks_sphere *scene = NULL;
-    if (opt->spheres.file) { /* read and checked before anything is timed */
-        KS_TRY(ks_spheres_load(opt->spheres.file, &scene, &d.scene_n));
+    if (KS_SPHERES_OPTS(opt)->file) { /* read and checked before anything is timed */
+        KS_TRY(ks_spheres_load(KS_SPHERES_OPTS(opt)->file, &scene, &d.scene_n));
         d.scene = scene;
     }
     d.stop = ks_signals_stop_requested;

@@ -17,6 +17,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/spheres/spheres.h"
+#include "app/scenes/spheres/spheres_options.h"
 #include "app/scene.h"
 
 enum {
@@ -182,15 +183,15 @@ static ks_status create(const ks_scene_env *env, void **self)
         s->block[0] = opt->blocks[0][0];
         s->block[1] = opt->blocks[0][1];
     }
-    const int count = opt->spheres.count > 0 ? opt->spheres.count : KS_SPHERES_DEFAULT_COUNT;
+    const int count = KS_SPHERES_OPTS(opt)->count > 0 ? KS_SPHERES_OPTS(opt)->count : KS_SPHERES_DEFAULT_COUNT;
 
     ks_status st = KS_OK;
     if (s->w < 1 || s->h < 1 || s->w > 16384 || s->h > 16384)
         st = ks_fail(KS_ERR_INVALID, "spheres: --size %dx%d must be 1..16384 a side", s->w, s->h);
-    if (st == KS_OK && opt->spheres.mem && ks_spheres_mem_parse(opt->spheres.mem, &s->mem) != 0) {
+    if (st == KS_OK && KS_SPHERES_OPTS(opt)->mem && ks_spheres_mem_parse(KS_SPHERES_OPTS(opt)->mem, &s->mem) != 0) {
         char list[128];
         ks_spheres_mem_list(list, sizeof list);
-        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(opt->spheres.mem), list);
+        st = ks_fail(KS_ERR_INVALID, "spheres: unknown --mem '%s' (one of: %s)", KS_QUOTED(KS_SPHERES_OPTS(opt)->mem), list);
     }
     if (st == KS_OK) st = ks_spheres_block_check(s->block);
     if (st == KS_OK && !s->use_cuda) { /* the CPU gold draws into a host picture: refuse up front */
@@ -198,12 +199,12 @@ static ks_status create(const ks_scene_env *env, void **self)
         snprintf(what, sizeof what, "spheres: a %dx%d picture", s->w, s->h);
         st = ks_host_memory_check(4.0 * s->w * (double)s->h, what);
     }
-    if (st == KS_OK && opt->spheres.file) {
+    if (st == KS_OK && KS_SPHERES_OPTS(opt)->file) {
         ks_sphere *loaded = NULL;
         int n = 0;
-        st = ks_spheres_load(opt->spheres.file, &loaded, &n);
+        st = ks_spheres_load(KS_SPHERES_OPTS(opt)->file, &loaded, &n);
         if (st == KS_OK) {
-            s->scene_file = opt->spheres.file;
+            s->scene_file = KS_SPHERES_OPTS(opt)->file;
             s->base = loaded;
             s->count = n;
             st = alloc(s, n);
@@ -222,8 +223,8 @@ static ks_status create(const ks_scene_env *env, void **self)
     if (st == KS_OK && s->use_cuda) st = ks_spheres_mem_check(s->mem, s->count);
     if (st == KS_OK && s->use_cuda) st = ks_spheres_gpu_create(&s->gpu);
     if (st == KS_OK && s->gpu) ks_spheres_gpu_track(s->gpu, 1);
-    if (st == KS_OK && !s->use_cuda && opt->spheres.mem)
-        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", opt->spheres.mem);
+    if (st == KS_OK && !s->use_cuda && KS_SPHERES_OPTS(opt)->mem)
+        snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", KS_SPHERES_OPTS(opt)->mem);
     if (st != KS_OK) {
         destroy(s);
         return st;
@@ -473,7 +474,7 @@ static void status(void *self, char *buf, size_t cap)
     snprintf(buf, cap, "%d spheres, %s", s->count, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
 }
 
-const ks_scene_api ks_scene_spheres = {
+const ks_scene_api ks_scene_spheres_api = {
     .name = "spheres",
     .help = "M: next memory variant (global, readonly, constant, shared, binned)\n"
             "+ / -: double / halve the sphere count\n"

@@ -1,0 +1,38 @@
+/* The Laplace scenes' own options (laplace3d and laplace2d share them; bench
+ * live and bench serve borrow --grid and --iters), stored in ks_options
+ * through the option group below. */
+#ifndef KS_LAPLACE_OPTIONS_H
+#define KS_LAPLACE_OPTIONS_H
+
+#include "app/options.h"
+#include "kernels/laplace/laplace.h"
+
+typedef struct ks_laplace_opts {
+    int grid_count;
+    int grids[KS_MAX_LIST][3];   /* nx, ny, nz (nz = 1 in 2D); resolved by the finish */
+    int grid_parts[KS_MAX_LIST]; /* components given: 1 (N), 2 or 3 */
+    ks_bc bc;                    /* default hot-top */
+    int iters;                   /* Jacobi iterations per frame; default: automatic on the CUDA
+                                    backend (starting at 20), 2 on the CPU backend; tblock runs
+                                    the nearest multiple of its time block */
+    int iters_set;               /* --iters given (a count or auto) */
+    int iters_auto;              /* --iters auto (the CUDA default): sized so the solver fills
+                                    at least 97 % of a frame (app/scenes/laplace/iters_auto.h) */
+    int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
+    int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
+} ks_laplace_opts;
+
+struct ks_option_group;
+extern const struct ks_option_group ks_laplace_options;
+
+ks_laplace_opts *ks_laplace_opts_of(ks_options *o);
+const ks_laplace_opts *ks_laplace_opts_get(const ks_options *o);
+/* 3 or 2: the rank of the scene o runs (laplace3d / laplace2d). */
+int ks_laplace_dims(const ks_options *o);
+/* The grid of grids[idx] as a ks_grid for the scene. */
+ks_grid ks_laplace_grid(const ks_options *o, int idx);
+/* The scene's checks and defaults (also run for the options bench live builds). */
+ks_status ks_laplace_finish_options(ks_options *o);
+void ks_laplace_backend_defaults(ks_options *o, int use_cuda);
+
+#endif

@@ -1,0 +1,252 @@
+/* The Laplace scenes' registry rows (laplace3d, laplace2d): their flags, option
+ * checks and defaults, start-up report and the parts bench live and bench
+ * serve ask for. */
+#include "app/scenes/laplace/laplace_options.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/options_parse.h"
+#include "app/scenes.h"
+#include "app/scenes/laplace/bench_laplace.h"
+
+enum {
+    KS_MAX_DIM = 1 << 16, /* points per axis */
+    KS_MAX_ITERS = 1000000,
+};
+
+static const int ks_rank3 = 3, ks_rank2 = 2;
+
+ks_laplace_opts *ks_laplace_opts_of(ks_options *o) { return ks_options_own(o, &ks_laplace_options); }
+const ks_laplace_opts *ks_laplace_opts_get(const ks_options *o)
+{
+    return ks_options_own_const(o, &ks_laplace_options);
+}
+
+int ks_laplace_dims(const ks_options *o)
+{
+    const int *rank = o->scene ? o->scene->data : NULL;
+    return rank && o->scene->options == &ks_laplace_options ? *rank : 3;
+}
+
+ks_grid ks_laplace_grid(const ks_options *o, int idx)
+{
+    const ks_laplace_opts *lp = ks_laplace_opts_get(o);
+    ks_grid g;
+    g.dims = ks_laplace_dims(o);
+    g.nx = lp->grids[idx][0];
+    g.ny = lp->grids[idx][1];
+    g.nz = g.dims == 3 ? lp->grids[idx][2] : 1;
+    return g;
+}
+
+/* ---- Flags ---- */
+
+static ks_status add_grid(void *ctx, const char *name, const char *item)
+{
+    ks_laplace_opts *lp = ctx;
+    if (lp->grid_count == KS_MAX_LIST) return ks_fail(KS_ERR_INVALID, "%s: at most %d grids", name, KS_MAX_LIST);
+    int dims[3];
+    int parts = parse_dims(item, 3, 3, KS_MAX_DIM, dims);
+    if (parts < 0)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a grid size (N or NXxNY[xNZ], each 3..%d points)", name,
+                       quoted(item), KS_MAX_DIM);
+    memcpy(lp->grids[lp->grid_count], dims, sizeof dims);
+    lp->grid_parts[lp->grid_count++] = parts;
+    return KS_OK;
+}
+static ks_status set_grid(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    return for_each_item(own, name, v, add_grid);
+}
+static ks_status set_bc(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_laplace_opts *lp = own;
+    if (ks_bc_parse(v, &lp->bc) != 0)
+        return ks_fail(KS_ERR_INVALID, "%s: unknown boundary preset '%s' (seed, hot-top, sine)", name, quoted(v));
+    return KS_OK;
+}
+static ks_status set_iters(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_laplace_opts *lp = own;
+    lp->iters_set = 1;
+    lp->iters_auto = v && strcmp(v, "auto") == 0;
+    if (lp->iters_auto) {
+        lp->iters = 0; /* the finish picks the starting count */
+        return KS_OK;
+    }
+    return set_count(name, v, 1, KS_MAX_ITERS, &lp->iters);
+}
+static ks_status set_residual_every(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    return set_count(name, v, 1, 100000, &((ks_laplace_opts *)own)->residual_every);
+}
+KS_FLAG_SETS(set_no_graph, ((ks_laplace_opts *)own)->no_graph)
+
+static void kernels3(char *buf, size_t len) { ks_lvariant_list(3, buf, len); }
+static void kernels2(char *buf, size_t len) { ks_lvariant_list(2, buf, len); }
+static void kernels_both(char *buf, size_t len)
+{
+    char k3[256], k2[256];
+    kernels3(k3, sizeof k3);
+    kernels2(k2, sizeof k2);
+    snprintf(buf, len, "3D: %s; 2D: %s", k3, k2);
+}
+static void colormaps(char *buf, size_t len) { ks_colormap_list(buf, len); }
+
+static const ks_flag_row ks_laplace_flags[] = {
+    {"--grid", "N | NXxNY[xNZ]", "grid points (default 256^3 / 1024^2 on CUDA, 64^3 / 256^2 on CPU)",
+     KS_IN_LIVE | KS_IN_BENCH, set_grid},
+    {"--bc", "seed|hot-top|sine", "boundary preset (default hot-top)", KS_IN_LIVE, set_bc},
+    {"--kernel", "NAME", "%s", 0, NULL, NULL, kernels_both},
+    {"--block", "BXxBY[xBZ]", "thread block (default: best measured, else the kernel's own)", 0, NULL},
+    {"--iters", "K|auto",
+     "Jacobi iterations per frame (default auto on CUDA: sized so the solver\nis >= 97 % of a frame, counting what "
+     "the display's GL work\nslows it by; 2 on the CPU backend; tblock runs\nthe nearest multiple of its 4-step time "
+     "block)",
+     KS_IN_LIVE, set_iters},
+    {"--residual-every", "K", "residual every K frames (default: auto, <= 0.25 % of the solver time)", KS_IN_LIVE,
+     set_residual_every},
+    {"--no-graph", NULL, "launch the frame's kernels one by one (default: one CUDA graph)", KS_IN_LIVE, set_no_graph,
+     "the CPU gold routine runs"},
+    {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
+    {"--range", "LO:HI", "fixed colour range (default: auto)", 0, NULL},
+    {"--dump-field", "FILE.npy", "write the final field (float32, shape (NZ,NY,NX) or (NY,NX))", 0, NULL},
+};
+
+const ks_option_group ks_laplace_options = {
+    "Laplace scenes", sizeof(ks_laplace_opts), ks_laplace_flags,
+    (int)(sizeof ks_laplace_flags / sizeof ks_laplace_flags[0]), NULL,
+};
+_Static_assert(sizeof(ks_laplace_opts) <= KS_OPTION_GROUP_BYTES, "fits its option storage");
+
+/* ---- Checks and defaults ---- */
+
+ks_status ks_laplace_finish_options(ks_options *o)
+{
+    ks_laplace_opts *lp = ks_laplace_opts_of(o);
+    const int dims = ks_laplace_dims(o);
+    if (lp->bc == KS_BC_DEFAULT) lp->bc = KS_BC_HOT_TOP;
+    if (o->mode == KS_MODE_LIVE && lp->grid_count > 1)
+        return ks_fail(KS_ERR_INVALID, "--grid: one grid for the live view (lists are for bench)");
+    if (o->mode == KS_MODE_LIVE && (o->kernel_count > 1 || o->block_count > 1))
+        return ks_fail(KS_ERR_INVALID, "--kernel/--block: one value each for the live view");
+    for (int g = 0; g < lp->grid_count; ++g) {
+        int parts = lp->grid_parts[g];
+        if (parts == 1) {
+            lp->grids[g][1] = lp->grids[g][0];
+            lp->grids[g][2] = dims == 3 ? lp->grids[g][0] : 1;
+        } else if (parts != dims) {
+            return ks_fail(KS_ERR_INVALID, "--grid: %s needs %s, got %d sizes", o->scene->name,
+                           dims == 3 ? "N or NXxNYxNZ" : "N or NXxNY", parts);
+        }
+        const double points = (double)lp->grids[g][0] * lp->grids[g][1] * lp->grids[g][2];
+        if (points > 68719476736.0) /* 2^36 points = 256 GiB per field */
+            return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)", lp->grids[g][0],
+                           lp->grids[g][1], lp->grids[g][2], points);
+    }
+    for (int k = 0; k < o->kernel_count; ++k) {
+        if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
+            char names[256];
+            ks_lvariant_list(dims, names, sizeof names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown %s kernel '%s' (%s)", o->scene->name,
+                           quoted(o->kernels[k]), names);
+        }
+        for (int b = 0; b < o->block_count; ++b) { /* a block the named kernel cannot take */
+            if (ks_lvariant_check_shape(ks_lvariant_find(dims, o->kernels[k]), o->blocks[b]) != KS_OK) {
+                ks_error_prefix("--block %dx%dx%d", o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
+                return KS_ERR_INVALID;
+            }
+        }
+    }
+    return KS_OK;
+}
+
+void ks_laplace_backend_defaults(ks_options *o, int use_cuda)
+{
+    const int dims = ks_laplace_dims(o);
+    ks_laplace_opts *lp = ks_laplace_opts_of(o);
+    if (!lp->grid_count && o->mode == KS_MODE_LIVE) {
+        const int n = dims == 3 ? (use_cuda ? 256 : 64) : (use_cuda ? 1024 : 256);
+        lp->grids[0][0] = lp->grids[0][1] = n;
+        lp->grids[0][2] = dims == 3 ? n : 1;
+        lp->grid_parts[0] = 1;
+        lp->grid_count = 1;
+    }
+    /* no --iters: automatic on the CUDA backend, 2 a frame on the (slow) CPU one */
+    if (!lp->iters_set) lp->iters_auto = use_cuda;
+    if (!lp->iters) lp->iters = use_cuda ? 20 : 2;
+}
+
+/* ---- What main, bench live and bench serve ask ---- */
+
+/* The variants whose code differs by GPU generation: the path this binary runs on it. */
+static void report(const ks_device_info *d, void (*line)(const char *text))
+{
+    (void)d;
+    for (int id = 0; id < ks_lvariant_count(); ++id) {
+        const char *path = ks_lvariant_code_path(id);
+        if (!path) continue;
+        char text[256];
+        snprintf(text, sizeof text, "%s: %s", ks_lvariant_get(id)->name, path);
+        line(text);
+    }
+}
+
+static size_t field_bytes(const ks_options *o)
+{
+    const ks_grid g = ks_laplace_grid(o, 0);
+    return ks_grid_bytes(&g);
+}
+
+static int has_kernel(const ks_scene_def *d, const char *name)
+{
+    return ks_lvariant_find(*(const int *)d->data, name) >= 0;
+}
+static void kernel_list(const ks_scene_def *d, char *buf, size_t len)
+{
+    ks_lvariant_list(*(const int *)d->data, buf, len);
+}
+
+/* --grid as bench live and bench serve read it: N is both N^3 and N^2. */
+static ks_status runner_finish(ks_options *o)
+{
+    ks_laplace_opts *lp = ks_laplace_opts_of(o);
+    for (int g = 0; g < lp->grid_count; ++g) {
+        if (lp->grid_parts[g] == 1) lp->grids[g][1] = lp->grids[g][2] = lp->grids[g][0];
+        const double points = (double)lp->grids[g][0] * lp->grids[g][1] * lp->grids[g][2];
+        if (points > 68719476736.0)
+            return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)", lp->grids[g][0],
+                           lp->grids[g][1], lp->grids[g][2], points);
+    }
+    return KS_OK;
+}
+
+static ks_status bench(const ks_bench_env *e)
+{
+    return ks_bench_laplace(e->opt, e->device, e->use_cuda, e->best, e->best_path);
+}
+
+extern const ks_scene_api ks_scene_laplace_api;
+ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
+ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
+
+#define KS_LAPLACE_ROW(rank_, name_, summary_, data_)                                                            \
+    {                                                                                                          \
+        .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
+        .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
+        .size_is_picture = 1, .finish_options = ks_laplace_finish_options,                                     \
+        .backend_defaults = ks_laplace_backend_defaults, .live = &ks_scene_laplace_api, .bench = bench,            \
+        .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
+          .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
+        .kernel_list = kernel_list, .data = data_,                                                             \
+    }
+
+const ks_scene_def ks_scene_laplace3d =
+    KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3);
+const ks_scene_def ks_scene_laplace2d =
+    KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2);

@@ -1,0 +1,145 @@
+/* `kernelscope bench reduce`: every sum and scan variant at each N, checked
+ * against the CPU gold first, then timed back to back (kernels/reduce/
+ * reduce_bench.h says how); a table on stdout, bench_reduce.csv and
+ * bench_reduce.png (T_eff / T_peak per variant) in --out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/run_outputs.h"
+#include "app/scenes.h"
+#include "app/scenes/reduce/reduce_options.h"
+#include "app/signals.h"
+#include "kernels/common/ks_util.h"
+#include "kernels/reduce/reduce_bench.h"
+#include "render/chart.h"
+
+ks_status ks_bench_reduce(const ks_bench_env *env);
+
+static char *table_text(const ks_reduce_bench_result *r)
+{
+    size_t need = 0, used = 0;
+    char *buf = NULL;
+    for (int pass = 0; pass < 2; ++pass) {
+        used = 0;
+        ks_text_measure(buf, need, &used, "%-5s %-14s %12s %10s %10s %10s %7s %7s\n", "op", "variant", "n", "ms",
+                        "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
+        for (int i = 0; i < r->row_n; ++i) {
+            const ks_reduce_bench_row *w = &r->rows[i];
+            ks_text_measure(buf, need, &used, "%-5s %-14s %12lld %10.4f %10.1f %10.1f %7.3f %7.3f\n", w->op,
+                            w->variant, w->n, w->ms, w->t_eff_gbs, w->t_peak_gbs, w->ratio, w->vs_cub);
+        }
+        if (pass == 0) {
+            need = used + 1;
+            buf = malloc(need);
+            if (!buf) return NULL;
+        }
+    }
+    return buf;
+}
+
+/* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (ratio and vs_cub empty: n/a) */
+static char *csv_text(const ks_reduce_bench_result *r)
+{
+    char device[600];
+    ks_csv_quote(r->device, device, sizeof device);
+    size_t need = 0, used = 0;
+    char *buf = NULL;
+    for (int pass = 0; pass < 2; ++pass) {
+        used = 0;
+        ks_text_measure(buf, need, &used, "device,op,variant,n,ms,t_eff_gbs,t_peak_gbs,ratio,vs_cub,cc\n");
+        for (int i = 0; i < r->row_n; ++i) {
+            const ks_reduce_bench_row *w = &r->rows[i];
+            char ratio[32] = "", vs[32] = "";
+            if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.4f", w->ratio);
+            if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.4f", w->vs_cub);
+            ks_text_measure(buf, need, &used, "%s,%s,%s,%lld,%.6f,%.2f,%.2f,%s,%s,%s\n", device, w->op, w->variant,
+                            w->n, w->ms, w->t_eff_gbs, w->t_peak_gbs, ratio, vs, r->cc);
+        }
+        if (pass == 0) {
+            need = used + 1;
+            buf = malloc(need);
+            if (!buf) return NULL;
+        }
+    }
+    return buf;
+}
+
+/* One series per variant: T_eff / T_peak against N (CPU: GB/s). */
+static ks_status write_chart(const ks_reduce_bench_result *r, const char *dir)
+{
+    enum { NS = KS_CHART_MAX_SERIES, NP = KS_REDUCE_BENCH_MAX_SIZES };
+    char names[NS][24];
+    double xs[NS][NP], ys[NS][NP];
+    ks_chart_series series[NS];
+    int ns = 0;
+    for (int i = 0; i < r->row_n; ++i) {
+        const ks_reduce_bench_row *w = &r->rows[i];
+        int k = 0;
+        while (k < ns && strcmp(names[k], w->variant) != 0) ++k;
+        if (k == ns) {
+            if (ns == NS) continue;
+            snprintf(names[k], sizeof names[k], "%s", w->variant);
+            series[k] = (ks_chart_series){names[k], xs[k], ys[k], 0};
+            ++ns;
+        }
+        if (series[k].n == NP) continue;
+        xs[k][series[k].n] = (double)w->n;
+        ys[k][series[k].n++] = r->use_cuda ? w->ratio : w->t_eff_gbs;
+    }
+    if (!ns) return KS_OK;
+    char title[400], path[1024];
+    snprintf(title, sizeof title, "bench reduce on %s: T_eff %s (sum reads 4N bytes, scan 8N)", r->device,
+             r->use_cuda ? "/ T_peak (device copy)" : "GB/s");
+    ks_chart_desc d = {0};
+    d.title = title;
+    d.x_label = "N (floats), log scale";
+    d.y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s";
+    d.log_x = 1;
+    d.series = series;
+    d.series_count = ns;
+    KS_TRY(ks_out_path(path, sizeof path, dir, "bench_reduce.png"));
+    KS_TRY(ks_chart_write_png(&d, path));
+    ks_note_wrote(path);
+    return KS_OK;
+}
+
+ks_status ks_bench_reduce(const ks_bench_env *env)
+{
+    const ks_options *opt = env->opt;
+    const ks_reduce_opts *ro = KS_REDUCE_OPTS(opt);
+    ks_reduce_bench_desc d;
+    memset(&d, 0, sizeof d);
+    d.use_cuda = env->use_cuda;
+    d.sizes = ro->size_n ? ro->sizes : NULL;
+    d.size_n = ro->size_n;
+    for (int k = 0; k < opt->kernel_count; ++k) {
+        ks_reduce_variant v;
+        if (ks_reduce_variant_parse(opt->kernels[k], &v) == 0) d.variants[v] = 1;
+    }
+    d.block = opt->block_count ? opt->blocks[0][0] : 0;
+    d.seed = (unsigned)opt->seed;
+    d.reps = opt->reps > 1 ? (opt->reps < 50 ? opt->reps : 50) : 0;
+    if (env->use_cuda) d.mem_bytes = (double)env->device->free_mem * 0.8;
+    ks_reduce_bench_result *r = calloc(1, sizeof *r);
+    if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
+    printf("kernelscope bench reduce on %s (%s backend)\n", env->use_cuda ? env->device->name : "host CPU",
+           env->use_cuda ? "cuda" : "cpu");
+    fflush(stdout);
+    ks_status st = ks_reduce_bench_run(&d, r);
+    if (st == KS_OK) {
+        printf("checked: %s\n", r->check);
+        if (r->note[0]) printf("%s\n", r->note);
+        if (r->use_cuda)
+            printf("timing: %d spans of back-to-back runs (each >= %.0f ms) after %d warm-up runs; median per run. "
+                   "T_peak: device-to-device copy, read + written bytes: %.1f GB/s\n",
+                   r->reps, r->span_ms, r->warmup, r->t_peak_gbs);
+        char *table = table_text(r);
+        if (table) fputs(table, stdout);
+        free(table);
+        st = ks_write_text_out(opt->out_dir, "bench_reduce.csv", csv_text(r));
+        if (st == KS_OK) st = write_chart(r, opt->out_dir);
+    }
+    free(r);
+    return st;
+}

@@ -1,0 +1,17 @@
+/* The reduce scene's own options, stored in ks_options through its option group. */
+#ifndef KS_REDUCE_OPTIONS_H
+#define KS_REDUCE_OPTIONS_H
+
+#include "app/options.h"
+
+typedef struct ks_reduce_opts {
+    int size_n;                   /* --size N (elements; bench: a list); 0: the default */
+    long long sizes[8];
+    int integer;                  /* --values integer: small integers (the scan is exact) */
+} ks_reduce_opts;
+
+struct ks_option_group;
+extern const struct ks_option_group ks_reduce_options;
+#define KS_REDUCE_OPTS(o) ((const ks_reduce_opts *)ks_options_own_const((o), &ks_reduce_options))
+
+#endif

@@ -1,0 +1,328 @@
+/* The reduce scene: the course's reduction and scan exercise, live. Each frame
+ * the chosen variant sums (or scans) N floats, timed back to back (a short
+ * span of runs between two events, so a 30 us kernel is not lost in launch
+ * overhead), and checked against the CPU gold when it is chosen. The picture:
+ * the input and its partial sums as strips, one per reduction level (sum: the
+ * input, the per-block sums, their sums ... down to the total; scan: the input,
+ * the block-local scans, the block sums, the final scan).
+ * Keys: Tab / shift+Tab next / previous variant, V new input values (seed + 1),
+ * [ / ] halve / double the block (variants that take one). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/scene.h"
+#include "app/scenes/reduce/reduce_options.h"
+#include "kernels/common/ks_util.h"
+#include "kernels/common/timing_window.h"
+#include "kernels/reduce/reduce.h"
+#include "kernels/reduce/reduce_bench.h"
+
+enum { KS_RD_SPAN_MS = 2 /* one timed span of back-to-back runs per frame */ };
+
+typedef struct reduce_scene {
+    const ks_options *opt;
+    int use_cuda;
+    double t_peak_gbs, fma_gflops;
+    int w, h;
+    ks_reduce_desc desc;          /* n, seed, block, input */
+    ks_reduce_variant variant;    /* CPU backend: the op's CPU routine, named "cpu" */
+    ks_reduce_op op;              /* the CPU backend's op (Tab flips it) */
+    ks_reduce_gpu *gpu;
+    float *x;                     /* host input (the gold's) */
+    float *gold_scan;             /* the gold scan of x */
+    double gold_sum, abs_sum;
+    float *levels;                /* host levels (CPU backend, and the check) */
+    ks_reduce_levels lv;
+    unsigned char lut[256][4];
+    ks_timing_window win[KS_REDUCE_NUM + 2]; /* per variant; CPU sum and scan at the end */
+    double last_sum;              /* the last sum computed, or the last scan element */
+    char check[200];              /* the variant's check against the gold */
+    int checked[KS_REDUCE_NUM];
+    ks_roof_log roof;
+    char notice[256];
+} reduce_scene;
+
+static const char *variant_name(const reduce_scene *s)
+{
+    return s->gpu ? ks_reduce_variant_get(s->variant)->name : s->op == KS_REDUCE_OP_SUM ? "cpu_sum" : "cpu_scan";
+}
+
+static ks_reduce_op current_op(const reduce_scene *s)
+{
+    return s->gpu ? ks_reduce_variant_get(s->variant)->op : s->op;
+}
+
+static void rd_destroy(void *self)
+{
+    reduce_scene *s = self;
+    if (!s) return;
+    ks_reduce_gpu_destroy(s->gpu);
+    free(s->x);
+    free(s->gold_scan);
+    free(s->levels);
+    free(s);
+}
+
+/* The input on the host, its gold sum and scan; the device copy refilled. */
+static ks_status new_input(reduce_scene *s)
+{
+    const long long n = s->desc.n;
+    ks_reduce_fill(s->desc.input, s->desc.seed, s->x, n);
+    s->gold_sum = ks_reduce_gold_sum(s->x, n);
+    s->abs_sum = ks_reduce_abs_sum(s->x, n);
+    ks_reduce_gold_scan(s->x, s->gold_scan, n);
+    memset(s->checked, 0, sizeof s->checked);
+    s->check[0] = '\0';
+    return s->gpu ? ks_reduce_gpu_fill(s->gpu, s->desc.input, s->desc.seed) : KS_OK;
+}
+
+/* The running variant against the gold (once per variant and input): the
+ * sum within its stated tolerance, the scan exactly on integer input. */
+static ks_status check_variant(reduce_scene *s)
+{
+    if (!s->gpu || s->checked[s->variant]) return KS_OK;
+    const int exact = s->desc.input == KS_REDUCE_INPUT_INTEGER;
+    ks_status st = ks_reduce_check_variant(s->gpu, s->variant, s->x, s->gold_sum, s->abs_sum, s->gold_scan, exact,
+                                           s->levels);
+    s->checked[s->variant] = 1;
+    if (st != KS_OK) {
+        snprintf(s->check, sizeof s->check, "FAILED: %s", ks_error_message());
+        snprintf(s->notice, sizeof s->notice, "%s", s->check);
+        ks_error_clear();
+        return KS_OK; /* shown, and the picture goes on */
+    }
+    snprintf(s->check, sizeof s->check, "%s the CPU gold", exact ? "equals" : "within tolerance of");
+    return KS_OK;
+}
+
+static ks_status rd_create(const ks_scene_env *env, void **self)
+{
+    *self = NULL;
+    const ks_options *opt = env->opt;
+    const ks_reduce_opts *ro = KS_REDUCE_OPTS(opt);
+    reduce_scene *s = calloc(1, sizeof *s);
+    if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
+    s->opt = opt;
+    s->use_cuda = env->use_cuda;
+    s->t_peak_gbs = env->t_peak_gbs;
+    s->fma_gflops = env->fma_gflops;
+    s->w = opt->width > 0 ? opt->width : 1280;
+    s->h = opt->height > 0 ? opt->height : 800;
+    ks_reduce_desc d = {0};
+    d.n = ro->size_n ? ro->sizes[0] : env->use_cuda ? KS_REDUCE_DEFAULT_N : (1LL << 20);
+    d.seed = (unsigned)(opt->seed ? opt->seed : 1);
+    d.block = opt->block_count ? opt->blocks[0][0] : 0;
+    d.input = ro->integer ? KS_REDUCE_INPUT_INTEGER : KS_REDUCE_INPUT_RANDOM;
+    s->desc = ks_reduce_desc_defaults(&d);
+    ks_status st = ks_reduce_desc_check(&s->desc);
+    s->variant = KS_REDUCE_SUM_SHUFFLE;
+    if (st == KS_OK && opt->kernel_count && ks_reduce_variant_parse(opt->kernels[0], &s->variant) != 0)
+        st = ks_fail(KS_ERR_INVALID, "unknown reduce kernel '%s'", opt->kernels[0]);
+    s->op = ks_reduce_variant_get(s->variant)->op;
+    const long long n = s->desc.n;
+    ks_reduce_levels probe;
+    const long long nlev = st == KS_OK ? ks_reduce_levels_layout(KS_REDUCE_OP_SCAN, n, KS_REDUCE_MIN_BLOCK, &probe) : 0;
+    const long long nlev2 = st == KS_OK ? ks_reduce_levels_layout(KS_REDUCE_OP_SUM, n, KS_REDUCE_MIN_BLOCK, &probe) : 0;
+    if (st == KS_OK) {
+        s->x = malloc((size_t)n * sizeof(float));
+        s->gold_scan = malloc((size_t)n * sizeof(float));
+        /* the levels (any op, any block: the smallest block gives the most) and the check's scratch */
+        const long long need = nlev > nlev2 ? nlev : nlev2;
+        s->levels = malloc((size_t)(need > n ? need : n) * sizeof(float));
+        if (!s->x || !s->gold_scan || !s->levels)
+            st = ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: no host memory for %lld floats", n);
+    }
+    if (st == KS_OK && env->use_cuda) st = ks_reduce_gpu_create(&s->desc, &s->gpu);
+    if (st == KS_OK) st = new_input(s);
+    if (st != KS_OK) {
+        rd_destroy(s);
+        return st;
+    }
+    ks_colormap_table_rgba(opt->colormap, s->lut);
+    *self = s;
+    return KS_OK;
+}
+
+static void *rd_stream(void *self)
+{
+    reduce_scene *s = self;
+    return s->gpu ? ks_reduce_gpu_stream(s->gpu) : NULL;
+}
+
+static void rd_max_image_size(void *self, int *w, int *h)
+{
+    reduce_scene *s = self;
+    *w = s->w;
+    *h = s->h;
+}
+
+static ks_timing_window *window(reduce_scene *s)
+{
+    return &s->win[s->gpu ? (int)s->variant : KS_REDUCE_NUM + (int)s->op];
+}
+
+static ks_status rd_compute(void *self, ks_frame_ctx *ctx)
+{
+    reduce_scene *s = self;
+    if (ctx && !ctx->step) return KS_OK;
+    KS_TRY(check_variant(s));
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "reduce") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    const ks_reduce_op op = current_op(s);
+    const double bytes = op == KS_REDUCE_OP_SUM ? 4.0 * (double)s->desc.n : 8.0 * (double)s->desc.n;
+    if (s->gpu) {
+        ks_reduce_timing t;
+        KS_TRY(ks_reduce_gpu_time(s->gpu, s->variant, KS_RD_SPAN_MS, 1, 3, &t));
+        ks_timing_window_push(window(s), t.median_ms, bytes);
+    } else {
+        const double t0 = ks_now_seconds();
+        if (op == KS_REDUCE_OP_SUM) s->last_sum = ks_reduce_cpu_sum(s->x, s->desc.n);
+        else ks_reduce_cpu_scan(s->x, s->levels, s->desc.n);
+        ks_timing_window_push(window(s), (ks_now_seconds() - t0) * 1e3, bytes);
+        if (op == KS_REDUCE_OP_SCAN) s->last_sum = s->levels[s->desc.n - 1];
+    }
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    return KS_OK;
+}
+
+static ks_status rd_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+{
+    reduce_scene *s = self;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "levels+draw") : -1;
+    if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
+    *w = s->w;
+    *h = s->h;
+    const ks_reduce_op op = current_op(s);
+    if (s->gpu) {
+        KS_TRY(ks_reduce_gpu_levels(s->gpu, op, &s->lv));
+        if (op == KS_REDUCE_OP_SUM) KS_TRY(ks_reduce_gpu_sum_result(s->gpu, &s->last_sum));
+        else {
+            float last = 0.0f;
+            KS_TRY(ks_reduce_gpu_scan_read(s->gpu, s->desc.n - 1, &last));
+            s->last_sum = last;
+        }
+        KS_TRY(ks_reduce_gpu_draw(s->gpu, s->w, s->h, s->lut, -1.0f, 1.0f, rgba));
+    } else {
+        ks_reduce_levels_cpu(op, s->x, s->desc.n, s->desc.block, s->levels, &s->lv);
+        ks_reduce_draw_cpu(&s->lv, s->levels, s->w, s->h, s->lut, -1.0f, 1.0f, rgba);
+    }
+    if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
+    return KS_OK;
+}
+
+static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
+{
+    reduce_scene *s = self;
+    *handled = 1;
+    s->notice[0] = '\0';
+    switch (ev->key) {
+    case KS_KEY_TAB:
+        if (!s->gpu) {
+            s->op = s->op == KS_REDUCE_OP_SUM ? KS_REDUCE_OP_SCAN : KS_REDUCE_OP_SUM;
+            return KS_OK;
+        }
+        s->variant = (ks_reduce_variant)(((int)s->variant + (ev->shift ? KS_REDUCE_NUM - 1 : 1)) % KS_REDUCE_NUM);
+        return KS_OK;
+    case 'V':
+        s->desc.seed += 1;
+        return new_input(s);
+    case KS_KEY_LEFT_BRACKET:
+    case KS_KEY_RIGHT_BRACKET: {
+        const int block = ev->key == KS_KEY_RIGHT_BRACKET ? s->desc.block * 2 : s->desc.block / 2;
+        if (block < KS_REDUCE_MIN_BLOCK || block > KS_REDUCE_MAX_BLOCK)
+            return ks_fail(KS_ERR_UNSUPPORTED, "the block stays in %d..%d threads", KS_REDUCE_MIN_BLOCK,
+                           KS_REDUCE_MAX_BLOCK);
+        ks_reduce_desc d = s->desc;
+        d.block = block;
+        ks_reduce_gpu *g = NULL;
+        if (s->gpu) KS_TRY(ks_reduce_gpu_create(&d, &g)); /* the old context stays on failure */
+        ks_reduce_gpu_destroy(s->gpu);
+        s->gpu = g;
+        s->desc = d;
+        memset(s->win, 0, sizeof s->win);
+        return new_input(s);
+    }
+    default: *handled = 0; return KS_OK;
+    }
+}
+
+static void rd_view(void *self, ks_view *v)
+{
+    reduce_scene *s = self;
+    const ks_reduce_op op = current_op(s);
+    const char *name = variant_name(s);
+    snprintf(v->scene, sizeof v->scene, "reduce");
+    snprintf(v->image_name, sizeof v->image_name, "reduce_%s", name);
+    ks_vcontrol *c = ks_view_control(v, s->gpu ? "kernel" : "op", 0, KS_KEY_TAB);
+    if (c) {
+        for (int i = 0; s->gpu && i < KS_REDUCE_NUM && c->nchoices < KS_VIEW_CHOICES; ++i)
+            snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
+                     ks_reduce_variant_get((ks_reduce_variant)((s->variant + i) % KS_REDUCE_NUM))->name);
+        snprintf(c->value, sizeof c->value, "%s", name);
+    }
+    c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+    if (c) snprintf(c->value, sizeof c->value, "%d", s->desc.block);
+    ks_view_text(v, KS_VGROUP_SCENE, "op", "%s", ks_reduce_op_name(op));
+    ks_view_num(v, KS_VGROUP_SCENE, "N", (double)s->desc.n, "", KS_VFMT_INT);
+    ks_view_text(v, KS_VGROUP_SCENE, "values", "%s (seed %u)",
+                 s->desc.input == KS_REDUCE_INPUT_INTEGER ? "integers" : "random in (-1, 1)", s->desc.seed);
+    ks_view_num(v, KS_VGROUP_SCENE, op == KS_REDUCE_OP_SUM ? "sum" : "last prefix sum", s->last_sum, "", KS_VFMT_G4);
+    ks_view_num(v, KS_VGROUP_SCENE, "gold", s->gold_sum, "", KS_VFMT_G4);
+    if (s->check[0]) ks_view_text(v, KS_VGROUP_SCENE, "check", "%s", s->check);
+    ks_view_num(v, KS_VGROUP_SCENE, "strips", s->lv.count, "", KS_VFMT_INT);
+    if (s->gpu) ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", ks_reduce_variant_get(s->variant)->summary);
+    else ks_view_text(v, KS_VGROUP_KERNEL, "routine", "CPU (OpenMP)");
+    ks_timing_stats t;
+    if (ks_timing_window_stats(window(s), &t)) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "time per run (back to back)", t.median_ms, "ms", KS_VFMT_F4);
+        ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t.median_gbs, "GB/s", KS_VFMT_F1);
+        if (s->t_peak_gbs > 0) {
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t.median_gbs / s->t_peak_gbs, "x", KS_VFMT_F2);
+            ks_view_num(v, KS_VGROUP_KERNEL, "T_peak (copy)", s->t_peak_gbs, "GB/s", KS_VFMT_INT);
+        }
+        const ks_reduce_variant cub = ks_reduce_cub_variant(op);
+        ks_timing_stats tc;
+        if (s->gpu && s->variant != cub && ks_timing_window_stats(&s->win[cub], &tc) && t.median_ms > 0)
+            ks_view_num(v, KS_VGROUP_KERNEL, "vs CUB (x faster)", tc.median_ms / t.median_ms, "x", KS_VFMT_F2);
+        /* Roofline: one add per element (a scan's add too); bytes as T_eff counts them. */
+        ks_roof_log_put(&s->roof, name, (double)s->desc.n, t.median_gbs * t.median_ms * 1e6, t.median_ms);
+    }
+    ks_view_roof(v, &s->roof, name, "one run", s->t_peak_gbs, s->gpu ? s->fma_gflops : 0.0);
+    v->colorbar.on = 1;
+    v->colorbar.cmap = s->opt->colormap;
+    v->colorbar.lo = -1.0;
+    v->colorbar.hi = 1.0;
+    snprintf(v->colorbar.label, sizeof v->colorbar.label, "value / strip max |value|");
+    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+}
+
+static void rd_status(void *self, char *buf, size_t cap)
+{
+    reduce_scene *s = self;
+    snprintf(buf, cap, "%s of %lld values = %.6g", variant_name(s), s->desc.n, s->last_sum);
+}
+
+static ks_status rd_finish(void *self)
+{
+    (void)self;
+    return KS_OK;
+}
+
+const ks_scene_api ks_scene_reduce_api = {
+    .name = "reduce",
+    .help = "Tab / shift+Tab: next / previous variant (CPU backend: sum / scan)\n"
+            "V: new input values (the next seed)\n"
+            "[ / ]: halve / double the block (variants that take one)",
+    .create = rd_create,
+    .destroy = rd_destroy,
+    .stream = rd_stream,
+    .max_image_size = rd_max_image_size,
+    .compute = rd_compute,
+    .draw = rd_draw,
+    .key = rd_key,
+    .view = rd_view,
+    .finish = rd_finish,
+    .status = rd_status,
+};

@@ -1,0 +1,244 @@
+/* Reduce bench measuring (reduce_bench.h). Plain C over the reduce API. */
+#include "reduce_bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/ks_util.h"
+
+ks_status ks_reduce_check_variant(ks_reduce_gpu *g, ks_reduce_variant v, const float *x, double gold_sum,
+                                  double abs_sum, const float *gold_scan, int exact, float *scratch)
+{
+    const ks_reduce_variant_info *info = ks_reduce_variant_get(v);
+    if (!info) return ks_fail(KS_ERR_INVALID, "reduce: unknown variant %d", (int)v);
+    const ks_reduce_desc d = ks_reduce_gpu_desc(g);
+    KS_TRY(ks_reduce_gpu_poison(g));
+    KS_TRY(ks_reduce_gpu_run(g, v));
+    if (info->op == KS_REDUCE_OP_SUM) {
+        double got = 0.0;
+        KS_TRY(ks_reduce_gpu_sum_result(g, &got));
+        if (ks_reduce_sum_check(got, gold_sum, d.n, abs_sum, exact) != 0)
+            return ks_fail(KS_ERR_INVALID, "reduce %s (block %d) wrong at N = %lld: %.9g, want %.9g (tolerance %.3g)",
+                           info->name, d.block, d.n, got, gold_sum,
+                           exact ? 0.0 : ks_reduce_sum_tolerance(d.n, abs_sum));
+        return KS_OK;
+    }
+    KS_TRY(ks_reduce_gpu_scan_download(g, scratch));
+    ks_reduce_mismatch m;
+    if (ks_reduce_scan_mismatch(x, gold_scan, scratch, d.n, exact, &m) >= 0)
+        return ks_fail(KS_ERR_INVALID,
+                       "reduce %s (block %d) wrong at N = %lld: y[%lld] = %.9g, want %.9g (largest error %.3g at %lld)",
+                       info->name, d.block, d.n, m.index, (double)m.got, (double)m.want, m.max_err, m.max_index);
+    return KS_OK;
+}
+
+/* The variants to run: the chosen ones, each op's CUB variant first when any of that op runs. */
+static int ks_rb_variants(const ks_reduce_bench_desc *d, ks_reduce_variant *out)
+{
+    int any = 0, k = 0;
+    for (int v = 0; v < KS_REDUCE_NUM; ++v) any |= d->variants[v];
+    for (int op = 0; op < KS_REDUCE_OP_NUM; ++op) {
+        int used = 0;
+        for (int v = 0; v < KS_REDUCE_NUM; ++v)
+            if (ks_reduce_variant_get((ks_reduce_variant)v)->op == (ks_reduce_op)op && (!any || d->variants[v]))
+                used = 1;
+        if (!used) continue;
+        const ks_reduce_variant cub = ks_reduce_cub_variant((ks_reduce_op)op);
+        out[k++] = cub;
+        for (int v = 0; v < KS_REDUCE_NUM; ++v)
+            if (v != (int)cub && ks_reduce_variant_get((ks_reduce_variant)v)->op == (ks_reduce_op)op &&
+                (!any || d->variants[v]))
+                out[k++] = (ks_reduce_variant)v;
+    }
+    return k;
+}
+
+static void ks_rb_note(ks_reduce_bench_result *r, const char *text)
+{
+    const size_t used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
+}
+
+static void ks_rb_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *variant, long long n, double ms,
+                      double min_ms, int launches, double cub_ms)
+{
+    if (r->row_n >= KS_REDUCE_BENCH_MAX_ROWS) return;
+    ks_reduce_bench_row *w = &r->rows[r->row_n++];
+    memcpy(w->device, r->device, sizeof w->device); /* same sizes, both terminated */
+    memcpy(w->cc, r->cc, sizeof w->cc);
+    snprintf(w->op, sizeof w->op, "%s", ks_reduce_op_name(op));
+    snprintf(w->variant, sizeof w->variant, "%s", variant);
+    w->n = n;
+    w->ms = ms;
+    w->min_ms = min_ms;
+    w->launches = launches;
+    const double bytes = op == KS_REDUCE_OP_SCAN ? 8.0 * (double)n : 4.0 * (double)n;
+    w->t_eff_gbs = ms > 0 ? bytes / (ms * 1e6) : 0.0;
+    w->t_peak_gbs = r->t_peak_gbs;
+    w->ratio = r->t_peak_gbs > 0 ? w->t_eff_gbs / r->t_peak_gbs : -1.0;
+    w->vs_cub = cub_ms > 0 && ms > 0 ? cub_ms / ms : -1.0;
+}
+
+/* Every variant of vs on the context's input against the gold (host copies made here). */
+static ks_status ks_rb_check(ks_reduce_gpu *g, const ks_reduce_variant *vs, int vn)
+{
+    const ks_reduce_desc d = ks_reduce_gpu_desc(g);
+    KS_TRY(ks_host_memory_check(3.0 * 4.0 * (double)d.n, "the reduce bench's gold check"));
+    float *x = malloc((size_t)d.n * 4), *gold = malloc((size_t)d.n * 4), *got = malloc((size_t)d.n * 4);
+    ks_status st = x && gold && got ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
+    if (st == KS_OK) {
+        ks_reduce_fill(d.input, d.seed, x, d.n);
+        ks_reduce_gold_scan(x, gold, d.n);
+        const double sum = ks_reduce_gold_sum(x, d.n), abs_sum = ks_reduce_abs_sum(x, d.n);
+        for (int k = 0; st == KS_OK && k < vn; ++k) st = ks_reduce_check_variant(g, vs[k], x, sum, abs_sum, gold, 0, got);
+    }
+    free(x);
+    free(gold);
+    free(got);
+    return st;
+}
+
+static ks_status ks_rb_cpu(const long long *sizes, int size_n, ks_reduce_bench_result *r)
+{
+    for (int q = 0; q < size_n; ++q) {
+        const long long n = sizes[q];
+        KS_TRY(ks_host_memory_check(2.0 * 4.0 * (double)n, "the reduce bench"));
+        float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
+        double *ms = malloc((size_t)r->reps * sizeof *ms);
+        ks_status st = x && y && ms ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: no host memory for N = %lld", n);
+        if (st == KS_OK) {
+            ks_reduce_fill(KS_REDUCE_INPUT_RANDOM, KS_REDUCE_DEFAULT_SEED, x, n);
+            volatile double sink = 0.0;
+            for (int op = 0; op < KS_REDUCE_OP_NUM; ++op) {
+                for (int k = -r->warmup; k < r->reps; ++k) {
+                    const double t0 = ks_now_seconds();
+                    if (op == KS_REDUCE_OP_SUM) sink += ks_reduce_cpu_sum(x, n);
+                    else ks_reduce_cpu_scan(x, y, n);
+                    if (k >= 0) ms[k] = (ks_now_seconds() - t0) * 1e3;
+                }
+                const double med = ks_median_sort(ms, r->reps); /* sorts: ms[0] is the minimum */
+                ks_rb_row(r, (ks_reduce_op)op, "cpu", n, med, ms[0], 1, -1.0);
+            }
+            (void)sink;
+        }
+        free(x);
+        free(y);
+        free(ms);
+        KS_TRY(st);
+    }
+    return KS_OK;
+}
+
+ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_result *r)
+{
+    memset(r, 0, sizeof *r);
+    /* defaults, in one place */
+    r->use_cuda = d->use_cuda;
+    r->block = d->block > 0 ? d->block : KS_REDUCE_DEFAULT_BLOCK;
+    r->reps = d->reps > 0 ? d->reps : 7;
+    r->warmup = d->warmup > 0 ? d->warmup : 3;
+    r->span_ms = d->span_ms > 0 ? d->span_ms : 20.0;
+    const unsigned seed = d->seed ? d->seed : KS_REDUCE_DEFAULT_SEED;
+    static const long long gpu_default = KS_REDUCE_BENCH_GPU_N, cpu_default = KS_REDUCE_BENCH_CPU_N;
+    const long long *sizes = d->sizes;
+    int size_n = d->size_n;
+    if (!sizes || size_n <= 0) {
+        sizes = d->use_cuda ? &gpu_default : &cpu_default;
+        size_n = 1;
+    }
+    if (size_n > KS_REDUCE_BENCH_MAX_SIZES)
+        return ks_fail(KS_ERR_INVALID, "bench reduce: at most %d sizes", KS_REDUCE_BENCH_MAX_SIZES);
+    for (int q = 0; q < size_n; ++q) {
+        const ks_reduce_desc probe = {sizes[q], seed, r->block, KS_REDUCE_INPUT_RANDOM};
+        KS_TRY(ks_reduce_desc_check(&probe));
+    }
+
+    if (!d->use_cuda) {
+        int threads = 1;
+#ifdef _OPENMP
+        threads = omp_get_max_threads();
+#endif
+        if (r->reps > 5) r->reps = 5;
+        r->warmup = 1;
+        snprintf(r->device, sizeof r->device, "CPU (%d OpenMP thread%s)", threads, threads == 1 ? "" : "s");
+        snprintf(r->cc, sizeof r->cc, "-");
+        snprintf(r->note, sizeof r->note, "cpu backend: the CPU sum and scan only (no GPU variants, CUB or T_peak)");
+        snprintf(r->check, sizeof r->check, "the CPU backend is checked against the gold by the tests");
+        return ks_rb_cpu(sizes, size_n, r);
+    }
+
+    ks_reduce_variant vs[KS_REDUCE_NUM];
+    const int vn = ks_rb_variants(d, vs);
+    if ((long long)size_n * vn > KS_REDUCE_BENCH_MAX_ROWS)
+        return ks_fail(KS_ERR_INVALID, "bench reduce: too many sizes x variants (at most %d rows)",
+                       KS_REDUCE_BENCH_MAX_ROWS);
+    ks_device_info info;
+    KS_TRY(ks_cuda_probe(&info));
+    if (!info.present) return ks_fail(KS_ERR_NO_DEVICE, "bench reduce: no CUDA device");
+    snprintf(r->device, sizeof r->device, "%s", info.name);
+    snprintf(r->cc, sizeof r->cc, "%d.%d", info.cc_major, info.cc_minor);
+    long long biggest = 0;
+    for (int q = 0; q < size_n; ++q)
+        if (sizes[q] > biggest) biggest = sizes[q];
+    /* T_peak over the bench's own footprint (64 MiB .. 1 GiB each way), so caches do not flatter it */
+    double copy_bytes = 4.0 * (double)biggest;
+    if (copy_bytes < 64.0 * 1048576.0) copy_bytes = 64.0 * 1048576.0;
+    if (copy_bytes > 1073741824.0) copy_bytes = 1073741824.0;
+    KS_TRY(ks_cuda_measure_copy_gbs((size_t)copy_bytes, 10, &r->t_peak_gbs));
+    snprintf(r->check, sizeof r->check,
+             "every variant checked against the CPU gold (double) before timing: random non-zero input, outputs "
+             "poisoned with NaN, at N = %lld and at each timed N (host memory permitting); sums within "
+             "eps*(2 sqrt N + log2 N + 2)*sum|x|, scans element by element likewise",
+             KS_REDUCE_BENCH_CHECK_N);
+
+    ks_status st = KS_OK;
+    {   /* the odd size first */
+        const ks_reduce_desc cd = {KS_REDUCE_BENCH_CHECK_N, seed, r->block, KS_REDUCE_INPUT_RANDOM};
+        ks_reduce_gpu *g = NULL;
+        st = ks_reduce_gpu_create(&cd, &g);
+        if (st == KS_OK) st = ks_rb_check(g, vs, vn);
+        ks_reduce_gpu_destroy(g);
+        KS_TRY(st);
+    }
+    for (int q = 0; st == KS_OK && q < size_n; ++q) {
+        const long long n = sizes[q];
+        /* input, output, and about as much again in scratch at most (levels are not made here) */
+        if (d->mem_bytes > 0 && 8.5 * (double)n > 0.9 * d->mem_bytes) {
+            char text[128];
+            snprintf(text, sizeof text, "N = %lld skipped (%.1f GiB does not fit)", n, 8.5 * n / 1073741824.0);
+            ks_rb_note(r, text);
+            continue;
+        }
+        const ks_reduce_desc gd = {n, seed, r->block, KS_REDUCE_INPUT_RANDOM};
+        ks_reduce_gpu *g = NULL;
+        st = ks_reduce_gpu_create(&gd, &g);
+        if (st == KS_OK) {
+            st = ks_rb_check(g, vs, vn);
+            if (st == KS_ERR_OUT_OF_MEMORY) { /* the host cannot hold the gold: the odd size vouched for them */
+                char text[128];
+                snprintf(text, sizeof text, "N = %lld not checked against the gold (host memory)", n);
+                ks_rb_note(r, text);
+                ks_error_clear();
+                st = KS_OK;
+            }
+        }
+        double cub_ms[KS_REDUCE_OP_NUM] = {0.0, 0.0};
+        for (int k = 0; st == KS_OK && k < vn; ++k) {
+            const ks_reduce_variant_info *vi = ks_reduce_variant_get(vs[k]);
+            ks_reduce_timing t;
+            st = ks_reduce_gpu_time(g, vs[k], r->span_ms, r->warmup, r->reps, &t);
+            if (st != KS_OK) break;
+            if (vs[k] == ks_reduce_cub_variant(vi->op)) cub_ms[vi->op] = t.median_ms;
+            ks_rb_row(r, vi->op, vi->name, n, t.median_ms, t.min_ms, t.launches, cub_ms[vi->op]);
+        }
+        ks_reduce_gpu_destroy(g);
+    }
+    return st;
+}
