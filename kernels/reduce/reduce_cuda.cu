@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernels/common/colormap.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/ks_util.h"
 #include "reduce_input.h"
@@ -523,26 +524,6 @@ __global__ void ks_rd_draw_kernel(ks_rd_draw_args a, int w, int h, const uchar4 
 
 /* ---- context ---- */
 
-extern "C" int ks_reduce_gpu_device_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return n;
-}
-
-extern "C" ks_status ks_reduce_gpu_device_name(char *buf, size_t len)
-{
-    int dev = 0;
-    cudaDeviceProp p;
-    KS_CUDA_TRY(cudaGetDevice(&dev));
-    KS_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
-    snprintf(buf, len, "%s", p.name);
-    return KS_OK;
-}
-
 extern "C" void ks_reduce_gpu_destroy(ks_reduce_gpu *g)
 {
     if (!g) return;
@@ -654,7 +635,9 @@ extern "C" ks_status ks_reduce_gpu_create(const ks_reduce_desc *d, ks_reduce_gpu
 {
     *out = NULL;
     KS_TRY(ks_reduce_desc_check(d));
-    if (ks_reduce_gpu_device_count() == 0) return ks_fail(KS_ERR_NO_DEVICE, "reduce: no CUDA device");
+    ks_device_info dev;
+    KS_TRY(ks_cuda_probe(&dev));
+    if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "reduce: no CUDA device");
     ks_reduce_gpu *g = (ks_reduce_gpu *)calloc(1, sizeof *g);
     if (!g) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
     g->d = ks_reduce_desc_defaults(d);
