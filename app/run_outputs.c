@@ -3,14 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-double ks_host_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "kernels/common/ks_util.h"
 
 void ks_note_wrote(const char *path)
 {
@@ -107,13 +101,13 @@ void ks_progress_init(ks_progress *p, int enabled)
 {
     memset(p, 0, sizeof *p);
     p->enabled = enabled;
-    p->started = p->last = ks_host_seconds();
+    p->started = p->last = ks_now_seconds();
 }
 
 void ks_progress_tick(ks_progress *p, long long frame, long long frames_asked, const char *status)
 {
     if (!p->enabled) return;
-    const double t = ks_host_seconds();
+    const double t = ks_now_seconds();
     if (t - p->last < 1.0) return;
     const double fps = (double)(frame - p->last_frame) / (t - p->last);
     char of[32] = "";

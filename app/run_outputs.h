@@ -49,6 +49,4 @@ void ks_progress_tick(ks_progress *p, long long frame, long long frames_asked, c
 void ks_summary_print(const char *scene, long long frames, const char *status,
                       const ks_stage_timer *timer, const char *written);
 
-double ks_host_seconds(void);
-
 #endif

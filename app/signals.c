@@ -8,7 +8,7 @@
 
 static volatile sig_atomic_t ks_stop_signal;
 
-static void ks_on_signal(int sig)
+static void on_signal(int sig)
 {
     if (ks_stop_signal) {
         /* asked twice: leave no temporary file behind, quit now */
@@ -26,7 +26,7 @@ void ks_signals_install(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = ks_on_signal;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     /* no SA_RESTART: the first signal ends a blocking wait (a read from a pipe, a sleep) with EINTR, and the
      * loop looks at the flag; writes to regular files are not interrupted by signals on Linux */

@@ -19,17 +19,17 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
-typedef struct ks_canvas {
+typedef struct canvas {
     unsigned char *px;
     int w, h;
     int clip[4]; /* x0, y0, x1, y1 (exclusive) */
-} ks_canvas;
+} canvas;
 
-typedef struct ks_axis_map {
+typedef struct axis_map {
     double lo, hi; /* in axis units (log10 of the value on a log axis) */
     int log;
     double p0, p1; /* pixel positions of lo and hi */
-} ks_axis_map;
+} axis_map;
 
 static const unsigned char ks_palette[KS_CHART_MAX_SERIES][3] = {
     {31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},  {148, 103, 189}, {140, 86, 75},
@@ -47,7 +47,7 @@ void ks_chart_size(const ks_chart_desc *d, int *width, int *height)
     *height = d->height > 0 ? d->height : 600;
 }
 
-static void ks_blend(ks_canvas *c, int x, int y, const unsigned char rgb[3], double a)
+static void blend(canvas *c, int x, int y, const unsigned char rgb[3], double a)
 {
     if (x < c->clip[0] || y < c->clip[1] || x >= c->clip[2] || y >= c->clip[3] || a <= 0.0) return;
     if (a > 1.0) a = 1.0;
@@ -56,15 +56,15 @@ static void ks_blend(ks_canvas *c, int x, int y, const unsigned char rgb[3], dou
     p[3] = 255;
 }
 
-static void ks_rect(ks_canvas *c, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
+static void rect(canvas *c, int x0, int y0, int x1, int y1, const unsigned char rgb[3])
 {
     for (int y = y0; y < y1; ++y)
-        for (int x = x0; x < x1; ++x) ks_blend(c, x, y, rgb, 1.0);
+        for (int x = x0; x < x1; ++x) blend(c, x, y, rgb, 1.0);
 }
 
 /* Anti-aliased segment of the given width: coverage from the distance of each pixel centre. */
-static void ks_line(ks_canvas *c, double x0, double y0, double x1, double y1, double width,
-                    const unsigned char rgb[3])
+static void line(canvas *c, double x0, double y0, double x1, double y1, double width,
+                 const unsigned char rgb[3])
 {
     const double r = 0.5 * width + 1.0;
     const int bx0 = (int)floor(fmin(x0, x1) - r), bx1 = (int)ceil(fmax(x0, x1) + r);
@@ -77,23 +77,23 @@ static void ks_line(ks_canvas *c, double x0, double y0, double x1, double y1, do
             t = t < 0 ? 0 : (t > 1 ? 1 : t);
             const double ex = px - (x0 + t * dx), ey = py - (y0 + t * dy);
             const double dist = sqrt(ex * ex + ey * ey);
-            ks_blend(c, x, y, rgb, 0.5 * width + 0.5 - dist);
+            blend(c, x, y, rgb, 0.5 * width + 0.5 - dist);
         }
 }
 
-static void ks_disc(ks_canvas *c, double cx, double cy, double radius, const unsigned char rgb[3])
+static void disc(canvas *c, double cx, double cy, double radius, const unsigned char rgb[3])
 {
     for (int y = (int)floor(cy - radius - 1); y <= (int)ceil(cy + radius + 1); ++y)
         for (int x = (int)floor(cx - radius - 1); x <= (int)ceil(cx + radius + 1); ++x) {
             const double d = hypot(x + 0.5 - cx, y + 0.5 - cy);
-            ks_blend(c, x, y, rgb, radius + 0.5 - d);
+            blend(c, x, y, rgb, radius + 0.5 - d);
         }
 }
 
 /* Text at (x, y) = top-left, scale pixels per font unit; vertical: reads bottom to top
  * with (x, y) its bottom-left. Returns the width in pixels. */
-static int ks_text(ks_canvas *c, int x, int y, const char *text, int scale, int vertical,
-                   const unsigned char rgb[3])
+static int draw_text(canvas *c, int x, int y, const char *text, int scale, int vertical,
+                     const unsigned char rgb[3])
 {
     char buf[128];
     /* 16-byte vertices, 4 per quad; static because 96 KiB is too much stack (one thread draws) */
@@ -110,42 +110,42 @@ static int ks_text(ks_canvas *c, int x, int y, const char *text, int scale, int 
             qy1 = fmaxf(qy1, vy);
         }
         if (!vertical)
-            ks_rect(c, x + (int)lroundf(qx0 * scale), y + (int)lroundf(qy0 * scale),
-                    x + (int)lroundf(qx1 * scale), y + (int)lroundf(qy1 * scale), rgb);
+            rect(c, x + (int)lroundf(qx0 * scale), y + (int)lroundf(qy0 * scale),
+                 x + (int)lroundf(qx1 * scale), y + (int)lroundf(qy1 * scale), rgb);
         else /* font x runs up the page, font y runs right */
-            ks_rect(c, x + (int)lroundf(qy0 * scale), y - (int)lroundf(qx1 * scale),
-                    x + (int)lroundf(qy1 * scale), y - (int)lroundf(qx0 * scale), rgb);
+            rect(c, x + (int)lroundf(qy0 * scale), y - (int)lroundf(qx1 * scale),
+                 x + (int)lroundf(qy1 * scale), y - (int)lroundf(qx0 * scale), rgb);
     }
     return stb_easy_font_width(buf) * scale;
 }
 
-static int ks_text_width(const char *text, int scale)
+static int text_width(const char *text, int scale)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
     return stb_easy_font_width(buf) * scale;
 }
 
-static double ks_axis_value(const ks_axis_map *a, double v) { return a->log ? log10(v) : v; }
+static double axis_value(const axis_map *a, double v) { return a->log ? log10(v) : v; }
 
-static double ks_axis_pixel(const ks_axis_map *a, double v)
+static double axis_pixel(const axis_map *a, double v)
 {
-    const double u = ks_axis_value(a, v);
+    const double u = axis_value(a, v);
     return a->p0 + (u - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
 }
 
-static int ks_usable(double v, int log) { return isfinite(v) && (!log || v > 0.0); }
+static int usable(double v, int log) { return isfinite(v) && (!log || v > 0.0); }
 
 /* Range of the data along one axis, padded; a degenerate range is widened. */
-static void ks_axis_range(const ks_chart_desc *d, int is_x, ks_axis_map *a)
+static void axis_range(const ks_chart_desc *d, int is_x, axis_map *a)
 {
     const int log = is_x ? d->log_x : d->log_y;
     double lo = INFINITY, hi = -INFINITY;
     for (int s = 0; s < d->series_count; ++s)
         for (int k = 0; k < d->series[s].n; ++k) {
             const double x = d->series[s].x[k], y = d->series[s].y[k];
-            if (!ks_usable(x, d->log_x) || !ks_usable(y, d->log_y)) continue;
-            const double v = ks_axis_value(&(ks_axis_map){.log = log}, is_x ? x : y);
+            if (!usable(x, d->log_x) || !usable(y, d->log_y)) continue;
+            const double v = axis_value(&(axis_map){.log = log}, is_x ? x : y);
             lo = fmin(lo, v);
             hi = fmax(hi, v);
         }
@@ -164,16 +164,16 @@ static void ks_axis_range(const ks_chart_desc *d, int is_x, ks_axis_map *a)
     a->log = log;
 }
 
-static void ks_format_tick(double v, char *buf, size_t len)
+static void format_tick(double v, char *buf, size_t len)
 {
     if (v != 0.0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3)) snprintf(buf, len, "%.0e", v);
     else snprintf(buf, len, "%g", v);
 }
 
 /* Calls back for each tick: value, major (labelled) or not. */
-typedef void (*ks_tick_fn)(ks_canvas *c, const ks_axis_map *a, double v, int major, void *ctx);
+typedef void (*ks_tick_fn)(canvas *c, const axis_map *a, double v, int major, void *ctx);
 
-static void ks_axis_ticks(ks_canvas *c, const ks_axis_map *a, ks_tick_fn fn, void *ctx)
+static void axis_ticks(canvas *c, const axis_map *a, ks_tick_fn fn, void *ctx)
 {
     if (a->log) {
         const int d0 = (int)floor(a->lo), d1 = (int)ceil(a->hi);
@@ -204,32 +204,32 @@ static void ks_axis_ticks(ks_canvas *c, const ks_axis_map *a, ks_tick_fn fn, voi
         fn(c, a, fabs(v) < 1e-9 * step ? 0.0 : v, 1, ctx);
 }
 
-typedef struct ks_tick_ctx {
+typedef struct tick_ctx {
     int plot[4]; /* x0, y0, x1, y1 */
     int is_x;
     const char *label; /* NULL: the value as a number */
-} ks_tick_ctx;
+} tick_ctx;
 
 static const unsigned char ks_black[3] = {0, 0, 0}, ks_grid_major[3] = {215, 215, 215},
                            ks_grid_minor[3] = {238, 238, 238}, ks_white[3] = {255, 255, 255};
 
-static void ks_draw_tick(ks_canvas *c, const ks_axis_map *a, double v, int major, void *vctx)
+static void draw_tick(canvas *c, const axis_map *a, double v, int major, void *vctx)
 {
-    const ks_tick_ctx *t = vctx;
-    const int p = (int)lround(ks_axis_pixel(a, v));
+    const tick_ctx *t = vctx;
+    const int p = (int)lround(axis_pixel(a, v));
     const unsigned char *grid = major ? ks_grid_major : ks_grid_minor;
     const int len = major ? 7 : 4;
     char label[32];
     if (t->label) snprintf(label, sizeof label, "%s", t->label);
-    else ks_format_tick(v, label, sizeof label);
+    else format_tick(v, label, sizeof label);
     if (t->is_x) {
-        ks_rect(c, p, t->plot[1], p + 1, t->plot[3], grid);
-        ks_rect(c, p, t->plot[3], p + 1, t->plot[3] + len, ks_black);
-        if (major) ks_text(c, p - ks_text_width(label, 2) / 2, t->plot[3] + 10, label, 2, 0, ks_black);
+        rect(c, p, t->plot[1], p + 1, t->plot[3], grid);
+        rect(c, p, t->plot[3], p + 1, t->plot[3] + len, ks_black);
+        if (major) draw_text(c, p - text_width(label, 2) / 2, t->plot[3] + 10, label, 2, 0, ks_black);
     } else {
-        ks_rect(c, t->plot[0], p, t->plot[2], p + 1, grid);
-        ks_rect(c, t->plot[0] - len, p, t->plot[0], p + 1, ks_black);
-        if (major) ks_text(c, t->plot[0] - 10 - ks_text_width(label, 2), p - 6, label, 2, 0, ks_black);
+        rect(c, t->plot[0], p, t->plot[2], p + 1, grid);
+        rect(c, t->plot[0] - len, p, t->plot[0], p + 1, ks_black);
+        if (major) draw_text(c, t->plot[0] - 10 - text_width(label, 2), p - 6, label, 2, 0, ks_black);
     }
 }
 
@@ -240,44 +240,44 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
     if (w < 200 || h < 150) return ks_fail(KS_ERR_INVALID, "chart: %dx%d is too small (at least 200x150)", w, h);
     if (d->series_count < 1 || d->series_count > KS_CHART_MAX_SERIES || !d->series)
         return ks_fail(KS_ERR_INVALID, "chart: %d series (1..%d)", d->series_count, KS_CHART_MAX_SERIES);
-    ks_canvas c = {rgba, w, h, {0, 0, w, h}};
+    canvas c = {rgba, w, h, {0, 0, w, h}};
     memset(rgba, 255, (size_t)w * h * 4);
 
     /* Layout: room for tick labels at the left and bottom, title at the top. */
     const int plot[4] = {100, d->title ? 50 : 24, w - 28, h - (d->x_label ? 72 : 44)};
-    ks_axis_map ax, ay;
-    ks_axis_range(d, 1, &ax);
-    ks_axis_range(d, 0, &ay);
+    axis_map ax, ay;
+    axis_range(d, 1, &ax);
+    axis_range(d, 0, &ay);
     ax.p0 = plot[0];
     ax.p1 = plot[2];
     ay.p0 = plot[3]; /* y grows upwards */
     ay.p1 = plot[1];
 
-    ks_tick_ctx tx = {{plot[0], plot[1], plot[2], plot[3]}, 1, NULL}, ty = tx;
+    tick_ctx tx = {{plot[0], plot[1], plot[2], plot[3]}, 1, NULL}, ty = tx;
     ty.is_x = 0;
     if (d->x_ticks && d->x_tick_labels && d->x_tick_count > 0) {
         for (int k = 0; k < d->x_tick_count; ++k) {
             const double u = ax.log ? (d->x_ticks[k] > 0 ? log10(d->x_ticks[k]) : NAN) : d->x_ticks[k];
             if (!(u >= ax.lo && u <= ax.hi)) continue;
             tx.label = d->x_tick_labels[k];
-            ks_draw_tick(&c, &ax, d->x_ticks[k], 1, &tx);
+            draw_tick(&c, &ax, d->x_ticks[k], 1, &tx);
         }
         tx.label = NULL;
     } else {
-        ks_axis_ticks(&c, &ax, ks_draw_tick, &tx);
+        axis_ticks(&c, &ax, draw_tick, &tx);
     }
-    ks_axis_ticks(&c, &ay, ks_draw_tick, &ty);
+    axis_ticks(&c, &ay, draw_tick, &ty);
     /* frame */
-    ks_rect(&c, plot[0], plot[3], plot[2] + 1, plot[3] + 2, ks_black);
-    ks_rect(&c, plot[0] - 1, plot[1], plot[0] + 1, plot[3] + 2, ks_black);
-    ks_rect(&c, plot[0], plot[1], plot[2] + 1, plot[1] + 1, ks_black);
-    ks_rect(&c, plot[2], plot[1], plot[2] + 1, plot[3], ks_black);
+    rect(&c, plot[0], plot[3], plot[2] + 1, plot[3] + 2, ks_black);
+    rect(&c, plot[0] - 1, plot[1], plot[0] + 1, plot[3] + 2, ks_black);
+    rect(&c, plot[0], plot[1], plot[2] + 1, plot[1] + 1, ks_black);
+    rect(&c, plot[2], plot[1], plot[2] + 1, plot[3], ks_black);
 
-    if (d->title) ks_text(&c, (w - ks_text_width(d->title, 2)) / 2, 16, d->title, 2, 0, ks_black);
+    if (d->title) draw_text(&c, (w - text_width(d->title, 2)) / 2, 16, d->title, 2, 0, ks_black);
     if (d->x_label)
-        ks_text(&c, (plot[0] + plot[2] - ks_text_width(d->x_label, 2)) / 2, h - 32, d->x_label, 2, 0, ks_black);
+        draw_text(&c, (plot[0] + plot[2] - text_width(d->x_label, 2)) / 2, h - 32, d->x_label, 2, 0, ks_black);
     if (d->y_label)
-        ks_text(&c, 14, (plot[1] + plot[3] + ks_text_width(d->y_label, 2)) / 2, d->y_label, 2, 1, ks_black);
+        draw_text(&c, 14, (plot[1] + plot[3] + text_width(d->y_label, 2)) / 2, d->y_label, 2, 1, ks_black);
 
     /* series, clipped to the plot */
     c.clip[0] = plot[0];
@@ -291,13 +291,13 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
         int have_prev = 0;
         double qx = 0, qy = 0;
         for (int k = 0; k < se->n; ++k) {
-            if (!ks_usable(se->x[k], d->log_x) || !ks_usable(se->y[k], d->log_y)) {
+            if (!usable(se->x[k], d->log_x) || !usable(se->y[k], d->log_y)) {
                 have_prev = 0;
                 continue;
             }
-            const double px = ks_axis_pixel(&ax, se->x[k]), py = ks_axis_pixel(&ay, se->y[k]);
-            if (have_prev) ks_line(&c, qx, qy, px, py, 2.5, rgb);
-            ks_disc(&c, px, py, 3.5, rgb);
+            const double px = axis_pixel(&ax, se->x[k]), py = axis_pixel(&ay, se->y[k]);
+            if (have_prev) line(&c, qx, qy, px, py, 2.5, rgb);
+            disc(&c, px, py, 3.5, rgb);
             qx = px;
             qy = py;
             have_prev = 1;
@@ -307,7 +307,7 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
     /* legend inside the plot */
     int lw = 0;
     for (int s = 0; s < d->series_count; ++s) {
-        const int tw = ks_text_width(d->series[s].name ? d->series[s].name : "", 2);
+        const int tw = text_width(d->series[s].name ? d->series[s].name : "", 2);
         if (tw > lw) lw = tw;
     }
     const int row = 20, box_w = lw + 54, box_h = row * d->series_count + 10;
@@ -320,8 +320,8 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
         long cover = 0;
         for (int s = 0; s < d->series_count; ++s)
             for (int k = 0; k < d->series[s].n; ++k) {
-                if (!ks_usable(d->series[s].x[k], d->log_x) || !ks_usable(d->series[s].y[k], d->log_y)) continue;
-                const double px = ks_axis_pixel(&ax, d->series[s].x[k]), py = ks_axis_pixel(&ay, d->series[s].y[k]);
+                if (!usable(d->series[s].x[k], d->log_x) || !usable(d->series[s].y[k], d->log_y)) continue;
+                const double px = axis_pixel(&ax, d->series[s].x[k]), py = axis_pixel(&ay, d->series[s].y[k]);
                 cover += px >= cx - 6 && px <= cx + box_w + 6 && py >= cy - 6 && py <= cy + box_h + 6;
             }
         if (best_cover < 0 || cover < best_cover) {
@@ -330,18 +330,18 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
             ly = cy;
         }
     }
-    ks_rect(&c, lx, ly, lx + box_w, ly + box_h, ks_white);
-    ks_rect(&c, lx, ly, lx + box_w, ly + 1, ks_black);
-    ks_rect(&c, lx, ly + box_h - 1, lx + box_w, ly + box_h, ks_black);
-    ks_rect(&c, lx, ly, lx + 1, ly + box_h, ks_black);
-    ks_rect(&c, lx + box_w - 1, ly, lx + box_w, ly + box_h, ks_black);
+    rect(&c, lx, ly, lx + box_w, ly + box_h, ks_white);
+    rect(&c, lx, ly, lx + box_w, ly + 1, ks_black);
+    rect(&c, lx, ly + box_h - 1, lx + box_w, ly + box_h, ks_black);
+    rect(&c, lx, ly, lx + 1, ly + box_h, ks_black);
+    rect(&c, lx + box_w - 1, ly, lx + box_w, ly + box_h, ks_black);
     for (int s = 0; s < d->series_count; ++s) {
         unsigned char rgb[3];
         ks_chart_series_color(s, rgb);
         const int y = ly + 6 + row * s;
-        ks_line(&c, lx + 8, y + 7, lx + 38, y + 7, 2.5, rgb);
-        ks_disc(&c, lx + 23, y + 7, 3.5, rgb);
-        ks_text(&c, lx + 46, y, d->series[s].name ? d->series[s].name : "", 2, 0, ks_black);
+        line(&c, lx + 8, y + 7, lx + 38, y + 7, 2.5, rgb);
+        disc(&c, lx + 23, y + 7, 3.5, rgb);
+        draw_text(&c, lx + 46, y, d->series[s].name ? d->series[s].name : "", 2, 0, ks_black);
     }
     return KS_OK;
 }

@@ -57,6 +57,17 @@ ks_vcontrol *ks_view_control(ks_view *v, const char *label, int key_prev, int ke
     return c;
 }
 
+ks_vcontrol *ks_view_toggle(ks_view *v, const char *label, int key, const char *now, const char *other)
+{
+    ks_vcontrol *c = ks_view_control(v, label, 0, key);
+    if (!c) return NULL;
+    copy_str(c->choices[0], sizeof c->choices[0], now);
+    copy_str(c->choices[1], sizeof c->choices[1], other);
+    c->nchoices = 2;
+    copy_str(c->value, sizeof c->value, now);
+    return c;
+}
+
 void ks_view_format_value(double value, ks_vfmt fmt, char *buf, size_t cap)
 {
     if (!isfinite(value)) {

@@ -179,6 +179,9 @@ void ks_view_text(ks_view *v, ks_vgroup g, const char *label, const char *fmt, .
 const ks_vfield *ks_view_find(const ks_view *v, const char *label);
 /* Adds a control; returns it (NULL when full) for its choices. */
 ks_vcontrol *ks_view_control(ks_view *v, const char *label, int key_prev, int key_next);
+/* Adds an on / off control that key flips: now is its state (the value and
+ * the first choice), other the one key gives. NULL when full. */
+ks_vcontrol *ks_view_toggle(ks_view *v, const char *label, int key, const char *now, const char *other);
 /* Writes a field's value (without unit) as the UI shows it. */
 void ks_view_format(const ks_vfield *f, char *buf, size_t cap);
 void ks_view_format_value(double value, ks_vfmt fmt, char *buf, size_t cap);

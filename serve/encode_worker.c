@@ -22,7 +22,6 @@ struct ks_encode_worker {
     size_t work_cap;
     atomic_int wanted[KS_FRAME_KIND_NUM];
     atomic_int keyframe_asked;
-    atomic_ullong frames[KS_FRAME_KIND_NUM];
     ks_byte_buf out;
 };
 
@@ -44,7 +43,6 @@ static void encode_one(ks_encode_worker *w, ks_frame_encoder *e, ks_hub_slot slo
     it->width = img->width;
     it->height = img->height;
     ks_frame_hub_put(w->d.hub, slot, it);
-    atomic_fetch_add(&w->frames[e->kind], 1);
     if (w->d.published) w->d.published(w->d.user);
 }
 
@@ -175,11 +173,6 @@ void ks_encode_worker_request_keyframe(ks_encode_worker *w)
 int ks_encode_worker_has_video(const ks_encode_worker *w)
 {
     return w->d.video != NULL;
-}
-
-unsigned long long ks_encode_worker_frames(ks_encode_worker *w, ks_frame_kind kind)
-{
-    return (kind > KS_FRAME_NONE && kind < KS_FRAME_KIND_NUM) ? atomic_load(&w->frames[kind]) : 0;
 }
 
 const char *ks_encode_worker_encoder_name(const ks_encode_worker *w, ks_frame_kind kind)

@@ -35,7 +35,5 @@ void ks_encode_worker_request_keyframe(ks_encode_worker *w);
 int ks_encode_worker_has_video(const ks_encode_worker *w);
 /* The encoder's name for kind; "" when there is none. */
 const char *ks_encode_worker_encoder_name(const ks_encode_worker *w, ks_frame_kind kind);
-/* Frames encoded so far of that kind. */
-unsigned long long ks_encode_worker_frames(ks_encode_worker *w, ks_frame_kind kind);
 
 #endif

@@ -60,7 +60,6 @@ ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *no
  * line) in a build without nvJPEG or CUDA, or without a usable device. */
 ks_status ks_frame_encoder_nvjpeg_create(int quality, int max_width, int max_height, ks_frame_encoder **out);
 void ks_frame_encoder_destroy(ks_frame_encoder *e);
-const char *ks_frame_kind_name(ks_frame_kind k);
 
 #ifdef __cplusplus
 }

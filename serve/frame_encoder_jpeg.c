@@ -87,12 +87,3 @@ void ks_frame_encoder_destroy(ks_frame_encoder *e)
 {
     if (e && e->destroy) e->destroy(e);
 }
-
-const char *ks_frame_kind_name(ks_frame_kind k)
-{
-    switch (k) {
-    case KS_FRAME_JPEG: return "jpeg";
-    case KS_FRAME_H264: return "h264";
-    default: return "none";
-    }
-}

@@ -184,11 +184,6 @@ int ks_server_next_input(ks_server *s, ks_input_event *ev)
     return ks_input_queue_pop(s->input, ev);
 }
 
-unsigned long long ks_server_frames_encoded(ks_server *s)
-{
-    return ks_encode_worker_frames(s->worker, KS_FRAME_JPEG) + ks_encode_worker_frames(s->worker, KS_FRAME_H264);
-}
-
 const char *ks_server_encoder_name(const ks_server *s, ks_frame_kind kind)
 {
     return ks_encode_worker_encoder_name(s->worker, kind);

@@ -52,8 +52,6 @@ ks_status ks_server_publish_frame(ks_server *s, const ks_frame_image *img);
 ks_status ks_server_publish_state(ks_server *s, const char *json, size_t len);
 /* Input from the pages, oldest first; 1 while events remain. */
 int ks_server_next_input(ks_server *s, ks_input_event *ev);
-/* Frames encoded so far (JPEG + H.264). */
-unsigned long long ks_server_frames_encoded(ks_server *s);
 /* The pages' reports so far (zeroed before the first). */
 void ks_server_viewer_stats_get(ks_server *s, ks_server_viewer_stats *out);
 /* The encoder's name for that kind ("libjpeg-turbo", "nvjpeg", "libx264", ...); "" when none. */

@@ -83,6 +83,26 @@ static void test_viewport_json(void **state)
                    "assert P[\"rule\"]==\"mean of the covered cells\"");
 }
 
+/* An on / off control: the state now first, the other second, key flips it. */
+static void test_toggle(void **state)
+{
+    (void)state;
+    static ks_view v;
+    memset(&v, 0, sizeof v);
+    const ks_vcontrol *c = ks_view_toggle(&v, "scale", 'L', "log", "linear");
+    assert_non_null(c);
+    assert_int_equal(v.ncontrols, 1);
+    assert_string_equal(c->label, "scale");
+    assert_string_equal(c->value, "log");
+    assert_int_equal(c->nchoices, 2);
+    assert_string_equal(c->choices[0], "log");
+    assert_string_equal(c->choices[1], "linear");
+    assert_int_equal(c->key_prev, 0);
+    assert_int_equal(c->key_next, 'L');
+    v.ncontrols = KS_VIEW_CONTROLS;
+    assert_null(ks_view_toggle(&v, "full", 'X', "on", "off"));
+}
+
 static void test_json_escaping(void **state)
 {
     (void)state;
@@ -422,6 +442,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_escaping),
+        cmocka_unit_test(test_toggle),
         cmocka_unit_test(test_viewport_json),
         cmocka_unit_test(test_laplace3d),
         cmocka_unit_test(test_laplace_residual_cadence),

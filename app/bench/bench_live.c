@@ -11,6 +11,7 @@
 #include "render/chart.h"
 #include "render/image_io.h"
 #include "render/window.h"
+#include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "app/run_outputs.h"
 #include "app/scenes.h"
@@ -58,18 +59,9 @@ void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s)
 
 /* ---- Writers: one pass to measure (buf NULL), one to write ---- */
 
-typedef size_t (*ks_live_writer)(const ks_live_row *rows, int n, char *buf, size_t cap);
-
-static char *write_text(ks_live_writer w, const ks_live_row *rows, int n)
+static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
 {
-    const size_t need = w(rows, n, NULL, 0) + 1;
-    char *buf = malloc(need);
-    if (buf) w(rows, n, buf, need);
-    return buf;
-}
-
-static size_t table_text(const ks_live_row *rows, int n, char *buf, size_t cap)
-{
+    const ks_live_row *rows = rows_;
     size_t used = 0;
     ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6s %10s %10s %6s %9s %7s %9s %7s\n", "scene",
                     "variant", "grid", "block", "mode", "it/fr", "live ms/it", "bench ms/it", "ratio",
@@ -90,8 +82,9 @@ static size_t table_text(const ks_live_row *rows, int n, char *buf, size_t cap)
     return used;
 }
 
-static size_t csv_text(const ks_live_row *rows, int n, char *buf, size_t cap)
+static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
 {
+    const ks_live_row *rows = rows_;
     size_t used = 0;
     ks_text_measure(buf, cap, &used,
                     "device,scene,variant,grid,block,path,mode,iters_per_frame,live_ms_per_iter,bench_ms_per_iter,"
@@ -108,8 +101,9 @@ static size_t csv_text(const ks_live_row *rows, int n, char *buf, size_t cap)
     return used;
 }
 
-static size_t stages_text(const ks_live_row *rows, int n, char *buf, size_t cap)
+static size_t stages_text(const void *rows_, int n, char *buf, size_t cap)
 {
+    const ks_live_row *rows = rows_;
     size_t used = 0;
     ks_text_measure(buf, cap, &used, "device,scene,variant,grid,block,path,mode,stage,median_ms,samples,cc\n");
     for (int i = 0; i < n; ++i) {
@@ -127,9 +121,9 @@ static size_t stages_text(const ks_live_row *rows, int n, char *buf, size_t cap)
     return used;
 }
 
-char *ks_bench_live_table(const ks_live_row *rows, int n) { return write_text(table_text, rows, n); }
-char *ks_bench_live_csv(const ks_live_row *rows, int n) { return write_text(csv_text, rows, n); }
-char *ks_bench_live_stages_csv(const ks_live_row *rows, int n) { return write_text(stages_text, rows, n); }
+char *ks_bench_live_table(const ks_live_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
+char *ks_bench_live_csv(const ks_live_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
+char *ks_bench_live_stages_csv(const ks_live_row *rows, int n) { return ks_bench_text(stages_text, rows, n); }
 
 /* ---- The runs ---- */
 
@@ -321,23 +315,22 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
     char title[400];
     snprintf(title, sizeof title, "kernelscope bench live (%s) on %s: live / kernel time per iteration",
              mode_name(mode), b->rows[0].device);
-    ks_chart_desc d;
-    memset(&d, 0, sizeof d);
-    d.width = 1100;
-    d.height = 650;
-    d.title = title;
-    d.x_label = "grid points (spheres: picture pixels), log scale";
-    d.y_label = "live / kernel time per iteration, log scale";
-    d.log_x = 1;
-    d.log_y = 1; /* ratios near 1 and outliers of many times on one chart */
-    d.series = series;
-    d.series_count = nseries;
-    char name[256], path[1024];
+    /* log y: ratios near 1 and outliers of many times on one chart */
+    const ks_chart_desc d = {.title = title, .x_label = "grid points (spheres: picture pixels), log scale",
+                             .y_label = "live / kernel time per iteration, log scale", .log_x = 1, .log_y = 1,
+                             .series = series, .series_count = nseries};
+    char name[256];
     snprintf(name, sizeof name, "bench_live_%s.png", mode_name(mode));
-    ks_status st = ks_out_path(path, sizeof path, b->opt->out_dir, name);
-    if (st == KS_OK) st = ks_chart_write_png(&d, path);
-    if (st == KS_OK) ks_note_wrote(path);
-    return st;
+    return ks_bench_chart_write(&d, b->opt->out_dir, name, NULL, 0);
+}
+
+/* One chart per display mode measured. */
+static ks_status charts(const void *ctx, const char *dir)
+{
+    (void)dir; /* opt->out_dir */
+    const ks_live_bench *b = ctx;
+    for (int m = 0; m < b->nmodes; ++m) KS_TRY(write_chart(b, b->modes[m]));
+    return KS_OK;
 }
 
 ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best)
@@ -372,18 +365,11 @@ ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int us
         if (ks_scene_def_at(i)->live_bench) st = ks_scene_def_at(i)->live_bench(ks_scene_def_at(i), &b);
     /* what was measured before a failure or a stop is still written */
     if (b.nrows > 0) {
-        char first_error[512] = "";
-        if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
-        char *table = ks_bench_live_table(b.rows, b.nrows);
-        if (table) fputs(table, stdout);
-        free(table);
-        ks_status st_out = ks_write_text_out(opt->out_dir, "bench_live.csv", ks_bench_live_csv(b.rows, b.nrows));
-        if (st_out == KS_OK)
-            st_out = ks_write_text_out(opt->out_dir, "bench_live_stages.csv",
-                                       ks_bench_live_stages_csv(b.rows, b.nrows));
-        for (int m = 0; m < b.nmodes && st_out == KS_OK; ++m) st_out = write_chart(&b, b.modes[m]);
-        if (st != KS_OK) st = ks_fail(st, "%s", first_error);
-        else st = st_out;
+        const ks_bench_output_desc out = {
+            .dir = opt->out_dir, .rows = b.rows, .n = b.nrows, .table = table_text,
+            .files = {{"bench_live.csv", csv_text}, {"bench_live_stages.csv", stages_text}},
+            .charts = charts, .ctx = &b};
+        st = ks_bench_output_write(&out, st);
     } else if (st == KS_OK) {
         printf("kernelscope: no row measured; nothing to write\n");
     }

@@ -5,18 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "kernels/common/ks_util.h"
 #include "render/chart.h"
 #include "render/image_io.h"
-#include "app/run_outputs.h"
-
-static double ks_roof_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "app/bench/bench_output.h"
 
 double ks_roof_host_copy_gbs(size_t bytes)
 {
@@ -26,9 +19,9 @@ double ks_roof_host_copy_gbs(size_t bytes)
         memset(a, 0x5a, bytes);
         memset(b, 0, bytes);
         for (int r = 0; r < 3; ++r) {
-            const double t0 = ks_roof_seconds();
+            const double t0 = ks_now_seconds();
             memcpy(b, a, bytes);
-            const double dt = ks_roof_seconds() - t0;
+            const double dt = ks_now_seconds() - t0;
             if (dt > 0.0) best = fmax(best, 2.0 * (double)bytes / dt / 1e9);
         }
     }
@@ -126,21 +119,10 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
     char title[384];
     snprintf(title, sizeof title, "kernelscope bench %s on %s: roofline (model counts)%s", scene, device,
              zero_flop_points ? "; no-flop points at the left edge, on the bandwidth line they reach" : "");
-    ks_chart_desc d;
-    memset(&d, 0, sizeof d);
-    d.width = 1100;
-    d.height = 650;
-    d.title = title;
-    d.x_label = "model FLOPs / model DRAM bytes (flop/B)";
-    d.y_label = "GFLOP/s (model FLOPs / measured time)";
-    d.log_x = 1;
-    d.log_y = 1;
-    d.series = series;
-    d.series_count = nseries;
-    char name[256], file[1024];
+    const ks_chart_desc d = {.title = title, .x_label = "model FLOPs / model DRAM bytes (flop/B)",
+                             .y_label = "GFLOP/s (model FLOPs / measured time)", .log_x = 1, .log_y = 1,
+                             .series = series, .series_count = nseries};
+    char name[256];
     snprintf(name, sizeof name, "roofline_%s.png", scene);
-    ks_status st = ks_out_path(file, sizeof file, out_dir, name);
-    if (st == KS_OK) st = ks_chart_write_png(&d, file);
-    if (st == KS_OK && path && path_cap) snprintf(path, path_cap, "%s", file);
-    return st;
+    return ks_bench_chart_write(&d, out_dir, name, path, path_cap);
 }

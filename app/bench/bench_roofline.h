@@ -33,8 +33,8 @@ double ks_roof_host_copy_gbs(size_t bytes);
  * height of its byte rate there, i.e. on the bandwidth line it reaches. */
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms);
 /* Draws and writes out_dir/roofline_<scene>.png (to a temporary name, then
- * renamed); nothing when no point was added. *path gets the file written
- * ("" when none). */
+ * renamed) and says so; nothing when no point was added. path (NULL: not
+ * wanted) gets the file written ("" when none). */
 ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const char *scene,
                               const char *device, char *path, size_t path_cap);
 

@@ -24,6 +24,7 @@
 #include "serve/ws_viewer.h"
 #include "video/recorder.h"
 #include "app/bench/bench_live.h"
+#include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "app/live/live.h"
 #include "app/run_outputs.h"
@@ -67,16 +68,6 @@ void ks_bench_serve_ratios(ks_serve_row *rows, int n)
     }
 }
 
-typedef size_t (*ks_serve_writer)(const ks_serve_row *rows, int n, char *buf, size_t cap);
-
-static char *write_text(ks_serve_writer w, const ks_serve_row *rows, int n)
-{
-    const size_t need = w(rows, n, NULL, 0) + 1;
-    char *buf = malloc(need);
-    if (buf) w(rows, n, buf, need);
-    return buf;
-}
-
 /* A figure, or "-" where the row has none (negative: not measured). */
 static void figure(char *out, size_t cap, const char *fmt, double v)
 {
@@ -84,8 +75,9 @@ static void figure(char *out, size_t cap, const char *fmt, double v)
     else snprintf(out, cap, fmt, v);
 }
 
-static size_t table_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
+static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
 {
+    const ks_serve_row *rows = rows_;
     size_t used = 0;
     ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6s %11s %6s %8s %10s %10s %11s\n", "scene",
                     "variant", "size", "case", "encoder", "frames", "solver ms/it", "ratio", "loop fps",
@@ -105,8 +97,9 @@ static size_t table_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
     return used;
 }
 
-static size_t csv_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
+static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
 {
+    const ks_serve_row *rows = rows_;
     size_t used = 0;
     ks_text_measure(buf, cap, &used,
                     "device,scene,variant,size,case,encoder,frames,solver_ms_per_iter,solver_ratio,loop_fps,"
@@ -126,8 +119,8 @@ static size_t csv_text(const ks_serve_row *rows, int n, char *buf, size_t cap)
     return used;
 }
 
-char *ks_bench_serve_table(const ks_serve_row *rows, int n) { return write_text(table_text, rows, n); }
-char *ks_bench_serve_csv(const ks_serve_row *rows, int n) { return write_text(csv_text, rows, n); }
+char *ks_bench_serve_table(const ks_serve_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
+char *ks_bench_serve_csv(const ks_serve_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
 
 /* ---- The scene cases: each scene builds its own (its serve_case hook) ---- */
 
@@ -608,20 +601,17 @@ static ks_status write_chart(const serve_bench *b)
     char title[400];
     snprintf(title, sizeof title, "kernelscope bench serve on %.200s, %.24s: frames per second", b->rows[0].device,
              b->rows[0].size);
-    ks_chart_desc d;
-    memset(&d, 0, sizeof d);
-    d.width = 1100;
-    d.height = 650;
-    d.title = title;
-    d.x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record, 5 browser-jpeg, 6 browser-h264";
-    d.y_label = "frames per second";
-    d.series = series;
-    d.series_count = nseries;
-    char path[1024];
-    ks_status st = ks_out_path(path, sizeof path, b->opt->out_dir, "bench_serve.png");
-    if (st == KS_OK) st = ks_chart_write_png(&d, path);
-    if (st == KS_OK) ks_note_wrote(path);
-    return st;
+    const ks_chart_desc d = {.title = title,
+                             .x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record, 5 browser-jpeg, "
+                                        "6 browser-h264",
+                             .y_label = "frames per second", .series = series, .series_count = nseries};
+    return ks_bench_chart_write(&d, b->opt->out_dir, "bench_serve.png", NULL, 0);
+}
+
+static ks_status charts(const void *b, const char *dir)
+{
+    (void)dir; /* opt->out_dir */
+    return write_chart(b);
 }
 
 static ks_status run_scene(serve_bench *b, const serve_scene *c)
@@ -671,16 +661,11 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
     for (int i = 0; i < b->nscenes && st == KS_OK && !ks_signals_stop_requested(); ++i) st = run_scene(b, &b->scenes[i]);
     /* what was measured before a failure or a stop is still written */
     if (b->nrows > 0) {
-        char first_error[512] = "";
-        if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
-        char *table = ks_bench_serve_table(b->rows, b->nrows);
-        if (table) fputs(table, stdout);
-        ks_status st_out = ks_write_text_out(opt->out_dir, "bench_serve.txt", table);
-        if (st_out == KS_OK)
-            st_out = ks_write_text_out(opt->out_dir, "bench_serve.csv", ks_bench_serve_csv(b->rows, b->nrows));
-        if (st_out == KS_OK) st_out = write_chart(b);
-        if (st != KS_OK) st = ks_fail(st, "%s", first_error);
-        else st = st_out;
+        const ks_bench_output_desc out = {
+            .dir = opt->out_dir, .rows = b->rows, .n = b->nrows, .table = table_text,
+            .files = {{"bench_serve.txt", table_text}, {"bench_serve.csv", csv_text}},
+            .charts = charts, .ctx = b};
+        st = ks_bench_output_write(&out, st);
     } else if (st == KS_OK) {
         printf("kernelscope: no row measured; nothing to write\n");
     }

@@ -7,13 +7,19 @@
 
 #include "ks_error.h"
 
-#define KS_CUDA_TRY(call)                                                                          \
+/* A call of a library that returns a status of type `type` (success: ok):
+ * on failure, returns KS_ERR_CUDA with the call's text (`text`, its #call),
+ * words for the status (to_text) and the place. One body for the CUDA
+ * runtime, cuBLAS and nvJPEG. */
+#define KS_STATUS_TRY(type, ok, to_text, call, text)                                               \
     do {                                                                                           \
-        cudaError_t ks_cuda_err_ = (call);                                                         \
-        if (ks_cuda_err_ != cudaSuccess)                                                           \
-            return ks_fail(KS_ERR_CUDA, "%s failed: %s (%s:%d)", #call,                            \
-                           cudaGetErrorString(ks_cuda_err_), __FILE__, __LINE__);                  \
+        const type ks_try_st_ = (call);                                                            \
+        if (ks_try_st_ != (ok))                                                                    \
+            return ks_fail(KS_ERR_CUDA, "%s failed: %s (%s:%d)", text, to_text(ks_try_st_),        \
+                           __FILE__, __LINE__);                                                    \
     } while (0)
+
+#define KS_CUDA_TRY(call) KS_STATUS_TRY(cudaError_t, cudaSuccess, cudaGetErrorString, call, #call)
 
 /* After a launch: catches bad configurations at once (asynchronous faults
  * surface at the next synchronising call). */

@@ -37,13 +37,7 @@ const char *nvjpeg_status_text(nvjpegStatus_t s)
 
 } // namespace
 
-#define KS_NVJPEG_TRY(call)                                                                        \
-    do {                                                                                           \
-        nvjpegStatus_t ks_nvjpeg_st_ = (call);                                                     \
-        if (ks_nvjpeg_st_ != NVJPEG_STATUS_SUCCESS)                                                \
-            return ks_fail(KS_ERR_CUDA, "%s failed: %s (%s:%d)", #call,                            \
-                           nvjpeg_status_text(ks_nvjpeg_st_), __FILE__, __LINE__);                 \
-    } while (0)
+#define KS_NVJPEG_TRY(call) KS_STATUS_TRY(nvjpegStatus_t, NVJPEG_STATUS_SUCCESS, nvjpeg_status_text, call, #call)
 
 struct ks_jpeg_gpu {
     ks_jpeg_desc desc;            // defaults filled

@@ -57,7 +57,7 @@ const char *ks_status_name(ks_status code)
 
 /* The escaped form of the input at p[k] into piece (at most 8 bytes, no NUL);
  * returns its length and sets *step to the input bytes it covers. */
-static size_t ks_quote_piece(const unsigned char *p, size_t k, size_t len, char piece[8], size_t *step)
+static size_t quote_piece(const unsigned char *p, size_t k, size_t len, char piece[8], size_t *step)
 {
     const unsigned char c = p[k];
     *step = 1;
@@ -86,11 +86,11 @@ const char *ks_quote_n(const char *in, size_t len, char *out, size_t out_len)
     if (!in) len = 0;
     char piece[8];
     size_t total = 0, step;
-    for (size_t k = 0; k < len; k += step) total += ks_quote_piece(p, k, len, piece, &step);
+    for (size_t k = 0; k < len; k += step) total += quote_piece(p, k, len, piece, &step);
     const int cut = total + 1 > out_len;
     size_t used = 0;
     for (size_t k = 0; k < len; k += step) {
-        const size_t plen = ks_quote_piece(p, k, len, piece, &step);
+        const size_t plen = quote_piece(p, k, len, piece, &step);
         /* when cutting, keep room for "..." so the cut never splits a piece */
         if (used + plen + (cut ? 3 : 0) + 1 > out_len) {
             if (used + 4 <= out_len) {

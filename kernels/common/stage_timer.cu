@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 
 #include "stage_timer.h"
 #include "ks_util.h"
@@ -42,12 +41,7 @@ struct finished {
     double ms[KS_TIMER_MAX_STAGES];
 };
 
-double host_now_ms()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+double host_now_ms() { return ks_now_seconds() * 1e3; }
 
 } // namespace
 

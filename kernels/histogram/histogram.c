@@ -137,30 +137,30 @@ ks_status ks_hist_load_file(const char *path, unsigned char **out, size_t *n)
     *n = 0;
     FILE *f = NULL;
     const int e = ks_fopen_regular(path, &f);
-    if (e < 0) return ks_fail(KS_ERR_INVALID, "--input: '%s' is not a regular file", path);
-    if (e) return ks_fail(KS_ERR_IO, "--input: cannot open '%s': %s", path, strerror(e));
+    if (e < 0) return ks_fail(KS_ERR_INVALID, "'%s' is not a regular file", KS_QUOTED(path));
+    if (e) return ks_fail(KS_ERR_IO, "cannot open '%s': %s", KS_QUOTED(path), strerror(e));
     if (fseeko(f, 0, SEEK_END) != 0) {
         fclose(f);
-        return ks_fail(KS_ERR_IO, "--input: cannot seek in '%s' (not a regular file?)", path);
+        return ks_fail(KS_ERR_IO, "cannot seek in '%s' (not a regular file?)", KS_QUOTED(path));
     }
     const off_t size = ftello(f);
     if (size <= 0 || (unsigned long long)size > KS_HIST_MAX_BYTES) {
         fclose(f);
-        return ks_fail(KS_ERR_INVALID, "--input: '%s' has %lld bytes (1..%llu accepted)", path,
+        return ks_fail(KS_ERR_INVALID, "'%s' has %lld bytes (1..%llu accepted)", KS_QUOTED(path),
                        (long long)size, KS_HIST_MAX_BYTES);
     }
     rewind(f);
     unsigned char *buf = malloc((size_t)size);
     if (!buf) {
         fclose(f);
-        return ks_fail(KS_ERR_OUT_OF_MEMORY, "--input: no memory for %lld bytes", (long long)size);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "no memory for %lld bytes", (long long)size);
     }
     const size_t got = fread(buf, 1, (size_t)size, f);
     const int bad = ferror(f);
     fclose(f);
     if (bad || got != (size_t)size) {
         free(buf);
-        return ks_fail(KS_ERR_IO, "--input: cannot read '%s'", path);
+        return ks_fail(KS_ERR_IO, "cannot read '%s'", KS_QUOTED(path));
     }
     *out = buf;
     *n = (size_t)size;
@@ -192,7 +192,7 @@ void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end,
 
 /* The height of picture column x of w: the counts of the bins it covers
  * (at least one), log10(1 + sum) on a log scale. */
-static double ks_hist_column(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)
+static double column_height(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)
 {
     const unsigned b0 = (unsigned)((uint64_t)x * bins / (unsigned)w);
     unsigned b1 = (unsigned)((uint64_t)(x + 1) * bins / (unsigned)w);
@@ -207,11 +207,11 @@ void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, u
 {
     double top = 0.0;
     for (int x = 0; x < w; ++x) {
-        const double s = ks_hist_column(hist, bins, log_scale, x, w);
+        const double s = column_height(hist, bins, log_scale, x, w);
         if (s > top) top = s;
     }
     for (int x = 0; x < w; ++x) {
-        const double s = ks_hist_column(hist, bins, log_scale, x, w);
+        const double s = column_height(hist, bins, log_scale, x, w);
         const int bar = top > 0.0 ? (int)(s / top * (h - 1) + 0.5) : 0;
         for (int y = 0; y < h; ++y) {
             unsigned char *p = rgba + ((size_t)y * w + x) * 4;

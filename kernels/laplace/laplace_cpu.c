@@ -39,7 +39,7 @@ int ks_bc_parse(const char *name, ks_bc *bc)
 
 /* sin(pi x) on grid index i of n points, exactly 0 at both ends (sin(pi) in
  * double is 1.2e-16, which would leave a speck of non-zero on the edges). */
-static double ks_sinpi_at(int i, int n)
+static double sinpi_at(int i, int n)
 {
     if (i == 0 || i == n - 1) return 0.0;
     return sin(KS_PI * (double)i / (double)(n - 1));
@@ -67,8 +67,8 @@ void ks_laplace_fill_initial(const ks_grid *g, ks_bc bc, float *u)
                 case KS_BC_HOT_TOP: u[ind] = top ? 1.0f : 0.0f; break;
                 case KS_BC_SINE:
                     if (!top) break;
-                    u[ind] = dims == 3 ? (float)(ks_sinpi_at(i, nx) * ks_sinpi_at(j, ny))
-                                       : (float)ks_sinpi_at(i, nx);
+                    u[ind] = dims == 3 ? (float)(sinpi_at(i, nx) * sinpi_at(j, ny))
+                                       : (float)sinpi_at(i, nx);
                     break;
                 default: break;
                 }
@@ -82,15 +82,15 @@ double ks_laplace_exact_sine(const ks_grid *g, int i, int j, int k)
     if (g->dims == 3) {
         const double z = (double)k / (double)(g->nz - 1);
         const double s2 = sqrt(2.0) * KS_PI;
-        return ks_sinpi_at(i, g->nx) * ks_sinpi_at(j, g->ny) * sinh(s2 * z) / sinh(s2);
+        return sinpi_at(i, g->nx) * sinpi_at(j, g->ny) * sinh(s2 * z) / sinh(s2);
     }
     const double y = (double)j / (double)(g->ny - 1);
-    return ks_sinpi_at(i, g->nx) * sinh(KS_PI * y) / sinh(KS_PI);
+    return sinpi_at(i, g->nx) * sinh(KS_PI * y) / sinh(KS_PI);
 }
 
 /* ---- gold step ---- */
 
-static void ks_gold_step3d(const ks_grid *g, const float *u1, float *u2)
+static void gold_step3d(const ks_grid *g, const float *u1, float *u2)
 {
     const long long nx = g->nx, ny = g->ny, nz = g->nz;
     const long long kstride = nx * ny;
@@ -114,7 +114,7 @@ static void ks_gold_step3d(const ks_grid *g, const float *u1, float *u2)
     }
 }
 
-static void ks_gold_step2d(const ks_grid *g, const float *u1, float *u2)
+static void gold_step2d(const ks_grid *g, const float *u1, float *u2)
 {
     const long long nx = g->nx, ny = g->ny;
     const float quarter = 0.25f;
@@ -135,9 +135,9 @@ static void ks_gold_step2d(const ks_grid *g, const float *u1, float *u2)
 void ks_laplace_gold_step(const ks_grid *g, const float *u1, float *u2)
 {
     if (g->dims == 3)
-        ks_gold_step3d(g, u1, u2);
+        gold_step3d(g, u1, u2);
     else
-        ks_gold_step2d(g, u1, u2);
+        gold_step2d(g, u1, u2);
 }
 
 double ks_laplace_gold_sumsq_diff(const ks_grid *g, const float *a, const float *b)
@@ -191,7 +191,7 @@ void ks_slice_point(const ks_grid *g, ks_axis axis, int index, int a, int b, int
     }
 }
 
-static float ks_slice_value(const ks_grid *g, const float *u, ks_axis axis, int index, int a, int b)
+static float slice_value(const ks_grid *g, const float *u, ks_axis axis, int index, int a, int b)
 {
     int p[3];
     ks_slice_point(g, axis, index, a, b, p);
@@ -211,7 +211,7 @@ void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis,
 #endif
     for (int b = 0; b < h; ++b) {
         for (int a = 0; a < w; ++a) {
-            const int e = ks_colormap_index(ks_slice_value(g, u, axis, index, a, b), lo, inv_span);
+            const int e = ks_colormap_index(slice_value(g, u, axis, index, a, b), lo, inv_span);
             memcpy(rgba + ((size_t)b * (size_t)w + (size_t)a) * 4, table[e], 4);
         }
     }
@@ -225,7 +225,7 @@ void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis,
     float mn = INFINITY, mx = -INFINITY;
     for (int b = 0; b < h; ++b) {
         for (int a = 0; a < w; ++a) {
-            const float v = ks_slice_value(g, u, axis, index, a, b);
+            const float v = slice_value(g, u, axis, index, a, b);
             if (v < mn) mn = v; /* NaN compares false both ways: skipped */
             if (v > mx) mx = v;
         }
@@ -237,18 +237,18 @@ void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis,
 /* ---- the live view's picture ---- */
 
 /* Index steps of a slice: cell (a, b) is u[base + a*sa + b*sb]. */
-typedef struct ks_slice_steps {
+typedef struct slice_walk {
     size_t base, sa, sb;
-} ks_slice_steps;
+} slice_walk;
 
-static ks_slice_steps slice_steps(const ks_grid *g, ks_axis axis, int index)
+static slice_walk slice_steps(const ks_grid *g, ks_axis axis, int index)
 {
     int p0[3], pa[3], pb[3];
     ks_slice_point(g, axis, index, 0, 0, p0);
     ks_slice_point(g, axis, index, 1, 0, pa);
     ks_slice_point(g, axis, index, 0, 1, pb);
     const size_t s[3] = {1, (size_t)g->nx, (size_t)g->nx * (size_t)g->ny};
-    ks_slice_steps st = {0, 0, 0};
+    slice_walk st = {0, 0, 0};
     for (int d = 0; d < 3; ++d) {
         st.base += (size_t)p0[d] * s[d];
         st.sa += (size_t)(pa[d] - p0[d]) * s[d];
@@ -258,7 +258,7 @@ static ks_slice_steps slice_steps(const ks_grid *g, ks_axis axis, int index)
 }
 
 /* The mean of the cells pixel (p, q) shows, in the order laplace.h states. */
-static float view_mean(const float *u, const ks_slice_steps *st, const ks_cellmap *m, int p, int q)
+static float view_mean(const float *u, const slice_walk *st, const ks_cellmap *m, int p, int q)
 {
     int x0, x1, y0, y1;
     ks_cellmap_range(&m->x, p, &x0, &x1);
@@ -274,7 +274,7 @@ static float view_mean(const float *u, const ks_slice_steps *st, const ks_cellma
 float ks_laplace_view_value(const ks_grid *g, const float *u, ks_axis axis, int index,
                             const ks_cellmap *m, int p, int q)
 {
-    const ks_slice_steps st = slice_steps(g, axis, index);
+    const slice_walk st = slice_steps(g, axis, index);
     return view_mean(u, &st, m, p, q);
 }
 
@@ -299,7 +299,7 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
     unsigned char table[256][4];
     ks_colormap_table_rgba(map, table);
     const float inv_span = ks_colormap_inv_span(lo, hi);
-    const ks_slice_steps st = slice_steps(g, axis, index);
+    const slice_walk st = slice_steps(g, axis, index);
     const int w = m->x.pixels, h = m->y.pixels;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)

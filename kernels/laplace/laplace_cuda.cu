@@ -13,9 +13,9 @@
 
 /* ================= solver ================= */
 
-static void ks_lgraph_free(ks_lgraph *g);
+static void graph_free(ks_lgraph *g);
 
-static ks_status ks_lcheck_grid(const ks_grid *g)
+static ks_status check_grid(const ks_grid *g)
 {
     if (!g || (g->dims != 2 && g->dims != 3))
         return ks_fail(KS_ERR_INVALID, "grid must be 2D or 3D");
@@ -25,7 +25,7 @@ static ks_status ks_lcheck_grid(const ks_grid *g)
     return KS_OK;
 }
 
-static ks_status ks_lsolver_alloc(ks_lsolver *s)
+static ks_status solver_alloc(ks_lsolver *s)
 {
     KS_CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     KS_CUDA_TRY(cudaMalloc((void **)&s->cur, s->bytes));
@@ -45,7 +45,7 @@ static ks_status ks_lsolver_alloc(ks_lsolver *s)
 ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out)
 {
     *out = NULL;
-    KS_TRY(ks_lcheck_grid(g));
+    KS_TRY(check_grid(g));
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         cudaGetLastError();
@@ -73,7 +73,7 @@ ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out)
                          "grid %dx%dx%d needs %.1f GiB of GPU memory (2 fields), %s has %.1f GiB free",
                          g->nx, g->ny, s->g.nz, need / gib, s->prop.name, (double)free_b / gib);
     }
-    if (st == KS_OK) st = ks_lsolver_alloc(s);
+    if (st == KS_OK) st = solver_alloc(s);
     if (st != KS_OK) {
         ks_lsolver_destroy(s);
         return st;
@@ -86,7 +86,7 @@ void ks_lsolver_destroy(ks_lsolver *s)
 {
     if (!s) return;
     if (s->stream) cudaStreamSynchronize(s->stream);
-    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) ks_lgraph_free(&s->graphs[n]);
+    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);
     cudaFree(s->cur);
     cudaFree(s->prev);
     cudaFree(s->d_residual);
@@ -148,8 +148,8 @@ ks_status ks_lsolver_download_previous(ks_lsolver *s, float *host)
 static const ks_llaunch_fn ks_llaunchers[] = {KS_LVARIANT_ROWS(KS_LLAUNCH_ROW)};
 #undef KS_LLAUNCH_ROW
 
-static ks_status ks_llookup(const ks_lsolver *s, int variant, const ks_lvariant_info **info,
-                            ks_llaunch_fn *fn)
+static ks_status lookup(const ks_lsolver *s, int variant, const ks_lvariant_info **info,
+                        ks_llaunch_fn *fn)
 {
     const ks_lvariant_info *v = ks_lvariant_get(variant);
     if (!v) return ks_fail(KS_ERR_INVALID, "no kernel variant %d", variant);
@@ -161,7 +161,7 @@ static ks_status ks_llookup(const ks_lsolver *s, int variant, const ks_lvariant_
     return KS_OK;
 }
 
-static void ks_lsweep_init(const ks_lsolver *s, const int block[3], ks_lsweep *sw)
+static void sweep_init(const ks_lsolver *s, const int block[3], ks_lsweep *sw)
 {
     memset(sw, 0, sizeof *sw);
     sw->grid = &s->g;
@@ -185,19 +185,19 @@ ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int bl
 {
     const ks_lvariant_info *info = NULL;
     ks_llaunch_fn fn = NULL;
-    KS_TRY(ks_llookup(s, variant, &info, &fn));
+    KS_TRY(lookup(s, variant, &info, &fn));
     ks_lsweep sw;
-    ks_lsweep_init(s, block, &sw);
+    sweep_init(s, block, &sw);
     sw.steps = info->steps_per_launch;
     sw.dry_run = 1;
     sw.attrs = out;
     return fn(&sw);
 }
 
-static ks_status ks_lsolver_sweep(ks_lsolver *s, ks_llaunch_fn fn, const int block[3], int steps)
+static ks_status solver_sweep(ks_lsolver *s, ks_llaunch_fn fn, const int block[3], int steps)
 {
     ks_lsweep sw;
-    ks_lsweep_init(s, block, &sw);
+    sweep_init(s, block, &sw);
     sw.steps = steps;
     KS_TRY(fn(&sw));
     float *t = s->cur;
@@ -208,11 +208,11 @@ static ks_status ks_lsolver_sweep(ks_lsolver *s, ks_llaunch_fn fn, const int blo
 
 /* Validates the launches of a run with dry runs (so the launches themselves
  * skip the driver queries). */
-static ks_status ks_lsolver_validate_run(const ks_lsolver *s, ks_llaunch_fn fn, int T,
-                                         const int block[3], int iters, ks_lprev prev)
+static ks_status solver_validate_run(const ks_lsolver *s, ks_llaunch_fn fn, int T,
+                                     const int block[3], int iters, ks_lprev prev)
 {
     ks_lsweep sw;
-    ks_lsweep_init(s, block, &sw);
+    sweep_init(s, block, &sw);
     sw.dry_run = 1;
     if (T <= 1) return fn(&sw);
     if (prev == KS_LPREV_ANY) {
@@ -227,11 +227,11 @@ static ks_status ks_lsolver_validate_run(const ks_lsolver *s, ks_llaunch_fn fn, 
 
 /* Enqueues the launches of a validated run (or records them, inside a
  * stream capture) and swaps the fields as they go. */
-static ks_status ks_lsolver_enqueue_run(ks_lsolver *s, ks_llaunch_fn fn, int T, const int block[3],
-                                        int iters, ks_lprev prev)
+static ks_status solver_enqueue_run(ks_lsolver *s, ks_llaunch_fn fn, int T, const int block[3],
+                                    int iters, ks_lprev prev)
 {
     if (T <= 1) {
-        for (int n = 0; n < iters; ++n) KS_TRY(ks_lsolver_sweep(s, fn, block, 1));
+        for (int n = 0; n < iters; ++n) KS_TRY(solver_sweep(s, fn, block, 1));
         return KS_OK;
     }
     /* Temporally blocked. Exact: launches of up to T steps, then one single
@@ -239,15 +239,15 @@ static ks_status ks_lsolver_enqueue_run(ks_lsolver *s, ks_llaunch_fn fn, int T, 
     int rem = prev == KS_LPREV_EXACT ? iters - 1 : iters;
     while (rem > 0) {
         const int st = rem < T ? rem : T;
-        KS_TRY(ks_lsolver_sweep(s, fn, block, st));
+        KS_TRY(solver_sweep(s, fn, block, st));
         rem -= st;
     }
-    if (prev == KS_LPREV_EXACT) KS_TRY(ks_lsolver_sweep(s, ks_llaunch_regq, block, 1));
+    if (prev == KS_LPREV_EXACT) KS_TRY(solver_sweep(s, ks_llaunch_regq, block, 1));
     return KS_OK;
 }
 
-static ks_lgraph *ks_lgraph_find(ks_lsolver *s, int variant, const int block[3], int iters,
-                                 ks_lprev prev)
+static ks_lgraph *graph_find(ks_lsolver *s, int variant, const int block[3], int iters,
+                             ks_lprev prev)
 {
     for (int n = 0; n < KS_LGRAPH_CACHE; ++n) {
         ks_lgraph *g = &s->graphs[n];
@@ -258,7 +258,7 @@ static ks_lgraph *ks_lgraph_find(ks_lsolver *s, int variant, const int block[3],
     return NULL;
 }
 
-static void ks_lgraph_free(ks_lgraph *g)
+static void graph_free(ks_lgraph *g)
 {
     if (g->exec) cudaGraphExecDestroy(g->exec);
     memset(g, 0, sizeof *g);
@@ -266,12 +266,12 @@ static void ks_lgraph_free(ks_lgraph *g)
 
 /* Captures the run as a graph into the least recently used cache entry. The
  * fields are left as they were: the capture only records the launches. */
-static ks_status ks_lgraph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
-                                   const int block[3], int iters, ks_lprev prev, ks_lgraph **out)
+static ks_status graph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
+                               const int block[3], int iters, ks_lprev prev, ks_lgraph **out)
 {
     float *cur0 = s->cur, *prev0 = s->prev;
     KS_CUDA_TRY(cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeRelaxed));
-    ks_status st = ks_lsolver_enqueue_run(s, fn, T, block, iters, prev);
+    ks_status st = solver_enqueue_run(s, fn, T, block, iters, prev);
     cudaGraph_t graph = NULL;
     const cudaError_t e_end = cudaStreamEndCapture(s->stream, &graph);
     float *cur1 = s->cur, *prev1 = s->prev;
@@ -295,7 +295,7 @@ static ks_status ks_lgraph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int v
     ks_lgraph *g = &s->graphs[0];
     for (int n = 1; n < KS_LGRAPH_CACHE && g->exec; ++n)
         if (!s->graphs[n].exec || s->graphs[n].used < g->used) g = &s->graphs[n];
-    ks_lgraph_free(g);
+    graph_free(g);
     g->exec = exec;
     g->variant = variant;
     memcpy(g->block, block, sizeof g->block);
@@ -310,13 +310,13 @@ static ks_status ks_lgraph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int v
 }
 
 /* Replays the graph of this run, capturing it first when it is not cached. */
-static ks_status ks_lsolver_run_graph(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
-                                      const int block[3], int iters, ks_lprev prev)
+static ks_status solver_run_graph(ks_lsolver *s, ks_llaunch_fn fn, int T, int variant,
+                                  const int block[3], int iters, ks_lprev prev)
 {
-    ks_lgraph *g = ks_lgraph_find(s, variant, block, iters, prev);
+    ks_lgraph *g = graph_find(s, variant, block, iters, prev);
     if (!g) {
-        KS_TRY(ks_lsolver_validate_run(s, fn, T, block, iters, prev));
-        KS_TRY(ks_lgraph_capture(s, fn, T, variant, block, iters, prev, &g));
+        KS_TRY(solver_validate_run(s, fn, T, block, iters, prev));
+        KS_TRY(graph_capture(s, fn, T, variant, block, iters, prev, &g));
     } else {
         ++s->graph_replays;
     }
@@ -331,15 +331,15 @@ ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int ite
 {
     const ks_lvariant_info *info = NULL;
     ks_llaunch_fn fn = NULL;
-    KS_TRY(ks_llookup(s, variant, &info, &fn));
+    KS_TRY(lookup(s, variant, &info, &fn));
     if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
     if (prev != KS_LPREV_EXACT && prev != KS_LPREV_ANY)
         return ks_fail(KS_ERR_INVALID, "unknown previous-field mode %d", (int)prev);
     if (iters == 0) return KS_OK;
     const int T = info->steps_per_launch;
     if (!s->use_graphs) {
-        KS_TRY(ks_lsolver_validate_run(s, fn, T, block, iters, prev));
-        return ks_lsolver_enqueue_run(s, fn, T, block, iters, prev);
+        KS_TRY(solver_validate_run(s, fn, T, block, iters, prev));
+        return solver_enqueue_run(s, fn, T, block, iters, prev);
     }
     /* Long runs replay one graph of KS_LGRAPH_CHUNK whole launches (an even
      * count, so the same graph fits every time) and then the rest, which
@@ -350,10 +350,10 @@ ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int ite
     if (iters > chunk) {
         const int whole = (iters - 1) / chunk;
         for (int n = 0; n < whole; ++n)
-            KS_TRY(ks_lsolver_run_graph(s, fn, T, variant, block, chunk, KS_LPREV_ANY));
+            KS_TRY(solver_run_graph(s, fn, T, variant, block, chunk, KS_LPREV_ANY));
         rest = iters - whole * chunk;
     }
-    return ks_lsolver_run_graph(s, fn, T, variant, block, rest, prev);
+    return solver_run_graph(s, fn, T, variant, block, rest, prev);
 }
 
 ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters)
@@ -364,7 +364,7 @@ ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int
 ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
 {
     if (!on)
-        for (int n = 0; n < KS_LGRAPH_CACHE; ++n) ks_lgraph_free(&s->graphs[n]);
+        for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);
     s->use_graphs = on != 0;
     return KS_OK;
 }
@@ -379,7 +379,7 @@ void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out)
 
 /* ---- residual: sum of (cur - prev)^2 ---- */
 
-static __device__ __forceinline__ double ks_warp_sum(double v)
+static __device__ __forceinline__ double warp_sum(double v)
 {
     for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
     return v;
@@ -397,14 +397,14 @@ __global__ void residual_sumsq_shfl_kernel(const float *__restrict__ a, const fl
         const double d = (double)a[p] - (double)b[p];
         sum += d * d;
     }
-    sum = ks_warp_sum(sum);
+    sum = warp_sum(sum);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) warp_sums[warp] = sum;
     __syncthreads();
     if (warp == 0) {
         const int nwarps = (blockDim.x + 31) >> 5;
         sum = lane < nwarps ? warp_sums[lane] : 0.0;
-        sum = ks_warp_sum(sum);
+        sum = warp_sum(sum);
         if (lane == 0) atomicAdd(acc, sum);
     }
 }
@@ -477,10 +477,10 @@ int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
 /* ---- timing ---- */
 
 /* launches of `steps` each, no trailing single step (timing only) */
-static ks_status ks_lsolver_run_launches(ks_lsolver *s, ks_llaunch_fn fn, const int block[3],
-                                         int launches, int steps)
+static ks_status solver_run_launches(ks_lsolver *s, ks_llaunch_fn fn, const int block[3],
+                                     int launches, int steps)
 {
-    for (int n = 0; n < launches; ++n) KS_TRY(ks_lsolver_sweep(s, fn, block, steps));
+    for (int n = 0; n < launches; ++n) KS_TRY(solver_sweep(s, fn, block, steps));
     return KS_OK;
 }
 
@@ -502,7 +502,7 @@ ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int it
     ks_llaunch_fn fn = NULL;
     if (pure) {
         const ks_lvariant_info *unused;
-        ks_status lst = ks_llookup(s, variant, &unused, &fn);
+        ks_status lst = lookup(s, variant, &unused, &fn);
         if (lst != KS_OK) {
             free(ms);
             return lst;
@@ -510,13 +510,13 @@ ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int it
     }
     ks_status st = KS_OK;
     for (int w = 0; w < 2 && st == KS_OK; ++w)
-        st = pure ? ks_lsolver_run_launches(s, fn, block, iters / T, T)
+        st = pure ? solver_run_launches(s, fn, block, iters / T, T)
                   : ks_lsolver_iterate(s, variant, block, iters);
     for (int r = 0; r < reps && st == KS_OK; ++r) {
         float t = 0.0f;
         cudaError_t e = cudaEventRecord(s->t0, s->stream);
         if (e == cudaSuccess)
-            st = pure ? ks_lsolver_run_launches(s, fn, block, iters / T, T)
+            st = pure ? solver_run_launches(s, fn, block, iters / T, T)
                       : ks_lsolver_iterate(s, variant, block, iters);
         if (e == cudaSuccess && st == KS_OK) e = cudaEventRecord(s->t1, s->stream);
         if (e == cudaSuccess && st == KS_OK) e = cudaEventSynchronize(s->t1);

@@ -16,15 +16,15 @@ static int ks_colormap_loaded = -1;
 
 /* ---- slices on the device ---- */
 
-typedef struct ks_lslice_map {
+typedef struct slice_map {
     int w, h;
     size_t base;        /* index of pixel (0, 0) */
     size_t sa, sb;      /* index step per pixel in a, in b */
-} ks_lslice_map;
+} slice_map;
 
-static ks_lslice_map ks_lslice_make(const ks_grid *g, ks_axis axis, int index)
+static slice_map slice_make(const ks_grid *g, ks_axis axis, int index)
 {
-    ks_lslice_map m;
+    slice_map m;
     ks_slice_dims(g, axis, &m.w, &m.h);
     int p0[3], pa[3], pb[3];
     ks_slice_point(g, axis, index, 0, 0, p0);
@@ -37,7 +37,7 @@ static ks_lslice_map ks_lslice_make(const ks_grid *g, ks_axis axis, int index)
     return m;
 }
 
-static ks_status ks_lcheck_slice(const ks_lsolver *s, ks_axis axis, int index)
+static ks_status check_slice(const ks_lsolver *s, ks_axis axis, int index)
 {
     if (axis < 0 || axis >= KS_AXIS_NUM) return ks_fail(KS_ERR_INVALID, "bad slice axis %d", axis);
     const int last = ks_slice_max_index(&s->g, axis);
@@ -46,7 +46,7 @@ static ks_status ks_lcheck_slice(const ks_lsolver *s, ks_axis axis, int index)
     return KS_OK;
 }
 
-__global__ void slice_colormap_rgba_kernel(const float *__restrict__ u, ks_lslice_map m, float lo,
+__global__ void slice_colormap_rgba_kernel(const float *__restrict__ u, slice_map m, float lo,
                                            float inv_span, uchar4 *__restrict__ dst)
 {
     const int a = blockIdx.x * blockDim.x + threadIdx.x;
@@ -57,7 +57,7 @@ __global__ void slice_colormap_rgba_kernel(const float *__restrict__ u, ks_lslic
 }
 
 /* Puts map's table in constant memory (in stream order) unless it is there. */
-static ks_status ks_lload_colormap(ks_lsolver *s, ks_colormap map)
+static ks_status load_colormap(ks_lsolver *s, ks_colormap map)
 {
     if (map < 0 || map >= KS_CMAP_NUM) return ks_fail(KS_ERR_INVALID, "bad colormap %d", map);
     if ((int)map != ks_colormap_loaded) {
@@ -73,9 +73,9 @@ static ks_status ks_lload_colormap(ks_lsolver *s, ks_colormap map)
 ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
                                   float lo, float hi, void *dst_rgba)
 {
-    KS_TRY(ks_lcheck_slice(s, axis, index));
-    KS_TRY(ks_lload_colormap(s, map));
-    const ks_lslice_map m = ks_lslice_make(&s->g, axis, index);
+    KS_TRY(check_slice(s, axis, index));
+    KS_TRY(load_colormap(s, map));
+    const slice_map m = slice_make(&s->g, axis, index);
     dim3 block(32, 8), grid(ks_fdiv_up(m.w, 32), ks_fdiv_up(m.h, 8));
     slice_colormap_rgba_kernel<<<grid, block, 0, s->stream>>>(
         s->cur, m, lo, ks_colormap_inv_span(lo, hi), (uchar4 *)dst_rgba);
@@ -86,7 +86,7 @@ ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_col
 /* The live view's picture: one thread per picture pixel, the mean of the
  * cells it shows summed in double in row-major order (laplace.h states the
  * rule; ks_laplace_cpu_render_view is the reference, bit for bit). */
-__global__ void view_mean_colormap_rgba_kernel(const float *__restrict__ u, ks_lslice_map sm,
+__global__ void view_mean_colormap_rgba_kernel(const float *__restrict__ u, slice_map sm,
                                                ks_cellmap cm, float lo, float inv_span,
                                                uchar4 *__restrict__ dst)
 {
@@ -111,8 +111,8 @@ ks_status ks_lsolver_render_view(ks_lsolver *s, ks_axis axis, int index, const k
 {
     KS_TRY(ks_laplace_check_view(&s->g, axis, index, m));
     if (dst_rgba == NULL) return ks_fail(KS_ERR_INVALID, "view picture: no destination");
-    KS_TRY(ks_lload_colormap(s, map));
-    const ks_lslice_map sm = ks_lslice_make(&s->g, axis, index);
+    KS_TRY(load_colormap(s, map));
+    const slice_map sm = slice_make(&s->g, axis, index);
     dim3 block(32, 8), grid(ks_fdiv_up(m->x.pixels, 32), ks_fdiv_up(m->y.pixels, 8));
     view_mean_colormap_rgba_kernel<<<grid, block, 0, s->stream>>>(
         s->cur, sm, *m, lo, ks_colormap_inv_span(lo, hi), (uchar4 *)dst_rgba);
@@ -123,7 +123,7 @@ ks_status ks_lsolver_render_view(ks_lsolver *s, ks_axis axis, int index, const k
 ks_status ks_lsolver_read_slice_rgba(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
                                      float lo, float hi, unsigned char *host_rgba)
 {
-    KS_TRY(ks_lcheck_slice(s, axis, index));
+    KS_TRY(check_slice(s, axis, index));
     int w, h;
     ks_slice_dims(&s->g, axis, &w, &h);
     const size_t bytes = (size_t)w * (size_t)h * 4;
@@ -146,14 +146,14 @@ ks_status ks_lsolver_read_slice_rgba(ks_lsolver *s, ks_axis axis, int index, ks_
 }
 
 /* Floats as unsigned so that unsigned order is float order (atomicMin/Max). */
-static __host__ __device__ __forceinline__ unsigned ks_float_order_key(float f)
+static __host__ __device__ __forceinline__ unsigned float_order_key(float f)
 {
     unsigned u;
     memcpy(&u, &f, sizeof u);
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
-static float ks_float_from_order_key(unsigned u)
+static float float_from_order_key(unsigned u)
 {
     u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
     float f;
@@ -161,7 +161,7 @@ static float ks_float_from_order_key(unsigned u)
     return f;
 }
 
-__global__ void slice_minmax_atomic_kernel(const float *__restrict__ u, ks_lslice_map m,
+__global__ void slice_minmax_atomic_kernel(const float *__restrict__ u, slice_map m,
                                            unsigned *__restrict__ minmax)
 {
     unsigned lo = 0xffffffffu, hi = 0u;
@@ -171,7 +171,7 @@ __global__ void slice_minmax_atomic_kernel(const float *__restrict__ u, ks_lslic
         const int a = (int)(p % m.w), b = (int)(p / m.w);
         const float v = u[m.base + (size_t)a * m.sa + (size_t)b * m.sb];
         if (v != v) continue; /* NaN takes no part */
-        const unsigned key = ks_float_order_key(v);
+        const unsigned key = float_order_key(v);
         lo = min(lo, key);
         hi = max(hi, key);
     }
@@ -188,7 +188,7 @@ __global__ void slice_minmax_atomic_kernel(const float *__restrict__ u, ks_lslic
 ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, const int probe[3],
                                       long long iteration)
 {
-    KS_TRY(ks_lcheck_slice(s, axis, index));
+    KS_TRY(check_slice(s, axis, index));
     /* A free slot; when every slot is still in flight (the host runs frames
      * ahead of the GPU) this request is skipped. Overwriting the oldest
      * instead would starve the reader: no request would ever finish before
@@ -203,7 +203,7 @@ ks_status ks_lsolver_request_readback(ks_lsolver *s, ks_axis axis, int index, co
         const int n = d == 0 ? s->g.nx : d == 1 ? s->g.ny : s->g.nz;
         if (probe[d] < 0 || probe[d] >= n) has_probe = 0;
     }
-    const ks_lslice_map m = ks_lslice_make(&s->g, axis, index);
+    const slice_map m = slice_make(&s->g, axis, index);
     KS_CUDA_TRY(cudaMemsetAsync(s->d_minmax, 0xff, sizeof(unsigned), s->stream));
     KS_CUDA_TRY(cudaMemsetAsync(s->d_minmax + 1, 0, sizeof(unsigned), s->stream));
     long long blocks = ((long long)m.w * m.h + 255) / 256;
@@ -261,8 +261,8 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out)
     for (int n = 0; n < KS_LREADBACK_SLOTS; ++n)
         if (s->slots[n].pending && s->slots[n].seq <= b->seq) s->slots[n].pending = 0;
     const ks_lreadback_raw *h = b->host;
-    out->slice_min = ks_float_from_order_key(h->minmax[0]);
-    out->slice_max = ks_float_from_order_key(h->minmax[1]);
+    out->slice_min = float_from_order_key(h->minmax[0]);
+    out->slice_max = float_from_order_key(h->minmax[1]);
     out->probe_value = b->has_probe ? h->probe : NAN;
     for (int d = 0; d < 3; ++d) out->probe[d] = b->probe[d];
     out->iteration = b->iteration;

@@ -130,7 +130,7 @@ enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_MAXT };
 /* The vector path needs cp.async and mbarrier (sm_80 and up). Hopper waits
  * with mbarrier.try_wait (the tuned path); sm_80..89 poll mbarrier.test_wait;
  * code compiled for sm_75 has neither, and the launcher sends every tblock
- * launch there to the scalar kernel (ks_tblock_code_path). */
+ * launch there to the scalar kernel (tblock_code_path). */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 #define KS_TBV_DEVICE 1
 #else
@@ -138,13 +138,13 @@ enum { KS_TBV_ROWS = KS_TBLOCK_ROWS, KS_TBV_MAX_THREADS = KS_TBLOCK_MAXT };
 #endif
 
 #if KS_TBV_DEVICE
-static __device__ __forceinline__ void ks_mbar_arrive(unsigned long long *bar)
+static __device__ __forceinline__ void mbar_arrive(unsigned long long *bar)
 {
     const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
 }
 
-static __device__ __forceinline__ void ks_mbar_wait(unsigned long long *bar, unsigned parity)
+static __device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
 {
     const unsigned a = (unsigned)__cvta_generic_to_shared(bar);
     unsigned ok = 0;
@@ -166,18 +166,18 @@ static __device__ __forceinline__ void ks_mbar_wait(unsigned long long *bar, uns
 }
 
 /* 16 bytes global -> shared, through L2 only (cp.async.cg) */
-static __device__ __forceinline__ void ks_cp_async16(float4 *smem, const float *gmem)
+static __device__ __forceinline__ void cp_async16(float4 *smem, const float *gmem)
 {
     const unsigned sa = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gmem) : "memory");
 }
 
-static __device__ __forceinline__ void ks_cp_async_wait_all(void)
+static __device__ __forceinline__ void cp_async_wait_all(void)
 {
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
-static __device__ __forceinline__ float4 ks_f4_add(float4 a, float4 b)
+static __device__ __forceinline__ float4 f4_add(float4 a, float4 b)
 {
     return make_float4(__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y), __fadd_rn(a.z, b.z),
                        __fadd_rn(a.w, b.w));
@@ -259,15 +259,15 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
         }
     __syncthreads(); /* the zero fill (and barrier setup) is done before the copies land */
 #pragma unroll
-    for (int r = 0; r < R; ++r) ks_cp_async16(own + ((lo0 & 1) ? Q : 0) + r * RS, src + col[r]);
+    for (int r = 0; r < R; ++r) cp_async16(own + ((lo0 & 1) ? Q : 0) + r * RS, src + col[r]);
 
     for (int s = lo0; s <= s_end; ++s) {
         /* plane s - L of level L sits in the parity half of s - L */
         float4 *const b0 = own + ((s & 1) ? Q : 0), *const b1 = own + ((s & 1) ? 0 : Q);
         const bool fast = s >= st_lo && s <= st_hi && rcopy == 0; /* warp-uniform */
         const unsigned ph = (unsigned)(s - lo0) & 1u; /* each level's barrier completes once per step */
-        ks_cp_async_wait_all(); /* plane s (past hi0: stale, unused) */
-        if (KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[0]);
+        cp_async_wait_all(); /* plane s (past hi0: stale, unused) */
+        if (KS_TBLOCK_EARLY_ARRIVE) mbar_arrive(&ks_tbv_bars[0]);
         /* own rows need no barrier */
         float4 cur[R], c[R];
 #pragma unroll
@@ -275,7 +275,7 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
             cur[r] = b0[r * RS];
             c[r] = b1[r * RS];
         }
-        if (!KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[0]);
+        if (!KS_TBLOCK_EARLY_ARRIVE) mbar_arrive(&ks_tbv_bars[0]);
 #pragma unroll
         for (int t = 1; t <= T; ++t) {
             const int p = s - t;
@@ -322,7 +322,7 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
 #pragma unroll
             for (int pass = 0; pass < 2; ++pass) {
                 if (pass == 1) {
-                    ks_mbar_wait(&ks_tbv_bars[t - 1], ph);
+                    mbar_wait(&ks_tbv_bars[t - 1], ph);
                     ym0 = bq[below + (t - 1) * 32];
                     ypl = bq[above + (t - 1) * 32];
                 }
@@ -339,7 +339,7 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
                     x.y = __fadd_rn(z.x, z.z);
                     x.z = __fadd_rn(z.y, z.w);
                     x.w = __fadd_rn(z.z, xr);
-                    A[t - 1][r] = ks_f4_add(ks_f4_add(ks_f4_add(x, ym), yp), c[r]);
+                    A[t - 1][r] = f4_add(f4_add(f4_add(x, ym), yp), c[r]);
                 }
             }
             if (t < T) {
@@ -348,14 +348,14 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
                     bp[r * RS + t * 32] = out[r]; /* stale when idle; read only as stale */
                     cur[r] = out[r];
                 }
-                if (KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[t]);
+                if (KS_TBLOCK_EARLY_ARRIVE) mbar_arrive(&ks_tbv_bars[t]);
 #pragma unroll
                 for (int r = 0; r < R; ++r) c[r] = bq[r * RS + t * 32]; /* level t, plane p-1 */
-                if (!KS_TBLOCK_EARLY_ARRIVE) ks_mbar_arrive(&ks_tbv_bars[t]);
+                if (!KS_TBLOCK_EARLY_ARRIVE) mbar_arrive(&ks_tbv_bars[t]);
                 if (t == 1 && s < hi0) { /* level 0 delivers plane s while s <= hi0 */
                     src += sz;
 #pragma unroll
-                    for (int r = 0; r < R; ++r) ks_cp_async16(b1 + r * RS, src + col[r]);
+                    for (int r = 0; r < R; ++r) cp_async16(b1 + r * RS, src + col[r]);
                 }
             } else if (p >= k0 && p < k1) { /* level T is active exactly there */
                 float *dst = u2 + (size_t)p * sz;
@@ -369,7 +369,7 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
             if (s < hi0) {
                 src += sz;
 #pragma unroll
-                for (int r = 0; r < R; ++r) ks_cp_async16(own + ((s & 1) ? 0 : Q) + r * RS, src + col[r]);
+                for (int r = 0; r < R; ++r) cp_async16(own + ((s & 1) ? 0 : Q) + r * RS, src + col[r]);
             }
         }
     }
@@ -391,11 +391,11 @@ __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
         jacobi3d_tblock_vec_body<T, R, false>(u1, u2, nx, ny, nz, kchunk);
 #else
     (void)u1, (void)u2, (void)nx, (void)ny, (void)nz, (void)kchunk;
-    __trap(); /* never launched: ks_tblock_code_path() sends sm_75 code to the scalar kernel */
+    __trap(); /* never launched: tblock_code_path() sends sm_75 code to the scalar kernel */
 #endif
 }
 
-static const void *ks_tblock_vec_fn(int steps)
+static const void *tblock_vec_fn(int steps)
 {
     switch (steps) {
     case 1: return (const void *)jacobi3d_tblock_vec_kernel<1, KS_TBV_ROWS>;
@@ -408,7 +408,7 @@ static const void *ks_tblock_vec_fn(int steps)
     }
 }
 
-static const void *ks_tblock_fn(int steps)
+static const void *tblock_fn(int steps)
 {
     switch (steps) {
     case 1: return (const void *)jacobi3d_tblock_kernel<1>;
@@ -426,7 +426,7 @@ static const void *ks_tblock_fn(int steps)
  * memory (W R T KiB, + 256 B for the mbarriers). Otherwise, and on grids with
  * nx % 4 != 0, such a block runs the scalar kernel with a 32 x min(W R, 32)
  * tile, so a block is valid on any grid. */
-static size_t ks_tblock_vec_smem(int W, int T)
+static size_t tblock_vec_smem(int W, int T)
 {
     return (size_t)2 * (size_t)W * KS_TBV_ROWS * (size_t)T * 32 * sizeof(float4);
 }
@@ -434,9 +434,9 @@ static size_t ks_tblock_vec_smem(int W, int T)
 /* Which tblock code the running binary holds, from the PTX version the driver
  * loaded the vector kernel from: a PTX-only compute_80 build JIT-compiled on a
  * Hopper GPU runs the sm_80 path, as it would on an A100. Asked once. */
-typedef enum ks_tblock_path { KS_TBP_SCALAR = 0, KS_TBP_CP_ASYNC, KS_TBP_HOPPER } ks_tblock_path;
+typedef enum tblock_path { KS_TBP_SCALAR = 0, KS_TBP_CP_ASYNC, KS_TBP_HOPPER } tblock_path;
 
-static ks_tblock_path ks_tblock_code_path(void)
+static tblock_path tblock_code_path(void)
 {
     static int cached = -1;
     if (cached < 0) {
@@ -447,12 +447,12 @@ static ks_tblock_path ks_tblock_code_path(void)
         }
         cached = a.ptxVersion >= 90 ? KS_TBP_HOPPER : a.ptxVersion >= 80 ? KS_TBP_CP_ASYNC : KS_TBP_SCALAR;
     }
-    return (ks_tblock_path)cached;
+    return (tblock_path)cached;
 }
 
-static const char *ks_tblock_code_path_text(void)
+static const char *tblock_code_path_text(void)
 {
-    switch (ks_tblock_code_path()) {
+    switch (tblock_code_path()) {
     case KS_TBP_HOPPER: return "sm_90 code: vector path, cp.async, split mbarrier waits (try_wait)";
     case KS_TBP_CP_ASYNC: return "sm_80 code: vector path, cp.async, split mbarrier waits (test_wait)";
     default: return "sm_75 code: scalar shared-memory path (no cp.async or mbarrier before sm_80)";
@@ -462,21 +462,21 @@ static const char *ks_tblock_code_path_text(void)
 extern "C" const char *ks_lvariant_code_path(int id)
 {
     const ks_lvariant_info *v = ks_lvariant_get(id);
-    return v && v->steps_per_launch > 1 ? ks_tblock_code_path_text() : NULL;
+    return v && v->steps_per_launch > 1 ? tblock_code_path_text() : NULL;
 }
 
-static int ks_tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
+static int tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
 {
     return b[0] == 32 && b[1] >= 1 && b[2] == 1 && 32 * b[1] <= KS_TBV_MAX_THREADS &&
-           b[1] * KS_TBV_ROWS > 2 * T && ks_tblock_vec_smem(b[1], T) + 256 <= p->sharedMemPerBlockOptin;
+           b[1] * KS_TBV_ROWS > 2 * T && tblock_vec_smem(b[1], T) + 256 <= p->sharedMemPerBlockOptin;
 }
 
-static ks_status ks_launch_tblock_vec(const ks_lsweep *sw)
+static ks_status launch_tblock_vec(const ks_lsweep *sw)
 {
     const int T = sw->steps, W = sw->block[1], threads = 32 * W;
-    const size_t smem = ks_tblock_vec_smem(W, T);
+    const size_t smem = tblock_vec_smem(W, T);
     KS_TRY(ks_lcheck_block_limits(sw, threads, smem)); /* before asking for smem */
-    const void *fn = ks_tblock_vec_fn(T);
+    const void *fn = tblock_vec_fn(T);
     /* always: the kernel's static shared memory (its mbarriers) counts
      * against the 48 KiB default too (T = 1 at 32x12 needs 48 KiB + 96 B) */
     KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -508,12 +508,12 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
         return ks_fail(KS_ERR_UNSUPPORTED, "tblock: %d steps per launch; 1..%d are built", T,
                        KS_TBLOCK_MAX_STEPS);
     int b[3] = {sw->block[0], sw->block[1], sw->block[2]};
-    if (ks_tblock_vec_shape(b, T, sw->prop) && ks_tblock_code_path() != KS_TBP_SCALAR) {
+    if (tblock_vec_shape(b, T, sw->prop) && tblock_code_path() != KS_TBP_SCALAR) {
         /* 32-bit offsets within a plane. (Run 5's 16-row tile failure is
          * gone with the shared-memory planes: run 6 passed 16-row tiles,
          * several blocks per SM.) */
         if (sw->grid->nx % 4 == 0 && (long long)sw->grid->nx * sw->grid->ny < (1ll << 31))
-            return ks_launch_tblock_vec(sw);
+            return launch_tblock_vec(sw);
         b[1] = min(b[1] * KS_TBV_ROWS, 32); /* scalar kernel, same tile height up to 32 */
     }
     KS_TRY(ks_lneed_2d_block(sw, "tblock"));
@@ -526,7 +526,7 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
                        "block %s: tblock needs bx and by > %d (a halo of %d on each side for %d "
                        "steps per launch)",
                        txt, 2 * T, T, T);
-    const void *fn = ks_tblock_fn(T);
+    const void *fn = tblock_fn(T);
     if (smem > 48 * 1024)
         KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     KS_TRY(ks_lcheck_kernel(sw, fn, "tblock", threads, smem));

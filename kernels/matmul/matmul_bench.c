@@ -38,30 +38,30 @@ ks_status ks_matmul_check_variant(ks_matmul_gpu *g, const ks_matmul_size *s, ks_
 }
 
 /* The configurations of one size: (variant, tile) pairs, cublas first. */
-typedef struct ks_mm_config {
+typedef struct config {
     ks_matmul_variant v;
     int tile;
-} ks_mm_config;
+} config;
 
-static int ks_mm_configs(const ks_matmul_bench_desc *d, ks_mm_config *out)
+static int configs(const ks_matmul_bench_desc *d, config *out)
 {
     int any = 0, n = 0;
     for (int v = 0; v < KS_MATMUL_NUM; ++v) any |= d->variants[v];
     const int *tiles = d->tiles && d->tile_n > 0 ? d->tiles : ks_mm_all_tiles;
     const int tile_n = d->tiles && d->tile_n > 0 ? d->tile_n : 3;
-    out[n++] = (ks_mm_config){KS_MATMUL_CUBLAS, 0};
+    out[n++] = (config){KS_MATMUL_CUBLAS, 0};
     for (int v = 0; v < KS_MATMUL_CUBLAS; ++v) {
         if (any && !d->variants[v]) continue;
         if (v == KS_MATMUL_TILED)
-            for (int t = 0; t < tile_n; ++t) out[n++] = (ks_mm_config){(ks_matmul_variant)v, tiles[t]};
+            for (int t = 0; t < tile_n; ++t) out[n++] = (config){(ks_matmul_variant)v, tiles[t]};
         else
-            out[n++] = (ks_mm_config){(ks_matmul_variant)v, ks_matmul_block_tile((ks_matmul_variant)v, 0)};
+            out[n++] = (config){(ks_matmul_variant)v, ks_matmul_block_tile((ks_matmul_variant)v, 0)};
     }
     return n;
 }
 
 /* Every configuration on the odd check sizes against the gold. */
-static ks_status ks_mm_check_odd(ks_matmul_gpu *g, const ks_mm_config *cfg, int cfg_n)
+static ks_status check_odd(ks_matmul_gpu *g, const config *cfg, int cfg_n)
 {
     for (size_t q = 0; q < sizeof ks_mm_check_sizes / sizeof *ks_mm_check_sizes; ++q) {
         const ks_matmul_size *s = &ks_mm_check_sizes[q];
@@ -83,8 +83,8 @@ static ks_status ks_mm_check_odd(ks_matmul_gpu *g, const ks_mm_config *cfg, int 
     return KS_OK;
 }
 
-static void ks_mm_row(ks_matmul_bench_result *r, const char *name, const ks_matmul_size *s, int tile, double ms,
-                      double cublas_ms)
+static void add_row(ks_matmul_bench_result *r, const char *name, const ks_matmul_size *s, int tile, double ms,
+                    double cublas_ms)
 {
     ks_matmul_bench_row *row = &r->rows[r->row_n++];
     snprintf(row->variant, sizeof row->variant, "%s", name);
@@ -96,7 +96,7 @@ static void ks_mm_row(ks_matmul_bench_result *r, const char *name, const ks_matm
     row->pct_peak = r->peak_gflops > 0 ? 100.0 * row->gflops / r->peak_gflops : -1.0;
 }
 
-static ks_status ks_mm_bench_cpu(const ks_matmul_size *sizes, int size_n, ks_matmul_bench_result *r)
+static ks_status bench_cpu(const ks_matmul_size *sizes, int size_n, ks_matmul_bench_result *r)
 {
     for (int q = 0; q < size_n; ++q) {
         const ks_matmul_size *s = &sizes[q];
@@ -113,7 +113,7 @@ static ks_status ks_mm_bench_cpu(const ks_matmul_size *sizes, int size_n, ks_mat
                 ms[k] = (ks_now_seconds() * 1e3) - t0;
             }
             const double med = ks_median_sort(ms, r->reps); /* sorts: ms[0] is the minimum */
-            if (r->row_n < KS_MATMUL_BENCH_MAX_ROWS) ks_mm_row(r, "gold", s, 0, med, 0.0);
+            if (r->row_n < KS_MATMUL_BENCH_MAX_ROWS) add_row(r, "gold", s, 0, med, 0.0);
         }
         free(a);
         free(b);
@@ -152,11 +152,11 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
         snprintf(r->note, sizeof r->note,
                  "cpu backend: only the CPU gold runs (no GPU variants, no cuBLAS or FP32 peak to compare with)");
         snprintf(r->check, sizeof r->check, "the gold is exact by construction (tests check it against the formula)");
-        return ks_mm_bench_cpu(sizes, size_n, r);
+        return bench_cpu(sizes, size_n, r);
     }
 
-    ks_mm_config cfg[8];
-    const int cfg_n = ks_mm_configs(d, cfg);
+    config cfg[8];
+    const int cfg_n = configs(d, cfg);
     if ((long long)size_n * cfg_n > KS_MATMUL_BENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench matmul: too many sizes x variants (at most %d rows)", KS_MATMUL_BENCH_MAX_ROWS);
     ks_matmul_gpu *g = NULL;
@@ -165,7 +165,7 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
     ks_status st = ks_cuda_probe(&dev); /* the context exists: the device is there */
     if (st == KS_OK) snprintf(r->device, sizeof r->device, "%s", dev.name);
     if (st == KS_OK) st = ks_cuda_measure_fma_gflops(10, &r->peak_gflops);
-    if (st == KS_OK) st = ks_mm_check_odd(g, cfg, cfg_n);
+    if (st == KS_OK) st = check_odd(g, cfg, cfg_n);
     snprintf(r->check, sizeof r->check,
              "checked bit for bit, C poisoned with NaN first: every variant on 17x33x9 and 65x129x31 and at sizes up to "
              "%d a side against the CPU gold, larger sizes against cuBLAS; FP32 peak %.0f GFLOP/s (FMA kernel, this run)",
@@ -210,7 +210,7 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
             if (st == KS_OK) st = ks_matmul_gpu_time(g, cfg[c].v, cfg[c].tile, warm, reps, &med, &mn);
             if (st != KS_OK) break;
             if (cfg[c].v == KS_MATMUL_CUBLAS) cublas_ms = med;
-            ks_mm_row(r, ks_matmul_variant_get(cfg[c].v)->name, s, cfg[c].tile, med, cublas_ms);
+            add_row(r, ks_matmul_variant_get(cfg[c].v)->name, s, cfg[c].tile, med, cublas_ms);
         }
         free(want);
         free(got);

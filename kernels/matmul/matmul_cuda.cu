@@ -18,13 +18,7 @@
 #include "kernels/common/cuda_device.h"
 #include "matmul_draw.h"
 
-#define KS_CUBLAS_TRY(call)                                                                        \
-    do {                                                                                           \
-        cublasStatus_t ks_cublas_st_ = (call);                                                     \
-        if (ks_cublas_st_ != CUBLAS_STATUS_SUCCESS)                                                \
-            return ks_fail(KS_ERR_CUDA, "%s failed: %s (%s:%d)", #call,                            \
-                           cublasGetStatusString(ks_cublas_st_), __FILE__, __LINE__);              \
-    } while (0)
+#define KS_CUBLAS_TRY(call) KS_STATUS_TRY(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, call, #call)
 
 struct ks_matmul_gpu {
     cudaStream_t stream;
@@ -103,8 +97,8 @@ __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restri
 }
 
 template <int T>
-static void ks_mm_tiled_launch(dim3 grid, dim3 block, cudaStream_t stream, const float *A, const float *B, float *C,
-                               int M, int N, int K)
+static void tiled_launch(dim3 grid, dim3 block, cudaStream_t stream, const float *A, const float *B, float *C,
+                         int M, int N, int K)
 {
     if (M % T == 0 && N % T == 0 && K % T == 0)
         ks_mm_tiled_kernel<T, true><<<grid, block, 0, stream>>>(A, B, C, M, N, K);
@@ -263,7 +257,7 @@ extern "C" void ks_matmul_gpu_destroy(ks_matmul_gpu *g)
     free(g);
 }
 
-static ks_status ks_mm_create(ks_matmul_gpu *g)
+static ks_status gpu_init(ks_matmul_gpu *g)
 {
     KS_CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     KS_CUDA_TRY(cudaEventCreate(&g->e0));
@@ -284,7 +278,7 @@ extern "C" ks_status ks_matmul_gpu_create(ks_matmul_gpu **out)
     if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "matmul: no CUDA device");
     ks_matmul_gpu *g = (ks_matmul_gpu *)calloc(1, sizeof *g);
     if (!g) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
-    const ks_status st = ks_mm_create(g);
+    const ks_status st = gpu_init(g);
     if (st != KS_OK) {
         ks_matmul_gpu_destroy(g);
         return st;
@@ -298,7 +292,7 @@ extern "C" void *ks_matmul_gpu_stream(ks_matmul_gpu *g)
     return g ? (void *)g->stream : NULL;
 }
 
-static ks_status ks_mm_reserve(float **p, size_t *cap, size_t n, const char *what)
+static ks_status reserve(float **p, size_t *cap, size_t n, const char *what)
 {
     if (*cap >= n) return KS_OK;
     cudaFree(*p);
@@ -322,9 +316,9 @@ extern "C" ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size 
     KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
     g->have_size = 0;
     const size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
-    KS_TRY(ks_mm_reserve(&g->a, &g->cap_a, na, "A"));
-    KS_TRY(ks_mm_reserve(&g->b, &g->cap_b, nb, "B"));
-    KS_TRY(ks_mm_reserve(&g->c, &g->cap_c, nc, "C"));
+    KS_TRY(reserve(&g->a, &g->cap_a, na, "A"));
+    KS_TRY(reserve(&g->b, &g->cap_b, nb, "B"));
+    KS_TRY(reserve(&g->c, &g->cap_c, nc, "C"));
     ks_mm_fill_kernel<<<1024, 256, 0, g->stream>>>(g->a, (long long)na, g->b, (long long)nb);
     KS_CUDA_TRY_LAUNCH("fill");
     g->size = *s;
@@ -353,9 +347,9 @@ extern "C" ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, in
         if (tile != 8 && tile != 16 && tile != 32)
             return ks_fail(KS_ERR_INVALID, "matmul: tiled takes tile 8, 16 or 32, not %d", tile);
         const dim3 block(tile, tile), grid((N + tile - 1) / tile, (M + tile - 1) / tile);
-        if (tile == 8) ks_mm_tiled_launch<8>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
-        else if (tile == 16) ks_mm_tiled_launch<16>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
-        else ks_mm_tiled_launch<32>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
+        if (tile == 8) tiled_launch<8>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
+        else if (tile == 16) tiled_launch<16>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
+        else tiled_launch<32>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
         break;
     }
     case KS_MATMUL_REGTILE: {

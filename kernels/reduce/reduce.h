@@ -174,7 +174,6 @@ void ks_reduce_draw_cpu(const ks_reduce_levels *lv, const float *data, int w, in
 /* ---- GPU ---- */
 typedef struct ks_reduce_gpu ks_reduce_gpu;
 
-int ks_reduce_gpu_device_count(void);
 /* Allocates input, output and scratch for d (defaults applied) and fills the input
  * on the device by formula. Device memory: 8N bytes (input and scan output) plus
  * about N/250 bytes of scratch and CUB's temporary storage; the picture's levels
@@ -226,7 +225,6 @@ ks_status ks_reduce_gpu_levels_download(ks_reduce_gpu *g, float *data);
  * draws the same data; asynchronous on the context's stream. */
 ks_status ks_reduce_gpu_draw(ks_reduce_gpu *g, int w, int h, const unsigned char lut[256][4], float lo, float hi,
                              void *rgba);
-ks_status ks_reduce_gpu_device_name(char *buf, size_t len);
 
 #ifdef __cplusplus
 }

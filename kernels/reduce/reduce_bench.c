@@ -40,7 +40,7 @@ ks_status ks_reduce_check_variant(ks_reduce_gpu *g, ks_reduce_variant v, const f
 }
 
 /* The variants to run: the chosen ones, each op's CUB variant first when any of that op runs. */
-static int ks_rb_variants(const ks_reduce_bench_desc *d, ks_reduce_variant *out)
+static int chosen_variants(const ks_reduce_bench_desc *d, ks_reduce_variant *out)
 {
     int any = 0, k = 0;
     for (int v = 0; v < KS_REDUCE_NUM; ++v) any |= d->variants[v];
@@ -60,14 +60,14 @@ static int ks_rb_variants(const ks_reduce_bench_desc *d, ks_reduce_variant *out)
     return k;
 }
 
-static void ks_rb_note(ks_reduce_bench_result *r, const char *text)
+static void add_note(ks_reduce_bench_result *r, const char *text)
 {
     const size_t used = strlen(r->note);
     snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
 }
 
-static void ks_rb_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *variant, long long n, double ms,
-                      double min_ms, int launches, double cub_ms)
+static void add_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *variant, long long n, double ms,
+                    double min_ms, int launches, double cub_ms)
 {
     if (r->row_n >= KS_REDUCE_BENCH_MAX_ROWS) return;
     ks_reduce_bench_row *w = &r->rows[r->row_n++];
@@ -87,7 +87,7 @@ static void ks_rb_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *va
 }
 
 /* Every variant of vs on the context's input against the gold (host copies made here). */
-static ks_status ks_rb_check(ks_reduce_gpu *g, const ks_reduce_variant *vs, int vn)
+static ks_status check_variant(ks_reduce_gpu *g, const ks_reduce_variant *vs, int vn)
 {
     const ks_reduce_desc d = ks_reduce_gpu_desc(g);
     KS_TRY(ks_host_memory_check(3.0 * 4.0 * (double)d.n, "the reduce bench's gold check"));
@@ -105,7 +105,7 @@ static ks_status ks_rb_check(ks_reduce_gpu *g, const ks_reduce_variant *vs, int 
     return st;
 }
 
-static ks_status ks_rb_cpu(const long long *sizes, int size_n, ks_reduce_bench_result *r)
+static ks_status bench_cpu(const long long *sizes, int size_n, ks_reduce_bench_result *r)
 {
     for (int q = 0; q < size_n; ++q) {
         const long long n = sizes[q];
@@ -124,7 +124,7 @@ static ks_status ks_rb_cpu(const long long *sizes, int size_n, ks_reduce_bench_r
                     if (k >= 0) ms[k] = (ks_now_seconds() - t0) * 1e3;
                 }
                 const double med = ks_median_sort(ms, r->reps); /* sorts: ms[0] is the minimum */
-                ks_rb_row(r, (ks_reduce_op)op, "cpu", n, med, ms[0], 1, -1.0);
+                add_row(r, (ks_reduce_op)op, "cpu", n, med, ms[0], 1, -1.0);
             }
             (void)sink;
         }
@@ -171,11 +171,11 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         snprintf(r->cc, sizeof r->cc, "-");
         snprintf(r->note, sizeof r->note, "cpu backend: the CPU sum and scan only (no GPU variants, CUB or T_peak)");
         snprintf(r->check, sizeof r->check, "the CPU backend is checked against the gold by the tests");
-        return ks_rb_cpu(sizes, size_n, r);
+        return bench_cpu(sizes, size_n, r);
     }
 
     ks_reduce_variant vs[KS_REDUCE_NUM];
-    const int vn = ks_rb_variants(d, vs);
+    const int vn = chosen_variants(d, vs);
     if ((long long)size_n * vn > KS_REDUCE_BENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench reduce: too many sizes x variants (at most %d rows)",
                        KS_REDUCE_BENCH_MAX_ROWS);
@@ -203,7 +203,7 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         const ks_reduce_desc cd = {KS_REDUCE_BENCH_CHECK_N, seed, r->block, KS_REDUCE_INPUT_RANDOM};
         ks_reduce_gpu *g = NULL;
         st = ks_reduce_gpu_create(&cd, &g);
-        if (st == KS_OK) st = ks_rb_check(g, vs, vn);
+        if (st == KS_OK) st = check_variant(g, vs, vn);
         ks_reduce_gpu_destroy(g);
         KS_TRY(st);
     }
@@ -213,18 +213,18 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         if (d->mem_bytes > 0 && 8.5 * (double)n > 0.9 * d->mem_bytes) {
             char text[128];
             snprintf(text, sizeof text, "N = %lld skipped (%.1f GiB does not fit)", n, 8.5 * n / 1073741824.0);
-            ks_rb_note(r, text);
+            add_note(r, text);
             continue;
         }
         const ks_reduce_desc gd = {n, seed, r->block, KS_REDUCE_INPUT_RANDOM};
         ks_reduce_gpu *g = NULL;
         st = ks_reduce_gpu_create(&gd, &g);
         if (st == KS_OK) {
-            st = ks_rb_check(g, vs, vn);
+            st = check_variant(g, vs, vn);
             if (st == KS_ERR_OUT_OF_MEMORY) { /* the host cannot hold the gold: the odd size vouched for them */
                 char text[128];
                 snprintf(text, sizeof text, "N = %lld not checked against the gold (host memory)", n);
-                ks_rb_note(r, text);
+                add_note(r, text);
                 ks_error_clear();
                 st = KS_OK;
             }
@@ -236,7 +236,7 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
             st = ks_reduce_gpu_time(g, vs[k], r->span_ms, r->warmup, r->reps, &t);
             if (st != KS_OK) break;
             if (vs[k] == ks_reduce_cub_variant(vi->op)) cub_ms[vi->op] = t.median_ms;
-            ks_rb_row(r, vi->op, vi->name, n, t.median_ms, t.min_ms, t.launches, cub_ms[vi->op]);
+            add_row(r, vi->op, vi->name, n, t.median_ms, t.min_ms, t.launches, cub_ms[vi->op]);
         }
         ks_reduce_gpu_destroy(g);
     }

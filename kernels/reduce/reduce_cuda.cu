@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernels/common/colormap.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/ks_util.h"
 #include "reduce_input.h"
@@ -523,26 +524,6 @@ __global__ void ks_rd_draw_kernel(ks_rd_draw_args a, int w, int h, const uchar4 
 
 /* ---- context ---- */
 
-extern "C" int ks_reduce_gpu_device_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    return n;
-}
-
-extern "C" ks_status ks_reduce_gpu_device_name(char *buf, size_t len)
-{
-    int dev = 0;
-    cudaDeviceProp p;
-    KS_CUDA_TRY(cudaGetDevice(&dev));
-    KS_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
-    snprintf(buf, len, "%s", p.name);
-    return KS_OK;
-}
-
 extern "C" void ks_reduce_gpu_destroy(ks_reduce_gpu *g)
 {
     if (!g) return;
@@ -563,7 +544,7 @@ extern "C" void ks_reduce_gpu_destroy(ks_reduce_gpu *g)
     free(g);
 }
 
-static ks_status ks_rd_alloc(void **p, size_t bytes, const char *what)
+static ks_status dev_alloc(void **p, size_t bytes, const char *what)
 {
     const cudaError_t err = cudaMalloc(p, bytes ? bytes : 4);
     if (err != cudaSuccess) {
@@ -576,7 +557,7 @@ static ks_status ks_rd_alloc(void **p, size_t bytes, const char *what)
 }
 
 /* Blocks of a persistent grid: every SM full (occupancy of kernel at this block). */
-static ks_status ks_rd_grid(const void *kernel, int block, size_t smem, int sm_count, int *grid)
+static ks_status grid_size(const void *kernel, int block, size_t smem, int sm_count, int *grid)
 {
     int per_sm = 0;
     KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
@@ -585,7 +566,7 @@ static ks_status ks_rd_grid(const void *kernel, int block, size_t smem, int sm_c
 }
 
 /* Floats of block sums scan_blocks needs: ceil(n/B) + ceil(ceil(n/B)/B) + ... while a level has > 1 block. */
-static long long ks_rd_blk_sums_len(long long n, int block)
+static long long blk_sums_len(long long n, int block)
 {
     long long total = 0;
     for (long long m = (n + block - 1) / block;; m = (m + block - 1) / block) {
@@ -595,12 +576,12 @@ static long long ks_rd_blk_sums_len(long long n, int block)
     return total;
 }
 
-static long long ks_rd_lookback_tiles(long long n)
+static long long lookback_tiles(long long n)
 {
     return (n + KS_RD_LOOKBACK_TILE - 1) / KS_RD_LOOKBACK_TILE;
 }
 
-static ks_status ks_rd_create(ks_reduce_gpu *g)
+static ks_status gpu_init(ks_reduce_gpu *g)
 {
     const long long n = g->d.n;
     const int block = g->d.block;
@@ -610,11 +591,11 @@ static ks_status ks_rd_create(ks_reduce_gpu *g)
     int dev = 0;
     KS_CUDA_TRY(cudaGetDevice(&dev));
     KS_CUDA_TRY(cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, dev));
-    KS_TRY(ks_rd_grid((const void *)ks_rd_sum_atomic_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_ATOMIC]));
-    KS_TRY(ks_rd_grid((const void *)ks_rd_sum_tree_kernel, block, block * sizeof(float), g->sm_count,
-                      &g->grid_sum[KS_REDUCE_SUM_TREE]));
-    KS_TRY(ks_rd_grid((const void *)ks_rd_sum_shuffle_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_SHUFFLE]));
-    KS_TRY(ks_rd_grid((const void *)ks_rd_sum_onepass_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_ONEPASS]));
+    KS_TRY(grid_size((const void *)ks_rd_sum_atomic_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_ATOMIC]));
+    KS_TRY(grid_size((const void *)ks_rd_sum_tree_kernel, block, block * sizeof(float), g->sm_count,
+                     &g->grid_sum[KS_REDUCE_SUM_TREE]));
+    KS_TRY(grid_size((const void *)ks_rd_sum_shuffle_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_SHUFFLE]));
+    KS_TRY(grid_size((const void *)ks_rd_sum_onepass_kernel, block, 0, g->sm_count, &g->grid_sum[KS_REDUCE_SUM_ONEPASS]));
     /* At most 1024 threads per SM: on the H100 at 2^28 floats, 1024 resident threads
      * per SM read 0.3-0.5 % faster than a full SM (2048), and 512 were slower (measured). */
     for (int v = KS_REDUCE_SUM_ATOMIC; v <= KS_REDUCE_SUM_ONEPASS; ++v) {
@@ -629,16 +610,16 @@ static ks_status ks_rd_create(ks_reduce_gpu *g)
         if (g->grid_sum[v] > max_grid) max_grid = g->grid_sum[v];
     }
     const long long tiles = (n + 16LL * block - 1) / (16LL * block); /* scan_shuffle */
-    const long long lb_tiles = ks_rd_lookback_tiles(n);
-    KS_TRY(ks_rd_alloc((void **)&g->x, (size_t)n * 4, "the input"));
-    KS_TRY(ks_rd_alloc((void **)&g->y, (size_t)n * 4, "the scan output"));
-    KS_TRY(ks_rd_alloc((void **)&g->result, 16, "the sum"));
+    const long long lb_tiles = lookback_tiles(n);
+    KS_TRY(dev_alloc((void **)&g->x, (size_t)n * 4, "the input"));
+    KS_TRY(dev_alloc((void **)&g->y, (size_t)n * 4, "the scan output"));
+    KS_TRY(dev_alloc((void **)&g->result, 16, "the sum"));
     g->counter = reinterpret_cast<unsigned *>(g->result + 1);
-    KS_TRY(ks_rd_alloc((void **)&g->partials, (size_t)(tiles > max_grid ? tiles : max_grid) * 4, "partial sums"));
-    KS_TRY(ks_rd_alloc((void **)&g->blk_sums, (size_t)ks_rd_blk_sums_len(n, block) * 4, "block sums"));
-    KS_TRY(ks_rd_alloc((void **)&g->status, (size_t)lb_tiles * 8, "tile status"));
-    KS_TRY(ks_rd_alloc((void **)&g->lv_max, KS_REDUCE_MAX_LEVELS * 4, "level maxima"));
-    KS_TRY(ks_rd_alloc((void **)&g->lut, 256 * 4, "colour table"));
+    KS_TRY(dev_alloc((void **)&g->partials, (size_t)(tiles > max_grid ? tiles : max_grid) * 4, "partial sums"));
+    KS_TRY(dev_alloc((void **)&g->blk_sums, (size_t)blk_sums_len(n, block) * 4, "block sums"));
+    KS_TRY(dev_alloc((void **)&g->status, (size_t)lb_tiles * 8, "tile status"));
+    KS_TRY(dev_alloc((void **)&g->lv_max, KS_REDUCE_MAX_LEVELS * 4, "level maxima"));
+    KS_TRY(dev_alloc((void **)&g->lut, 256 * 4, "colour table"));
     KS_CUDA_TRY(cudaMemsetAsync(g->result, 0, 16, g->stream));
     KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)lb_tiles * 8, g->stream));
     g->epoch = 0;
@@ -646,7 +627,7 @@ static ks_status ks_rd_create(ks_reduce_gpu *g)
     KS_CUDA_TRY(cub::DeviceReduce::Sum(nullptr, a, g->x, g->result, (int)n, g->stream));
     KS_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, b, g->x, g->y, (int)n, g->stream));
     g->cub_tmp_size = a > b ? a : b;
-    KS_TRY(ks_rd_alloc(&g->cub_tmp, g->cub_tmp_size, "CUB temporary storage"));
+    KS_TRY(dev_alloc(&g->cub_tmp, g->cub_tmp_size, "CUB temporary storage"));
     return ks_reduce_gpu_fill(g, g->d.input, g->d.seed);
 }
 
@@ -654,11 +635,13 @@ extern "C" ks_status ks_reduce_gpu_create(const ks_reduce_desc *d, ks_reduce_gpu
 {
     *out = NULL;
     KS_TRY(ks_reduce_desc_check(d));
-    if (ks_reduce_gpu_device_count() == 0) return ks_fail(KS_ERR_NO_DEVICE, "reduce: no CUDA device");
+    ks_device_info dev;
+    KS_TRY(ks_cuda_probe(&dev));
+    if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "reduce: no CUDA device");
     ks_reduce_gpu *g = (ks_reduce_gpu *)calloc(1, sizeof *g);
     if (!g) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
     g->d = ks_reduce_desc_defaults(d);
-    const ks_status st = ks_rd_create(g);
+    const ks_status st = gpu_init(g);
     if (st != KS_OK) {
         ks_reduce_gpu_destroy(g);
         return st;
@@ -718,26 +701,26 @@ extern "C" ks_status ks_reduce_gpu_poison(ks_reduce_gpu *g)
 }
 
 /* scan_blocks on in[0..n) into out, block sums at sums (and the levels below them after). */
-static ks_status ks_rd_scan_blocks(ks_reduce_gpu *g, const float *in, float *out, long long n, float *sums)
+static ks_status scan_by_blocks(ks_reduce_gpu *g, const float *in, float *out, long long n, float *sums)
 {
     const int B = g->d.block;
     const long long m = (n + B - 1) / B;
     ks_rd_scan_local_kernel<<<(unsigned)m, B, B * sizeof(float), g->stream>>>(in, out, n, sums);
     KS_CUDA_TRY_LAUNCH("scan_blocks local");
     if (m <= 1) return KS_OK;
-    KS_TRY(ks_rd_scan_blocks(g, sums, sums, m, sums + m)); /* the block sums' own scan */
+    KS_TRY(scan_by_blocks(g, sums, sums, m, sums + m)); /* the block sums' own scan */
     ks_rd_scan_add_kernel<<<(unsigned)m, B, 0, g->stream>>>(out, n, sums);
     KS_CUDA_TRY_LAUNCH("scan_blocks add");
     return KS_OK;
 }
 
-static ks_status ks_rd_lookback(ks_reduce_gpu *g, float *out)
+static ks_status lookback_scan(ks_reduce_gpu *g, float *out)
 {
     if (++g->epoch >= KS_RD_EPOCH_MAX) { /* wrapped: clear the words of old runs */
-        KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)ks_rd_lookback_tiles(g->d.n) * 8, g->stream));
+        KS_CUDA_TRY(cudaMemsetAsync(g->status, 0, (size_t)lookback_tiles(g->d.n) * 8, g->stream));
         g->epoch = 1;
     }
-    const long long tiles = ks_rd_lookback_tiles(g->d.n);
+    const long long tiles = lookback_tiles(g->d.n);
     ks_rd_scan_lookback_kernel<KS_RD_LOOKBACK_THREADS><<<(unsigned)tiles, KS_RD_LOOKBACK_THREADS, 0, g->stream>>>(
         g->x, out, g->d.n, g->status, g->epoch);
     KS_CUDA_TRY_LAUNCH("scan_lookback");
@@ -770,7 +753,7 @@ extern "C" ks_status ks_reduce_gpu_run(ks_reduce_gpu *g, ks_reduce_variant v)
         KS_CUDA_TRY(cub::DeviceReduce::Sum(g->cub_tmp, bytes, g->x, g->result, (int)n, s));
         break;
     }
-    case KS_REDUCE_SCAN_BLOCKS: KS_TRY(ks_rd_scan_blocks(g, g->x, g->y, n, g->blk_sums)); break;
+    case KS_REDUCE_SCAN_BLOCKS: KS_TRY(scan_by_blocks(g, g->x, g->y, n, g->blk_sums)); break;
     case KS_REDUCE_SCAN_SHUFFLE: {
         const long long tiles = (n + 16LL * B - 1) / (16LL * B);
         ks_rd_tile_sum_kernel<<<(unsigned)tiles, B, 0, s>>>(g->x, n, g->partials);
@@ -778,7 +761,7 @@ extern "C" ks_status ks_reduce_gpu_run(ks_reduce_gpu *g, ks_reduce_variant v)
         ks_rd_scan_tiles_kernel<<<(unsigned)tiles, B, 0, s>>>(g->x, g->y, n, g->partials);
         break;
     }
-    case KS_REDUCE_SCAN_LOOKBACK: KS_TRY(ks_rd_lookback(g, g->y)); break;
+    case KS_REDUCE_SCAN_LOOKBACK: KS_TRY(lookback_scan(g, g->y)); break;
     case KS_REDUCE_SCAN_CUB: {
         size_t bytes = g->cub_tmp_size;
         KS_CUDA_TRY(cub::DeviceScan::InclusiveSum(g->cub_tmp, bytes, g->x, g->y, (int)n, s));
@@ -814,7 +797,7 @@ extern "C" ks_status ks_reduce_gpu_scan_read(ks_reduce_gpu *g, long long i, floa
     return KS_OK;
 }
 
-static ks_status ks_rd_span(ks_reduce_gpu *g, ks_reduce_variant v, int k, double *ms)
+static ks_status time_span(ks_reduce_gpu *g, ks_reduce_variant v, int k, double *ms)
 {
     KS_CUDA_TRY(cudaEventRecord(g->e0, g->stream));
     for (int i = 0; i < k; ++i) KS_TRY(ks_reduce_gpu_run(g, v));
@@ -835,7 +818,7 @@ extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, d
     if (reps <= 0) reps = 7;
     for (int i = 0; i < warmup; ++i) KS_TRY(ks_reduce_gpu_run(g, v));
     double one = 0.0;
-    KS_TRY(ks_rd_span(g, v, 1, &one));
+    KS_TRY(time_span(g, v, 1, &one));
     double k = one > 0 ? ceil(span_ms / one) : 100000.0;
     if (k < 1) k = 1;
     if (k > 100000) k = 100000;
@@ -843,7 +826,7 @@ extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, d
     if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
     ks_status st = KS_OK;
     for (int r = 0; r < reps && st == KS_OK; ++r) {
-        st = ks_rd_span(g, v, (int)k, &ms[r]);
+        st = time_span(g, v, (int)k, &ms[r]);
         ms[r] /= k;
     }
     if (st == KS_OK) {
@@ -858,7 +841,7 @@ extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, d
 
 /* ---- levels and the picture ---- */
 
-static const float *ks_rd_level_ptr(ks_reduce_gpu *g, int s)
+static const float *level_ptr(ks_reduce_gpu *g, int s)
 {
     return s == 0 ? g->x : g->lv_dev + g->lv_off[s];
 }
@@ -879,19 +862,19 @@ extern "C" ks_status ks_reduce_gpu_levels(ks_reduce_gpu *g, ks_reduce_op op, ks_
         cudaFree(g->lv_dev);
         g->lv_dev = NULL;
         g->lv_cap = 0;
-        KS_TRY(ks_rd_alloc((void **)&g->lv_dev, (size_t)need * 4, "the picture's levels"));
+        KS_TRY(dev_alloc((void **)&g->lv_dev, (size_t)need * 4, "the picture's levels"));
         g->lv_cap = need;
     }
     ks_reduce_levels *L = &g->lv;
     if (op == KS_REDUCE_OP_SCAN) {
-        float *local = (float *)ks_rd_level_ptr(g, 1), *sums = (float *)ks_rd_level_ptr(g, 2);
+        float *local = (float *)level_ptr(g, 1), *sums = (float *)level_ptr(g, 2);
         ks_rd_scan_local_kernel<<<(unsigned)L->len[2], B, B * sizeof(float), g->stream>>>(g->x, local, g->d.n, sums);
         KS_CUDA_TRY_LAUNCH("levels local");
-        KS_TRY(ks_rd_lookback(g, (float *)ks_rd_level_ptr(g, 3)));
+        KS_TRY(lookback_scan(g, (float *)level_ptr(g, 3)));
     } else {
         for (int s = 1; s < L->count; ++s) {
             ks_rd_level_sum_kernel<<<(unsigned)L->len[s], B, B * sizeof(float), g->stream>>>(
-                ks_rd_level_ptr(g, s - 1), L->len[s - 1], (float *)ks_rd_level_ptr(g, s));
+                level_ptr(g, s - 1), L->len[s - 1], (float *)level_ptr(g, s));
             KS_CUDA_TRY_LAUNCH("levels sum");
         }
     }
@@ -899,7 +882,7 @@ extern "C" ks_status ks_reduce_gpu_levels(ks_reduce_gpu *g, ks_reduce_op op, ks_
     for (int s = 0; s < L->count; ++s) {
         long long blocks = (L->len[s] + 255) / 256;
         if (blocks > g->sm_count * 8LL) blocks = g->sm_count * 8LL;
-        ks_rd_absmax_kernel<<<(unsigned)blocks, 256, 0, g->stream>>>(ks_rd_level_ptr(g, s), L->len[s], g->lv_max + s);
+        ks_rd_absmax_kernel<<<(unsigned)blocks, 256, 0, g->stream>>>(level_ptr(g, s), L->len[s], g->lv_max + s);
         KS_CUDA_TRY_LAUNCH("levels max");
     }
     unsigned bits[KS_REDUCE_MAX_LEVELS];
@@ -919,7 +902,7 @@ extern "C" ks_status ks_reduce_gpu_levels_download(ks_reduce_gpu *g, float *data
 {
     if (!g->have_levels) return ks_fail(KS_ERR_INVALID, "reduce: no levels computed");
     for (int s = 0; s < g->lv.count; ++s)
-        KS_CUDA_TRY(cudaMemcpyAsync(data + g->lv.offset[s], ks_rd_level_ptr(g, s), (size_t)g->lv.len[s] * 4,
+        KS_CUDA_TRY(cudaMemcpyAsync(data + g->lv.offset[s], level_ptr(g, s), (size_t)g->lv.len[s] * 4,
                                     cudaMemcpyDeviceToHost, g->stream));
     KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
     return KS_OK;
@@ -935,7 +918,7 @@ extern "C" ks_status ks_reduce_gpu_draw(ks_reduce_gpu *g, int w, int h, const un
     memset(&a, 0, sizeof a);
     a.count = g->lv.count;
     for (int s = 0; s < a.count; ++s) {
-        a.p[s] = ks_rd_level_ptr(g, s);
+        a.p[s] = level_ptr(g, s);
         a.len[s] = g->lv.len[s];
         a.inv_scale[s] = 1.0f / g->lv.scale[s];
     }

@@ -149,19 +149,19 @@ void ks_reduce_gold_scan(const float *x, float *y, long long n)
 
 /* ---- tolerances ---- */
 
-static double ks_reduce_growth(double n)
+static double reduce_growth(double n)
 {
     return 2.0 * sqrt(n) + log2(n) + 2.0;
 }
 
 double ks_reduce_sum_tolerance(long long n, double abs_sum)
 {
-    return n < 1 ? 0.0 : ldexp(1.0, -24) * ks_reduce_growth((double)n) * abs_sum;
+    return n < 1 ? 0.0 : ldexp(1.0, -24) * reduce_growth((double)n) * abs_sum;
 }
 
 double ks_reduce_scan_tolerance(long long i, double prefix_abs_sum)
 {
-    return i < 0 ? 0.0 : ldexp(1.0, -24) * ks_reduce_growth((double)i + 1.0) * prefix_abs_sum;
+    return i < 0 ? 0.0 : ldexp(1.0, -24) * reduce_growth((double)i + 1.0) * prefix_abs_sum;
 }
 
 int ks_reduce_sum_check(double got, double gold, long long n, double abs_sum, int exact)

@@ -4,7 +4,6 @@
 
 #define KS_RNO (void)g; return KS_NO_CUDA("reduce")
 
-int ks_reduce_gpu_device_count(void) { return 0; }
 ks_status ks_reduce_gpu_create(const ks_reduce_desc *d, ks_reduce_gpu **out)
 {
     (void)d;
@@ -40,9 +39,4 @@ ks_status ks_reduce_gpu_draw(ks_reduce_gpu *g, int w, int h, const unsigned char
 {
     (void)w, (void)h, (void)lut, (void)lo, (void)hi, (void)rgba;
     KS_RNO;
-}
-ks_status ks_reduce_gpu_device_name(char *buf, size_t len)
-{
-    if (len) buf[0] = '\0';
-    return KS_NO_CUDA("device name");
 }

@@ -13,7 +13,7 @@
 /* ---- Generator ---- */
 
 /* splitmix64 (Steele, Lea, Flood 2014): one 64-bit state, same stream everywhere. */
-static uint64_t ks_splitmix64(uint64_t *state)
+static uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -22,15 +22,15 @@ static uint64_t ks_splitmix64(uint64_t *state)
 }
 
 /* Uniform in [0, 1) with 24 bits: exact in float, so no rounding differs by platform. */
-static float ks_unit(uint64_t *state)
+static float unit(uint64_t *state)
 {
-    return (float)(ks_splitmix64(state) >> 40) * (1.0f / 16777216.0f);
+    return (float)(splitmix64(state) >> 40) * (1.0f / 16777216.0f);
 }
 
 /* Uniform in [-n/2, n/2). */
-static float ks_centred(uint64_t *state, int n)
+static float centred(uint64_t *state, int n)
 {
-    return (float)n * ks_unit(state) - (float)n * 0.5f;
+    return (float)n * unit(state) - (float)n * 0.5f;
 }
 
 void ks_spheres_generate(unsigned long long seed, int count, int width, int height, ks_sphere *out)
@@ -39,13 +39,13 @@ void ks_spheres_generate(unsigned long long seed, int count, int width, int heig
     const int depth = width > height ? width : height;
     for (int k = 0; k < count; ++k) {
         ks_sphere *s = &out[k];
-        s->x = ks_centred(&state, width);
-        s->y = ks_centred(&state, height);
-        s->z = ks_centred(&state, depth);
-        s->radius = 20.0f + 100.0f * ks_unit(&state);
-        s->color[0] = ks_unit(&state);
-        s->color[1] = ks_unit(&state);
-        s->color[2] = ks_unit(&state);
+        s->x = centred(&state, width);
+        s->y = centred(&state, height);
+        s->z = centred(&state, depth);
+        s->radius = 20.0f + 100.0f * unit(&state);
+        s->color[0] = unit(&state);
+        s->color[1] = unit(&state);
+        s->color[2] = unit(&state);
     }
 }
 
@@ -53,11 +53,11 @@ void ks_spheres_velocities(unsigned long long seed, int count, float *vel)
 {
     /* A stream of its own, so turning the animation on changes no sphere. */
     uint64_t state = (uint64_t)seed ^ 0x5DEECE66DA5A5A5Aull;
-    for (int k = 0; k < 3 * count; ++k) vel[k] = 3.0f * ks_unit(&state) - 1.5f;
+    for (int k = 0; k < 3 * count; ++k) vel[k] = 3.0f * unit(&state) - 1.5f;
 }
 
 /* p0 + v t folded back and forth between lo and hi (a triangle wave). */
-static float ks_bounce(float p0, float v, double t, float lo, float hi)
+static float bounce(float p0, float v, double t, float lo, float hi)
 {
     if (p0 < lo) lo = p0;
     if (p0 > hi) hi = p0;
@@ -75,9 +75,9 @@ void ks_spheres_animate(const ks_sphere *base, const float *vel, int count, doub
     for (int k = 0; k < count; ++k) {
         out[k] = base[k];
         if (t == 0.0) continue;
-        out[k].x = ks_bounce(base[k].x, vel[3 * k + 0], t, -0.5f * (float)width, 0.5f * (float)width);
-        out[k].y = ks_bounce(base[k].y, vel[3 * k + 1], t, -0.5f * (float)height, 0.5f * (float)height);
-        out[k].z = ks_bounce(base[k].z, vel[3 * k + 2], t, -0.5f * (float)depth, 0.5f * (float)depth);
+        out[k].x = bounce(base[k].x, vel[3 * k + 0], t, -0.5f * (float)width, 0.5f * (float)width);
+        out[k].y = bounce(base[k].y, vel[3 * k + 1], t, -0.5f * (float)height, 0.5f * (float)height);
+        out[k].z = bounce(base[k].z, vel[3 * k + 2], t, -0.5f * (float)depth, 0.5f * (float)depth);
     }
 }
 
@@ -98,7 +98,7 @@ void ks_spheres_pack(const ks_sphere *s, int count, ks_sphere_packed *out)
 /* ---- Scene-file parser ---- */
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid or NUL. */
-static size_t ks_utf8_seq(const unsigned char *p, size_t left)
+static size_t utf8_seq(const unsigned char *p, size_t left)
 {
     if (p[0] == 0) return 0;
     return p[0] < 0x80 ? 1 : ks_utf8_seq_len(p, left);
@@ -107,7 +107,7 @@ static size_t ks_utf8_seq(const unsigned char *p, size_t left)
 /* A plain decimal number as the README gives it: [+-]digits[.digits] or
  * [+-][digits].digits, then an optional e[+-]digits. No hex, inf, nan or
  * leading whitespace, which strtod would take. */
-static int ks_is_decimal(const char *t, size_t len)
+static int is_decimal(const char *t, size_t len)
 {
     size_t k = 0, digits = 0;
     if (k < len && (t[k] == '+' || t[k] == '-')) ++k;
@@ -130,8 +130,8 @@ static int ks_is_decimal(const char *t, size_t len)
 static const char *const ks_field_names[7] = {"x", "y", "z", "radius", "r", "g", "b"};
 
 /* Parses one field; the message names it. */
-static ks_status ks_parse_field(const char *name, int line, int field, const char *tok,
-                                size_t tok_len, float *out)
+static ks_status parse_field(const char *name, int line, int field, const char *tok,
+                             size_t tok_len, float *out)
 {
     char buf[KS_SPHERES_LINE_MAX + 1];
     memcpy(buf, tok, tok_len);
@@ -142,7 +142,7 @@ static ks_status ks_parse_field(const char *name, int line, int field, const cha
     char *end = NULL;
     const double d = strtod(buf, &end);
     const int whole = end != buf && *end == '\0';
-    if (!ks_is_decimal(tok, tok_len) && !(whole && !isfinite(d))) /* nan, inf: said below */
+    if (!is_decimal(tok, tok_len) && !(whole && !isfinite(d))) /* nan, inf: said below */
         return ks_fail(KS_ERR_PARSE, "%s:%d: field %d (%s): '%s' is not a number (plain decimals only)",
                        name, line, field + 1, what, ks_quote_n(tok, tok_len, shown, sizeof shown));
     if (!whole)
@@ -170,15 +170,15 @@ static ks_status ks_parse_field(const char *name, int line, int field, const cha
 }
 
 /* One line without its end-of-line bytes: *got = 1 when it held a sphere. */
-static ks_status ks_parse_line(const char *name, int line, const char *p, size_t len,
-                               ks_sphere *out, int *got)
+static ks_status parse_line(const char *name, int line, const char *p, size_t len,
+                            ks_sphere *out, int *got)
 {
     *got = 0;
     if (len > KS_SPHERES_LINE_MAX)
         return ks_fail(KS_ERR_PARSE, "%s:%d: line is %zu bytes long, the limit is %d", name, line,
                        len, KS_SPHERES_LINE_MAX);
     for (size_t k = 0; k < len;) {
-        const size_t n = ks_utf8_seq((const unsigned char *)p + k, len - k);
+        const size_t n = utf8_seq((const unsigned char *)p + k, len - k);
         if (n == 0)
             return ks_fail(KS_ERR_PARSE, "%s:%d: invalid UTF-8 (byte 0x%02X at column %zu)", name,
                            line, (unsigned)(unsigned char)p[k], k + 1);
@@ -207,7 +207,7 @@ static ks_status ks_parse_line(const char *name, int line, const char *p, size_t
                        "%s:%d: expected 7 numbers (x y z radius r g b), found %s%d field%s", name,
                        line, fields < 7 ? "only " : "", fields, fields == 1 ? "" : "s");
     float v[7];
-    for (int f = 0; f < 7; ++f) KS_TRY(ks_parse_field(name, line, f, tok[f], tok_len[f], &v[f]));
+    for (int f = 0; f < 7; ++f) KS_TRY(parse_field(name, line, f, tok[f], tok_len[f], &v[f]));
     out->x = v[0];
     out->y = v[1];
     out->z = v[2];
@@ -243,7 +243,7 @@ ks_status ks_spheres_parse(const char *name, const char *text, size_t len, ks_sp
         if (line_len > 0 && text[pos + line_len - 1] == '\r') --line_len; /* CRLF files */
         ks_sphere s;
         int got = 0;
-        ks_status st = ks_parse_line(name, line, text + pos, line_len, &s, &got);
+        ks_status st = parse_line(name, line, text + pos, line_len, &s, &got);
         if (st != KS_OK) {
             free(list);
             return st;

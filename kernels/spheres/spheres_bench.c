@@ -24,8 +24,8 @@ const char *ks_spheres_bench_col_name(const ks_spheres_bench_result *r, int col)
     return r->use_cuda ? ks_spheres_mem_name((ks_spheres_mem)r->cols[col]) : "cpu";
 }
 
-static ks_status ks_bench_fail_diff(const char *what, const ks_spheres_diff *d,
-                                    const unsigned char *gold, const unsigned char *got, int w)
+static ks_status fail_diff(const char *what, const ks_spheres_diff *d,
+                           const unsigned char *gold, const unsigned char *got, int w)
 {
     const unsigned char *a = gold + 4 * ((size_t)d->first_j * w + d->first_i);
     const unsigned char *b = got + 4 * ((size_t)d->first_j * w + d->first_i);
@@ -37,7 +37,7 @@ static ks_status ks_bench_fail_diff(const char *what, const ks_spheres_diff *d,
 }
 
 /* Every column against the gold on the check image, output poisoned first. */
-static ks_status ks_bench_check(ks_spheres_gpu *g, const ks_spheres_bench_result *r,
+static ks_status check_variants(ks_spheres_gpu *g, const ks_spheres_bench_result *r,
                                 unsigned long long seed)
 {
     const size_t px = (size_t)KS_CHECK_W * KS_CHECK_H;
@@ -58,7 +58,7 @@ static ks_status ks_bench_check(ks_spheres_gpu *g, const ks_spheres_bench_result
                                       got + 4 * ((size_t)j * KS_CHECK_W + i));
         ks_spheres_diff d;
         ks_spheres_compare(gold, got, KS_CHECK_W, KS_CHECK_H, &d);
-        if (d.max_abs != 0) st = ks_bench_fail_diff("the row-culled gold", &d, gold, got, KS_CHECK_W);
+        if (d.max_abs != 0) st = fail_diff("the row-culled gold", &d, gold, got, KS_CHECK_W);
     }
     for (int c = 0; g && st == KS_OK && c < r->col_n; ++c) {
         const ks_spheres_mem m = (ks_spheres_mem)r->cols[c];
@@ -69,7 +69,7 @@ static ks_status ks_bench_check(ks_spheres_gpu *g, const ks_spheres_bench_result
         if (st != KS_OK) break;
         ks_spheres_diff d;
         ks_spheres_compare(gold, got, KS_CHECK_W, KS_CHECK_H, &d);
-        if (!ks_spheres_diff_ok(&d)) st = ks_bench_fail_diff(ks_spheres_mem_name(m), &d, gold, got, KS_CHECK_W);
+        if (!ks_spheres_diff_ok(&d)) st = fail_diff(ks_spheres_mem_name(m), &d, gold, got, KS_CHECK_W);
     }
     free(s);
     free(p);
@@ -78,8 +78,8 @@ static ks_status ks_bench_check(ks_spheres_gpu *g, const ks_spheres_bench_result
     return st;
 }
 
-static ks_status ks_bench_time_cpu(const ks_sphere_packed *p, int n, int w, int h, int warmup,
-                                   int reps, unsigned char *img, ks_spheres_bench_cell *cell)
+static ks_status time_cpu(const ks_sphere_packed *p, int n, int w, int h, int warmup,
+                          int reps, unsigned char *img, ks_spheres_bench_cell *cell)
 {
     double *ms = malloc((size_t)reps * sizeof *ms);
     if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
@@ -148,7 +148,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     if (d->use_cuda) {
         ks_device_info dev;
         KS_TRY(ks_cuda_probe(&dev));
-        if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device (use --backend cpu)");
+        if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "bench spheres: no CUDA device");
         snprintf(r->device, sizeof r->device, "%s", dev.name);
         KS_TRY(ks_spheres_gpu_create(&g));
     } else {
@@ -164,7 +164,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     else /* the CPU gold is the reference itself: nothing to check it against */
         r->check[0] = '\0';
 
-    ks_status st = ks_bench_check(g, r, d->seed);
+    ks_status st = check_variants(g, r, d->seed);
     ks_sphere *s = NULL;
     ks_sphere_packed *p = NULL;
     unsigned char *img = NULL;
@@ -195,7 +195,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
             ks_spheres_bench_cell *cell = &r->cell[k][c];
             const int n = r->counts[k];
             if (!d->use_cuda) {
-                st = ks_bench_time_cpu(p, n, r->width, r->height, r->warmup, r->reps, img, cell);
+                st = time_cpu(p, n, r->width, r->height, r->warmup, r->reps, img, cell);
                 continue;
             }
             const ks_spheres_mem m = (ks_spheres_mem)r->cols[c];
@@ -219,7 +219,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     return st;
 }
 
-static int ks_global_col(const ks_spheres_bench_result *r)
+static int global_col(const ks_spheres_bench_result *r)
 {
     for (int c = 0; c < r->col_n; ++c)
         if (r->use_cuda && r->cols[c] == KS_SPHERES_MEM_GLOBAL) return c;
@@ -248,7 +248,7 @@ size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_
         }
         ks_text_measure(buf, len, &used, "\n");
     }
-    const int gc = ks_global_col(r);
+    const int gc = global_col(r);
     if (gc >= 0 && r->col_n > 1) {
         /* speedups at the largest count every column has, else the largest count */
         int row = r->count_n - 1;
@@ -278,7 +278,7 @@ size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t 
     if (len) buf[0] = '\0';
     char dev[2 * sizeof r->device + 3];
     ks_csv_quote(r->device, dev, sizeof dev);
-    const int gc = ks_global_col(r);
+    const int gc = global_col(r);
     ks_text_measure(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc\n");
     for (int k = 0; k < r->count_n; ++k)
         for (int c = 0; c < r->col_n; ++c) {

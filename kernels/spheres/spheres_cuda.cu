@@ -118,7 +118,7 @@ extern "C" int ks_spheres_gpu_collect(ks_spheres_gpu *g, ks_spheres_sample *out,
     return got;
 }
 
-static ks_status ks_sph_grow_stage(ks_spheres_gpu *g, int count)
+static ks_status grow_stage(ks_spheres_gpu *g, int count)
 {
     if (count <= g->stage_cap) return KS_OK;
     KS_CUDA_TRY(cudaEventSynchronize(g->stage_done));
@@ -141,7 +141,7 @@ extern "C" ks_status ks_spheres_gpu_upload(ks_spheres_gpu *g, ks_spheres_mem m,
 {
     m = ks_spheres_mem_resolve(m);
     KS_TRY(ks_spheres_mem_check(m, count));
-    KS_TRY(ks_sph_grow_stage(g, count > 0 ? count : 1));
+    KS_TRY(grow_stage(g, count > 0 ? count : 1));
     KS_CUDA_TRY(cudaEventSynchronize(g->stage_done)); /* the previous copy has left h_stage */
     const size_t bytes = (size_t)count * sizeof(ks_sphere_packed);
     if (count) memcpy(g->h_stage, s, bytes);

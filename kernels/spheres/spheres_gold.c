@@ -6,8 +6,8 @@
 #include "spheres.h"
 #include "spheres_shade.h"
 
-static void ks_gold_shade(const ks_sphere_packed *s, int best, float px, float py,
-                          unsigned char *o)
+static void gold_shade(const ks_sphere_packed *s, int best, float px, float py,
+                       unsigned char *o)
 {
     o[3] = 255;
     if (best < 0) {
@@ -36,13 +36,13 @@ int ks_spheres_gold_pixel(const ks_sphere_packed *s, int count, int w, int h, in
             best = k;
         }
     }
-    ks_gold_shade(s, best, px, py, rgba);
+    gold_shade(s, best, px, py, rgba);
     return best;
 }
 
 /* One row against the spheres in cand[0..m) (ascending list order). */
-static void ks_gold_row(const ks_sphere_packed *s, const int *cand, int m, int w, float py,
-                        unsigned char *row)
+static void gold_row(const ks_sphere_packed *s, const int *cand, int m, int w, float py,
+                     unsigned char *row)
 {
     for (int i = 0; i < w; ++i) {
         const float px = ks_sph_ray(i, w);
@@ -58,7 +58,7 @@ static void ks_gold_row(const ks_sphere_packed *s, const int *cand, int m, int w
                 best = cand[c];
             }
         }
-        ks_gold_shade(s, best, px, py, row + 4 * (size_t)i);
+        gold_shade(s, best, px, py, row + 4 * (size_t)i);
     }
 }
 
@@ -87,7 +87,7 @@ void ks_spheres_gold_render(const ks_sphere_packed *s, int count, int w, int h,
                 const float dy = KS_SPH_SUB(py, s[k].y);
                 if (KS_SPH_MUL(dy, dy) < s[k].r2) cand[m++] = k;
             }
-            ks_gold_row(s, cand, m, w, py, row);
+            gold_row(s, cand, m, w, py, row);
         }
         free(cand);
     }

@@ -116,6 +116,8 @@ __global__ void spheres_shared_cull_kernel(const float4 *__restrict__ spheres, i
 }
 
 /* ---- Launchers and the variant table ---- */
+/* The launchers keep the ks_sph_launch_ prefix, static or not: the table's
+ * row macro pastes it onto the variant's name. */
 
 static ks_status ks_sph_launch_global(ks_spheres_gpu *g, const ks_sph_launch *l)
 {
@@ -145,14 +147,14 @@ static ks_status ks_sph_launch_shared(ks_spheres_gpu *g, const ks_sph_launch *l)
 /* One row per variant, indexed by ks_spheres_mem (DEFAULT resolves to global
  * before the table is read): the render kernel (for its attributes), whether
  * it stages a list in shared memory, and its launcher. */
-typedef struct ks_sph_variant {
+typedef struct variant_launch {
     const void *kernel;
     int tiled;
     ks_sph_launch_fn launch;
-} ks_sph_variant;
+} variant_launch;
 
 #define KS_SPH_VARIANT_ROW(id, name, summary, kernel, tiled) {(const void *)kernel, tiled, ks_sph_launch_##name},
-static const ks_sph_variant ks_sph_variants[KS_SPHERES_MEM_NUM] = {
+static const variant_launch ks_sph_variants[KS_SPHERES_MEM_NUM] = {
     {NULL, 0, NULL}, /* DEFAULT */
     KS_SPHERES_MEM_ROWS(KS_SPH_VARIANT_ROW)};
 #undef KS_SPH_VARIANT_ROW
@@ -208,7 +210,7 @@ extern "C" ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_m
     m = ks_spheres_mem_resolve(m);
     KS_TRY(ks_spheres_block_check(block));
     const int T = block[0] * block[1];
-    const ks_sph_variant *v = &ks_sph_variants[m];
+    const variant_launch *v = &ks_sph_variants[m];
     const size_t dyn = v->tiled ? (size_t)T * (sizeof(float4) + sizeof(int)) : 0;
     return ks_cuda_kernel_attrs(v->kernel, T, dyn, g->max_threads_sm, out);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kernels/common/colormap.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_bench.h"
 
@@ -251,7 +252,8 @@ static void test_bench(void **state)
 
 int main(void)
 {
-    if (ks_reduce_gpu_device_count() == 0) {
+    ks_device_info dev;
+    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) {
         fprintf(stderr, "no CUDA device: skipped\n");
         return 77;
     }

@@ -4,13 +4,13 @@
 #include "app/run_outputs.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "kernels/common/fma_peak.h"
 #include "kernels/histogram/histogram.h"
@@ -19,63 +19,39 @@
 
 enum { KS_HB_CHART_W = 1000, KS_HB_CHART_H = 640, KS_HB_INPUTS = 3 };
 
-typedef struct ks_text {
-    char *buf;
-    size_t len, used;
-} ks_text;
-
-static void add(ks_text *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void add(ks_text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const size_t room = t->used < t->len ? t->len - t->used : 0;
-    const int n = vsnprintf(room ? t->buf + t->used : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0) t->used += (size_t)n;
-}
-
 size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len)
 {
-    ks_text t = {buf, len, 0};
+    size_t used = 0;
     if (buf && len) buf[0] = '\0';
-    add(&t, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
+    ks_text_measure(buf, len, &used,
+                    "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
-        add(&t, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant, r->input, r->mode,
-            r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
-            r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
-        if (r->pct_cub >= 0) add(&t, "%.1f,", r->pct_cub);
-        else add(&t, ",");
-        add(&t, "%s\n", r->cc[0] ? r->cc : "-");
+        ks_text_measure(buf, len, &used, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant,
+                        r->input, r->mode, r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
+                        r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        if (r->pct_cub >= 0) ks_text_measure(buf, len, &used, "%.1f,", r->pct_cub);
+        else ks_text_measure(buf, len, &used, ",");
+        ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
     }
-    return t.used;
+    return used;
 }
 
 size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
 {
-    ks_text t = {buf, len, 0};
+    size_t used = 0;
     if (buf && len) buf[0] = '\0';
-    add(&t, "%-8s %-8s %-6s %12s %6s %10s %9s %8s %8s\n", "variant", "input", "mode", "bytes", "bins", "ms",
-        "GB/s", "%T_peak", "%cub");
+    ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12s %6s %10s %9s %8s %8s\n", "variant", "input", "mode",
+                    "bytes", "bins", "ms", "GB/s", "%T_peak", "%cub");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
         char cub[16] = "-";
         if (r->pct_cub >= 0) snprintf(cub, sizeof cub, "%.1f", r->pct_cub);
-        add(&t, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8.1f %8s\n", r->variant, r->input, r->mode, r->bytes,
-            r->bins, r->ms, r->gbs, r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0, cub);
+        ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8.1f %8s\n", r->variant, r->input,
+                        r->mode, r->bytes, r->bins, r->ms, r->gbs,
+                        r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0, cub);
     }
-    return t.used;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return used;
 }
 
 /* One input at one size: check each variant, then time it. */
@@ -132,7 +108,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
                 ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, got);
                 t[i] = (ks_now_seconds() * 1e3) - t0;
             }
-            qsort(t, (size_t)reps, sizeof t[0], cmp_d);
+            qsort(t, (size_t)reps, sizeof t[0], ks_cmp_double);
             r->ms = t[reps / 2];
             r->min_ms = t[0];
         }
@@ -151,7 +127,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
 
 /* GB/s per input (x = 1 text, 2 uniform, 3 equal) at the largest size and the first bin count, one
  * line per variant. */
-static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
+static ks_status chart(const ks_hbench_row *rows, int n, const char *dir)
 {
     unsigned long long big = 0;
     for (int i = 0; i < n; ++i)
@@ -181,15 +157,14 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *path)
     const ks_chart_desc d = {.width = KS_HB_CHART_W, .height = KS_HB_CHART_H, .title = title,
                              .x_label = "input: 1 text, 2 uniform bytes, 3 all bytes equal",
                              .y_label = "GB/s read (median)", .log_y = 1, .series = series, .series_count = ns};
-    return ks_chart_write_png(&d, path);
+    return ks_bench_chart_write(&d, dir, "bench_histogram.png", NULL, 0);
 }
 
 /* DIR/roofline_histogram.png: a histogram does no floating-point work, so
  * every row is a zero-flop point at the chart's left edge, at the height of
  * its read rate (model bytes: the input once), under the copy bandwidth and
  * the FMA peak measured in this run. */
-static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device,
-                          char *path, size_t path_cap)
+static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: out of host memory");
@@ -198,10 +173,26 @@ static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const 
     if (!(c->peak_gbs > 0.0)) c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20); /* CPU backend */
     if (use_cuda) st = ks_cuda_measure_fma_gflops(5, &c->peak_gflops);
     for (int i = 0; i < n && st == KS_OK; ++i) ks_roof_chart_add(c, rows[i].variant, 0.0, (double)rows[i].bytes, rows[i].ms);
-    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, path, path_cap);
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, NULL, 0);
     free(c);
     return st;
 }
+
+typedef struct charts_ctx {
+    const ks_hbench_row *rows;
+    int n, use_cuda;
+    const char *device;
+} charts_ctx;
+
+static ks_status charts(const void *ctx, const char *dir)
+{
+    const charts_ctx *c = ctx;
+    KS_TRY(chart(c->rows, c->n, dir));
+    return roofline(c->rows, c->n, c->use_cuda, dir, c->device);
+}
+
+static size_t table_text(const void *rows, int n, char *buf, size_t cap) { return ks_hbench_table(rows, n, buf, cap); }
+static size_t csv_text(const void *rows, int n, char *buf, size_t cap) { return ks_hbench_csv(rows, n, buf, cap); }
 
 ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda)
 {
@@ -243,32 +234,10 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
         if (use_cuda && dev && dev->present) snprintf(rows[i].cc, sizeof rows[i].cc, "%d.%d", dev->cc_major, dev->cc_minor);
         else snprintf(rows[i].cc, sizeof rows[i].cc, "-");
     }
-    char *text = NULL;
-    size_t need = 0;
-    if (st == KS_OK) {
-        const size_t a = ks_hbench_table(rows, n, NULL, 0), b = ks_hbench_csv(rows, n, NULL, 0);
-        need = (a > b ? a : b) + 1;
-        text = malloc(need);
-        if (!text) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
-    }
-    char csv_path[1024], png_path[1024];
-    snprintf(csv_path, sizeof csv_path, "%s/bench_histogram.csv", dir);
-    snprintf(png_path, sizeof png_path, "%s/bench_histogram.png", dir);
-    if (st == KS_OK) {
-        ks_hbench_table(rows, n, text, need);
-        fputs(text, stdout);
-        const size_t len = ks_hbench_csv(rows, n, text, need);
-        st = ks_text_write(csv_path, text, len);
-    }
-    if (st == KS_OK) st = chart(rows, n, png_path);
-    if (st == KS_OK) {
-        ks_note_wrote(csv_path);
-        ks_note_wrote(png_path);
-    }
-    char roof_path[1024] = "";
-    if (st == KS_OK) st = roofline(rows, n, use_cuda, dir, device, roof_path, sizeof roof_path);
-    if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);
-    free(text);
+    const charts_ctx cc = {rows, n, use_cuda, device};
+    const ks_bench_output_desc out = {.dir = dir, .rows = rows, .n = n, .table = table_text,
+                                      .files = {{"bench_histogram.csv", csv_text}}, .charts = charts, .ctx = &cc};
+    if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(rows);
     return st;
 }

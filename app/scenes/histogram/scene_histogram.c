@@ -22,7 +22,7 @@ enum {
     KS_HS_PASS_FRAMES = 240 /* default chunk: the input in about this many frames */
 };
 
-typedef struct ks_hist_scene {
+typedef struct hist_scene {
     int use_cuda;
     double t_peak_gbs;
     double fma_gflops;
@@ -45,11 +45,11 @@ typedef struct ks_hist_scene {
     ks_timing_window win[KS_HIST_VARIANT_NUM]; /* chunk times per variant, for the medians */
     const char *dump_path;
     char notice[256];
-} ks_hist_scene;
+} hist_scene;
 
-static void ks_hs_destroy(void *self)
+static void destroy(void *self)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     if (!s) return;
     ks_hist_gpu_destroy(s->gpu);
     free(s->data);
@@ -62,7 +62,7 @@ static size_t even_up(size_t v, size_t to)
     return (v + to - 1) / to * to;
 }
 
-static ks_status ks_hs_restart(ks_hist_scene *s)
+static ks_status restart(hist_scene *s)
 {
     s->pos = 0;
     s->hold = 0;
@@ -71,11 +71,15 @@ static ks_status ks_hs_restart(ks_hist_scene *s)
     return KS_OK;
 }
 
-static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
+static ks_status setup(hist_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = env->opt;
     if (KS_HIST_OPTS(opt)->input) {
-        KS_TRY(ks_hist_load_file(KS_HIST_OPTS(opt)->input, &s->data, &s->n));
+        const ks_status st = ks_hist_load_file(KS_HIST_OPTS(opt)->input, &s->data, &s->n);
+        if (st != KS_OK) {
+            ks_error_prefix("--input");
+            return st;
+        }
         s->source = KS_HIST_OPTS(opt)->input;
     } else {
         s->n = (size_t)KS_HIST_OPTS(opt)->sizes[0];
@@ -119,11 +123,11 @@ static ks_status ks_hs_setup(ks_hist_scene *s, const ks_scene_env *env)
     return KS_OK;
 }
 
-static ks_status ks_hs_create(const ks_scene_env *env, void **self)
+static ks_status create(const ks_scene_env *env, void **self)
 {
     *self = NULL;
     const ks_options *opt = env->opt;
-    ks_hist_scene *s = calloc(1, sizeof *s);
+    hist_scene *s = calloc(1, sizeof *s);
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: out of host memory");
     s->use_cuda = env->use_cuda;
     s->t_peak_gbs = env->t_peak_gbs;
@@ -137,31 +141,31 @@ static ks_status ks_hs_create(const ks_scene_env *env, void **self)
               : KS_HIST_OPTS(opt)->bins            ? (unsigned)KS_HIST_OPTS(opt)->bins
                                      : (unsigned)KS_HIST_WORD_BINS_DEFAULT;
     s->dump_path = opt->dump_field;
-    ks_status st = ks_hs_setup(s, env);
+    ks_status st = setup(s, env);
     if (st != KS_OK) {
-        ks_hs_destroy(s);
+        destroy(s);
         return st;
     }
     *self = s;
     return KS_OK;
 }
 
-static void *ks_hs_stream(void *self)
+static void *stream(void *self)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     return s->gpu ? ks_hist_gpu_stream(s->gpu) : NULL;
 }
 
-static void ks_hs_max_image_size(void *self, int *w, int *h)
+static void max_image_size(void *self, int *w, int *h)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     *w = s->w;
     *h = s->h;
 }
 
-static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
+static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     if (ctx && !ctx->step) return KS_OK;
     if (s->pos >= s->n) {
         if (s->hold > 0) {
@@ -169,7 +173,7 @@ static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
             return KS_OK;
         }
         ++s->passes;
-        KS_TRY(ks_hs_restart(s));
+        KS_TRY(restart(s));
     }
     const size_t end = s->n - s->pos < s->chunk ? s->n : s->pos + s->chunk;
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "histogram") : -1;
@@ -189,9 +193,9 @@ static ks_status ks_hs_compute(void *self, ks_frame_ctx *ctx)
     return KS_OK;
 }
 
-static ks_status ks_hs_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     (void)ctx;
     *w = s->w;
     *h = s->h;
@@ -200,9 +204,9 @@ static ks_status ks_hs_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, i
     return KS_OK;
 }
 
-static ks_status ks_hs_key(void *self, const ks_key_event *ev, int *handled)
+static ks_status key(void *self, const ks_key_event *ev, int *handled)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     *handled = 1;
     s->notice[0] = '\0';
     switch (ev->key) {
@@ -218,7 +222,7 @@ static ks_status ks_hs_key(void *self, const ks_key_event *ev, int *handled)
         return KS_OK;
     }
     case 'L': s->log_scale = !s->log_scale; return KS_OK;
-    case 'R': return ks_hs_restart(s);
+    case 'R': return restart(s);
     case KS_KEY_PLUS:
         if (s->chunk * 2 > s->n) return ks_fail(KS_ERR_UNSUPPORTED, "the chunk is already the whole input");
         s->chunk *= 2;
@@ -231,9 +235,9 @@ static ks_status ks_hs_key(void *self, const ks_key_event *ev, int *handled)
     }
 }
 
-static void ks_hs_view(void *self, ks_view *v)
+static void view(void *self, ks_view *v)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     const ks_hist_variant *var = s->gpu ? ks_hist_variant_get(s->variant) : NULL;
     snprintf(v->scene, sizeof v->scene, "histogram");
     snprintf(v->image_name, sizeof v->image_name, "histogram_%s", var ? var->name : "cpu");
@@ -250,13 +254,7 @@ static void ks_hs_view(void *self, ks_view *v)
     }
     c = ks_view_control(v, "chunk", KS_KEY_MINUS, KS_KEY_PLUS);
     if (c) snprintf(c->value, sizeof c->value, "%zu B", s->chunk);
-    c = ks_view_control(v, "scale", 0, 'L');
-    if (c) {
-        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->log_scale ? "log" : "linear");
-        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->log_scale ? "linear" : "log");
-        c->nchoices = 2;
-        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
-    }
+    ks_view_toggle(v, "scale", 'L', s->log_scale ? "log" : "linear", s->log_scale ? "linear" : "log");
     ks_view_text(v, KS_VGROUP_SCENE, "mode", "%s", ks_hist_mode_name(s->mode));
     ks_view_text(v, KS_VGROUP_SCENE, "input", "%s", s->source);
     ks_view_num(v, KS_VGROUP_SCENE, "bytes", (double)s->n, "B", KS_VFMT_INT);
@@ -324,9 +322,9 @@ static ks_status write_counts(const char *path, const uint64_t *counts, unsigned
     return st;
 }
 
-static ks_status ks_hs_finish(void *self)
+static ks_status finish(void *self)
 {
-    ks_hist_scene *s = self;
+    hist_scene *s = self;
     if (!s->dump_path) return KS_OK;
     /* The whole input, however much of it the frames counted. */
     uint64_t *all = calloc(s->bins, sizeof(uint64_t));
@@ -353,13 +351,13 @@ const ks_scene_api ks_scene_histogram_api = {
             "L: log scale on / off\n"
             "+ / -: double / halve the bytes counted per frame\n"
             "R: clear the counts and start the pass again",
-    .create = ks_hs_create,
-    .destroy = ks_hs_destroy,
-    .stream = ks_hs_stream,
-    .max_image_size = ks_hs_max_image_size,
-    .compute = ks_hs_compute,
-    .draw = ks_hs_draw,
-    .key = ks_hs_key,
-    .view = ks_hs_view,
-    .finish = ks_hs_finish,
+    .create = create,
+    .destroy = destroy,
+    .stream = stream,
+    .max_image_size = max_image_size,
+    .compute = compute,
+    .draw = draw,
+    .key = key,
+    .view = view,
+    .finish = finish,
 };

@@ -4,7 +4,6 @@
 #include "app/scenes/laplace/bench_laplace.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "kernels/common/fma_peak.h"
 #include "kernels/laplace/laplace.h"
+#include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "render/chart.h"
 #include "render/image_io.h"
@@ -27,31 +27,6 @@ static const int ks_sweep_rank2[][3] = {{32, 4, 1},  {32, 8, 1},  {32, 12, 1}, {
 static const int ks_sweep_rank3[][3] = {{32, 4, 4}, {32, 8, 2}, {32, 8, 4}, {64, 4, 2},
                                         {64, 4, 4}, {16, 8, 4}, {32, 4, 8}, {128, 2, 2}};
 
-typedef struct ks_text {
-    char *buf;
-    size_t len, cap;
-} ks_text;
-
-static void text_add(ks_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(ks_text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = t->buf ? vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap) : -1;
-        va_end(ap);
-        if (n >= 0 && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = t->cap ? t->cap * 2 : 4096;
-        char *buf = realloc(t->buf, cap);
-        if (!buf) return; /* out of memory: the text is cut */
-        t->buf = buf;
-        t->cap = cap;
-    }
-}
-
 void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
 {
     const int dims = grid[2] > 1 ? 3 : 2;
@@ -63,11 +38,12 @@ void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
         snprintf(buf, len, "%dx%d", grid[0], grid[1]);
 }
 
-char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
+static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
 {
-    ks_text t = {0};
-    text_add(&t, "%-8s %-16s %-10s %10s %10s %10s %7s %5s %6s\n", "variant", "grid", "block",
-             "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
+    const ks_bench_row *rows = rows_;
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10s %10s %10s %7s %5s %6s\n", "variant", "grid", "block",
+                    "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
     for (int i = 0; i < n; ++i) {
         const ks_bench_row *r = &rows[i];
         char grid[48], block[32], regs[16], occ[16];
@@ -80,28 +56,32 @@ char *ks_bench_laplace_table(const ks_bench_row *rows, int n)
         else snprintf(regs, sizeof regs, "-");
         if (r->occupancy > 0) snprintf(occ, sizeof occ, "%.0f%%", 100.0 * r->occupancy);
         else snprintf(occ, sizeof occ, "-");
-        text_add(&t, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7.3f %5s %6s%s\n", r->variant, grid,
-                 block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, regs, occ,
-                 r->best ? "  <- best" : "");
+        ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7.3f %5s %6s%s\n", r->variant, grid,
+                        block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, regs, occ,
+                        r->best ? "  <- best" : "");
     }
-    return t.buf;
+    return used;
 }
 
-char *ks_bench_laplace_csv(const ks_bench_row *rows, int n)
+static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
 {
-    ks_text t = {0};
-    text_add(&t, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
-                 "occupancy,best,cc\n");
+    const ks_bench_row *rows = rows_;
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
+                    "occupancy,best,cc\n");
     for (int i = 0; i < n; ++i) {
         const ks_bench_row *r = &rows[i];
         /* Device names have no commas or quotes in practice; quote them anyway. */
-        text_add(&t, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%.4f,%d,%.3f,%d,%s\n", r->device,
-                 r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-                 r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
-                 r->occupancy, r->best, r->cc[0] ? r->cc : "-");
+        ks_text_measure(buf, cap, &used, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%.4f,%d,%.3f,%d,%s\n", r->device,
+                        r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                        r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
+                        r->occupancy, r->best, r->cc[0] ? r->cc : "-");
     }
-    return t.buf;
+    return used;
 }
+
+char *ks_bench_laplace_table(const ks_bench_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
+char *ks_bench_laplace_csv(const ks_bench_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
 
 void ks_bench_mark_best(ks_bench_row *rows, int n)
 {
@@ -252,15 +232,15 @@ ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant,
     return st;
 }
 
-typedef struct ks_bench_plan {
+typedef struct bench_plan {
     int dims;
     int ngrids;
     int grids[KS_MAX_LIST][3];
     int nvariants;
     int variants[KS_MAX_LIST];
-} ks_bench_plan;
+} bench_plan;
 
-static void plan_defaults(const ks_options *opt, int use_cuda, ks_bench_plan *p)
+static void plan_defaults(const ks_options *opt, int use_cuda, bench_plan *p)
 {
     p->dims = ks_laplace_dims(opt);
     if (ks_laplace_opts_get(opt)->grid_count) {
@@ -318,7 +298,7 @@ static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int varian
     return n;
 }
 
-static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, ks_bench_plan *p,
+static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
                             ks_bench_row *rows, int *nrows)
 {
     /* Correctness first: every (variant, block) on a small grid against the gold. */
@@ -448,16 +428,8 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     char title[384];
     snprintf(title, sizeof title, "kernelscope bench %s on %s: best block per variant",
              opt->scene->name, rows[0].device);
-    ks_chart_desc d;
-    memset(&d, 0, sizeof d);
-    d.width = 1100;
-    d.height = 650;
-    d.title = title;
-    d.x_label = "grid (log scale of points)";
-    d.y_label = "T_eff / T_peak";
-    d.log_x = 1;
-    d.series = series;
-    d.series_count = nseries;
+    ks_chart_desc d = {.title = title, .x_label = "grid (log scale of points)", .y_label = "T_eff / T_peak",
+                       .log_x = 1, .series = series, .series_count = nseries};
     /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
     char tick_text[KS_MAX_LIST][48];
     const char *tick_labels[KS_MAX_LIST];
@@ -474,12 +446,9 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     d.x_ticks = peak_x;
     d.x_tick_labels = tick_labels;
     d.x_tick_count = npeak;
-    char name[256], path[1024];
+    char name[256];
     snprintf(name, sizeof name, "bench_%s.png", opt->scene->name);
-    ks_status st = ks_out_path(path, sizeof path, opt->out_dir, name);
-    if (st == KS_OK) st = ks_chart_write_png(&d, path);
-    if (st == KS_OK) ks_note_wrote(path);
-    return st;
+    return ks_bench_chart_write(&d, opt->out_dir, name, NULL, 0);
 }
 
 /* Roofline chart: each variant's best block per grid, one Jacobi iteration:
@@ -507,27 +476,30 @@ static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows,
                           rows[i].ms_per_iter);
     }
     c->peak_gflops = fma_gflops;
-    char path[1024];
-    ks_status st = ks_roof_chart_write(c, opt->out_dir, opt->scene->name, rows[0].device, path, sizeof path);
-    if (st == KS_OK && path[0]) ks_note_wrote(path);
+    const ks_status st = ks_roof_chart_write(c, opt->out_dir, opt->scene->name, rows[0].device, NULL, 0);
     free(c);
     return st;
 }
 
-static ks_status write_outputs(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
+typedef struct charts_ctx {
+    const ks_options *opt;
+    const ks_bench_row *rows;
+    int n;
+    double fma_gflops;
+} charts_ctx;
+
+static ks_status charts(const void *ctx, const char *dir)
 {
-    char name[256];
-    snprintf(name, sizeof name, "bench_%s.csv", opt->scene->name);
-    ks_status st = ks_write_text_out(opt->out_dir, name, ks_bench_laplace_csv(rows, n));
-    if (st == KS_OK) st = write_chart(opt, rows, n);
-    if (st == KS_OK) st = write_roofline(opt, rows, n, fma_gflops);
-    return st;
+    (void)dir; /* opt->out_dir */
+    const charts_ctx *c = ctx;
+    KS_TRY(write_chart(c->opt, c->rows, c->n));
+    return write_roofline(c->opt, c->rows, c->n, c->fma_gflops);
 }
 
 ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
                            ks_best_store *best, const char *best_path)
 {
-    ks_bench_plan plan;
+    bench_plan plan;
     plan_defaults(opt, use_cuda, &plan);
     ks_bench_row *rows = calloc(KS_BENCH_MAX_ROWS, sizeof *rows);
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -559,10 +531,12 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     if (st == KS_OK && n == 0) printf("kernelscope: stopped before the first row; nothing to write\n");
     if (st == KS_OK && n > 0) {
         ks_bench_mark_best(rows, n);
-        char *table = ks_bench_laplace_table(rows, n);
-        if (table) fputs(table, stdout);
-        free(table);
-        st = write_outputs(opt, rows, n, fma_gflops);
+        char csv_name[256];
+        snprintf(csv_name, sizeof csv_name, "bench_%s.csv", opt->scene->name);
+        const charts_ctx cc = {opt, rows, n, fma_gflops};
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = rows, .n = n, .table = table_text,
+                                          .files = {{csv_name, csv_text}}, .charts = charts, .ctx = &cc};
+        st = ks_bench_output_write(&out, KS_OK);
     }
     if (st == KS_OK && use_cuda && best && best_path) {
         for (int i = 0; i < n; ++i) {

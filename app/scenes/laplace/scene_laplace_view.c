@@ -110,13 +110,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
             snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s", ks_colormap_name(m));
         snprintf(c->value, sizeof c->value, "%s", ks_colormap_name(s->cmap));
     }
-    c = ks_view_control(v, "range", 0, 'A');
-    if (c) {
-        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->auto_range ? "auto" : "fixed");
-        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->auto_range ? "fixed" : "auto");
-        c->nchoices = 2;
-        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
-    }
+    ks_view_toggle(v, "range", 'A', s->auto_range ? "auto" : "fixed", s->auto_range ? "fixed" : "auto");
 
     if (s->grid.dims == 3)
         ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);

@@ -12,13 +12,14 @@
 #include "render/chart.h"
 #include "render/image_io.h"
 #include "app/bench/bench_roofline.h"
+#include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
 
 enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 
 /* GFLOP/s against the cube root of M*N*K (the side for square sizes), log-log: one
  * line per variant and tile. */
-static ks_status ks_bench_matmul_chart(const ks_matmul_bench_result *r, const char *path)
+static ks_status chart(const ks_matmul_bench_result *r, const char *dir)
 {
     enum { MAXS = KS_CHART_MAX_SERIES };
     char names[MAXS][32];
@@ -55,15 +56,14 @@ static ks_status ks_bench_matmul_chart(const ks_matmul_bench_result *r, const ch
     const ks_chart_desc d = {.width = KS_BENCH_CHART_W, .height = KS_BENCH_CHART_H, .title = title,
                              .x_label = "size (cube root of M*N*K)", .y_label = "GFLOP/s (median)",
                              .log_x = 1, .log_y = 1, .series = series, .series_count = series_n};
-    return ks_chart_write_png(&d, path);
+    return ks_bench_chart_write(&d, dir, "bench_matmul.png", NULL, 0);
 }
 
 /* Roofline chart: each variant's best configuration (tiled: its best tile) per
  * size; model FLOPs 2MNK, model DRAM bytes from ks_matmul_model_bytes (the CPU
  * gold: A, B and C once each). Ceilings: the FMA peak the bench measured and
  * a copy measured here. */
-static ks_status ks_bench_matmul_roofline(const ks_matmul_bench_result *r, const char *dir, char *path,
-                                          size_t path_cap)
+static ks_status roofline(const ks_matmul_bench_result *r, const char *dir)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
@@ -89,9 +89,27 @@ static ks_status ks_bench_matmul_roofline(const ks_matmul_bench_result *r, const
                                           (double)w->size.m * w->size.n);
         ks_roof_chart_add(c, w->variant, ks_matmul_flops(&w->size), bytes, w->ms);
     }
-    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "matmul", r->device, path, path_cap);
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "matmul", r->device, NULL, 0);
     free(c);
     return st;
+}
+
+static ks_status charts(const void *r, const char *dir)
+{
+    KS_TRY(chart(r, dir));
+    return roofline(r, dir);
+}
+
+static size_t table_text(const void *r, int n, char *buf, size_t cap)
+{
+    (void)n;
+    return ks_matmul_bench_table(r, buf, cap);
+}
+
+static size_t csv_text(const void *r, int n, char *buf, size_t cap)
+{
+    (void)n;
+    return ks_matmul_bench_csv(r, buf, cap);
 }
 
 ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int use_cuda)
@@ -126,32 +144,9 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     ks_status st = ks_matmul_bench_run(&d, r);
     if (st == KS_OK && use_cuda && dev && dev->present)
         snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
-    char *text = NULL;
-    size_t need = 0;
-    if (st == KS_OK) {
-        const size_t t = ks_matmul_bench_table(r, NULL, 0) + 1, c = ks_matmul_bench_csv(r, NULL, 0) + 1;
-        need = t > c ? t : c;
-        text = malloc(need);
-        if (!text) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
-    }
-    if (st == KS_OK) {
-        ks_matmul_bench_table(r, text, need);
-        fputs(text, stdout);
-        fflush(stdout);
-    }
-    char csv_path[1024], png_path[1024];
-    snprintf(csv_path, sizeof csv_path, "%s/bench_matmul.csv", dir);
-    snprintf(png_path, sizeof png_path, "%s/bench_matmul.png", dir);
-    if (st == KS_OK) st = ks_text_write(csv_path, text, ks_matmul_bench_csv(r, text, need));
-    if (st == KS_OK) st = ks_bench_matmul_chart(r, png_path);
-    if (st == KS_OK) {
-        ks_note_wrote(csv_path);
-        ks_note_wrote(png_path);
-    }
-    char roof_path[1024];
-    if (st == KS_OK) st = ks_bench_matmul_roofline(r, dir, roof_path, sizeof roof_path);
-    if (st == KS_OK && roof_path[0]) ks_note_wrote(roof_path);
-    free(text);
+    const ks_bench_output_desc out = {.dir = dir, .rows = r, .table = table_text,
+                                      .files = {{"bench_matmul.csv", csv_text}}, .charts = charts, .ctx = r};
+    if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(r);
     return st;
 }

@@ -23,7 +23,7 @@
 
 enum { KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5 };
 
-typedef struct ks_matmul_scene {
+typedef struct matmul_scene {
     const ks_options *opt;
     ks_matmul_size size;
     ks_matmul_variant variant;
@@ -42,10 +42,10 @@ typedef struct ks_matmul_scene {
     unsigned char lut[256][4];
     char notice[256];
     int probe_valid, probe_a, probe_b;
-} ks_matmul_scene;
+} matmul_scene;
 
 /* Runs the variant once (timed) into C. */
-static ks_status ks_mm_run(ks_matmul_scene *s)
+static ks_status run(matmul_scene *s)
 {
     double ms = 0.0;
     if (s->gpu) {
@@ -61,7 +61,7 @@ static ks_status ks_mm_run(ks_matmul_scene *s)
 }
 
 /* C to the host copy (GPU), then its range for the colours. */
-static ks_status ks_mm_range(ks_matmul_scene *s)
+static ks_status range(matmul_scene *s)
 {
     if (s->gpu) KS_TRY(ks_matmul_gpu_download(s->gpu, s->c));
     const size_t n = (size_t)s->size.m * s->size.n;
@@ -81,9 +81,9 @@ static ks_status ks_mm_range(ks_matmul_scene *s)
     return KS_OK;
 }
 
-static void ks_matmul_destroy(void *self)
+static void destroy(void *self)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     if (!s) return;
     ks_matmul_gpu_destroy(s->gpu);
     free(s->a);
@@ -92,7 +92,7 @@ static void ks_matmul_destroy(void *self)
     free(s);
 }
 
-static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
+static ks_status setup(matmul_scene *s, const ks_scene_env *env)
 {
     const ks_options *opt = s->opt;
     s->t_peak_gbs = env->t_peak_gbs;
@@ -118,16 +118,16 @@ static ks_status ks_mm_setup(ks_matmul_scene *s, const ks_scene_env *env)
             snprintf(s->notice, sizeof s->notice, "cpu backend: --kernel %s ignored (the CPU gold runs)", opt->kernels[0]);
     }
     /* the first C: for the colour range (every variant gives the same C) */
-    KS_TRY(ks_mm_run(s));
+    KS_TRY(run(s));
     ks_timing_window_clear(&s->times); /* the first launch is a warm-up */
-    return ks_mm_range(s);
+    return range(s);
 }
 
-static ks_status ks_matmul_create(const ks_scene_env *env, void **self)
+static ks_status create(const ks_scene_env *env, void **self)
 {
     *self = NULL;
     const ks_options *opt = env->opt;
-    ks_matmul_scene *s = calloc(1, sizeof *s);
+    matmul_scene *s = calloc(1, sizeof *s);
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
     s->opt = opt;
     /* defaults, in one place */
@@ -139,47 +139,47 @@ static ks_status ks_matmul_create(const ks_scene_env *env, void **self)
     ks_status st = KS_OK;
     if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
         st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
-    if (st == KS_OK) st = ks_mm_setup(s, env);
+    if (st == KS_OK) st = setup(s, env);
     if (st != KS_OK) {
-        ks_matmul_destroy(s);
+        destroy(s);
         return st;
     }
     *self = s;
     return KS_OK;
 }
 
-static void *ks_matmul_stream(void *self)
+static void *stream(void *self)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     return s->gpu ? ks_matmul_gpu_stream(s->gpu) : NULL;
 }
 
-static void ks_matmul_max_image_size(void *self, int *w, int *h)
+static void max_image_size(void *self, int *w, int *h)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     *w = s->w;
     *h = s->h;
 }
 
-static ks_status ks_matmul_compute(void *self, ks_frame_ctx *ctx)
+static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     if (ctx && !ctx->step) return KS_OK;
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "matmul") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
-    KS_TRY(ks_mm_run(s));
+    KS_TRY(run(s));
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;
 }
 
-static int ks_mm_grid_tile(const ks_matmul_scene *s)
+static int grid_tile(const matmul_scene *s)
 {
     return s->gpu ? ks_matmul_block_tile(s->variant, s->tile) : 0;
 }
 
-static ks_status ks_matmul_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     *w = s->w;
     *h = s->h;
     if (ctx) {
@@ -189,15 +189,15 @@ static ks_status ks_matmul_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *
     }
     const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "draw") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
-    if (s->gpu) KS_TRY(ks_matmul_gpu_draw(s->gpu, s->w, s->h, s->lut, s->lo, s->hi, ks_mm_grid_tile(s), rgba));
+    if (s->gpu) KS_TRY(ks_matmul_gpu_draw(s->gpu, s->w, s->h, s->lut, s->lo, s->hi, grid_tile(s), rgba));
     else ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, 0, rgba);
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;
 }
 
-static ks_status ks_matmul_key(void *self, const ks_key_event *ev, int *handled)
+static ks_status key(void *self, const ks_key_event *ev, int *handled)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     *handled = 1;
     s->notice[0] = '\0';
     switch (ev->key) {
@@ -222,13 +222,13 @@ static ks_status ks_matmul_key(void *self, const ks_key_event *ev, int *handled)
     }
 }
 
-static void ks_mm_cat(char *buf, size_t len, const char *fmt, ...)
+static void cat(char *buf, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
-static void ks_mm_cat(char *buf, size_t len, const char *fmt, ...)
+static void cat(char *buf, size_t len, const char *fmt, ...)
 {
     const size_t used = strnlen(buf, len);
     if (used + 1 >= len) return;
@@ -239,7 +239,7 @@ static void ks_mm_cat(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* Hover: C[i][j] and the tiles of A and B its block read. */
-static void ks_mm_hover(ks_matmul_scene *s, char *buf, size_t len)
+static void hover(matmul_scene *s, char *buf, size_t len)
 {
     if (!s->probe_valid || s->probe_a < 0 || s->probe_b < 0 || s->probe_a >= s->w || s->probe_b >= s->h) return;
     const int i = (int)((long long)(s->h - 1 - s->probe_b) * s->size.m / s->h);
@@ -255,29 +255,29 @@ static void ks_mm_hover(ks_matmul_scene *s, char *buf, size_t len)
     const int K = s->size.k;
     switch (s->variant) {
     case KS_MATMUL_NAIVE:
-        ks_mm_cat(buf, len, "  block (%d,%d) of 16x16 reads A rows %d..%d and B columns %d..%d whole, from global",
-                  i / 16, j / 16, i / 16 * 16, i / 16 * 16 + 15 < s->size.m ? i / 16 * 16 + 15 : s->size.m - 1,
-                  j / 16 * 16, j / 16 * 16 + 15 < s->size.n ? j / 16 * 16 + 15 : s->size.n - 1);
+        cat(buf, len, "  block (%d,%d) of 16x16 reads A rows %d..%d and B columns %d..%d whole, from global",
+            i / 16, j / 16, i / 16 * 16, i / 16 * 16 + 15 < s->size.m ? i / 16 * 16 + 15 : s->size.m - 1,
+            j / 16 * 16, j / 16 * 16 + 15 < s->size.n ? j / 16 * 16 + 15 : s->size.n - 1);
         break;
     case KS_MATMUL_TILED: {
         const int T = s->tile, kt = (K + T - 1) / T;
-        ks_mm_cat(buf, len, "  block (%d,%d) reads %dx%d tiles A(%d, 0..%d) and B(0..%d, %d)", i / T, j / T, T, T,
-                  i / T, kt - 1, kt - 1, j / T);
+        cat(buf, len, "  block (%d,%d) reads %dx%d tiles A(%d, 0..%d) and B(0..%d, %d)", i / T, j / T, T, T,
+            i / T, kt - 1, kt - 1, j / T);
         break;
     }
     case KS_MATMUL_REGTILE: {
         const int kt = (K + 7) / 8;
-        ks_mm_cat(buf, len, "  block (%d,%d) reads 128x8 tiles A(%d, 0..%d) and 8x128 tiles B(0..%d, %d)", i / 128,
-                  j / 128, i / 128, kt - 1, kt - 1, j / 128);
+        cat(buf, len, "  block (%d,%d) reads 128x8 tiles A(%d, 0..%d) and 8x128 tiles B(0..%d, %d)", i / 128,
+            j / 128, i / 128, kt - 1, kt - 1, j / 128);
         break;
     }
-    default: ks_mm_cat(buf, len, "  (cuBLAS picks its own tiles)"); break;
+    default: cat(buf, len, "  (cuBLAS picks its own tiles)"); break;
     }
 }
 
-static void ks_matmul_view(void *self, ks_view *v)
+static void view(void *self, ks_view *v)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     const ks_matmul_size *z = &s->size;
     snprintf(v->scene, sizeof v->scene, "matmul");
     snprintf(v->image_name, sizeof v->image_name, "matmul_%s",
@@ -345,15 +345,15 @@ static void ks_matmul_view(void *self, ks_view *v)
     v->colorbar.lo = s->lo;
     v->colorbar.hi = s->hi;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "C[i][j]");
-    ks_mm_hover(s, v->hover, sizeof v->hover);
+    hover(s, v->hover, sizeof v->hover);
 }
 
-static ks_status ks_matmul_finish(void *self)
+static ks_status finish(void *self)
 {
-    ks_matmul_scene *s = self;
+    matmul_scene *s = self;
     const char *path = s->opt->dump_field;
     if (!path) return KS_OK;
-    if (!s->computed) KS_TRY(ks_mm_run(s));
+    if (!s->computed) KS_TRY(run(s));
     if (s->gpu) KS_TRY(ks_matmul_gpu_download(s->gpu, s->c));
     const size_t shape[2] = {(size_t)s->size.m, (size_t)s->size.n};
     return ks_npy_write_f32(path, s->c, 2, shape);
@@ -365,13 +365,13 @@ const ks_scene_api ks_scene_matmul_api = {
             "  Tab        next variant (naive, tiled, regtile, cublas)\n"
             "  [ / ]      smaller / larger tile (tiled: 8, 16, 32)\n"
             "  hover      C[i][j] and the tiles of A and B its block read\n",
-    .create = ks_matmul_create,
-    .destroy = ks_matmul_destroy,
-    .stream = ks_matmul_stream,
-    .max_image_size = ks_matmul_max_image_size,
-    .compute = ks_matmul_compute,
-    .draw = ks_matmul_draw,
-    .key = ks_matmul_key,
-    .view = ks_matmul_view,
-    .finish = ks_matmul_finish,
+    .create = create,
+    .destroy = destroy,
+    .stream = stream,
+    .max_image_size = max_image_size,
+    .compute = compute,
+    .draw = draw,
+    .key = key,
+    .view = view,
+    .finish = finish,
 };

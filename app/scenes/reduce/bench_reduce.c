@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
 #include "app/scenes.h"
 #include "app/scenes/reduce/reduce_options.h"
@@ -16,58 +17,45 @@
 
 ks_status ks_bench_reduce(const ks_bench_env *env);
 
-static char *table_text(const ks_reduce_bench_result *r)
+static size_t table_text(const void *r_, int n, char *buf, size_t cap)
 {
-    size_t need = 0, used = 0;
-    char *buf = NULL;
-    for (int pass = 0; pass < 2; ++pass) {
-        used = 0;
-        ks_text_measure(buf, need, &used, "%-5s %-14s %12s %10s %10s %10s %7s %7s\n", "op", "variant", "n", "ms",
-                        "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
-        for (int i = 0; i < r->row_n; ++i) {
-            const ks_reduce_bench_row *w = &r->rows[i];
-            ks_text_measure(buf, need, &used, "%-5s %-14s %12lld %10.4f %10.1f %10.1f %7.3f %7.3f\n", w->op,
-                            w->variant, w->n, w->ms, w->t_eff_gbs, w->t_peak_gbs, w->ratio, w->vs_cub);
-        }
-        if (pass == 0) {
-            need = used + 1;
-            buf = malloc(need);
-            if (!buf) return NULL;
-        }
+    (void)n;
+    const ks_reduce_bench_result *r = r_;
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "%-5s %-14s %12s %10s %10s %10s %7s %7s\n", "op", "variant", "n", "ms",
+                    "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
+    for (int i = 0; i < r->row_n; ++i) {
+        const ks_reduce_bench_row *w = &r->rows[i];
+        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %10.4f %10.1f %10.1f %7.3f %7.3f\n", w->op, w->variant,
+                        w->n, w->ms, w->t_eff_gbs, w->t_peak_gbs, w->ratio, w->vs_cub);
     }
-    return buf;
+    return used;
 }
 
 /* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (ratio and vs_cub empty: n/a) */
-static char *csv_text(const ks_reduce_bench_result *r)
+static size_t csv_text(const void *r_, int n, char *buf, size_t cap)
 {
+    (void)n;
+    const ks_reduce_bench_result *r = r_;
     char device[600];
     ks_csv_quote(r->device, device, sizeof device);
-    size_t need = 0, used = 0;
-    char *buf = NULL;
-    for (int pass = 0; pass < 2; ++pass) {
-        used = 0;
-        ks_text_measure(buf, need, &used, "device,op,variant,n,ms,t_eff_gbs,t_peak_gbs,ratio,vs_cub,cc\n");
-        for (int i = 0; i < r->row_n; ++i) {
-            const ks_reduce_bench_row *w = &r->rows[i];
-            char ratio[32] = "", vs[32] = "";
-            if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.4f", w->ratio);
-            if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.4f", w->vs_cub);
-            ks_text_measure(buf, need, &used, "%s,%s,%s,%lld,%.6f,%.2f,%.2f,%s,%s,%s\n", device, w->op, w->variant,
-                            w->n, w->ms, w->t_eff_gbs, w->t_peak_gbs, ratio, vs, r->cc);
-        }
-        if (pass == 0) {
-            need = used + 1;
-            buf = malloc(need);
-            if (!buf) return NULL;
-        }
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "device,op,variant,n,ms,t_eff_gbs,t_peak_gbs,ratio,vs_cub,cc\n");
+    for (int i = 0; i < r->row_n; ++i) {
+        const ks_reduce_bench_row *w = &r->rows[i];
+        char ratio[32] = "", vs[32] = "";
+        if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.4f", w->ratio);
+        if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.4f", w->vs_cub);
+        ks_text_measure(buf, cap, &used, "%s,%s,%s,%lld,%.6f,%.2f,%.2f,%s,%s,%s\n", device, w->op, w->variant, w->n,
+                        w->ms, w->t_eff_gbs, w->t_peak_gbs, ratio, vs, r->cc);
     }
-    return buf;
+    return used;
 }
 
 /* One series per variant: T_eff / T_peak against N (CPU: GB/s). */
-static ks_status write_chart(const ks_reduce_bench_result *r, const char *dir)
+static ks_status write_chart(const void *r_, const char *dir)
 {
+    const ks_reduce_bench_result *r = r_;
     enum { NS = KS_CHART_MAX_SERIES, NP = KS_REDUCE_BENCH_MAX_SIZES };
     char names[NS][24];
     double xs[NS][NP], ys[NS][NP];
@@ -88,20 +76,14 @@ static ks_status write_chart(const ks_reduce_bench_result *r, const char *dir)
         ys[k][series[k].n++] = r->use_cuda ? w->ratio : w->t_eff_gbs;
     }
     if (!ns) return KS_OK;
-    char title[400], path[1024];
+    char title[400];
     snprintf(title, sizeof title, "bench reduce on %s: T_eff %s (sum reads 4N bytes, scan 8N)", r->device,
              r->use_cuda ? "/ T_peak (device copy)" : "GB/s");
-    ks_chart_desc d = {0};
-    d.title = title;
-    d.x_label = "N (floats), log scale";
-    d.y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s";
-    d.log_x = 1;
-    d.series = series;
-    d.series_count = ns;
-    KS_TRY(ks_out_path(path, sizeof path, dir, "bench_reduce.png"));
-    KS_TRY(ks_chart_write_png(&d, path));
-    ks_note_wrote(path);
-    return KS_OK;
+    /* 960 x 600: the chart's own default, which this bench has always used */
+    const ks_chart_desc d = {.width = 960, .height = 600, .title = title, .x_label = "N (floats), log scale",
+                             .y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s", .log_x = 1,
+                             .series = series, .series_count = ns};
+    return ks_bench_chart_write(&d, dir, "bench_reduce.png", NULL, 0);
 }
 
 ks_status ks_bench_reduce(const ks_bench_env *env)
@@ -134,11 +116,9 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
             printf("timing: %d spans of back-to-back runs (each >= %.0f ms) after %d warm-up runs; median per run. "
                    "T_peak: device-to-device copy, read + written bytes: %.1f GB/s\n",
                    r->reps, r->span_ms, r->warmup, r->t_peak_gbs);
-        char *table = table_text(r);
-        if (table) fputs(table, stdout);
-        free(table);
-        st = ks_write_text_out(opt->out_dir, "bench_reduce.csv", csv_text(r));
-        if (st == KS_OK) st = write_chart(r, opt->out_dir);
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = r, .table = table_text,
+                                          .files = {{"bench_reduce.csv", csv_text}}, .charts = write_chart, .ctx = r};
+        st = ks_bench_output_write(&out, KS_OK);
     }
     free(r);
     return st;

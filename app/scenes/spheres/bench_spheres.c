@@ -13,13 +13,14 @@
 #include "render/chart.h"
 #include "app/bench/bench_roofline.h"
 #include "render/image_io.h"
+#include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
 #include "app/signals.h"
 
 enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 
 /* The log-log chart: one line per variant, "n/a" cells left out. */
-static ks_status ks_bench_spheres_chart(const ks_spheres_bench_result *r, const char *path)
+static ks_status chart(const ks_spheres_bench_result *r, const char *dir)
 {
     double x[KS_SPHERES_BENCH_MAX_COUNTS], y[KS_SPHERES_BENCH_MAX_COLS][KS_SPHERES_BENCH_MAX_COUNTS];
     ks_chart_series series[KS_SPHERES_BENCH_MAX_COLS];
@@ -33,14 +34,14 @@ static ks_status ks_bench_spheres_chart(const ks_spheres_bench_result *r, const 
     const ks_chart_desc d = {.width = KS_BENCH_CHART_W, .height = KS_BENCH_CHART_H, .title = title,
                              .x_label = "spheres", .y_label = "median time per frame (ms)",
                              .log_x = 1, .log_y = 1, .series = series, .series_count = r->col_n};
-    return ks_chart_write_png(&d, path);
+    return ks_bench_chart_write(&d, dir, "bench_spheres.png", NULL, 0);
 }
 
 /* Roofline chart: every variant at every sphere count, one render: 6 model
  * FLOPs per pixel per sphere (each pixel tests each sphere), model bytes the
  * picture written once and the packed spheres read once; ceilings measured
  * here (device copy and FMA peak; the CPU backend: memcpy, no FMA). */
-static ks_status ks_bench_spheres_roofline(const ks_spheres_bench_result *r, const char *dir)
+static ks_status roofline(const ks_spheres_bench_result *r, const char *dir)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
@@ -57,11 +58,30 @@ static ks_status ks_bench_spheres_roofline(const ks_spheres_bench_result *r, con
             if (r->cell[k][col].available)
                 ks_roof_chart_add(c, ks_spheres_bench_col_name(r, col), 6.0 * pix * r->counts[k],
                                   4.0 * pix + (double)r->counts[k] * sizeof(ks_sphere_packed), r->cell[k][col].ms);
-    char path[1024];
-    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "spheres", r->device, path, sizeof path);
-    if (st == KS_OK && path[0]) ks_note_wrote(path);
+    if (st == KS_OK) st = ks_roof_chart_write(c, dir, "spheres", r->device, NULL, 0);
     free(c);
     return st;
+}
+
+/* The chart and the roofline; none when no sphere count was timed. */
+static ks_status charts(const void *ctx, const char *dir)
+{
+    const ks_spheres_bench_result *r = ctx;
+    if (r->count_n <= 0) return KS_OK;
+    KS_TRY(chart(r, dir));
+    return roofline(r, dir);
+}
+
+static size_t table_text(const void *r, int n, char *buf, size_t cap)
+{
+    (void)n;
+    return ks_spheres_bench_table(r, buf, cap);
+}
+
+static size_t csv_text(const void *r, int n, char *buf, size_t cap)
+{
+    (void)n;
+    return ks_spheres_bench_csv(r, buf, cap);
 }
 
 ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int use_cuda)
@@ -102,38 +122,19 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         return dir_st != KS_OK ? dir_st : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
     }
     ks_status st = ks_spheres_bench_run(&d, r);
+    if (st == KS_ERR_NO_DEVICE) { /* the flag that helps is the app's to name */
+        char why[512];
+        snprintf(why, sizeof why, "%s", ks_error_message());
+        st = ks_fail(st, "%s (use --backend cpu)", why);
+    }
     if (st == KS_OK && use_cuda && dev && dev->present && dev->name[0]) {
         snprintf(r->device, sizeof r->device, "%s", dev->name);
         snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
     }
 
-    char *text = NULL;
-    size_t need = 0;
-    if (st == KS_OK) {
-        need = ks_spheres_bench_table(r, NULL, 0) + 1;
-        need = need > ks_spheres_bench_csv(r, NULL, 0) + 1 ? need : ks_spheres_bench_csv(r, NULL, 0) + 1;
-        text = malloc(need);
-        if (!text) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
-    }
-    if (st == KS_OK) {
-        ks_spheres_bench_table(r, text, need);
-        fputs(text, stdout);
-        fflush(stdout);
-    }
-    char csv_path[1024], png_path[1024];
-    snprintf(csv_path, sizeof csv_path, "%s/bench_spheres.csv", dir);
-    snprintf(png_path, sizeof png_path, "%s/bench_spheres.png", dir);
-    if (st == KS_OK) {
-        const size_t n = ks_spheres_bench_csv(r, text, need);
-        st = ks_text_write(csv_path, text, n);
-        if (st == KS_OK) ks_note_wrote(csv_path);
-    }
-    if (st == KS_OK && r->count_n > 0) {
-        st = ks_bench_spheres_chart(r, png_path);
-        if (st == KS_OK) ks_note_wrote(png_path);
-        if (st == KS_OK) st = ks_bench_spheres_roofline(r, dir);
-    }
-    free(text);
+    const ks_bench_output_desc out = {.dir = dir, .rows = r, .table = table_text,
+                                      .files = {{"bench_spheres.csv", csv_text}}, .charts = charts, .ctx = r};
+    if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(r);
     free(scene);
     return st;

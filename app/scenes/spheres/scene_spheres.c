@@ -25,14 +25,14 @@ enum {
     KS_SPH_CPU_LIVE_MAX = 4096, /* + stops here on the CPU backend (seconds a frame beyond) */
 };
 
-typedef struct ks_sph_row {
+typedef struct count_row {
     int count;                                  /* 0: unused */
     long long used;                             /* last frame it was touched, for reuse */
     ks_timing_window render[KS_SPHERES_MEM_NUM];   /* [0] is the CPU gold */
     ks_timing_window upload[KS_SPHERES_MEM_NUM];
-} ks_sph_row;
+} count_row;
 
-typedef struct ks_spheres_scene {
+typedef struct spheres_scene {
     const ks_options *opt;
     int use_cuda;
     int w, h;                   /* picture, pixels */
@@ -53,17 +53,17 @@ typedef struct ks_spheres_scene {
     ks_kernel_attrs attrs;
     int attrs_valid;
     char notice[256];           /* last refusal or hint, shown until the next key */
-    ks_sph_row rows[KS_SPH_TABLE_ROWS];
+    count_row rows[KS_SPH_TABLE_ROWS];
     double t_peak_gbs, fma_gflops; /* roofline ceilings, measured at start-up */
     long long frame;
     int probe_valid, probe_a, probe_b;
-} ks_spheres_scene;
+} spheres_scene;
 
 /* ---- timing table ---- */
 
-static ks_sph_row *ks_sph_row_for(ks_spheres_scene *s, int count)
+static count_row *row_for(spheres_scene *s, int count)
 {
-    ks_sph_row *oldest = &s->rows[0];
+    count_row *oldest = &s->rows[0];
     for (int k = 0; k < KS_SPH_TABLE_ROWS; ++k) {
         if (s->rows[k].count == count) {
             s->rows[k].used = s->frame;
@@ -77,14 +77,14 @@ static ks_sph_row *ks_sph_row_for(ks_spheres_scene *s, int count)
     return oldest;
 }
 
-static void ks_sph_collect(ks_spheres_scene *s)
+static void collect(spheres_scene *s)
 {
     if (!s->gpu) return;
     ks_spheres_sample got[16];
     int n;
     while ((n = ks_spheres_gpu_collect(s->gpu, got, 16)) > 0)
         for (int k = 0; k < n; ++k) {
-            ks_sph_row *row = ks_sph_row_for(s, got[k].count);
+            count_row *row = row_for(s, got[k].count);
             ks_timing_window *w = got[k].kind == KS_SPHERES_SAMPLE_RENDER ? row->render : row->upload;
             ks_timing_window_push(&w[got[k].mem], got[k].ms, 0.0);
         }
@@ -92,7 +92,7 @@ static void ks_sph_collect(ks_spheres_scene *s)
 
 /* ---- spheres ---- */
 
-static ks_status ks_sph_alloc(ks_spheres_scene *s, int count)
+static ks_status alloc(spheres_scene *s, int count)
 {
     char what[64];
     snprintf(what, sizeof what, "spheres: %d spheres", count);
@@ -111,7 +111,7 @@ static ks_status ks_sph_alloc(ks_spheres_scene *s, int count)
 }
 
 /* Positions at s->t into packed. */
-static void ks_sph_refresh(ks_spheres_scene *s)
+static void refresh(spheres_scene *s)
 {
     ks_spheres_animate(s->base, s->vel, s->count, s->t, s->w, s->h, s->now);
     ks_spheres_pack(s->now, s->count, s->packed);
@@ -119,7 +119,7 @@ static void ks_sph_refresh(ks_spheres_scene *s)
 }
 
 /* count generated spheres (the first n of a seed's stream never change with count). */
-static ks_status ks_sph_generate(ks_spheres_scene *s, int count)
+static ks_status generate(spheres_scene *s, int count)
 {
     ks_sphere *base = malloc((size_t)count * sizeof *base);
     if (!base) return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: no host memory for %d spheres", count);
@@ -127,14 +127,14 @@ static ks_status ks_sph_generate(ks_spheres_scene *s, int count)
     free(s->base);
     s->base = base;
     s->count = count;
-    KS_TRY(ks_sph_alloc(s, count));
+    KS_TRY(alloc(s, count));
     ks_spheres_velocities(s->seed, count, s->vel);
-    ks_sph_refresh(s);
+    refresh(s);
     s->attrs_valid = 0;
     return KS_OK;
 }
 
-static ks_status ks_sph_upload_if_needed(ks_spheres_scene *s, ks_frame_ctx *ctx)
+static ks_status upload_if_needed(spheres_scene *s, ks_frame_ctx *ctx)
 {
     if (!s->gpu) return KS_OK;
     const int constant = s->mem == KS_SPHERES_MEM_CONSTANT;
@@ -150,9 +150,9 @@ static ks_status ks_sph_upload_if_needed(ks_spheres_scene *s, ks_frame_ctx *ctx)
 
 /* ---- plugin ---- */
 
-static void ks_spheres_destroy(void *self)
+static void destroy(void *self)
 {
-    ks_spheres_scene *s = self;
+    spheres_scene *s = self;
     if (!s) return;
     ks_spheres_gpu_destroy(s->gpu);
     free(s->base);
@@ -162,11 +162,11 @@ static void ks_spheres_destroy(void *self)
     free(s);
 }
 
-static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
+static ks_status create(const ks_scene_env *env, void **self)
 {
     *self = NULL;
     const ks_options *opt = env->opt;
-    ks_spheres_scene *s = calloc(1, sizeof *s);
+    spheres_scene *s = calloc(1, sizeof *s);
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: out of host memory");
     s->opt = opt;
     s->use_cuda = env->use_cuda;
@@ -207,17 +207,17 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
             s->scene_file = KS_SPHERES_OPTS(opt)->file;
             s->base = loaded;
             s->count = n;
-            st = ks_sph_alloc(s, n);
+            st = alloc(s, n);
         }
         if (st == KS_OK) {
             ks_spheres_velocities(s->seed, n, s->vel);
-            ks_sph_refresh(s);
+            refresh(s);
         }
     } else if (st == KS_OK) {
         if (count < 1 || count > KS_SPHERES_MAX)
             st = ks_fail(KS_ERR_INVALID, "spheres: --spheres %d must be 1..%d", count, KS_SPHERES_MAX);
         else
-            st = ks_sph_generate(s, count);
+            st = generate(s, count);
     }
     /* constant memory refuses, never truncates */
     if (st == KS_OK && s->use_cuda) st = ks_spheres_mem_check(s->mem, s->count);
@@ -226,41 +226,41 @@ static ks_status ks_spheres_create(const ks_scene_env *env, void **self)
     if (st == KS_OK && !s->use_cuda && KS_SPHERES_OPTS(opt)->mem)
         snprintf(s->notice, sizeof s->notice, "cpu backend: --mem %s ignored (the CPU gold renders)", KS_SPHERES_OPTS(opt)->mem);
     if (st != KS_OK) {
-        ks_spheres_destroy(s);
+        destroy(s);
         return st;
     }
     *self = s;
     return KS_OK;
 }
 
-static void *ks_spheres_stream(void *self)
+static void *stream(void *self)
 {
-    ks_spheres_scene *s = self;
+    spheres_scene *s = self;
     return s->gpu ? ks_spheres_gpu_stream(s->gpu) : NULL;
 }
 
-static void ks_spheres_max_image_size(void *self, int *w, int *h)
+static void max_image_size(void *self, int *w, int *h)
 {
-    ks_spheres_scene *s = self;
+    spheres_scene *s = self;
     *w = s->w;
     *h = s->h;
 }
 
-static ks_status ks_spheres_compute(void *self, ks_frame_ctx *ctx)
+static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
-    ks_spheres_scene *s = self;
+    spheres_scene *s = self;
     s->frame = ctx ? ctx->frame : s->frame + 1;
-    ks_sph_collect(s);
+    collect(s);
     if (s->animate && ctx && ctx->step) {
         s->t += 1.0;
-        ks_sph_refresh(s);
+        refresh(s);
     }
-    return ks_sph_upload_if_needed(s, ctx);
+    return upload_if_needed(s, ctx);
 }
 
-static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
+static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
-    ks_spheres_scene *s = self;
+    spheres_scene *s = self;
     *w = s->w;
     *h = s->h;
     if (ctx) {
@@ -268,7 +268,7 @@ static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int 
         s->probe_a = ctx->probe_a;
         s->probe_b = ctx->probe_b;
     }
-    KS_TRY(ks_sph_upload_if_needed(s, ctx)); /* a key may have switched the variant since compute */
+    KS_TRY(upload_if_needed(s, ctx)); /* a key may have switched the variant since compute */
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "render") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     if (s->gpu) {
@@ -276,13 +276,13 @@ static ks_status ks_spheres_draw(void *self, ks_frame_ctx *ctx, void *rgba, int 
     } else {
         const double t0 = (ks_now_seconds() * 1e3);
         ks_spheres_gold_render(s->packed, s->count, s->w, s->h, (unsigned char *)rgba);
-        ks_timing_window_push(&ks_sph_row_for(s, s->count)->render[0], (ks_now_seconds() * 1e3) - t0, 0.0);
+        ks_timing_window_push(&row_for(s, s->count)->render[0], (ks_now_seconds() * 1e3) - t0, 0.0);
     }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;
 }
 
-static ks_status ks_sph_set_count(ks_spheres_scene *s, int count)
+static ks_status set_count(spheres_scene *s, int count)
 {
     if (s->scene_file)
         return ks_fail(KS_ERR_UNSUPPORTED, "the scene file %s fixes the spheres (%d); + and - work on generated scenes",
@@ -291,12 +291,12 @@ static ks_status ks_sph_set_count(ks_spheres_scene *s, int count)
     if (count > max) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the most here", max);
     if (count < KS_SPHERES_LIVE_MIN) return ks_fail(KS_ERR_UNSUPPORTED, "%d spheres is the fewest here", KS_SPHERES_LIVE_MIN);
     if (s->use_cuda) KS_TRY(ks_spheres_mem_check(s->mem, count));
-    return ks_sph_generate(s, count);
+    return generate(s, count);
 }
 
-static ks_status ks_spheres_key(void *self, const ks_key_event *ev, int *handled)
+static ks_status key(void *self, const ks_key_event *ev, int *handled)
 {
-    ks_spheres_scene *s = self;
+    spheres_scene *s = self;
     *handled = 1;
     s->notice[0] = '\0';
     switch (ev->key) {
@@ -313,8 +313,8 @@ static ks_status ks_spheres_key(void *self, const ks_key_event *ev, int *handled
         s->attrs_valid = 0;
         return KS_OK;
     }
-    case KS_KEY_PLUS: return ks_sph_set_count(s, s->count * 2);
-    case KS_KEY_MINUS: return ks_sph_set_count(s, s->count / 2);
+    case KS_KEY_PLUS: return set_count(s, s->count * 2);
+    case KS_KEY_MINUS: return set_count(s, s->count / 2);
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
         const int (*list)[2];
@@ -335,16 +335,16 @@ static ks_status ks_spheres_key(void *self, const ks_key_event *ev, int *handled
     case 'V': s->animate = !s->animate; return KS_OK;
     case 'R':
         s->t = 0.0;
-        ks_sph_refresh(s);
+        refresh(s);
         return KS_OK;
     default: *handled = 0; return KS_OK;
     }
 }
 
-static void ks_spheres_view(void *self, ks_view *v)
+static void view(void *self, ks_view *v)
 {
-    ks_spheres_scene *s = self;
-    ks_sph_collect(s);
+    spheres_scene *s = self;
+    collect(s);
     snprintf(v->scene, sizeof v->scene, "spheres");
     snprintf(v->image_name, sizeof v->image_name, "spheres_%s",
              s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
@@ -367,13 +367,7 @@ static void ks_spheres_view(void *self, ks_view *v)
         c = ks_view_control(v, "spheres", KS_KEY_MINUS, KS_KEY_PLUS);
         if (c) snprintf(c->value, sizeof c->value, "%d", s->count);
     }
-    c = ks_view_control(v, "animation", 0, 'V');
-    if (c) {
-        snprintf(c->choices[0], sizeof c->choices[0], "%s", s->animate ? "on" : "off");
-        snprintf(c->choices[1], sizeof c->choices[1], "%s", s->animate ? "off" : "on");
-        c->nchoices = 2;
-        snprintf(c->value, sizeof c->value, "%s", c->choices[0]);
-    }
+    ks_view_toggle(v, "animation", 'V', s->animate ? "on" : "off", s->animate ? "off" : "on");
 
     ks_view_num(v, KS_VGROUP_SCENE, "spheres", s->count, "", KS_VFMT_INT);
     if (s->scene_file) ks_view_text(v, KS_VGROUP_SCENE, "scene file", "%s", s->scene_file);
@@ -397,7 +391,7 @@ static void ks_spheres_view(void *self, ks_view *v)
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (row-culled brute force, OpenMP)");
     }
-    const ks_sph_row *row = ks_sph_row_for(s, s->count);
+    const count_row *row = row_for(s, s->count);
     ks_timing_stats st;
     if (ks_timing_window_stats(&row->render[col], &st)) {
         ks_view_num(v, KS_VGROUP_KERNEL, "render median", st.median_ms, "ms", KS_VFMT_F3);
@@ -468,15 +462,15 @@ static void ks_spheres_view(void *self, ks_view *v)
     }
 }
 
-static ks_status ks_spheres_finish(void *self)
+static ks_status finish(void *self)
 {
     (void)self;
     return KS_OK;
 }
 
-static void ks_spheres_status(void *self, char *buf, size_t cap)
+static void status(void *self, char *buf, size_t cap)
 {
-    const ks_spheres_scene *s = self;
+    const spheres_scene *s = self;
     snprintf(buf, cap, "%d spheres, %s", s->count, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
 }
 
@@ -487,14 +481,14 @@ const ks_scene_api ks_scene_spheres_api = {
             "[ / ]: smaller / larger thread block\n"
             "V: animate (spheres drift; the upload is timed each frame)\n"
             "R: reset the spheres to their start",
-    .create = ks_spheres_create,
-    .destroy = ks_spheres_destroy,
-    .stream = ks_spheres_stream,
-    .max_image_size = ks_spheres_max_image_size,
-    .compute = ks_spheres_compute,
-    .draw = ks_spheres_draw,
-    .key = ks_spheres_key,
-    .view = ks_spheres_view,
-    .finish = ks_spheres_finish,
-    .status = ks_spheres_status,
+    .create = create,
+    .destroy = destroy,
+    .stream = stream,
+    .max_image_size = max_image_size,
+    .compute = compute,
+    .draw = draw,
+    .key = key,
+    .view = view,
+    .finish = finish,
+    .status = status,
 };
