@@ -177,6 +177,27 @@ static void test_no_gpu_notice_and_cpu_fallback(void **state)
     assert_non_null(strstr(r.err, "using the cpu backend"));
 }
 
+/* The CPU backend says how it runs its OpenMP regions as the run starts (stdout),
+ * and follows a wait policy the user set. */
+static void test_cpu_policy_line(void **state)
+{
+    (void)state;
+    const char *argv[] = {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--reps", "2", "--out", NULL, NULL};
+    char dir[256];
+    ks_test_tmpdir(dir, sizeof dir, "cpupolicy");
+    argv[10] = dir;
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    const char *line = strstr(r.out, "kernelscope: cpu backend: ");
+    if (!line || !strstr(line, "OpenMP thread") || !strstr(line, "passive waiting"))
+        fail_msg("no start-up line with the threads and passive waiting: %s", r.out);
+    const char *env[] = {"OMP_WAIT_POLICY=active", NULL};
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "waiting as OMP_WAIT_POLICY=active says"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +211,7 @@ int main(void)
         cmocka_unit_test(test_bench_cpu_backend),
         cmocka_unit_test(test_bench_bad_values_exit_2),
         cmocka_unit_test(test_no_gpu_notice_and_cpu_fallback),
+        cmocka_unit_test(test_cpu_policy_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
