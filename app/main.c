@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "kernels/common/ks_util.h"
+#include "kernels/common/cpu_threads.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/fma_peak.h"
 #include "app/best_config.h"
@@ -97,6 +98,17 @@ static double measure_host_copy_gbs(size_t bytes)
             best[j - 1] = t;
         }
     return best[2];
+}
+
+/* The CPU backend's threads and waiting, on stdout as the run starts (not
+ * among the notices, so that input a bench refuses stays the one line on stderr). */
+static void cpu_policy_line(int use_cuda)
+{
+    if (use_cuda) return;
+    char policy[256];
+    ks_cpu_policy_text(policy, sizeof policy);
+    printf("kernelscope: cpu backend: %s\n", policy);
+    fflush(stdout);
 }
 
 static int has_display(void)
@@ -205,6 +217,7 @@ int main(int argc, char **argv)
         } else {
             notices_flush();
             printf("kernelscope: results go to %s/\n", opt.out_dir);
+            cpu_policy_line(use_cuda);
             const ks_bench_env be = {&opt, &device, use_cuda, best, best_path[0] ? best_path : NULL};
             st = scene->bench(&be);
         }
@@ -253,7 +266,10 @@ int main(int argc, char **argv)
         ks_error_prefix("--out"); /* the folder is made only now that the run starts */
         st = KS_ERR_IO;
     }
-    if (st == KS_OK) notices_flush();
+    if (st == KS_OK) {
+        notices_flush();
+        cpu_policy_line(use_cuda);
+    }
     if (st != KS_OK) {
         code = fail(setup_exit_code(st));
     } else if (ks_live_run(live) != KS_OK) {

@@ -7,3 +7,6 @@ ks_add_test(NAME test_interop_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/
 # scripts/test.sh: every stage runs, a one-line summary, non-zero when one failed (stubbed builds).
 add_test(NAME test_sh_stages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_sh_stages.sh)
 set_tests_properties(test_sh_stages PROPERTIES LABELS cpu TIMEOUT 60)
+# scripts/start.sh: a quiet build (a progress line, the log in the build folder), then the app (stubbed build).
+add_test(NAME test_start_sh COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_start_sh.sh)
+set_tests_properties(test_start_sh PROPERTIES LABELS cpu TIMEOUT 60)

@@ -358,6 +358,8 @@ static void test_bad_input(void **state)
 
 int main(void)
 {
+    const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*sig*": the tests to repeat under load */
+    if (only && *only) cmocka_set_test_filter(only);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_probe_measures_first_changed_frame),
         cmocka_unit_test(test_probe_timeout_and_no_samples),

@@ -1,6 +1,8 @@
 /* The kernelscope binary on bad input: exit status 2 and exactly one line on
  * stderr, nothing left behind. Also --help/--version and the no-GPU paths. */
 #include <setjmp.h>
+#include <stdlib.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +179,88 @@ static void test_no_gpu_notice_and_cpu_fallback(void **state)
     assert_non_null(strstr(r.err, "using the cpu backend"));
 }
 
+/* The CPU backend says how it runs its OpenMP regions as the run starts (stdout),
+ * and follows a wait policy the user set. */
+static void test_cpu_policy_line(void **state)
+{
+    (void)state;
+    const char *argv[] = {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--reps", "2", "--out", NULL, NULL};
+    char dir[256];
+    ks_test_tmpdir(dir, sizeof dir, "cpupolicy");
+    argv[10] = dir;
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    const char *line = strstr(r.out, "kernelscope: cpu backend: ");
+    if (!line || !strstr(line, "OpenMP thread") || !strstr(line, "passive waiting"))
+        fail_msg("no start-up line with the threads and passive waiting: %s", r.out);
+    const char *env[] = {"OMP_WAIT_POLICY=active", NULL};
+    assert_int_equal(ks_test_run(argv, env, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "waiting as OMP_WAIT_POLICY=active says"));
+}
+
+/* laplace2d on the CPU: the residual comes often enough to fill the
+ * Convergence panel within seconds (each progress line's residual is of an
+ * iteration at most a few hundred ms of frames old), and after Ctrl-C the
+ * summary has the residual of the final field: that of a run of exactly as
+ * many frames, whose last frame always computes it. */
+static void test_cpu_residual_fresh_and_final(void **state)
+{
+    (void)state;
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--frames",
+                          "1000000", "--progress", NULL};
+    argv[0] = ks_test_binary();
+    ks_test_proc *p = malloc(sizeof *p);
+    assert_non_null(p);
+    ks_test_start(p, argv);
+    for (int line = 0; line < 3; ++line) {
+        if (ks_test_wait_for(p, 2, "kernelscope: frame ", 120) != 1) {
+            kill(p->pid, SIGKILL);
+            fail_msg("no progress line: %s", p->text[1]);
+        }
+        long long frame = 0, n = 0, at = -1;
+        double res = 0, fps = 0;
+        const char *l = p->text[1] + p->seen[1];
+        if (sscanf(l, "%lld/%*d %lld iterations, residual %lf", &frame, &n, &res) != 3) {
+            if (strstr(l, "EGL")) {
+                kill(p->pid, SIGKILL);
+                skip();
+            }
+            fail_msg("progress line without a residual: %.200s", l);
+        }
+        const char *a = strstr(l, " at iteration ");
+        const char *eol = strchr(l, '\n');
+        if (a && (!eol || a < eol)) sscanf(a, " at iteration %lld", &at);
+        else at = n;
+        const char *f = strstr(l, " fps");
+        for (const char *q = f; q && q > l && (q[-1] == '.' || (q[-1] >= '0' && q[-1] <= '9')); --q) fps = atof(q - 1);
+        /* two iterations a frame; a residual at least every 250 ms of frames (twice that, and 4 frames, of slack) */
+        const double most = 2.0 * (fps * 0.5 + 4.0);
+        if ((double)(n - at) > most) fail_msg("residual of iteration %lld at iteration %lld (%.1f fps): %.200s", at, n, fps, l);
+    }
+    kill(p->pid, SIGINT);
+    const int code = ks_test_finish(p, 120);
+    if (code != 130) fail_msg("exit %d after SIGINT: %s", code, p->text[1]);
+    long long frames = 0, iters = 0;
+    char res[32] = "";
+    const char *sum = strstr(p->text[0], "kernelscope: laplace2d: ");
+    if (!sum || sscanf(sum, "kernelscope: laplace2d: %lld frames, %lld iterations, residual %31[^;]", &frames, &iters, res) != 3)
+        fail_msg("no summary with a residual: %s", p->text[0]);
+    assert_int_equal(iters, 2 * frames);
+
+    char count[32];
+    snprintf(count, sizeof count, "%lld", frames);
+    const char *again[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--frames", count, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(again, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    char want[96];
+    snprintf(want, sizeof want, "%lld iterations, residual %s;", iters, res);
+    if (!strstr(r.out, want)) fail_msg("stopped run's summary '%s' is not the final field's: %s", want, r.out);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +274,8 @@ int main(void)
         cmocka_unit_test(test_bench_cpu_backend),
         cmocka_unit_test(test_bench_bad_values_exit_2),
         cmocka_unit_test(test_no_gpu_notice_and_cpu_fallback),
+        cmocka_unit_test(test_cpu_policy_line),
+        cmocka_unit_test(test_cpu_residual_fresh_and_final),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,11 +2,18 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "kernels/common/cpu_threads.h"
 #include "kernels/common/ks_util.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static void test_median(void **state)
 {
@@ -77,10 +84,38 @@ static void test_csv_quote_and_utf8(void **state)
     assert_int_equal(ks_utf8_seq_len(euro, 3), 3);
 }
 
+/* The CPU backend's OpenMP policy: small regions on one thread, large ones on
+ * every thread; a program that links it runs with passive waiting unless the
+ * environment chose (it started itself again with OMP_WAIT_POLICY=passive). */
+static void test_cpu_threads_policy(void **state)
+{
+    (void)state;
+    assert_int_equal(ks_cpu_threads(0), 1);
+    assert_int_equal(ks_cpu_threads(64 * 64), 1);   /* a 64^2 Jacobi step: microseconds of work */
+    assert_int_equal(ks_cpu_threads(128 * 128), 1);
+    char text[256];
+    ks_cpu_policy_text(text, sizeof text);
+#ifdef _OPENMP
+    const int most = omp_get_max_threads();
+    assert_int_equal(ks_cpu_threads((size_t)1 << 30), most);
+    assert_true(ks_cpu_threads((size_t)2 * KS_CPU_ITEMS_PER_THREAD) == (most < 2 ? most : 2));
+    /* unset here means the start-up did not add it; another value is the caller's own choice */
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    if (!wait && !getenv("GOMP_SPINCOUNT")) fail_msg("OMP_WAIT_POLICY unset: the program did not choose passive waiting");
+    if (wait && strcmp(wait, "passive") == 0) assert_non_null(strstr(text, "passive waiting"));
+    char threads[32];
+    snprintf(threads, sizeof threads, "%d OpenMP thread", most);
+    assert_non_null(strstr(text, threads));
+#else
+    assert_non_null(strstr(text, "without OpenMP"));
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median),
+        cmocka_unit_test(test_cpu_threads_policy),
         cmocka_unit_test(test_clock_monotonic),
         cmocka_unit_test(test_text_append),
         cmocka_unit_test(test_text_measure),

@@ -509,6 +509,8 @@ static void test_bench_default_results_folder(void **state)
 
 int main(void)
 {
+    const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*sig*": the tests to repeat under load */
+    if (only && *only) cmocka_set_test_filter(only);
     const char *s = getenv("KS_TEST_SEED");
     ks_seed = s ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
     printf("# seed %u (KS_TEST_SEED to repeat)\n", ks_seed);

@@ -262,6 +262,8 @@ static void test_record_bad_input(void **state)
 
 int main(int argc, char **argv)
 {
+    const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*sig*": the tests to repeat under load */
+    if (only && *only) cmocka_set_test_filter(only);
     if (system("ffprobe -version >/dev/null 2>&1") != 0) {
         printf("ffprobe is not installed: skipped\n");
         return 77;

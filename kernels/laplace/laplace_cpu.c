@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/common/cpu_threads.h"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -96,7 +98,7 @@ static void gold_step3d(const ks_grid *g, const float *u1, float *u2)
     const long long kstride = nx * ny;
     const float sixth = 1.0f / 6.0f;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ks_cpu_threads(ks_grid_points(g)))
 #endif
     for (long long k = 0; k < nz; ++k) {
         for (long long j = 0; j < ny; ++j) {
@@ -119,7 +121,7 @@ static void gold_step2d(const ks_grid *g, const float *u1, float *u2)
     const long long nx = g->nx, ny = g->ny;
     const float quarter = 0.25f;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ks_cpu_threads(ks_grid_points(g)))
 #endif
     for (long long j = 0; j < ny; ++j) {
         for (long long i = 0; i < nx; ++i) {
@@ -145,7 +147,7 @@ double ks_laplace_gold_sumsq_diff(const ks_grid *g, const float *a, const float 
     const long long n = (long long)ks_grid_points(g);
     double sum = 0.0;
 #ifdef _OPENMP
-#pragma omp parallel for reduction(+ : sum) schedule(static)
+#pragma omp parallel for reduction(+ : sum) schedule(static) num_threads(ks_cpu_threads((size_t)n))
 #endif
     for (long long p = 0; p < n; ++p) {
         const double d = (double)a[p] - (double)b[p];
@@ -207,7 +209,7 @@ void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis,
     int w, h;
     ks_slice_dims(g, axis, &w, &h);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ks_cpu_threads((size_t)w * (size_t)h))
 #endif
     for (int b = 0; b < h; ++b) {
         for (int a = 0; a < w; ++a) {
@@ -302,7 +304,8 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
     const slice_walk st = slice_steps(g, axis, index);
     const int w = m->x.pixels, h = m->y.pixels;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) \
+    num_threads(ks_cpu_threads((size_t)w * (size_t)h + (size_t)m->x.cells * (size_t)m->y.cells))
 #endif
     for (int q = 0; q < h; ++q) {
         for (int p = 0; p < w; ++p) {

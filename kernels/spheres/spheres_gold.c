@@ -5,6 +5,7 @@
 
 #include "spheres.h"
 #include "spheres_shade.h"
+#include "kernels/common/cpu_threads.h"
 
 static void gold_shade(const ks_sphere_packed *s, int best, float px, float py,
                        unsigned char *o)
@@ -66,7 +67,8 @@ void ks_spheres_gold_render(const ks_sphere_packed *s, int count, int w, int h,
                             unsigned char *rgba)
 {
 #ifdef _OPENMP
-#pragma omp parallel
+    /* a pixel tests up to every sphere on its row: that many items of work */
+#pragma omp parallel num_threads(ks_cpu_threads((size_t)w * (size_t)h * (size_t)(count > 1 ? count : 1)))
 #endif
     {
         /* Row cull, exact: d2 = fl(fl(dx^2) + fl(dy^2)) >= fl(dy^2), so a

@@ -64,6 +64,30 @@ static void test_due_pattern(void **state)
     assert_int_equal(ks_cadence_due(&c), 1);
 }
 
+/* A cheap task far over its budget (the CPU's residual: one of two iterations a
+ * frame) still runs at least every period_ms of frames; fixed cadences keep theirs. */
+static void test_cap_period(void **state)
+{
+    (void)state;
+    ks_cadence c;
+    ks_cadence_init(&c, 0);
+    ks_cadence_tune(&c, 0.05, 0.05); /* a residual as dear as the Jacobi steps of a frame */
+    assert_int_equal(c.every, KS_CADENCE_MAX);
+    ks_cadence_cap_period(&c, 20.0, 250.0); /* 20 ms frames: every 12 frames at most */
+    assert_int_equal(c.every, 12);
+    ks_cadence_cap_period(&c, 400.0, 250.0); /* slower frames than the period: every frame */
+    assert_int_equal(c.every, 1);
+    ks_cadence_tune(&c, 0.05, 0.05);
+    ks_cadence_cap_period(&c, 0.0, 250.0); /* no frame median yet: as tuned */
+    assert_int_equal(c.every, KS_CADENCE_MAX);
+    ks_cadence_tune(&c, 0.001, 20.0); /* within the budget already: unchanged */
+    ks_cadence_cap_period(&c, 1.0, 250.0);
+    assert_int_equal(c.every, 1);
+    ks_cadence_init(&c, 500); /* --residual-every 500 */
+    ks_cadence_cap_period(&c, 20.0, 250.0);
+    assert_int_equal(c.every, 500);
+}
+
 static void test_fixed(void **state)
 {
     (void)state;
@@ -128,7 +152,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_auto_every),  cmocka_unit_test(test_due_pattern),
         cmocka_unit_test(test_fixed),       cmocka_unit_test(test_frame_iters),
-        cmocka_unit_test(test_launches),
+        cmocka_unit_test(test_launches),    cmocka_unit_test(test_cap_period),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,14 @@ void ks_cadence_tune(ks_cadence *c, double task_ms, double solver_ms)
     c->every = ks_cadence_auto_every(task_ms, solver_ms, KS_CADENCE_BUDGET);
 }
 
+void ks_cadence_cap_period(ks_cadence *c, double frame_ms, double period_ms)
+{
+    if (c->fixed || !(frame_ms > 0.0) || !(period_ms > 0.0)) return;
+    const double k = floor(period_ms / frame_ms);
+    const int most = k < 1.0 ? 1 : k > KS_CADENCE_MAX ? KS_CADENCE_MAX : (int)k;
+    if (c->every > most) c->every = most;
+}
+
 int ks_cadence_due(ks_cadence *c)
 {
     if (c->since + 1 >= c->every) {

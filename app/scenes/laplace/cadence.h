@@ -23,6 +23,11 @@ int ks_cadence_auto_every(double task_ms, double solver_ms, double budget);
  * KS_CADENCE_BUDGET), the medians of one run of the task and of the solver's
  * part of one frame. A fixed cadence keeps its value. */
 void ks_cadence_tune(ks_cadence *c, double task_ms, double solver_ms);
+/* Automatic cadences: at most period_ms of frames between runs (every <=
+ * period_ms / frame_ms, at least 1), so that a task as cheap per frame as the
+ * solver itself (the residual on the CPU, two iterations a frame) still comes
+ * several times a second. Unknown medians (<= 0) and fixed cadences: no change. */
+void ks_cadence_cap_period(ks_cadence *c, double frame_ms, double period_ms);
 /* Called once per frame: 1 when the task runs in this frame (every `every`-th
  * call, the first call after init or restart included). */
 int ks_cadence_due(ks_cadence *c);
