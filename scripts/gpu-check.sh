@@ -17,6 +17,8 @@
 #   live      kernelscope bench live, when the binary has it
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
 #             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
+#   ncu       kernelscope's own reduce timings against Nsight Compute's gpu__time_duration.sum
+#             (scripts/ncu-compare.py reduce), at 2^24 floats, when ncu and tests/perf_reduce exist
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
 # --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|serve|window|shots) steps+=("$1"); shift ;;
+    tests|ptx80|sanitize|bench|live|serve|ncu|window|shots) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -143,6 +145,18 @@ EOF
       note_rc "bench serve" $?
       tail -n 20 "$out/bench_serve_run.txt"
     fi ;;
+  ncu)
+    if ! command -v ncu >/dev/null || [ ! -x "$bin/tests/perf_reduce" ]; then echo "skipped ncu (no ncu or perf_reduce)"; continue; fi
+    n=16777216
+    "$KS_BINARY" bench reduce --size "$n" --out "$out/ncu" >"$out/ncu_bench_reduce.txt" 2>&1
+    note_rc "bench reduce --size $n" $?
+    # single runs under the profiler (each kernel replayed alone); the bench's own timing above ran without it
+    KS_PERF_SPAN_MS=0.001 KS_PERF_REPS=3 KS_PERF_WARMUP=1 ncu --clock-control none --metrics gpu__time_duration.sum \
+      --csv --log-file "$out/ncu_reduce.csv" "$bin/tests/perf_reduce" "$n" >"$out/ncu_perf.log" 2>&1
+    note_rc "ncu perf_reduce $n" $?
+    python3 "$here/scripts/ncu-compare.py" reduce "$out/ncu_reduce.csv" "$out/ncu_bench_reduce.txt" all "$n" \
+      | tee "$out/ncu_compare_reduce.txt"
+    note_rc "ncu-compare reduce" "${PIPESTATUS[0]}" ;;
   window)
     if [ -z "${DISPLAY:-}" ]; then echo "skipped window (no DISPLAY)"; continue; fi
     bash tests/keys_window.sh "$KS_BINARY" cuda >"$out/window_keys.log" 2>&1
