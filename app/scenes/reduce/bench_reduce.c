@@ -52,37 +52,52 @@ static size_t csv_text(const void *r_, int n, char *buf, size_t cap)
     return used;
 }
 
-/* One series per variant: T_eff / T_peak against N (CPU: GB/s). */
+/* The variants along x (in the table's order), one series per N: T_eff / T_peak
+ * (CPU: GB/s), so the variants of one size read side by side. */
 static ks_status write_chart(const void *r_, const char *dir)
 {
     const ks_reduce_bench_result *r = r_;
-    enum { NS = KS_CHART_MAX_SERIES, NP = KS_REDUCE_BENCH_MAX_SIZES };
-    char names[NS][24];
-    double xs[NS][NP], ys[NS][NP];
+    enum { NS = KS_REDUCE_BENCH_MAX_SIZES, NV = KS_REDUCE_NUM + 2 };
+    char vnames[NV][24], snames[NS][40];
+    const char *tick_labels[NV];
+    double ticks[NV], xs[NS][NV], ys[NS][NV];
+    long long sizes[NS];
     ks_chart_series series[NS];
-    int ns = 0;
+    int nv = 0, ns = 0;
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        int k = 0;
-        while (k < ns && strcmp(names[k], w->variant) != 0) ++k;
+        char vname[24]; /* the CPU's rows are "cpu" for both ops */
+        if (strcmp(w->variant, "cpu") == 0) snprintf(vname, sizeof vname, "cpu %s", w->op);
+        else snprintf(vname, sizeof vname, "%s", w->variant);
+        int v = 0, k = 0;
+        while (v < nv && strcmp(vnames[v], vname) != 0) ++v;
+        if (v == nv) {
+            if (nv == NV) continue;
+            snprintf(vnames[v], sizeof vnames[v], "%s", vname);
+            tick_labels[v] = vnames[v];
+            ticks[v] = v;
+            ++nv;
+        }
+        while (k < ns && sizes[k] != w->n) ++k;
         if (k == ns) {
             if (ns == NS) continue;
-            snprintf(names[k], sizeof names[k], "%s", w->variant);
-            series[k] = (ks_chart_series){names[k], xs[k], ys[k], 0};
+            sizes[k] = w->n;
+            snprintf(snames[k], sizeof snames[k], "N = %lld", w->n);
+            series[k] = (ks_chart_series){snames[k], xs[k], ys[k], 0};
             ++ns;
         }
-        if (series[k].n == NP) continue;
-        xs[k][series[k].n] = (double)w->n;
+        xs[k][series[k].n] = v;
         ys[k][series[k].n++] = r->use_cuda ? w->ratio : w->t_eff_gbs;
     }
     if (!ns) return KS_OK;
     char title[400];
-    snprintf(title, sizeof title, "bench reduce on %s: T_eff %s (sum reads 4N bytes, scan 8N)", r->device,
-             r->use_cuda ? "/ T_peak (device copy)" : "GB/s");
-    /* 960 x 600: the chart's own default, which this bench has always used */
-    const ks_chart_desc d = {.width = 960, .height = 600, .title = title, .x_label = "N (floats), log scale",
-                             .y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s", .log_x = 1,
-                             .series = series, .series_count = ns};
+    snprintf(title, sizeof title, "bench reduce, %s: T_eff %s per variant", r->device,
+             r->use_cuda ? "/ T_peak (device copy)" : "(GB/s)");
+    /* 960 x 600: the chart's own default */
+    const ks_chart_desc d = {.width = 960, .height = 600, .title = title,
+                             .x_label = "variant (sum: 4N bytes read; scan: 4N read + 4N written)",
+                             .y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s", .series = series,
+                             .series_count = ns, .x_ticks = ticks, .x_tick_labels = tick_labels, .x_tick_count = nv};
     return ks_bench_chart_write(&d, dir, "bench_reduce.png", NULL, 0);
 }
 
