@@ -307,7 +307,7 @@ static const ks_flag_row ks_common_flags[] = {
     {"--dump-field", "FILE.npy", "write the final field / result as float32 .npy", 0, set_dump_field},
     {"--seed", "S", "random seed of the generated input (default 1)", 0, set_seed},
     {"--reps", "N", "bench: timed repetitions per configuration (default 20)", KS_IN_EVERY_BENCH, set_reps},
-    {"--list-scenes", NULL, "one line per scene: NAME view|bench-only (for scripts)", KS_EVERYWHERE,
+    {"--list-scenes", NULL, "one line per scene: NAME view|bench-only [a short run's arguments] (for scripts)", KS_EVERYWHERE,
      set_list_scenes},
     {"--help", NULL, NULL, KS_EVERYWHERE, set_help},
     {"--version", NULL, NULL, KS_EVERYWHERE, set_version},
@@ -596,6 +596,7 @@ void ks_options_print_scenes(void)
 {
     for (int i = 0; i < ks_scene_def_count(); ++i) {
         const ks_scene_def *d = ks_scene_def_at(i);
-        printf("%s %s\n", d->name, d->live ? "view" : "bench-only");
+        printf("%s %s%s%s\n", d->name, d->live ? "view" : "bench-only", d->sample_args ? " " : "",
+               d->sample_args ? d->sample_args : "");
     }
 }

@@ -87,7 +87,7 @@ int ks_options_given(const ks_options *o, const char *name);
 /* Picture size --size WxH (16..16384 each) into o->width/height. */
 ks_status ks_options_size_wh(ks_options *o);
 void ks_options_print_help(void);
-/* One line per scene for scripts: "NAME view|bench-only". */
+/* One line per scene for scripts: "NAME view|bench-only [SAMPLE ARGS...]". */
 void ks_options_print_scenes(void);
 
 #endif

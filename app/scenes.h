@@ -83,6 +83,9 @@ typedef struct ks_scene_def {
     size_t (*field_bytes)(const ks_options *o);
     /* Optional: a notice for the cpu backend about this scene's options (one at most). */
     int (*cpu_notice)(const ks_options *o, char *buf, size_t len);
+    /* A short run's arguments for scripts (a sanitizer pass, a screenshot), shown by
+     * --list-scenes; NULL: none. */
+    const char *sample_args;
     const char *solver_stage; /* the stage that is the scene's own work ("jacobi", "render") */
     /* A bench that runs other scenes' live loops (bench live, bench serve) asks each row
      * for its runs; NULL: the scene takes no part. */

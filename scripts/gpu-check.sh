@@ -103,21 +103,17 @@ for step in "${steps[@]}"; do
       done
     done
     i=0
+    # every scene's short run from the registry, plus the temporally blocked variant on odd grids
+    { "$KS_BINARY" --list-scenes | awk '$2 == "view" && NF > 2 { $2 = ""; print }'
+      echo "laplace3d --grid 61x47x33 --kernel tblock --iters 9"
+      echo "laplace3d --grid 260x70x23 --kernel tblock --block 32x12 --iters 9"; } >"$out/san_app_runs.txt"
     while read -r args; do
       i=$((i + 1))
       # shellcheck disable=SC2086
       compute-sanitizer --tool memcheck --error-exitcode 9 "$KS_BINARY" $args --headless --frames 4 >"$out/san_app_$i.log" 2>&1
       rc=$?
       note_rc "memcheck kernelscope $args: $(grep -E 'ERROR SUMMARY' "$out/san_app_$i.log" | tail -n 1)" $rc
-    done <<'EOF'
-laplace3d --grid 61x47x33 --kernel tblock --iters 9
-laplace3d --grid 260x70x23 --kernel tblock --block 32x12 --iters 9
-laplace3d --grid 64 --kernel regq --iters 9
-laplace2d --grid 301x199 --iters 9
-spheres --spheres 300 --mem binned
-matmul --size 67x45x33
-histogram --size 100003
-EOF
+    done <"$out/san_app_runs.txt"
     ;;
   bench)
     # every scene with a view, as the binary's registry lists them
@@ -181,29 +177,35 @@ EOF
     rm -rf "$out/shots/w" ;;
   shots)
     mkdir -p "$out/shots"
-    while read -r name frames args; do
-      scene=${args%% *}
-      "$KS_BINARY" --help 2>/dev/null | grep -q "$scene" || continue
-      # shellcheck disable=SC2086
-      case $scene in matmul|histogram) size="" ;; *) size="--size 1280x800" ;; esac
-      # shellcheck disable=SC2086
-      "$KS_BINARY" $args --headless $size --frames "$frames" --save-every "$frames" \
+    shoot() { # name frames args...: one headless run, its last picture kept as shots/NAME.png
+      local name=$1 frames=$2 scene=$3
+      shift 2
+      # shellcheck disable=SC2068
+      "$KS_BINARY" $@ --headless --frames "$frames" --save-every "$frames" \
         --out "$out/shots/h" >"$out/shot_$name.log" 2>&1
       f=$(ls "$out"/shots/h/"$scene"*.png 2>/dev/null | grep -v field | tail -n 1)
       [ -n "$f" ] && mv "$f" "$out/shots/$name.png" && echo "shot $name.png"
       rm -rf "$out/shots/h"
+    }
+    # the variants worth a picture of their own; then every other scene of the registry as it starts
+    while read -r name frames args; do
+      # shellcheck disable=SC2086
+      shoot "$name" "$frames" $args
     done <<'EOF'
-laplace3d 150 laplace3d --grid 256 --iters 200
-laplace3d_kmarch_sine 60 laplace3d --bc sine --colormap inferno --kernel kmarch --iters 100
-laplace2d 100 laplace2d --colormap turbo --iters 400
-spheres_global 30 spheres --mem global --spheres 1024
-spheres_readonly 30 spheres --mem readonly --spheres 1024
-spheres_constant 30 spheres --mem constant --spheres 1024
-spheres_shared 30 spheres --mem shared --spheres 1024
-spheres_binned 30 spheres --mem binned --spheres 1024
+laplace3d 150 laplace3d --grid 256 --iters 200 --size 1280x800
+laplace3d_kmarch_sine 60 laplace3d --bc sine --colormap inferno --kernel kmarch --iters 100 --size 1280x800
+laplace2d 100 laplace2d --colormap turbo --iters 400 --size 1280x800
+spheres_global 30 spheres --mem global --spheres 1024 --size 1280x800
+spheres_readonly 30 spheres --mem readonly --spheres 1024 --size 1280x800
+spheres_constant 30 spheres --mem constant --spheres 1024 --size 1280x800
+spheres_shared 30 spheres --mem shared --spheres 1024 --size 1280x800
+spheres_binned 30 spheres --mem binned --spheres 1024 --size 1280x800
 matmul 30 matmul --size 2048
 histogram 60 histogram
 EOF
+    for scene in $("$KS_BINARY" --list-scenes | awk '$2 == "view" { print $1 }'); do
+      [ -f "$out/shots/$scene.png" ] || shoot "$scene" 60 "$scene"
+    done
     ;;
   esac
 done

@@ -105,6 +105,7 @@ extern const ks_scene_api ks_scene_histogram_api;
 const ks_scene_def ks_scene_histogram = {
     .name = "histogram",
     .rank = 50,
+    .sample_args = "--size 100003",
     .summary = "byte / pair / word histogram: global, shared and per-warp atomics, CUB",
     .options = &ks_histogram_options,
     .takes_live = "--kernel --dump-field --seed",

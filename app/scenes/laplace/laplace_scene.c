@@ -235,7 +235,7 @@ extern const ks_scene_api ks_scene_laplace_api;
 ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
 ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
 
-#define KS_LAPLACE_ROW(rank_, name_, summary_, data_)                                                            \
+#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_)                                                            \
     {                                                                                                          \
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
         .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
@@ -243,10 +243,12 @@ ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b,
         .backend_defaults = ks_laplace_backend_defaults, .live = &ks_scene_laplace_api, .bench = bench,            \
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
-        .kernel_list = kernel_list, .data = data_,                                                             \
+        .kernel_list = kernel_list, .data = data_, .sample_args = sample_,                                                             \
     }
 
 const ks_scene_def ks_scene_laplace3d =
-    KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3);
+    KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3,
+                   "--grid 64 --kernel regq --iters 9");
 const ks_scene_def ks_scene_laplace2d =
-    KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2);
+    KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2,
+                   "--grid 301x199 --iters 9");

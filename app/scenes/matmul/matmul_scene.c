@@ -83,6 +83,7 @@ extern const ks_scene_api ks_scene_matmul_api;
 const ks_scene_def ks_scene_matmul = {
     .name = "matmul",
     .rank = 40,
+    .sample_args = "--size 67x45x33",
     .summary = "float32 matrix multiply: naive, shared-memory tiles, register tiles, cuBLAS",
     .options = &ks_matmul_options,
     .takes_live = "--kernel --colormap --range --dump-field",

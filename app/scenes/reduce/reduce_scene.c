@@ -93,6 +93,7 @@ static ks_status bench(const ks_bench_env *e) { return ks_bench_reduce(e); }
 const ks_scene_def ks_scene_reduce = {
     .name = "reduce",
     .rank = 60,
+    .sample_args = "--size 1000003 --kernel scan_lookback",
     .summary = "sum and prefix sum (scan): atomics, shared-memory tree, warp shuffles, one pass, look-back, CUB",
     .options = &ks_reduce_options,
     .takes_live = "--kernel --block --seed --colormap",

@@ -211,6 +211,7 @@ extern const ks_scene_api ks_scene_spheres_api;
 const ks_scene_def ks_scene_spheres = {
     .name = "spheres",
     .rank = 30,
+    .sample_args = "--spheres 300 --mem binned",
     .summary = "sphere ray caster: global, read-only, constant, shared, binned memory",
     .options = &ks_spheres_options,
     .takes_live = "--block --seed",
