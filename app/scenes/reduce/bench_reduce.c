@@ -17,26 +17,39 @@
 
 ks_status ks_bench_reduce(const ks_bench_env *env);
 
-static size_t table_text(const void *r_, int n, char *buf, size_t cap)
+/* Without --block the variants that take a block size run at each of these and
+ * keep their fastest, as bench laplace3d sweeps its blocks. */
+static const int ks_sweep_blocks[] = {128, 256, 512, 1024};
+enum { KS_SWEEP_N = (int)(sizeof ks_sweep_blocks / sizeof ks_sweep_blocks[0]) };
+
+typedef struct reduce_bench {
+    ks_reduce_bench_result r;
+    int block[KS_REDUCE_BENCH_MAX_ROWS]; /* the block of each row's fastest run; 0: the variant's own */
+} reduce_bench;
+
+static size_t table_text(const void *b_, int n, char *buf, size_t cap)
 {
     (void)n;
-    const ks_reduce_bench_result *r = r_;
+    const reduce_bench *b = b_;
+    const ks_reduce_bench_result *r = &b->r;
     size_t used = 0;
-    ks_text_measure(buf, cap, &used, "%-5s %-14s %12s %10s %10s %10s %7s %7s\n", "op", "variant", "n", "ms",
-                    "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
+    ks_text_measure(buf, cap, &used, "%-5s %-14s %12s %6s %10s %10s %10s %7s %7s\n", "op", "variant", "n", "block",
+                    "ms", "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %10.4f %10.1f %10.1f %7.3f %7.3f\n", w->op, w->variant,
-                        w->n, w->ms, w->t_eff_gbs, w->t_peak_gbs, w->ratio, w->vs_cub);
+        char block[16] = "-";
+        if (b->block[i]) snprintf(block, sizeof block, "%d", b->block[i]);
+        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %6s %10.4f %10.1f %10.1f %7.3f %7.3f\n", w->op,
+                        w->variant, w->n, block, w->ms, w->t_eff_gbs, w->t_peak_gbs, w->ratio, w->vs_cub);
     }
     return used;
 }
 
 /* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (ratio and vs_cub empty: n/a) */
-static size_t csv_text(const void *r_, int n, char *buf, size_t cap)
+static size_t csv_text(const void *b_, int n, char *buf, size_t cap)
 {
     (void)n;
-    const ks_reduce_bench_result *r = r_;
+    const ks_reduce_bench_result *r = &((const reduce_bench *)b_)->r;
     char device[600];
     ks_csv_quote(r->device, device, sizeof device);
     size_t used = 0;
@@ -54,9 +67,9 @@ static size_t csv_text(const void *r_, int n, char *buf, size_t cap)
 
 /* The variants along x (in the table's order), one series per N: T_eff / T_peak
  * (CPU: GB/s), so the variants of one size read side by side. */
-static ks_status write_chart(const void *r_, const char *dir)
+static ks_status write_chart(const void *b_, const char *dir)
 {
-    const ks_reduce_bench_result *r = r_;
+    const ks_reduce_bench_result *r = &((const reduce_bench *)b_)->r;
     enum { NS = KS_REDUCE_BENCH_MAX_SIZES, NV = KS_REDUCE_NUM + 2 };
     char vnames[NV][24], snames[NS][40];
     const char *tick_labels[NV];
@@ -101,6 +114,40 @@ static ks_status write_chart(const void *r_, const char *dir)
     return ks_bench_chart_write(&d, dir, "bench_reduce.png", NULL, 0);
 }
 
+/* Folds run t (at block) into b: each row keeps its fastest time (a CUB row too,
+ * which only makes vs_cub stricter), and T_peak the highest of the runs; T_eff,
+ * the ratio and vs_cub are worked out again from the kept times. */
+static void keep_fastest(reduce_bench *b, const ks_reduce_bench_result *t, int block)
+{
+    ks_reduce_bench_result *r = &b->r;
+    if (t->t_peak_gbs > r->t_peak_gbs) r->t_peak_gbs = t->t_peak_gbs;
+    for (int j = 0; j < t->row_n; ++j) {
+        const ks_reduce_bench_row *w = &t->rows[j];
+        for (int i = 0; i < r->row_n; ++i) {
+            ks_reduce_bench_row *k = &r->rows[i];
+            if (strcmp(k->variant, w->variant) != 0 || strcmp(k->op, w->op) != 0 || k->n != w->n) continue;
+            if (w->ms < k->ms) {
+                *k = *w;
+                ks_reduce_variant v;
+                b->block[i] = ks_reduce_variant_parse(w->variant, &v) == 0 && ks_reduce_variant_get(v)->uses_block
+                                  ? block : 0;
+            }
+        }
+    }
+    for (int i = 0; i < r->row_n; ++i) {
+        ks_reduce_bench_row *k = &r->rows[i];
+        ks_reduce_variant v;
+        if (ks_reduce_variant_parse(k->variant, &v) != 0 || k->ms <= 0) continue;
+        k->t_peak_gbs = r->t_peak_gbs;
+        k->t_eff_gbs = ks_reduce_model_bytes(v, k->n) / (k->ms * 1e6);
+        k->ratio = k->t_eff_gbs / r->t_peak_gbs;
+        const char *cub = ks_reduce_variant_get(ks_reduce_cub_variant(ks_reduce_variant_get(v)->op))->name;
+        for (int c = 0; c < r->row_n; ++c) /* the CUB row of the same op and N */
+            if (r->rows[c].n == k->n && strcmp(r->rows[c].variant, cub) == 0)
+                k->vs_cub = r->rows[c].ms / k->ms;
+    }
+}
+
 ks_status ks_bench_reduce(const ks_bench_env *env)
 {
     const ks_options *opt = env->opt;
@@ -118,12 +165,31 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     d.seed = (unsigned)opt->seed;
     d.reps = opt->reps > 1 ? (opt->reps < 50 ? opt->reps : 50) : 0;
     if (env->use_cuda) d.mem_bytes = (double)env->device->free_mem * 0.8;
-    ks_reduce_bench_result *r = calloc(1, sizeof *r);
-    if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
-    printf("kernelscope bench reduce on %s (%s backend)\n", env->use_cuda ? env->device->name : "host CPU",
-           env->use_cuda ? "cuda" : "cpu");
+    reduce_bench *b = calloc(1, sizeof *b);
+    ks_reduce_bench_result *t = calloc(1, sizeof *t);
+    if (!b || !t) {
+        free(b);
+        free(t);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
+    }
+    ks_reduce_bench_result *r = &b->r;
+    const int sweep = env->use_cuda && !opt->block_count;
+    printf("kernelscope bench reduce on %s (%s backend)%s\n", env->use_cuda ? env->device->name : "host CPU",
+           env->use_cuda ? "cuda" : "cpu", sweep ? ": blocks 128, 256, 512, 1024 for the variants that take one" : "");
     fflush(stdout);
+    if (sweep) d.block = ks_sweep_blocks[0];
     ks_status st = ks_reduce_bench_run(&d, r);
+    for (int i = 0; i < r->row_n; ++i) {
+        ks_reduce_variant v;
+        b->block[i] = ks_reduce_variant_parse(r->rows[i].variant, &v) == 0 && ks_reduce_variant_get(v)->uses_block
+                          ? d.block ? d.block : KS_REDUCE_DEFAULT_BLOCK : 0;
+    }
+    for (int k = 1; sweep && k < KS_SWEEP_N && st == KS_OK && !ks_signals_stop_requested(); ++k) {
+        d.block = ks_sweep_blocks[k];
+        st = ks_reduce_bench_run(&d, t);
+        if (st == KS_OK) keep_fastest(b, t, d.block);
+    }
+    if (sweep && st == KS_OK) keep_fastest(b, r, 0); /* recompute from the kept rows */
     if (st == KS_OK) {
         printf("checked: %s\n", r->check);
         if (r->note[0]) printf("%s\n", r->note);
@@ -131,10 +197,13 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
             printf("timing: %d spans of back-to-back runs (each >= %.0f ms) after %d warm-up runs; median per run. "
                    "T_peak: device-to-device copy, read + written bytes: %.1f GB/s\n",
                    r->reps, r->span_ms, r->warmup, r->t_peak_gbs);
-        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = r, .table = table_text,
-                                          .files = {{"bench_reduce.csv", csv_text}}, .charts = write_chart, .ctx = r};
+        if (sweep) printf("each variant that takes a block at its fastest block (column block); T_peak the highest of "
+                          "the %d runs\n", KS_SWEEP_N);
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = b, .table = table_text,
+                                          .files = {{"bench_reduce.csv", csv_text}}, .charts = write_chart, .ctx = b};
         st = ks_bench_output_write(&out, KS_OK);
     }
-    free(r);
+    free(t);
+    free(b);
     return st;
 }
