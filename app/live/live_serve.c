@@ -125,7 +125,7 @@ static ks_status publish_state(ks_live_serve *ls, const ks_view *v)
  * frame's picture starts its way back too. */
 static ks_status publish_picture(ks_live_serve *ls, ks_renderer *r, int start)
 {
-    if (!ls->readback) KS_TRY(ks_readback_create(3, &ls->readback));
+    if (!ls->readback) KS_TRY(ks_readback_create(&(ks_readback_desc){.slots = 3}, &ls->readback));
     /* the oldest finished copy goes to the encoder... */
     ks_readback_image img;
     int ready = 0;
