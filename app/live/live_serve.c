@@ -29,7 +29,8 @@ static ks_frame_encoder *gpu_jpeg(int use_cuda, int max_w, int max_h, char *note
 {
     if (!use_cuda) return NULL;
     ks_frame_encoder *e = NULL;
-    if (ks_frame_encoder_nvjpeg_create(0, max_w, max_h, &e) == KS_OK) {
+    const ks_frame_encoder_nvjpeg_desc d = {.max_width = max_w, .max_height = max_h}; /* default quality */
+    if (ks_frame_encoder_nvjpeg_create(&d, &e) == KS_OK) {
         snprintf(note, cap, "--serve: JPEG frames are encoded on the GPU (nvJPEG)");
         return e;
     }
