@@ -52,9 +52,13 @@ static ks_frame_encoder *h264(const ks_options *opt, char *note, size_t cap)
     return e;
 }
 
-ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, int max_h, ks_live_serve **out)
+ks_status ks_live_serve_create(const ks_live_serve_desc *desc, ks_live_serve **out)
 {
+    if (!out) return ks_fail(KS_ERR_INVALID, "--serve: no output pointer");
     *out = NULL;
+    if (!desc || !desc->opt) return ks_fail(KS_ERR_INVALID, "--serve: desc needs the options");
+    const ks_options *opt = desc->opt;
+    const int use_cuda = desc->use_cuda, max_w = desc->max_width, max_h = desc->max_height;
     ks_live_serve *ls = calloc(1, sizeof *ls);
     if (!ls) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     char token[KS_SERVE_TOKEN_MAX] = "";
