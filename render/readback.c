@@ -7,7 +7,7 @@
 
 #include "gl_util.h"
 
-enum { KS_READBACK_MAX = 8 };
+enum { KS_READBACK_MAX = 8, KS_READBACK_DEFAULT_SLOTS = 3 };
 
 typedef struct rb_slot {
     GLuint pbo;
@@ -24,10 +24,19 @@ struct ks_readback {
     int mapped;        /* slot index mapped by poll, -1 none */
 };
 
-ks_status ks_readback_create(int slots, ks_readback **out)
+/* The one place zero fields become defaults. */
+static ks_readback_desc readback_desc_defaults(const ks_readback_desc *desc)
 {
+    ks_readback_desc d = desc ? *desc : (ks_readback_desc){0};
+    if (d.slots == 0) d.slots = KS_READBACK_DEFAULT_SLOTS;
+    return d;
+}
+
+ks_status ks_readback_create(const ks_readback_desc *desc, ks_readback **out)
+{
+    if (out == NULL) return ks_fail(KS_ERR_INVALID, "readback: no output pointer");
     *out = NULL;
-    if (slots == 0) slots = 3;
+    const int slots = readback_desc_defaults(desc).slots;
     if (slots < 2 || slots > KS_READBACK_MAX)
         return ks_fail(KS_ERR_INVALID, "readback: %d buffers (2..%d)", slots, KS_READBACK_MAX);
     if (glGenBuffers == NULL || glFenceSync == NULL)

@@ -21,8 +21,12 @@ typedef struct ks_readback_image {
     long long tag;             /* what push was given (e.g. the frame number) */
 } ks_readback_image;
 
-/* slots: buffers in the ring (2..8; 0: 3). */
-ks_status ks_readback_create(int slots, ks_readback **out);
+typedef struct ks_readback_desc {
+    int slots; /* pixel buffers in the ring, 2..8; 0 -> 3 */
+} ks_readback_desc;
+
+/* desc NULL: every default. slots out of range: KS_ERR_INVALID. */
+ks_status ks_readback_create(const ks_readback_desc *desc, ks_readback **out);
 void ks_readback_destroy(ks_readback *r);
 /* Queues a copy of the RGBA8 texture tex (w x h). *queued 0 when dropped (ring full). */
 ks_status ks_readback_push(ks_readback *r, unsigned int tex, int w, int h, long long tag, int *queued);

@@ -27,10 +27,17 @@ typedef struct ks_ui_rect {
     float x, y, w, h; /* framebuffer pixels, origin top-left */
 } ks_ui_rect;
 
+typedef struct ks_ui_desc {
+    ks_window *window; /* the window whose GL context is current: its GLFW input drives the
+                          panels; headless or NULL: no input */
+    char *notice;      /* gets one line when the font falls back (else ""); NULL: none */
+    size_t notice_cap; /* bytes at notice; 0: none */
+} ks_ui_desc;
+
 /* Needs the window's current GL context. The font is DejaVuSans from
- * fonts-dejavu-core when present, else ImGui's own (with a notice in *notice,
- * which may be NULL). */
-ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_cap);
+ * fonts-dejavu-core when present, else ImGui's own (with a line in
+ * desc->notice). desc NULL: every default. */
+ks_status ks_ui_create(const ks_ui_desc *desc, ks_ui **out);
 void ks_ui_destroy(ks_ui *ui);
 /* Where the picture goes at this framebuffer size, beside the panel column:
  * x, y, w, h in framebuffer pixels, origin bottom-left (whole frame when !visible). */

@@ -80,10 +80,14 @@ static void build_font(ks_ui *ui, float px, float scale)
     st.WindowMinSize = ImVec2(4.0f * px, px + 2.0f * st.FramePadding.y); // a title bar: the layout may fold a panel that far
 }
 
-ks_status ks_ui_create(ks_window *win, ks_ui **out, char *notice, size_t notice_cap)
+ks_status ks_ui_create(const ks_ui_desc *desc, ks_ui **out)
 {
     if (out == NULL) return ks_fail(KS_ERR_INVALID, "ui: no output pointer");
     *out = NULL;
+    const ks_ui_desc d = desc ? *desc : ks_ui_desc{}; // every field's zero is its default
+    ks_window *win = d.window;
+    char *notice = d.notice;
+    const size_t notice_cap = d.notice_cap;
     if (notice && notice_cap) notice[0] = '\0';
     ks_ui *ui = new (std::nothrow) ks_ui();
     if (ui == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ui: out of memory");

@@ -50,15 +50,31 @@ struct ks_frame_encoder {
     void (*destroy)(ks_frame_encoder *e);
 };
 
-/* libjpeg-turbo (TurboJPEG API), 4:2:0; quality 1..100 (0: 80). */
-ks_status ks_frame_encoder_jpeg_create(int quality, ks_frame_encoder **out);
+/* The libjpeg-turbo encoder's quality when none is given. (nvJPEG's is
+ * KS_JPEG_QUALITY_DEFAULT, 85, in kernels/common/jpeg.h.) */
+enum { KS_FRAME_JPEG_QUALITY_DEFAULT = 80 };
+
+typedef struct ks_frame_encoder_jpeg_desc {
+    int quality; /* 1..100; 0 -> KS_FRAME_JPEG_QUALITY_DEFAULT (80) */
+} ks_frame_encoder_jpeg_desc;
+
+/* libjpeg-turbo (TurboJPEG API), 4:2:0. desc NULL: every default; quality
+ * out of range: KS_ERR_INVALID. */
+ks_status ks_frame_encoder_jpeg_create(const ks_frame_encoder_jpeg_desc *desc, ks_frame_encoder **out);
 /* H.264 Annex B (video/h264_stream.h: libx264, or NVENC where a session
  * opens) at fps; fails with one line in a build without video. notice gets
  * the encoder's own line (NVENC tried, libx264 used). */
 ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *notice, size_t notice_len);
+
+typedef struct ks_frame_encoder_nvjpeg_desc {
+    int quality;               /* 1..100; 0 -> KS_JPEG_QUALITY_DEFAULT (85, kernels/common/jpeg.h) */
+    int max_width, max_height; /* pixels: the largest picture, 1..KS_JPEG_DIM_MAX; required */
+} ks_frame_encoder_nvjpeg_desc;
+
 /* nvJPEG on the GPU, for pictures up to max_width x max_height; fails (one
- * line) in a build without nvJPEG or CUDA, or without a usable device. */
-ks_status ks_frame_encoder_nvjpeg_create(int quality, int max_width, int max_height, ks_frame_encoder **out);
+ * line) in a build without nvJPEG or CUDA, or without a usable device.
+ * desc NULL, or (in a build with nvJPEG) a field out of range: KS_ERR_INVALID. */
+ks_status ks_frame_encoder_nvjpeg_create(const ks_frame_encoder_nvjpeg_desc *desc, ks_frame_encoder **out);
 void ks_frame_encoder_destroy(ks_frame_encoder *e);
 
 #ifdef __cplusplus

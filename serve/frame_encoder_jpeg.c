@@ -56,9 +56,19 @@ static void jpeg_destroy(ks_frame_encoder *e)
     free(e);
 }
 
-ks_status ks_frame_encoder_jpeg_create(int quality, ks_frame_encoder **out)
+/* The one place zero fields become defaults. */
+static ks_frame_encoder_jpeg_desc jpeg_desc_defaults(const ks_frame_encoder_jpeg_desc *desc)
 {
+    ks_frame_encoder_jpeg_desc d = desc ? *desc : (ks_frame_encoder_jpeg_desc){0};
+    if (d.quality == 0) d.quality = KS_FRAME_JPEG_QUALITY_DEFAULT;
+    return d;
+}
+
+ks_status ks_frame_encoder_jpeg_create(const ks_frame_encoder_jpeg_desc *desc, ks_frame_encoder **out)
+{
+    if (!out) return ks_fail(KS_ERR_INVALID, "jpeg: no output pointer");
     *out = NULL;
+    const int quality = jpeg_desc_defaults(desc).quality;
     if (quality < 0 || quality > 100) return ks_fail(KS_ERR_INVALID, "jpeg: quality %d not in 1..100", quality);
     ks_frame_encoder *e = calloc(1, sizeof *e);
     jpeg_state *s = calloc(1, sizeof *s);
@@ -67,7 +77,7 @@ ks_status ks_frame_encoder_jpeg_create(int quality, ks_frame_encoder **out)
         free(s);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     }
-    s->quality = quality ? quality : 80;
+    s->quality = quality;
     s->tj = tjInitCompress();
     if (!s->tj) {
         free(e);

@@ -30,13 +30,15 @@ static void nvjpeg_destroy(ks_frame_encoder *e)
     free(e);
 }
 
-ks_status ks_frame_encoder_nvjpeg_create(int quality, int max_width, int max_height, ks_frame_encoder **out)
+ks_status ks_frame_encoder_nvjpeg_create(const ks_frame_encoder_nvjpeg_desc *desc, ks_frame_encoder **out)
 {
+    if (!out) return ks_fail(KS_ERR_INVALID, "nvJPEG frames: no output pointer");
     *out = NULL;
-    ks_jpeg_desc d = {0};
-    d.max_width = max_width;
-    d.max_height = max_height;
-    d.quality = quality;
+    if (!desc) return ks_fail(KS_ERR_INVALID, "nvJPEG frames: no desc (the largest picture is required)");
+    ks_jpeg_desc d = {0}; /* its zero quality becomes KS_JPEG_QUALITY_DEFAULT in ks_jpeg_desc_defaults */
+    d.max_width = desc->max_width;
+    d.max_height = desc->max_height;
+    d.quality = desc->quality;
     ks_jpeg_gpu *gpu = NULL;
     KS_TRY(ks_jpeg_gpu_create(&d, &gpu)); /* its own stream: used from the encode worker's thread */
     ks_frame_encoder *e = calloc(1, sizeof *e);

@@ -30,7 +30,7 @@ typedef struct ks_server_desc {
     const char *addr;          /* NULL: "127.0.0.1" */
     int port;                  /* 0: a free port (ks_server_port tells which) */
     const char *token;         /* required as ?token= when set; NULL or "": none */
-    int jpeg_quality;          /* 0: 80 */
+    int jpeg_quality;          /* 1..100; 0: KS_FRAME_JPEG_QUALITY_DEFAULT (80) */
     ks_frame_encoder *video;   /* H.264 encoder, owned by the server; NULL: JPEG only */
     ks_frame_encoder *jpeg;    /* JPEG encoder, owned by the server; NULL: libjpeg-turbo */
 } ks_server_desc;

@@ -56,7 +56,7 @@ static void test_two_frames_in_flight(void **state)
 {
     (void)state;
     ks_copy_ring *cr = NULL;
-    check_ok(ks_copy_ring_create(2, BYTES, &cr), "create");
+    check_ok(ks_copy_ring_create(&(ks_copy_ring_desc){.slots = 2, .bytes = BYTES}, &cr), "create");
     cudaStream_t stream;
     cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
     unsigned char *staging[2], *want = malloc(BYTES);
@@ -83,12 +83,21 @@ static void test_refusals(void **state)
 {
     (void)state;
     ks_copy_ring *cr = NULL;
-    assert_int_equal(ks_copy_ring_create(0, BYTES, &cr), KS_ERR_INVALID);
-    assert_null(cr);
-    assert_int_equal(ks_copy_ring_create(2, 0, &cr), KS_ERR_INVALID);
-    check_ok(ks_copy_ring_create(2, 64, &cr), "create");
     const void *host = NULL;
     void *dev = NULL;
+    /* slots 0: the default, two buffers */
+    check_ok(ks_copy_ring_create(&(ks_copy_ring_desc){.bytes = 64}, &cr), "create default slots");
+    check_ok(ks_copy_ring_acquire(cr, 1, NULL, &dev), "acquire slot 1 of the default two");
+    assert_int_equal(ks_copy_ring_acquire(cr, 2, NULL, &dev), KS_ERR_INVALID);
+    ks_copy_ring_destroy(cr);
+    cr = (ks_copy_ring *)1;
+    assert_int_equal(ks_copy_ring_create(&(ks_copy_ring_desc){.slots = 9, .bytes = BYTES}, &cr), KS_ERR_INVALID);
+    assert_null(cr);
+    assert_int_equal(ks_copy_ring_create(&(ks_copy_ring_desc){.slots = -1, .bytes = BYTES}, &cr), KS_ERR_INVALID);
+    assert_int_equal(ks_copy_ring_create(&(ks_copy_ring_desc){.slots = 2}, &cr), KS_ERR_INVALID); /* bytes required */
+    assert_int_equal(ks_copy_ring_create(NULL, &cr), KS_ERR_INVALID);
+    check_ok(ks_copy_ring_create(&(ks_copy_ring_desc){.slots = 2, .bytes = 64}, &cr), "create");
+    dev = NULL;
     assert_int_equal(ks_copy_ring_host(cr, 0, &host), KS_ERR_INVALID); /* nothing submitted yet */
     assert_int_equal(ks_copy_ring_acquire(cr, 2, NULL, &dev), KS_ERR_INVALID);
     assert_int_equal(ks_copy_ring_acquire(cr, -1, NULL, &dev), KS_ERR_INVALID);

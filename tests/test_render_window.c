@@ -135,7 +135,7 @@ int main(void)
         return 1;
     }
     fprintf(stderr, "%s\n", ks_window_gl_description(g_win));
-    if (ks_ui_create(g_win, &g_ui, NULL, 0) != KS_OK) {
+    if (ks_ui_create(&(ks_ui_desc){.window = g_win}, &g_ui) != KS_OK) {
         fprintf(stderr, "ui: %s\n", ks_error_message());
         ks_window_destroy(g_win);
         return 1;

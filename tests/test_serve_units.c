@@ -144,7 +144,7 @@ static void test_jpeg(void **state)
             p[3] = 255;
         }
     ks_frame_encoder *e = NULL;
-    assert_int_equal(ks_frame_encoder_jpeg_create(90, &e), KS_OK);
+    assert_int_equal(ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){.quality = 90}, &e), KS_OK);
     assert_int_equal(e->kind, KS_FRAME_JPEG);
     ks_byte_buf out = {0};
     int key = 0;
@@ -173,8 +173,35 @@ static void test_jpeg(void **state)
     const ks_frame_image bad = {rgba, 0, h, 0, 0};
     assert_int_equal(e->encode(e, &bad, &out, &key), KS_ERR_INVALID);
     ks_frame_encoder *none = NULL;
-    assert_int_equal(ks_frame_encoder_jpeg_create(101, &none), KS_ERR_INVALID);
+    assert_int_equal(ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){.quality = 101}, &none), KS_ERR_INVALID);
     assert_null(none);
+    assert_int_equal(ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){.quality = -1}, &none), KS_ERR_INVALID);
+    assert_null(none);
+    assert_int_equal(ks_frame_encoder_nvjpeg_create(NULL, &none), KS_ERR_INVALID); /* the size is required */
+    assert_null(none);
+    /* quality 0 (and a NULL desc): the default, byte for byte the same frame as quality 80 */
+    ks_frame_encoder *q0 = NULL, *q80 = NULL, *qnull = NULL;
+    assert_int_equal(ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){0}, &q0), KS_OK);
+    assert_int_equal(ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){.quality = KS_FRAME_JPEG_QUALITY_DEFAULT},
+                                                  &q80), KS_OK);
+    assert_int_equal(ks_frame_encoder_jpeg_create(NULL, &qnull), KS_OK);
+    ks_byte_buf b0 = {0}, b80 = {0}, bnull = {0}, b90 = {0};
+    assert_int_equal(q0->encode(q0, &img, &b0, &key), KS_OK);
+    assert_int_equal(q80->encode(q80, &img, &b80, &key), KS_OK);
+    assert_int_equal(qnull->encode(qnull, &img, &bnull, &key), KS_OK);
+    assert_int_equal(e->encode(e, &img, &b90, &key), KS_OK);
+    assert_int_equal(b0.size, b80.size);
+    assert_memory_equal(b0.data, b80.data, b0.size);
+    assert_int_equal(bnull.size, b80.size);
+    assert_memory_equal(bnull.data, b80.data, bnull.size);
+    assert_true(b90.size != b80.size || memcmp(b90.data, b80.data, b80.size) != 0); /* quality does reach the encoder */
+    ks_byte_buf_free(&b0);
+    ks_byte_buf_free(&b80);
+    ks_byte_buf_free(&bnull);
+    ks_byte_buf_free(&b90);
+    ks_frame_encoder_destroy(q0);
+    ks_frame_encoder_destroy(q80);
+    ks_frame_encoder_destroy(qnull);
     tjDestroy(d);
     free(back);
     ks_byte_buf_free(&out);

@@ -296,7 +296,7 @@ static void test_font_fallback(void **state)
     setenv("KERNELSCOPE_FONT", "/nonexistent/font.ttf", 1);
     ks_ui *ui = NULL;
     char notice[256];
-    ks_status st = ks_ui_create(g_win, &ui, notice, sizeof notice);
+    ks_status st = ks_ui_create(&(ks_ui_desc){.window = g_win, .notice = notice, .notice_cap = sizeof notice}, &ui);
     unsetenv("KERNELSCOPE_FONT");
     check_ok(st, "ui with a missing font");
     assert_non_null(strstr(notice, "/nonexistent/font.ttf"));
@@ -324,7 +324,7 @@ int main(void)
     }
     char notice[256];
     const ks_renderer_desc rd = {64 * 64};
-    if (ks_renderer_create(&rd, &g_r) != KS_OK || ks_ui_create(g_win, &g_ui, notice, sizeof notice) != KS_OK) {
+    if (ks_renderer_create(&rd, &g_r) != KS_OK || ks_ui_create(&(ks_ui_desc){.window = g_win, .notice = notice, .notice_cap = sizeof notice}, &g_ui) != KS_OK) {
         fprintf(stderr, "renderer/ui: %s\n", ks_error_message());
         return 1;
     }

@@ -125,7 +125,8 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     const ks_live_input_desc id = {l->win, l->renderer, api, l->scene, !env->opt->no_overlay, max_w, max_h};
     ks_live_input_init(&l->input, &id);
     char notice[256];
-    KS_TRY(ks_ui_create(l->win, &l->ui, notice, sizeof notice));
+    const ks_ui_desc ud = {.window = l->win, .notice = notice, .notice_cap = sizeof notice};
+    KS_TRY(ks_ui_create(&ud, &l->ui));
     if (notice[0]) hold_notice(l, "%s", notice);
     const ks_stage_timer_desc td = {env->use_cuda, api->stream(l->scene)};
     KS_TRY(ks_stage_timer_create(&td, &l->timer));
@@ -145,7 +146,8 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     if (path_notice[0]) hold_notice(l, "%s", path_notice);
     const ks_live_output_desc od = {env->opt, ks_window_is_headless(l->win), l->renderer, api, l->scene};
     ks_live_output_init(&l->out, &od);
-    if (env->opt->serve) KS_TRY(ks_live_serve_create(env->opt, env->use_cuda, max_w, max_h, &l->serve));
+    const ks_live_serve_desc sd = {.opt = env->opt, .use_cuda = env->use_cuda, .max_width = max_w, .max_height = max_h};
+    if (env->opt->serve) KS_TRY(ks_live_serve_create(&sd, &l->serve));
     return KS_OK;
 }
 

@@ -60,7 +60,8 @@ static ks_status open_path(ks_live_path *p)
         else
             fprintf(stderr, "kernelscope: CUDA cannot register the GL buffer (%s): using the copy path\n", why);
     }
-    KS_TRY(ks_copy_ring_create(KS_RENDERER_RING, p->d.bytes, &p->copy));
+    const ks_copy_ring_desc cd = {.slots = KS_RENDERER_RING, .bytes = p->d.bytes};
+    KS_TRY(ks_copy_ring_create(&cd, &p->copy));
     p->mode = KS_INTEROP_COPY;
     snprintf(p->name, sizeof p->name, "copy via pinned host x%d", KS_RENDERER_RING);
     return KS_OK;

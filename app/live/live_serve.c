@@ -29,7 +29,8 @@ static ks_frame_encoder *gpu_jpeg(int use_cuda, int max_w, int max_h, char *note
 {
     if (!use_cuda) return NULL;
     ks_frame_encoder *e = NULL;
-    if (ks_frame_encoder_nvjpeg_create(0, max_w, max_h, &e) == KS_OK) {
+    const ks_frame_encoder_nvjpeg_desc d = {.max_width = max_w, .max_height = max_h}; /* default quality */
+    if (ks_frame_encoder_nvjpeg_create(&d, &e) == KS_OK) {
         snprintf(note, cap, "--serve: JPEG frames are encoded on the GPU (nvJPEG)");
         return e;
     }
@@ -51,9 +52,13 @@ static ks_frame_encoder *h264(const ks_options *opt, char *note, size_t cap)
     return e;
 }
 
-ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, int max_h, ks_live_serve **out)
+ks_status ks_live_serve_create(const ks_live_serve_desc *desc, ks_live_serve **out)
 {
+    if (!out) return ks_fail(KS_ERR_INVALID, "--serve: no output pointer");
     *out = NULL;
+    if (!desc || !desc->opt) return ks_fail(KS_ERR_INVALID, "--serve: desc needs the options");
+    const ks_options *opt = desc->opt;
+    const int use_cuda = desc->use_cuda, max_w = desc->max_width, max_h = desc->max_height;
     ks_live_serve *ls = calloc(1, sizeof *ls);
     if (!ls) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     char token[KS_SERVE_TOKEN_MAX] = "";
@@ -125,7 +130,7 @@ static ks_status publish_state(ks_live_serve *ls, const ks_view *v)
  * frame's picture starts its way back too. */
 static ks_status publish_picture(ks_live_serve *ls, ks_renderer *r, int start)
 {
-    if (!ls->readback) KS_TRY(ks_readback_create(3, &ls->readback));
+    if (!ls->readback) KS_TRY(ks_readback_create(&(ks_readback_desc){.slots = 3}, &ls->readback));
     /* the oldest finished copy goes to the encoder... */
     ks_readback_image img;
     int ready = 0;

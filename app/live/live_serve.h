@@ -13,11 +13,18 @@
 
 typedef struct ks_live_serve ks_live_serve;
 
-/* Starts the server of opt->serve (a token made when the address needs one);
- * prints the URL to open. Needs the GL context current. */
-/* use_cuda: JPEG frames are encoded on the GPU (nvJPEG) for pictures up to
- * max_w x max_h, falling back to libjpeg-turbo with one notice line. */
-ks_status ks_live_serve_create(const ks_options *opt, int use_cuda, int max_w, int max_h, ks_live_serve **out);
+typedef struct ks_live_serve_desc {
+    const ks_options *opt;     /* --serve address and port, --token, --fps; required */
+    int use_cuda;              /* 1: JPEG frames encoded on the GPU (nvJPEG), falling back to
+                                  libjpeg-turbo with one notice line; 0 (default): libjpeg-turbo */
+    int max_width, max_height; /* pixels: the largest picture nvJPEG is made for (with use_cuda;
+                                  0: no nvJPEG encoder can be made, so libjpeg-turbo) */
+} ks_live_serve_desc;
+
+/* Starts the server of desc->opt->serve (a token made when the address needs
+ * one); prints the URL to open. Needs the GL context current. desc NULL or
+ * no opt: KS_ERR_INVALID. */
+ks_status ks_live_serve_create(const ks_live_serve_desc *desc, ks_live_serve **out);
 void ks_live_serve_destroy(ks_live_serve *ls);
 /* Input from the pages, oldest first; 1 while events remain. */
 int ks_live_serve_next_input(ks_live_serve *ls, ks_input_event *ev);

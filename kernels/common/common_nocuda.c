@@ -64,9 +64,9 @@ ks_status ks_interop_unmap(ks_interop *io, void *stream)
     return KS_NO_CUDA("CUDA-GL interop");
 }
 
-ks_status ks_copy_ring_create(int slots, size_t bytes, ks_copy_ring **out)
+ks_status ks_copy_ring_create(const ks_copy_ring_desc *desc, ks_copy_ring **out)
 {
-    (void)slots, (void)bytes;
+    (void)desc;
     *out = NULL;
     return KS_NO_CUDA("copy path");
 }

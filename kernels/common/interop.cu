@@ -67,7 +67,7 @@ extern "C" ks_status ks_interop_unmap(ks_interop *io, void *stream)
 
 // ---- copy ring ---------------------------------------------------------------
 
-enum { KS_COPY_RING_MAX = 8 };
+enum { KS_COPY_RING_MAX = 8, KS_COPY_RING_DEFAULT_SLOTS = 2 };
 
 struct ks_copy_ring {
     int slots;
@@ -91,9 +91,22 @@ extern "C" void ks_copy_ring_destroy(ks_copy_ring *cr)
     std::free(cr);
 }
 
-extern "C" ks_status ks_copy_ring_create(int slots, size_t bytes, ks_copy_ring **out)
+// The one place zero fields become defaults (bytes has none).
+static ks_copy_ring_desc copy_ring_desc_defaults(const ks_copy_ring_desc &desc)
 {
+    ks_copy_ring_desc d = desc;
+    if (d.slots == 0) d.slots = KS_COPY_RING_DEFAULT_SLOTS;
+    return d;
+}
+
+extern "C" ks_status ks_copy_ring_create(const ks_copy_ring_desc *desc, ks_copy_ring **out)
+{
+    if (!out) return ks_fail(KS_ERR_INVALID, "copy ring: no output pointer");
     *out = nullptr;
+    if (!desc) return ks_fail(KS_ERR_INVALID, "copy ring: no desc");
+    const ks_copy_ring_desc d = copy_ring_desc_defaults(*desc);
+    const int slots = d.slots;
+    const size_t bytes = d.bytes;
     if (slots < 1 || slots > KS_COPY_RING_MAX || bytes == 0)
         return ks_fail(KS_ERR_INVALID, "copy ring: %d slots of %zu bytes", slots, bytes);
     ks_copy_ring *cr = static_cast<ks_copy_ring *>(std::calloc(1, sizeof *cr));

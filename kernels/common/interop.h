@@ -44,8 +44,14 @@ ks_status ks_interop_unmap(ks_interop *io, void *stream);
 /* ---- copy: device buffer -> pinned host memory, a ring of slots ------------ */
 typedef struct ks_copy_ring ks_copy_ring;
 
-/* slots buffers of bytes each on the device and in pinned host memory (cudaHostAlloc). */
-ks_status ks_copy_ring_create(int slots, size_t bytes, ks_copy_ring **out);
+typedef struct ks_copy_ring_desc {
+    int slots;    /* picture buffers in the ring, 1..8; 0 -> 2 */
+    size_t bytes; /* bytes per buffer; required: 0 is invalid */
+} ks_copy_ring_desc;
+
+/* slots buffers of bytes each on the device and in pinned host memory
+ * (cudaHostAlloc). desc NULL, bytes 0 or slots out of range: KS_ERR_INVALID. */
+ks_status ks_copy_ring_create(const ks_copy_ring_desc *desc, ks_copy_ring **out);
 void ks_copy_ring_destroy(ks_copy_ring *cr);
 /* The slot's device buffer for this frame's picture. stream waits (on the GPU,
  * not the host) for the slot's previous copy, should it run on another stream. */

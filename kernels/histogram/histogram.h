@@ -140,10 +140,19 @@ ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float 
 
 typedef struct ks_hist_gpu ks_hist_gpu;
 
-/* Uploads data[0..n) (n >= 1) at offset `misalign` (0..15) of a fresh
- * allocation, so tests can start at any address; bins: 256 for bytes. */
-ks_status ks_hist_gpu_create(const unsigned char *data, size_t n, ks_hist_mode mode, unsigned bins,
-                             size_t misalign, ks_hist_gpu **out);
+typedef struct ks_hist_gpu_desc {
+    const unsigned char *data; /* host bytes to upload; required */
+    size_t n;                  /* bytes of data, 1..KS_HIST_MAX_BYTES; required (0 is invalid) */
+    ks_hist_mode mode;         /* 0: KS_HIST_BYTES */
+    unsigned bins;             /* 1..KS_HIST_MAX_BINS; 0 -> KS_HIST_WORD_BINS_DEFAULT (pairs, words);
+                                  bytes always have KS_HIST_BYTE_BINS */
+    size_t misalign;           /* bytes into a fresh allocation where data starts, 0..15, so tests
+                                  can start at any address; 0 default */
+} ks_hist_gpu_desc;
+
+/* Uploads desc->data[0..n) to the device. desc NULL, no data or a field out
+ * of range: KS_ERR_INVALID. */
+ks_status ks_hist_gpu_create(const ks_hist_gpu_desc *desc, ks_hist_gpu **out);
 void ks_hist_gpu_destroy(ks_hist_gpu *g);
 void *ks_hist_gpu_stream(ks_hist_gpu *g);
 const ks_hist_input *ks_hist_gpu_input(ks_hist_gpu *g);

@@ -50,14 +50,28 @@ static ks_status gpu_setup(ks_hist_gpu *g, const unsigned char *data, size_t n, 
     return KS_OK;
 }
 
-extern "C" ks_status ks_hist_gpu_create(const unsigned char *data, size_t n, ks_hist_mode mode, unsigned bins,
-                                        size_t misalign, ks_hist_gpu **out)
+/* The one place zero fields become defaults (data and n have none). */
+static ks_hist_gpu_desc hist_gpu_desc_defaults(const ks_hist_gpu_desc &desc)
 {
+    ks_hist_gpu_desc d = desc;
+    if (d.mode == KS_HIST_BYTES) d.bins = KS_HIST_BYTE_BINS;
+    else if (d.bins == 0) d.bins = KS_HIST_WORD_BINS_DEFAULT;
+    return d;
+}
+
+extern "C" ks_status ks_hist_gpu_create(const ks_hist_gpu_desc *desc, ks_hist_gpu **out)
+{
+    if (!out) return ks_fail(KS_ERR_INVALID, "histogram: no output pointer");
     *out = NULL;
+    if (!desc || !desc->data) return ks_fail(KS_ERR_INVALID, "histogram: no input data");
+    const ks_hist_gpu_desc d = hist_gpu_desc_defaults(*desc);
+    const unsigned char *data = d.data;
+    const size_t n = d.n, misalign = d.misalign;
+    const ks_hist_mode mode = d.mode;
+    const unsigned bins = d.bins;
     if (n < 1 || n > KS_HIST_MAX_BYTES || misalign > 15)
         return ks_fail(KS_ERR_INVALID, "histogram: %zu bytes at offset %zu (1..%llu bytes, offset 0..15)", n,
                        misalign, KS_HIST_MAX_BYTES);
-    if (mode == KS_HIST_BYTES) bins = 256;
     if (bins < 1 || bins > KS_HIST_MAX_BINS)
         return ks_fail(KS_ERR_INVALID, "histogram: %u bins (1..%d)", bins, KS_HIST_MAX_BINS);
     ks_hist_gpu *g = (ks_hist_gpu *)calloc(1, sizeof *g);

@@ -58,10 +58,9 @@ ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float 
     return KS_NO_CUDA("histogram");
 }
 
-ks_status ks_hist_gpu_create(const unsigned char *data, size_t n, ks_hist_mode mode, unsigned bins,
-                             size_t misalign, ks_hist_gpu **out)
+ks_status ks_hist_gpu_create(const ks_hist_gpu_desc *desc, ks_hist_gpu **out)
 {
-    (void)data, (void)n, (void)mode, (void)bins, (void)misalign;
+    (void)desc;
     *out = NULL;
     return KS_NO_CUDA("histogram");
 }

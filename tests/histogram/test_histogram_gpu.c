@@ -60,7 +60,7 @@ static void run_case(const unsigned char *data, size_t n, const ks_mode_case *mc
     assert_non_null(gold);
     ks_hist_gold(data, n, 0, n, mc->mode, mc->bins, gold);
     ks_hist_gpu *g = NULL;
-    assert_int_equal(ks_hist_gpu_create(data, n, mc->mode, mc->bins, misalign, &g), KS_OK);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = data, .n = n, .mode = mc->mode, .bins = mc->bins, .misalign = misalign}, &g), KS_OK);
     for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) {
         const ks_hist_variant *var = ks_hist_variant_get(v);
         char what[256];
@@ -144,7 +144,9 @@ static void test_fresh_order(void **state)
         data[n - 1] ^= (unsigned char)rep; /* a changed input each time: no stale copy can pass */
         memset(gold, 0, mc.bins * sizeof *gold);
         ks_hist_gold(data, n, 0, n, mc.mode, mc.bins, gold);
-        assert_int_equal(ks_hist_gpu_create(data, n, mc.mode, mc.bins, (size_t)rep % 4, &g), KS_OK);
+        assert_int_equal(ks_hist_gpu_create(
+                             &(ks_hist_gpu_desc){.data = data, .n = n, .mode = mc.mode, .bins = mc.bins, .misalign = (size_t)rep % 4},
+                             &g), KS_OK);
         if (rep & 1) { /* counts cleared at creation, then a launch straight away */
             assert_int_equal(ks_hist_gpu_chunk(g, warp, 0, n, NULL), KS_OK);
             expect_counts(g, gold, mc.bins, 0, "fresh object, launch with no fill");
@@ -178,7 +180,7 @@ static void test_float(void **state)
     for (size_t i = n / 2; i < n / 2 + 4000 && i < n; ++i) v[i] = 0.5f;
     ks_hist_gpu *g = NULL;
     const unsigned char dummy = 0;
-    assert_int_equal(ks_hist_gpu_create(&dummy, 1, KS_HIST_BYTES, 256, 0, &g), KS_OK);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = &dummy, .n = 1}, &g), KS_OK);
     float *d_v = NULL;
     assert_int_equal(cudaMalloc((void **)&d_v, n * sizeof *v), cudaSuccess);
     assert_int_equal(cudaMemcpy(d_v, v, n * sizeof *v, cudaMemcpyHostToDevice), cudaSuccess);
@@ -218,10 +220,22 @@ static void test_errors(void **state)
     (void)state;
     const unsigned char d[4] = {1, 2, 3, 4};
     ks_hist_gpu *g = NULL;
-    assert_int_equal(ks_hist_gpu_create(d, 0, KS_HIST_BYTES, 256, 0, &g), KS_ERR_INVALID);
-    assert_int_equal(ks_hist_gpu_create(d, 4, KS_HIST_PAIRS, 0, 0, &g), KS_ERR_INVALID);
-    assert_int_equal(ks_hist_gpu_create(d, 4, KS_HIST_PAIRS, 65537, 0, &g), KS_ERR_INVALID);
-    assert_int_equal(ks_hist_gpu_create(d, 4, KS_HIST_PAIRS, 3, 0, &g), KS_OK);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = d}, &g), KS_ERR_INVALID); /* n required */
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.n = 4}, &g), KS_ERR_INVALID);    /* data required */
+    assert_int_equal(ks_hist_gpu_create(NULL, &g), KS_ERR_INVALID);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = d, .n = 4, .misalign = 16}, &g), KS_ERR_INVALID);
+    /* bins 0: the default; bytes always get 256 */
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = d, .n = 4, .mode = KS_HIST_PAIRS}, &g), KS_OK);
+    assert_int_equal(ks_hist_gpu_input(g)->bins, KS_HIST_WORD_BINS_DEFAULT);
+    ks_hist_gpu_destroy(g);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = d, .n = 4, .bins = 3}, &g), KS_OK);
+    assert_int_equal(ks_hist_gpu_input(g)->bins, KS_HIST_BYTE_BINS);
+    assert_int_equal(ks_hist_gpu_input(g)->mode, KS_HIST_BYTES);
+    ks_hist_gpu_destroy(g);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = d, .n = 4, .mode = KS_HIST_PAIRS, .bins = 65537}, &g),
+                     KS_ERR_INVALID);
+    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = d, .n = 4, .mode = KS_HIST_PAIRS, .bins = 3}, &g),
+                     KS_OK);
     assert_int_equal(ks_hist_gpu_chunk(g, 0, 1, 4, NULL), KS_ERR_INVALID); /* odd pair start */
     assert_int_equal(ks_hist_gpu_chunk(g, 0, 0, 5, NULL), KS_ERR_INVALID); /* past the end */
     assert_int_equal(ks_hist_gpu_chunk(g, KS_HIST_VARIANT_NUM, 0, 4, NULL), KS_ERR_INVALID);

@@ -68,7 +68,8 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
         ks_hist_generate(kind, opt->seed, data, (size_t)bytes);
         ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, gold);
     }
-    if (st == KS_OK && use_cuda) st = ks_hist_gpu_create(data, (size_t)bytes, mode, bins, 0, &g);
+    const ks_hist_gpu_desc gd = {.data = data, .n = (size_t)bytes, .mode = mode, .bins = bins};
+    if (st == KS_OK && use_cuda) st = ks_hist_gpu_create(&gd, &g);
     /* The ceiling, in this run, on a copy of at least 256 MiB. */
     if (st == KS_OK && use_cuda)
         st = ks_cuda_measure_copy_gbs(bytes > (256ull << 20) ? (size_t)bytes : (size_t)256 << 20, 20, &t_peak);

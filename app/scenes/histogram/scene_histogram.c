@@ -101,7 +101,8 @@ static ks_status setup(hist_scene *s, const ks_scene_env *env)
     }
     s->chunk = even_up(s->n / KS_HS_PASS_FRAMES + 1, 16);
     if (s->use_cuda) {
-        KS_TRY(ks_hist_gpu_create(s->data, s->n, s->mode, s->bins, 0, &s->gpu));
+        const ks_hist_gpu_desc gd = {.data = s->data, .n = s->n, .mode = s->mode, .bins = s->bins};
+        KS_TRY(ks_hist_gpu_create(&gd, &s->gpu));
         const int cub = ks_hist_variant_find("cub");
         if (s->mode != KS_HIST_WORDS) {
             double t[5];
