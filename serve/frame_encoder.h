@@ -61,10 +61,14 @@ typedef struct ks_frame_encoder_jpeg_desc {
 /* libjpeg-turbo (TurboJPEG API), 4:2:0. desc NULL: every default; quality
  * out of range: KS_ERR_INVALID. */
 ks_status ks_frame_encoder_jpeg_create(const ks_frame_encoder_jpeg_desc *desc, ks_frame_encoder **out);
+typedef struct ks_frame_encoder_h264_desc {
+    int fps;              /* pictures a second; 0 -> 60 */
+    char *notice;         /* gets the encoder's own line (NVENC tried, libx264 used); NULL: none */
+    size_t notice_len;
+} ks_frame_encoder_h264_desc;
 /* H.264 Annex B (video/h264_stream.h: libx264, or NVENC where a session
- * opens) at fps; fails with one line in a build without video. notice gets
- * the encoder's own line (NVENC tried, libx264 used). */
-ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *notice, size_t notice_len);
+ * opens); fails with one line in a build without video. desc NULL: every default. */
+ks_status ks_frame_encoder_h264_create(const ks_frame_encoder_h264_desc *desc, ks_frame_encoder **out);
 
 typedef struct ks_frame_encoder_nvjpeg_desc {
     int quality;               /* 1..100; 0 -> KS_JPEG_QUALITY_DEFAULT (85, kernels/common/jpeg.h) */

@@ -73,9 +73,15 @@ static void h264_destroy(ks_frame_encoder *e)
     free(e);
 }
 
-ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *notice, size_t notice_len)
+ks_status ks_frame_encoder_h264_create(const ks_frame_encoder_h264_desc *desc, ks_frame_encoder **out)
 {
+    if (!out) return ks_fail(KS_ERR_INVALID, "H.264 frame encoder: no handle to fill");
     *out = NULL;
+    const ks_frame_encoder_h264_desc d = desc ? *desc : (ks_frame_encoder_h264_desc){0};
+    if (d.fps < 0 || d.fps > 1000) return ks_fail(KS_ERR_INVALID, "H.264 frame encoder: %d pictures a second", d.fps);
+    const int fps = d.fps > 0 ? d.fps : 60;
+    char *notice = d.notice;
+    const size_t notice_len = d.notice ? d.notice_len : 0;
     if (notice && notice_len) notice[0] = '\0';
     /* a small stream first: says at start whether this build and machine can encode H.264 at all */
     ks_h264_stream_desc probe = {0};
@@ -94,7 +100,7 @@ ks_status ks_frame_encoder_h264_create(int fps, ks_frame_encoder **out, char *no
         free(st);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     }
-    st->fps = fps > 0 ? fps : 60;
+    st->fps = fps;
     memcpy(st->name, name, sizeof name);
     e->name = st->name;
     e->kind = KS_FRAME_H264;

@@ -179,6 +179,10 @@ static void test_jpeg(void **state)
     assert_null(none);
     assert_int_equal(ks_frame_encoder_nvjpeg_create(NULL, &none), KS_ERR_INVALID); /* the size is required */
     assert_null(none);
+    /* H.264: a rate out of range is refused before any encoder opens, in every build */
+    assert_int_equal(ks_frame_encoder_h264_create(&(ks_frame_encoder_h264_desc){.fps = -1}, &none), KS_ERR_INVALID);
+    assert_null(none);
+    assert_int_equal(ks_frame_encoder_h264_create(NULL, NULL), KS_ERR_INVALID);
     /* quality 0 (and a NULL desc): the default, byte for byte the same frame as quality 80 */
     ks_frame_encoder *q0 = NULL, *q80 = NULL, *qnull = NULL;
     assert_int_equal(ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){0}, &q0), KS_OK);

@@ -44,7 +44,8 @@ static ks_frame_encoder *h264(const ks_options *opt, char *note, size_t cap)
 {
     ks_frame_encoder *e = NULL;
     char notice[256];
-    if (ks_frame_encoder_h264_create(opt->fps, &e, notice, sizeof notice) != KS_OK) {
+    const ks_frame_encoder_h264_desc d = {opt->fps, notice, sizeof notice};
+    if (ks_frame_encoder_h264_create(&d, &e) != KS_OK) {
         snprintf(note, cap, "--serve: no H.264 (%s); pages get JPEG frames", ks_error_message());
         return NULL;
     }
