@@ -1,9 +1,8 @@
 /* POSIX: fork, kill, waitpid, mkdtemp, nftw (the --browser rows) */
 #define _XOPEN_SOURCE 700
 
-#include "app/bench/bench_serve.h"
+#include "app/bench/bench_serve_internal.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/ks_util.h"
-#include "render/chart.h"
 #include "render/image_io.h"
 #include "serve/server.h"
 #include "serve/ws_viewer.h"
@@ -43,84 +41,8 @@ static const double ks_first_frame_s = 20.0; /* the viewer's first frame after t
 static const double ks_latency_s = 60.0;     /* all the latency samples, at most */
 static const double ks_key_s = 3.0;          /* one key press to its changed picture, at most */
 
-typedef enum {
-    KS_CASE_NONE = 0,
-    KS_CASE_JPEG,
-    KS_CASE_H264,
-    KS_CASE_RECORD,
-    KS_CASE_BROWSER_JPEG, /* --browser: a headless Chromium on the page, JPEG frames (?codec=jpeg) */
-    KS_CASE_BROWSER_H264, /* the same, H.264 through WebCodecs */
-    KS_CASE_NUM
-} ks_case;
-static const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record", "browser-jpeg", "browser-h264"};
+const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record", "browser-jpeg", "browser-h264"};
 static const double ks_browser_s = 40.0; /* the page's first reports after the warm-up, at most */
-
-/* ---- Derived columns and writers ---- */
-
-void ks_bench_serve_ratios(ks_serve_row *rows, int n)
-{
-    for (int i = 0; i < n; ++i) {
-        rows[i].solver_ratio = 0.0;
-        for (int k = 0; k < n; ++k)
-            if (strcmp(rows[k].kase, "none") == 0 && strcmp(rows[k].scene, rows[i].scene) == 0 &&
-                strcmp(rows[k].variant, rows[i].variant) == 0 && rows[k].solver_ms_per_iter > 0.0)
-                rows[i].solver_ratio = rows[i].solver_ms_per_iter / rows[k].solver_ms_per_iter;
-    }
-}
-
-/* A figure, or "-" where the row has none (negative: not measured). */
-static void figure(char *out, size_t cap, const char *fmt, double v)
-{
-    if (v < 0.0 || !isfinite(v)) snprintf(out, cap, "-");
-    else snprintf(out, cap, fmt, v);
-}
-
-static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
-{
-    const ks_serve_row *rows = rows_;
-    size_t used = 0;
-    ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6s %11s %6s %8s %10s %10s %11s\n", "scene",
-                    "variant", "size", "case", "encoder", "frames", "solver ms/it", "ratio", "loop fps",
-                    "viewer fps", "viewer Mb/s", "latency ms");
-    for (int i = 0; i < n; ++i) {
-        const ks_serve_row *r = &rows[i];
-        char ratio[24], vfps[24], mbit[24], lat[40];
-        figure(ratio, sizeof ratio, "%.3f", r->solver_ratio > 0.0 ? r->solver_ratio : -1.0);
-        figure(vfps, sizeof vfps, "%.1f", r->viewer_fps);
-        figure(mbit, sizeof mbit, "%.1f", r->viewer_mbit_s);
-        if (r->latency_ms >= 0.0) snprintf(lat, sizeof lat, "%.1f (n=%d)", r->latency_ms, r->latency_samples);
-        else snprintf(lat, sizeof lat, "-");
-        ks_text_measure(buf, cap, &used, "%-9s %-8s %-10s %-12s %-14s %6d %12.4f %6s %8.1f %10s %10s %11s\n",
-                        r->scene, r->variant, r->size, r->kase, r->encoder, r->frames, r->solver_ms_per_iter, ratio,
-                        r->loop_fps, vfps, mbit, lat);
-    }
-    return used;
-}
-
-static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
-{
-    const ks_serve_row *rows = rows_;
-    size_t used = 0;
-    ks_text_measure(buf, cap, &used,
-                    "device,scene,variant,size,case,encoder,frames,solver_ms_per_iter,solver_ratio,loop_fps,"
-                    "viewer_fps,viewer_mbit_s,latency_ms,latency_samples,cc\n");
-    for (int i = 0; i < n; ++i) {
-        const ks_serve_row *r = &rows[i];
-        char device[600], ratio[32], vfps[32], mbit[32], lat[32];
-        ks_csv_quote(r->device, device, sizeof device);
-        figure(ratio, sizeof ratio, "%.4f", r->solver_ratio > 0.0 ? r->solver_ratio : -1.0);
-        figure(vfps, sizeof vfps, "%.2f", r->viewer_fps);
-        figure(mbit, sizeof mbit, "%.3f", r->viewer_mbit_s);
-        figure(lat, sizeof lat, "%.3f", r->latency_ms);
-        ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%d,%.6f,%s,%.2f,%s,%s,%s,%d,%s\n", device, r->scene,
-                        r->variant, r->size, r->kase, r->encoder, r->frames, r->solver_ms_per_iter, ratio,
-                        r->loop_fps, vfps, mbit, lat, r->latency_samples, r->cc[0] ? r->cc : "-");
-    }
-    return used;
-}
-
-char *ks_bench_serve_table(const ks_serve_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
-char *ks_bench_serve_csv(const ks_serve_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
 
 /* ---- The scene cases: each scene builds its own (its serve_case hook) ---- */
 
@@ -566,52 +488,11 @@ ks_status ks_bench_serve_check_row(const ks_serve_row *r)
                    r->scene, r->variant, r->kase, r->frames);
 }
 
-/* ---- Chart: loop and viewer fps of each scene across the cases ---- */
-
-static ks_status write_chart(const serve_bench *b)
+static ks_status charts(const void *b_, const char *dir)
 {
-    enum { KS_NS = KS_CHART_MAX_SERIES };
-    char names[KS_NS][64];
-    double xs[KS_NS][KS_CASE_NUM], ys[KS_NS][KS_CASE_NUM];
-    ks_chart_series series[KS_NS];
-    int nseries = 0;
-    for (int i = 0; i < b->nrows; ++i) {
-        const ks_serve_row *r = &b->rows[i];
-        int kase = 0;
-        while (kase < KS_CASE_NUM && strcmp(ks_case_names[kase], r->kase) != 0) ++kase;
-        for (int what = 0; what < 2; ++what) {
-            const double y = what ? r->viewer_fps : r->loop_fps;
-            if (!(y > 0.0)) continue;
-            char name[64];
-            snprintf(name, sizeof name, "%s %s %s fps", r->scene, r->variant, what ? "viewer" : "loop");
-            int k = 0;
-            while (k < nseries && strcmp(names[k], name) != 0) ++k;
-            if (k == nseries) {
-                if (nseries == KS_NS) continue;
-                snprintf(names[k], sizeof names[k], "%s", name);
-                series[k] = (ks_chart_series){names[k], xs[k], ys[k], 0};
-                ++nseries;
-            }
-            if (series[k].n == KS_CASE_NUM) continue;
-            xs[k][series[k].n] = kase + 1;
-            ys[k][series[k].n++] = y;
-        }
-    }
-    if (nseries == 0) return KS_OK;
-    char title[400];
-    snprintf(title, sizeof title, "kernelscope bench serve on %.200s, %.24s: frames per second", b->rows[0].device,
-             b->rows[0].size);
-    const ks_chart_desc d = {.title = title,
-                             .x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record, 5 browser-jpeg, "
-                                        "6 browser-h264",
-                             .y_label = "frames per second", .series = series, .series_count = nseries};
-    return ks_bench_chart_write(&d, b->opt->out_dir, "bench_serve.png", NULL, 0);
-}
-
-static ks_status charts(const void *b, const char *dir)
-{
+    const serve_bench *b = b_;
     (void)dir; /* opt->out_dir */
-    return write_chart(b);
+    return ks_serve_chart_write(b->rows, b->nrows, b->opt->out_dir);
 }
 
 static ks_status run_scene(serve_bench *b, const serve_scene *c)
@@ -662,8 +543,8 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
     /* what was measured before a failure or a stop is still written */
     if (b->nrows > 0) {
         const ks_bench_output_desc out = {
-            .dir = opt->out_dir, .rows = b->rows, .n = b->nrows, .table = table_text,
-            .files = {{"bench_serve.txt", table_text}, {"bench_serve.csv", csv_text}},
+            .dir = opt->out_dir, .rows = b->rows, .n = b->nrows, .table = ks_serve_table_text,
+            .files = {{"bench_serve.txt", ks_serve_table_text}, {"bench_serve.csv", ks_serve_csv_text}},
             .charts = charts, .ctx = b};
         st = ks_bench_output_write(&out, st);
     } else if (st == KS_OK) {

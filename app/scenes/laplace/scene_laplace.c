@@ -16,42 +16,6 @@
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
 #define KS_LAPLACE_CPU_RESIDUAL_MS 250.0
 
-/* Candidate blocks for [ and ]: by rank, in increasing thread count. */
-static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
-                                         {32, 8, 1},  {64, 4, 1},  {128, 2, 1}, {32, 16, 1},
-                                         {64, 8, 1},  {128, 4, 1}, {256, 2, 1}, {32, 32, 1},
-                                         {64, 16, 1}, {128, 8, 1}, {256, 4, 1}};
-static const int ks_blocks_rank3[][3] = {{8, 8, 2},  {8, 8, 4},  {16, 4, 4}, {32, 4, 2},
-                                         {16, 8, 4}, {32, 4, 4}, {32, 8, 2}, {8, 8, 8},
-                                         {32, 8, 4}, {64, 4, 4}, {32, 4, 8}, {32, 16, 2}};
-
-static ks_status check_block(ks_laplace_scene *s, int variant, const int block[3])
-{
-    KS_TRY(ks_lvariant_check_shape(variant, block));
-    if (!s->use_cuda) return KS_OK; /* the CPU backend has no blocks */
-    return ks_lsolver_check_block(s->solver, variant, block);
-}
-
-static void refresh_attrs(ks_laplace_scene *s)
-{
-    s->have_attrs = s->use_cuda &&
-                    ks_lsolver_kernel_attrs(s->solver, s->variant, s->block, &s->attrs) == KS_OK;
-}
-
-/* The block to use for a variant when the user gave none: the best measured
- * for this device and grid (bench store), else the variant's own default. */
-static void default_block(const ks_laplace_scene *s, int variant, int block[3])
-{
-    const ks_lvariant_info *info = ks_lvariant_get(variant);
-    memcpy(block, info->default_block, 3 * sizeof(int));
-    if (!s->use_cuda || !s->env->best) return;
-    const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
-    const ks_best_entry *e = ks_best_find(s->env->best, s->env->device->name, scene_name(s),
-                                          info->name, grid);
-    if (e && check_block((ks_laplace_scene *)s, variant, e->block) == KS_OK)
-        memcpy(block, e->block, 3 * sizeof(int));
-}
-
 /* Fails unless `fields` fields of the grid fit in the host memory available
  * now (SIZE_MAX: report that an allocation failed). */
 static ks_status check_host_memory(const ks_laplace_scene *s, size_t fields)
@@ -65,7 +29,7 @@ static ks_status check_host_memory(const ks_laplace_scene *s, size_t fields)
 }
 
 /* The initial field: built in a temporary buffer (CUDA) or in place (CPU). */
-static ks_status upload_initial(ks_laplace_scene *s)
+ks_status ks_laplace_scene_upload_initial(ks_laplace_scene *s)
 {
     s->total_iters = 0;
     s->residual = -1.0;
@@ -153,14 +117,14 @@ static ks_status create(const ks_scene_env *env, void **self)
         if (e) s->variant = ks_lvariant_find(dims, e->variant);
     }
     if (opt->block_count) memcpy(s->block, opt->blocks[0], sizeof s->block);
-    else default_block(s, s->variant, s->block);
-    ks_status st = check_block(s, s->variant, s->block);
+    else ks_laplace_scene_default_block(s, s->variant, s->block);
+    ks_status st = ks_laplace_scene_check_block(s, s->variant, s->block);
     if (st != KS_OK) {
         ks_error_prefix("--block %dx%dx%d", s->block[0], s->block[1], s->block[2]);
         return st;
     }
-    refresh_attrs(s);
-    return upload_initial(s);
+    ks_laplace_scene_refresh_attrs(s);
+    return ks_laplace_scene_upload_initial(s);
 }
 
 static void *stream(void *self)
@@ -225,7 +189,7 @@ static void push_history(ks_laplace_scene *s, long long iter, double rms)
     ++s->hist_n;
 }
 
-static void apply_minmax(ks_laplace_scene *s, float mn, float mx)
+void ks_laplace_scene_apply_minmax(ks_laplace_scene *s, float mn, float mx)
 {
     s->slice_min = mn;
     s->slice_max = mx;
@@ -292,7 +256,7 @@ static void poll_readback(ks_laplace_scene *s)
             s->residual_iter = rb.residual_iteration;
             push_history(s, rb.residual_iteration, rb.residual_rms);
         }
-        apply_minmax(s, rb.slice_min, rb.slice_max);
+        ks_laplace_scene_apply_minmax(s, rb.slice_min, rb.slice_max);
         if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;
     }
 }
@@ -351,7 +315,7 @@ static ks_status compute_cpu(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
     }
     float mn, mx;
     ks_laplace_cpu_slice_minmax(&s->grid, s->u, s->axis, s->index, &mn, &mx);
-    apply_minmax(s, mn, mx);
+    ks_laplace_scene_apply_minmax(s, mn, mx);
     if (s->probe_valid) {
         const size_t idx = (size_t)s->probe[0] +
                            (size_t)s->grid.nx * ((size_t)s->probe[1] + (size_t)s->grid.ny * (size_t)s->probe[2]);
@@ -473,107 +437,6 @@ static ks_status full_picture(void *self, unsigned char **rgba, int *w, int *h)
     return KS_OK;
 }
 
-static ks_status cycle_block(ks_laplace_scene *s, int dir)
-{
-    const ks_lvariant_info *info = ks_lvariant_get(s->variant);
-    const int(*list)[3] = info->block_rank == 3 ? ks_blocks_rank3 : ks_blocks_rank2;
-    const int n = info->block_rank == 3 ? (int)(sizeof ks_blocks_rank3 / sizeof ks_blocks_rank3[0])
-                                        : (int)(sizeof ks_blocks_rank2 / sizeof ks_blocks_rank2[0]);
-    /* Position of the current block, or where it would sort by thread count. */
-    int pos = -1;
-    const long threads = (long)s->block[0] * s->block[1] * s->block[2];
-    for (int i = 0; i < n; ++i)
-        if (memcmp(list[i], s->block, sizeof s->block) == 0) pos = i;
-    if (pos < 0) {
-        pos = dir > 0 ? -1 : n;
-        for (int i = 0; i < n; ++i)
-            if ((long)list[i][0] * list[i][1] * list[i][2] <= threads) pos = dir > 0 ? i : i + 1;
-    }
-    const int next = pos + dir;
-    if (next < 0 || next >= n)
-        return ks_fail(KS_ERR_UNSUPPORTED, "no %s block in that direction",
-                       dir > 0 ? "larger" : "smaller");
-    ks_status st = check_block(s, s->variant, list[next]);
-    if (st != KS_OK) return st; /* the device refuses it: keep the old block */
-    memcpy(s->block, list[next], sizeof s->block);
-    refresh_attrs(s);
-    ks_iters_auto_restart(&s->iters_auto); /* another cost per iteration */
-    return KS_OK;
-}
-
-static ks_status next_kernel(ks_laplace_scene *s)
-{
-    const int next = ks_lvariant_next(s->variant);
-    int block[3];
-    memcpy(block, s->block, sizeof block);
-    if (check_block(s, next, block) != KS_OK) default_block(s, next, block);
-    KS_TRY(check_block(s, next, block));
-    s->variant = next;
-    memcpy(s->block, block, sizeof block);
-    refresh_attrs(s);
-    ks_iters_auto_restart(&s->iters_auto);
-    return KS_OK;
-}
-
-static void set_axis(ks_laplace_scene *s, ks_axis axis)
-{
-    if (s->grid.dims != 3) return;
-    s->axis = axis;
-    s->index = ks_slice_max_index(&s->grid, axis) / 2;
-    s->have_minmax = 0;
-}
-
-static void move_index(ks_laplace_scene *s, int delta)
-{
-    const int max = ks_slice_max_index(&s->grid, s->axis);
-    int idx = s->index + delta;
-    s->index = idx < 0 ? 0 : idx > max ? max : idx;
-}
-
-static ks_status key(void *self, const ks_key_event *ev, int *handled)
-{
-    ks_laplace_scene *s = self;
-    *handled = 1;
-    const int page = ks_slice_max_index(&s->grid, s->axis) / 10 + 1;
-    switch (ev->key) {
-    case KS_KEY_TAB: return next_kernel(s);
-    case KS_KEY_LEFT_BRACKET: return cycle_block(s, -1);
-    case KS_KEY_RIGHT_BRACKET: return cycle_block(s, +1);
-    /* from what runs (tblock: whole time blocks, so the result rounds to
-     * whole blocks again) */
-    case KS_KEY_PLUS: {
-        s->iters_auto.on = 0; /* a count asked for: fixed from now on (I: automatic again) */
-        const int now = scene_frame_iters(s);
-        s->iters = now >= 500000 ? 1000000 : now * 2;
-        return KS_OK;
-    }
-    case KS_KEY_MINUS: {
-        s->iters_auto.on = 0;
-        const int now = scene_frame_iters(s);
-        s->iters = now > 1 ? now / 2 : 1;
-        return KS_OK;
-    }
-    case 'I':
-        ks_iters_auto_init(&s->iters_auto, 1);
-        return KS_OK;
-    case 'X': set_axis(s, KS_AXIS_X); return KS_OK;
-    case 'Y': set_axis(s, KS_AXIS_Y); return KS_OK;
-    case 'Z': set_axis(s, KS_AXIS_Z); return KS_OK;
-    case KS_KEY_UP:
-    case KS_KEY_RIGHT: move_index(s, 1); return KS_OK;
-    case KS_KEY_DOWN:
-    case KS_KEY_LEFT: move_index(s, -1); return KS_OK;
-    case KS_KEY_PAGE_UP: move_index(s, page); return KS_OK;
-    case KS_KEY_PAGE_DOWN: move_index(s, -page); return KS_OK;
-    case 'C': s->cmap = ks_colormap_next(s->cmap); return KS_OK;
-    case 'A':
-        s->auto_range = !s->auto_range;
-        if (s->auto_range && s->have_minmax) apply_minmax(s, s->slice_min, s->slice_max);
-        return KS_OK;
-    case 'R': return upload_initial(s);
-    default: *handled = 0; return KS_OK;
-    }
-}
 
 static ks_status finish(void *self)
 {
@@ -654,7 +517,7 @@ const ks_scene_api ks_scene_laplace_api = {
     .max_image_size = max_image_size,
     .compute = compute,
     .draw = draw,
-    .key = key,
+    .key = ks_laplace_scene_key,
     .view = ks_laplace_scene_view,
     .full_picture = full_picture,
     .finish = finish,

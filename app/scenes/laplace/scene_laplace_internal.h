@@ -1,5 +1,6 @@
 /* The Laplace scene's state, shared by its frame code (scene_laplace.c) and
- * its view (scene_laplace_view.c). Private to those two files. */
+ * its view (scene_laplace_view.c) and controls (scene_laplace_controls.c).
+ * Private to those files. */
 #ifndef KS_SCENE_LAPLACE_INTERNAL_H
 #define KS_SCENE_LAPLACE_INTERNAL_H
 
@@ -75,5 +76,18 @@ static inline const char *scene_name(const ks_laplace_scene *s)
 
 /* Fills the scene's part of the view model (ks_scene_api.view). */
 void ks_laplace_scene_view(void *self, ks_view *v);
+
+/* scene_laplace.c: the initial field onto the backend (R, create); the colour
+ * range from a slice's min and max (auto range). */
+ks_status ks_laplace_scene_upload_initial(ks_laplace_scene *s);
+void ks_laplace_scene_apply_minmax(ks_laplace_scene *s, float mn, float mx);
+
+/* scene_laplace_controls.c: a block's check for a variant (the device's limits
+ * on the CUDA backend), the kernel attributes of the variant and block in use,
+ * the default block of a variant, and the keys (ks_scene_api.key). */
+ks_status ks_laplace_scene_check_block(ks_laplace_scene *s, int variant, const int block[3]);
+void ks_laplace_scene_refresh_attrs(ks_laplace_scene *s);
+void ks_laplace_scene_default_block(const ks_laplace_scene *s, int variant, int block[3]);
+ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled);
 
 #endif
