@@ -245,6 +245,15 @@ static void test_bad_inputs(void **state)
     BAD("does not apply", "spheres", "--grid", "64");
     BAD("one grid for the live view", "--grid", "64,128");
     BAD("bench needs a scene", "bench");
+    /* a mistyped scene: the views are offered, not the bench-only rows (live, serve) */
+    BAD("(scenes: laplace3d, laplace2d, spheres, matmul, histogram", "lapalce3d");
+    {
+        ks_options o;
+        assert_int_equal(PARSE(&o, "lapalce3d"), KS_ERR_INVALID);
+        assert_null(strstr(ks_error_message(), "live"));
+        assert_null(strstr(ks_error_message(), "serve"));
+    }
+    BAD("(benches: laplace3d, laplace2d, spheres, matmul, histogram", "bench", "lapalce3d");
     BAD("exclude each other", "--headless", "--window");
     BAD("takes no value", "--headless=yes");
     BAD("empty item", "bench", "laplace3d", "--grid", "64,,128");
