@@ -18,7 +18,8 @@
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
 #             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
 #   ncu       kernelscope's own reduce timings against Nsight Compute's gpu__time_duration.sum
-#             (scripts/ncu-compare.py reduce), at 2^24 floats, when ncu and tests/perf_reduce exist
+#             (scripts/ncu-compare.py reduce), at 2^24 floats (KS_NCU_N=N for another size), block
+#             256, when ncu and tests/perf_reduce exist
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
 # --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
@@ -143,8 +144,8 @@ for step in "${steps[@]}"; do
     fi ;;
   ncu)
     if ! command -v ncu >/dev/null || [ ! -x "$bin/tests/perf_reduce" ]; then echo "skipped ncu (no ncu or perf_reduce)"; continue; fi
-    n=16777216
-    "$KS_BINARY" bench reduce --size "$n" --out "$out/ncu" >"$out/ncu_bench_reduce.txt" 2>&1
+    n=${KS_NCU_N:-16777216}
+    "$KS_BINARY" bench reduce --size "$n" --block 256x1 --out "$out/ncu" >"$out/ncu_bench_reduce.txt" 2>&1
     note_rc "bench reduce --size $n" $?
     # single runs under the profiler (each kernel replayed alone); the bench's own timing above ran without it
     KS_PERF_SPAN_MS=0.001 KS_PERF_REPS=3 KS_PERF_WARMUP=1 ncu --clock-control none --metrics gpu__time_duration.sum \
