@@ -198,7 +198,9 @@ ks_status ks_reduce_gpu_sum_result(ks_reduce_gpu *g, double *sum);
 ks_status ks_reduce_gpu_scan_download(ks_reduce_gpu *g, float *y);
 ks_status ks_reduce_gpu_scan_read(ks_reduce_gpu *g, long long i, float *value);
 const float *ks_reduce_gpu_scan_output(ks_reduce_gpu *g);
-const float *ks_reduce_gpu_input(ks_reduce_gpu *g); /* device pointer, n floats */
+/* Device pointers (n floats); work on them is ordered on the context's stream
+ * (ks_reduce_gpu_stream): a reader on another stream waits for that stream first. */
+const float *ks_reduce_gpu_input(ks_reduce_gpu *g);
 
 /* Times the variant. Method: `warmup` runs (0 -> 3), then one event-timed run gives
  * an estimate t1; K = ceil(span_ms / t1) runs (1..100000) are enqueued back to back

@@ -86,10 +86,14 @@ static void test_fill_upload(void **state)
     float *x = malloc(n * 4), *dev = malloc(n * 4);
     assert_true(x && dev);
     ks_reduce_fill(KS_REDUCE_INPUT_RANDOM, 3, x, n);
+    /* the fill runs on the context's stream: wait for it (a copy on the default stream need not) */
+    assert_int_equal(cudaStreamSynchronize((cudaStream_t)ks_reduce_gpu_stream(g)), cudaSuccess);
     assert_int_equal(cudaMemcpy(dev, ks_reduce_gpu_input(g), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
     assert_memory_equal(x, dev, n * 4);
     OK(ks_reduce_gpu_fill(g, KS_REDUCE_INPUT_INTEGER, 9));
     ks_reduce_fill(KS_REDUCE_INPUT_INTEGER, 9, x, n);
+    /* the fill runs on the context's stream: wait for it (a copy on the default stream need not) */
+    assert_int_equal(cudaStreamSynchronize((cudaStream_t)ks_reduce_gpu_stream(g)), cudaSuccess);
     assert_int_equal(cudaMemcpy(dev, ks_reduce_gpu_input(g), n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
     assert_memory_equal(x, dev, n * 4);
     for (long long i = 0; i < n; ++i) x[i] = (float)(i % 5 + 1);
