@@ -75,7 +75,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->bc = ks_laplace_opts_get(opt)->bc;
     s->use_cuda = env->use_cuda;
     s->iters = ks_laplace_opts_get(opt)->iters;
-    ks_iters_auto_init(&s->iters_auto, ks_laplace_opts_get(opt)->iters_auto);
+    ks_iters_auto_init(&s->iters_auto, ks_laplace_opts_get(opt)->iters_auto, ks_laplace_opts_get(opt)->fps_target);
     s->use_graph = s->use_cuda && !ks_laplace_opts_get(opt)->no_graph;
     ks_cadence_init(&s->res_cad, ks_laplace_opts_get(opt)->residual_every);
     ks_cadence_init(&s->hist_cad, 0);
