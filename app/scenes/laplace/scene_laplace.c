@@ -500,7 +500,7 @@ const ks_scene_api ks_scene_laplace_api = {
             "  Tab        next kernel variant\n"
             "  [ / ]      smaller / larger thread block\n"
             "  + / -      double / halve iterations per frame (tblock: whole time blocks)\n"
-            "  I          iterations per frame: automatic again (solver >= 97 % of a frame)\n"
+            "  I          iterations per frame: automatic again (--fps-target, default 60 fps)\n"
             "  X Y Z      slice axis (3D)\n"
             "  arrows     slice index -1 / +1 (3D)\n"
             "  PgUp/PgDn  slice index +10% / -10% (3D)\n"
