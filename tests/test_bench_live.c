@@ -16,7 +16,7 @@
 #include "test_util.h"
 
 static const char ks_header[] = "device,scene,variant,grid,block,path,mode,iters_per_frame,live_ms_per_iter,"
-                                "bench_ms_per_iter,ratio,frame_ms,solver_share,map_unmap_ms,fps,cc\n";
+                                "bench_ms_per_iter,ratio,frame_ms,solver_share,map_unmap_ms,fps,cc,sizing\n";
 
 static void add_stage(ks_live_stats *s, const char *name, double ms)
 {
@@ -92,13 +92,28 @@ static void test_csv_columns_and_quoting(void **state)
     assert_memory_equal(line, "\"GPU \"\"X\"\", rev 2\",laplace3d,regq,512x512x512,32x8x1,", 50);
     const char *second = strchr(line, '\n') + 1;
     assert_non_null(strstr(second, ",window,"));
-    assert_int_equal(second[strlen(second) - 2], '-'); /* no compute capability: "-" */
+    /* no compute capability: "-"; no sizing given: "-" (the last column) */
+    assert_memory_equal(second + strlen(second) - 5, ",-,-\n", 5);
     free(csv);
     char *stages = ks_bench_live_stages_csv(rows, 2); /* no stages: the header alone */
-    assert_string_equal(stages, "device,scene,variant,grid,block,path,mode,stage,median_ms,samples,cc\n");
+    assert_string_equal(stages, "device,scene,variant,grid,block,path,mode,stage,median_ms,samples,cc,sizing\n");
     free(stages);
     char *table = ks_bench_live_table(rows, 2);
     assert_non_null(strstr(table, "live ms/it"));
+    free(table);
+    /* the sizing of each row, last in the CSV and the table: the 60 fps row and the fastest */
+    snprintf(rows[0].sizing, sizeof rows[0].sizing, "fps60");
+    snprintf(rows[1].sizing, sizeof rows[1].sizing, "fastest");
+    csv = ks_bench_live_csv(rows, 2);
+    line = csv + strlen(ks_header);
+    second = strchr(line, '\n') + 1;
+    assert_memory_equal(second - 11, ",9.0,fps60\n", 11);
+    assert_memory_equal(second + strlen(second) - 11, ",-,fastest\n", 11);
+    free(csv);
+    table = ks_bench_live_table(rows, 2);
+    assert_non_null(strstr(table, "sizing"));
+    assert_non_null(strstr(table, "fps60"));
+    assert_non_null(strstr(table, "fastest"));
     free(table);
 }
 
@@ -134,8 +149,10 @@ static void test_cpu_run_headless(void **state)
         assert_non_null(end);
         if (rows < 3 && strncmp(line, want[rows], strlen(want[rows])) != 0)
             fail_msg("row %d is '%.*s', expected it to start '%s'", rows, (int)(end - line), line, want[rows]);
-        assert_int_equal(count_fields(line, (size_t)(end - line)), 16);
-        assert_memory_equal(end - 2, ",-", 2); /* cc */
+        assert_int_equal(count_fields(line, (size_t)(end - line)), 17);
+        /* cc "-"; the CPU backend's fixed 2 iterations, and spheres without a count */
+        if (rows < 2) assert_memory_equal(end - 8, ",-,fixed", 8);
+        else assert_memory_equal(end - 4, ",-,-", 4);
         ++rows;
         line = end + 1;
     }
@@ -151,7 +168,7 @@ static void test_cpu_run_headless(void **state)
         const char *end = strchr(l, '\n');
         const char *j = strstr(l, "\"jacobi\""), *rd = strstr(l, "\"render\"");
         if ((j && j < end) || (rd && rd < end))
-            if (end - l < 4 || memcmp(end - 4, ",3,-", 4) != 0) fail_msg("not 3 samples: %.*s", (int)(end - l), l);
+            if (!strstr(l, ",3,-,") || strstr(l, ",3,-,") > end) fail_msg("not 3 samples: %.*s", (int)(end - l), l);
     }
     free(stages);
     snprintf(path, sizeof path, "%s/bench_live_headless.png", dir);
@@ -191,6 +208,36 @@ static void test_fixed_iters(void **state)
     }
     assert_true(laplace_rows >= 2);
     free(csv);
+}
+
+/* --iters auto: each Laplace configuration runs at the frame-rate target and
+ * at the fastest sizing (the sizing column); --fps-target 0 the fastest alone */
+static void test_auto_sizings(void **state)
+{
+    (void)state;
+    char dir[256];
+    ks_test_tmpdir(dir, sizeof dir, "benchlive-sizing");
+    const char *argv[] = {NULL,          "bench",       "live",   "--backend", "cpu",   "--modes", "headless",
+                          "--frames",    "2",           "--iters", "auto",     "--fps-target", "30",
+                          "--grid",      "16x16x16",    "--spheres", "8",      "--size", "64x48", "--reps", "2",
+                          "--out",       dir,           NULL};
+    ks_run_result r;
+    char *csv = ks_test_run_headless_read(argv, dir, "bench_live.csv", &r);
+    const char *want[] = {"laplace3d,gold,16x16x16,-,cpu,headless,", ",fps30\n",
+                          "laplace3d,gold,16x16x16,-,cpu,headless,", ",fastest\n",
+                          "spheres,gold,64x48/8,-,cpu,headless,", ",-\n"};
+    int rows = 0;
+    for (const char *l = strchr(csv, '\n') + 1; *l; l = strchr(l, '\n') + 1, ++rows) {
+        const char *end = strchr(l, '\n');
+        if (rows >= 3) fail_msg("more than 3 rows: %.*s", (int)(end - l), l);
+        const char *head = want[2 * rows], *tail = want[2 * rows + 1];
+        const char *at = strstr(l, head);
+        if (!at || at > end || memcmp(end + 1 - strlen(tail), tail, strlen(tail)) != 0)
+            fail_msg("row %d is '%.*s', expected '%s' ... '%s'", rows, (int)(end - l), l, head, tail);
+    }
+    assert_int_equal(rows, 3);
+    free(csv);
+    assert_non_null(strstr(r.out, "fps30"));
 }
 
 static void expect_usage(const char *needle, const char *const *argv)
@@ -285,6 +332,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_csv_columns_and_quoting),
         cmocka_unit_test(test_cpu_run_headless),
         cmocka_unit_test(test_fixed_iters),
+        cmocka_unit_test(test_auto_sizings),
         cmocka_unit_test(test_bad_input_exit_2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

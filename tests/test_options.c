@@ -42,11 +42,28 @@ static void test_defaults(void **state)
     assert_int_equal(ks_laplace_opts_get(&o)->grids[0][0], 256);
     assert_int_equal(ks_laplace_opts_get(&o)->grids[0][2], 256);
     assert_int_equal(ks_laplace_opts_get(&o)->iters, 20);
+    assert_int_equal(ks_laplace_opts_get(&o)->iters_auto, 1);
+    assert_int_equal(ks_laplace_opts_get(&o)->fps_target, 60); /* --iters auto aims at 60 fps */
     ks_options cpu;
     assert_int_equal(ks_options_parse(1, argv, &cpu), KS_OK);
     ks_options_backend_defaults(&cpu, 0);
     assert_int_equal(ks_laplace_opts_get(&cpu)->grids[0][0], 64);
     assert_int_equal(ks_laplace_opts_get(&cpu)->iters, 2);
+}
+
+/* --fps-target: the frame rate --iters auto aims at; 0 asks for the fastest sizing */
+static void test_fps_target(void **state)
+{
+    (void)state;
+    ks_options o;
+    assert_int_equal(PARSE(&o, "--fps-target", "30"), KS_OK);
+    ks_options_backend_defaults(&o, 1);
+    assert_int_equal(ks_laplace_opts_get(&o)->fps_target, 30);
+    assert_int_equal(ks_laplace_opts_get(&o)->iters_auto, 1);
+    assert_int_equal(PARSE(&o, "laplace2d", "--iters", "auto", "--fps-target", "0"), KS_OK);
+    ks_options_backend_defaults(&o, 1);
+    assert_int_equal(ks_laplace_opts_get(&o)->fps_target, 0);
+    assert_int_equal(ks_laplace_opts_get(&o)->iters_auto, 1);
 }
 
 static void test_headless_defaults_frames(void **state)
@@ -206,6 +223,10 @@ static void test_bad_inputs(void **state)
     BAD("not a count", "--iters", "0");
     BAD("not a count", "--iters", "-3");
     BAD("not a count", "--iters", "10abc");
+    BAD("not a count of 0..240", "--fps-target", "241");
+    BAD("not a count of 0..240", "--fps-target", "-1");
+    BAD("not a count of 0..240", "--fps-target", "auto");
+    BAD("sizes --iters auto", "--fps-target", "30", "--iters", "8");
     BAD("not a count of 1..100000", "--residual-every", "0");
     BAD("not a count of 1..100000", "--residual-every", "100001");
     BAD("takes no value", "--no-graph=1");
@@ -275,6 +296,7 @@ static void test_flag_applicability(void **state)
         {"--out", "/tmp", "111111"},        {"--block", "8x8", "111111"},
         {"--grid", "64", "110110"},         {"--bc", "sine", "110000"},
         {"--iters", "3", "110000"},         {"--colormap", "gray", "110000"},
+        {"--fps-target", "30", "110000"},
         {"--range", "0:1", "110000"},       {"--dump-field", "f.npy", "110000"},
         {"--spheres", "16", "001001"},      {"--seed", "5", "001001"},
         {"--scene", "s.txt", "001001"},     {"--mem", "global", "001001"},
@@ -399,6 +421,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),        cmocka_unit_test(test_headless_defaults_frames),
+        cmocka_unit_test(test_fps_target),
         cmocka_unit_test(test_full_laplace3d),  cmocka_unit_test(test_grid_forms),
         cmocka_unit_test(test_bench_lists),     cmocka_unit_test(test_spheres_options),
         cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_flag_applicability),      cmocka_unit_test(test_help_and_version),

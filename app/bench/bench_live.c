@@ -59,19 +59,22 @@ void ks_bench_live_fill(ks_live_row *r, const ks_live_stats *s)
 
 /* ---- Writers: one pass to measure (buf NULL), one to write ---- */
 
+/* The sizing column: rows made before it existed (zeroed) read "-". */
+static const char *sizing_of(const ks_live_row *r) { return r->sizing[0] ? r->sizing : "-"; }
+
 static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
 {
     const ks_live_row *rows = rows_;
     size_t used = 0;
-    ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6s %10s %10s %6s %9s %7s %9s %7s\n", "scene",
+    ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6s %10s %10s %6s %9s %7s %9s %7s  %s\n", "scene",
                     "variant", "grid", "block", "mode", "it/fr", "live ms/it", "bench ms/it", "ratio",
-                    "frame ms", "solver", "map+unmap", "fps");
+                    "frame ms", "solver", "map+unmap", "fps", "sizing");
     for (int i = 0; i < n; ++i) {
         const ks_live_row *r = &rows[i];
-        ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6.0f %10.4f %11.4f %6.3f %9.3f %6.1f%% %9.3f %7.1f\n",
+        ks_text_measure(buf, cap, &used, "%-9s %-8s %-16s %-10s %-8s %6.0f %10.4f %11.4f %6.3f %9.3f %6.1f%% %9.3f %7.1f  %s\n",
                         r->scene, r->variant, r->grid, r->block, r->mode, r->iters_per_frame,
                         r->live_ms_per_iter, r->bench_ms_per_iter, r->ratio, r->frame_ms,
-                        100.0 * r->solver_share, r->map_unmap_ms, r->fps);
+                        100.0 * r->solver_share, r->map_unmap_ms, r->fps, sizing_of(r));
         /* the frame's breakdown: every stage's median (the "frame" stage spans map .. unmap) */
         ks_text_measure(buf, cap, &used, "          stages (median ms):");
         for (int s = 0; s < r->nstages; ++s)
@@ -88,15 +91,15 @@ static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
     size_t used = 0;
     ks_text_measure(buf, cap, &used,
                     "device,scene,variant,grid,block,path,mode,iters_per_frame,live_ms_per_iter,bench_ms_per_iter,"
-                    "ratio,frame_ms,solver_share,map_unmap_ms,fps,cc\n");
+                    "ratio,frame_ms,solver_share,map_unmap_ms,fps,cc,sizing\n");
     for (int i = 0; i < n; ++i) {
         const ks_live_row *r = &rows[i];
         char device[600];
         ks_csv_quote(r->device, device, sizeof device);
-        ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%s,%.0f,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%.2f,%s\n", device,
+        ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%s,%.0f,%.6f,%.6f,%.4f,%.4f,%.4f,%.4f,%.2f,%s,%s\n", device,
                         r->scene, r->variant, r->grid, r->block, r->path, r->mode, r->iters_per_frame,
                         r->live_ms_per_iter, r->bench_ms_per_iter, r->ratio, r->frame_ms, r->solver_share,
-                        r->map_unmap_ms, r->fps, r->cc[0] ? r->cc : "-");
+                        r->map_unmap_ms, r->fps, r->cc[0] ? r->cc : "-", sizing_of(r));
     }
     return used;
 }
@@ -105,7 +108,7 @@ static size_t stages_text(const void *rows_, int n, char *buf, size_t cap)
 {
     const ks_live_row *rows = rows_;
     size_t used = 0;
-    ks_text_measure(buf, cap, &used, "device,scene,variant,grid,block,path,mode,stage,median_ms,samples,cc\n");
+    ks_text_measure(buf, cap, &used, "device,scene,variant,grid,block,path,mode,stage,median_ms,samples,cc,sizing\n");
     for (int i = 0; i < n; ++i) {
         const ks_live_row *r = &rows[i];
         char device[600];
@@ -113,9 +116,9 @@ static size_t stages_text(const void *rows_, int n, char *buf, size_t cap)
         for (int s = 0; s < r->nstages; ++s) {
             char stage[80];
             ks_csv_quote(r->stages[s].name, stage, sizeof stage);
-            ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%d,%s\n", device, r->scene, r->variant,
+            ks_text_measure(buf, cap, &used, "%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%d,%s,%s\n", device, r->scene, r->variant,
                             r->grid, r->block, r->path, r->mode, stage, r->stages[s].median_ms,
-                            r->stages[s].samples, r->cc[0] ? r->cc : "-");
+                            r->stages[s].samples, r->cc[0] ? r->cc : "-", sizing_of(r));
         }
     }
     return used;
@@ -241,6 +244,7 @@ ks_status ks_live_bench_proto(const ks_live_bench *b, const char *scene, const c
     else snprintf(r->cc, sizeof r->cc, "-");
     snprintf(r->scene, sizeof r->scene, "%s", scene);
     snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->sizing, sizeof r->sizing, "-"); /* a scene with a count says how it was sized */
     return KS_OK;
 }
 
@@ -258,9 +262,10 @@ ks_status ks_live_bench_run_modes(ks_live_bench *b, const ks_options *run, const
         snprintf(r->mode, sizeof r->mode, "%s", mode_name(b->modes[m]));
         ks_bench_live_fill(r, &s);
         ++b->nrows;
-        printf("%s %s %s %s: live %.4f ms/it, kernel %.4f ms/it (x%.3f), frame %.3f ms, solver %.0f%%\n", r->scene,
-               r->variant, r->grid, r->mode, r->live_ms_per_iter, r->bench_ms_per_iter, r->ratio, r->frame_ms,
-               100.0 * r->solver_share);
+        printf("%s %s %s %s %s: %.0f it/frame, live %.4f ms/it, kernel %.4f ms/it (x%.3f), frame %.3f ms "
+               "(%.1f fps), solver %.0f%%\n",
+               r->scene, r->variant, r->grid, r->mode, sizing_of(r), r->iters_per_frame, r->live_ms_per_iter,
+               r->bench_ms_per_iter, r->ratio, r->frame_ms, r->fps, 100.0 * r->solver_share);
         fflush(stdout);
     }
     return KS_OK;
@@ -275,9 +280,14 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
     double xs[KS_NS][KS_LIVE_MAX_ROWS / 4], ys[KS_NS][KS_LIVE_MAX_ROWS / 4];
     ks_chart_series series[KS_NS];
     int nseries = 0, left_out = 0;
+    /* one line per variant: the frame-rate rows where there are any (what a
+     * user watching gets), the fastest ones in the CSV and the table */
+    int has_fps_rows = 0;
+    for (int i = 0; i < b->nrows; ++i) has_fps_rows |= strncmp(b->rows[i].sizing, "fps", 3) == 0;
     for (int i = 0; i < b->nrows; ++i) {
         const ks_live_row *r = &b->rows[i];
         if (strcmp(r->mode, mode_name(mode)) != 0 || !(r->ratio > 0.0)) continue;
+        if (has_fps_rows && strcmp(r->sizing, "fastest") == 0) continue;
         char name[48];
         snprintf(name, sizeof name, "%s %s", r->scene, r->variant);
         int k = 0;
@@ -313,8 +323,8 @@ static ks_status write_chart(const ks_live_bench *b, unsigned mode)
         series[nseries++] = (ks_chart_series){"kernel speed", ref_x, ref_y, ref_x[1] > ref_x[0] ? 2 : 1};
     if (left_out) printf("chart %s: %d rows of further variants left out (at most %d lines)\n", mode_name(mode), left_out, KS_NS);
     char title[400];
-    snprintf(title, sizeof title, "kernelscope bench live (%s) on %s: live / kernel time per iteration",
-             mode_name(mode), b->rows[0].device);
+    snprintf(title, sizeof title, "kernelscope bench live (%s%s) on %s: live / kernel time per iteration",
+             mode_name(mode), has_fps_rows ? ", frame-rate sizing" : "", b->rows[0].device);
     /* log y: ratios near 1 and outliers of many times on one chart */
     const ks_chart_desc d = {.title = title, .x_label = "grid points (spheres: picture pixels), log scale",
                              .y_label = "live / kernel time per iteration, log scale", .log_x = 1, .log_y = 1,

@@ -2,7 +2,8 @@
  * window, for each Laplace kernel at its best block over a grid list and for
  * the spheres' memory variants, against the kernel time that bench
  * laplace3d/2d and bench spheres measure for the same configuration in the
- * same run. Table on stdout; bench_live.csv, bench_live_stages.csv and one
+ * same run; Laplace rows with --iters auto run twice, sized for the frame-rate
+ * target and for the fastest solver (the sizing column). Table on stdout; bench_live.csv, bench_live_stages.csv and one
  * chart per mode (bench_live_<mode>.png) in --out. */
 #ifndef KS_BENCH_LIVE_H
 #define KS_BENCH_LIVE_H
@@ -23,6 +24,10 @@ typedef struct ks_live_row {
     char block_from[8];      /* "best" (the best-config store) or "default" */
     char path[16];           /* how the picture reaches GL (ks_live_stats.path) */
     char mode[16];           /* headless, window */
+    char sizing[16];         /* how iters_per_frame was chosen: "fps60" (--iters auto at a frame-rate
+                                target of 60), "fastest" (--iters auto, --fps-target 0: the solver
+                                >= 97 % of a frame), "fixed" (--iters K, or the CPU backend's 2);
+                                "-" where the scene has no count (spheres) */
     double points;           /* grid points (spheres: pixels), the chart's x */
     double iters_per_frame;  /* Jacobi iterations per frame; spheres: 1 (one render) */
     double live_ms_per_iter; /* median wall-clock frame interval / iters_per_frame */

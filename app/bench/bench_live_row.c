@@ -47,7 +47,10 @@ const ks_option_group ks_bench_live_group = {
     "  --kernel LIST           only these Laplace kernels / sphere memory variants (default all)\n"
     "  --spheres LIST          sphere counts (default 2048; CPU 64)\n"
     "  --frames N              timed frames per run, after 48 warm-up frames (default 120)\n"
-    "  --iters K, --size WxH   iterations per frame, window (and spheres picture) size\n",
+    "  --iters K, --size WxH   iterations per frame, window (and spheres picture) size\n"
+    "  --fps-target N          --iters auto (the CUDA default) runs each Laplace row twice:\n"
+    "                          sized for N fps (default 60; column sizing fpsN) and the\n"
+    "                          fastest (sizing fastest); 0: the fastest alone\n",
 };
 
 static int has_display(void)
@@ -102,7 +105,7 @@ const ks_scene_def ks_scene_bench_live = {
     .rank = 900,
     .summary = "bench only: the live loop of every Laplace kernel and spheres, against the kernel time",
     .options = &ks_bench_live_group,
-    .takes_bench = "--frames --size --interop --grid --kernel --iters --spheres",
+    .takes_bench = "--frames --size --interop --grid --kernel --iters --fps-target --spheres",
     .size_is_picture = 1,
     .finish_options = finish_live,
     .bench = bench_live,
@@ -135,7 +138,8 @@ static const ks_option_group ks_bench_serve_group = {
     "  --grid N, --spheres N   the Laplace grid (default 512^3; CPU 256^2), the sphere count\n"
     "                          (default 2048; CPU 64)\n"
     "  --size WxH              the picture (default 1920x1080; CPU 1280x800)\n"
-    "  --frames N, --iters K   timed frames per row after 48 warm-up (default 120), iterations\n",
+    "  --frames N, --iters K   timed frames per row after 48 warm-up (default 120), iterations\n"
+    "  --fps-target N          the frame rate --iters auto sizes for (default 60; 0: the fastest)\n",
 };
 
 const char *ks_bench_serve_browser(const ks_options *o)
@@ -161,7 +165,7 @@ const ks_scene_def ks_scene_bench_serve = {
     .rank = 910,
     .summary = "bench only: the live loop with the browser viewer's server: no viewer, JPEG and H.264 viewers, --record",
     .options = &ks_bench_serve_group,
-    .takes_bench = "--frames --size --grid --kernel --iters --spheres",
+    .takes_bench = "--frames --size --grid --kernel --iters --fps-target --spheres",
     .size_is_picture = 1,
     .finish_options = finish_serve,
     .backend_defaults = serve_backend_defaults,

@@ -72,12 +72,34 @@ static ks_status run_options(const ks_options *opt, const ks_scene_def *d, const
     lp->iters = given->iters;
     lp->iters_set = given->iters_set;
     lp->iters_auto = given->iters_auto;
+    lp->fps_target = given->fps_target;
+    lp->fps_target_set = given->fps_target_set;
     lp->grid_count = 1;
     memcpy(lp->grids[0], grid, sizeof lp->grids[0]);
     lp->grid_parts[0] = ks_laplace_dims(run);
     KS_TRY(ks_laplace_finish_options(run));
     ks_laplace_backend_defaults(run, use_cuda);
     return KS_OK;
+}
+
+/* A fixed count runs once; --iters auto runs at its frame-rate target
+ * (--fps-target, default 60) and then at the fastest sizing, so that the
+ * rows show what the smooth picture costs (--fps-target 0: the fastest alone). */
+static ks_status run_sizings(ks_live_bench *b, ks_options *run, ks_live_row *proto)
+{
+    ks_laplace_opts *lp = ks_laplace_opts_of(run);
+    if (!lp->iters_auto) {
+        snprintf(proto->sizing, sizeof proto->sizing, "fixed");
+        return ks_live_bench_run_modes(b, run, proto);
+    }
+    if (lp->fps_target > 0) {
+        snprintf(proto->sizing, sizeof proto->sizing, "fps%d", lp->fps_target);
+        KS_TRY(ks_live_bench_run_modes(b, run, proto));
+        if (ks_signals_stop_requested()) return KS_OK;
+    }
+    lp->fps_target = 0;
+    snprintf(proto->sizing, sizeof proto->sizing, "fastest");
+    return ks_live_bench_run_modes(b, run, proto);
 }
 
 static ks_status live_bench_scene(ks_live_bench *b, const ks_scene_def *d)
@@ -119,7 +141,7 @@ static ks_status live_bench_scene(ks_live_bench *b, const ks_scene_def *d)
                 run.block_count = 1;
                 memcpy(run.blocks[0], block, sizeof run.blocks[0]);
             }
-            st = ks_live_bench_run_modes(b, &run, &proto);
+            st = run_sizings(b, &run, &proto);
             if (skip_for_memory(lp, st, scene, grid_text)) break;
             KS_TRY(st);
         }

@@ -16,8 +16,12 @@ typedef struct ks_laplace_opts {
                                     backend (starting at 20), 2 on the CPU backend; tblock runs
                                     the nearest multiple of its time block */
     int iters_set;               /* --iters given (a count or auto) */
-    int iters_auto;              /* --iters auto (the CUDA default): sized so the solver fills
-                                    at least 97 % of a frame (app/scenes/laplace/iters_auto.h) */
+    int iters_auto;              /* --iters auto (the CUDA default): sized for fps_target
+                                    (app/scenes/laplace/iters_auto.h) */
+    int fps_target;              /* --fps-target N: frames a second --iters auto aims at (default
+                                    60, filled by the backend defaults); 0: the fastest sizing
+                                    (the solver >= 97 % of a frame) */
+    int fps_target_set;          /* --fps-target given */
     int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
     int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
 } ks_laplace_opts;

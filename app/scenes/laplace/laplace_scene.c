@@ -9,6 +9,7 @@
 #include "app/options_parse.h"
 #include "app/scenes.h"
 #include "app/scenes/laplace/bench_laplace.h"
+#include "app/scenes/laplace/iters_auto.h"
 
 enum {
     KS_MAX_DIM = 1 << 16, /* points per axis */
@@ -80,6 +81,13 @@ static ks_status set_iters(ks_options *o, void *own, const char *name, const cha
     }
     return set_count(name, v, 1, KS_MAX_ITERS, &lp->iters);
 }
+static ks_status set_fps_target(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_laplace_opts *lp = own;
+    lp->fps_target_set = 1;
+    return set_count(name, v, 0, KS_ITERS_AUTO_MAX_FPS, &lp->fps_target);
+}
 static ks_status set_residual_every(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
@@ -105,10 +113,13 @@ static const ks_flag_row ks_laplace_flags[] = {
     {"--kernel", "NAME", "%s", 0, NULL, NULL, kernels_both},
     {"--block", "BXxBY[xBZ]", "thread block (default: best measured, else the kernel's own)", 0, NULL},
     {"--iters", "K|auto",
-     "Jacobi iterations per frame (default auto on CUDA: sized so the solver\nis >= 97 % of a frame, counting what "
-     "the display's GL work\nslows it by; 2 on the CPU backend; tblock runs\nthe nearest multiple of its 4-step time "
-     "block)",
+     "Jacobi iterations per frame (default auto on CUDA: as many as fit\na frame at --fps-target; 2 on the CPU "
+     "backend;\ntblock runs the nearest multiple of its 4-step\ntime block)",
      KS_IN_LIVE, set_iters},
+    {"--fps-target", "N",
+     "--iters auto's frame rate (default 60; lowered toward\n30 while the display costs over 5 % of the solver);\n0: "
+     "the fastest solver, >= 97 % of a frame (10-40 fps)",
+     KS_IN_LIVE, set_fps_target},
     {"--residual-every", "K", "residual every K frames (default: auto, <= 0.25 % of the solver time)", KS_IN_LIVE,
      set_residual_every},
     {"--no-graph", NULL, "launch the frame's kernels one by one (default: one CUDA graph)", KS_IN_LIVE, set_no_graph,
@@ -131,6 +142,8 @@ ks_status ks_laplace_finish_options(ks_options *o)
     ks_laplace_opts *lp = ks_laplace_opts_of(o);
     const int dims = ks_laplace_dims(o);
     if (lp->bc == KS_BC_DEFAULT) lp->bc = KS_BC_HOT_TOP;
+    if (lp->fps_target_set && lp->iters_set && !lp->iters_auto)
+        return ks_fail(KS_ERR_INVALID, "--fps-target: sizes --iters auto; --iters %d fixes the count", lp->iters);
     if (o->mode == KS_MODE_LIVE && lp->grid_count > 1)
         return ks_fail(KS_ERR_INVALID, "--grid: one grid for the live view (lists are for bench)");
     if (o->mode == KS_MODE_LIVE && (o->kernel_count > 1 || o->block_count > 1))
@@ -180,6 +193,7 @@ void ks_laplace_backend_defaults(ks_options *o, int use_cuda)
     /* no --iters: automatic on the CUDA backend, 2 a frame on the (slow) CPU one */
     if (!lp->iters_set) lp->iters_auto = use_cuda;
     if (!lp->iters) lp->iters = use_cuda ? 20 : 2;
+    if (!lp->fps_target_set) lp->fps_target = (int)KS_ITERS_AUTO_FPS;
 }
 
 /* ---- What main, bench live and bench serve ask ---- */

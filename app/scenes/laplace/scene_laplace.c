@@ -75,7 +75,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->bc = ks_laplace_opts_get(opt)->bc;
     s->use_cuda = env->use_cuda;
     s->iters = ks_laplace_opts_get(opt)->iters;
-    ks_iters_auto_init(&s->iters_auto, ks_laplace_opts_get(opt)->iters_auto);
+    ks_iters_auto_init(&s->iters_auto, ks_laplace_opts_get(opt)->iters_auto, ks_laplace_opts_get(opt)->fps_target);
     s->use_graph = s->use_cuda && !ks_laplace_opts_get(opt)->no_graph;
     ks_cadence_init(&s->res_cad, ks_laplace_opts_get(opt)->residual_every);
     ks_cadence_init(&s->hist_cad, 0);
@@ -500,7 +500,7 @@ const ks_scene_api ks_scene_laplace_api = {
             "  Tab        next kernel variant\n"
             "  [ / ]      smaller / larger thread block\n"
             "  + / -      double / halve iterations per frame (tblock: whole time blocks)\n"
-            "  I          iterations per frame: automatic again (solver >= 97 % of a frame)\n"
+            "  I          iterations per frame: automatic again (--fps-target, default 60 fps)\n"
             "  X Y Z      slice axis (3D)\n"
             "  arrows     slice index -1 / +1 (3D)\n"
             "  PgUp/PgDn  slice index +10% / -10% (3D)\n"

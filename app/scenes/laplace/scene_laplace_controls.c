@@ -121,7 +121,7 @@ ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled)
         return KS_OK;
     }
     case 'I':
-        ks_iters_auto_init(&s->iters_auto, 1);
+        ks_iters_auto_init(&s->iters_auto, 1, s->iters_auto.fps_target); /* the same target */
         return KS_OK;
     case 'X': set_axis(s, KS_AXIS_X); return KS_OK;
     case 'Y': set_axis(s, KS_AXIS_Y); return KS_OK;

@@ -24,7 +24,7 @@ typedef struct ks_laplace_scene {
     int variant;
     int block[3];
     int iters;               /* per frame, as asked (--iters, + / -) or sized (auto) */
-    ks_iters_auto iters_auto; /* --iters auto: the count sized for the solver's share */
+    ks_iters_auto iters_auto; /* --iters auto: the count sized for --fps-target (0: the fastest) */
     long long total_iters;
     int last_iters;          /* iterations run in the last frame that stepped */
     ks_axis axis;

@@ -120,8 +120,16 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", frame_iters, "", KS_VFMT_INT);
-    ks_view_text(v, KS_VGROUP_SCENE, "iterations sized",
-                 s->iters_auto.on ? "auto: solver >= 97 %% of a frame (I)" : "fixed (--iters, + / -; I: auto)");
+    const ks_iters_auto *ia = &s->iters_auto;
+    if (!ia->on)
+        ks_view_text(v, KS_VGROUP_SCENE, "iterations sized", "fixed (--iters, + / -; I: auto)");
+    else if (!(ia->fps_target > 0.0))
+        ks_view_text(v, KS_VGROUP_SCENE, "iterations sized", "auto, fastest: solver >= 97 %% of a frame (I)");
+    else if (ia->aim_fps > 0.0 && ia->aim_fps < ia->fps_target - 0.5) /* the display's cost lowered it */
+        ks_view_text(v, KS_VGROUP_SCENE, "iterations sized", "auto: %.0f fps (target %.0f; display > 5 %% of solver) (I)",
+                     ia->aim_fps, ia->fps_target);
+    else
+        ks_view_text(v, KS_VGROUP_SCENE, "iterations sized", "auto: %.0f fps target (I)", ia->fps_target);
     if (blocked)
         ks_view_text(v, KS_VGROUP_SCENE, "time blocks", "whole, %d iterations each (asked %d/frame)", tsteps,
                      s->iters);
