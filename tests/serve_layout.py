@@ -19,7 +19,7 @@ drawn), then checks from the DOM:
 Every wait polls the page's state; no step relies on a fixed sleep.
 Skipped (77) without Chromium.
 
-Usage: serve_layout.py KERNELSCOPE [--shots DIR] [--min-points N] [--timeout SECONDS]
+Usage: serve_layout.py KERNELSCOPE [--scene NAME] [--shots DIR] [--min-points N] [--timeout SECONDS]
   --shots DIR   also save page_WxH.png at each size into DIR
 """
 import argparse
@@ -45,8 +45,11 @@ READY_JS = r"""
   const pic = $("pic"), plot = $("plot"), bar = $("bar");
   return {
     picture: pic.width > 16 && pic.height > 16,
+    /* a scene without a plot or a colour bar (the state has come, the canvas stays hidden) is not waited for */
+    has_plot: getComputedStyle(plot).display !== "none",
+    has_bar: getComputedStyle(bar).display !== "none",
     connected: $("conn").textContent === "connected",
-    panels: document.querySelectorAll("#left .ctl").length > 0,
+    panels: document.querySelectorAll("#left h2").length > 0,
     plot_points: +(plot.dataset.points || 0),
     bar_stops: +(bar.dataset.stops || 0),
   };
@@ -126,19 +129,24 @@ CHECK_JS = r"""
   }
 
   /* the convergence plot: points, and pixels in the line colour */
-  const plot = $("plot"), pg = plot.getContext("2d");
-  const pd = pg.getImageData(0, 0, plot.width, plot.height).data;
+  const plot = $("plot"), bar = $("bar");
+  const hasPlot = shown(plot) && plot.width > 0 && plot.height > 0, hasBar = shown(bar) && bar.width > 0 && bar.height > 0;
   let blue = 0;
-  for (let i = 0; i < pd.length; i += 4) if (pd[i + 2] > 200 && pd[i] < 160 && pd[i + 3] > 200) blue++;
-  if (+(plot.dataset.points || 0) < 1) problems.push("the convergence plot drew no points");
-  if (blue < 20) problems.push(`the convergence plot has ${blue} pixels in the line colour`);
+  if (hasPlot) {
+    const pd = plot.getContext("2d").getImageData(0, 0, plot.width, plot.height).data;
+    for (let i = 0; i < pd.length; i += 4) if (pd[i + 2] > 200 && pd[i] < 160 && pd[i + 3] > 200) blue++;
+  }
+  if (hasPlot && +(plot.dataset.points || 0) < 1) problems.push("the convergence plot drew no points");
+  if (hasPlot && blue < 20) problems.push(`the convergence plot has ${blue} pixels in the line colour`);
 
   /* the colour bar: a gradient along its strip (21 px above its bottom), the colormap named once */
-  const bar = $("bar"), bg = bar.getContext("2d"), br = bar.getBoundingClientRect();
-  const y = Math.round((br.height - 21) * bar.height / br.height);
-  const row = bg.getImageData(0, y, bar.width, 1).data, colours = new Set();
-  for (let x = 2; x < bar.width - 2; x++) colours.add(`${row[4 * x]},${row[4 * x + 1]},${row[4 * x + 2]}`);
-  if (colours.size < 16) problems.push(`the colour bar's strip has ${colours.size} colours (no gradient)`);
+  const colours = new Set();
+  if (hasBar) {
+    const br = bar.getBoundingClientRect(), y = Math.round((br.height - 21) * bar.height / br.height);
+    const row = bar.getContext("2d").getImageData(0, y, bar.width, 1).data;
+    for (let x = 2; x < bar.width - 2; x++) colours.add(`${row[4 * x]},${row[4 * x + 1]},${row[4 * x + 2]}`);
+  }
+  if (hasBar && colours.size < 16) problems.push(`the colour bar's strip has ${colours.size} colours (no gradient)`);
   const title = ($("bar-title") || { textContent: "" }).textContent.toLowerCase();
   for (const m of ["viridis", "inferno", "turbo", "gray"]) {
     const n = title.split(m).length - 1;
@@ -193,6 +201,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("kernelscope")
     ap.add_argument("--shots", help="save page_WxH.png at each size into this folder")
+    ap.add_argument("--scene", default="laplace3d", help="the scene to serve (its plot and colour bar are checked where it has them)")
     ap.add_argument("--min-points", type=int, default=2,
                     help="convergence points the plot must show before the page is judged (more for screenshots)")
     ap.add_argument("--timeout", type=float, default=150.0, help="seconds each wait may take (a loaded machine is slow)")
@@ -207,7 +216,7 @@ def main():
     try:
         log_path = os.path.join(tmp, "run.log")
         with open(log_path, "wb") as log:
-            run = subprocess.Popen([a.kernelscope, "laplace3d", "--backend", "cpu", "--headless", "--frames", "100000",
+            run = subprocess.Popen([a.kernelscope, a.scene, "--backend", "cpu", "--headless", "--frames", "100000",
                                     "--serve", "127.0.0.1:0", "--token", TOKEN], stdout=log, stderr=subprocess.STDOUT)
         procs.append(run)
         url, deadline = None, time.monotonic() + a.timeout
@@ -257,7 +266,8 @@ def main():
                 except RuntimeError:
                     ready = None  # the page is still loading
                 if ready and ready["picture"] and ready["connected"] and ready["panels"] and \
-                        ready["plot_points"] >= a.min_points and ready["bar_stops"] >= 2:
+                        (ready["plot_points"] >= a.min_points or not ready["has_plot"]) and \
+                        (ready["bar_stops"] >= 2 or not ready["has_bar"]):
                     result = evaluate(pipe, session, CHECK_JS)
                     if not result["problems"]:
                         break
