@@ -453,6 +453,21 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
         jw_key(&w, "label");
         jw_str(&w, v->colorbar.label);
         jw_puts(&w, ",");
+        /* the map itself, 17 evenly spaced entries as "#rrggbb", so the page draws the gradient in use */
+        jw_key(&w, "stops");
+        jw_puts(&w, "[");
+        {
+            unsigned char rgba[256][4];
+            ks_colormap_table_rgba(v->colorbar.cmap, rgba);
+            for (int i = 0; i <= 16; ++i) {
+                const unsigned char *c = rgba[i * 255 / 16];
+                char hex[16];
+                snprintf(hex, sizeof hex, "#%02x%02x%02x", c[0], c[1], c[2]);
+                if (i) jw_puts(&w, ",");
+                jw_str(&w, hex);
+            }
+        }
+        jw_puts(&w, "],");
         jw_key(&w, "histogram");
         if (v->colorbar.hist_n > 0) {
             jw_puts(&w, "{");

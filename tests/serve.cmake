@@ -11,10 +11,19 @@ foreach(t test_serve_http test_serve_browser)
   set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
                "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 endforeach()
+# The page's layout at 1280x800, 1920x1080 and 390x844, checked through its DOM in headless Chromium
+# (driven over --remote-debugging-pipe; skipped without Chromium): nothing over the picture, no two
+# boxes overlapping, convergence points plotted, a colour bar with its gradient.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_serve_layout COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/serve_layout.py
+           $<TARGET_FILE:kernelscope>)
+  set_tests_properties(test_serve_layout PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE
+                       ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
+endif()
 # issue 21's attack pass, bounded (about 45 s): every hostile request class, 200 slow clients of each kind
 # (3 rounds of 2.5 s),
 # VmRSS flat, a clean exit (no LeakSanitizer report in the sanitizer build). Figures: docs/results/serve_attack.txt.
-find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   if(KS_SANITIZE)
     set(KS_ATTACK_SLACK 4096) # ASan's allocator grows in larger steps

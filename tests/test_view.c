@@ -377,6 +377,13 @@ static void test_laplace2d(void **state)
     check_roof(&v, "cpu", 5.0 * 40 * 30, 2.0 * 40 * 30 * 4);
     check_json(&v, ks_roof_json);
     check_json(&v, "assert v[\"scene\"]==\"laplace2d\" and v[\"colorbar\"][\"colormap\"]==\"turbo\"");
+    /* the colour bar carries its map's gradient: 17 "#rrggbb" stops from the table the picture uses */
+    char ends[160];
+    snprintf(ends, sizeof ends,
+             "S=v[\"colorbar\"][\"stops\"]\nassert len(S)==17 and S[0]==\"#%02x%02x%02x\" and S[16]==\"#%02x%02x%02x\"",
+             ks_colormap_turbo_rgb[0][0], ks_colormap_turbo_rgb[0][1], ks_colormap_turbo_rgb[0][2],
+             ks_colormap_turbo_rgb[255][0], ks_colormap_turbo_rgb[255][1], ks_colormap_turbo_rgb[255][2]);
+    check_json(&v, ends);
 }
 
 static void test_spheres(void **state)
