@@ -65,37 +65,42 @@ static size_t csv_text(const void *b_, int n, char *buf, size_t cap)
     return used;
 }
 
-/* The variants along x (in the table's order), one series per N: T_eff / T_peak
- * (CPU: GB/s), so the variants of one size read side by side. */
+/* The variants along x (in the table's order, named without their op), one series
+ * per op and N: T_eff / T_peak (CPU: GB/s), so the variants of one size read side
+ * by side and a sum's line never runs into a scan's. */
 static ks_status write_chart(const void *b_, const char *dir)
 {
     const ks_reduce_bench_result *r = &((const reduce_bench *)b_)->r;
-    enum { NS = KS_REDUCE_BENCH_MAX_SIZES, NV = KS_REDUCE_NUM + 2 };
-    char vnames[NV][24], snames[NS][40];
+    enum { NS = KS_CHART_MAX_SERIES, NV = KS_REDUCE_NUM + 2 };
+    char vnames[NV][40], labels[NV][40], snames[NS][48];
     const char *tick_labels[NV];
     double ticks[NV], xs[NS][NV], ys[NS][NV];
-    long long sizes[NS];
     ks_chart_series series[NS];
     int nv = 0, ns = 0;
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        char vname[24]; /* the CPU's rows are "cpu" for both ops */
-        if (strcmp(w->variant, "cpu") == 0) snprintf(vname, sizeof vname, "cpu %s", w->op);
-        else snprintf(vname, sizeof vname, "%s", w->variant);
+        char full[40], label[40]; /* "sum_tree" -> "tree"; the CPU's rows are "cpu" for both ops */
+        snprintf(full, sizeof full, "%s %s", w->op, w->variant);
+        const size_t op_len = strlen(w->op);
+        snprintf(label, sizeof label, "%s",
+                 strncmp(w->variant, w->op, op_len) == 0 && w->variant[op_len] == '_' ? w->variant + op_len + 1
+                                                                                     : w->variant);
         int v = 0, k = 0;
-        while (v < nv && strcmp(vnames[v], vname) != 0) ++v;
+        while (v < nv && strcmp(vnames[v], full) != 0) ++v;
         if (v == nv) {
             if (nv == NV) continue;
-            snprintf(vnames[v], sizeof vnames[v], "%s", vname);
-            tick_labels[v] = vnames[v];
+            snprintf(vnames[v], sizeof vnames[v], "%s", full);
             ticks[v] = v;
             ++nv;
         }
-        while (k < ns && sizes[k] != w->n) ++k;
+        snprintf(labels[v], sizeof labels[v], "%s", label);
+        tick_labels[v] = labels[v];
+        char sname[48];
+        snprintf(sname, sizeof sname, "%s, N = %lld", w->op, w->n);
+        while (k < ns && strcmp(snames[k], sname) != 0) ++k;
         if (k == ns) {
             if (ns == NS) continue;
-            sizes[k] = w->n;
-            snprintf(snames[k], sizeof snames[k], "N = %lld", w->n);
+            snprintf(snames[k], sizeof snames[k], "%s", sname);
             series[k] = (ks_chart_series){snames[k], xs[k], ys[k], 0};
             ++ns;
         }
@@ -106,8 +111,7 @@ static ks_status write_chart(const void *b_, const char *dir)
     char title[400];
     snprintf(title, sizeof title, "bench reduce, %s: T_eff %s per variant", r->device,
              r->use_cuda ? "/ T_peak (device copy)" : "(GB/s)");
-    /* 960 x 600: the chart's own default */
-    const ks_chart_desc d = {.width = 960, .height = 600, .title = title,
+    const ks_chart_desc d = {.width = 1280, .height = 640, .title = title,
                              .x_label = "variant (sum: 4N bytes read; scan: 4N read + 4N written)",
                              .y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s", .series = series,
                              .series_count = ns, .x_ticks = ticks, .x_tick_labels = tick_labels, .x_tick_count = nv};
