@@ -93,8 +93,9 @@ ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, do
     (void)g, (void)variant, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
     return KS_NO_CUDA("histogram");
 }
-ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h)
+ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax, const unsigned char *mask,
+                           unsigned char *rgba, int w, int h)
 {
-    (void)g, (void)log_scale, (void)rgba, (void)w, (void)h;
+    (void)g, (void)log_scale, (void)ax, (void)mask, (void)rgba, (void)w, (void)h;
     return KS_NO_CUDA("histogram");
 }
