@@ -200,7 +200,7 @@ void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, c
     for (int x = 0; x < w; ++x) {
         const int px = x - ax->x0;
         const int in_x = px >= 0 && px < ax->pw;
-        const int rows = in_x ? ks_hist_bar_rows(ks_hist_column(hist, bins, log_scale, px, ax->pw), ax->top, ax->ph) : 0;
+        const int rows = in_x ? ks_hist_bar_rows(ks_hist_column(hist, bins, log_scale, px / ax->cw, ax->cols), ax->top, ax->ph) : 0;
         for (int y = 0; y < h; ++y) {
             const size_t e = (size_t)y * w + x;
             const int py = y - ax->y0;

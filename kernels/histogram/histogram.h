@@ -120,7 +120,10 @@ ks_status ks_hist_add(unsigned *d_dst, const unsigned *d_src, unsigned bins, voi
  * backends lay over the bars, so CPU and GPU draw the same labelled picture. */
 typedef struct ks_hist_axes {
     int x0, y0;      /* the plot area's bottom-left pixel (rows bottom-up) */
-    int pw, ph;      /* its size in pixels: one column per pixel, bins grouped as in the bars */
+    int pw, ph;      /* its size in pixels */
+    int cols, cw;    /* columns (bins grouped, each column the sum of its bins) and pixels per column:
+                        at least 3 where bins are many, so a shrunk view cannot drop a 1-pixel bar;
+                        pw = cols * cw */
     float top;       /* the column value at the plot's top (count, or log10(1 + count)) */
     int labels;      /* labels drawn (0: the picture is too small for them; the plot fills it) */
 } ks_hist_axes;

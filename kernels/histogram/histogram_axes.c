@@ -124,10 +124,14 @@ void ks_hist_axes_make(const uint64_t *hist, unsigned bins, ks_hist_mode mode, i
     ax->x0 = ax->labels ? KS_HA_LEFT : 0;
     ax->y0 = ax->labels ? KS_HA_BOTTOM : 0;
     ax->pw = w - ax->x0 - (ax->labels ? KS_HA_RIGHT : 0);
+    /* a bin under 3 pixels wide: group bins into 3-pixel columns */
+    ax->cw = (unsigned)ax->pw < 3u * bins && ax->pw >= 3 ? 3 : 1;
+    ax->cols = ax->pw / ax->cw;
+    ax->pw = ax->cols * ax->cw;
     ax->ph = h - ax->y0 - (ax->labels ? KS_HA_TOP : 0);
     float most = 0.0f;
-    for (int x = 0; x < ax->pw; ++x) {
-        const float c = ks_hist_column(hist, bins, log_scale, x, ax->pw);
+    for (int x = 0; x < ax->cols; ++x) {
+        const float c = ks_hist_column(hist, bins, log_scale, x, ax->cols);
         if (c > most) most = c;
     }
     /* headroom above the tallest bar for its name */
@@ -196,7 +200,7 @@ void ks_hist_axes_make(const uint64_t *hist, unsigned bins, ks_hist_mode mode, i
         float v = 0.0f;
         for (int col = x - ax->x0; col < x - ax->x0 + tw; ++col)
             if (col >= 0 && col < ax->pw) {
-                const float c = ks_hist_column(hist, bins, log_scale, col, ax->pw);
+                const float c = ks_hist_column(hist, bins, log_scale, col / ax->cw, ax->cols);
                 if (c > v) v = c;
             }
         const int y = ybase - (int)(v / ax->top * (ax->ph - 1) + 0.5) - 8 * KS_HA_SCALE;

@@ -596,7 +596,7 @@ __global__ void ks_hist_bars_kernel(uchar4 *rgba, int w, int h, ks_hist_axes ax,
     const int px = x - ax.x0, py = y - ax.y0;
     int on = 0;
     if (px >= 0 && px < ax.pw && py >= 0 && ax.top > 0.0f) {
-        const int rows = (int)__fadd_rn(__fmul_rn(__fdiv_rn(ks_hist_cols[px], ax.top), (float)(ax.ph - 1)), 0.5f);
+        const int rows = (int)__fadd_rn(__fmul_rn(__fdiv_rn(ks_hist_cols[px / ax.cw], ax.top), (float)(ax.ph - 1)), 0.5f);
         on = py < rows;
     }
     const unsigned char m = mask[e];
@@ -609,10 +609,10 @@ __global__ void ks_hist_bars_kernel(uchar4 *rgba, int w, int h, ks_hist_axes ax,
 extern "C" ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, const ks_hist_axes *ax,
                                        const unsigned char *d_mask, unsigned char *rgba, int w, int h, void *stream)
 {
-    if (w < 1 || w >= 16384 || h < 1 || ax->pw < 1 || ax->pw > w)
+    if (w < 1 || w >= 16384 || h < 1 || ax->pw < 1 || ax->pw > w || ax->cw < 1 || ax->cols * ax->cw != ax->pw)
         return ks_fail(KS_ERR_INVALID, "histogram bars: picture %dx%d", w, h);
     const cudaStream_t st = (cudaStream_t)stream;
-    ks_hist_cols_kernel<<<(ax->pw + 255) / 256, 256, 0, st>>>(d_hist, bins, log_scale, ax->pw);
+    ks_hist_cols_kernel<<<(ax->cols + 255) / 256, 256, 0, st>>>(d_hist, bins, log_scale, ax->cols);
     KS_CUDA_TRY_LAUNCH("histogram columns");
     const dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
     ks_hist_bars_kernel<<<grid, block, 0, st>>>((uchar4 *)rgba, w, h, *ax, d_mask);

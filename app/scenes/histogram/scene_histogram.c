@@ -256,8 +256,9 @@ static void hover(const hist_scene *s, char *buf, size_t len)
     const ks_hist_axes *ax = &s->axes;
     const int px = s->probe_a - ax->x0;
     if (!s->probe_valid || ax->pw < 1 || px < 0 || px >= ax->pw || s->probe_b < 0 || s->probe_b >= s->h) return;
-    const unsigned b0 = (unsigned)((uint64_t)px * s->bins / (unsigned)ax->pw);
-    unsigned b1 = (unsigned)((uint64_t)(px + 1) * s->bins / (unsigned)ax->pw);
+    const int col = px / ax->cw;
+    const unsigned b0 = (unsigned)((uint64_t)col * s->bins / (unsigned)ax->cols);
+    unsigned b1 = (unsigned)((uint64_t)(col + 1) * s->bins / (unsigned)ax->cols);
     if (b1 <= b0) b1 = b0 + 1;
     uint64_t c = 0;
     for (unsigned b = b0; b < b1; ++b) c += s->counts[b];
