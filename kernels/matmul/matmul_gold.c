@@ -298,11 +298,42 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
     const float inv = ks_colormap_inv_span(0.0f, (float)(last - first));
     const int edges = ks_matmul_tile_edges(s->m, s->n, bt, w, h);
     const unsigned char(*table)[4] = pic == KS_MATMUL_PIC_UNIT ? pal : lut;
+    const int tiles_x = (s->n + bt - 1) / bt;
+    /* ks_matmul_tile_code, with its per-column part (tile column, edge) worked out once */
+    int *col = malloc((size_t)w * sizeof *col);
+    if (!col) { /* no memory for the shortcut: pixel by pixel */
+        for (int py = 0; py < h; ++py)
+            for (int px = 0; px < w; ++px) {
+                const int code = ks_matmul_tile_code(px, h - 1 - py, s->m, s->n, w, h, bt, edges, rec, (int)pic, first, inv);
+                const unsigned char *c = code == KS_MATMUL_TILE_EDGE ? edge : code == KS_MATMUL_TILE_NONE ? none : table[code];
+                memcpy(rgba + 4 * ((size_t)py * w + px), c, 4);
+            }
+        return;
+    }
+    for (int px = 0; px < w; ++px) {
+        long long j0, j1;
+        ks_matmul_cells(px, s->n, w, &j0, &j1);
+        col[px] = edges && ks_matmul_edge(px, s->n, w, bt) ? -1 : (int)(j0 / bt);
+    }
 #pragma omp parallel for schedule(static)
-    for (int py = 0; py < h; ++py)
+    for (int py = 0; py < h; ++py) {
+        const int row_pic = h - 1 - py;
+        long long i0, i1;
+        ks_matmul_cells(row_pic, s->m, h, &i0, &i1);
+        const int edge_row = edges && ks_matmul_edge(row_pic, s->m, h, bt);
+        const ks_matmul_tile_rec *r0 = rec + (i0 / bt) * tiles_x;
         for (int px = 0; px < w; ++px) {
-            const int code = ks_matmul_tile_code(px, h - 1 - py, s->m, s->n, w, h, bt, edges, rec, (int)pic, first, inv);
-            const unsigned char *col = code == KS_MATMUL_TILE_EDGE ? edge : code == KS_MATMUL_TILE_NONE ? none : table[code];
-            memcpy(rgba + 4 * ((size_t)py * w + px), col, 4);
+            const unsigned char *c;
+            if (edge_row || col[px] < 0) {
+                c = edge;
+            } else {
+                const ks_matmul_tile_rec *r = r0 + col[px];
+                if (!r->done) c = none;
+                else if (pic == KS_MATMUL_PIC_UNIT) c = table[r->unit & 255u];
+                else c = table[ks_colormap_index((float)(r->t_ns > first ? r->t_ns - first : 0ull), 0.0f, inv)];
+            }
+            memcpy(rgba + 4 * ((size_t)py * w + px), c, 4);
         }
+    }
+    free(col);
 }
