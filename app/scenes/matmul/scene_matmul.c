@@ -377,12 +377,11 @@ static void hover(matmul_scene *s, char *buf, size_t len)
 static void tiles_view(const matmul_scene *s, ks_view *v)
 {
     if (s->rec_n == 0) {
-        v->colorbar.on = 1; /* the value picture stays */
-        if (!s->notice[0])
-            snprintf(v->message, sizeof v->message, "%s",
+        /* the value picture stays; said in the panel, not the banner (nothing went wrong) */
+        ks_view_text(v, KS_VGROUP_SCENE, "picture", "%s",
                      s->gpu && s->variant == KS_MATMUL_CUBLAS
-                         ? "cuBLAS keeps no per-block record (its kernels are closed): showing C's values"
-                         : "no tile records yet: the next run records them (N steps once when paused)");
+                         ? "cuBLAS keeps no per-block record (closed kernels): C's values shown"
+                         : "no tile records yet: the next run makes them (N when paused)");
         return;
     }
     ks_view_text(v, KS_VGROUP_SCENE, "picture", "tile of C (%dx%d) by %s", s->rec_bt, s->rec_bt,
