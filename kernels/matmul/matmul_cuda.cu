@@ -39,8 +39,9 @@ struct ks_matmul_gpu {
 
 /* ---- the per-block record: who computed this tile of C, and when it was done ---- */
 /* Thread 0 of the block, after its own store of C: %smid and %globaltimer, one 16-byte
- * store. rec NULL (recording off) is a uniform branch past it. The block's other warps
- * may finish a few instructions later; the record is the block's end to within that. */
+ * store. rec NULL (recording off) is a uniform branch past it. tiled and regtile: every
+ * warp passed the same last barrier, so the others end a few instructions later; naive
+ * has no barrier, so its record is the end of the block's first warp. */
 __device__ __forceinline__ void ks_mm_record(ks_matmul_tile_rec *rec)
 {
     if (rec == nullptr || (threadIdx.x | threadIdx.y) != 0) return;
