@@ -192,34 +192,24 @@ void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end,
 
 /* The height of picture column x of w: the counts of the bins it covers
  * (at least one), log10(1 + sum) on a log scale. */
-static double column_height(const uint64_t *hist, unsigned bins, int log_scale, int x, int w)
+void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, const ks_hist_axes *ax,
+                           const unsigned char *mask, unsigned char *rgba, int w, int h)
 {
-    const unsigned b0 = (unsigned)((uint64_t)x * bins / (unsigned)w);
-    unsigned b1 = (unsigned)((uint64_t)(x + 1) * bins / (unsigned)w);
-    if (b1 <= b0) b1 = b0 + 1;
-    double s = 0.0;
-    for (unsigned b = b0; b < b1; ++b) s += (double)hist[b];
-    return log_scale ? log10(1.0 + s) : s;
-}
-
-void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, unsigned char *rgba,
-                           int w, int h)
-{
-    double top = 0.0;
+    static const unsigned char bar[4] = {70, 160, 230, 255}, back[4] = {18, 18, 24, 255},
+                               ink[4] = {225, 225, 230, 255}, grid[4] = {52, 52, 64, 255};
     for (int x = 0; x < w; ++x) {
-        const double s = column_height(hist, bins, log_scale, x, w);
-        if (s > top) top = s;
-    }
-    for (int x = 0; x < w; ++x) {
-        const double s = column_height(hist, bins, log_scale, x, w);
-        const int bar = top > 0.0 ? (int)(s / top * (h - 1) + 0.5) : 0;
+        const int px = x - ax->x0;
+        const int in_x = px >= 0 && px < ax->pw;
+        const int rows = in_x ? ks_hist_bar_rows(ks_hist_column(hist, bins, log_scale, px / ax->cw, ax->cols), ax->top, ax->ph) : 0;
         for (int y = 0; y < h; ++y) {
-            unsigned char *p = rgba + ((size_t)y * w + x) * 4;
-            const int on = y < bar;
-            p[0] = on ? 70 : 18;
-            p[1] = on ? 160 : 18;
-            p[2] = on ? 230 : 24;
-            p[3] = 255;
+            const size_t e = (size_t)y * w + x;
+            const int py = y - ax->y0;
+            const int on = in_x && py >= 0 && py < rows;
+            const unsigned char *c = mask[e] == KS_HIST_MASK_INK                 ? ink
+                                     : on                                        ? bar
+                                     : mask[e] == KS_HIST_MASK_GRID              ? grid
+                                                                                 : back;
+            memcpy(rgba + 4 * e, c, 4);
         }
     }
 }

@@ -114,13 +114,50 @@ ks_status ks_hist_run(ks_hist_ctx *ctx, int variant, const ks_hist_input *in, si
                       size_t end, unsigned *d_hist, void *stream);
 /* d_dst[b] += d_src[b] for b < bins (chunks of an overwriting variant). */
 ks_status ks_hist_add(unsigned *d_dst, const unsigned *d_src, unsigned bins, void *stream);
-/* Bars of the histogram into an RGBA picture (device, rows bottom-up): one
- * column per bin group, height by count (log10(1+c) when log_scale). */
-ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, unsigned char *rgba,
-                            int w, int h, void *stream);
+/* ---- The picture: bars in a plot area, a count axis on the left, bin labels below ---- */
+/* Where the bars go and what the axis top means; made on the host from the counts by
+ * ks_hist_axes_make, with the label mask (text and axis lines, grid lines) that both
+ * backends lay over the bars, so CPU and GPU draw the same labelled picture. */
+typedef struct ks_hist_axes {
+    int x0, y0;      /* the plot area's bottom-left pixel (rows bottom-up) */
+    int pw, ph;      /* its size in pixels */
+    int cols, cw;    /* columns (bins grouped, each column the sum of its bins) and pixels per column:
+                        at least 3 where bins are many, so a shrunk view cannot drop a 1-pixel bar;
+                        pw = cols * cw */
+    float top;       /* the column value at the plot's top (count, or log10(1 + count)) */
+    int labels;      /* labels drawn (0: the picture is too small for them; the plot fills it) */
+} ks_hist_axes;
+enum {
+    KS_HIST_MASK_NONE = 0, /* bars or background */
+    KS_HIST_MASK_INK,      /* text, axis lines and ticks: over everything */
+    KS_HIST_MASK_GRID,     /* count grid lines: behind the bars */
+};
+/* A bin's label: bytes: a printable character as itself (e; the space as "space"), others in hex
+ * (0x0A); pairs: the two characters when one bin is one pair and both print ('th'), else the
+ * bin's first 16-bit value in hex; words: the bin number (#17: hashed words have no order). */
+void ks_hist_bin_label(ks_hist_mode mode, unsigned bins, unsigned b, char *buf, size_t len);
+/* Count for an axis label: 0, 950, 12k, 1.5M, 2G. */
+void ks_hist_count_label(double count, char *buf, size_t len);
+/* Column value of column x of pw (sum of its bins; log10(1 + s) on a log scale). */
+float ks_hist_column(const uint64_t *hist, unsigned bins, int log_scale, int x, int pw);
+/* The layout and the mask (w*h bytes, rows bottom-up, KS_HIST_MASK_*) for these counts: count
+ * ticks at 1-2-5 steps (log: powers of ten), bin ticks below, the tallest bars named above
+ * them. */
+void ks_hist_axes_make(const uint64_t *hist, unsigned bins, ks_hist_mode mode, int log_scale, int w, int h,
+                       ks_hist_axes *ax, unsigned char *mask);
+/* Bars of the histogram into an RGBA picture (device, rows bottom-up): one column per bin
+ * group in the axes' plot area, height by column value against ax->top; mask (device, w*h)
+ * laid over it. */
+ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, const ks_hist_axes *ax,
+                            const unsigned char *d_mask, unsigned char *rgba, int w, int h, void *stream);
 /* The same picture from host counts (CPU backend). */
-void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, unsigned char *rgba,
-                           int w, int h);
+void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, const ks_hist_axes *ax,
+                           const unsigned char *mask, unsigned char *rgba, int w, int h);
+/* One pixel of that picture: the bar height in rows for a column value (both backends). */
+static inline int ks_hist_bar_rows(float col, float top, int ph)
+{
+    return top > 0.0f ? (int)(col / top * (float)(ph - 1) + 0.5f) : 0;
+}
 
 /* ---- Float values in bins (for a histogram panel beside a colour bar) ---- */
 
@@ -170,7 +207,10 @@ ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant);
 /* Median and minimum ms of reps timed ks_hist_gpu_whole after warmup runs. */
 ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
                            double *min_ms);
-ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h);
+/* The labelled picture (ks_hist_draw_bars) of the counts now; the mask (host, w*h, from
+ * ks_hist_axes_make) is copied to the device when it differs from the last one. */
+ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax, const unsigned char *mask,
+                           unsigned char *rgba, int w, int h);
 
 #ifdef __cplusplus
 }

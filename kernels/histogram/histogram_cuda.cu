@@ -569,50 +569,53 @@ extern "C" ks_status ks_hist_add(unsigned *d_dst, const unsigned *d_src, unsigne
     return KS_OK;
 }
 
-/* Column values (sum of the column's bins, log10(1 + s) on a log scale) and their maximum. */
+/* Column values (sum of the column's bins, log10(1 + s) on a log scale), as ks_hist_column. */
 __device__ float ks_hist_cols[16384];
 
-__global__ void ks_hist_cols_kernel(const unsigned *hist, unsigned bins, int log_scale, int w)
+__global__ void ks_hist_cols_kernel(const unsigned *hist, unsigned bins, int log_scale, int pw)
 {
-    __shared__ float top[256];
-    float m = 0.0f;
-    for (int x = threadIdx.x; x < w; x += blockDim.x) {
-        const unsigned b0 = (unsigned)((unsigned long long)x * bins / (unsigned)w);
-        unsigned b1 = (unsigned)((unsigned long long)(x + 1) * bins / (unsigned)w);
+    for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < pw; x += gridDim.x * blockDim.x) {
+        const unsigned b0 = (unsigned)((unsigned long long)x * bins / (unsigned)pw);
+        unsigned b1 = (unsigned)((unsigned long long)(x + 1) * bins / (unsigned)pw);
         if (b1 <= b0) b1 = b0 + 1;
         double s = 0.0;
         for (unsigned b = b0; b < b1; ++b) s += (double)hist[b];
         if (log_scale) s = log10(1.0 + s);
         ks_hist_cols[x] = (float)s;
-        m = fmaxf(m, (float)s);
     }
-    top[threadIdx.x] = m;
-    __syncthreads();
-    for (int k = blockDim.x / 2; k > 0; k >>= 1) {
-        if ((int)threadIdx.x < k) top[threadIdx.x] = fmaxf(top[threadIdx.x], top[threadIdx.x + k]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) ks_hist_cols[w] = top[0];
 }
 
-__global__ void ks_hist_bars_kernel(uchar4 *rgba, int w, int h)
+/* One pixel: label ink over everything, bars, grid lines behind the bars, background
+ * (ks_hist_draw_bars_cpu's order and colours). The bar height with single-rounding steps,
+ * as the host's float arithmetic. */
+__global__ void ks_hist_bars_kernel(uchar4 *rgba, int w, int h, ks_hist_axes ax, const unsigned char *mask)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
-    const float top = ks_hist_cols[w];
-    const int bar = top > 0.0f ? (int)(ks_hist_cols[x] / top * (h - 1) + 0.5f) : 0;
-    rgba[(size_t)y * w + x] = y < bar ? make_uchar4(70, 160, 230, 255) : make_uchar4(18, 18, 24, 255);
+    const size_t e = (size_t)y * w + x;
+    const int px = x - ax.x0, py = y - ax.y0;
+    int on = 0;
+    if (px >= 0 && px < ax.pw && py >= 0 && ax.top > 0.0f) {
+        const int rows = (int)__fadd_rn(__fmul_rn(__fdiv_rn(ks_hist_cols[px / ax.cw], ax.top), (float)(ax.ph - 1)), 0.5f);
+        on = py < rows;
+    }
+    const unsigned char m = mask[e];
+    rgba[e] = m == KS_HIST_MASK_INK ? make_uchar4(225, 225, 230, 255)
+              : on                  ? make_uchar4(70, 160, 230, 255)
+              : m == KS_HIST_MASK_GRID ? make_uchar4(52, 52, 64, 255)
+                                       : make_uchar4(18, 18, 24, 255);
 }
 
-extern "C" ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, unsigned char *rgba,
-                                       int w, int h, void *stream)
+extern "C" ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, const ks_hist_axes *ax,
+                                       const unsigned char *d_mask, unsigned char *rgba, int w, int h, void *stream)
 {
-    if (w < 1 || w >= 16384 || h < 1) return ks_fail(KS_ERR_INVALID, "histogram bars: picture %dx%d", w, h);
+    if (w < 1 || w >= 16384 || h < 1 || ax->pw < 1 || ax->pw > w || ax->cw < 1 || ax->cols * ax->cw != ax->pw)
+        return ks_fail(KS_ERR_INVALID, "histogram bars: picture %dx%d", w, h);
     const cudaStream_t st = (cudaStream_t)stream;
-    ks_hist_cols_kernel<<<1, 256, 0, st>>>(d_hist, bins, log_scale, w);
+    ks_hist_cols_kernel<<<(ax->cols + 255) / 256, 256, 0, st>>>(d_hist, bins, log_scale, ax->cols);
     KS_CUDA_TRY_LAUNCH("histogram columns");
     const dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
-    ks_hist_bars_kernel<<<grid, block, 0, st>>>((uchar4 *)rgba, w, h);
+    ks_hist_bars_kernel<<<grid, block, 0, st>>>((uchar4 *)rgba, w, h, *ax, d_mask);
     KS_CUDA_TRY_LAUNCH("histogram bars");
     return KS_OK;
 }

@@ -14,6 +14,8 @@ struct ks_hist_gpu {
     ks_hist_input in;
     unsigned *d_hist, *d_tmp;
     unsigned bins;
+    unsigned char *d_mask, *mask; /* the label mask on the device, and the host copy it was made from */
+    size_t mask_cap;              /* bytes of each */
 };
 
 extern "C" void ks_hist_gpu_destroy(ks_hist_gpu *g)
@@ -23,6 +25,8 @@ extern "C" void ks_hist_gpu_destroy(ks_hist_gpu *g)
     cudaFree(g->alloc);
     cudaFree(g->d_hist);
     cudaFree(g->d_tmp);
+    cudaFree(g->d_mask);
+    free(g->mask);
     if (g->ev0) cudaEventDestroy(g->ev0);
     if (g->ev1) cudaEventDestroy(g->ev1);
     if (g->stream) cudaStreamDestroy(g->stream);
@@ -175,7 +179,26 @@ extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, i
     return st;
 }
 
-extern "C" ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h)
+extern "C" ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax,
+                                      const unsigned char *mask, unsigned char *rgba, int w, int h)
 {
-    return ks_hist_draw_bars(g->d_hist, g->bins, log_scale, rgba, w, h, g->stream);
+    const size_t n = (size_t)w * h;
+    if (g->mask_cap < n) {
+        cudaFree(g->d_mask);
+        free(g->mask);
+        g->d_mask = NULL;
+        g->mask_cap = 0;
+        g->mask = (unsigned char *)malloc(n);
+        if (!g->mask) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory for the label mask");
+        KS_CUDA_TRY(cudaMalloc(&g->d_mask, n));
+        g->mask_cap = n;
+        memset(g->mask, 0xFF, n); /* no mask has this: the first one is copied */
+    }
+    /* labels change only when the axis does (a new tick, a new tallest byte): copy then; the
+     * stream orders the copy after the last draw's reads */
+    if (memcmp(g->mask, mask, n) != 0) {
+        memcpy(g->mask, mask, n);
+        KS_CUDA_TRY(cudaMemcpyAsync(g->d_mask, g->mask, n, cudaMemcpyHostToDevice, g->stream));
+    }
+    return ks_hist_draw_bars(g->d_hist, g->bins, log_scale, ax, g->d_mask, rgba, w, h, g->stream);
 }

@@ -45,10 +45,10 @@ ks_status ks_hist_add(unsigned *d_dst, const unsigned *d_src, unsigned bins, voi
     (void)d_dst, (void)d_src, (void)bins, (void)stream;
     return KS_NO_CUDA("histogram");
 }
-ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, unsigned char *rgba, int w,
-                            int h, void *stream)
+ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale, const ks_hist_axes *ax,
+                            const unsigned char *d_mask, unsigned char *rgba, int w, int h, void *stream)
 {
-    (void)d_hist, (void)bins, (void)log_scale, (void)rgba, (void)w, (void)h, (void)stream;
+    (void)d_hist, (void)bins, (void)log_scale, (void)ax, (void)d_mask, (void)rgba, (void)w, (void)h, (void)stream;
     return KS_NO_CUDA("histogram");
 }
 ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float lo, float hi, unsigned bins,
@@ -93,8 +93,9 @@ ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, do
     (void)g, (void)variant, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
     return KS_NO_CUDA("histogram");
 }
-ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, unsigned char *rgba, int w, int h)
+ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax, const unsigned char *mask,
+                           unsigned char *rgba, int w, int h)
 {
-    (void)g, (void)log_scale, (void)rgba, (void)w, (void)h;
+    (void)g, (void)log_scale, (void)ax, (void)mask, (void)rgba, (void)w, (void)h;
     return KS_NO_CUDA("histogram");
 }

@@ -57,6 +57,44 @@ long long ks_matmul_first_diff(const float *want, const float *got, size_t n);
 /* The CPU's picture of C, as ks_matmul_gpu_draw draws it (rgba host, rows bottom-up). */
 void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
                         float lo, float hi, int grid_tile, unsigned char *rgba);
+/* ---- how the work was done: one record per block tile of C ---- */
+/* What a picture of C shows (the V key cycles them). */
+typedef enum ks_matmul_picture {
+    KS_MATMUL_PIC_VALUE = 0, /* C's values over the colormap (default) */
+    KS_MATMUL_PIC_UNIT,      /* each tile by the SM (GPU) or OpenMP thread (CPU) that computed it */
+    KS_MATMUL_PIC_TIME,      /* each tile by when it finished, over [first, last] */
+    KS_MATMUL_PIC_NUM
+} ks_matmul_picture;
+const char *ks_matmul_picture_name(ks_matmul_picture p); /* "values", "SM / thread", "finish time" */
+
+/* Written once per block at its end: by thread 0 of the block after its store of C
+ * (GPU), or after the tile's last row (CPU gold). 16 bytes. */
+typedef struct ks_matmul_tile_rec {
+    unsigned int unit;       /* %smid (GPU) or omp_get_thread_num() (CPU) */
+    unsigned int done;       /* 1 once written (the GPU context clears it before each recorded run) */
+    unsigned long long t_ns; /* %globaltimer (GPU, ns) or the host's monotonic clock (CPU, ns) */
+} ks_matmul_tile_rec;
+
+/* Tiles of C for a block tile of side bt: tiles_x = ceil(N / bt) across, tiles_y = ceil(M / bt) down. */
+void ks_matmul_tile_grid(const ks_matmul_size *s, int bt, int *tiles_x, int *tiles_y);
+/* CPU gold computed tile by tile (bt x bt tiles of C, OpenMP hands tiles out dynamically, as a
+ * GPU hands out blocks), recording each tile's thread and end time into rec (tiles_x * tiles_y,
+ * row of tiles by row; NULL: none). Same C as ks_matmul_gold, bit for bit. */
+void ks_matmul_gold_tiles(const ks_matmul_size *s, const float *a, const float *b, float *c, int bt,
+                          ks_matmul_tile_rec *rec);
+/* A categorical palette for unit numbers (unit % 256): neighbours in number far apart in colour. */
+void ks_matmul_unit_palette(unsigned char pal[256][4]);
+/* Earliest and latest t_ns of the written records (0, 0 when none). */
+void ks_matmul_tile_span(const ks_matmul_tile_rec *rec, int n, unsigned long long *first,
+                         unsigned long long *last);
+/* The tile picture (rgba host, rows bottom-up, C's row 0 at the top): each pixel the tile of its
+ * first cell; PIC_UNIT colours by pal[unit % 256], PIC_TIME by lut over [first, last]; a record not
+ * written is gray; tile edges dark where a tile is at least KS_MATMUL_TILE_EDGE_PX pixels wide. */
+void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_tile_rec *rec,
+                              ks_matmul_picture pic, const unsigned char pal[256][4],
+                              const unsigned char lut[256][4], unsigned long long first,
+                              unsigned long long last, int w, int h, unsigned char *rgba);
+
 /* Picture size for C: enlarged by a whole factor up to max_side, or shrunk to fit it. */
 void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *h);
 /* 2*M*N*K */
@@ -107,6 +145,20 @@ ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c);
  * (0: none) where a tile edge falls within the pixel. */
 ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4],
                              float lo, float hi, int grid_tile, void *rgba);
+/* Per-block records (off by default): on, every later run of naive, tiled and regtile has each
+ * block's thread 0 store one ks_matmul_tile_rec at its end (cuBLAS keeps none: its runs leave
+ * the records cleared). Costs one 16-byte store and two special-register reads per block. */
+ks_status ks_matmul_gpu_set_record(ks_matmul_gpu *g, int on);
+/* The last run's records to host (tiles_x * tiles_y of the variant's block tile, at most n);
+ * synchronises. *count: how many there are. */
+ks_status ks_matmul_gpu_records(ks_matmul_gpu *g, ks_matmul_tile_rec *rec, int n, int *count);
+/* The device's %globaltimer now (a one-thread kernel on the context's stream; synchronises). */
+ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *ns);
+/* The tile picture drawn on the device, equal to ks_matmul_draw_tiles_cpu on the same records
+ * (the last run's, of block tile bt). */
+ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic, const unsigned char pal[256][4],
+                                   const unsigned char lut[256][4], unsigned long long first,
+                                   unsigned long long last, int w, int h, void *rgba);
 /* One element of C (synchronises). */
 ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
 

@@ -29,7 +29,36 @@ struct ks_matmul_gpu {
     float *a, *b, *c;
     size_t cap_a, cap_b, cap_c; /* elements */
     unsigned char *lut;         /* 256 x 4 */
+    unsigned char *pal;         /* 256 x 4: the unit palette */
+    int record;                 /* blocks write their records */
+    ks_matmul_tile_rec *rec;    /* one per block of the last recorded run */
+    size_t cap_rec;             /* records */
+    int rec_count, rec_bt;      /* the last run's records (0: none, e.g. cuBLAS) and its block tile */
+    unsigned long long *clock;  /* ks_matmul_gpu_clock's slot */
 };
+
+/* ---- the per-block record: who computed this tile of C, and when it was done ---- */
+/* Thread 0 of the block, after its own store of C: %smid and %globaltimer, one 16-byte
+ * store. rec NULL (recording off) is a uniform branch past it. tiled and regtile: every
+ * warp passed the same last barrier, so the others end a few instructions later; naive
+ * has no barrier, so its record is the end of the block's first warp. */
+__device__ __forceinline__ void ks_mm_record(ks_matmul_tile_rec *rec)
+{
+    if (rec == nullptr || (threadIdx.x | threadIdx.y) != 0) return;
+    unsigned int sm;
+    unsigned long long t;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    reinterpret_cast<uint4 *>(rec)[blockIdx.y * gridDim.x + blockIdx.x] =
+        make_uint4(sm, 1u, (unsigned int)t, (unsigned int)(t >> 32));
+}
+
+__global__ void ks_mm_clock_kernel(unsigned long long *out)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    *out = t;
+}
 
 /* ---- inputs ---- */
 
@@ -45,7 +74,7 @@ __global__ void ks_mm_fill_kernel(float *a, long long na, float *b, long long nb
 /* ---- naive: one thread per C element ---- */
 
 __global__ void ks_mm_naive_kernel(const float *__restrict__ A, const float *__restrict__ B,
-                                   float *__restrict__ C, int M, int N, int K)
+                                   float *__restrict__ C, int M, int N, int K, ks_matmul_tile_rec *rec)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     const int i = blockIdx.y * blockDim.y + threadIdx.y;
@@ -53,6 +82,7 @@ __global__ void ks_mm_naive_kernel(const float *__restrict__ A, const float *__r
     float acc = 0.0f;
     for (int k = 0; k < K; ++k) acc += A[(size_t)i * K + k] * B[(size_t)k * N + j];
     C[(size_t)i * N + j] = acc;
+    ks_mm_record(rec); /* thread (0, 0) is always inside C */
 }
 
 /* ---- tiled: T x T tiles of A and B in shared memory ---- */
@@ -63,7 +93,8 @@ __global__ void ks_mm_naive_kernel(const float *__restrict__ A, const float *__r
 template <int T, bool FULL>
 __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restrict__ A,
                                                            const float *__restrict__ B,
-                                                           float *__restrict__ C, int M, int N, int K)
+                                                           float *__restrict__ C, int M, int N, int K,
+                                                           ks_matmul_tile_rec *rec)
 {
     __shared__ float As[T][T];
     __shared__ float Bs[T][T];
@@ -83,6 +114,7 @@ __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restri
             __syncthreads();
         }
         C[(size_t)i * N + j] = acc;
+        ks_mm_record(rec);
     } else {
         for (int k0 = 0; k0 < K; k0 += T) {
             As[ty][tx] = (i < M && k0 + tx < K) ? A[(size_t)i * K + k0 + tx] : 0.0f;
@@ -93,17 +125,18 @@ __global__ void __launch_bounds__(T *T) ks_mm_tiled_kernel(const float *__restri
             __syncthreads();
         }
         if (i < M && j < N) C[(size_t)i * N + j] = acc;
+        ks_mm_record(rec);
     }
 }
 
 template <int T>
 static void tiled_launch(dim3 grid, dim3 block, cudaStream_t stream, const float *A, const float *B, float *C,
-                         int M, int N, int K)
+                         int M, int N, int K, ks_matmul_tile_rec *rec)
 {
     if (M % T == 0 && N % T == 0 && K % T == 0)
-        ks_mm_tiled_kernel<T, true><<<grid, block, 0, stream>>>(A, B, C, M, N, K);
+        ks_mm_tiled_kernel<T, true><<<grid, block, 0, stream>>>(A, B, C, M, N, K, rec);
     else
-        ks_mm_tiled_kernel<T, false><<<grid, block, 0, stream>>>(A, B, C, M, N, K);
+        ks_mm_tiled_kernel<T, false><<<grid, block, 0, stream>>>(A, B, C, M, N, K, rec);
 }
 
 /* ---- regtile ---- */
@@ -156,7 +189,7 @@ template <bool VEC>
 __global__ void __launch_bounds__(KS_RT_THREADS, 2) ks_mm_regtile_kernel(const float *__restrict__ A,
                                                                          const float *__restrict__ B,
                                                                          float *__restrict__ C, int M, int N,
-                                                                         int K)
+                                                                         int K, ks_matmul_tile_rec *rec)
 {
     __shared__ __align__(16) float As[2][KS_RT_BK][KS_RT_BM + KS_RT_APAD];
     __shared__ __align__(16) float Bs[2][KS_RT_BK][KS_RT_BN];
@@ -216,6 +249,7 @@ __global__ void __launch_bounds__(KS_RT_THREADS, 2) ks_mm_regtile_kernel(const f
             }
         }
     }
+    ks_mm_record(rec);
 }
 
 /* ---- picture: mean of the cells under each pixel, tile grid over it ---- */
@@ -240,6 +274,20 @@ __global__ void ks_mm_draw_kernel(const float *__restrict__ C, int M, int N, int
     out[(size_t)py * w + px] = col;
 }
 
+/* ---- picture of the records: ks_matmul_tile_code, as the CPU's ---- */
+
+__global__ void ks_mm_draw_tiles_kernel(const ks_matmul_tile_rec *__restrict__ rec, int M, int N, int bt, int edges,
+                                        int pic, const uchar4 *__restrict__ table, unsigned long long first,
+                                        float inv_span, int w, int h, uchar4 *__restrict__ out)
+{
+    const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+    if (px >= w || py >= h) return;
+    const int code = ks_matmul_tile_code(px, h - 1 - py, M, N, w, h, bt, edges, rec, pic, first, inv_span);
+    out[(size_t)py * w + px] = code == KS_MATMUL_TILE_EDGE   ? make_uchar4(20, 20, 20, 255)
+                               : code == KS_MATMUL_TILE_NONE ? make_uchar4(96, 96, 96, 255)
+                                                             : table[code];
+}
+
 /* ---- context ---- */
 
 extern "C" void ks_matmul_gpu_destroy(ks_matmul_gpu *g)
@@ -251,6 +299,9 @@ extern "C" void ks_matmul_gpu_destroy(ks_matmul_gpu *g)
     cudaFree(g->b);
     cudaFree(g->c);
     cudaFree(g->lut);
+    cudaFree(g->pal);
+    cudaFree(g->rec);
+    cudaFree(g->clock);
     if (g->e0) cudaEventDestroy(g->e0);
     if (g->e1) cudaEventDestroy(g->e1);
     if (g->stream) cudaStreamDestroy(g->stream);
@@ -263,6 +314,8 @@ static ks_status gpu_init(ks_matmul_gpu *g)
     KS_CUDA_TRY(cudaEventCreate(&g->e0));
     KS_CUDA_TRY(cudaEventCreate(&g->e1));
     KS_CUDA_TRY(cudaMalloc(&g->lut, 256 * 4));
+    KS_CUDA_TRY(cudaMalloc(&g->pal, 256 * 4));
+    KS_CUDA_TRY(cudaMalloc(&g->clock, sizeof *g->clock));
     KS_CUBLAS_TRY(cublasCreate(&g->blas));
     KS_CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
     /* Plain FP32: pedantic math forbids tensor cores, TF32 and reduced-precision tricks. */
@@ -337,27 +390,47 @@ extern "C" ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, in
 {
     if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
     const int M = g->size.m, N = g->size.n, K = g->size.k;
+    if (v == KS_MATMUL_TILED && tile != 8 && tile != 16 && tile != 32)
+        return ks_fail(KS_ERR_INVALID, "matmul: tiled takes tile 8, 16 or 32, not %d", tile);
+    /* records: one per block of this launch (none for cuBLAS) */
+    ks_matmul_tile_rec *rec = NULL;
+    g->rec_count = 0;
+    if (g->record && v != KS_MATMUL_CUBLAS && v >= 0 && v < KS_MATMUL_NUM) {
+        const int bt = ks_matmul_block_tile(v, tile);
+        int tx, ty;
+        ks_matmul_tile_grid(&g->size, bt, &tx, &ty);
+        const size_t n = (size_t)tx * ty;
+        if (g->cap_rec < n) {
+            cudaFree(g->rec);
+            g->rec = NULL;
+            g->cap_rec = 0;
+            KS_CUDA_TRY(cudaMalloc(&g->rec, n * sizeof *g->rec));
+            g->cap_rec = n;
+            KS_CUDA_TRY(cudaMemsetAsync(g->rec, 0, n * sizeof *g->rec, g->stream));
+        }
+        rec = g->rec;
+        g->rec_count = (int)n;
+        g->rec_bt = bt;
+    }
     switch (v) {
     case KS_MATMUL_NAIVE: {
         const dim3 block(16, 16), grid((N + 15) / 16, (M + 15) / 16);
-        ks_mm_naive_kernel<<<grid, block, 0, g->stream>>>(g->a, g->b, g->c, M, N, K);
+        ks_mm_naive_kernel<<<grid, block, 0, g->stream>>>(g->a, g->b, g->c, M, N, K, rec);
         break;
     }
     case KS_MATMUL_TILED: {
-        if (tile != 8 && tile != 16 && tile != 32)
-            return ks_fail(KS_ERR_INVALID, "matmul: tiled takes tile 8, 16 or 32, not %d", tile);
         const dim3 block(tile, tile), grid((N + tile - 1) / tile, (M + tile - 1) / tile);
-        if (tile == 8) tiled_launch<8>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
-        else if (tile == 16) tiled_launch<16>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
-        else tiled_launch<32>(grid, block, g->stream, g->a, g->b, g->c, M, N, K);
+        if (tile == 8) tiled_launch<8>(grid, block, g->stream, g->a, g->b, g->c, M, N, K, rec);
+        else if (tile == 16) tiled_launch<16>(grid, block, g->stream, g->a, g->b, g->c, M, N, K, rec);
+        else tiled_launch<32>(grid, block, g->stream, g->a, g->b, g->c, M, N, K, rec);
         break;
     }
     case KS_MATMUL_REGTILE: {
         const dim3 grid((N + KS_RT_BN - 1) / KS_RT_BN, (M + KS_RT_BM - 1) / KS_RT_BM);
         if (K % 4 == 0 && N % 4 == 0)
-            ks_mm_regtile_kernel<true><<<grid, KS_RT_THREADS, 0, g->stream>>>(g->a, g->b, g->c, M, N, K);
+            ks_mm_regtile_kernel<true><<<grid, KS_RT_THREADS, 0, g->stream>>>(g->a, g->b, g->c, M, N, K, rec);
         else
-            ks_mm_regtile_kernel<false><<<grid, KS_RT_THREADS, 0, g->stream>>>(g->a, g->b, g->c, M, N, K);
+            ks_mm_regtile_kernel<false><<<grid, KS_RT_THREADS, 0, g->stream>>>(g->a, g->b, g->c, M, N, K, rec);
         break;
     }
     case KS_MATMUL_CUBLAS: {
@@ -432,5 +505,51 @@ extern "C" ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *v
     KS_CUDA_TRY(cudaMemcpyAsync(value, g->c + (size_t)i * g->size.n + j, sizeof(float), cudaMemcpyDeviceToHost,
                                 g->stream));
     KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_set_record(ks_matmul_gpu *g, int on)
+{
+    g->record = on != 0;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_records(ks_matmul_gpu *g, ks_matmul_tile_rec *rec, int n, int *count)
+{
+    *count = g->rec_count;
+    const int k = g->rec_count < n ? g->rec_count : n;
+    if (k > 0)
+        KS_CUDA_TRY(cudaMemcpyAsync(rec, g->rec, (size_t)k * sizeof *rec, cudaMemcpyDeviceToHost, g->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *ns)
+{
+    ks_mm_clock_kernel<<<1, 1, 0, g->stream>>>(g->clock);
+    KS_CUDA_TRY_LAUNCH("matmul clock");
+    KS_CUDA_TRY(cudaMemcpyAsync(ns, g->clock, sizeof *ns, cudaMemcpyDeviceToHost, g->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic,
+                                              const unsigned char pal[256][4], const unsigned char lut[256][4],
+                                              unsigned long long first, unsigned long long last, int w, int h,
+                                              void *rgba)
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    if (g->rec_count == 0 || bt != g->rec_bt)
+        return ks_fail(KS_ERR_INVALID, "matmul: no records of block tile %d from the last run", bt);
+    unsigned char *table = pic == KS_MATMUL_PIC_UNIT ? g->pal : g->lut;
+    KS_CUDA_TRY(cudaMemcpyAsync(table, pic == KS_MATMUL_PIC_UNIT ? pal : lut, 256 * 4, cudaMemcpyHostToDevice,
+                                g->stream));
+    const float inv = ks_colormap_inv_span(0.0f, (float)(last - first));
+    const int edges = ks_matmul_tile_edges(g->size.m, g->size.n, bt, w, h);
+    const dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
+    ks_mm_draw_tiles_kernel<<<grid, block, 0, g->stream>>>(g->rec, g->size.m, g->size.n, bt, edges, (int)pic,
+                                                           (const uchar4 *)table, first, inv, w, h,
+                                                           (uchar4 *)rgba);
+    KS_CUDA_TRY_LAUNCH("matmul draw tiles");
     return KS_OK;
 }

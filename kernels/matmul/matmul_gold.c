@@ -4,6 +4,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,4 +191,149 @@ void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *
     }
     if (*w < 1) *w = 1;
     if (*h < 1) *h = 1;
+}
+
+/* ---- how the work was done ---- */
+
+const char *ks_matmul_picture_name(ks_matmul_picture p)
+{
+    switch (p) {
+    case KS_MATMUL_PIC_UNIT: return "SM / thread";
+    case KS_MATMUL_PIC_TIME: return "finish time";
+    default: return "values";
+    }
+}
+
+void ks_matmul_tile_grid(const ks_matmul_size *s, int bt, int *tiles_x, int *tiles_y)
+{
+    if (bt < 1) bt = 1;
+    *tiles_x = (s->n + bt - 1) / bt;
+    *tiles_y = (s->m + bt - 1) / bt;
+}
+
+static unsigned long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+void ks_matmul_gold_tiles(const ks_matmul_size *s, const float *a, const float *b, float *c, int bt,
+                          ks_matmul_tile_rec *rec)
+{
+    const int M = s->m, N = s->n, K = s->k;
+    int tx, ty;
+    ks_matmul_tile_grid(s, bt, &tx, &ty);
+    const long long nt = (long long)tx * ty;
+    /* dynamic: a free thread takes the next tile, as a free SM takes the next block; each
+     * element still sums its k in order, so C is the row gold's bit for bit */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long t = 0; t < nt; ++t) {
+        const int i0 = (int)(t / tx) * bt, j0 = (int)(t % tx) * bt;
+        const int i1 = i0 + bt < M ? i0 + bt : M, j1 = j0 + bt < N ? j0 + bt : N;
+        for (int i = i0; i < i1; ++i) {
+            float *ci = c + (size_t)i * N;
+            for (int j = j0; j < j1; ++j) ci[j] = 0.0f;
+            const float *ai = a + (size_t)i * K;
+            for (int k = 0; k < K; ++k) {
+                const float x = ai[k];
+                const float *bk = b + (size_t)k * N;
+                for (int j = j0; j < j1; ++j) ci[j] += x * bk[j];
+            }
+        }
+        if (rec) {
+#ifdef _OPENMP
+            rec[t].unit = (unsigned int)omp_get_thread_num();
+#else
+            rec[t].unit = 0;
+#endif
+            rec[t].done = 1;
+            rec[t].t_ns = now_ns();
+        }
+    }
+}
+
+void ks_matmul_unit_palette(unsigned char pal[256][4])
+{
+    /* hues a golden angle apart, three lightness steps in turn: units 0, 1, 2 ... differ
+     * clearly, and colours repeat only after many units */
+    for (int u = 0; u < 256; ++u) {
+        const double hue = fmod(u * 137.508, 360.0) / 60.0;
+        const double val = u % 3 == 0 ? 0.95 : u % 3 == 1 ? 0.75 : 0.55, sat = u % 2 ? 0.55 : 0.85;
+        const int sector = (int)hue;
+        const double f = hue - sector, p = val * (1.0 - sat), q = val * (1.0 - sat * f),
+                     r = val * (1.0 - sat * (1.0 - f));
+        double rgb[3];
+        switch (sector % 6) {
+        case 0: rgb[0] = val, rgb[1] = r, rgb[2] = p; break;
+        case 1: rgb[0] = q, rgb[1] = val, rgb[2] = p; break;
+        case 2: rgb[0] = p, rgb[1] = val, rgb[2] = r; break;
+        case 3: rgb[0] = p, rgb[1] = q, rgb[2] = val; break;
+        case 4: rgb[0] = r, rgb[1] = p, rgb[2] = val; break;
+        default: rgb[0] = val, rgb[1] = p, rgb[2] = q; break;
+        }
+        for (int ch = 0; ch < 3; ++ch) pal[u][ch] = (unsigned char)(rgb[ch] * 255.0 + 0.5);
+        pal[u][3] = 255;
+    }
+}
+
+void ks_matmul_tile_span(const ks_matmul_tile_rec *rec, int n, unsigned long long *first, unsigned long long *last)
+{
+    int any = 0;
+    *first = *last = 0;
+    for (int r = 0; r < n; ++r) {
+        if (!rec[r].done) continue;
+        if (!any || rec[r].t_ns < *first) *first = rec[r].t_ns;
+        if (!any || rec[r].t_ns > *last) *last = rec[r].t_ns;
+        any = 1;
+    }
+}
+
+void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_tile_rec *rec,
+                              ks_matmul_picture pic, const unsigned char pal[256][4],
+                              const unsigned char lut[256][4], unsigned long long first,
+                              unsigned long long last, int w, int h, unsigned char *rgba)
+{
+    static const unsigned char edge[4] = {20, 20, 20, 255}, none[4] = {96, 96, 96, 255};
+    const float inv = ks_colormap_inv_span(0.0f, (float)(last - first));
+    const int edges = ks_matmul_tile_edges(s->m, s->n, bt, w, h);
+    const unsigned char(*table)[4] = pic == KS_MATMUL_PIC_UNIT ? pal : lut;
+    const int tiles_x = (s->n + bt - 1) / bt;
+    /* ks_matmul_tile_code, with its per-column part (tile column, edge) worked out once */
+    int *col = malloc((size_t)w * sizeof *col);
+    if (!col) { /* no memory for the shortcut: pixel by pixel */
+        for (int py = 0; py < h; ++py)
+            for (int px = 0; px < w; ++px) {
+                const int code = ks_matmul_tile_code(px, h - 1 - py, s->m, s->n, w, h, bt, edges, rec, (int)pic, first, inv);
+                const unsigned char *c = code == KS_MATMUL_TILE_EDGE ? edge : code == KS_MATMUL_TILE_NONE ? none : table[code];
+                memcpy(rgba + 4 * ((size_t)py * w + px), c, 4);
+            }
+        return;
+    }
+    for (int px = 0; px < w; ++px) {
+        long long j0, j1;
+        ks_matmul_cells(px, s->n, w, &j0, &j1);
+        col[px] = edges && ks_matmul_edge(px, s->n, w, bt) ? -1 : (int)(j0 / bt);
+    }
+#pragma omp parallel for schedule(static)
+    for (int py = 0; py < h; ++py) {
+        const int row_pic = h - 1 - py;
+        long long i0, i1;
+        ks_matmul_cells(row_pic, s->m, h, &i0, &i1);
+        const int edge_row = edges && ks_matmul_edge(row_pic, s->m, h, bt);
+        const ks_matmul_tile_rec *r0 = rec + (i0 / bt) * tiles_x;
+        for (int px = 0; px < w; ++px) {
+            const unsigned char *c;
+            if (edge_row || col[px] < 0) {
+                c = edge;
+            } else {
+                const ks_matmul_tile_rec *r = r0 + col[px];
+                if (!r->done) c = none;
+                else if (pic == KS_MATMUL_PIC_UNIT) c = table[r->unit & 255u];
+                else c = table[ks_colormap_index((float)(r->t_ns > first ? r->t_ns - first : 0ull), 0.0f, inv)];
+            }
+            memcpy(rgba + 4 * ((size_t)py * w + px), c, 4);
+        }
+    }
+    free(col);
 }

@@ -37,3 +37,18 @@ ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value)
     (void)i, (void)j, (void)value;
     KS_MNO;
 }
+ks_status ks_matmul_gpu_set_record(ks_matmul_gpu *g, int on) { (void)on; KS_MNO; }
+ks_status ks_matmul_gpu_records(ks_matmul_gpu *g, ks_matmul_tile_rec *rec, int n, int *count)
+{
+    (void)rec, (void)n;
+    *count = 0;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *ns) { (void)ns; KS_MNO; }
+ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic, const unsigned char pal[256][4],
+                                   const unsigned char lut[256][4], unsigned long long first,
+                                   unsigned long long last, int w, int h, void *rgba)
+{
+    (void)bt, (void)pic, (void)pal, (void)lut, (void)first, (void)last, (void)w, (void)h, (void)rgba;
+    KS_MNO;
+}

@@ -245,6 +245,103 @@ static void expect_usage(const char *needle, const char *const *argv)
         expect_usage(needle, argv_);                                                               \
     } while (0)
 
+/* Labels: bytes printable as themselves, others hex; pair and word bins; counts with a suffix. */
+static void test_labels(void **state)
+{
+    (void)state;
+    char b[32];
+    ks_hist_bin_label(KS_HIST_BYTES, 256, 'e', b, sizeof b);
+    assert_string_equal(b, "e");
+    ks_hist_bin_label(KS_HIST_BYTES, 256, ' ', b, sizeof b);
+    assert_string_equal(b, "space");
+    ks_hist_bin_label(KS_HIST_BYTES, 256, '\n', b, sizeof b);
+    assert_string_equal(b, "0x0A");
+    ks_hist_bin_label(KS_HIST_BYTES, 256, 0x7F, b, sizeof b);
+    assert_string_equal(b, "0x7F");
+    ks_hist_bin_label(KS_HIST_BYTES, 256, 0xE9, b, sizeof b);
+    assert_string_equal(b, "0xE9");
+    ks_hist_bin_label(KS_HIST_PAIRS, 65536, 't' | 'h' << 8, b, sizeof b);
+    assert_string_equal(b, "'th'");
+    ks_hist_bin_label(KS_HIST_PAIRS, 65536, 0x0A41, b, sizeof b);
+    assert_string_equal(b, "0x0A41");
+    ks_hist_bin_label(KS_HIST_PAIRS, 1024, 3, b, sizeof b); /* bin 3 of 1024 starts at 192 */
+    assert_string_equal(b, "0x00C0");
+    ks_hist_bin_label(KS_HIST_WORDS, 1024, 17, b, sizeof b);
+    assert_string_equal(b, "#17");
+    const struct { double c; const char *s; } counts[] = {
+        {0, "0"}, {950, "950"}, {1000, "1k"}, {12000, "12k"}, {1500000, "1.5M"}, {2e9, "2G"}, {250000, "250k"}};
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; ++k) {
+        ks_hist_count_label(counts[k].c, b, sizeof b);
+        assert_string_equal(b, counts[k].s);
+    }
+}
+
+/* The labelled picture: plot area inside the picture, the tallest bar under the top, labels
+ * (ink) only outside the bars' area or over them, bars of the right heights, bins wider
+ * than 3 pixels or grouped; a tiny picture has no labels and the plot fills it. */
+static void test_axes_picture(void **state)
+{
+    (void)state;
+    enum { W = 1280, H = 800 };
+    uint64_t hist[1024];
+    memset(hist, 0, sizeof hist);
+    hist['e'] = 4000;
+    hist[' '] = 9000;
+    hist['\n'] = 300;
+    unsigned char *mask = malloc((size_t)W * H), *px = malloc((size_t)W * H * 4);
+    assert_true(mask && px);
+    ks_hist_axes ax;
+    ks_hist_axes_make(hist, 256, KS_HIST_BYTES, 0, W, H, &ax, mask);
+    assert_true(ax.labels);
+    assert_true(ax.x0 > 0 && ax.y0 > 0 && ax.x0 + ax.pw <= W && ax.y0 + ax.ph <= H);
+    assert_int_equal(ax.cw, 1); /* 256 bins in ~1160 pixels: no grouping */
+    assert_int_equal(ax.cols * ax.cw, ax.pw);
+    assert_true(ax.top >= 9000.0f && ax.top < 9000.0f * 1.2f);
+    /* ink: the axes and the labels, left of and below the plot, and the names above bars */
+    size_t ink_left = 0, ink_below = 0;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const unsigned char m = mask[(size_t)y * W + x];
+            assert_true(m <= KS_HIST_MASK_GRID);
+            if (m == KS_HIST_MASK_INK && x < ax.x0) ++ink_left;
+            if (m == KS_HIST_MASK_INK && y < ax.y0) ++ink_below;
+        }
+    assert_true(ink_left > 500 && ink_below > 1000);
+    ks_hist_draw_bars_cpu(hist, 256, 0, &ax, mask, px, W, H);
+    /* the space's bar: the column in the middle of bin 0x20 is bar-blue from the plot's bottom
+     * up to its height, background (or grid) above */
+    const int col = (int)((0x20 + 0.5) * ax.pw / 256), x = ax.x0 + col;
+    const int rows = ks_hist_bar_rows(ks_hist_column(hist, 256, 0, col, ax.cols), ax.top, ax.ph);
+    assert_true(rows > ax.ph * 8 / 10 && rows < ax.ph);
+    const unsigned char blue[4] = {70, 160, 230, 255};
+    for (int y = ax.y0 + 2; y < ax.y0 + rows; ++y)
+        if (mask[(size_t)y * W + x] != KS_HIST_MASK_INK) assert_memory_equal(px + 4 * ((size_t)y * W + x), blue, 4);
+    assert_memory_not_equal(px + 4 * ((size_t)(ax.y0 + rows + 1) * W + x), blue, 4);
+    /* a byte with no count: no bar */
+    const int empty = ax.x0 + (int)((0xB0 + 0.5) * ax.pw / 256);
+    for (int y = ax.y0; y < ax.y0 + ax.ph; ++y) assert_memory_not_equal(px + 4 * ((size_t)y * W + empty), blue, 4);
+    /* log scale: powers of ten up the axis; the top is log10(1 + the tallest) with headroom */
+    ks_hist_axes_make(hist, 256, KS_HIST_BYTES, 1, W, H, &ax, mask);
+    assert_true(ax.top >= (float)log10(9001.0) && ax.top < (float)log10(9001.0) * 1.2f);
+    /* many bins: grouped into 3-pixel columns */
+    for (unsigned k = 0; k < 1024; ++k) hist[k] = k % 7;
+    ks_hist_axes_make(hist, 1024, KS_HIST_WORDS, 0, W, H, &ax, mask);
+    assert_int_equal(ax.cw, 3);
+    assert_int_equal(ax.cols * 3, ax.pw);
+    /* too small for labels: the plot is the picture, and the mask is empty */
+    ks_hist_axes_make(hist, 256, KS_HIST_BYTES, 0, 100, 60, &ax, mask);
+    assert_false(ax.labels);
+    assert_true(ax.x0 == 0 && ax.y0 == 0 && ax.ph == 60 && ax.pw <= 100);
+    for (int e = 0; e < 100 * 60; ++e) assert_int_equal(mask[e], KS_HIST_MASK_NONE);
+    /* no counts at all: no bars, no crash */
+    memset(hist, 0, sizeof hist);
+    ks_hist_axes_make(hist, 256, KS_HIST_BYTES, 0, W, H, &ax, mask);
+    assert_true(ax.top == 0.0f);
+    ks_hist_draw_bars_cpu(hist, 256, 0, &ax, mask, px, W, H);
+    free(mask);
+    free(px);
+}
+
 static void test_cli_errors(void **state)
 {
     (void)state;
@@ -298,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_bytes),      cmocka_unit_test(test_pair_bins), cmocka_unit_test(test_words),
         cmocka_unit_test(test_generated),  cmocka_unit_test(test_csv),
         cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),  cmocka_unit_test(test_float_bins),
+        cmocka_unit_test(test_labels),     cmocka_unit_test(test_axes_picture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -245,6 +245,57 @@ static void test_errors(void **state)
     ks_hist_gpu_destroy(g);
 }
 
+/* The labelled picture drawn on the device equals the CPU's on the same counts: bytes of
+ * generated text (linear and log), pairs in 65536 bins and words in 1024 (grouped columns),
+ * at the scene's size and a small one without labels. */
+static void test_picture(void **state)
+{
+    (void)state;
+    enum { N = 300000 };
+    unsigned char *data = malloc(N);
+    assert_non_null(data);
+    ks_hist_generate(KS_HIST_IN_TEXT, 3, data, N);
+    const struct { ks_hist_mode mode; unsigned bins; } cases[] = {
+        {KS_HIST_BYTES, 256}, {KS_HIST_PAIRS, 65536}, {KS_HIST_WORDS, 1024}};
+    const int dims[][2] = {{1280, 800}, {333, 211}, {90, 40}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        ks_hist_gpu *g = NULL;
+        assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = data, .n = N, .mode = cases[c].mode,
+                                                                .bins = cases[c].bins},
+                                            &g),
+                         KS_OK);
+        assert_int_equal(ks_hist_gpu_chunk(g, 0, 0, N, NULL), KS_OK);
+        uint64_t *counts = calloc(cases[c].bins, sizeof *counts);
+        assert_non_null(counts);
+        assert_int_equal(ks_hist_gpu_counts(g, counts), KS_OK);
+        for (size_t d = 0; d < sizeof dims / sizeof *dims; ++d)
+            for (int lg = 0; lg < 2; ++lg) {
+                const int w = dims[d][0], h = dims[d][1];
+                unsigned char *mask = malloc((size_t)w * h), *want = malloc((size_t)w * h * 4),
+                              *got = malloc((size_t)w * h * 4);
+                void *dev = NULL;
+                assert_true(mask && want && got);
+                assert_int_equal(cudaMalloc(&dev, (size_t)w * h * 4), cudaSuccess);
+                ks_hist_axes ax;
+                ks_hist_axes_make(counts, cases[c].bins, cases[c].mode, lg, w, h, &ax, mask);
+                ks_hist_draw_bars_cpu(counts, cases[c].bins, lg, &ax, mask, want, w, h);
+                assert_int_equal(ks_hist_gpu_draw(g, lg, &ax, mask, dev, w, h), KS_OK);
+                assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+                assert_int_equal(cudaMemcpy(got, dev, (size_t)w * h * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+                if (memcmp(want, got, (size_t)w * h * 4) != 0)
+                    fail_msg("%s %u bins, %dx%d, log %d: the GPU picture differs from the CPU's",
+                             ks_hist_mode_name(cases[c].mode), cases[c].bins, w, h, lg);
+                cudaFree(dev);
+                free(mask);
+                free(want);
+                free(got);
+            }
+        free(counts);
+        ks_hist_gpu_destroy(g);
+    }
+    free(data);
+}
+
 int main(void)
 {
     ks_device_info info;
@@ -260,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_float),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_picture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

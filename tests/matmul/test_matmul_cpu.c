@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/ks_util.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_bench.h"
 #include "kernels/common/colormap.h"
@@ -53,6 +54,33 @@ static void check_gold(int M, int N, int K)
                 fail_msg("%dx%dx%d: C[%d][%d] = %.9g, want %.9g", M, N, K, i, j, (double)c[(size_t)i * N + j], sum);
         }
     assert_int_equal(ks_matmul_first_diff(c, c, (size_t)M * N), -1);
+    /* tile by tile, any tile side: the same C bit for bit, and every tile recorded */
+    const int sides[] = {1, 7, 16, 64};
+    float *ct = malloc((size_t)M * N * 4);
+    assert_non_null(ct);
+    for (size_t q = 0; q < sizeof sides / sizeof *sides; ++q) {
+        int tx, ty;
+        ks_matmul_tile_grid(&s, sides[q], &tx, &ty);
+        assert_int_equal(tx, (N + sides[q] - 1) / sides[q]);
+        assert_int_equal(ty, (M + sides[q] - 1) / sides[q]);
+        ks_matmul_tile_rec *rec = calloc((size_t)tx * ty, sizeof *rec);
+        assert_non_null(rec);
+        for (size_t e = 0; e < (size_t)M * N; ++e) ct[e] = NAN;
+        const double t0 = ks_now_seconds() * 1e9;
+        ks_matmul_gold_tiles(&s, a, b, ct, sides[q], rec);
+        const double t1 = ks_now_seconds() * 1e9;
+        assert_int_equal(ks_matmul_first_diff(c, ct, (size_t)M * N), -1);
+        for (int r = 0; r < tx * ty; ++r) {
+            assert_int_equal(rec[r].done, 1);
+            assert_true(rec[r].unit < 1024);
+            /* the same monotonic clock, to a microsecond of double rounding */
+            assert_true((double)rec[r].t_ns >= t0 - 1e3 && (double)rec[r].t_ns <= t1 + 1e3);
+        }
+        ks_matmul_gold_tiles(&s, a, b, ct, sides[q], NULL); /* no records: allowed */
+        assert_int_equal(ks_matmul_first_diff(c, ct, (size_t)M * N), -1);
+        free(rec);
+    }
+    free(ct);
     free(a);
     free(b);
     free(c);
@@ -146,6 +174,91 @@ static void test_picture(void **state)
     assert_int_equal(white_cols, 1);
 }
 
+/* The tile picture on made-up records: 5x7 C in tiles of 2 (3 across, 3 down), drawn 1:1
+ * (no edges) and 6:1 (edges). */
+static void test_tile_picture(void **state)
+{
+    (void)state;
+    const ks_matmul_size s = {5, 7, 3};
+    int tx, ty;
+    ks_matmul_tile_grid(&s, 2, &tx, &ty);
+    assert_int_equal(tx, 4);
+    assert_int_equal(ty, 3);
+    ks_matmul_tile_rec rec[12];
+    memset(rec, 0, sizeof rec);
+    for (int r = 0; r < 12; ++r) {
+        rec[r].unit = (unsigned)(r * 37 + 300); /* past 255: the palette wraps */
+        rec[r].done = r != 5;                   /* tile (1, 1) has no record */
+        rec[r].t_ns = 1000000ull + 1000ull * (unsigned long long)r;
+    }
+    unsigned long long first, last;
+    ks_matmul_tile_span(rec, 12, &first, &last);
+    assert_true(first == 1000000ull && last == 1011000ull);
+    unsigned char pal[256][4], lut[256][4];
+    ks_matmul_unit_palette(pal);
+    ks_colormap_table_rgba(KS_CMAP_VIRIDIS, lut);
+    /* neighbouring units get clearly different colours */
+    for (int u = 0; u < 255; ++u) {
+        const int d = abs(pal[u][0] - pal[u + 1][0]) + abs(pal[u][1] - pal[u + 1][1]) + abs(pal[u][2] - pal[u + 1][2]);
+        if (d < 60) fail_msg("palette %d and %d are too alike (%d)", u, u + 1, d);
+        assert_int_equal(pal[u][3], 255);
+    }
+    unsigned char px[7 * 5 * 4];
+    const unsigned char gray[4] = {96, 96, 96, 255};
+    for (int pic = KS_MATMUL_PIC_UNIT; pic <= KS_MATMUL_PIC_TIME; ++pic) {
+        ks_matmul_draw_tiles_cpu(&s, 2, rec, (ks_matmul_picture)pic, pal, lut, first, last, 7, 5, px);
+        for (int i = 0; i < 5; ++i)
+            for (int j = 0; j < 7; ++j) {
+                const int r = i / 2 * 4 + j / 2;
+                const unsigned char *got = px + 4 * ((size_t)(4 - i) * 7 + j); /* rows bottom-up */
+                const unsigned char *want = !rec[r].done ? gray
+                                            : pic == KS_MATMUL_PIC_UNIT ? pal[rec[r].unit % 256]
+                                                                        : lut[ks_colormap_index((float)(r * 1000), 0.0f, 1.0f / 11000.0f)];
+                if (memcmp(got, want, 4) != 0) fail_msg("picture %d: C[%d][%d] (tile %d) has the wrong colour", pic, i, j, r);
+            }
+    }
+    /* time: the first tile is the colormap's first entry, the last tile its last */
+    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_TIME, pal, lut, first, last, 7, 5, px);
+    assert_memory_equal(px + 4 * (4 * 7 + 0), lut[0], 4);
+    assert_memory_equal(px + 4 * (0 * 7 + 6), lut[255], 4);
+    /* 6 pixels a cell: 12 a tile, so edges are drawn, dark, on tile boundaries only */
+    enum { W = 42, H = 30 };
+    unsigned char *big = malloc((size_t)W * H * 4);
+    assert_non_null(big);
+    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_UNIT, pal, lut, first, last, W, H, big);
+    const unsigned char dark[4] = {20, 20, 20, 255};
+    assert_memory_equal(big + 4 * ((size_t)(H - 1) * W + 12), dark, 4);  /* top row, x = 12: column 2 starts */
+    assert_memory_equal(big + 4 * ((size_t)(H - 1) * W + 11), pal[rec[0].unit % 256], 4);
+    assert_memory_equal(big + 4 * ((size_t)(H - 1 - 12) * W + 1), dark, 4); /* row 2 of C starts at y 12 */
+    assert_memory_equal(big + 4 * ((size_t)(H - 1 - 13) * W + 1), pal[rec[4].unit % 256], 4);
+    /* a tile narrower than KS_MATMUL_TILE_EDGE_PX pixels: no edges */
+    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_UNIT, pal, lut, first, last, 14, 10, big);
+    for (size_t e = 0; e < (size_t)14 * 10; ++e) assert_memory_not_equal(big + 4 * e, dark, 4);
+    free(big);
+    /* one record only: the span is empty, every tile the colormap's first entry */
+    ks_matmul_tile_span(rec, 1, &first, &last);
+    assert_true(first == last);
+    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_TIME, pal, lut, first, last, 7, 5, px);
+    assert_memory_equal(px + 4 * (4 * 7 + 0), lut[0], 4);
+    assert_int_equal(strcmp(ks_matmul_picture_name(KS_MATMUL_PIC_TIME), "finish time"), 0);
+}
+
+/* The live scene on the CPU backend draws each picture; C stays the gold's. */
+static void test_picture_modes(void **state)
+{
+    (void)state;
+    const char *pics[] = {"values", "sm", "time"};
+    for (size_t q = 0; q < 3; ++q) {
+        char dir[512];
+        ks_test_tmpdir(dir, sizeof dir, "matmul_pic");
+        const char *argv[] = {NULL, "matmul", "--backend", "cpu", "--headless", "--frames", "2", "--size", "130x70x9",
+                              "--picture", pics[q], "--out", dir, NULL};
+        ks_run_result r;
+        assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+        if (r.exit_code != 0) fail_msg("--picture %s: exit %d: %s", pics[q], r.exit_code, r.err);
+    }
+}
+
 static void test_csv(void **state)
 {
     (void)state;
@@ -192,6 +305,7 @@ static void test_bad_input(void **state)
     usage("matmul", "--size", "1024,2048", "one value each for the live view");
     usage("matmul", "--tile", "12", "not a tile size");
     usage("matmul", "--kernel", "fast", "unknown matmul kernel");
+    usage("matmul", "--picture", "smid", "not a picture (values, sm, time)");
     usage("spheres", "--tile", "8", "only to the matmul scene");
     usage("bench", "matmul", "--size=4096x0x4", "not a matmul size");
 }
@@ -234,7 +348,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gold_exact), cmocka_unit_test(test_first_diff), cmocka_unit_test(test_size_parse),
         cmocka_unit_test(test_model),      cmocka_unit_test(test_picture),    cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field),
+        cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field), cmocka_unit_test(test_tile_picture),
+        cmocka_unit_test(test_picture_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,9 @@
 /* Matmul GPU variants: every variant x tile x odd size equal to the CPU gold
  * bit for bit, C poisoned with NaN before each run; the GPU picture equal to
- * the CPU one; a positive FMA peak. Exits 77 (skipped) without a CUDA device. */
+ * the CPU one; every block's record (an SM id in range, a %globaltimer time
+ * inside the launch) with C still the gold's, and the tile picture equal to the
+ * CPU's on those records; a positive FMA peak. Exits 77 (skipped) without a CUDA
+ * device. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +108,106 @@ static void test_picture(void **state)
     ks_matmul_gpu_destroy(g);
 }
 
+/* Recording on: every block of naive, tiled (8, 16, 32) and regtile writes one record, its
+ * SM id below the device's SM count and its time between a clock read before the launch
+ * and one after; C is still the gold's; cuBLAS leaves none. The GPU tile picture equals
+ * the CPU's on the same records. */
+static void test_records(void **state)
+{
+    (void)state;
+    ks_device_info dev;
+    OK(ks_cuda_probe(&dev));
+    assert_true(dev.sm_count > 0);
+    const ks_matmul_size sz[] = {{257, 260, 20}, {300, 77, 5}, {1, 1, 1}, {1024, 1024, 64}};
+    ks_matmul_gpu *g = NULL;
+    OK(ks_matmul_gpu_create(&g));
+    OK(ks_matmul_gpu_set_record(g, 1));
+    unsigned char pal[256][4], lut[256][4];
+    ks_matmul_unit_palette(pal);
+    ks_colormap_table_rgba(KS_CMAP_INFERNO, lut);
+    for (size_t q = 0; q < sizeof sz / sizeof *sz; ++q) {
+        const ks_matmul_size *s = &sz[q];
+        float *a = malloc((size_t)s->m * s->k * 4), *b = malloc((size_t)s->k * s->n * 4);
+        float *gold = malloc((size_t)s->m * s->n * 4), *got = malloc((size_t)s->m * s->n * 4);
+        assert_true(a && b && gold && got);
+        ks_matmul_fill(s, a, b);
+        ks_matmul_gold(s, a, b, gold);
+        OK(ks_matmul_gpu_setup(g, s));
+        const struct { ks_matmul_variant v; int tile; } runs[] = {
+            {KS_MATMUL_NAIVE, 0}, {KS_MATMUL_TILED, 8}, {KS_MATMUL_TILED, 16}, {KS_MATMUL_TILED, 32},
+            {KS_MATMUL_REGTILE, 0}, {KS_MATMUL_CUBLAS, 0}};
+        for (size_t k = 0; k < sizeof runs / sizeof *runs; ++k) {
+            const int bt = ks_matmul_block_tile(runs[k].v, runs[k].tile);
+            int tx = 0, ty = 0;
+            if (bt > 0) ks_matmul_tile_grid(s, bt, &tx, &ty);
+            const int n = tx * ty;
+            ks_matmul_tile_rec *rec = calloc((size_t)(n > 0 ? n : 1), sizeof *rec);
+            assert_non_null(rec);
+            unsigned long long t0 = 0, t1 = 0;
+            OK(ks_matmul_gpu_poison(g));
+            OK(ks_matmul_gpu_clock(g, &t0));
+            OK(ks_matmul_gpu_run(g, runs[k].v, runs[k].tile));
+            OK(ks_matmul_gpu_clock(g, &t1));
+            OK(ks_matmul_gpu_download(g, got));
+            const char *name = ks_matmul_variant_get(runs[k].v)->name;
+            if (ks_matmul_first_diff(gold, got, (size_t)s->m * s->n) != -1)
+                fail_msg("%s %d, %dx%dx%d: C differs from the gold with recording on", name, runs[k].tile, s->m, s->n,
+                         s->k);
+            int count = -1;
+            OK(ks_matmul_gpu_records(g, rec, n, &count));
+            if (runs[k].v == KS_MATMUL_CUBLAS) {
+                assert_int_equal(count, 0);
+                free(rec);
+                continue;
+            }
+            assert_int_equal(count, n);
+            for (int r = 0; r < n; ++r) {
+                if (!rec[r].done || rec[r].unit >= (unsigned)dev.sm_count || rec[r].t_ns < t0 || rec[r].t_ns > t1)
+                    fail_msg("%s %d, %dx%dx%d: block %d of %d: done %u, SM %u of %d, time %lld ns after the launch "
+                             "began (it took %lld ns)", name, runs[k].tile, s->m, s->n, s->k, r, n, rec[r].done,
+                             rec[r].unit, dev.sm_count, (long long)(rec[r].t_ns - t0), (long long)(t1 - t0));
+            }
+            unsigned long long first, last;
+            ks_matmul_tile_span(rec, n, &first, &last);
+            const int dims[][2] = {{s->n, s->m}, {97, 61}, {1024, 700}};
+            for (size_t d = 0; d < sizeof dims / sizeof *dims; ++d)
+                for (int pic = KS_MATMUL_PIC_UNIT; pic <= KS_MATMUL_PIC_TIME; ++pic) {
+                    const int w = dims[d][0], h = dims[d][1];
+                    unsigned char *want = malloc((size_t)w * h * 4), *pix = malloc((size_t)w * h * 4);
+                    void *dev_px = NULL;
+                    assert_true(want && pix);
+                    assert_int_equal(cudaMalloc(&dev_px, (size_t)w * h * 4), cudaSuccess);
+                    ks_matmul_draw_tiles_cpu(s, bt, rec, (ks_matmul_picture)pic, pal, lut, first, last, w, h, want);
+                    OK(ks_matmul_gpu_draw_tiles(g, bt, (ks_matmul_picture)pic, pal, lut, first, last, w, h, dev_px));
+                    assert_int_equal(cudaStreamSynchronize((cudaStream_t)ks_matmul_gpu_stream(g)), cudaSuccess);
+                    assert_int_equal(cudaMemcpy(pix, dev_px, (size_t)w * h * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+                    if (memcmp(want, pix, (size_t)w * h * 4) != 0)
+                        fail_msg("%s %d: tile picture %d at %dx%d differs from the CPU's", name, runs[k].tile, pic, w, h);
+                    cudaFree(dev_px);
+                    free(want);
+                    free(pix);
+                }
+            /* a block tile other than the last run's is refused */
+            assert_int_equal(ks_matmul_gpu_draw_tiles(g, bt + 1, KS_MATMUL_PIC_UNIT, pal, lut, first, last, 8, 8, NULL),
+                             KS_ERR_INVALID);
+            ks_error_clear();
+            free(rec);
+        }
+        free(a);
+        free(b);
+        free(gold);
+        free(got);
+    }
+    /* recording off: runs leave no records */
+    OK(ks_matmul_gpu_set_record(g, 0));
+    OK(ks_matmul_gpu_run(g, KS_MATMUL_REGTILE, 0));
+    int count = -1;
+    ks_matmul_tile_rec one;
+    OK(ks_matmul_gpu_records(g, &one, 1, &count));
+    assert_int_equal(count, 0);
+    ks_matmul_gpu_destroy(g);
+}
+
 static void test_fma_peak(void **state)
 {
     (void)state;
@@ -144,6 +247,7 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants), cmocka_unit_test(test_picture),
+                                       cmocka_unit_test(test_records),
                                        cmocka_unit_test(test_fma_peak), cmocka_unit_test(test_bench)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * frames, then the counts are cleared and the pass starts over.
  * Keys: Tab next variant (shift: previous), L log scale, R restart the pass,
  * + / - double / halve the chunk. Picture: bars drawn by a small kernel
- * (CUDA) or from the gold's counts (CPU backend). */
+ * (CUDA) or from the gold's counts (CPU backend), under labels made on the host
+ * from the counts (a count axis, the bytes below, the tallest bytes named). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,10 @@ typedef struct hist_scene {
     long long passes;
     int log_scale;
     double items_per_byte;
-    uint64_t *counts;    /* CPU backend: the counts so far */
+    uint64_t *counts;    /* the counts so far (CPU backend); GPU: the copy the labels are made from */
+    unsigned char *mask; /* the labels, w*h (ks_hist_axes_make) */
+    ks_hist_axes axes;   /* the last picture's layout */
+    int probe_valid, probe_a, probe_b;
     ks_hist_gpu *gpu;
     double cub_ms;       /* cub on one chunk, measured at start (0: none) */
     ks_timing_window win[KS_HIST_VARIANT_NUM]; /* chunk times per variant, for the medians */
@@ -54,6 +58,7 @@ static void destroy(void *self)
     ks_hist_gpu_destroy(s->gpu);
     free(s->data);
     free(s->counts);
+    free(s->mask);
     free(s);
 }
 
@@ -142,7 +147,9 @@ static ks_status create(const ks_scene_env *env, void **self)
               : KS_HIST_OPTS(opt)->bins            ? (unsigned)KS_HIST_OPTS(opt)->bins
                                      : (unsigned)KS_HIST_WORD_BINS_DEFAULT;
     s->dump_path = opt->dump_field;
-    ks_status st = setup(s, env);
+    s->mask = malloc((size_t)s->w * s->h);
+    ks_status st = s->mask ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory for the labels");
+    if (st == KS_OK) st = setup(s, env);
     if (st != KS_OK) {
         destroy(s);
         return st;
@@ -197,11 +204,18 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     hist_scene *s = self;
-    (void)ctx;
     *w = s->w;
     *h = s->h;
-    if (s->gpu) return ks_hist_gpu_draw(s->gpu, s->log_scale, rgba, s->w, s->h);
-    ks_hist_draw_bars_cpu(s->counts, s->bins, s->log_scale, rgba, s->w, s->h);
+    if (ctx) {
+        s->probe_valid = ctx->probe_valid;
+        s->probe_a = ctx->probe_a;
+        s->probe_b = ctx->probe_b;
+    }
+    /* the labels come from the counts on the host (GPU: a copy of bins counts) */
+    if (s->gpu) KS_TRY(ks_hist_gpu_counts(s->gpu, s->counts));
+    ks_hist_axes_make(s->counts, s->bins, s->mode, s->log_scale, s->w, s->h, &s->axes, s->mask);
+    if (s->gpu) return ks_hist_gpu_draw(s->gpu, s->log_scale, &s->axes, s->mask, rgba, s->w, s->h);
+    ks_hist_draw_bars_cpu(s->counts, s->bins, s->log_scale, &s->axes, s->mask, rgba, s->w, s->h);
     return KS_OK;
 }
 
@@ -236,9 +250,32 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     }
 }
 
+/* Hover: the bin(s) under the cursor, named as on the axis, and their count. */
+static void hover(const hist_scene *s, char *buf, size_t len)
+{
+    const ks_hist_axes *ax = &s->axes;
+    const int px = s->probe_a - ax->x0;
+    if (!s->probe_valid || ax->pw < 1 || px < 0 || px >= ax->pw || s->probe_b < 0 || s->probe_b >= s->h) return;
+    const int col = px / ax->cw;
+    const unsigned b0 = (unsigned)((uint64_t)col * s->bins / (unsigned)ax->cols);
+    unsigned b1 = (unsigned)((uint64_t)(col + 1) * s->bins / (unsigned)ax->cols);
+    if (b1 <= b0) b1 = b0 + 1;
+    uint64_t c = 0;
+    for (unsigned b = b0; b < b1; ++b) c += s->counts[b];
+    char name[32], last[32];
+    ks_hist_bin_label(s->mode, s->bins, b0, name, sizeof name);
+    if (b1 - b0 == 1) {
+        snprintf(buf, len, "%s %s: %llu", s->mode == KS_HIST_BYTES ? "byte" : "bin", name, (unsigned long long)c);
+    } else {
+        ks_hist_bin_label(s->mode, s->bins, b1 - 1, last, sizeof last);
+        snprintf(buf, len, "bins %s .. %s: %llu", name, last, (unsigned long long)c);
+    }
+}
+
 static void view(void *self, ks_view *v)
 {
     hist_scene *s = self;
+    hover(s, v->hover, sizeof v->hover);
     const ks_hist_variant *var = s->gpu ? ks_hist_variant_get(s->variant) : NULL;
     snprintf(v->scene, sizeof v->scene, "histogram");
     snprintf(v->image_name, sizeof v->image_name, "histogram_%s", var ? var->name : "cpu");
@@ -351,7 +388,8 @@ const ks_scene_api ks_scene_histogram_api = {
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub)\n"
             "L: log scale on / off\n"
             "+ / -: double / halve the bytes counted per frame\n"
-            "R: clear the counts and start the pass again",
+            "R: clear the counts and start the pass again\n"
+            "hover: the byte (bin) under the cursor and its count",
     .create = create,
     .destroy = destroy,
     .stream = stream,

@@ -9,6 +9,7 @@ typedef struct ks_matmul_opts {
     int sizes[KS_MAX_LIST][3]; /* m, n, k */
     int tile_n;                /* --tile T (bench: a list) */
     int tiles[KS_MAX_LIST];
+    int picture;               /* --picture: ks_matmul_picture (0: values) */
 } ks_matmul_opts;
 
 struct ks_option_group;

@@ -2,6 +2,7 @@
 #include "app/scenes/matmul/matmul_options.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
@@ -38,6 +39,18 @@ static ks_status add_size(void *ctx, const char *name, const char *item)
     ++mo->size_n;
     return KS_OK;
 }
+static ks_status set_picture(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_matmul_opts *mo = own;
+    static const char *const names[KS_MATMUL_PIC_NUM] = {"values", "sm", "time"};
+    for (int p = 0; p < KS_MATMUL_PIC_NUM; ++p)
+        if (strcmp(v, names[p]) == 0) {
+            mo->picture = p;
+            return KS_OK;
+        }
+    return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a picture (values, sm, time)", name, quoted(v));
+}
 static void variants(char *buf, size_t len) { ks_matmul_variant_list(buf, len); }
 static void colormaps(char *buf, size_t len) { ks_colormap_list(buf, len); }
 
@@ -48,6 +61,9 @@ static const ks_flag_row ks_matmul_flags[] = {
     {"--tile", "T", "tiled's tile: 8, 16 or 32 (default 16; bench: a list, default all)", KS_IN_LIVE | KS_IN_BENCH,
      set_tile, "the CPU gold routine runs"},
     {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
+    {"--picture", "values | sm | time",
+     "what the picture shows (V cycles it): C's values (default), each tile of C\nby the SM "
+     "(CPU: the thread) that computed it, or by when it finished", KS_IN_LIVE, set_picture},
     {"--dump-field", "FILE.npy", "write C (float32, shape (M, N))", 0, NULL},
 };
 const ks_option_group ks_matmul_options = {

@@ -3,7 +3,10 @@
  * Each frame (when not paused) runs the current variant once on C (timed with
  * events; the CPU backend runs the gold) and draws C as a heatmap with the
  * variant's tile grid over it; downsampled on the GPU when C is larger than the
- * picture. Keys: Tab variant, [ ] tiled's tile size. The cuBLAS reference and
+ * picture. V cycles the picture: C's values, each block's tile of C by the SM
+ * that ran it, or by when it finished (each block records %smid and
+ * %globaltimer at its end; the CPU gold records its OpenMP thread and clock per
+ * tile). Keys: Tab variant, [ ] tiled's tile size. The cuBLAS reference and
  * the FP32 peak (an FMA kernel) are timed once at start, so the overlay shows
  * per cent of each. Bytes from DRAM come from the variant's textbook model. */
 #include <math.h>
@@ -21,7 +24,11 @@
 #include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
 
-enum { KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5 };
+enum {
+    KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5,
+    KS_MM_CPU_TILE = 64, /* the CPU gold's tile of C: 8 x 8 tiles at the default 512 */
+    KS_MM_UNITS = 1024,  /* SM ids / thread numbers counted per unit (more are drawn, not counted) */
+};
 
 typedef struct matmul_scene {
     const ks_options *opt;
@@ -42,7 +49,58 @@ typedef struct matmul_scene {
     unsigned char lut[256][4];
     char notice[256];
     int probe_valid, probe_a, probe_b;
+    ks_matmul_picture pic;    /* what the picture shows (V) */
+    ks_matmul_tile_rec *rec;  /* the last run's records, host */
+    int rec_cap, rec_n, rec_bt; /* capacity, count (0: none, e.g. cuBLAS), block tile */
+    unsigned long long first, last; /* earliest and latest finish (ns) */
+    int units;                /* distinct SMs / threads in the records */
+    int unit_min, unit_max;   /* fewest and most tiles one of them computed */
+    unsigned char pal[256][4];
 } matmul_scene;
+
+static int block_tile(const matmul_scene *s)
+{
+    return s->gpu ? ks_matmul_block_tile(s->variant, s->tile) : KS_MM_CPU_TILE;
+}
+
+/* Room for the records of the current variant's grid. */
+static ks_status rec_reserve(matmul_scene *s)
+{
+    int tx, ty;
+    ks_matmul_tile_grid(&s->size, block_tile(s), &tx, &ty);
+    const long long n = (long long)tx * ty;
+    if (n <= s->rec_cap) return KS_OK;
+    ks_matmul_tile_rec *r = realloc(s->rec, (size_t)n * sizeof *r);
+    if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: no host memory for %lld tile records", n);
+    s->rec = r;
+    s->rec_cap = (int)n;
+    return KS_OK;
+}
+
+/* The last run's records to the host (GPU), their span and how many units took part. */
+static ks_status fetch_records(matmul_scene *s)
+{
+    KS_TRY(rec_reserve(s));
+    int tx, ty;
+    ks_matmul_tile_grid(&s->size, block_tile(s), &tx, &ty);
+    if (s->gpu) KS_TRY(ks_matmul_gpu_records(s->gpu, s->rec, s->rec_cap, &s->rec_n));
+    else s->rec_n = tx * ty;
+    if (s->rec_n != tx * ty) s->rec_n = 0; /* another variant's grid (or cuBLAS: none) */
+    s->rec_bt = block_tile(s);
+    ks_matmul_tile_span(s->rec, s->rec_n, &s->first, &s->last);
+    int per[KS_MM_UNITS] = {0};
+    for (int r = 0; r < s->rec_n; ++r)
+        if (s->rec[r].done && s->rec[r].unit < KS_MM_UNITS) ++per[s->rec[r].unit];
+    s->units = 0;
+    s->unit_min = s->unit_max = 0;
+    for (int u = 0; u < KS_MM_UNITS; ++u) {
+        if (!per[u]) continue;
+        if (!s->units || per[u] < s->unit_min) s->unit_min = per[u];
+        if (per[u] > s->unit_max) s->unit_max = per[u];
+        ++s->units;
+    }
+    return KS_OK;
+}
 
 /* Runs the variant once (timed) into C. */
 static ks_status run(matmul_scene *s)
@@ -51,8 +109,9 @@ static ks_status run(matmul_scene *s)
     if (s->gpu) {
         KS_TRY(ks_matmul_gpu_run_timed(s->gpu, s->variant, s->tile, &ms));
     } else {
+        KS_TRY(rec_reserve(s));
         const double t0 = (ks_now_seconds() * 1e3);
-        ks_matmul_gold(&s->size, s->a, s->b, s->c);
+        ks_matmul_gold_tiles(&s->size, s->a, s->b, s->c, KS_MM_CPU_TILE, s->rec);
         ms = (ks_now_seconds() * 1e3) - t0;
     }
     ks_timing_window_push(&s->times, ms, 0.0);
@@ -89,6 +148,7 @@ static void destroy(void *self)
     free(s->a);
     free(s->b);
     free(s->c);
+    free(s->rec);
     free(s);
 }
 
@@ -102,8 +162,11 @@ static ks_status setup(matmul_scene *s, const ks_scene_env *env)
     if (!s->c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: no host memory for C (%dx%d)", s->size.m, s->size.n);
     ks_matmul_picture_size(&s->size, KS_MM_PICTURE, &s->w, &s->h);
     ks_colormap_table_rgba(opt->colormap, s->lut);
+    ks_matmul_unit_palette(s->pal);
+    s->pic = (ks_matmul_picture)KS_MATMUL_OPTS(opt)->picture;
     if (env->use_cuda) {
         KS_TRY(ks_matmul_gpu_create(&s->gpu));
+        KS_TRY(ks_matmul_gpu_set_record(s->gpu, s->pic != KS_MATMUL_PIC_VALUE));
         KS_TRY(ks_matmul_gpu_setup(s->gpu, &s->size));
         s->peak_gflops = env->fma_gflops; /* measured at start-up; else here */
         if (!(s->peak_gflops > 0.0)) KS_TRY(ks_cuda_measure_fma_gflops(5, &s->peak_gflops));
@@ -189,8 +252,19 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     }
     const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "draw") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
-    if (s->gpu) KS_TRY(ks_matmul_gpu_draw(s->gpu, s->w, s->h, s->lut, s->lo, s->hi, grid_tile(s), rgba));
-    else ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, 0, rgba);
+    if (s->pic != KS_MATMUL_PIC_VALUE) KS_TRY(fetch_records(s));
+    if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) {
+        if (s->gpu)
+            KS_TRY(ks_matmul_gpu_draw_tiles(s->gpu, s->rec_bt, s->pic, s->pal, s->lut, s->first, s->last, s->w, s->h,
+                                            rgba));
+        else
+            ks_matmul_draw_tiles_cpu(&s->size, s->rec_bt, s->rec, s->pic, s->pal, s->lut, s->first, s->last, s->w,
+                                     s->h, rgba);
+    } else if (s->gpu) {
+        KS_TRY(ks_matmul_gpu_draw(s->gpu, s->w, s->h, s->lut, s->lo, s->hi, grid_tile(s), rgba));
+    } else {
+        ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, 0, rgba);
+    }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;
 }
@@ -201,10 +275,17 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     *handled = 1;
     s->notice[0] = '\0';
     switch (ev->key) {
+    case 'V':
+        s->pic = (ks_matmul_picture)((s->pic + (ev->shift ? KS_MATMUL_PIC_NUM - 1 : 1)) % KS_MATMUL_PIC_NUM);
+        if (s->gpu) KS_TRY(ks_matmul_gpu_set_record(s->gpu, s->pic != KS_MATMUL_PIC_VALUE));
+        /* the records come with the next run; until then the picture shows what there is */
+        if (s->pic != KS_MATMUL_PIC_VALUE && s->gpu) KS_TRY(run(s));
+        return KS_OK;
     case KS_KEY_TAB:
         if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: only the CPU gold runs");
         s->variant = (ks_matmul_variant)((s->variant + 1) % KS_MATMUL_NUM);
         ks_timing_window_clear(&s->times);
+        if (s->pic != KS_MATMUL_PIC_VALUE) KS_TRY(run(s)); /* this variant's records, even when paused */
         return KS_OK;
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
@@ -216,6 +297,7 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
         at = ev->key == KS_KEY_RIGHT_BRACKET ? (at < 2 ? at + 1 : 2) : (at > 0 ? at - 1 : 0);
         s->tile = t[at];
         ks_timing_window_clear(&s->times);
+        if (s->pic != KS_MATMUL_PIC_VALUE) KS_TRY(run(s));
         return KS_OK;
     }
     default: *handled = 0; return KS_OK;
@@ -251,8 +333,24 @@ static void hover(matmul_scene *s, char *buf, size_t len)
         v = s->c[(size_t)i * s->size.n + j];
     }
     snprintf(buf, len, "C[%d][%d] = %g", i, j, (double)v);
-    if (!s->gpu) return;
     const int K = s->size.k;
+    if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) {
+        /* the tile under the cursor: who computed it, when, and what fed it */
+        const int bt = s->rec_bt, ti = i / bt, tj = j / bt, tx = (s->size.n + bt - 1) / bt;
+        const ks_matmul_tile_rec *r = &s->rec[(size_t)ti * tx + tj];
+        const int i0 = ti * bt, j0 = tj * bt;
+        const int i1 = (i0 + bt < s->size.m ? i0 + bt : s->size.m) - 1, j1 = (j0 + bt < s->size.n ? j0 + bt : s->size.n) - 1;
+        if (r->done)
+            cat(buf, len, "  tile (%d,%d): %s %u, done %.3f ms after the first tile (last %.3f ms)", ti, tj,
+                s->gpu ? "SM" : "thread", r->unit, (double)(r->t_ns - s->first) * 1e-6,
+                (double)(s->last - s->first) * 1e-6);
+        if (!s->gpu) {
+            cat(buf, len, "  fed by A rows %d..%d (all %d columns) and B columns %d..%d (all %d rows)", i0, i1, K, j0,
+                j1, K);
+            return;
+        }
+    }
+    if (!s->gpu) return;
     switch (s->variant) {
     case KS_MATMUL_NAIVE:
         cat(buf, len, "  block (%d,%d) of 16x16 reads A rows %d..%d and B columns %d..%d whole, from global",
@@ -275,13 +373,45 @@ static void hover(matmul_scene *s, char *buf, size_t len)
     }
 }
 
+/* The tile picture's numbers: how many tiles (blocks), over how many SMs or threads, over what time. */
+static void tiles_view(const matmul_scene *s, ks_view *v)
+{
+    if (s->rec_n == 0) {
+        /* the value picture stays; said in the panel, not the banner (nothing went wrong) */
+        ks_view_text(v, KS_VGROUP_SCENE, "picture", "%s",
+                     s->gpu && s->variant == KS_MATMUL_CUBLAS
+                         ? "cuBLAS keeps no per-block record (closed kernels): C's values shown"
+                         : "no tile records yet: the next run makes them (N when paused)");
+        return;
+    }
+    ks_view_text(v, KS_VGROUP_SCENE, "picture", "tile of C (%dx%d) by %s", s->rec_bt, s->rec_bt,
+                 s->pic == KS_MATMUL_PIC_UNIT ? (s->gpu ? "the SM that ran its block" : "the thread that computed it")
+                                              : "when it finished");
+    ks_view_num(v, KS_VGROUP_SCENE, s->gpu ? "tiles (blocks)" : "tiles", s->rec_n, "", KS_VFMT_INT);
+    ks_view_num(v, KS_VGROUP_SCENE, s->gpu ? "SMs used" : "threads used", s->units, "", KS_VFMT_INT);
+    if (s->units > 0)
+        ks_view_text(v, KS_VGROUP_SCENE, s->gpu ? "tiles per SM (waves)" : "tiles per thread",
+                     "%d .. %d (mean %.2f)", s->unit_min, s->unit_max, (double)s->rec_n / s->units);
+    ks_view_num(v, KS_VGROUP_SCENE, "first to last tile", (double)(s->last - s->first) * 1e-6, "ms", KS_VFMT_F3);
+    if (s->gpu)
+        ks_view_num(v, KS_VGROUP_SCENE, "record cost (bytes stored)", 16.0 * s->rec_n, "B", KS_VFMT_G4);
+    if (s->pic == KS_MATMUL_PIC_TIME) {
+        v->colorbar.lo = 0.0f;
+        v->colorbar.hi = (float)((double)(s->last - s->first) * 1e-6);
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "tile done (ms after the first)");
+    } else {
+        v->colorbar.on = 0; /* categorical: one colour per SM or thread, no scale */
+    }
+}
+
 static void view(void *self, ks_view *v)
 {
     matmul_scene *s = self;
     const ks_matmul_size *z = &s->size;
     snprintf(v->scene, sizeof v->scene, "matmul");
-    snprintf(v->image_name, sizeof v->image_name, "matmul_%s",
-             s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu");
+    static const char *const pic_suffix[KS_MATMUL_PIC_NUM] = {"", "_sm", "_time"};
+    snprintf(v->image_name, sizeof v->image_name, "matmul_%s%s",
+             s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu", pic_suffix[s->pic]);
     ks_vcontrol *c;
     if (s->gpu) {
         c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
@@ -296,6 +426,13 @@ static void view(void *self, ks_view *v)
             c = ks_view_control(v, "tile", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
             if (c) snprintf(c->value, sizeof c->value, "%dx%d", s->tile, s->tile);
         }
+    }
+    c = ks_view_control(v, "picture", 0, 'V');
+    if (c) {
+        for (int i = 0; i < KS_MATMUL_PIC_NUM && c->nchoices < KS_VIEW_CHOICES; ++i)
+            snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
+                     ks_matmul_picture_name((ks_matmul_picture)((s->pic + i) % KS_MATMUL_PIC_NUM)));
+        snprintf(c->value, sizeof c->value, "%s", ks_matmul_picture_name(s->pic));
     }
     ks_view_text(v, KS_VGROUP_SCENE, "C = A*B", "%dx%d = %dx%d * %dx%d", z->m, z->n, z->m, z->k, z->k, z->n);
     ks_view_text(v, KS_VGROUP_SCENE, "data", "float32, every element exact");
@@ -345,6 +482,7 @@ static void view(void *self, ks_view *v)
     v->colorbar.lo = s->lo;
     v->colorbar.hi = s->hi;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "C[i][j]");
+    if (s->pic != KS_MATMUL_PIC_VALUE) tiles_view(s, v);
     hover(s, v->hover, sizeof v->hover);
 }
 
@@ -364,7 +502,8 @@ const ks_scene_api ks_scene_matmul_api = {
     .help = "Matmul scene\n"
             "  Tab        next variant (naive, tiled, regtile, cublas)\n"
             "  [ / ]      smaller / larger tile (tiled: 8, 16, 32)\n"
-            "  hover      C[i][j] and the tiles of A and B its block read\n",
+            "  V          picture: C's values, each tile by its SM (CPU: thread), by finish time\n"
+            "  hover      C[i][j] and the tiles of A and B its block read (tile pictures: its SM, time)\n",
     .create = create,
     .destroy = destroy,
     .stream = stream,
