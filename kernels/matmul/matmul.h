@@ -24,7 +24,7 @@ enum {
 };
 /* Largest total of A + B + C elements (4 GiB each at most... 16 GiB in all). */
 #define KS_MATMUL_MAX_ELEMS 4294967296.0
-/* Exactness holds for any K with 1.5 * K < 2^19 (README: "exact in float32"). */
+/* Exactness holds for any K with 1.5 * K < 2^19 (docs/scenes.md, matmul: "Exact in float32"). */
 #define KS_MATMUL_EXACT_MAX_K 349525
 
 typedef enum ks_matmul_variant {
@@ -50,7 +50,7 @@ ks_status ks_matmul_size_check(const ks_matmul_size *s);
 /* "MxNxK" or "M" (square) into *s; 0 on success, -1 when malformed or a side is
  * outside 1..KS_MATMUL_MAX_DIM. */
 int ks_matmul_size_parse(const char *text, ks_matmul_size *s);
-/* CPU gold: i-k-j loops, OpenMP over rows; exact (see the README). */
+/* CPU gold: i-k-j loops, OpenMP over rows; exact (see docs/scenes.md). */
 void ks_matmul_gold(const ks_matmul_size *s, const float *a, const float *b, float *c);
 /* First index where the two C differ bit for bit, or -1. */
 long long ks_matmul_first_diff(const float *want, const float *got, size_t n);

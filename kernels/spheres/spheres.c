@@ -104,7 +104,7 @@ static size_t utf8_seq(const unsigned char *p, size_t left)
     return p[0] < 0x80 ? 1 : ks_utf8_seq_len(p, left);
 }
 
-/* A plain decimal number as the README gives it: [+-]digits[.digits] or
+/* A plain decimal number as docs/scenes.md gives it: [+-]digits[.digits] or
  * [+-][digits].digits, then an optional e[+-]digits. No hex, inf, nan or
  * leading whitespace, which strtod would take. */
 static int is_decimal(const char *t, size_t len)
