@@ -37,16 +37,27 @@ if ! { cmake -S . -B "$dir" -DKS_WERROR=ON && cmake --build "$dir" -j "$(nproc)"
 fi
 if [ -t 1 ]; then printf '\r\033[K'; else printf '\n'; fi
 echo "kernelscope: built $dir/kernelscope (log: $log)"
+given() { # FLAG ARGS...: 1 when ARGS hold FLAG or FLAG=VALUE (a flag may be given once)
+  local flag=$1 a
+  shift
+  for a in "$@"; do case $a in "$flag" | "$flag"=*) return 0 ;; esac; done
+  return 1
+}
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  out=out
-  prev=
+  # headless defaults, each only where the command line has not set it
+  extra=()
+  given --headless "$@" || extra+=(--headless)
+  given --frames "$@" || extra+=(--frames 60)
+  given --save-every "$@" || extra+=(--save-every 20)
+  out=out prev=
   for a in "$@"; do
     case $a in --out=*) out=${a#--out=} ;; esac
     [ "$prev" = "--out" ] && out=$a
     prev=$a
   done
-  echo "kernelscope: no display; running headless, frames go to $out/"
-  exec "$dir/kernelscope" --headless --frames 60 --save-every 20 --out out "$@"
+  given --out "$@" || extra+=(--out out)
+  echo "kernelscope: no display; running headless, frames go to $out/ (the last frame too)"
+  exec "$dir/kernelscope" "${extra[@]}" "$@"
 fi
 echo "kernelscope: opening a window on ${DISPLAY:-$WAYLAND_DISPLAY} (H for keys, Q or Esc to quit)"
 exec "$dir/kernelscope" "$@"

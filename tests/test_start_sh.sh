@@ -32,6 +32,11 @@ before=$(printf '%s\n' "$out" | sed '/^app ran/,$d' | wc -l)
 check "exit 0 (got $rc)" '[ "$rc" = 0 ]'
 check "at most 3 lines before the app ($before): $out" '[ "$before" -le 3 ]'
 check "the app ran with the arguments" 'printf "%s" "$out" | grep -q "app ran: --headless .* --frames 1"'
+# the headless defaults stand back where the user gave the flag (a flag given twice is refused)
+check "--frames once: $out" '[ "$(printf "%s" "$out" | grep "app ran" | grep -o -- "--frames" | wc -l)" = 1 ]'
+out2=$(cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY PATH="$tmp/bin:$PATH" KS_BUILD_DIR=b scripts/start.sh spheres --out=o2 --save-every 5 2>&1)
+check "--out and --save-every once: $out2" '[ "$(printf "%s" "$out2" | grep "app ran" | grep -o -- "--out\|--save-every" | wc -l)" = 2 ]'
+check "it names the user's folder" 'printf "%s" "$out2" | grep -q "frames go to o2/"'
 check "no build step on the terminal" '! printf "%s" "$out" | grep -q "Building C object"'
 check "the log keeps every step" '[ "$(grep -c "Building C object" "$tmp/b/start-build.log")" = 120 ]'
 check "it says where the log is" 'printf "%s" "$out" | grep -q "b/start-build.log"'
