@@ -262,11 +262,12 @@ void scene_panel(Frame &f)
 
 void stages_panel(const ks_view *v)
 {
-    /* the first thing to read: how much of the frame the solver gets */
+    /* the first thing to read: how much of the wall-clock frame interval the
+     * solver gets (not the "frame work" row below: one frame's own work) */
     const ks_vfield *share = ks_view_find(v, "solver share");
     const ks_vfield *interval = ks_view_find(v, "frame interval");
     if (share && interval && !share->is_text && !interval->is_text)
-        ImGui::Text("solver share %.0f %% of a %.3f ms frame", 100.0 * share->value, interval->value);
+        ImGui::Text("solver share %.0f %% of a %.3f ms frame interval", 100.0 * share->value, interval->value);
     if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
@@ -276,6 +277,9 @@ void stages_panel(const ks_view *v)
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(v->stages[i].name);
+        if (strcmp(v->stages[i].name, "frame work") == 0 && ImGui::IsItemHovered())
+            ImGui::SetTooltip("one frame's own work, solver to picture (GPU span; host clock on the CPU);\n"
+                              "the frame interval above is the wall clock from one frame to the next");
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", v->stages[i].median_ms);
         ImGui::TableNextColumn();

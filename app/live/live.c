@@ -130,7 +130,7 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     if (notice[0]) hold_notice(l, "%s", notice);
     const ks_stage_timer_desc td = {env->use_cuda, api->stream(l->scene)};
     KS_TRY(ks_stage_timer_create(&td, &l->timer));
-    l->stage_frame = ks_stage_timer_stage(l->timer, "frame"); /* the first column of the CSV */
+    l->stage_frame = ks_stage_timer_stage(l->timer, KS_FRAME_STAGE); /* the first column of the CSV */
     ks_live_path_desc pd = {0};
     pd.use_cuda = env->use_cuda;
     pd.want = env->opt->interop;
@@ -191,8 +191,8 @@ static void view_frame(ks_live *l, ks_view *v)
     /* the scene's solver stages over the wall-clock frame interval (stage_timer.h) */
     ks_stage_share share;
     if (ks_stage_timer_share(l->timer, &share)) {
-        ks_view_num(v, KS_VGROUP_FRAME, "solver share", share.share, "of frame", KS_VFMT_PCT);
-        ks_view_num(v, KS_VGROUP_FRAME, "frame interval", share.interval_ms, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_FRAME, "solver share", share.share, "of frame interval", KS_VFMT_PCT);
+        ks_view_num(v, KS_VGROUP_FRAME, KS_FRAME_INTERVAL_LABEL, share.interval_ms, "ms", KS_VFMT_F3);
     }
     const int stages = ks_stage_timer_stage_count(l->timer);
     for (int s = 0; s < stages && v->nstages < KS_VIEW_STAGES; ++s) {
@@ -200,7 +200,7 @@ static void view_frame(ks_live *l, ks_view *v)
         ks_stage_timer_stats(l->timer, s, &st);
         if (st.samples == 0) continue;
         ks_vstage *out = &v->stages[v->nstages++];
-        snprintf(out->name, sizeof out->name, "%s", st.name);
+        snprintf(out->name, sizeof out->name, "%s", ks_stage_label(st.name)); /* "frame work", not "frame" */
         out->median_ms = st.median_ms;
         out->min_ms = st.min_ms;
         out->samples = st.samples;
