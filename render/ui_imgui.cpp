@@ -336,23 +336,43 @@ void plot_panel(const ks_view *v)
     ImGui::PlotLines("##plot", v->plot.y, n, 0, NULL, ymin, ymax > ymin ? ymax : ymin + 1.0f, ImVec2(avail.x, h));
 }
 
+/* Where a "  Key    what it does" line's key ends (the first double space
+ * after it), or NULL for another line. */
+const char *help_gap(const char *line, const char *end)
+{
+    if (!(line[0] == ' ' && line[1] == ' ')) return NULL;
+    const char *k = line + 2;
+    while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
+    return k < end ? k : NULL;
+}
+
 /* "  Key    what it does" lines as a two-column table (the proportional font
- * cannot line up spaces); other lines as they are. */
+ * cannot line up spaces); other lines as they are. The key column's width is
+ * measured here, from the text, not left to the table: a table fits its
+ * columns to what the previous frame drew, so on the frame the help opens
+ * (H) every row would be cut to the first characters of its key. */
 void help_text(const char *text, int id)
 {
     if (text == NULL) return;
+    float key_w = 0.0f;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL) end = line + strlen(line);
+        const char *gap = help_gap(line, end);
+        if (gap) key_w = fmaxf(key_w, ImGui::CalcTextSize(line + 2, gap).x);
+        line = *end ? end + 1 : end;
+    }
     bool table = false;
     for (const char *line = text; *line;) {
         const char *end = strchr(line, '\n');
         if (end == NULL) end = line + strlen(line);
-        const char *gap = NULL;
-        if (line[0] == ' ' && line[1] == ' ') {
-            const char *k = line + 2;
-            while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
-            if (k < end) gap = k;
-        }
+        const char *gap = help_gap(line, end);
         if (gap && !table) {
             table = ImGui::BeginTable(id ? "help1" : "help0", 2, ImGuiTableFlags_SizingFixedFit);
+            if (table) {
+                ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, key_w);
+                ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
+            }
         } else if (!gap && table) {
             ImGui::EndTable();
             table = false;
