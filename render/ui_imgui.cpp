@@ -531,7 +531,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         float aw = fmaxf(W - (visible || help ? col : 0.0f) - 2.0f * m, 4.0f * px);
         ImGui::SetNextWindowPos(ImVec2(m, m), ImGuiCond_Always);
         ImGui::SetNextWindowSize(ImVec2(aw, 0.0f), ImGuiCond_Always);
-        ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(170, 30, 30, 235));
+        // an error in red; a notice of something done ("saved ...") in a calm blue
+        const bool notice = v->message_kind == KS_VMSG_NOTICE;
+        ImGui::PushStyleColor(ImGuiCol_WindowBg, notice ? IM_COL32(30, 70, 120, 235) : IM_COL32(170, 30, 30, 235));
         ImGui::Begin("##message", NULL,
                      wf | ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_AlwaysAutoResize);
         ImGui::PushTextWrapPos(aw - st.WindowPadding.x);

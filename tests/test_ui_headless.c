@@ -314,6 +314,47 @@ static void test_font_fallback(void **state)
     free(f);
 }
 
+/* Reddish and bluish pixels of the banner ("message") of the last frame. */
+static void banner_colours(const unsigned char *f, int w, long *red, long *blue)
+{
+    ks_ui_rect r[KS_UI_MAX_PANELS];
+    const int n = ks_ui_panel_rects(g_ui, r, KS_UI_MAX_PANELS);
+    *red = *blue = 0;
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(r[i].name, "message") != 0) continue;
+        for (int y = (int)r[i].y; y < (int)(r[i].y + r[i].h); ++y)
+            for (int x = (int)r[i].x; x < (int)(r[i].x + r[i].w); ++x) {
+                const unsigned char *p = f + ((size_t)y * (size_t)w + (size_t)x) * 4;
+                *red += p[0] > 120 && p[1] < 70 && p[2] < 70;
+                *blue += p[2] > 90 && p[0] < 70 && p[2] > p[0] + 40;
+            }
+    }
+}
+
+/* Issue 23 item 10: a notice ("saved ...") has its own banner, not the
+ * red one of errors. */
+static void test_message_kinds(void **state)
+{
+    (void)state;
+    long red = 0, blue = 0;
+    g_view.message_kind = KS_VMSG_ERROR;
+    unsigned char *f = draw(800, 600, 1, 0, 2);
+    banner_colours(f, 800, &red, &blue);
+    free(f);
+    if (!(red > 1000 && blue < red / 20)) fail_msg("error banner: %ld red, %ld blue pixels", red, blue);
+    char keep[KS_VIEW_TEXT];
+    snprintf(keep, sizeof keep, "%s", g_view.message);
+    snprintf(g_view.message, sizeof g_view.message, "saved /tmp/out/laplace3d_000120_screen.png");
+    g_view.message_kind = KS_VMSG_NOTICE;
+    f = draw(800, 600, 1, 0, 2);
+    banner_colours(f, 800, &red, &blue);
+    check_layout(800, 600, f, 7);
+    free(f);
+    g_view.message_kind = KS_VMSG_ERROR;
+    snprintf(g_view.message, sizeof g_view.message, "%s", keep);
+    if (!(blue > 1000 && red < blue / 20)) fail_msg("notice banner: %ld red, %ld blue pixels", red, blue);
+}
+
 /* Issue 23 item 10: the help, opened with H after frames without it, shows
  * its rows whole on the first frame it is open (no row cut to a few
  * characters), at every size; its width holds the widest key row. */
@@ -377,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_hidden),
         cmocka_unit_test(test_font_fallback),
         cmocka_unit_test(test_help_first_frame),
+        cmocka_unit_test(test_message_kinds),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ks_ui_destroy(g_ui);
