@@ -119,6 +119,11 @@ void ks_progress_tick(ks_progress *p, long long frame, long long frames_asked, c
     p->last_frame = frame;
 }
 
+const char *ks_stage_label(const char *name)
+{
+    return strcmp(name, KS_FRAME_STAGE) == 0 ? KS_FRAME_WORK_LABEL : name;
+}
+
 void ks_summary_print(const char *scene, long long frames, const char *status,
                       const ks_stage_timer *timer, const char *written)
 {
@@ -129,15 +134,15 @@ void ks_summary_print(const char *scene, long long frames, const char *status,
         ks_stage_stats st;
         ks_stage_timer_stats(timer, s, &st);
         if (st.samples == 0) continue;
-        int k = snprintf(stages + used, sizeof stages - used, "%s%s %.3f", used ? ", " : "", st.name,
+        int k = snprintf(stages + used, sizeof stages - used, "%s%s %.3f", used ? ", " : "", ks_stage_label(st.name),
                          st.median_ms);
         if (k > 0) used += (size_t)k;
     }
     char share_text[96] = "";
     ks_stage_share share;
     if (ks_stage_timer_share(timer, &share))
-        snprintf(share_text, sizeof share_text, "; solver share %.0f %% of a %.3f ms frame", 100.0 * share.share,
-                 share.interval_ms);
+        snprintf(share_text, sizeof share_text, "; solver share %.0f %% of a %.3f ms " KS_FRAME_INTERVAL_LABEL,
+                 100.0 * share.share, share.interval_ms);
     printf("kernelscope: %s: %lld %s%s%s; median ms: %s%s; %s\n", scene, frames,
            ks_plural(frames, "frame", "frames"), status && status[0] ? ", " : "", status ? status : "",
            used ? stages : "none", share_text, written && written[0] ? written : "wrote nothing");

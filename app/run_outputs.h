@@ -44,8 +44,20 @@ void ks_progress_init(ks_progress *p, int enabled);
 /* status: the scene's own words (iterations, residual); may be empty. */
 void ks_progress_tick(ks_progress *p, long long frame, long long frames_asked, const char *status);
 
-/* "kernelscope: <scene>: N frames, <status>; median ms: stage a, ...[; solver share P % of a T ms
- * frame]; <written>" on stdout. */
+/* Two frame figures that must not be confused: the wall-clock interval
+ * between frames (what fps is) and the "frame" stage, the span of one frame's
+ * own work from the solver to the picture (CUDA events on the GPU, the host
+ * clock on the CPU). The stage keeps the name "frame" in the CSVs (frame_ms);
+ * what a person reads calls it "frame work". */
+#define KS_FRAME_STAGE "frame"
+#define KS_FRAME_WORK_LABEL "frame work"
+#define KS_FRAME_INTERVAL_LABEL "frame interval"
+/* The name a stage is shown by (panel, page, summary): name itself, but
+ * KS_FRAME_WORK_LABEL for KS_FRAME_STAGE. */
+const char *ks_stage_label(const char *name);
+
+/* "kernelscope: <scene>: N frames, <status>; median ms: stage a, ..., frame work T[; solver share P %
+ * of a T ms frame interval]; <written>" on stdout. */
 void ks_summary_print(const char *scene, long long frames, const char *status,
                       const ks_stage_timer *timer, const char *written);
 

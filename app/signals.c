@@ -7,6 +7,15 @@
 #include "kernels/common/tmpfiles.h"
 
 static volatile sig_atomic_t ks_stop_signal;
+static int ks_stderr_tty; /* 1: stderr is a terminal, where Ctrl-C leaves "^C" on the line */
+
+/* The leading newline ends the terminal's "^C" echo; anywhere else (a pipe,
+ * a file, SIGTERM from a script) it would be a blank line. */
+static void say(const char *msg, size_t len, int sig)
+{
+    const size_t skip = ks_stderr_tty && sig == SIGINT ? 0 : 1;
+    if (write(STDERR_FILENO, msg + skip, len - skip) < 0) { /* nothing more to do */ }
+}
 
 static void on_signal(int sig)
 {
@@ -14,16 +23,17 @@ static void on_signal(int sig)
         /* asked twice: leave no temporary file behind, quit now */
         ks_tmpfiles_unlink_all();
         static const char msg[] = "\nkernelscope: stopped at once\n";
-        if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
+        say(msg, sizeof msg - 1, sig);
         _exit(128 + sig);
     }
     ks_stop_signal = sig;
     static const char msg[] = "\nkernelscope: stopping once this frame (or bench row) is done; Ctrl-C again quits now\n";
-    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) { /* nothing more to do */ }
+    say(msg, sizeof msg - 1, sig);
 }
 
 void ks_signals_install(void)
 {
+    ks_stderr_tty = isatty(STDERR_FILENO);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

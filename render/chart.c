@@ -19,6 +19,8 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
+enum { KS_CHART_TEXT = 400 }; /* longest text drawn, bytes */
+
 typedef struct canvas {
     unsigned char *px;
     int w, h;
@@ -95,9 +97,9 @@ static void disc(canvas *c, double cx, double cy, double radius, const unsigned 
 static int draw_text(canvas *c, int x, int y, const char *text, int scale, int vertical,
                      const unsigned char rgb[3])
 {
-    char buf[128];
-    /* 16-byte vertices, 4 per quad; static because 96 KiB is too much stack (one thread draws) */
-    static float quads[4 * 4 * 1500];
+    char buf[KS_CHART_TEXT];
+    /* 16-byte vertices, 4 per quad; static because that is too much stack (one thread draws) */
+    static float quads[4 * 4 * 4000];
     snprintf(buf, sizeof buf, "%s", text);
     const int nq = stb_easy_font_print(0.0f, 0.0f, buf, NULL, quads, (int)sizeof quads);
     for (int q = 0; q < nq; ++q) {
@@ -121,7 +123,7 @@ static int draw_text(canvas *c, int x, int y, const char *text, int scale, int v
 
 static int text_width(const char *text, int scale)
 {
-    char buf[256];
+    char buf[KS_CHART_TEXT];
     snprintf(buf, sizeof buf, "%s", text);
     return stb_easy_font_width(buf) * scale;
 }
@@ -153,6 +155,16 @@ static void axis_range(const ks_chart_desc *d, int is_x, axis_map *a)
         lo = 0.0;
         hi = 1.0;
     }
+    if (is_x && d->x_categories && !log) { /* half a slot either side: the end labels fit */
+        for (int k = 0; k < d->x_tick_count && d->x_ticks; ++k) {
+            lo = fmin(lo, d->x_ticks[k]);
+            hi = fmax(hi, d->x_ticks[k]);
+        }
+        a->lo = lo - 0.5;
+        a->hi = hi + 0.5;
+        a->log = 0;
+        return;
+    }
     if (hi - lo < 1e-12) {
         const double widen = log ? 0.5 : (fabs(lo) > 0 ? 0.5 * fabs(lo) : 1.0);
         lo -= widen;
@@ -173,6 +185,17 @@ static void format_tick(double v, char *buf, size_t len)
 /* Calls back for each tick: value, major (labelled) or not. */
 typedef void (*ks_tick_fn)(canvas *c, const axis_map *a, double v, int major, void *ctx);
 
+/* Ticks every nice step (1, 2 or 5 times a power of ten) of about (hi - lo) / 6 over [lo, hi]. */
+static void linear_ticks(canvas *c, const axis_map *a, double lo, double hi, ks_tick_fn fn, void *ctx)
+{
+    const double raw = (hi - lo) / 6.0;
+    const double mag = pow(10.0, floor(log10(raw)));
+    const double f = raw / mag;
+    const double step = (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * mag;
+    for (double v = ceil(lo / step) * step; v <= hi + 1e-9 * step; v += step)
+        fn(c, a, fabs(v) < 1e-9 * step ? 0.0 : v, 1, ctx);
+}
+
 static void axis_ticks(canvas *c, const axis_map *a, ks_tick_fn fn, void *ctx)
 {
     if (a->log) {
@@ -187,6 +210,17 @@ static void axis_ticks(canvas *c, const axis_map *a, ks_tick_fn fn, void *ctx)
                 if (u >= a->lo - 1e-9 && u <= a->hi + 1e-9)
                     labelled += m == 1 || (span <= 2 && (m == 2 || m == 5));
             }
+        int inside = 0; /* ticks at 1..9 times a decade inside the range */
+        for (int e = d0; e <= d1; ++e)
+            for (int m = 1; m <= 9; ++m) {
+                const double u = e + log10((double)m);
+                inside += u >= a->lo - 1e-9 && u <= a->hi + 1e-9;
+            }
+        if (labelled < 2 && inside < 2) { /* e.g. 128 .. 256: one tick (200) would be the only number */
+            linear_ticks(c, a, pow(10.0, a->lo), pow(10.0, a->hi), fn, ctx);
+            return;
+        }
+        if (labelled < 2) labelled = 0; /* one number is not a scale: label every tick */
         for (int e = d0; e <= d1; ++e)
             for (int m = 1; m <= 9; ++m) {
                 const double u = e + log10((double)m);
@@ -196,12 +230,7 @@ static void axis_ticks(canvas *c, const axis_map *a, ks_tick_fn fn, void *ctx)
             }
         return;
     }
-    const double raw = (a->hi - a->lo) / 6.0;
-    const double mag = pow(10.0, floor(log10(raw)));
-    const double f = raw / mag;
-    const double step = (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * mag;
-    for (double v = ceil(a->lo / step) * step; v <= a->hi + 1e-9 * step; v += step)
-        fn(c, a, fabs(v) < 1e-9 * step ? 0.0 : v, 1, ctx);
+    linear_ticks(c, a, a->lo, a->hi, fn, ctx);
 }
 
 typedef struct tick_ctx {
@@ -225,12 +254,41 @@ static void draw_tick(canvas *c, const axis_map *a, double v, int major, void *v
     if (t->is_x) {
         rect(c, p, t->plot[1], p + 1, t->plot[3], grid);
         rect(c, p, t->plot[3], p + 1, t->plot[3] + len, ks_black);
-        if (major) draw_text(c, p - text_width(label, 2) / 2, t->plot[3] + 10, label, 2, 0, ks_black);
+        if (major) { /* centred under the tick, kept inside the picture */
+            const int tw = text_width(label, 2);
+            const int x = p - tw / 2 < 2 ? 2 : p - tw / 2 + tw > c->w - 2 ? c->w - 2 - tw : p - tw / 2;
+            draw_text(c, x, t->plot[3] + 10, label, 2, 0, ks_black);
+        }
     } else {
         rect(c, t->plot[0], p, t->plot[2], p + 1, grid);
         rect(c, t->plot[0] - len, p, t->plot[0], p + 1, ks_black);
         if (major) draw_text(c, t->plot[0] - 10 - text_width(label, 2), p - 6, label, 2, 0, ks_black);
     }
+}
+
+/* The title, centred: on one line when it fits, else on two lines split at
+ * the space nearest its middle (both above the plot, which starts at y = 50),
+ * else at half size; never cut at the edges. */
+static void draw_title(canvas *c, const char *title)
+{
+    const int room = c->w - 16;
+    if (text_width(title, 2) <= room) {
+        draw_text(c, (c->w - text_width(title, 2)) / 2, 16, title, 2, 0, ks_black);
+        return;
+    }
+    const size_t n = strlen(title);
+    size_t cut = 0;
+    for (size_t k = 1; k + 1 < n && k < KS_CHART_TEXT; ++k)
+        if (title[k] == ' ' && (cut == 0 || labs((long)(2 * k) - (long)n) < labs((long)(2 * cut) - (long)n))) cut = k;
+    char a[KS_CHART_TEXT], b[KS_CHART_TEXT];
+    snprintf(a, sizeof a, "%.*s", (int)cut, title);
+    snprintf(b, sizeof b, "%s", title + cut + 1);
+    if (cut > 0 && text_width(a, 2) <= room && text_width(b, 2) <= room) {
+        draw_text(c, (c->w - text_width(a, 2)) / 2, 4, a, 2, 0, ks_black);
+        draw_text(c, (c->w - text_width(b, 2)) / 2, 26, b, 2, 0, ks_black);
+        return;
+    }
+    draw_text(c, (c->w - text_width(title, 1)) / 2, 20, title, 1, 0, ks_black);
 }
 
 ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
@@ -273,7 +331,7 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
     rect(&c, plot[0], plot[1], plot[2] + 1, plot[1] + 1, ks_black);
     rect(&c, plot[2], plot[1], plot[2] + 1, plot[3], ks_black);
 
-    if (d->title) draw_text(&c, (w - text_width(d->title, 2)) / 2, 16, d->title, 2, 0, ks_black);
+    if (d->title) draw_title(&c, d->title);
     if (d->x_label)
         draw_text(&c, (plot[0] + plot[2] - text_width(d->x_label, 2)) / 2, h - 32, d->x_label, 2, 0, ks_black);
     if (d->y_label)

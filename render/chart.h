@@ -32,6 +32,9 @@ typedef struct ks_chart_desc {
     const double *x_ticks;
     const char *const *x_tick_labels;
     int x_tick_count;
+    /* 1: x is a category axis (linear, x_ticks at the categories' slots 1, 2, ...): half a slot of
+     * room either side, ticks only at the categories. */
+    int x_categories;
 } ks_chart_desc;
 
 /* Width and height after defaults. */

@@ -262,11 +262,12 @@ void scene_panel(Frame &f)
 
 void stages_panel(const ks_view *v)
 {
-    /* the first thing to read: how much of the frame the solver gets */
+    /* the first thing to read: how much of the wall-clock frame interval the
+     * solver gets (not the "frame work" row below: one frame's own work) */
     const ks_vfield *share = ks_view_find(v, "solver share");
     const ks_vfield *interval = ks_view_find(v, "frame interval");
     if (share && interval && !share->is_text && !interval->is_text)
-        ImGui::Text("solver share %.0f %% of a %.3f ms frame", 100.0 * share->value, interval->value);
+        ImGui::Text("solver share %.0f %% of a %.3f ms frame interval", 100.0 * share->value, interval->value);
     if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
@@ -276,6 +277,9 @@ void stages_panel(const ks_view *v)
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(v->stages[i].name);
+        if (strcmp(v->stages[i].name, "frame work") == 0 && ImGui::IsItemHovered())
+            ImGui::SetTooltip("one frame's own work, solver to picture (GPU span; host clock on the CPU);\n"
+                              "the frame interval above is the wall clock from one frame to the next");
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", v->stages[i].median_ms);
         ImGui::TableNextColumn();
@@ -332,23 +336,43 @@ void plot_panel(const ks_view *v)
     ImGui::PlotLines("##plot", v->plot.y, n, 0, NULL, ymin, ymax > ymin ? ymax : ymin + 1.0f, ImVec2(avail.x, h));
 }
 
+/* Where a "  Key    what it does" line's key ends (the first double space
+ * after it), or NULL for another line. */
+const char *help_gap(const char *line, const char *end)
+{
+    if (!(line[0] == ' ' && line[1] == ' ')) return NULL;
+    const char *k = line + 2;
+    while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
+    return k < end ? k : NULL;
+}
+
 /* "  Key    what it does" lines as a two-column table (the proportional font
- * cannot line up spaces); other lines as they are. */
+ * cannot line up spaces); other lines as they are. The key column's width is
+ * measured here, from the text, not left to the table: a table fits its
+ * columns to what the previous frame drew, so on the frame the help opens
+ * (H) every row would be cut to the first characters of its key. */
 void help_text(const char *text, int id)
 {
     if (text == NULL) return;
+    float key_w = 0.0f;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL) end = line + strlen(line);
+        const char *gap = help_gap(line, end);
+        if (gap) key_w = fmaxf(key_w, ImGui::CalcTextSize(line + 2, gap).x);
+        line = *end ? end + 1 : end;
+    }
     bool table = false;
     for (const char *line = text; *line;) {
         const char *end = strchr(line, '\n');
         if (end == NULL) end = line + strlen(line);
-        const char *gap = NULL;
-        if (line[0] == ' ' && line[1] == ' ') {
-            const char *k = line + 2;
-            while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
-            if (k < end) gap = k;
-        }
+        const char *gap = help_gap(line, end);
         if (gap && !table) {
             table = ImGui::BeginTable(id ? "help1" : "help0", 2, ImGuiTableFlags_SizingFixedFit);
+            if (table) {
+                ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, key_w);
+                ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
+            }
         } else if (!gap && table) {
             ImGui::EndTable();
             table = false;
@@ -507,7 +531,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         float aw = fmaxf(W - (visible || help ? col : 0.0f) - 2.0f * m, 4.0f * px);
         ImGui::SetNextWindowPos(ImVec2(m, m), ImGuiCond_Always);
         ImGui::SetNextWindowSize(ImVec2(aw, 0.0f), ImGuiCond_Always);
-        ImGui::PushStyleColor(ImGuiCol_WindowBg, IM_COL32(170, 30, 30, 235));
+        // an error in red; a notice of something done ("saved ...") in a calm blue
+        const bool notice = v->message_kind == KS_VMSG_NOTICE;
+        ImGui::PushStyleColor(ImGuiCol_WindowBg, notice ? IM_COL32(30, 70, 120, 235) : IM_COL32(170, 30, 30, 235));
         ImGui::Begin("##message", NULL,
                      wf | ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_AlwaysAutoResize);
         ImGui::PushTextWrapPos(aw - st.WindowPadding.x);

@@ -528,6 +528,9 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
     jw_puts(&w, ",");
     jw_key(&w, "message");
     jw_str(&w, v->message);
+    jw_puts(&w, ",");
+    jw_key(&w, "message_kind");
+    jw_str(&w, v->message_kind == KS_VMSG_NOTICE ? "notice" : "error");
     jw_puts(&w, "}");
     if (len) *len = w.len;
     if (w.overflow) {

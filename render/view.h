@@ -122,6 +122,13 @@ typedef struct ks_vcontrol {
     int choice_key[KS_VIEW_CHOICES]; /* 0: cycle with key_next */
 } ks_vcontrol;
 
+/* What the banner says: an error (red) or a notice of something done ("saved ..."). */
+typedef enum ks_vmessage_kind {
+    KS_VMSG_ERROR = 0, /* the default: a message of unknown kind is shown as the error it may be */
+    KS_VMSG_NOTICE,
+    KS_VMSG_NUM
+} ks_vmessage_kind;
+
 typedef struct ks_view {
     char scene[32];            /* "laplace3d", also the saved files' prefix */
     char image_name[64];       /* saved file names, e.g. "spheres_global" */
@@ -166,6 +173,7 @@ typedef struct ks_view {
     } viewport;
     char hover[KS_VIEW_TEXT];   /* value under the cursor, "" none */
     char message[KS_VIEW_TEXT]; /* banner (errors, "saved ..."), "" none */
+    ks_vmessage_kind message_kind; /* how the banner is styled */
     const char *help_global;    /* key help, '\n'-separated (static strings) */
     const char *help_scene;
 } ks_view;

@@ -29,7 +29,7 @@ code() { curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$@"; }
 start() {
   local log=$tmp/$1.log
   shift
-  "$bin" laplace2d --backend cpu --headless --frames 100000 --size 256x256 --no-overlay "$@" >"$log" 2>&1 &
+  "$bin" laplace2d --backend cpu --headless --frames 100000 --grid 256 --iters 2 --size 256x256 --no-overlay "$@" >"$log" 2>&1 &
   pid=$!
   pids+=("$pid")
   for _ in $(seq 300); do

@@ -146,10 +146,75 @@ static void test_tick_labels(void **state)
     free(img);
 }
 
+/* Issue 23 item 14. A category axis (bench histogram's inputs, bench serve's cases) has ticks and
+ * labels only at its categories, with room for the end labels; no 1.5 or 2.5. */
+static void test_category_axis(void **state)
+{
+    (void)state;
+    const double x[3] = {1, 2, 3}, y[3] = {2.0, 2.5, 0.4};
+    const ks_chart_series s = {"cpu", x, y, 3};
+    const char *const labels[3] = {"text", "uniform bytes", "all bytes equal"};
+    const ks_chart_desc d = {.width = 800, .height = 500, .log_y = 1, .series = &s, .series_count = 1,
+                             .x_ticks = x, .x_tick_labels = labels, .x_tick_count = 3, .x_categories = 1};
+    unsigned char *img = malloc(800 * 500 * 4);
+    assert_non_null(img);
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    /* plot x 100..772 over 0.5 .. 3.5: slot k at 100 + (k - 0.5) * 224; labels in y 466..490 */
+    for (int k = 1; k <= 3; ++k) {
+        const int at = 100 + (int)((k - 0.5) * 224.0);
+        if (black_in(img, 800, at - 20, 466, at + 20, 490) < 10) fail_msg("no label under category %d", k);
+    }
+    for (int k = 1; k <= 2; ++k) { /* between two categories: no tick, no number */
+        const int at = 100 + k * 224;
+        assert_int_equal(black_in(img, 800, at - 3, 429, at + 4, 437), 0);
+    }
+    /* the last label is whole: nothing at the picture's right edge */
+    assert_int_equal(black_in(img, 800, 790, 466, 800, 490), 0);
+    free(img);
+}
+
+/* A title wider than the chart is wrapped onto two lines, not cut at both ends. */
+static void test_long_title(void **state)
+{
+    (void)state;
+    const double x[2] = {1, 2}, y[2] = {1, 2};
+    const ks_chart_series s = {"a", x, y, 2};
+    const char *title = "kernelscope bench histogram on cpu: roofline (model counts); no-flop points at the left "
+                        "edge, on the bandwidth line they reach";
+    const ks_chart_desc d = {.width = 800, .height = 500, .title = title, .series = &s, .series_count = 1};
+    unsigned char *img = malloc(800 * 500 * 4);
+    assert_non_null(img);
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    assert_int_equal(black_in(img, 800, 0, 0, 12, 48), 0);   /* nothing at the left edge */
+    assert_int_equal(black_in(img, 800, 788, 0, 800, 48), 0); /* nor at the right */
+    assert_true(black_in(img, 800, 100, 2, 700, 22) > 100);   /* two lines of text */
+    assert_true(black_in(img, 800, 100, 25, 700, 46) > 100);
+    free(img);
+}
+
+/* A log axis over less than an octave (bench matmul --size 128,256) has more than one number. */
+static void test_narrow_log_axis(void **state)
+{
+    (void)state;
+    const double x[2] = {128, 256}, y[2] = {12.5, 17.1};
+    const ks_chart_series s = {"gold", x, y, 2};
+    const ks_chart_desc d = {.width = 800, .height = 500, .log_x = 1, .log_y = 1, .series = &s, .series_count = 1};
+    unsigned char *img = malloc(800 * 500 * 4);
+    assert_non_null(img);
+    assert_int_equal(ks_chart_render(&d, img), KS_OK);
+    /* x labels in y 466..490 under the plot's x 100..772: in its left and its right third */
+    if (black_in(img, 800, 90, 466, 324, 490) < 10 || black_in(img, 800, 548, 466, 790, 490) < 10)
+        fail_msg("fewer than two x labels on a 128..256 log axis");
+    free(img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tick_labels),
+        cmocka_unit_test(test_category_axis),
+        cmocka_unit_test(test_long_title),
+        cmocka_unit_test(test_narrow_log_axis),
         cmocka_unit_test(test_loglog_geometry),
         cmocka_unit_test(test_linear_and_errors),
     };

@@ -208,8 +208,8 @@ static void test_cpu_policy_line(void **state)
 static void test_cpu_residual_fresh_and_final(void **state)
 {
     (void)state;
-    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--frames",
-                          "1000000", "--progress", NULL};
+    const char *argv[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--iters", "2",
+                          "--frames", "1000000", "--progress", NULL};
     argv[0] = ks_test_binary();
     ks_test_proc *p = malloc(sizeof *p);
     assert_non_null(p);
@@ -251,7 +251,8 @@ static void test_cpu_residual_fresh_and_final(void **state)
 
     char count[32];
     snprintf(count, sizeof count, "%lld", frames);
-    const char *again[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--frames", count, NULL};
+    const char *again[] = {NULL, "laplace2d", "--backend", "cpu", "--headless", "--grid", "64", "--iters", "2",
+                           "--frames", count, NULL};
     ks_run_result r;
     assert_int_equal(ks_test_run(again, NULL, &r), 0);
     assert_int_equal(r.exit_code, 0);
@@ -259,6 +260,49 @@ static void test_cpu_residual_fresh_and_final(void **state)
     snprintf(want, sizeof want, "%lld iterations, residual %s;", iters, res);
     if (!strstr(r.out, want)) fail_msg("stopped run's summary '%s' is not the final field's: %s", want, r.out);
     free(p);
+}
+
+/* Issue 23 item 6: the CPU backend's defaults (no --grid, no --iters) show the
+ * heat moving at once: after 20 frames the middle of the field (row NY/2 in
+ * 2D, plane NZ/2 in 3D; the hot edge is the last) holds a visible share of
+ * the heat. The old defaults (256^2 and 64^3 at 2 a frame) left it at 0. */
+static void test_cpu_defaults_fill(void **state)
+{
+    (void)state;
+    const struct {
+        const char *scene;
+        int n, dims;
+    } cases[] = {{"laplace2d", 128, 2}, {"laplace3d", 48, 3}};
+    for (int c = 0; c < 2; ++c) {
+        char dir[256], npy[512];
+        ks_test_tmpdir(dir, sizeof dir, "cpu_defaults");
+        snprintf(npy, sizeof npy, "%s/u.npy", dir);
+        const char *argv[] = {NULL, cases[c].scene, "--backend", "cpu", "--headless", "--frames", "20",
+                              "--dump-field", npy, "--out", dir, NULL};
+        ks_run_result r;
+        assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+        if (r.exit_code != 0) fail_msg("%s: exit %d: %s", cases[c].scene, r.exit_code, r.err);
+        const int n = cases[c].n;
+        const size_t plane = (size_t)n * n, points = cases[c].dims == 3 ? plane * n : plane;
+        FILE *f = fopen(npy, "rb");
+        assert_non_null(f);
+        float *u = malloc(points * sizeof *u);
+        assert_non_null(u);
+        assert_int_equal(fseek(f, 128, SEEK_SET), 0); /* the 128-byte .npy header */
+        if (fread(u, sizeof *u, points, f) != points) fail_msg("%s: not a %d-point field (the default grid)", cases[c].scene, n);
+        assert_int_equal(fgetc(f), EOF);
+        fclose(f);
+        const size_t stride = cases[c].dims == 3 ? plane : (size_t)n, count = cases[c].dims == 3 ? plane : (size_t)n;
+        double mid = 0.0;
+        for (size_t k = 0; k < count; ++k) mid += u[(size_t)(n / 2) * stride + k];
+        mid /= (double)count;
+        if (!(mid > 0.03)) fail_msg("%s: mean %.4f half way from the hot edge after 20 frames", cases[c].scene, mid);
+        free(u);
+        const char *iters = strstr(r.out, " iterations");
+        assert_non_null(iters); /* 20 frames at the default count: 5120 (2D: 256 a frame), 1280 (3D: 64) */
+        const char *want = cases[c].dims == 3 ? "20 frames, 1280 iterations" : "20 frames, 5120 iterations";
+        if (!strstr(r.out, want)) fail_msg("%s: no '%s' in %s", cases[c].scene, want, r.out);
+    }
 }
 
 int main(void)
@@ -276,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_no_gpu_notice_and_cpu_fallback),
         cmocka_unit_test(test_cpu_policy_line),
         cmocka_unit_test(test_cpu_residual_fresh_and_final),
+        cmocka_unit_test(test_cpu_defaults_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

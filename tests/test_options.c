@@ -47,8 +47,16 @@ static void test_defaults(void **state)
     ks_options cpu;
     assert_int_equal(ks_options_parse(1, argv, &cpu), KS_OK);
     ks_options_backend_defaults(&cpu, 0);
-    assert_int_equal(ks_laplace_opts_get(&cpu)->grids[0][0], 64);
-    assert_int_equal(ks_laplace_opts_get(&cpu)->iters, 2);
+    /* CPU: a grid the heat crosses in the first second (issue 23 item 6) */
+    assert_int_equal(ks_laplace_opts_get(&cpu)->grids[0][0], 48);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->iters, 64);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->iters_auto, 0);
+    char *argv2[] = {"kernelscope", "laplace2d", NULL};
+    assert_int_equal(ks_options_parse(2, argv2, &cpu), KS_OK);
+    ks_options_backend_defaults(&cpu, 0);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->grids[0][0], 128);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->grids[0][1], 128);
+    assert_int_equal(ks_laplace_opts_get(&cpu)->iters, 256);
 }
 
 /* --fps-target: the frame rate --iters auto aims at; 0 asks for the fastest sizing */

@@ -429,6 +429,21 @@ static void test_names_summary_progress(void **state)
     assert_int_equal(sscanf(share, "; solver share %d %% of a", &pct), 1);
     assert_true(pct >= 0 && pct <= 100);
     assert_true(strstr(r.out, "median ms: ") < share);
+    /* two frame figures, named apart (issue 23 item 9): the frame stage's span is "frame work", the
+     * wall clock between frames the "frame interval"; the CSV keeps its frame_ms column */
+    assert_non_null(strstr(strstr(r.out, "median ms: "), "frame work "));
+    for (const char *f = strstr(r.out, "median ms: "); (f = strstr(f, "frame ")) != NULL && f < share; ++f)
+        assert_true(strncmp(f, "frame work ", 11) == 0); /* no bare "frame 5.247" */
+    double interval = 0.0;
+    assert_int_equal(sscanf(share, "; solver share %d %% of a %lf ms frame interval;", &pct, &interval), 2);
+    char csv[400], head[200] = "";
+    snprintf(csv, sizeof csv, "%s/spheres_timings.csv", dir);
+    FILE *fcsv = fopen(csv, "r");
+    assert_non_null(fcsv);
+    assert_non_null(fgets(head, sizeof head, fcsv));
+    fclose(fcsv);
+    assert_non_null(strstr(head, "frame_ms"));
+    assert_null(strstr(head, "frame work"));
     assert_non_null(strstr(r.out, "wrote 2 pictures in "));
 
     /* Laplace, one frame: the singular, the field dump and a progress line (the run outlasts a second) */

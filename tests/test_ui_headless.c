@@ -314,6 +314,88 @@ static void test_font_fallback(void **state)
     free(f);
 }
 
+/* Reddish and bluish pixels of the banner ("message") of the last frame. */
+static void banner_colours(const unsigned char *f, int w, long *red, long *blue)
+{
+    ks_ui_rect r[KS_UI_MAX_PANELS];
+    const int n = ks_ui_panel_rects(g_ui, r, KS_UI_MAX_PANELS);
+    *red = *blue = 0;
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(r[i].name, "message") != 0) continue;
+        for (int y = (int)r[i].y; y < (int)(r[i].y + r[i].h); ++y)
+            for (int x = (int)r[i].x; x < (int)(r[i].x + r[i].w); ++x) {
+                const unsigned char *p = f + ((size_t)y * (size_t)w + (size_t)x) * 4;
+                *red += p[0] > 120 && p[1] < 70 && p[2] < 70;
+                *blue += p[2] > 90 && p[0] < 70 && p[2] > p[0] + 40;
+            }
+    }
+}
+
+/* Issue 23 item 10: a notice ("saved ...") has its own banner, not the
+ * red one of errors. */
+static void test_message_kinds(void **state)
+{
+    (void)state;
+    long red = 0, blue = 0;
+    g_view.message_kind = KS_VMSG_ERROR;
+    unsigned char *f = draw(800, 600, 1, 0, 2);
+    banner_colours(f, 800, &red, &blue);
+    free(f);
+    if (!(red > 1000 && blue < red / 20)) fail_msg("error banner: %ld red, %ld blue pixels", red, blue);
+    char keep[KS_VIEW_TEXT];
+    snprintf(keep, sizeof keep, "%s", g_view.message);
+    snprintf(g_view.message, sizeof g_view.message, "saved /tmp/out/laplace3d_000120_screen.png");
+    g_view.message_kind = KS_VMSG_NOTICE;
+    f = draw(800, 600, 1, 0, 2);
+    banner_colours(f, 800, &red, &blue);
+    check_layout(800, 600, f, 7);
+    free(f);
+    g_view.message_kind = KS_VMSG_ERROR;
+    snprintf(g_view.message, sizeof g_view.message, "%s", keep);
+    if (!(blue > 1000 && red < blue / 20)) fail_msg("notice banner: %ld red, %ld blue pixels", red, blue);
+}
+
+/* Issue 23 item 10: the help, opened with H after frames without it, shows
+ * its rows whole on the first frame it is open (no row cut to a few
+ * characters), at every size; its width holds the widest key row. */
+static void test_help_first_frame(void **state)
+{
+    (void)state;
+    const int sizes[][2] = {{1280, 800}, {800, 600}, {640, 400}, {400, 300}};
+    ks_ui *keep = g_ui;
+    for (int k = 0; k < 4; ++k) {
+        const int w = sizes[k][0], h = sizes[k][1];
+        ks_ui *ui = NULL; /* a fresh UI: the help's tables have never been laid out */
+        check_ok(ks_ui_create(&(ks_ui_desc){.window = g_win}, &ui), "ui");
+        g_ui = ui;
+        free(draw(w, h, 1, 0, 3));
+        unsigned char *f = draw(w, h, 1, 1, 1);
+        char name[64];
+        snprintf(name, sizeof name, "ui_%dx%d_help_first", w, h);
+        snapshot(name, f, w, h);
+        ks_ui_rect r[KS_UI_MAX_PANELS], help = {0};
+        const int n = ks_ui_panel_rects(g_ui, r, KS_UI_MAX_PANELS);
+        for (int i = 0; i < n; ++i)
+            if (strncmp(r[i].name, "Keys", 4) == 0) help = r[i];
+        assert_true(help.w > 0.0f);
+        /* the first frame's rows as a settled frame draws them: the top part of the panel, left of
+         * where a scroll bar may come or go, differs in few pixels */
+        unsigned char *later = draw(w, h, 1, 1, 3);
+        long differ = 0, area = 0;
+        for (int y = (int)help.y; y < (int)(help.y + 0.6f * help.h); ++y)
+            for (int x = (int)help.x; x < (int)(help.x + 0.85f * help.w); ++x, ++area) {
+                const unsigned char *a = f + ((size_t)y * (size_t)w + (size_t)x) * 4, *b = later + ((size_t)y * (size_t)w + (size_t)x) * 4;
+                differ += abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) > 60;
+            }
+        if (differ * 1000 > area) /* cut rows: about 1 %; whole rows: none */
+            fail_msg("%dx%d: the help's first frame differs from a settled one in %ld of %ld pixels", w, h, differ, area);
+        free(later);
+        free(f);
+        g_ui = keep;
+        ks_ui_destroy(ui);
+    }
+}
+
 int main(void)
 {
     ks_window_desc desc = {.width = 800, .height = 600, .headless = 1};
@@ -335,6 +417,8 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_hidden),
         cmocka_unit_test(test_font_fallback),
+        cmocka_unit_test(test_help_first_frame),
+        cmocka_unit_test(test_message_kinds),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ks_ui_destroy(g_ui);

@@ -127,7 +127,9 @@ static void test_json_escaping(void **state)
                    "assert F[\"tiny\"][\"value\"]==1.25e-300\n"
                    "assert v[\"table\"][\"rows\"][0][\"cells\"]==[None]\n"
                    "assert v[\"plot\"][\"y\"]==[-3.5,0] and v[\"colorbar\"] is None\n"
-                   "assert v[\"message\"].endswith(\"a\\\"b.png\")");
+                   "assert v[\"message\"].endswith(\"a\\\"b.png\") and v[\"message_kind\"]==\"error\"");
+    v.message_kind = KS_VMSG_NOTICE; /* "saved ...": a notice, styled apart from errors (issue 23 item 10) */
+    check_json(&v, "assert v[\"message_kind\"]==\"notice\"");
     /* too small a buffer: an error, and an empty string rather than half a document */
     char small[64];
     size_t len = 0;

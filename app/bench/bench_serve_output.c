@@ -86,10 +86,28 @@ ks_status ks_serve_chart_write(const ks_serve_row *rows, int n, const char *dir)
     double xs[KS_NS][KS_CASE_NUM], ys[KS_NS][KS_CASE_NUM];
     ks_chart_series series[KS_NS];
     int nseries = 0;
+    /* a category axis: the cases that ran, side by side at 1, 2, ..., each tick named; a case
+     * that did not run has neither a slot nor a name */
+    static const char *const case_labels[KS_CASE_NUM] = {"none",   "jpeg viewer",  "h264 viewer",
+                                                         "record", "browser jpeg", "browser h264"};
+    int slot[KS_CASE_NUM], nt = 0;
+    double ticks[KS_CASE_NUM];
+    const char *tick_labels[KS_CASE_NUM];
+    for (int kase = 0; kase < KS_CASE_NUM; ++kase) {
+        int ran = 0;
+        for (int i = 0; i < n; ++i)
+            ran |= strcmp(ks_case_names[kase], rows[i].kase) == 0 && (rows[i].loop_fps > 0.0 || rows[i].viewer_fps > 0.0);
+        slot[kase] = ran ? nt : -1;
+        if (ran) {
+            ticks[nt] = nt + 1;
+            tick_labels[nt++] = case_labels[kase];
+        }
+    }
     for (int i = 0; i < n; ++i) {
         const ks_serve_row *r = &rows[i];
         int kase = 0;
         while (kase < KS_CASE_NUM && strcmp(ks_case_names[kase], r->kase) != 0) ++kase;
+        if (kase == KS_CASE_NUM || slot[kase] < 0) continue;
         for (int what = 0; what < 2; ++what) {
             const double y = what ? r->viewer_fps : r->loop_fps;
             if (!(y > 0.0)) continue;
@@ -104,7 +122,7 @@ ks_status ks_serve_chart_write(const ks_serve_row *rows, int n, const char *dir)
                 ++nseries;
             }
             if (series[k].n == KS_CASE_NUM) continue;
-            xs[k][series[k].n] = kase + 1;
+            xs[k][series[k].n] = slot[kase] + 1;
             ys[k][series[k].n++] = y;
         }
     }
@@ -113,8 +131,8 @@ ks_status ks_serve_chart_write(const ks_serve_row *rows, int n, const char *dir)
     snprintf(title, sizeof title, "kernelscope bench serve on %.200s, %.24s: frames per second", rows[0].device,
              rows[0].size);
     const ks_chart_desc d = {.title = title,
-                             .x_label = "case: 1 none, 2 jpeg viewer, 3 h264 viewer, 4 record, 5 browser-jpeg, "
-                                        "6 browser-h264",
-                             .y_label = "frames per second", .series = series, .series_count = nseries};
+                             .x_label = "case", .y_label = "frames per second", .series = series,
+                             .series_count = nseries, .x_ticks = ticks, .x_tick_labels = tick_labels,
+                             .x_tick_count = nt, .x_categories = 1};
     return ks_bench_chart_write(&d, dir, "bench_serve.png", NULL, 0);
 }

@@ -38,6 +38,7 @@ struct ks_live {
     int stage_frame;
     long long frame;
     char message[256];
+    ks_vmessage_kind message_kind; /* error (red banner) or notice */
     double message_until;      /* host seconds */
     ks_view view;              /* this frame's view model (scene + frame fields) */
     ks_live_rec rec;           /* --record and the E key */
@@ -48,10 +49,11 @@ struct ks_live {
     void *hook_user;
 };
 
-static void show_message(ks_live *l, const char *text)
+static void show_message(ks_live *l, ks_vmessage_kind kind, const char *text)
 {
     size_t used = 0;
     ks_text_append(l->message, sizeof l->message, &used, "%s", text);
+    l->message_kind = kind;
     l->message_until = ks_now_seconds() + 4.0;
 }
 
@@ -130,7 +132,7 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     if (notice[0]) hold_notice(l, "%s", notice);
     const ks_stage_timer_desc td = {env->use_cuda, api->stream(l->scene)};
     KS_TRY(ks_stage_timer_create(&td, &l->timer));
-    l->stage_frame = ks_stage_timer_stage(l->timer, "frame"); /* the first column of the CSV */
+    l->stage_frame = ks_stage_timer_stage(l->timer, KS_FRAME_STAGE); /* the first column of the CSV */
     ks_live_path_desc pd = {0};
     pd.use_cuda = env->use_cuda;
     pd.want = env->opt->interop;
@@ -169,7 +171,7 @@ void ks_live_destroy(ks_live *l)
 /* A key from the window, a panel or a page; a scene key that failed is shown. */
 static void take_key(ks_live *l, ks_status st)
 {
-    if (st != KS_OK) show_message(l, ks_error_message());
+    if (st != KS_OK) show_message(l, KS_VMSG_ERROR, ks_error_message());
 }
 
 /* The frame-level part of the view: device, backend, fps, frame, stage timings. */
@@ -191,8 +193,8 @@ static void view_frame(ks_live *l, ks_view *v)
     /* the scene's solver stages over the wall-clock frame interval (stage_timer.h) */
     ks_stage_share share;
     if (ks_stage_timer_share(l->timer, &share)) {
-        ks_view_num(v, KS_VGROUP_FRAME, "solver share", share.share, "of frame", KS_VFMT_PCT);
-        ks_view_num(v, KS_VGROUP_FRAME, "frame interval", share.interval_ms, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_FRAME, "solver share", share.share, "of frame interval", KS_VFMT_PCT);
+        ks_view_num(v, KS_VGROUP_FRAME, KS_FRAME_INTERVAL_LABEL, share.interval_ms, "ms", KS_VFMT_F3);
     }
     const int stages = ks_stage_timer_stage_count(l->timer);
     for (int s = 0; s < stages && v->nstages < KS_VIEW_STAGES; ++s) {
@@ -200,13 +202,15 @@ static void view_frame(ks_live *l, ks_view *v)
         ks_stage_timer_stats(l->timer, s, &st);
         if (st.samples == 0) continue;
         ks_vstage *out = &v->stages[v->nstages++];
-        snprintf(out->name, sizeof out->name, "%s", st.name);
+        snprintf(out->name, sizeof out->name, "%s", ks_stage_label(st.name)); /* "frame work", not "frame" */
         out->median_ms = st.median_ms;
         out->min_ms = st.min_ms;
         out->samples = st.samples;
     }
-    if (l->message[0] && ks_now_seconds() < l->message_until)
+    if (l->message[0] && ks_now_seconds() < l->message_until) {
         snprintf(v->message, sizeof v->message, "%s", l->message);
+        v->message_kind = l->message_kind;
+    }
     ks_live_input_view(&l->input, v);
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
@@ -223,11 +227,12 @@ static ks_status record_frame(ks_live *l)
         int w, h;
         ks_window_size(l->win, &w, &h);
         l->input.ctl.rec_toggle = 0;
-        ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, l->env->opt->scene->name, l->frame, w, h, msg, sizeof msg);
-        show_message(l, msg);
+        const ks_status toggled = ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, l->env->opt->scene->name,
+                                                     l->frame, w, h, msg, sizeof msg);
+        show_message(l, toggled == KS_OK ? KS_VMSG_NOTICE : KS_VMSG_ERROR, msg);
     }
     ks_status st = ks_live_rec_frame(&l->rec, l->renderer, msg, sizeof msg);
-    if (msg[0]) show_message(l, msg);
+    if (msg[0]) show_message(l, KS_VMSG_ERROR, msg); /* only a failure that ended the recording says anything */
     return st;
 }
 
@@ -306,12 +311,14 @@ static void key_saves(ks_live *l)
     if (ctl->save_format && !l->lagged) {
         ks_status st = ks_live_output_save(&l->out, (ks_image_format)ctl->save_format, what, "_screen", l->frame,
                                            msg, sizeof msg);
-        if (st != KS_OK || msg[0]) show_message(l, st != KS_OK ? ks_error_message() : msg);
+        if (st != KS_OK || msg[0])
+            show_message(l, st != KS_OK ? KS_VMSG_ERROR : KS_VMSG_NOTICE, st != KS_OK ? ks_error_message() : msg);
         ctl->save_format = 0;
     }
     if (ctl->save_bare) {
         ks_status st = ks_live_output_save(&l->out, KS_FMT_PNG, KS_SAVE_FIELD, "_field", l->frame, msg, sizeof msg);
-        if (st != KS_OK || msg[0]) show_message(l, st != KS_OK ? ks_error_message() : msg);
+        if (st != KS_OK || msg[0])
+            show_message(l, st != KS_OK ? KS_VMSG_ERROR : KS_VMSG_NOTICE, st != KS_OK ? ks_error_message() : msg);
         ctl->save_bare = 0;
     }
 }

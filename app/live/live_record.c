@@ -34,7 +34,7 @@ ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, int 
     return KS_OK;
 }
 
-void ks_live_rec_toggle(ks_live_rec *r, const char *dir, const char *scene, long long frame, int w, int h, char *msg,
+ks_status ks_live_rec_toggle(ks_live_rec *r, const char *dir, const char *scene, long long frame, int w, int h, char *msg,
                         size_t msg_len)
 {
     char path[1024];
@@ -50,6 +50,7 @@ void ks_live_rec_toggle(ks_live_rec *r, const char *dir, const char *scene, long
         if (st == KS_OK) snprintf(msg, msg_len, "recording %s (E stops)", path);
     }
     if (st != KS_OK) snprintf(msg, msg_len, "%s", ks_error_message());
+    return st;
 }
 
 /* The one place that reads the composed frame back for the video. */

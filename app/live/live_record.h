@@ -27,8 +27,9 @@ void ks_live_rec_init(ks_live_rec *r, int fps, int headless);
  * notice, if any, goes to stderr. */
 ks_status ks_live_rec_start(ks_live_rec *r, const char *path, int w, int h, int from_flag);
 /* The E key: stops the recording in progress, or starts one named
- * DIR/<scene>_<frame>.mp4; msg receives what to show (the error on failure). */
-void ks_live_rec_toggle(ks_live_rec *r, const char *dir, const char *scene, long long frame, int w, int h, char *msg,
+ * DIR/<scene>_<frame>.mp4; msg receives what to show (the error on failure,
+ * which the status says). */
+ks_status ks_live_rec_toggle(ks_live_rec *r, const char *dir, const char *scene, long long frame, int w, int h, char *msg,
                         size_t msg_len);
 /* Hands the frame just composed to the recorder when the --fps clock says a
  * frame is due and the encoder has room (otherwise the frame is counted as

@@ -389,13 +389,48 @@ static void test_cli_dump(void **state)
     free(buf);
 }
 
+/* bench histogram on the CPU: the table's T_peak is the host copy ceiling its roofline chart draws,
+ * not 0 (issue 23 item 14); the CSV's t_peak_gbs and pct_tpeak are filled. */
+static void test_bench_cpu_t_peak(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "hist_bench");
+    const char *argv[] = {NULL, "bench", "histogram", "--backend", "cpu", "--size", "1M", "--reps", "1",
+                          "--out", dir, NULL};
+    ks_run_result r;
+    assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+    if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+    snprintf(path, sizeof path, "%s/bench_histogram.csv", dir);
+    char *csv = ks_test_read_file(path);
+    assert_non_null(csv);
+    const char *row = strchr(csv, '\n');
+    assert_non_null(row);
+    int rows = 0;
+    for (++row; *row; ++rows) {
+        /* device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,... */
+        const char *f = row;
+        for (int k = 0; k < 9; ++k) f = strchr(f, ',') + 1;
+        double t_peak = 0.0, pct = 0.0;
+        assert_int_equal(sscanf(f, "%lf,%lf", &t_peak, &pct), 2);
+        if (!(t_peak > 0.0 && pct > 0.0)) fail_msg("t_peak_gbs %g, pct_tpeak %g in %s", t_peak, pct, row);
+        row = strchr(row, '\n');
+        if (!row) break;
+        ++row;
+    }
+    assert_true(rows >= 3);
+    free(csv);
+    /* the table's %T_peak column likewise */
+    assert_null(strstr(r.out, "     0.0        -\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes),      cmocka_unit_test(test_pair_bins), cmocka_unit_test(test_words),
         cmocka_unit_test(test_generated),  cmocka_unit_test(test_csv),
         cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),  cmocka_unit_test(test_float_bins),
-        cmocka_unit_test(test_labels),     cmocka_unit_test(test_axes_picture),
+        cmocka_unit_test(test_labels),     cmocka_unit_test(test_axes_picture), cmocka_unit_test(test_bench_cpu_t_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

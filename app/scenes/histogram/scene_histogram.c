@@ -344,7 +344,10 @@ static void view(void *self, ks_view *v)
             ks_view_text(v, KS_VGROUP_KERNEL, "atomics/byte", "not modelled (CUB's own)");
         }
     }
-    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+    if (s->notice[0]) {
+        snprintf(v->message, sizeof v->message, "%s", s->notice);
+        v->message_kind = KS_VMSG_NOTICE; /* a hint (an option ignored, a variant skipped), not a failure */
+    }
 }
 
 /* The counts as .npy, shape (bins,): uint32 while the total fits, else int64. */

@@ -13,7 +13,7 @@ typedef struct ks_laplace_opts {
     int grid_parts[KS_MAX_LIST]; /* components given: 1 (N), 2 or 3 */
     ks_bc bc;                    /* default hot-top */
     int iters;                   /* Jacobi iterations per frame; default: automatic on the CUDA
-                                    backend (starting at 20), 2 on the CPU backend; tblock runs
+                                    backend (starting at 20), 64 (3D) / 256 (2D) on the CPU backend; tblock runs
                                     the nearest multiple of its time block */
     int iters_set;               /* --iters given (a count or auto) */
     int iters_auto;              /* --iters auto (the CUDA default): sized for fps_target

@@ -476,7 +476,10 @@ static void view(void *self, ks_view *v)
                                  : 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n);
     if (ms > 0) ks_roof_log_put(&s->roof, rname, flops, rbytes, ms);
     ks_view_roof(v, &s->roof, rname, "one multiply", s->t_peak_gbs, s->gpu ? s->peak_gflops : 0.0);
-    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+    if (s->notice[0]) {
+        snprintf(v->message, sizeof v->message, "%s", s->notice);
+        v->message_kind = KS_VMSG_NOTICE; /* a hint (an option ignored, a variant skipped), not a failure */
+    }
     v->colorbar.on = 1;
     v->colorbar.cmap = s->opt->colormap;
     v->colorbar.lo = s->lo;

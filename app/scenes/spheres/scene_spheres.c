@@ -417,7 +417,10 @@ static void view(void *self, ks_view *v)
         ks_view_roof(v, &roof, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu", "one render", s->t_peak_gbs,
                      s->gpu ? s->fma_gflops : 0.0);
     }
-    if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
+    if (s->notice[0]) {
+        snprintf(v->message, sizeof v->message, "%s", s->notice);
+        v->message_kind = KS_VMSG_NOTICE; /* a hint (an option ignored, a variant skipped), not a failure */
+    }
 
     /* A/B table: every variant's last times at this count */
     ks_vtable *t = &v->table;
