@@ -1,4 +1,5 @@
 #include "app/best_config.h"
+#include "app/scenes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernels/laplace/laplace.h"
 #include "render/image_io.h"
 
 static const char ks_best_magic[] = "# kernelscope best-config v1";
@@ -168,8 +168,8 @@ void ks_best_load(const char *path, ks_best_store *store, char *notice, size_t n
         if (len == 0 || line[0] == '#') continue;
         ks_best_entry e;
         if (!parse_line(line, &e)) goto corrupt;
-        const int dims = strcmp(e.scene, "laplace3d") == 0 ? 3 : strcmp(e.scene, "laplace2d") == 0 ? 2 : 0;
-        if (!dims || ks_lvariant_find(dims, e.variant) < 0) {
+        const ks_scene_def *d = ks_scene_def_find(e.scene); /* the scene's registry row knows its kernels */
+        if (!d || !d->has_kernel || !d->has_kernel(d, e.variant)) {
             ++dropped; /* stale: a variant this build no longer has */
             continue;
         }
