@@ -220,15 +220,27 @@ __global__ void ks_rd_scan_tiles_kernel(const float *__restrict__ x, float *__re
  * | float bits, stored and loaded whole, so a value is never seen without its flag;
  * the epoch (the run's number) makes a word left from an earlier run read as "not
  * yet", so no memset is needed per run. __launch_bounds__ caps the registers at 32 so
- * that 2048 threads fit on an SM (measured faster than 40 registers and 1536). */
+ * that 2048 threads fit on an SM where it holds that many (Hopper, sm_80; measured
+ * faster than 40 registers and 1536). */
 __device__ __forceinline__ void ks_rd_status_store(unsigned long long *s, unsigned tag, float v)
 {
     const unsigned long long w = ((unsigned long long)tag << 32) | __float_as_uint(v);
     *reinterpret_cast<volatile unsigned long long *>(s) = w;
 }
 
+/* Threads an SM holds, by the architecture compiled for (ptxas refuses a minimum of
+ * blocks beyond it): 2048 on sm_80, sm_87 and Hopper; 1536 on sm_86 and sm_89; 1024 on
+ * Turing. The host pass has no __CUDA_ARCH__ and takes the largest. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ >= 900
+#define KS_RD_SM_THREADS 2048
+#elif __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890
+#define KS_RD_SM_THREADS 1536
+#else
+#define KS_RD_SM_THREADS 1024
+#endif
+
 template <int THREADS>
-__global__ void __launch_bounds__(THREADS, 2048 / THREADS)
+__global__ void __launch_bounds__(THREADS, KS_RD_SM_THREADS / THREADS)
     ks_rd_scan_lookback_kernel(const float *__restrict__ x, float *__restrict__ y, long long n,
                                unsigned long long *st, unsigned epoch)
 {
