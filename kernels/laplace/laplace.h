@@ -218,9 +218,10 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out);
 
 /* The current field's values in bins over [lo, hi] (the colour range; values
  * outside land in the end bins), counted on the GPU on the solver's stream
- * (ks_hist_float_run: per-block shared-memory histograms) and read back
- * without stalling the frame, like the readback above. A request made while
- * the previous one is still in flight is skipped. */
+ * (ks_field_hist_run, kernels/common/field_histogram.h: per-block
+ * shared-memory histograms) and read back without stalling the frame, like
+ * the readback above. A request made while the previous one is still in
+ * flight is skipped. */
 enum { KS_LHIST_MAX_BINS = 256 };
 typedef struct ks_lhist {
     int bins;
