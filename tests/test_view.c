@@ -18,7 +18,7 @@
 #include "app/scenes/laplace/cadence.h"
 #include "app/options.h"
 #include "app/scene.h"
-#include "kernels/histogram/histogram.h"
+#include "kernels/common/field_histogram.h"
 #include "render/view.h"
 
 enum { JSON_CAP = 1 << 20 };
@@ -239,7 +239,7 @@ static void check_field_histogram(const ks_view *v, const char *npy, size_t poin
     assert_true(v->colorbar.hist_lo < v->colorbar.hist_hi);
     float *field = read_npy(npy, points);
     uint64_t gold[64] = {0};
-    ks_hist_gold_float(field, points, (float)v->colorbar.hist_lo, (float)v->colorbar.hist_hi, 64, gold);
+    ks_field_hist_gold(field, points, (float)v->colorbar.hist_lo, (float)v->colorbar.hist_hi, 64, gold);
     double sum = 0.0;
     int filled = 0;
     for (int b = 0; b < 64; ++b) {

@@ -213,19 +213,3 @@ void ks_hist_draw_bars_cpu(const uint64_t *hist, unsigned bins, int log_scale, c
         }
     }
 }
-
-float ks_hist_float_scale(float lo, float hi, unsigned bins)
-{
-    return (float)bins / (hi - lo);
-}
-
-void ks_hist_gold_float(const float *v, size_t n, float lo, float hi, unsigned bins, uint64_t *hist)
-{
-    const float scale = ks_hist_float_scale(lo, hi, bins);
-    for (size_t i = 0; i < n; ++i) {
-        if (v[i] != v[i]) continue; /* NaN */
-        const float t = (v[i] - lo) * scale;
-        const unsigned b = t < 1.0f ? 0u : t >= (float)bins ? bins - 1 : (unsigned)t;
-        ++hist[b];
-    }
-}

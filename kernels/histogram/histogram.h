@@ -159,20 +159,6 @@ static inline int ks_hist_bar_rows(float col, float top, int ph)
     return top > 0.0f ? (int)(col / top * (float)(ph - 1) + 0.5f) : 0;
 }
 
-/* ---- Float values in bins (for a histogram panel beside a colour bar) ---- */
-
-enum { KS_HIST_FLOAT_MAX_BINS = 4096 };
-/* The scale both sides use: (float)bins / (hi - lo), computed in float. */
-float ks_hist_float_scale(float lo, float hi, unsigned bins);
-/* Adds the counts of v[0..n): t = (v - lo) * scale in float, bin = floor(t),
- * clamped to 0 .. bins-1 (values outside [lo, hi] land in the end bins);
- * NaN is not counted. lo < hi, 1 <= bins <= KS_HIST_FLOAT_MAX_BINS. */
-void ks_hist_gold_float(const float *v, size_t n, float lo, float hi, unsigned bins, uint64_t *hist);
-/* The same on the device (d_v: device pointer), adding into d_hist (uint32):
- * a block histogram in shared memory, grid-stride, runs of equal bins added at once. */
-ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float lo, float hi, unsigned bins,
-                            unsigned *d_hist, void *stream);
-
 /* ---- One input on the device, a stream and a histogram (histogram_gpu.cu) ---- */
 
 typedef struct ks_hist_gpu ks_hist_gpu;

@@ -241,33 +241,6 @@ __global__ void __launch_bounds__(KS_HB, 3) ks_hist_warp_bytes_kernel(const unsi
     if (acc) atomicAdd(hist + t, acc);
 }
 
-/* Float values into bins (see ks_hist_gold_float: the same float arithmetic). */
-__global__ void ks_hist_float_kernel(const float *v, size_t n, float lo, float scale, unsigned bins, unsigned *hist)
-{
-    extern __shared__ unsigned ks_fsh[];
-    for (unsigned i = threadIdx.x; i < bins; i += blockDim.x) ks_fsh[i] = 0;
-    __syncthreads();
-    unsigned cur = 0xffffffffu, run = 0;
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        const float x = v[i];
-        if (x != x) continue;
-        const float t = __fmul_rn(__fsub_rn(x, lo), scale); /* no contraction: as on the CPU */
-        const unsigned b = t < 1.0f ? 0u : t >= (float)bins ? bins - 1 : (unsigned)t;
-        if (b == cur) {
-            ++run;
-        } else {
-            if (run) atomicAdd(ks_fsh + cur, run);
-            cur = b;
-            run = 1;
-        }
-    }
-    if (run) atomicAdd(ks_fsh + cur, run);
-    __syncthreads();
-    for (unsigned b = threadIdx.x; b < bins; b += blockDim.x)
-        if (ks_fsh[b]) atomicAdd(hist + b, ks_fsh[b]);
-}
-
 /* Lone odd final byte of pairs mode for CUB (which sees whole pairs only). */
 __global__ void ks_hist_lone_byte_kernel(const unsigned char *last, unsigned bins, unsigned *hist)
 {
@@ -617,19 +590,5 @@ extern "C" ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, in
     const dim3 block(32, 8), grid((w + 31) / 32, (h + 7) / 8);
     ks_hist_bars_kernel<<<grid, block, 0, st>>>((uchar4 *)rgba, w, h, *ax, d_mask);
     KS_CUDA_TRY_LAUNCH("histogram bars");
-    return KS_OK;
-}
-
-extern "C" ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float lo, float hi,
-                                       unsigned bins, unsigned *d_hist, void *stream)
-{
-    if (!(lo < hi) || bins < 1 || bins > KS_HIST_FLOAT_MAX_BINS)
-        return ks_fail(KS_ERR_INVALID, "float histogram: range [%g, %g] and %u bins (lo < hi, 1..%d bins)", lo, hi,
-                       bins, KS_HIST_FLOAT_MAX_BINS);
-    if (!n) return KS_OK;
-    const float scale = ks_hist_float_scale(lo, hi, bins);
-    ks_hist_float_kernel<<<grid_for(ctx, n, 8), KS_HB, sizeof(unsigned) * bins, (cudaStream_t)stream>>>(
-        d_v, n, lo, scale, bins, d_hist);
-    KS_CUDA_TRY_LAUNCH("float histogram");
     return KS_OK;
 }

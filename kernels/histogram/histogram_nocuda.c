@@ -51,13 +51,6 @@ ks_status ks_hist_draw_bars(const unsigned *d_hist, unsigned bins, int log_scale
     (void)d_hist, (void)bins, (void)log_scale, (void)ax, (void)d_mask, (void)rgba, (void)w, (void)h, (void)stream;
     return KS_NO_CUDA("histogram");
 }
-ks_status ks_hist_float_run(ks_hist_ctx *ctx, const float *d_v, size_t n, float lo, float hi, unsigned bins,
-                            unsigned *d_hist, void *stream)
-{
-    (void)ctx, (void)d_v, (void)n, (void)lo, (void)hi, (void)bins, (void)d_hist, (void)stream;
-    return KS_NO_CUDA("histogram");
-}
-
 ks_status ks_hist_gpu_create(const ks_hist_gpu_desc *desc, ks_hist_gpu **out)
 {
     (void)desc;

@@ -1,8 +1,7 @@
-/* Laplace Jacobi solver: grid, boundary presets, the CPU gold routine, the
- * kernel-variant table and the CUDA solver, all behind plain C types.
- *
- * Grid points i = 0..nx-1 (x = i/(nx-1)), likewise j, k; i fastest in memory:
- * index = i + nx*(j + ny*k). In 2D nz == 1 and k is always 0. */
+/* Laplace Jacobi solver: boundary presets, the CPU gold routine, the
+ * kernel-variant table and the CUDA solver, all behind plain C types. The
+ * grid, its layout and the slices are the shared field types
+ * (kernels/common/field.h). */
 #ifndef KS_LAPLACE_H
 #define KS_LAPLACE_H
 
@@ -11,6 +10,7 @@
 #include "kernels/common/cellmap.h"
 #include "kernels/common/colormap.h"
 #include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
+#include "kernels/common/field.h"       /* ks_grid, ks_axis, slices */
 #include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
@@ -25,15 +25,6 @@ typedef enum ks_bc {
     KS_BC_NUM
 } ks_bc;
 
-typedef struct ks_grid {
-    int dims;       /* 2 or 3 */
-    int nx, ny, nz; /* points per axis, each >= 3; nz == 1 when dims == 2 */
-} ks_grid;
-
-typedef enum ks_axis { KS_AXIS_X = 0, KS_AXIS_Y, KS_AXIS_Z, KS_AXIS_NUM } ks_axis;
-
-size_t ks_grid_points(const ks_grid *g);
-size_t ks_grid_bytes(const ks_grid *g); /* one float32 field */
 const char *ks_bc_name(ks_bc bc);
 int ks_bc_parse(const char *name, ks_bc *bc); /* 0 ok, -1 unknown */
 
@@ -49,17 +40,8 @@ void ks_laplace_gold_step(const ks_grid *g, const float *u1, float *u2);
 /* sum over all points of (a-b)^2, in double. RMS change = sqrt(sum / points). */
 double ks_laplace_gold_sumsq_diff(const ks_grid *g, const float *a, const float *b);
 
-/* ---- Slices (what the picture shows) ----
- * 3D axis z at index k: image w = nx, h = ny, pixel (a, b) = point (a, b, k)
- * 3D axis y at index j: image w = nx, h = nz, pixel (a, b) = point (a, j, b)
- * 3D axis x at index i: image w = ny, h = nz, pixel (a, b) = point (i, a, b)
- * 2D: the whole field, w = nx, h = ny, axis/index ignored.
- * Image row b = 0 is the bottom row of the picture (OpenGL order), RGBA8. */
-void ks_slice_dims(const ks_grid *g, ks_axis axis, int *w, int *h);
-int ks_slice_max_index(const ks_grid *g, ks_axis axis); /* last valid index */
-/* Grid point shown at image pixel (a, b). */
-void ks_slice_point(const ks_grid *g, ks_axis axis, int index, int a, int b, int ijk[3]);
-/* CPU: colormapped slice into rgba (w*h*4 bytes); min/max of the slice values. */
+/* ---- Slices (geometry: kernels/common/field.h) ----
+ * CPU: colormapped slice into rgba (w*h*4 bytes); min/max of the slice values. */
 void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis, int index,
                                  ks_colormap map, float lo, float hi, unsigned char *rgba);
 void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis, int index,
@@ -236,9 +218,10 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out);
 
 /* The current field's values in bins over [lo, hi] (the colour range; values
  * outside land in the end bins), counted on the GPU on the solver's stream
- * (ks_hist_float_run: per-block shared-memory histograms) and read back
- * without stalling the frame, like the readback above. A request made while
- * the previous one is still in flight is skipped. */
+ * (ks_field_hist_run, kernels/common/field_histogram.h: per-block
+ * shared-memory histograms) and read back without stalling the frame, like
+ * the readback above. A request made while the previous one is still in
+ * flight is skipped. */
 enum { KS_LHIST_MAX_BINS = 256 };
 typedef struct ks_lhist {
     int bins;

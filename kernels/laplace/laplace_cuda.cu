@@ -100,7 +100,6 @@ void ks_lsolver_destroy(ks_lsolver *s)
     cudaFree(s->d_hist);
     if (s->h_hist) cudaFreeHost(s->h_hist);
     if (s->hist_done) cudaEventDestroy(s->hist_done);
-    ks_hist_ctx_destroy(s->hctx);
     if (s->stream) cudaStreamDestroy(s->stream);
     cudaGetLastError(); /* nothing to report on the way out */
     free(s);
@@ -430,10 +429,9 @@ ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bi
     if (!(lo < hi) || bins < 1 || bins > KS_LHIST_MAX_BINS)
         return ks_fail(KS_ERR_INVALID, "field histogram: range [%g, %g] and %d bins (lo < hi, 1..%d bins)", lo, hi,
                        bins, (int)KS_LHIST_MAX_BINS);
-    if (!s->hctx) {
-        KS_TRY(ks_hist_ctx_create(&s->hctx));
-        KS_CUDA_TRY(cudaMalloc((void **)&s->d_hist, KS_LHIST_MAX_BINS * sizeof(unsigned)));
-        KS_CUDA_TRY(cudaMallocHost((void **)&s->h_hist, sizeof(ks_lhist)));
+    if (!s->hist_done) { /* first use; the event last, so a failed step is retried */
+        if (!s->d_hist) KS_CUDA_TRY(cudaMalloc((void **)&s->d_hist, KS_LHIST_MAX_BINS * sizeof(unsigned)));
+        if (!s->h_hist) KS_CUDA_TRY(cudaMallocHost((void **)&s->h_hist, sizeof(ks_lhist)));
         KS_CUDA_TRY(cudaEventCreateWithFlags(&s->hist_done, cudaEventDisableTiming));
     }
     if (s->hist_pending) {
@@ -442,7 +440,7 @@ ks_status ks_lsolver_request_histogram(ks_lsolver *s, float lo, float hi, int bi
         if (e != cudaSuccess) KS_CUDA_TRY(e);
     }
     KS_CUDA_TRY(cudaMemsetAsync(s->d_hist, 0, (size_t)bins * sizeof(unsigned), s->stream));
-    KS_TRY(ks_hist_float_run(s->hctx, s->cur, s->points, lo, hi, (unsigned)bins, s->d_hist, s->stream));
+    KS_TRY(ks_field_hist_run(s->cur, s->points, lo, hi, (unsigned)bins, s->d_hist, s->stream));
     KS_CUDA_TRY(cudaMemcpyAsync(s->h_hist->counts, s->d_hist, (size_t)bins * sizeof(unsigned),
                                 cudaMemcpyDeviceToHost, s->stream));
     KS_CUDA_TRY(cudaEventRecord(s->hist_done, s->stream));

@@ -4,7 +4,7 @@
 #ifndef KS_LAPLACE_SOLVER_INTERNAL_H
 #define KS_LAPLACE_SOLVER_INTERNAL_H
 
-#include "kernels/histogram/histogram.h"
+#include "kernels/common/field_histogram.h"
 #include "laplace_launch.h"
 
 enum { KS_LREADBACK_SLOTS = 8 }; /* more than the frames a host may run ahead */
@@ -54,8 +54,7 @@ struct ks_lsolver {
     ks_lreadback_slot slots[KS_LREADBACK_SLOTS];
     long long next_seq;
     cudaEvent_t t0, t1;     /* timing pair */
-    ks_hist_ctx *hctx;      /* the value histogram (created on first use) */
-    unsigned *d_hist;
+    unsigned *d_hist;       /* the value histogram (created on first use) */
     ks_lhist *h_hist;       /* pinned: where the counts land */
     cudaEvent_t hist_done;
     int hist_pending;

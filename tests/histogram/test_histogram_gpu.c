@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/field_histogram.h"
 #include "kernels/histogram/histogram.h"
 
 #define POISON 0x13579bdfu
@@ -178,9 +179,6 @@ static void test_float(void **state)
     v[2] = 1.0f;
     /* the whole field as one block of 0.5 too: a long run of one bin */
     for (size_t i = n / 2; i < n / 2 + 4000 && i < n; ++i) v[i] = 0.5f;
-    ks_hist_gpu *g = NULL;
-    const unsigned char dummy = 0;
-    assert_int_equal(ks_hist_gpu_create(&(ks_hist_gpu_desc){.data = &dummy, .n = 1}, &g), KS_OK);
     float *d_v = NULL;
     assert_int_equal(cudaMalloc((void **)&d_v, n * sizeof *v), cudaSuccess);
     assert_int_equal(cudaMemcpy(d_v, v, n * sizeof *v, cudaMemcpyHostToDevice), cudaSuccess);
@@ -190,13 +188,13 @@ static void test_float(void **state)
         uint64_t *gold = calloc(bins, sizeof *gold), *got = calloc(bins, sizeof *got);
         assert_non_null(gold);
         assert_non_null(got);
-        ks_hist_gold_float(v + 1, n - 1, 0.0f, 1.0f, bins, gold);
+        ks_field_hist_gold(v + 1, n - 1, 0.0f, 1.0f, bins, gold);
         unsigned *d_hist = NULL, *h32 = malloc(bins * sizeof *h32);
         assert_non_null(h32);
         for (unsigned b = 0; b < bins; ++b) h32[b] = POISON;
         assert_int_equal(cudaMalloc((void **)&d_hist, bins * sizeof *d_hist), cudaSuccess);
         assert_int_equal(cudaMemcpy(d_hist, h32, bins * sizeof *h32, cudaMemcpyHostToDevice), cudaSuccess);
-        assert_int_equal(ks_hist_float_run(ks_hist_gpu_ctx(g), d_v + 1, n - 1, 0.0f, 1.0f, bins, d_hist, NULL), KS_OK);
+        assert_int_equal(ks_field_hist_run(d_v + 1, n - 1, 0.0f, 1.0f, bins, d_hist, NULL), KS_OK);
         assert_int_equal(cudaMemcpy(h32, d_hist, bins * sizeof *h32, cudaMemcpyDeviceToHost), cudaSuccess);
         for (unsigned b = 0; b < bins; ++b) got[b] = h32[b];
         free(h32);
@@ -208,10 +206,9 @@ static void test_float(void **state)
         free(gold);
         free(got);
     }
-    assert_int_equal(ks_hist_float_run(ks_hist_gpu_ctx(g), d_v, n, 1.0f, 1.0f, 4, NULL, NULL), KS_ERR_INVALID);
-    assert_int_equal(ks_hist_float_run(ks_hist_gpu_ctx(g), d_v, n, 0.0f, 1.0f, 4097, NULL, NULL), KS_ERR_INVALID);
+    assert_int_equal(ks_field_hist_run(d_v, n, 1.0f, 1.0f, 4, NULL, NULL), KS_ERR_INVALID);
+    assert_int_equal(ks_field_hist_run(d_v, n, 0.0f, 1.0f, 4097, NULL, NULL), KS_ERR_INVALID);
     assert_int_equal(cudaFree(d_v), cudaSuccess);
-    ks_hist_gpu_destroy(g);
     free(v);
 }
 

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "kernels/histogram/histogram.h"
+#include "kernels/common/field_histogram.h"
 #include "kernels/laplace/laplace.h"
 
 static int g_quick;
@@ -444,7 +444,7 @@ static void test_field_histogram(void **state)
                 assert_int_equal(h.bins, bins[b]);
                 assert_true(h.lo == lo && h.hi == hi && h.iteration == 40 + r);
                 uint64_t want[KS_LHIST_MAX_BINS] = {0};
-                ks_hist_gold_float(cur, points, lo, hi, (unsigned)bins[b], want);
+                ks_field_hist_gold(cur, points, lo, hi, (unsigned)bins[b], want);
                 uint64_t sum = 0;
                 for (int k = 0; k < bins[b]; ++k) {
                     if (h.counts[k] != want[k])

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "kernels/common/ks_util.h"
-#include "kernels/histogram/histogram.h"
+#include "kernels/common/field_histogram.h"
 #include "app/best_config.h"
 
 #include "app/scenes/laplace/scene_laplace_internal.h"
@@ -380,7 +380,7 @@ static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
                                             s->total_iters));
     } else {
         uint64_t counts[KS_LAPLACE_HIST_BINS] = {0};
-        ks_hist_gold_float(s->u, scene_points(s), s->lo, s->hi, KS_LAPLACE_HIST_BINS, counts);
+        ks_field_hist_gold(s->u, scene_points(s), s->lo, s->hi, KS_LAPLACE_HIST_BINS, counts);
         s->vhist.bins = KS_LAPLACE_HIST_BINS;
         s->vhist.lo = s->lo;
         s->vhist.hi = s->hi;
