@@ -583,6 +583,16 @@ void ks_options_print_help(void)
         print_rows(grp->flags, grp->flag_count);
         if (grp->help_notes) fputs(grp->help_notes, stdout);
     }
+    for (int i = 0; i < ks_scene_def_count(); ++i) { /* the contract of a user's kernel (--kernel-file) */
+        const ks_scene_def *d = ks_scene_def_at(i);
+        if (!d->kernel_contract) continue;
+        printf("\n%s kernel contract (your own kernel):\n", d->name);
+        for (const char *p = d->kernel_contract; *p;) {
+            const size_t n = strcspn(p, "\n");
+            printf("  %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+    }
     printf("\nAll scenes (flags the scenes above describe apply only where they do):\n");
     for (int k = 0; k < KS_COMMON_FLAGS; ++k)
         if (ks_common_flags[k].in) print_rows(&ks_common_flags[k], 1);

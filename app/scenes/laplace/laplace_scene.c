@@ -10,6 +10,7 @@
 #include "app/scenes.h"
 #include "app/scenes/laplace/bench_laplace.h"
 #include "app/scenes/laplace/iters_auto.h"
+#include "kernels/laplace/laplace_contract.h"
 
 enum {
     KS_MAX_DIM = 1 << 16, /* points per axis */
@@ -249,7 +250,7 @@ extern const ks_scene_api ks_scene_laplace_api;
 ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
 ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
 
-#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_)                                                            \
+#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_, contract_, starter_)                                                            \
     {                                                                                                          \
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
         .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
@@ -257,12 +258,13 @@ ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b,
         .backend_defaults = ks_laplace_backend_defaults, .live = &ks_scene_laplace_api, .bench = bench,            \
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
-        .kernel_list = kernel_list, .data = data_, .sample_args = sample_,                                                             \
+        .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \
+        .kernel_starter = starter_,                                                                            \
     }
 
 const ks_scene_def ks_scene_laplace3d =
     KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3,
-                   "--grid 64 --kernel regq --iters 9");
+                   "--grid 64 --kernel regq --iters 9", KS_LAPLACE3D_CONTRACT, KS_LAPLACE3D_STARTER);
 const ks_scene_def ks_scene_laplace2d =
     KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2,
-                   "--grid 301x199 --iters 9");
+                   "--grid 301x199 --iters 9", KS_LAPLACE2D_CONTRACT, KS_LAPLACE2D_STARTER);
