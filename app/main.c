@@ -13,6 +13,7 @@
 #include "kernels/common/fma_peak.h"
 #include "app/best_config.h"
 #include "app/live/live.h"
+#include "app/new_kernel.h"
 #include "app/options.h"
 #include "app/run_outputs.h"
 #include "render/image_io.h"
@@ -125,8 +126,26 @@ static int in_out_dir(const ks_options *opt, const char *d, int writes_out)
            strchr(d + n + 1, '/') == NULL;
 }
 
+/* kernelscope new-kernel SCENE [-o FILE]: a starter kernel file. */
+static int new_kernel(int argc, char **argv)
+{
+    char path[1024];
+    int help = 0;
+    if (ks_new_kernel_run(argc, argv, path, sizeof path, &help) != KS_OK) return fail(KS_EXIT_USAGE);
+    if (help) {
+        printf("usage: kernelscope new-kernel SCENE [-o FILE]\n"
+               "Writes a starter kernel for SCENE (its contract as comments, then a kernel that keeps it)\n"
+               "to FILE (default SCENE_kernel.cu here); an existing file is left alone (exit 2).\n"
+               "--from VARIANT (start from one of kernelscope's variants) is not built yet.\n");
+        return KS_EXIT_OK;
+    }
+    printf("kernelscope: wrote %s\n", KS_QUOTED(path));
+    return KS_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
+    if (ks_new_kernel_asked(argc, argv)) return new_kernel(argc, argv);
     ks_options opt;
     if (ks_options_parse(argc, argv, &opt) != KS_OK) return fail(KS_EXIT_USAGE);
     if (opt.help) {

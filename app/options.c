@@ -573,7 +573,8 @@ void ks_options_print_help(void)
     ks_scene_def_names("|", 0, names, sizeof names);
     printf("kernelscope %s: watch GPU kernels work\n\n"
            "usage: kernelscope [%s] [options]\n"
-           "       kernelscope bench %s [options]\n\nScenes:\n",
+           "       kernelscope bench %s [options]\n"
+           "       kernelscope new-kernel SCENE [-o FILE]   (a starter for your own kernel)\n\nScenes:\n",
            KS_VERSION, views, names);
     for (int i = 0; i < ks_scene_def_count(); ++i)
         printf("  %-22s  %s\n", ks_scene_def_at(i)->name, ks_scene_def_at(i)->summary);
