@@ -38,10 +38,10 @@ char *ks_new_kernel_text(const ks_scene_def *d, const char *file)
     if (!text) return NULL;
     size_t used = (size_t)snprintf(text, cap,
                                    "// Your own %s kernel for kernelscope (written by kernelscope new-kernel %s\n"
-                                   "// as %s).\n"
+                                   "// as %s). Compile it: kernelscope %s --kernel-file %s\n"
                                    "//\n"
                                    "// The contract (kernelscope --help shows it too):\n",
-                                   d->name, d->name, file);
+                                   d->name, d->name, file, d->name, file);
     for (const char *p = d->kernel_contract; *p && used < cap;) {
         const size_t n = strcspn(p, "\n");
         used += (size_t)snprintf(text + used, cap - used, "//   %.*s\n", (int)n, p);

@@ -102,6 +102,9 @@ typedef struct ks_scene_def {
      * in '\n' (its signature first), and a starter kernel that keeps it; NULL: none. */
     const char *kernel_contract;
     const char *kernel_starter;
+    /* The file its --kernel-file flag named, or NULL: main reads and compiles it at start-up
+     * (app/user_kernel.h), the same for every scene that takes one. */
+    const char *(*kernel_file)(const ks_options *o);
 } ks_scene_def;
 
 int ks_scene_def_count(void);

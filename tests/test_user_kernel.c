@@ -1,6 +1,7 @@
 /* A user's own kernel, the first part (issue 25): kernelscope new-kernel
- * writes a starter that compiles with NVRTC (no GPU needed) and refuses bad
- * input in one line with exit 2. */
+ * writes a starter that compiles with NVRTC (no GPU needed); --kernel-file
+ * compiles a file, shows its errors as FILE:LINE: lines and, as running it is
+ * not built yet, always exits 2; bad input is one line and exit 2. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,11 +94,82 @@ static void test_new_kernel_refuses(void **state)
     assert_non_null(strstr(r.out, "usage: kernelscope new-kernel SCENE"));
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_kernel_file_compiles(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "kfile");
+    snprintf(path, sizeof path, "%s/k3.cu", dir);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", path, NULL}, 0);
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
+    if (!ks_nvrtc_built()) {
+        assert_non_null(strstr(r.err, "NVRTC is not in this"));
+        return;
+    }
+    assert_non_null(strstr(r.err, "compiles (for sm_90, the default without a device); running it needs a CUDA "
+                                  "device, not --backend cpu"));
+    /* the default backend: no device here, or one (then running is not built yet) */
+    run_expect((const char *const[]){NULL, "laplace3d", "--kernel-file", path, NULL}, 2);
+    assert_true(strstr(r.err, "running it needs a CUDA device") ||
+                strstr(r.err, "running a --kernel-file kernel is not built yet"));
+}
+
+static void test_kernel_file_errors(void **state)
+{
+    (void)state;
+    if (!ks_nvrtc_built()) skip();
+    char dir[256], path[512], want[1200];
+    ks_test_tmpdir(dir, sizeof dir, "kfileerr");
+    snprintf(path, sizeof path, "%s/bad.cu", dir);
+    write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
+                     "{\n"
+                     "    v[0] = w;\n"
+                     "    v[1] = u[0]\n"
+                     "}\n");
+    ks_test_run((const char *const[]){NULL, "laplace2d", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 2);
+    snprintf(want, sizeof want, "%s:3: error: identifier \"w\" is undefined\n%s:5: error: expected a \";\"\n", path,
+             path);
+    assert_string_equal(r.err, want); /* one line per error, nothing else */
+}
+
+static void test_kernel_file_refuses(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "kfilebad");
+    snprintf(path, sizeof path, "%s/missing.cu", dir);
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
+    assert_non_null(strstr(r.err, "No such file"));
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", dir, NULL}, 2);
+    assert_non_null(strstr(r.err, "is not a regular file"));
+    snprintf(path, sizeof path, "%s/big.cu", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 65 * 1024; ++i) fputc(i % 64 == 63 ? '\n' : ' ', f);
+    fclose(f);
+    run_expect((const char *const[]){NULL, "laplace2d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
+    assert_non_null(strstr(r.err, "is larger than 64 KiB"));
+    run_expect((const char *const[]){NULL, "spheres", "--kernel-file", path, NULL}, 2); /* not its flag */
+    run_expect((const char *const[]){NULL, "bench", "laplace3d", "--kernel-file", path, NULL}, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_kernel_writes),
         cmocka_unit_test(test_new_kernel_refuses),
+        cmocka_unit_test(test_kernel_file_compiles),
+        cmocka_unit_test(test_kernel_file_errors),
+        cmocka_unit_test(test_kernel_file_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
