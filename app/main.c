@@ -13,6 +13,8 @@
 #include "kernels/common/fma_peak.h"
 #include "app/best_config.h"
 #include "app/live/live.h"
+#include "app/new_kernel.h"
+#include "app/user_kernel.h"
 #include "app/options.h"
 #include "app/run_outputs.h"
 #include "render/image_io.h"
@@ -125,8 +127,52 @@ static int in_out_dir(const ks_options *opt, const char *d, int writes_out)
            strchr(d + n + 1, '/') == NULL;
 }
 
+/* kernelscope new-kernel SCENE [-o FILE]: a starter kernel file. */
+static int new_kernel(int argc, char **argv)
+{
+    char path[1024];
+    int help = 0;
+    if (ks_new_kernel_run(argc, argv, path, sizeof path, &help) != KS_OK) return fail(KS_EXIT_USAGE);
+    if (help) {
+        printf("usage: kernelscope new-kernel SCENE [-o FILE]\n"
+               "Writes a starter kernel for SCENE (its contract as comments, then a kernel that keeps it)\n"
+               "to FILE (default SCENE_kernel.cu here); an existing file is left alone (exit 2).\n"
+               "--from VARIANT (start from one of kernelscope's variants) is not built yet.\n");
+        return KS_EXIT_OK;
+    }
+    printf("kernelscope: wrote %s\n", KS_QUOTED(path));
+    return KS_EXIT_OK;
+}
+
+/* --kernel-file: compiled at start-up. Its errors as FILE:LINE: lines and exit 2;
+ * a kernel that compiles cannot run yet (exit 2, one line), so nothing half-works. */
+static int user_kernel(const char *path, const ks_device_info *device, int use_cuda, int cpu_asked)
+{
+    ks_nvrtc_result r;
+    const ks_status st = ks_user_kernel_compile(path, use_cuda ? device : NULL, &r);
+    if (st == KS_ERR_PARSE && r.lines && r.lines[0]) {
+        fputs(r.lines, stderr);
+        ks_nvrtc_result_free(&r);
+        return KS_EXIT_USAGE;
+    }
+    if (st != KS_OK) {
+        ks_nvrtc_result_free(&r);
+        return fail(KS_EXIT_USAGE);
+    }
+    if (r.lines[0]) fputs(r.lines, stderr); /* its warnings */
+    if (use_cuda)
+        ks_fail(KS_ERR_UNSUPPORTED, "%s compiles for sm_%d%d; running a --kernel-file kernel is not built yet",
+                KS_QUOTED(path), r.cc_major, r.cc_minor);
+    else
+        ks_fail(KS_ERR_NO_DEVICE, "%s compiles (for sm_%d%d, the default without a device); running it needs a "
+                "CUDA device%s", KS_QUOTED(path), r.cc_major, r.cc_minor, cpu_asked ? ", not --backend cpu" : "");
+    ks_nvrtc_result_free(&r);
+    return fail(KS_EXIT_USAGE);
+}
+
 int main(int argc, char **argv)
 {
+    if (ks_new_kernel_asked(argc, argv)) return new_kernel(argc, argv);
     ks_options opt;
     if (ks_options_parse(argc, argv, &opt) != KS_OK) return fail(KS_EXIT_USAGE);
     if (opt.help) {
@@ -192,6 +238,8 @@ int main(int argc, char **argv)
             notice("kernelscope: %s; using the cpu backend\n", ks_error_message());
         }
     }
+    const char *kernel_file = scene->kernel_file ? scene->kernel_file(&opt) : NULL;
+    if (kernel_file) return user_kernel(kernel_file, &device, use_cuda, opt.backend == KS_BACKEND_CPU);
     ks_options_backend_defaults(&opt, use_cuda);
     if (!use_cuda) {
         char line[256];

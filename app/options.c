@@ -573,7 +573,8 @@ void ks_options_print_help(void)
     ks_scene_def_names("|", 0, names, sizeof names);
     printf("kernelscope %s: watch GPU kernels work\n\n"
            "usage: kernelscope [%s] [options]\n"
-           "       kernelscope bench %s [options]\n\nScenes:\n",
+           "       kernelscope bench %s [options]\n"
+           "       kernelscope new-kernel SCENE [-o FILE]   (a starter for your own kernel)\n\nScenes:\n",
            KS_VERSION, views, names);
     for (int i = 0; i < ks_scene_def_count(); ++i)
         printf("  %-22s  %s\n", ks_scene_def_at(i)->name, ks_scene_def_at(i)->summary);
@@ -582,6 +583,16 @@ void ks_options_print_help(void)
         printf("\n%s:\n", grp->title);
         print_rows(grp->flags, grp->flag_count);
         if (grp->help_notes) fputs(grp->help_notes, stdout);
+    }
+    for (int i = 0; i < ks_scene_def_count(); ++i) { /* the contract of a user's kernel (--kernel-file) */
+        const ks_scene_def *d = ks_scene_def_at(i);
+        if (!d->kernel_contract) continue;
+        printf("\n%s kernel contract (your own kernel):\n", d->name);
+        for (const char *p = d->kernel_contract; *p;) {
+            const size_t n = strcspn(p, "\n");
+            printf("  %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
     }
     printf("\nAll scenes (flags the scenes above describe apply only where they do):\n");
     for (int k = 0; k < KS_COMMON_FLAGS; ++k)

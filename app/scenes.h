@@ -98,6 +98,13 @@ typedef struct ks_scene_def {
     int (*has_kernel)(const struct ks_scene_def *d, const char *name);
     void (*kernel_list)(const struct ks_scene_def *d, char *buf, size_t len); /* ", "-separated */
     const void *data;     /* the scene's own constant data (Laplace: its rank, 3 or 2) */
+    /* A user's kernel (--kernel-file, new-kernel): the contract, lines of text each ending
+     * in '\n' (its signature first), and a starter kernel that keeps it; NULL: none. */
+    const char *kernel_contract;
+    const char *kernel_starter;
+    /* The file its --kernel-file flag named, or NULL: main reads and compiles it at start-up
+     * (app/user_kernel.h), the same for every scene that takes one. */
+    const char *(*kernel_file)(const ks_options *o);
 } ks_scene_def;
 
 int ks_scene_def_count(void);

@@ -72,3 +72,6 @@ ks_add_test(NAME test_signals LABEL cpu SOURCES test_signals.c TIMEOUT 30)
 # A named pipe or a folder as --scene / --input: refused at once, one line (issue 21, defect 6).
 add_test(NAME test_input_fifo COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/input_fifo.sh $<TARGET_FILE:kernelscope>)
 set_tests_properties(test_input_fifo PROPERTIES LABELS "cpu" SKIP_RETURN_CODE 77 TIMEOUT 60)
+# A user's own kernel (issue 25, first part): new-kernel, then --kernel-file compiles it (NVRTC, no GPU).
+ks_add_test(NAME test_user_kernel LABEL cpu SOURCES test_user_kernel.c TIMEOUT 120)
+target_link_libraries(test_user_kernel PRIVATE ks_test_util)

@@ -10,3 +10,5 @@ set_tests_properties(test_sh_stages PROPERTIES LABELS cpu TIMEOUT 60)
 # scripts/start.sh: a quiet build (a progress line, the log in the build folder), then the app (stubbed build).
 add_test(NAME test_start_sh COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_start_sh.sh)
 set_tests_properties(test_start_sh PROPERTIES LABELS cpu TIMEOUT 60)
+# kernels/common/nvrtc_compile.h: NVRTC's log as file:line lines; compiles where the toolkit has NVRTC (no GPU).
+ks_add_test(NAME test_nvrtc LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_nvrtc.c TIMEOUT 60)

@@ -24,3 +24,7 @@ ks_add_test(NAME test_laplace_view_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DI
 # The live view's residual/histogram cadence and --iters auto's sizing, on made-up timings.
 ks_add_test(NAME test_cadence LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cadence.c)
 ks_add_test(NAME test_iters_auto LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_iters_auto.c)
+# The kernel contract: starters compile with NVRTC (no GPU), --help shows the contract.
+ks_add_test(NAME test_laplace_contract LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_contract.c
+            TIMEOUT 60)
+target_link_libraries(test_laplace_contract PRIVATE ks_test_util)

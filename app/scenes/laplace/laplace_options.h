@@ -24,6 +24,8 @@ typedef struct ks_laplace_opts {
     int fps_target_set;          /* --fps-target given */
     int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
     int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
+    const char *kernel_file;     /* --kernel-file FILE: a user's kernel (the contract in
+                                    kernels/laplace/laplace_contract.h), or NULL */
 } ks_laplace_opts;
 
 struct ks_option_group;

@@ -10,6 +10,7 @@
 #include "app/scenes.h"
 #include "app/scenes/laplace/bench_laplace.h"
 #include "app/scenes/laplace/iters_auto.h"
+#include "kernels/laplace/laplace_contract.h"
 
 enum {
     KS_MAX_DIM = 1 << 16, /* points per axis */
@@ -94,6 +95,13 @@ static ks_status set_residual_every(ks_options *o, void *own, const char *name, 
     return set_count(name, v, 1, 100000, &((ks_laplace_opts *)own)->residual_every);
 }
 KS_FLAG_SETS(set_no_graph, ((ks_laplace_opts *)own)->no_graph)
+static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
+    ((ks_laplace_opts *)own)->kernel_file = v;
+    return KS_OK;
+}
 
 static void kernels3(char *buf, size_t len) { ks_lvariant_list(3, buf, len); }
 static void kernels2(char *buf, size_t len) { ks_lvariant_list(2, buf, len); }
@@ -124,6 +132,10 @@ static const ks_flag_row ks_laplace_flags[] = {
      set_residual_every},
     {"--no-graph", NULL, "launch the frame's kernels one by one (default: one CUDA graph)", KS_IN_LIVE, set_no_graph,
      "the CPU gold routine runs"},
+    {"--kernel-file", "FILE",
+     "your own kernel (the contract below; kernelscope new-kernel\nwrites a starter): compiled with NVRTC, errors as\n"
+     "FILE:LINE: lines, exit 2; running it is not built yet",
+     KS_IN_LIVE, set_kernel_file},
     {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
     {"--range", "LO:HI", "fixed colour range (default: auto)", 0, NULL},
     {"--dump-field", "FILE.npy", "write the final field (float32, shape (NZ,NY,NX) or (NY,NX))", 0, NULL},
@@ -255,6 +267,8 @@ static ks_status runner_finish(ks_options *o)
     return KS_OK;
 }
 
+static const char *kernel_file(const ks_options *o) { return ks_laplace_opts_get(o)->kernel_file; }
+
 static ks_status bench(const ks_bench_env *e)
 {
     return ks_bench_laplace(e->opt, e->device, e->use_cuda, e->best, e->best_path);
@@ -264,7 +278,7 @@ extern const ks_scene_api ks_scene_laplace_api;
 ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
 ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
 
-#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_)                                                            \
+#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_, contract_, starter_)                                                            \
     {                                                                                                          \
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
         .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
@@ -272,12 +286,13 @@ ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b,
         .backend_defaults = ks_laplace_backend_defaults, .live = &ks_scene_laplace_api, .bench = bench,            \
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
-        .kernel_list = kernel_list, .data = data_, .sample_args = sample_,                                                             \
+        .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \
+        .kernel_starter = starter_, .kernel_file = kernel_file,                                                \
     }
 
 const ks_scene_def ks_scene_laplace3d =
     KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3,
-                   "--grid 64 --kernel regq --iters 9");
+                   "--grid 64 --kernel regq --iters 9", KS_LAPLACE3D_CONTRACT, KS_LAPLACE3D_STARTER);
 const ks_scene_def ks_scene_laplace2d =
     KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2,
-                   "--grid 301x199 --iters 9");
+                   "--grid 301x199 --iters 9", KS_LAPLACE2D_CONTRACT, KS_LAPLACE2D_STARTER);

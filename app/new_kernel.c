@@ -1,0 +1,149 @@
+/* kernelscope new-kernel (app/new_kernel.h). */
+#include "app/new_kernel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/scenes.h"
+#include "kernels/common/tmpfiles.h"
+
+int ks_new_kernel_asked(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "new-kernel") == 0; }
+
+/* "laplace3d, laplace2d": the rows with a kernel contract. */
+static void contract_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < ks_scene_def_count() && used < len; ++i) {
+        const ks_scene_def *d = ks_scene_def_at(i);
+        if (!d->kernel_contract) continue;
+        const int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", d->name);
+        if (n > 0) used += (size_t)n;
+    }
+}
+
+char *ks_new_kernel_text(const ks_scene_def *d, const char *file)
+{
+    if (!d->kernel_contract || !d->kernel_starter) return NULL;
+    size_t lines = 0;
+    for (const char *p = d->kernel_contract; *p; ++p) lines += *p == '\n';
+    const size_t cap = strlen(d->kernel_contract) + 5 * (lines + 1) + strlen(d->kernel_starter) + strlen(file) +
+                       2 * strlen(d->name) + 512;
+    char *text = malloc(cap);
+    if (!text) return NULL;
+    size_t used = (size_t)snprintf(text, cap,
+                                   "// Your own %s kernel for kernelscope (written by kernelscope new-kernel %s\n"
+                                   "// as %s). Compile it: kernelscope %s --kernel-file %s\n"
+                                   "//\n"
+                                   "// The contract (kernelscope --help shows it too):\n",
+                                   d->name, d->name, file, d->name, file);
+    for (const char *p = d->kernel_contract; *p && used < cap;) {
+        const size_t n = strcspn(p, "\n");
+        used += (size_t)snprintf(text + used, cap - used, "//   %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    if (used < cap) snprintf(text + used, cap - used, "\n%s", d->kernel_starter);
+    return text;
+}
+
+/* Writes text to path through "<path>.tmp-<pid>", then links it into place:
+ * link() fails when path exists, so a file made meanwhile is never replaced. */
+static ks_status write_new(const char *path, const char *text)
+{
+    char tmp[1100];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return ks_fail(KS_ERR_INVALID, "new-kernel: -o: the path is too long");
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return ks_fail(KS_ERR_IO, "new-kernel: cannot write '%s': %s", KS_QUOTED(path), strerror(errno));
+    const int slot = ks_tmpfiles_add(tmp);
+    const size_t len = strlen(text);
+    size_t done = 0;
+    while (done < len) {
+        const ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += (size_t)n;
+    }
+    const int write_errno = done < len ? (errno ? errno : EIO) : 0;
+    if (close(fd) != 0 || write_errno) {
+        const int e = write_errno ? write_errno : errno;
+        unlink(tmp);
+        ks_tmpfiles_remove(slot);
+        return ks_fail(KS_ERR_IO, "new-kernel: cannot write '%s': %s", KS_QUOTED(path), strerror(e));
+    }
+    int st = link(tmp, path);
+    int e = errno;
+    if (st != 0 && (e == EPERM || e == ENOSYS || e == EOPNOTSUPP)) { /* no hard links here */
+        struct stat sb;
+        if (lstat(path, &sb) == 0) {
+            e = EEXIST;
+        } else {
+            st = rename(tmp, path);
+            e = errno;
+        }
+    }
+    unlink(tmp); /* after a link (or a rename, when it is gone already) */
+    ks_tmpfiles_remove(slot);
+    if (st != 0 && e == EEXIST)
+        return ks_fail(KS_ERR_INVALID, "new-kernel: '%s' exists; it is left as it is (remove it or give -o ANOTHER.cu)",
+                       KS_QUOTED(path));
+    if (st != 0) return ks_fail(KS_ERR_IO, "new-kernel: cannot write '%s': %s", KS_QUOTED(path), strerror(e));
+    return KS_OK;
+}
+
+ks_status ks_new_kernel_run(int argc, char **argv, char *path, size_t path_len, int *help)
+{
+    char names[256];
+    contract_names(names, sizeof names);
+    *help = 0;
+    const char *scene = NULL, *out = NULL;
+    for (int i = 2; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            *help = 1;
+            return KS_OK;
+        } else if (strcmp(a, "-o") == 0) {
+            if (out) return ks_fail(KS_ERR_INVALID, "new-kernel: -o given twice");
+            if (i + 1 >= argc || !argv[i + 1][0]) return ks_fail(KS_ERR_INVALID, "new-kernel: -o needs a FILE");
+            out = argv[++i];
+        } else if (strcmp(a, "--from") == 0 || strncmp(a, "--from=", 7) == 0) {
+            return ks_fail(KS_ERR_INVALID, "new-kernel: --from is not built yet (the starter is the course's "
+                                           "simple kernel)");
+        } else if (a[0] == '-' && a[1]) {
+            return ks_fail(KS_ERR_INVALID, "new-kernel: unknown option '%s' (usage: kernelscope new-kernel SCENE "
+                                           "[-o FILE])", KS_QUOTED(a));
+        } else if (scene) {
+            return ks_fail(KS_ERR_INVALID, "new-kernel: more than one scene given ('%s')", KS_QUOTED(a));
+        } else {
+            scene = a;
+        }
+    }
+    if (!scene) return ks_fail(KS_ERR_INVALID, "new-kernel needs a scene: kernelscope new-kernel SCENE [-o FILE] (%s)",
+                               names);
+    const ks_scene_def *d = ks_scene_def_find(scene);
+    if (!d) return ks_fail(KS_ERR_INVALID, "new-kernel: unknown scene '%s' (scenes with a kernel contract: %s)",
+                           KS_QUOTED(scene), names);
+    if (!d->kernel_contract || !d->kernel_starter)
+        return ks_fail(KS_ERR_INVALID, "new-kernel: %s has no kernel contract yet (scenes with one: %s)", d->name,
+                       names);
+    if (out) {
+        if (snprintf(path, path_len, "%s", out) >= (int)path_len)
+            return ks_fail(KS_ERR_INVALID, "new-kernel: -o: the path is too long");
+    } else {
+        snprintf(path, path_len, "%s_kernel.cu", d->name);
+    }
+    struct stat sb;
+    if (lstat(path, &sb) == 0) /* the friendly check; the link below is the safe one */
+        return ks_fail(KS_ERR_INVALID, "new-kernel: '%s' exists; it is left as it is (remove it or give -o ANOTHER.cu)",
+                       KS_QUOTED(path));
+    char *text = ks_new_kernel_text(d, path);
+    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "new-kernel: out of memory");
+    const ks_status st = write_new(path, text);
+    free(text);
+    return st;
+}

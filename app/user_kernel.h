@@ -1,0 +1,19 @@
+/* A user's own kernel (--kernel-file FILE), the first part: the file read
+ * (a regular file, at most 64 KiB) and compiled with NVRTC for the device's
+ * architecture, or sm_90 without one. Running it is not built yet. */
+#ifndef KS_USER_KERNEL_H
+#define KS_USER_KERNEL_H
+
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/nvrtc_compile.h"
+
+/* Reads path into *source (malloc'd, NUL-terminated): KS_ERR_INVALID with one
+ * line for a missing file, a folder or anything not a regular file, more than
+ * KS_NVRTC_SOURCE_MAX bytes or a NUL byte in it; KS_ERR_IO when reading fails. */
+ks_status ks_user_kernel_read(const char *path, char **source);
+/* Reads and compiles path for device (present == 0: the default sm_90) into
+ * *out (free with ks_nvrtc_result_free): as ks_nvrtc_compile, KS_ERR_PARSE
+ * with out->lines when it does not compile. */
+ks_status ks_user_kernel_compile(const char *path, const ks_device_info *device, ks_nvrtc_result *out);
+
+#endif

@@ -1,0 +1,175 @@
+/* A user's own kernel, the first part (issue 25): kernelscope new-kernel
+ * writes a starter that compiles with NVRTC (no GPU needed); --kernel-file
+ * compiles a file, shows its errors as FILE:LINE: lines and, as running it is
+ * not built yet, always exits 2; bad input is one line and exit 2. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "app/scenes.h"
+#include "kernels/common/nvrtc_compile.h"
+#include "tests/test_util.h"
+
+static ks_run_result r;
+
+/* Runs argv; checks the exit code and, for a refusal, one line on stderr. */
+static void run_expect(const char *const *argv, int code)
+{
+    ks_test_run(argv, NULL, &r);
+    if (r.exit_code != code) fprintf(stderr, "stdout: %s\nstderr: %s\n", r.out, r.err);
+    assert_int_equal(r.exit_code, code);
+    if (code == 2) assert_int_equal(ks_test_count_lines(r.err), 1);
+}
+
+static void compiles(const char *path)
+{
+    char *src = ks_test_read_file(path);
+    assert_non_null(src);
+    if (!ks_nvrtc_built()) {
+        free(src);
+        return;
+    }
+    ks_nvrtc_result c;
+    const ks_status st = ks_nvrtc_compile(&(ks_nvrtc_desc){.source = src, .name = path}, &c);
+    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), c.lines ? c.lines : "");
+    assert_int_equal(st, KS_OK);
+    ks_nvrtc_result_free(&c);
+    free(src);
+}
+
+static void test_new_kernel_writes(void **state)
+{
+    (void)state;
+    char dir[256], cwd[1024], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "newkernel");
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0); /* the default name goes into the current folder */
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", NULL}, 0);
+    assert_int_equal(chdir(cwd), 0);
+    assert_non_null(strstr(r.out, "wrote laplace3d_kernel.cu"));
+    snprintf(path, sizeof path, "%s/laplace3d_kernel.cu", dir);
+    compiles(path);
+    char *text = ks_test_read_file(path);
+    assert_non_null(strstr(text, "//   extern \"C\" __global__ void jacobi(")); /* the contract as comments */
+    free(text);
+
+    snprintf(path, sizeof path, "%s/mine2d.cu", dir);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace2d", "-o", path, NULL}, 0);
+    compiles(path);
+    /* never over an existing file; it stays as it was */
+    struct stat before, after;
+    assert_int_equal(stat(path, &before), 0);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", path, NULL}, 2);
+    assert_non_null(strstr(r.err, "exists"));
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(before.st_size, after.st_size);
+    /* a folder is an existing file too */
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", dir, NULL}, 2);
+}
+
+static void test_new_kernel_refuses(void **state)
+{
+    (void)state;
+    run_expect((const char *const[]){NULL, "new-kernel", "nosuchscene", NULL}, 2);
+    assert_non_null(strstr(r.err, "unknown scene 'nosuchscene'"));
+    run_expect((const char *const[]){NULL, "new-kernel", NULL}, 2);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from", "regq", NULL}, 2);
+    assert_non_null(strstr(r.err, "--from is not built yet"));
+    for (int i = 0; i < ks_scene_def_count(); ++i) { /* a scene without a contract */
+        const ks_scene_def *d = ks_scene_def_at(i);
+        if (d->kernel_contract) continue;
+        run_expect((const char *const[]){NULL, "new-kernel", d->name, NULL}, 2);
+        assert_non_null(strstr(r.err, "no kernel contract"));
+        break;
+    }
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", "/nonexistent-folder/k.cu", NULL}, 2);
+    run_expect((const char *const[]){NULL, "new-kernel", "--help", NULL}, 0);
+    assert_non_null(strstr(r.out, "usage: kernelscope new-kernel SCENE"));
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_kernel_file_compiles(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "kfile");
+    snprintf(path, sizeof path, "%s/k3.cu", dir);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", path, NULL}, 0);
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
+    if (!ks_nvrtc_built()) {
+        assert_non_null(strstr(r.err, "NVRTC is not in this"));
+        return;
+    }
+    assert_non_null(strstr(r.err, "compiles (for sm_90, the default without a device); running it needs a CUDA "
+                                  "device, not --backend cpu"));
+    /* the default backend: no device here, or one (then running is not built yet) */
+    run_expect((const char *const[]){NULL, "laplace3d", "--kernel-file", path, NULL}, 2);
+    assert_true(strstr(r.err, "running it needs a CUDA device") ||
+                strstr(r.err, "running a --kernel-file kernel is not built yet"));
+}
+
+static void test_kernel_file_errors(void **state)
+{
+    (void)state;
+    if (!ks_nvrtc_built()) skip();
+    char dir[256], path[512], want[1200];
+    ks_test_tmpdir(dir, sizeof dir, "kfileerr");
+    snprintf(path, sizeof path, "%s/bad.cu", dir);
+    write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
+                     "{\n"
+                     "    v[0] = w;\n"
+                     "    v[1] = u[0]\n"
+                     "}\n");
+    ks_test_run((const char *const[]){NULL, "laplace2d", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 2);
+    snprintf(want, sizeof want, "%s:3: error: identifier \"w\" is undefined\n%s:5: error: expected a \";\"\n", path,
+             path);
+    assert_string_equal(r.err, want); /* one line per error, nothing else */
+}
+
+static void test_kernel_file_refuses(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "kfilebad");
+    snprintf(path, sizeof path, "%s/missing.cu", dir);
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
+    assert_non_null(strstr(r.err, "No such file"));
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", dir, NULL}, 2);
+    assert_non_null(strstr(r.err, "is not a regular file"));
+    snprintf(path, sizeof path, "%s/big.cu", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 65 * 1024; ++i) fputc(i % 64 == 63 ? '\n' : ' ', f);
+    fclose(f);
+    run_expect((const char *const[]){NULL, "laplace2d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
+    assert_non_null(strstr(r.err, "is larger than 64 KiB"));
+    run_expect((const char *const[]){NULL, "spheres", "--kernel-file", path, NULL}, 2); /* not its flag */
+    run_expect((const char *const[]){NULL, "bench", "laplace3d", "--kernel-file", path, NULL}, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new_kernel_writes),
+        cmocka_unit_test(test_new_kernel_refuses),
+        cmocka_unit_test(test_kernel_file_compiles),
+        cmocka_unit_test(test_kernel_file_errors),
+        cmocka_unit_test(test_kernel_file_refuses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
