@@ -1,5 +1,4 @@
 #include "app/best_config.h"
-#include "app/scenes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -168,8 +167,7 @@ void ks_best_load(const char *path, ks_best_store *store, char *notice, size_t n
         if (len == 0 || line[0] == '#') continue;
         ks_best_entry e;
         if (!parse_line(line, &e)) goto corrupt;
-        const ks_scene_def *d = ks_scene_def_find(e.scene); /* the scene's registry row knows its kernels */
-        if (!d || !d->has_kernel || !d->has_kernel(d, e.variant)) {
+        if (store->known && !store->known(e.scene, e.variant)) {
             ++dropped; /* stale: a variant this build no longer has */
             continue;
         }

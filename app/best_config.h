@@ -23,9 +23,16 @@ typedef struct ks_best_entry {
     double t_eff_gbs;
 } ks_best_entry;
 
+/* 1 when the scene has a kernel of that name (the scene registry answers it:
+ * ks_scene_knows_kernel in app/scenes.h). */
+typedef int (*ks_best_known_fn)(const char *scene, const char *variant);
+
 typedef struct ks_best_store {
     int count;
     ks_best_entry entries[KS_BEST_MAX];
+    /* Set before ks_best_load: an entry it refuses is stale (a kernel this build no
+     * longer has) and is dropped with a notice. NULL: every well-formed entry is kept. */
+    ks_best_known_fn known;
 } ks_best_store;
 
 /* Writes the store's path into buf; KS_ERR_IO when no location can be found. */

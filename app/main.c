@@ -251,6 +251,7 @@ int main(int argc, char **argv)
     if (!best) return fail(KS_EXIT_FAILURE);
     char best_path[1024], best_notice[1200];
     if (ks_best_path(best_path, sizeof best_path) == KS_OK) {
+        best->known = ks_scene_knows_kernel; /* entries for kernels this build lacks are stale */
         ks_best_load(best_path, best, best_notice, sizeof best_notice);
         if (best_notice[0]) notice("kernelscope: %s\n", best_notice);
     } else {

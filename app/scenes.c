@@ -94,3 +94,9 @@ int ks_flag_named(const char *list, const char *flag)
         if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
     return 0;
 }
+
+int ks_scene_knows_kernel(const char *scene, const char *variant)
+{
+    const ks_scene_def *d = ks_scene_def_find(scene);
+    return d && d->has_kernel && d->has_kernel(d, variant);
+}

@@ -118,6 +118,8 @@ void ks_scene_def_names(const char *sep, int views_only, char *buf, size_t len);
 int ks_option_group_count(void);
 const ks_option_group *ks_option_group_at(int i);
 int ks_option_group_index(const ks_option_group *g); /* -1 when not registered */
+/* 1 when scene is a registered scene with a kernel called variant (its has_kernel). */
+int ks_scene_knows_kernel(const char *scene, const char *variant);
 /* 1 when the space-separated list names flag. */
 int ks_flag_named(const char *list, const char *flag);
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "app/best_config.h"
+#include "app/scenes.h"
 #include "test_util.h"
 
 static ks_best_entry entry(const char *dev, const char *scene, const char *variant, int n,
@@ -64,6 +65,7 @@ static void test_round_trip_and_find(void **state)
 
     ks_best_store *l = calloc(1, sizeof *l);
     char notice[512];
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_string_equal(notice, "");
     assert_int_equal(l->count, 4);
@@ -90,6 +92,7 @@ static void expect_ignored(const char *content, const char *needle)
     write_file(path, content);
     ks_best_store *l = calloc(1, sizeof *l);
     l->count = 99;
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_int_equal(l->count, 0);
     if (!strstr(notice, needle)) fail_msg("notice '%s' lacks '%s'", notice, needle);
@@ -153,6 +156,7 @@ static void test_numbers_checked(void **state)
     snprintf(path, sizeof path, "%s/best.tsv", dir);
     write_file(path, KS_HEAD "GPU\tlaplace3d\tregq\t4096x4096x4096\t1024x1x1\t0.1\t9\n");
     ks_best_store *l = calloc(1, sizeof *l);
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_int_equal(l->count, 1);
     assert_int_equal(l->entries[0].grid[0], 4096);
@@ -167,6 +171,7 @@ static void expect_notice(const char *path, const char *needle)
     char notice[512];
     ks_best_store *l = calloc(1, sizeof *l);
     l->count = 99;
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_int_equal(l->count, 0);
     if (!strstr(notice, needle)) fail_msg("notice '%s' lacks '%s'", notice, needle);
@@ -236,6 +241,7 @@ static void test_nul_byte(void **state)
     assert_int_equal(fwrite(bytes, 1, sizeof bytes - 1, f), sizeof bytes - 1);
     fclose(f);
     ks_best_store *l = calloc(1, sizeof *l);
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_int_equal(l->count, 0);
     if (!strstr(notice, "line 2")) fail_msg("notice '%s' lacks 'line 2'", notice);
@@ -257,6 +263,7 @@ static void test_too_many_lines(void **state)
     for (int k = 0; k < n; ++k) fprintf(f, "GPU\tlaplace3d\tregq\t%dx64x64\t32x8x1\t0.1\t9\n", 3 + k);
     fclose(f);
     ks_best_store *l = calloc(1, sizeof *l);
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_int_equal(l->count, KS_BEST_MAX);
     char want[64];
@@ -276,6 +283,7 @@ static void test_notice_escapes_path(void **state)
     write_file(path, "");
     char notice[512];
     ks_best_store *l = calloc(1, sizeof *l);
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_null(strchr(notice, '\x1b'));
     assert_null(strchr(notice, '\r'));
@@ -295,6 +303,7 @@ static void test_stale_entries_dropped(void **state)
                      "GPU\tlaplace3d\tregq\t512x512x512\t64x4x1\t0.2\t800\n"
                      "GPU\tspheres\tregq\t512x512x512\t64x4x1\t0.2\t800\n");
     ks_best_store *l = calloc(1, sizeof *l);
+    l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
     assert_int_equal(l->count, 1);
     assert_string_equal(l->entries[0].variant, "regq");
@@ -307,6 +316,7 @@ static void test_missing_file_is_empty(void **state)
     (void)state;
     ks_best_store *l = calloc(1, sizeof *l);
     char notice[256];
+    l->known = ks_scene_knows_kernel;
     ks_best_load("/nonexistent/kernelscope/best.tsv", l, notice, sizeof notice);
     assert_int_equal(l->count, 0);
     assert_string_equal(notice, "");
