@@ -75,3 +75,12 @@ set_tests_properties(test_input_fifo PROPERTIES LABELS "cpu" SKIP_RETURN_CODE 77
 # A user's own kernel (issue 25, first part): new-kernel, then --kernel-file compiles it (NVRTC, no GPU).
 ks_add_test(NAME test_user_kernel LABEL cpu SOURCES test_user_kernel.c TIMEOUT 120)
 target_link_libraries(test_user_kernel PRIVATE ks_test_util)
+
+# The binary starts without the NVIDIA driver (the CPU backend): nothing it links
+# may need libcuda.so.1 (the CUDA runtime is static and finds the driver itself).
+find_program(KS_READELF readelf)
+if(KS_READELF)
+  add_test(NAME test_no_driver_needed
+           COMMAND sh -c "! ${KS_READELF} -d \"$1\" | grep -q 'NEEDED.*libcuda\\.so'" sh $<TARGET_FILE:kernelscope>)
+  set_tests_properties(test_no_driver_needed PROPERTIES LABELS cpu)
+endif()
