@@ -218,8 +218,26 @@ static int stream_next(ks_server *s, ks_conn *c)
     return 1;
 }
 
+/* The close of a connection that sent a bad message, once no message of ours
+ * is half sent: a close frame cannot cut into one, and lws, asked to close
+ * mid-message, drops the connection without a close frame at all. */
+static int ws_close_now(struct lws *wsi, ks_conn *c)
+{
+    const char *why = c->close_code == LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE ? "text only"
+                      : c->close_code == LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE  ? "too large"
+                                                                              : "bad message";
+    lws_close_reason(wsi, (enum lws_close_status)c->close_code, (unsigned char *)why, strlen(why));
+    return -1;
+}
+
 static int stream_writable(ks_server *s, struct lws *wsi, ks_conn *c)
 {
+    if (c->close_code) {
+        if (!c->sending) return ws_close_now(wsi, c);
+        if (send_chunk(s, wsi, c, 0)) return -1;
+        lws_callback_on_writable(wsi); /* the rest of the message, then the close */
+        return 0;
+    }
     if (!c->sending && !stream_next(s, c)) return 0;
     if (send_chunk(s, wsi, c, 0)) return -1;
     if (c->sending || stream_has_news(s, c)) lws_callback_on_writable(wsi);
@@ -401,25 +419,29 @@ static int ws_message(ks_server *s, ks_conn *c, const char *msg, size_t len)
     return 0;
 }
 
+/* Refuses what the page sent: the close goes out from the writable callback
+ * (ws_close_now), after the message being sent; nothing more is read. */
+static int ws_refuse(struct lws *wsi, ks_conn *c, int code)
+{
+    c->close_code = code;
+    c->rx_len = 0;
+    lws_rx_flow_control(wsi, 0);
+    lws_callback_on_writable(wsi);
+    return 0;
+}
+
 static int ws_receive(ks_server *s, struct lws *wsi, ks_conn *c, const void *in, size_t len)
 {
-    if (lws_frame_is_binary(wsi)) {
-        lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, (unsigned char *)"text only", 9);
-        return -1;
-    }
-    if (c->rx_len + len > KS_SERVE_WS_MSG_MAX) {
-        lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"too large", 9);
-        return -1;
-    }
+    if (c->close_code) return 0; /* refused already: the close is on its way */
+    if (lws_frame_is_binary(wsi)) return ws_refuse(wsi, c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE);
+    if (c->rx_len + len > KS_SERVE_WS_MSG_MAX) return ws_refuse(wsi, c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE);
     memcpy(c->rx + c->rx_len, in, len);
     c->rx_len += len;
     if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
     c->rx[c->rx_len] = '\0';
     const int code = ws_message(s, c, c->rx, c->rx_len);
     c->rx_len = 0;
-    if (!code) return 0;
-    lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)"bad message", 11);
-    return -1;
+    return code ? ws_refuse(wsi, c, code) : 0;
 }
 
 /* ---- the callback -------------------------------------------------------- */

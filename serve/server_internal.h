@@ -43,6 +43,8 @@ typedef struct ks_conn {
     /* input */
     char rx[KS_SERVE_WS_MSG_MAX + 1];
     size_t rx_len;
+    int close_code;                /* ws: a bad message came; close with this code once the
+                                      message on its way out is whole (0: none) */
     /* a request with a body is answered once the body is in (so a key is pressed only then) */
     ks_req_body body_in;
     ks_req_answer pending;

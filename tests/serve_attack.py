@@ -300,8 +300,18 @@ for name, payload, want in (("overlong UTF-8", b'{"key":"\xc0\xaf"}', 1007), ("i
                             ("not JSON", b"not json", 1007), ("binary", None, 1003)):
     s, code = ws_open()
     s.sendall(ws_frame(payload, 1) if payload else ws_frame(b"\x00\x01", 2))
-    check("ws %s closes" % name, ws_close_code(s), want)
+    check("ws %s closes" % name, (code, ws_close_code(s)), (101, want))
     s.close()
+# A refused message while a frame of ours is on its way out: the close frame
+# must still come (lws, asked to close then, dropped the connection: 'eof').
+closes = {}
+for _ in range(200):
+    s, code = ws_open()
+    s.sendall(ws_frame(b'{"key":"\xc0\xaf"}'))
+    got = (code, ws_close_code(s))
+    closes[got] = closes.get(got, 0) + 1
+    s.close()
+check("ws 200 bad messages, each closed with 1007", closes, {(101, 1007): 200})
 s, code = ws_open()
 s.sendall(ws_frame(b'{"key":"m"}'))
 check("ws a good message keeps it open", ws_close_code(s, 1.0), "open")
