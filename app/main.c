@@ -14,6 +14,7 @@
 #include "app/best_config.h"
 #include "app/live/live.h"
 #include "app/new_kernel.h"
+#include "app/kernel/kernel_checker.h"
 #include "app/user_kernel.h"
 #include "app/options.h"
 #include "app/run_outputs.h"
@@ -144,34 +145,52 @@ static int new_kernel(int argc, char **argv)
     return KS_EXIT_OK;
 }
 
-/* --kernel-file: compiled at start-up. Its errors as FILE:LINE: lines and exit 2;
- * a kernel that compiles cannot run yet (exit 2, one line), so nothing half-works. */
-static int user_kernel(const char *path, const ks_device_info *device, int use_cuda, int cpu_asked)
+/* --kernel-file where nothing can run it (no CUDA device, or --backend cpu):
+ * each file compiled all the same (NVRTC needs no GPU), its errors as
+ * FILE:LINE: lines, then one line saying that running needs a device; exit 2. */
+static int user_kernels_without_device(const ks_scene_def *scene, const ks_options *opt, int cpu_asked)
 {
-    ks_nvrtc_result r;
-    const ks_status st = ks_user_kernel_compile(path, use_cuda ? device : NULL, &r);
-    if (st == KS_ERR_PARSE && r.lines && r.lines[0]) {
-        fputs(r.lines, stderr);
+    for (int i = 0; scene->kernel_file(opt, i); ++i) {
+        const char *path = scene->kernel_file(opt, i);
+        ks_nvrtc_result r;
+        const ks_status st = ks_user_kernel_compile(path, NULL, &r);
+        if (st == KS_ERR_PARSE && r.lines && r.lines[0]) {
+            fputs(r.lines, stderr);
+            ks_nvrtc_result_free(&r);
+            return KS_EXIT_USAGE;
+        }
+        if (st != KS_OK) {
+            ks_nvrtc_result_free(&r);
+            return fail(KS_EXIT_USAGE);
+        }
+        if (r.lines[0]) fputs(r.lines, stderr); /* its warnings */
         ks_nvrtc_result_free(&r);
-        return KS_EXIT_USAGE;
     }
-    if (st != KS_OK) {
-        ks_nvrtc_result_free(&r);
-        return fail(KS_EXIT_USAGE);
-    }
-    if (r.lines[0]) fputs(r.lines, stderr); /* its warnings */
-    if (use_cuda)
-        ks_fail(KS_ERR_UNSUPPORTED, "%s compiles for sm_%d%d; running a --kernel-file kernel is not built yet",
-                KS_QUOTED(path), r.cc_major, r.cc_minor);
-    else
-        ks_fail(KS_ERR_NO_DEVICE, "%s compiles (for sm_%d%d, the default without a device); running it needs a "
-                "CUDA device%s", KS_QUOTED(path), r.cc_major, r.cc_minor, cpu_asked ? ", not --backend cpu" : "");
-    ks_nvrtc_result_free(&r);
+    ks_fail(KS_ERR_NO_DEVICE, "%s compiles (for sm_%d%d, the default without a device); running it needs a CUDA device%s",
+            KS_QUOTED(scene->kernel_file(opt, 0)), KS_NVRTC_DEFAULT_CC_MAJOR, KS_NVRTC_DEFAULT_CC_MINOR,
+            cpu_asked ? ", not --backend cpu" : "");
     return fail(KS_EXIT_USAGE);
+}
+
+/* The checker process (app/kernel/kernel_checker.h): its CUDA context made
+ * before the first request, each request checked by its scene's row. */
+static void checker_warm(void)
+{
+    size_t free_b, total_b;
+    ks_cuda_free_memory(&free_b, &total_b); /* makes the context; a failure shows in the first check */
+    ks_error_clear();
+}
+
+static ks_status checker_check(const ks_kcheck_request *req, ks_kcheck_result *out)
+{
+    const ks_scene_def *d = ks_scene_def_find(req->scene);
+    if (!d || !d->kernel_check) return ks_fail(KS_ERR_INVALID, "no scene '%s' checks kernels", KS_QUOTED(req->scene));
+    return d->kernel_check(req, out);
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) return ks_kchecker_child_main(0, 1, checker_warm, checker_check);
     if (ks_new_kernel_asked(argc, argv)) return new_kernel(argc, argv);
     ks_options opt;
     if (ks_options_parse(argc, argv, &opt) != KS_OK) return fail(KS_EXIT_USAGE);
@@ -238,8 +257,8 @@ int main(int argc, char **argv)
             notice("kernelscope: %s; using the cpu backend\n", ks_error_message());
         }
     }
-    const char *kernel_file = scene->kernel_file ? scene->kernel_file(&opt) : NULL;
-    if (kernel_file) return user_kernel(kernel_file, &device, use_cuda, opt.backend == KS_BACKEND_CPU);
+    if (!use_cuda && scene->kernel_file && scene->kernel_file(&opt, 0))
+        return user_kernels_without_device(scene, &opt, opt.backend == KS_BACKEND_CPU);
     ks_options_backend_defaults(&opt, use_cuda);
     if (!use_cuda) {
         char line[256];

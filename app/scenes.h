@@ -60,6 +60,8 @@ typedef struct ks_option_group {
 } ks_option_group;
 
 struct ks_live_bench;
+struct ks_kcheck_request;
+struct ks_kcheck_result;
 struct ks_serve_bench;
 
 typedef struct ks_scene_def {
@@ -102,9 +104,12 @@ typedef struct ks_scene_def {
      * in '\n' (its signature first), and a starter kernel that keeps it; NULL: none. */
     const char *kernel_contract;
     const char *kernel_starter;
-    /* The file its --kernel-file flag named, or NULL: main reads and compiles it at start-up
-     * (app/user_kernel.h), the same for every scene that takes one. */
-    const char *(*kernel_file)(const ks_options *o);
+    /* The i-th file its --kernel-file flag named (0, 1, ...), NULL past the last: main compiles
+     * them at start-up where nothing can run them (no CUDA device), to report their errors. */
+    const char *(*kernel_file)(const ks_options *o, int i);
+    /* In the checker process (app/kernel/kernel_checker.h): checks a user's compiled kernel
+     * against the CPU gold and the scene's reference variant. NULL: none. */
+    ks_status (*kernel_check)(const struct ks_kcheck_request *req, struct ks_kcheck_result *out);
 } ks_scene_def;
 
 int ks_scene_def_count(void);

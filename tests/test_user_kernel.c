@@ -1,7 +1,8 @@
-/* A user's own kernel, the first part (issue 25): kernelscope new-kernel
- * writes a starter that compiles with NVRTC (no GPU needed); --kernel-file
- * compiles a file, shows its errors as FILE:LINE: lines and, as running it is
- * not built yet, always exits 2; bad input is one line and exit 2. */
+/* A user's own kernel: kernelscope new-kernel writes a starter that compiles
+ * with NVRTC (no GPU needed); --kernel-file compiles a file and shows its
+ * errors as FILE:LINE: lines; without a device it then says in one line that
+ * running needs one (exit 2); bad input is one line and exit 2. The runs on a
+ * GPU are tests/laplace/test_user_kernel_gpu.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,10 +117,29 @@ static void test_kernel_file_compiles(void **state)
     }
     assert_non_null(strstr(r.err, "compiles (for sm_90, the default without a device); running it needs a CUDA "
                                   "device, not --backend cpu"));
-    /* the default backend: no device here, or one (then running is not built yet) */
-    run_expect((const char *const[]){NULL, "laplace3d", "--kernel-file", path, NULL}, 2);
-    assert_true(strstr(r.err, "running it needs a CUDA device") ||
-                strstr(r.err, "running a --kernel-file kernel is not built yet"));
+    /* the default backend: no device here (exit 2), or one: then it is checked and runs */
+    ks_test_run((const char *const[]){NULL, "laplace3d", "--headless", "--frames", "3", "--grid", "40",
+                                      "--kernel-file", path, NULL},
+                NULL, &r);
+    if (r.exit_code == 2) {
+        assert_non_null(strstr(r.err, "running it needs a CUDA device"));
+        assert_int_equal(ks_test_count_lines(r.err), 1);
+    } else if (!strstr(r.err, "EGL") && !strstr(r.err, "display")) {
+        if (r.exit_code != 0) fprintf(stderr, "%s", r.err);
+        assert_int_equal(r.exit_code, 0);
+        assert_non_null(strstr(r.err, "matches the CPU gold"));
+    }
+    /* --kernel names it (the file's name); two files of one name are refused */
+    run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, "--kernel", "k3.cu",
+                                     NULL},
+               2);
+    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
+    char other[600];
+    snprintf(other, sizeof other, "%s/./k3.cu", dir);
+    run_expect((const char *const[]){NULL, "laplace3d", "--kernel-file", path, "--kernel-file", other, NULL}, 2);
+    assert_non_null(strstr(r.err, "two files named 'k3.cu'"));
+    run_expect((const char *const[]){NULL, "laplace3d", "--kernel", "k4.cu", NULL}, 2);
+    assert_non_null(strstr(r.err, "unknown laplace3d kernel 'k4.cu'"));
 }
 
 static void test_kernel_file_errors(void **state)
@@ -160,6 +180,7 @@ static void test_kernel_file_refuses(void **state)
     assert_non_null(strstr(r.err, "is larger than 64 KiB"));
     run_expect((const char *const[]){NULL, "spheres", "--kernel-file", path, NULL}, 2); /* not its flag */
     run_expect((const char *const[]){NULL, "bench", "laplace3d", "--kernel-file", path, NULL}, 2);
+    assert_non_null(strstr(r.err, "is larger than 64 KiB"));
 }
 
 int main(void)

@@ -118,6 +118,29 @@ int ks_lvariant_launches(int id, int iters, int exact_prev);
 /* Writes "a, b, c" (the names valid for dims) into buf. */
 void ks_lvariant_list(int dims, char *buf, size_t len);
 
+/* ---- A user's kernel (--kernel-file FILE): one more variant ----
+ * Its row follows the built-in ones: name (the file's name), dims, a block of
+ * rank dims (default 32x4x4 / 32x8, the contract's), one step per launch. Its
+ * code comes from ks_luser_load; the contract (laplace_contract.h): the
+ * kernel `jacobi`, launched over the interior. Rows are added at start-up,
+ * before any solver exists or any thread reads the table. */
+enum { KS_LUSER_MAX = 8, KS_LUSER_NAME_MAX = 96 };
+int ks_lvariant_builtin_count(void);
+int ks_lvariant_is_user(int id);
+/* The new row's id (the same id again for a name it has), or -1 with the
+ * error set (a built-in's name, too long a name, the table full). */
+int ks_luser_add(int dims, const char *name);
+/* Loads code (CUBIN or NUL-terminated PTX, as NVRTC made it) as the user
+ * variant's kernel, in place of what it ran before, and reads its entry
+ * `jacobi`. Call it where no solver's stream has launches of the old code in
+ * flight (ks_lsolver_wait); graphs captured with the old code are not used
+ * again. KS_ERR_CUDA with the loader's words when the code does not load. */
+ks_status ks_luser_load(int id, const void *code, size_t size);
+/* 1 when the user variant has code loaded. */
+int ks_luser_ready(int id);
+/* Loads so far: 0 before the first (graph caches key on it). */
+long long ks_luser_generation(int id);
+
 
 /* The code this binary runs for a variant on the current device, one line,
  * or NULL when the variant has one path on every GPU. It asks the driver
@@ -236,6 +259,20 @@ int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out);
 /* 1 while a requested histogram has not been collected by ks_lsolver_poll_histogram
  * (a new request now would be skipped). */
 int ks_lsolver_histogram_pending(const ks_lsolver *s);
+
+/* For the check of a user's kernel. Fills the current field with a random
+ * field of the seed (values in [0.1, 1.1), the same on any device) and the
+ * previous one with its boundary and NaN inside, so a point a kernel leaves
+ * unwritten shows; enqueued. */
+ks_status ks_lsolver_fill_random(ks_lsolver *s, unsigned long long seed);
+typedef struct ks_ldiff {
+    double max_err;     /* largest |a - b| (a NaN against a number counts as infinite) */
+    long long bad;      /* points with |a - b| > tol */
+    long long first;    /* the smallest such index (i + nx*(j + ny*k)), -1 when none */
+    float got, want;    /* a and b there */
+} ks_ldiff;
+/* Compares a's current field with b's (the same grid); synchronous. */
+ks_status ks_lsolver_diff(ks_lsolver *a, ks_lsolver *b, float tol, ks_ldiff *out);
 
 /* Median milliseconds per iteration over reps timed launches of iters
  * iterations each (CUDA events, after warm-up launches); for the bench. */

@@ -10,6 +10,7 @@
 
 #include "kernels/common/ks_util.h"
 #include "laplace_solver_internal.h"
+#include "laplace_user.h"
 
 /* ================= solver ================= */
 
@@ -155,8 +156,10 @@ static ks_status lookup(const ks_lsolver *s, int variant, const ks_lvariant_info
     if (v->dims != s->g.dims)
         return ks_fail(KS_ERR_INVALID, "variant %s is for %dD grids, this grid is %dD", v->name,
                        v->dims, s->g.dims);
+    if (ks_lvariant_is_user(variant) && !ks_luser_ready(variant))
+        return ks_fail(KS_ERR_INVALID, "%s has no compiled code yet", v->name);
     *info = v;
-    *fn = ks_llaunchers[variant];
+    *fn = ks_lvariant_is_user(variant) ? ks_luser_launcher(variant) : ks_llaunchers[variant];
     return KS_OK;
 }
 
@@ -251,7 +254,8 @@ static ks_lgraph *graph_find(ks_lsolver *s, int variant, const int block[3], int
     for (int n = 0; n < KS_LGRAPH_CACHE; ++n) {
         ks_lgraph *g = &s->graphs[n];
         if (g->exec && g->variant == variant && g->iters == iters && g->prev == (int)prev &&
-            g->start_cur == s->cur && memcmp(g->block, block, sizeof g->block) == 0)
+            g->start_cur == s->cur && memcmp(g->block, block, sizeof g->block) == 0 &&
+            g->code == ks_luser_generation(variant))
             return g;
     }
     return NULL;
@@ -297,6 +301,7 @@ static ks_status graph_capture(ks_lsolver *s, ks_llaunch_fn fn, int T, int varia
     graph_free(g);
     g->exec = exec;
     g->variant = variant;
+    g->code = ks_luser_generation(variant);
     memcpy(g->block, block, sizeof g->block);
     g->iters = iters;
     g->prev = (int)prev;

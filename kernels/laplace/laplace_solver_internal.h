@@ -36,6 +36,7 @@ enum {
 typedef struct ks_lgraph {
     cudaGraphExec_t exec;   /* NULL: free */
     int variant, block[3], iters, prev;
+    long long code;         /* a user variant's load (ks_luser_generation): a reload captures anew */
     const float *start_cur;
     float *end_cur, *end_prev; /* the fields after a replay */
     long long used;         /* last use (eviction: least recently used) */

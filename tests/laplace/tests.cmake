@@ -28,3 +28,9 @@ ks_add_test(NAME test_iters_auto LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/tes
 ks_add_test(NAME test_laplace_contract LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_contract.c
             TIMEOUT 60)
 target_link_libraries(test_laplace_contract PRIVATE ks_test_util)
+# A user's kernel on the GPU: checked in process and in the checker process (fault, endless
+# loop), reloaded on save in a live run, a bench row named after its file.
+ks_add_test(NAME test_user_kernel_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_user_kernel_gpu.c
+            TIMEOUT 600)
+target_link_libraries(test_user_kernel_gpu PRIVATE ks_test_util)
+add_dependencies(test_user_kernel_gpu kernelscope)

@@ -1,4 +1,5 @@
 #include "kernels/common/ks_util.h"
+#include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes.h"
 #include "app/scenes/laplace/laplace_options.h"
 #include "app/scenes/laplace/bench_laplace.h"
@@ -301,6 +302,13 @@ static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int varian
 static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
                             ks_bench_row *rows, int *nrows)
 {
+    /* Users' kernels (--kernel-file): compiled and checked in the checker
+     * process on the first grid, then loaded here like ours. */
+    ks_laplace_user *user = NULL;
+    const ks_laplace_user_desc ud = {opt, dev, opt->scene->name,
+                                     {p->dims, p->grids[0][0], p->grids[0][1], p->dims == 3 ? p->grids[0][2] : 1}, 0};
+    KS_TRY(ks_laplace_user_create(&ud, &user));
+    ks_laplace_user_destroy(user); /* the code stays loaded */
     /* Correctness first: every (variant, block) on a small grid against the gold. */
     ks_grid small = {p->dims, 37, 29, p->dims == 3 ? 23 : 1};
     ks_lsolver *probe = NULL;

@@ -24,8 +24,10 @@ typedef struct ks_laplace_opts {
     int fps_target_set;          /* --fps-target given */
     int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
     int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
-    const char *kernel_file;     /* --kernel-file FILE: a user's kernel (the contract in
-                                    kernels/laplace/laplace_contract.h), or NULL */
+    const char *kernel_files[8]; /* --kernel-file FILE (repeatable): users' kernels (the contract
+                                    in kernels/laplace/laplace_contract.h), each one more
+                                    variant named after the file (KS_LUSER_MAX) */
+    int kernel_file_count;
 } ks_laplace_opts;
 
 struct ks_option_group;

@@ -1,6 +1,7 @@
 /* The Laplace scenes' registry rows (laplace3d, laplace2d): their flags, option
  * checks and defaults, start-up report and the parts bench live and bench
  * serve ask for. */
+#include "app/scenes/laplace/laplace_kernel_check.h"
 #include "app/scenes/laplace/laplace_options.h"
 
 #include <stdio.h>
@@ -98,8 +99,33 @@ KS_FLAG_SETS(set_no_graph, ((ks_laplace_opts *)own)->no_graph)
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
+    ks_laplace_opts *lp = own;
     if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
-    ((ks_laplace_opts *)own)->kernel_file = v;
+    if (lp->kernel_file_count == KS_LUSER_MAX)
+        return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, KS_LUSER_MAX);
+    lp->kernel_files[lp->kernel_file_count++] = v;
+    return KS_OK;
+}
+
+/* Each --kernel-file is one more variant, named after the file (its last
+ * path part): registered here, at parse time, so --kernel and bench know it. */
+static ks_status register_kernel_files(const ks_laplace_opts *lp, int dims)
+{
+    for (int f = 0; f < lp->kernel_file_count; ++f) {
+        const char *slash = strrchr(lp->kernel_files[f], '/');
+        const char *base = slash ? slash + 1 : lp->kernel_files[f];
+        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(lp->kernel_files[f]));
+        for (int g = 0; g < f; ++g) {
+            const char *other = strrchr(lp->kernel_files[g], '/');
+            if (strcmp(other ? other + 1 : lp->kernel_files[g], base) == 0)
+                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
+                               quoted(base));
+        }
+        if (ks_luser_add(dims, base) < 0) {
+            ks_error_prefix("--kernel-file");
+            return KS_ERR_INVALID;
+        }
+    }
     return KS_OK;
 }
 
@@ -133,9 +159,9 @@ static const ks_flag_row ks_laplace_flags[] = {
     {"--no-graph", NULL, "launch the frame's kernels one by one (default: one CUDA graph)", KS_IN_LIVE, set_no_graph,
      "the CPU gold routine runs"},
     {"--kernel-file", "FILE",
-     "your own kernel (the contract below; kernelscope new-kernel\nwrites a starter): compiled with NVRTC, errors as\n"
-     "FILE:LINE: lines, exit 2; running it is not built yet",
-     KS_IN_LIVE, set_kernel_file},
+     "your own kernel, one more variant named after the file\n(the contract below; kernelscope new-kernel writes a\n"
+     "starter); compiled with NVRTC, checked in a child process,\nreloaded on every save; repeatable",
+     KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
     {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
     {"--range", "LO:HI", "fixed colour range (default: auto)", 0, NULL},
     {"--dump-field", "FILE.npy", "write the final field (float32, shape (NZ,NY,NX) or (NY,NX))", 0, NULL},
@@ -174,6 +200,7 @@ ks_status ks_laplace_finish_options(ks_options *o)
             return ks_fail(KS_ERR_INVALID, "--grid: %dx%dx%d is far too large (%.3g points)", lp->grids[g][0],
                            lp->grids[g][1], lp->grids[g][2], points);
     }
+    KS_TRY(register_kernel_files(lp, dims));
     for (int k = 0; k < o->kernel_count; ++k) {
         if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
             char names[256];
@@ -267,7 +294,11 @@ static ks_status runner_finish(ks_options *o)
     return KS_OK;
 }
 
-static const char *kernel_file(const ks_options *o) { return ks_laplace_opts_get(o)->kernel_file; }
+static const char *kernel_file(const ks_options *o, int i)
+{
+    const ks_laplace_opts *lp = ks_laplace_opts_get(o);
+    return i >= 0 && i < lp->kernel_file_count ? lp->kernel_files[i] : NULL;
+}
 
 static ks_status bench(const ks_bench_env *e)
 {
@@ -287,7 +318,7 @@ ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b,
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
         .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \
-        .kernel_starter = starter_, .kernel_file = kernel_file,                                                \
+        .kernel_starter = starter_, .kernel_file = kernel_file, .kernel_check = ks_laplace_kernel_check,       \
     }
 
 const ks_scene_def ks_scene_laplace3d =

@@ -11,6 +11,7 @@
 #include "kernels/common/field_histogram.h"
 #include "app/best_config.h"
 
+#include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
 
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
@@ -57,6 +58,7 @@ static void destroy(void *self)
 {
     ks_laplace_scene *s = self;
     if (!s) return;
+    ks_laplace_user_destroy(s->user);
     ks_lsolver_destroy(s->solver);
     free(s->u);
     free(s->u_prev);
@@ -106,9 +108,15 @@ static ks_status create(const ks_scene_env *env, void **self)
         if (!s->u || !s->u_prev) return check_host_memory(s, SIZE_MAX);
     }
 
+    if (s->use_cuda) { /* users' kernels: built and checked before anything runs */
+        const ks_laplace_user_desc ud = {opt, env->device, scene_name(s), s->grid, 1};
+        KS_TRY(ks_laplace_user_create(&ud, &s->user));
+    }
     const int dims = s->grid.dims;
     s->variant = ks_lvariant_default(dims);
-    if (opt->kernel_count) {
+    if (s->user && !opt->kernel_count) {
+        s->variant = ks_laplace_user_first(s->user); /* the reason for the run */
+    } else if (opt->kernel_count) {
         s->variant = ks_lvariant_find(dims, opt->kernels[0]);
     } else if (s->use_cuda && env->best && !opt->block_count) {
         /* No choice made: start with the fastest configuration measured here. */
@@ -264,6 +272,12 @@ static void poll_readback(ks_laplace_scene *s)
 static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
 {
     poll_readback(s);
+    int reloaded = 0; /* a save of the kernel in use, checked and swapped in */
+    KS_TRY(ks_laplace_user_poll(s->user, s->solver, s->variant, s->block, &reloaded));
+    if (reloaded) {
+        ks_laplace_scene_refresh_attrs(s);
+        ks_iters_auto_restart(&s->iters_auto);
+    }
     if (iters > 0) {
         /* Back to back: the previous field must be iterate n-1 only when a
          * residual follows; otherwise a temporally blocked variant runs its

@@ -70,7 +70,9 @@ static ks_status cycle_block(ks_laplace_scene *s, int dir)
 
 static ks_status next_kernel(ks_laplace_scene *s)
 {
-    const int next = ks_lvariant_next(s->variant);
+    int next = ks_lvariant_next(s->variant);
+    while (next != s->variant && ks_lvariant_is_user(next) && !ks_luser_ready(next))
+        next = ks_lvariant_next(next); /* a user's kernel that has not passed yet */
     int block[3];
     memcpy(block, s->block, sizeof block);
     if (ks_laplace_scene_check_block(s, next, block) != KS_OK) ks_laplace_scene_default_block(s, next, block);

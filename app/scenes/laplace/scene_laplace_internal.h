@@ -55,6 +55,7 @@ typedef struct ks_laplace_scene {
     ks_cadence res_cad;      /* residual every res_cad.every frames */
     ks_cadence hist_cad;     /* field histogram likewise */
     int use_graph;           /* CUDA backend: the frame's launches as one CUDA graph */
+    struct ks_laplace_user *user; /* --kernel-file: users' kernels, reloaded on save (NULL: none) */
 } ks_laplace_scene;
 
 /* Iterations a stepping frame runs: the request, rounded to whole time blocks

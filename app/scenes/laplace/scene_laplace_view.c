@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
 
 static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
@@ -79,6 +80,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
 
     view_kernel(s, v);
+    ks_laplace_user_view(s->user, s->variant, v);
     const int frame_iters = scene_frame_iters(s);
     const int tsteps = ks_lvariant_get(s->variant)->steps_per_launch;
     const int blocked = s->use_cuda && tsteps > 1;

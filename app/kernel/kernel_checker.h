@@ -1,0 +1,85 @@
+/* The checker process: a user's compiled kernel runs first in a child
+ * process, a fresh exec of this binary (CUDA does not survive fork), so that
+ * a fault (illegal address, trap) or an endless loop costs the child, never
+ * the live view. The child is started ahead of need and kept warm (its CUDA
+ * context made before the first request); after a fault or a time-out it is
+ * killed and a new one started at once, ready for the next check.
+ *
+ * The parent sends a request (a header line, then the code's bytes) down the
+ * child's stdin and reads one answer line from its stdout; the scene's own
+ * check (its registry row's kernel_check) does the work in the child. */
+#ifndef KS_KERNEL_CHECKER_H
+#define KS_KERNEL_CHECKER_H
+
+#include <stddef.h>
+
+#include "kernels/common/ks_error.h"
+
+/* The argument that makes the binary a checker child: `kernelscope __kernel-check` */
+#define KS_KCHECK_ARG "__kernel-check"
+
+enum {
+    KS_KCHECK_NAME_MAX = 32,     /* scene name bytes, NUL included */
+    KS_KCHECK_FILE_MAX = 256,    /* kernel file name bytes, NUL included */
+    KS_KCHECK_MSG_MAX = 512,     /* answer line bytes, NUL included */
+    KS_KCHECK_CODE_MAX = 16 << 20, /* bytes of code a request may carry */
+};
+
+typedef struct ks_kcheck_request {
+    char scene[KS_KCHECK_NAME_MAX]; /* the registry row that checks it ("laplace3d") */
+    char file[KS_KCHECK_FILE_MAX];  /* the kernel's file name, for messages (any bytes but NUL) */
+    int grid[3];                    /* the live grid (unused sizes 1) */
+    int block[3];                   /* the block it will run with (unused sizes 1) */
+    int iters;                      /* iterations on the live grid against our reference (0: 4) */
+    const void *code;               /* the compiled code: CUBIN or PTX */
+    size_t code_size;
+    int cubin;
+} ks_kcheck_request;
+
+typedef struct ks_kcheck_result {
+    int passed;                     /* 1: it matched everywhere */
+    int fatal;                      /* set by a check: the CUDA context is lost (a fault); the
+                                       child exits after answering and a new one is started */
+    char message[KS_KCHECK_MSG_MAX]; /* one line: "matches the CPU gold (max error 0) and regq on
+                                       the live grid", the CUDA error, "did not finish in 5 s",
+                                       the first mismatching cell with its value, the expected
+                                       one and the maximum error */
+    double child_ms;                /* the check's time inside the child */
+    double total_ms;                /* request to answer, seen from the parent */
+} ks_kcheck_result;
+
+/* ---- parent ---- */
+typedef struct ks_kchecker_desc {
+    const char *exe;        /* the binary to exec; NULL: this one (/proc/self/exe) */
+    const char *const *extra_args; /* NULL-terminated, passed after KS_KCHECK_ARG (tests); may be NULL */
+    double timeout_s;       /* one check's limit; 0: 10 */
+} ks_kchecker_desc;
+
+typedef struct ks_kchecker ks_kchecker;
+
+/* Starts the child now, so that the first check finds it warm. KS_ERR_IO when
+ * it cannot be started. */
+ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out);
+/* Runs one check (blocks the calling thread, not meant for the frame loop).
+ * KS_OK with *out filled, passed or not: a child that dies gives "the check
+ * process died: <signal or exit status>" (with its fatal message when it sent
+ * one), one that does not answer in time "did not finish in N s"; either way
+ * a new child is started before returning. An error status only when no
+ * child can be started or the request is malformed (too long a name, code). */
+ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out);
+/* Process id of the current child (tests), 0 when none. */
+int ks_kchecker_pid(const ks_kchecker *c);
+/* Ends the child (closes its stdin, then SIGKILL if it lingers) and frees. NULL is fine. */
+void ks_kchecker_destroy(ks_kchecker *c);
+
+/* ---- child ---- */
+/* The scene's check: fills out (passed, message, fatal). Returns nonzero only
+ * when the request cannot be served at all (unknown scene): the child answers
+ * that as a failed check with the error text. */
+typedef ks_status (*ks_kcheck_fn)(const ks_kcheck_request *req, ks_kcheck_result *out);
+/* The child's loop: warm() once (may be NULL; makes the CUDA context), then
+ * requests from in_fd, answers to out_fd, until in_fd closes (exit 0) or a
+ * check says fatal (exit 3 after answering). Returns the exit code. */
+int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_fn check);
+
+#endif

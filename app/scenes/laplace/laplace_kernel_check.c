@@ -1,0 +1,180 @@
+/* The check of a user's Laplace kernel, run in the checker process
+ * (app/kernel/kernel_checker.h; never in the live view's own): first on a
+ * small odd grid against the CPU gold, outputs poisoned, then on the live grid
+ * against our default variant for a few iterations. The fields are made on
+ * the GPU from a seed, so a large live grid costs the check milliseconds. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/kernel/kernel_checker.h"
+#include "app/scenes/laplace/laplace_kernel_check.h"
+#include "kernels/common/ks_util.h"
+#include "kernels/laplace/laplace.h"
+
+enum { KS_CHECK_GOLD_ITERS = 3, KS_CHECK_LIVE_ITERS = 4 };
+#define KS_CHECK_TOL 1e-5f /* values in [0.1, 1.1): a few float roundings per iteration, FMA allowed */
+
+/* The check process keeps its solvers between requests (a save checks the same grid again). */
+typedef struct check_solvers {
+    ks_lsolver *small;
+    ks_lsolver *yours, *ours; /* the live grid */
+    ks_grid live;
+} check_solvers;
+static check_solvers ks_checks; /* this process serves one parent, one request at a time */
+
+static void cell_of(const ks_grid *g, long long p, int ijk[3])
+{
+    ijk[0] = (int)(p % g->nx);
+    ijk[1] = (int)((p / g->nx) % g->ny);
+    ijk[2] = (int)(p / ((long long)g->nx * g->ny));
+}
+
+static void say_cell(char *buf, size_t cap, const ks_grid *g, long long p)
+{
+    int c[3];
+    cell_of(g, p, c);
+    if (g->dims == 3) snprintf(buf, cap, "(i,j,k) = (%d,%d,%d)", c[0], c[1], c[2]);
+    else snprintf(buf, cap, "(i,j) = (%d,%d)", c[0], c[1]);
+}
+
+/* A CUDA error in the middle of a check may have cost the context: the process starts anew. */
+static int failed_cuda(ks_status st, ks_kcheck_result *out, const char *what)
+{
+    if (st == KS_OK) return 0;
+    out->passed = 0;
+    out->fatal = st == KS_ERR_CUDA;
+    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
+    return 1;
+}
+
+/* Small odd grid: blocks that do not divide it, every boundary in reach. */
+static int check_gold(int id, const int block[3], int dims, ks_kcheck_result *out, double *max_err)
+{
+    const ks_grid g = dims == 3 ? (ks_grid){3, 37, 29, 23} : (ks_grid){2, 131, 77, 1};
+    if (!ks_checks.small && failed_cuda(ks_lsolver_create(&g, &ks_checks.small), out, "check grid")) return 0;
+    ks_lsolver *s = ks_checks.small;
+    const size_t n = ks_grid_points(&g);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got);
+    int ok = a && b && got;
+    if (!ok) snprintf(out->message, sizeof out->message, "out of host memory");
+    ok = ok && !failed_cuda(ks_lsolver_fill_random(s, 1), out, "check grid");
+    ok = ok && !failed_cuda(ks_lsolver_download(s, a), out, "check grid");
+    for (int done = 0, step = 1; ok && done < KS_CHECK_GOLD_ITERS; done += step, step = 2) {
+        /* 1 iteration into the poisoned field, then 2 more (the fields swap) */
+        ok = !failed_cuda(ks_lsolver_iterate(s, id, block, step), out, "running it") &&
+             !failed_cuda(ks_lsolver_download(s, got), out, "running it");
+        for (int it = 0; ok && it < step; ++it) {
+            ks_laplace_gold_step(&g, a, b);
+            float *t = a;
+            a = b;
+            b = t;
+        }
+        long long first = -1, bad = 0;
+        for (size_t p = 0; ok && p < n; ++p) {
+            const double d = isnan(got[p]) ? INFINITY : fabs((double)got[p] - a[p]);
+            if (d > *max_err) *max_err = d;
+            if (d > KS_CHECK_TOL) {
+                if (first < 0) first = (long long)p;
+                ++bad;
+            }
+        }
+        if (ok && first >= 0) {
+            char cell[64];
+            say_cell(cell, sizeof cell, &g, first);
+            snprintf(out->message, sizeof out->message,
+                     "differs from the CPU gold on the %dx%dx%d check grid after %d iteration%s at %s: %.7g where "
+                     "%.7g is expected%s; %lld points differ, max error %.3g",
+                     g.nx, g.ny, g.nz, done + step, done + step > 1 ? "s" : "", cell, (double)got[first],
+                     (double)a[first], isnan(got[first]) ? " (never written)" : "", bad, *max_err);
+            ok = 0;
+        }
+    }
+    free(a);
+    free(b);
+    free(got);
+    return ok;
+}
+
+/* The live grid against our default variant, from the same random field. */
+static int check_live(int id, const int block[3], const ks_grid *g, int iters, ks_kcheck_result *out,
+                      double *max_err, int *skipped)
+{
+    check_solvers *c = &ks_checks;
+    if (c->yours && memcmp(&c->live, g, sizeof *g) != 0) {
+        ks_lsolver_destroy(c->yours);
+        ks_lsolver_destroy(c->ours);
+        c->yours = c->ours = NULL;
+    }
+    if (!c->yours) {
+        ks_status st = ks_lsolver_create(g, &c->yours);
+        if (st == KS_OK) st = ks_lsolver_create(g, &c->ours);
+        if (st == KS_ERR_OUT_OF_MEMORY) { /* the live view holds its own fields: say so, check the rest */
+            ks_lsolver_destroy(c->yours);
+            c->yours = NULL;
+            *skipped = 1;
+            return 1;
+        }
+        if (failed_cuda(st, out, "live grid")) return 0;
+        c->live = *g;
+    }
+    const int ref = ks_lvariant_default(g->dims);
+    const ks_lvariant_info *rinfo = ks_lvariant_get(ref);
+    if (failed_cuda(ks_lsolver_fill_random(c->yours, 2), out, "live grid") ||
+        failed_cuda(ks_lsolver_fill_random(c->ours, 2), out, "live grid") ||
+        failed_cuda(ks_lsolver_iterate(c->ours, ref, rinfo->default_block, iters), out, rinfo->name) ||
+        failed_cuda(ks_lsolver_iterate(c->yours, id, block, iters), out, "running it on the live grid"))
+        return 0;
+    ks_ldiff d;
+    if (failed_cuda(ks_lsolver_diff(c->yours, c->ours, KS_CHECK_TOL, &d), out, "running it on the live grid"))
+        return 0;
+    if (d.max_err > *max_err) *max_err = d.max_err;
+    if (d.bad == 0) return 1;
+    char cell[64];
+    say_cell(cell, sizeof cell, g, d.first);
+    snprintf(out->message, sizeof out->message,
+             "differs from %s on the live grid %dx%dx%d after %d iterations at %s: %.7g where %.7g is expected%s; "
+             "%lld points differ, max error %.3g",
+             rinfo->name, g->nx, g->ny, g->nz, iters, cell, (double)d.got, (double)d.want,
+             isnan(d.got) ? " (never written)" : "", d.bad, d.max_err);
+    return 0;
+}
+
+ks_status ks_laplace_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *out)
+{
+    const int dims = strcmp(req->scene, "laplace2d") == 0 ? 2 : 3;
+    int id = ks_lvariant_find(dims, req->file);
+    if (id < 0) id = ks_luser_add(dims, req->file);
+    if (id < 0 || !ks_lvariant_is_user(id)) {
+        snprintf(out->message, sizeof out->message, "%s", id < 0 ? ks_error_message() : "names a built-in kernel");
+        return KS_OK;
+    }
+    if (ks_luser_load(id, req->code, req->code_size) != KS_OK) {
+        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
+        return KS_OK;
+    }
+    const ks_grid live = {dims, req->grid[0], req->grid[1], dims == 3 ? req->grid[2] : 1};
+    int block[3] = {req->block[0], req->block[1], dims == 3 ? req->block[2] : 1};
+    double gold_err = 0.0, live_err = 0.0;
+    int skipped = 0;
+    const int iters = req->iters > 0 ? req->iters : KS_CHECK_LIVE_ITERS;
+    if (ks_checks.small && ks_lsolver_check_block(ks_checks.small, id, block) != KS_OK) {
+        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
+        return KS_OK;
+    }
+    if (!check_gold(id, block, dims, out, &gold_err)) return KS_OK;
+    if (!check_live(id, block, &live, iters, out, &live_err, &skipped)) return KS_OK;
+    out->passed = 1;
+    if (skipped)
+        snprintf(out->message, sizeof out->message,
+                 "matches the CPU gold (%d iterations, max error %.3g); the live grid's check was skipped: no GPU "
+                 "memory for two more copies",
+                 KS_CHECK_GOLD_ITERS, gold_err);
+    else
+        snprintf(out->message, sizeof out->message,
+                 "matches the CPU gold (%d iterations, max error %.3g) and %s on the live grid (%d iterations, "
+                 "max error %.3g)",
+                 KS_CHECK_GOLD_ITERS, gold_err, ks_lvariant_get(ks_lvariant_default(dims))->name, iters, live_err);
+    return KS_OK;
+}

@@ -1,0 +1,259 @@
+/* Users' kernels in the Laplace scenes (app/scenes/laplace/laplace_user.h). */
+#include "app/scenes/laplace/laplace_user.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/kernel/kernel_checker.h"
+#include "app/kernel/kernel_watch.h"
+#include "app/scenes.h"
+#include "kernels/common/ks_util.h"
+
+enum { KS_USER_LOG_LINES = 3 }; /* compile lines the panel shows */
+#define KS_USER_START_LIMIT_S 300.0 /* the first builds of every file, the checks' own limits included */
+
+/* What the panel says of one file. */
+typedef struct user_file {
+    const char *path;
+    int id;                      /* its variant */
+    int loaded;                  /* code of a passed build runs */
+    char line[KS_KERNEL_WATCH_MSG]; /* what its last build did */
+    int failed;                  /* the last build was refused */
+    char log[KS_USER_LOG_LINES][KS_VIEW_TEXT];
+    double compile_ms, check_ms, swap_ms, save_to_run_ms; /* of the last build that ran */
+    char passed[KS_KCHECK_MSG_MAX]; /* the check's words (worker thread; under lock) */
+} user_file;
+
+struct ks_laplace_user {
+    int count;
+    user_file files[KS_LUSER_MAX];
+    char scene[KS_KCHECK_NAME_MAX];
+    ks_grid grid;
+    ks_kchecker *checker;
+    ks_kernel_watch *watch;
+    pthread_mutex_t lock;        /* blocks[] and files[].passed: the worker reads and writes them */
+    int blocks[KS_LUSER_MAX][3]; /* the block each file's kernel runs with: its check's */
+    char banner[KS_VIEW_TEXT];
+    int banner_error;
+    double banner_until;
+};
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The watch's check (its worker thread): the build in the checker process. */
+static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
+{
+    ks_laplace_user *u = user;
+    ks_kcheck_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.scene, sizeof req.scene, "%s", u->scene);
+    snprintf(req.file, sizeof req.file, "%s", ks_lvariant_get(u->files[slot].id)->name);
+    req.grid[0] = u->grid.nx;
+    req.grid[1] = u->grid.ny;
+    req.grid[2] = u->grid.nz;
+    pthread_mutex_lock(&u->lock);
+    memcpy(req.block, u->blocks[slot], sizeof req.block);
+    pthread_mutex_unlock(&u->lock);
+    req.code = code;
+    req.code_size = size;
+    req.cubin = cubin;
+    ks_kcheck_result r;
+    memset(&r, 0, sizeof r);
+    const ks_status st = ks_kchecker_run(u->checker, &req, &r);
+    if (st != KS_OK) {
+        snprintf(msg, cap, "the check could not run: %s", ks_error_message());
+        return st;
+    }
+    snprintf(msg, cap, "%s", r.message);
+    if (!r.passed) return KS_ERR_INVALID;
+    pthread_mutex_lock(&u->lock);
+    snprintf(u->files[slot].passed, sizeof u->files[slot].passed, "%s", r.message);
+    pthread_mutex_unlock(&u->lock);
+    return KS_OK;
+}
+
+/* The banner (name: what happened), cut to its size. */
+static void set_banner(ks_laplace_user *u, int error, const char *name, const char *what)
+{
+    snprintf(u->banner, sizeof u->banner, "%.100s%s%.150s", name, name[0] ? ": " : "", what);
+    u->banner_error = error;
+    u->banner_until = ks_now_seconds() + 8.0;
+}
+
+/* Keeps the first lines of a build's compile log for the panel. */
+static void keep_log(user_file *f, const char *lines)
+{
+    memset(f->log, 0, sizeof f->log);
+    for (int n = 0; lines && *lines && n < KS_USER_LOG_LINES; ++n) {
+        const char *end = strchr(lines, '\n');
+        const size_t len = end ? (size_t)(end - lines) : strlen(lines);
+        snprintf(f->log[n], sizeof f->log[n], "%.*s", (int)len, lines);
+        lines = end ? end + 1 : lines + len;
+    }
+}
+
+/* A finished build: swapped in when it passed, reported either way. With a
+ * solver, its stream is drained first: no launch of the old code in flight. */
+static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solver)
+{
+    user_file *f = &u->files[b->slot];
+    const char *name = ks_lvariant_get(f->id)->name;
+    if (b->lines && b->lines[0]) fputs(b->lines, stderr); /* errors and warnings, file:line: */
+    keep_log(f, b->lines);
+    if (b->status != KS_OK) {
+        f->failed = 1;
+        snprintf(f->line, sizeof f->line, "%s", b->message);
+        fprintf(stderr, "kernelscope: %s: %s%s\n", KS_QUOTED(name), b->message,
+                f->loaded ? "; the previous code goes on running" : "");
+        set_banner(u, 1, name, b->message);
+        return ks_fail(b->compiled ? KS_ERR_INVALID : b->status, "%s: %s", name, b->message);
+    }
+    const double t0 = ks_now_seconds();
+    ks_status st = solver ? ks_lsolver_wait(solver) : KS_OK;
+    if (st == KS_OK) st = ks_luser_load(f->id, b->code, b->code_size);
+    const double t1 = ks_now_seconds();
+    if (st != KS_OK) {
+        f->failed = 1;
+        snprintf(f->line, sizeof f->line, "%s", ks_error_message());
+        fprintf(stderr, "kernelscope: %s\n", f->line);
+        set_banner(u, 1, "", f->line);
+        return st;
+    }
+    f->loaded = 1;
+    f->failed = 0;
+    f->compile_ms = b->compile_ms;
+    f->check_ms = b->check_ms;
+    f->swap_ms = (t1 - t0) * 1e3;
+    f->save_to_run_ms = (t1 - b->seen_at) * 1e3;
+    char passed[KS_KCHECK_MSG_MAX];
+    pthread_mutex_lock(&u->lock);
+    snprintf(passed, sizeof passed, "%s", f->passed);
+    pthread_mutex_unlock(&u->lock);
+    snprintf(f->line, sizeof f->line, "build %lld: compiled %.0f ms, checked %.0f ms, swapped %.1f ms", b->generation,
+             f->compile_ms, f->check_ms, f->swap_ms);
+    if (b->generation == 1)
+        fprintf(stderr, "kernelscope: %s: compiled in %.0f ms, checked in %.0f ms; it %s\n", KS_QUOTED(name),
+                f->compile_ms, f->check_ms, passed);
+    else
+        fprintf(stderr, "kernelscope: %s: build %lld runs %.0f ms after the save (compile %.0f ms, check %.0f ms, "
+                "swap %.1f ms); it %s\n",
+                KS_QUOTED(name), b->generation, f->save_to_run_ms, f->compile_ms, f->check_ms, f->swap_ms, passed);
+    set_banner(u, 0, name, f->line);
+    return KS_OK;
+}
+
+ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user **out)
+{
+    *out = NULL;
+    const ks_scene_def *def = d->opt->scene;
+    int count = 0;
+    while (def->kernel_file && count < KS_LUSER_MAX && def->kernel_file(d->opt, count)) ++count;
+    if (!count) return KS_OK;
+    ks_laplace_user *u = calloc(1, sizeof *u);
+    if (!u) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    pthread_mutex_init(&u->lock, NULL);
+    u->count = count;
+    u->grid = d->grid;
+    snprintf(u->scene, sizeof u->scene, "%s", d->scene);
+    const char *paths[KS_LUSER_MAX];
+    for (int i = 0; i < count; ++i) {
+        user_file *f = &u->files[i];
+        f->path = paths[i] = def->kernel_file(d->opt, i);
+        f->id = ks_lvariant_find(d->grid.dims, base_name(f->path)); /* registered with the options */
+        memcpy(u->blocks[i], ks_lvariant_get(f->id)->default_block, sizeof u->blocks[i]);
+        if (d->opt->block_count) memcpy(u->blocks[i], d->opt->blocks[0], sizeof u->blocks[i]);
+    }
+    ks_status st = ks_kchecker_create(&(ks_kchecker_desc){0}, &u->checker);
+    const ks_kernel_watch_desc wd = {
+        .paths = paths,
+        .count = count,
+        .cc_major = d->device->cc_major,
+        .cc_minor = d->device->cc_minor,
+        .cubin = 1,
+        .check = check_build,
+        .check_user = u,
+        .initial_build = 1,
+    };
+    if (st == KS_OK) st = ks_kernel_watch_create(&wd, &u->watch);
+    /* The first build of every file, before anything runs. */
+    int built = 0;
+    const double limit = ks_now_seconds() + KS_USER_START_LIMIT_S;
+    while (st == KS_OK && built < count) {
+        ks_kernel_build b;
+        if (!ks_kernel_watch_poll(u->watch, &b)) {
+            if (ks_now_seconds() > limit) st = ks_fail(KS_ERR_IO, "--kernel-file: the first builds took over %.0f s",
+                                                       KS_USER_START_LIMIT_S);
+            nanosleep(&(struct timespec){0, 2000000}, NULL); /* the builds take tens of ms and more */
+            continue;
+        }
+        if (b.generation == 1) ++built;
+        st = apply(u, &b, NULL);
+        ks_kernel_build_free(&b);
+    }
+    if (st == KS_OK && !d->watch) { /* built once: nothing more to follow */
+        ks_kernel_watch_destroy(u->watch);
+        ks_kchecker_destroy(u->checker);
+        u->watch = NULL;
+        u->checker = NULL;
+    }
+    if (st != KS_OK) {
+        ks_laplace_user_destroy(u);
+        return st;
+    }
+    *out = u;
+    return KS_OK;
+}
+
+void ks_laplace_user_destroy(ks_laplace_user *u)
+{
+    if (!u) return;
+    ks_kernel_watch_destroy(u->watch); /* first: its worker may be inside a check */
+    ks_kchecker_destroy(u->checker);
+    pthread_mutex_destroy(&u->lock);
+    free(u);
+}
+
+int ks_laplace_user_first(const ks_laplace_user *u) { return u && u->count ? u->files[0].id : -1; }
+
+ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int variant, const int block[3], int *changed)
+{
+    *changed = 0;
+    if (!u || !u->watch) return KS_OK;
+    pthread_mutex_lock(&u->lock);
+    for (int i = 0; i < u->count; ++i)
+        if (u->files[i].id == variant) memcpy(u->blocks[i], block, sizeof u->blocks[i]);
+    pthread_mutex_unlock(&u->lock);
+    ks_kernel_build b;
+    while (ks_kernel_watch_poll(u->watch, &b)) {
+        if (apply(u, &b, solver) == KS_OK && u->files[b.slot].id == variant) *changed = 1;
+        ks_error_clear(); /* a refused build is shown, not an error of the frame */
+        ks_kernel_build_free(&b);
+    }
+    return KS_OK;
+}
+
+void ks_laplace_user_view(const ks_laplace_user *u, int variant, ks_view *v)
+{
+    if (!u) return;
+    if (!v->message[0] && u->banner[0] && ks_now_seconds() < u->banner_until) {
+        snprintf(v->message, sizeof v->message, "%s", u->banner);
+        v->message_kind = u->banner_error ? KS_VMSG_ERROR : KS_VMSG_NOTICE;
+    }
+    for (int i = 0; i < u->count; ++i) {
+        const user_file *f = &u->files[i];
+        if (f->id != variant && !f->failed) continue; /* the one in use, and any whose save was refused */
+        ks_view_text(v, KS_VGROUP_KERNEL, "kernel file", "%s", f->path);
+        ks_view_text(v, KS_VGROUP_KERNEL, f->failed ? "refused" : "last build", "%s", f->line);
+        if (f->loaded && f->id == variant)
+            ks_view_num(v, KS_VGROUP_KERNEL, "save to running", f->save_to_run_ms, "ms", KS_VFMT_INT);
+        for (int n = 0; n < KS_USER_LOG_LINES && f->failed; ++n)
+            if (f->log[n][0]) ks_view_text(v, KS_VGROUP_KERNEL, "log", "%s", f->log[n]);
+    }
+}

@@ -1,0 +1,102 @@
+/* A user's kernel as a Laplace variant (laplace.h, ks_luser_*): its code
+ * loaded through CUDA's library management (cudaLibraryLoadData, the
+ * runtime's face of the driver's cuLibrary: no link to the driver library, so
+ * the binary still starts without one), launched by the contract's rule
+ * (laplace_contract.h): the grid covers the interior, one point per thread. */
+#include <string.h>
+
+#include "laplace_launch.h"
+#include "laplace_user.h"
+
+typedef struct ks_luser_code {
+    cudaLibrary_t lib;
+    cudaKernel_t fn;
+    long long generation;
+} ks_luser_code;
+static ks_luser_code ks_luser_codes[KS_LUSER_MAX]; /* beside the rows (laplace_variants.c) */
+
+static ks_luser_code *code_of(int id)
+{
+    return ks_lvariant_is_user(id) ? &ks_luser_codes[id - ks_lvariant_builtin_count()] : NULL;
+}
+
+ks_status ks_luser_load(int id, const void *code, size_t size)
+{
+    ks_luser_code *c = code_of(id);
+    if (!c || !code || !size) return ks_fail(KS_ERR_INVALID, "no user kernel %d, or no code to load", id);
+    (void)size; /* the loader finds the end itself (CUBIN header, PTX's NUL) */
+    cudaLibrary_t lib = NULL;
+    cudaKernel_t fn = NULL;
+    cudaError_t e = cudaLibraryLoadData(&lib, code, NULL, NULL, 0, NULL, NULL, 0);
+    if (e == cudaSuccess) e = cudaLibraryGetKernel(&fn, lib, "jacobi");
+    if (e != cudaSuccess) {
+        const char *what = e == cudaErrorSymbolNotFound || e == cudaErrorSharedObjectSymbolNotFound
+                               ? "it has no extern \"C\" __global__ void jacobi(...)"
+                               : cudaGetErrorString(e);
+        if (lib) cudaLibraryUnload(lib);
+        cudaGetLastError(); /* not sticky: the context goes on */
+        return ks_fail(KS_ERR_CUDA, "%s: loading the kernel failed: %s", ks_lvariant_get(id)->name, what);
+    }
+    if (c->lib) cudaLibraryUnload(c->lib); /* the caller has drained every stream that used it */
+    c->lib = lib;
+    c->fn = fn;
+    ++c->generation;
+    return KS_OK;
+}
+
+int ks_luser_ready(int id)
+{
+    const ks_luser_code *c = code_of(id);
+    return c && c->fn;
+}
+
+long long ks_luser_generation(int id)
+{
+    const ks_luser_code *c = code_of(id);
+    return c ? c->generation : 0;
+}
+
+/* The contract's launch: block as given, grid over the interior. */
+static ks_status user_launch(const ks_lsweep *sw, int slot)
+{
+    const int id = ks_lvariant_builtin_count() + slot;
+    const ks_lvariant_info *info = ks_lvariant_get(id);
+    const ks_luser_code *c = code_of(id);
+    if (!info || !c) return ks_fail(KS_ERR_INVALID, "no user kernel %d", id);
+    if (!c->fn) return ks_fail(KS_ERR_INVALID, "%s has no compiled code yet", info->name);
+    const int *b = sw->block;
+    const ks_grid *g = sw->grid;
+    if (info->dims == 2) KS_TRY(ks_lneed_2d_block(sw, info->name));
+    KS_TRY(ks_lcheck_kernel(sw, (const void *)c->fn, info->name, b[0] * b[1] * b[2], 0));
+    const dim3 block(b[0], b[1], b[2]);
+    const dim3 grid(ks_fdiv_up(g->nx - 2, b[0]), ks_fdiv_up(g->ny - 2, b[1]),
+                    g->dims == 3 ? ks_fdiv_up(g->nz - 2, b[2]) : 1);
+    KS_TRY(ks_lcheck_grid_dim(sw, 1, grid.y));
+    KS_TRY(ks_lcheck_grid_dim(sw, 2, grid.z));
+    if (sw->dry_run) return KS_OK;
+    const float *u = sw->in;
+    float *v = sw->out;
+    int nx = g->nx, ny = g->ny, nz = g->nz;
+    void *args[] = {(void *)&u, (void *)&v, &nx, &ny, &nz}; /* 2D: nz is not read */
+    KS_CUDA_TRY(cudaLaunchKernel((const void *)c->fn, grid, block, args, 0, sw->stream));
+    return KS_OK;
+}
+
+#define KS_LUSER_LAUNCHER(n) \
+    static ks_status user_launch_##n(const ks_lsweep *sw) { return user_launch(sw, n); }
+KS_LUSER_LAUNCHER(0)
+KS_LUSER_LAUNCHER(1)
+KS_LUSER_LAUNCHER(2)
+KS_LUSER_LAUNCHER(3)
+KS_LUSER_LAUNCHER(4)
+KS_LUSER_LAUNCHER(5)
+KS_LUSER_LAUNCHER(6)
+KS_LUSER_LAUNCHER(7)
+#undef KS_LUSER_LAUNCHER
+
+ks_llaunch_fn ks_luser_launcher(int id)
+{
+    static const ks_llaunch_fn fns[KS_LUSER_MAX] = {user_launch_0, user_launch_1, user_launch_2, user_launch_3,
+                                                    user_launch_4, user_launch_5, user_launch_6, user_launch_7};
+    return ks_lvariant_is_user(id) ? fns[id - ks_lvariant_builtin_count()] : NULL;
+}

@@ -1,0 +1,229 @@
+/* A user's kernel on the GPU (--kernel-file): a correct one matches the gold;
+ * a wrong one is refused with its first mismatching cell; an out-of-bounds
+ * write and an endless loop are caught in the checker process, which is then
+ * replaced; a live run reloads the file on every save and keeps running
+ * through builds that fail; bench rows carry the file's name. Exits 77
+ * (skipped) without a CUDA device or NVRTC. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "app/kernel/kernel_checker.h"
+#include "app/scenes/laplace/laplace_kernel_check.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/nvrtc_compile.h"
+#include "kernels/laplace/laplace.h"
+#include "kernels/laplace/laplace_contract.h"
+#include "tests/test_util.h"
+
+static ks_device_info dev;
+
+/* 2D, the last interior column never written (i stops at nx-3). */
+static const char ks_skips_column[] =
+    "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
+    "{\n"
+    "    const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;\n"
+    "    const int j = blockIdx.y * blockDim.y + threadIdx.y + 1;\n"
+    "    if (i > nx - 3 || j > ny - 2) return;\n"
+    "    const size_t p = i + (size_t)j * nx;\n"
+    "    v[p] = (u[p - 1] + u[p + 1] + u[p - nx] + u[p + nx]) * 0.25f;\n"
+    "}\n";
+/* 3D, writes a terabyte past v: nothing is mapped there. */
+static const char ks_out_of_bounds[] =
+    "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz)\n"
+    "{\n"
+    "    v[((size_t)1 << 38) + threadIdx.x] = u[0] + nx + ny + nz;\n"
+    "}\n";
+/* 3D, never ends (the volatile read keeps the loop). */
+static const char ks_endless[] = "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz)\n"
+                                 "{\n"
+                                 "    const volatile float *w = u;\n"
+                                 "    while (w[0] > -1.0f) { }\n"
+                                 "    v[0] = w[0];\n"
+                                 "}\n";
+
+static void compile(const char *src, const char *name, ks_nvrtc_result *out)
+{
+    const ks_nvrtc_desc d = {.source = src, .name = name, .cc_major = dev.cc_major, .cc_minor = dev.cc_minor, .cubin = 1};
+    const ks_status st = ks_nvrtc_compile(&d, out);
+    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), out->lines ? out->lines : "");
+    assert_int_equal(st, KS_OK);
+}
+
+static ks_kcheck_request request(const char *scene, const char *file, const ks_nvrtc_result *code, int nx, int ny,
+                                 int nz)
+{
+    ks_kcheck_request r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.scene, sizeof r.scene, "%s", scene);
+    snprintf(r.file, sizeof r.file, "%s", file);
+    r.grid[0] = nx, r.grid[1] = ny, r.grid[2] = nz;
+    r.block[0] = 32, r.block[1] = nz > 1 ? 4 : 8, r.block[2] = nz > 1 ? 4 : 1;
+    r.code = code->code;
+    r.code_size = code->code_size;
+    r.cubin = code->cubin;
+    return r;
+}
+
+/* In this process: the starter passes, exactly; a wrong kernel is refused at its first wrong cell. */
+static void test_check_in_process(void **state)
+{
+    (void)state;
+    ks_nvrtc_result good, bad;
+    compile(KS_LAPLACE3D_STARTER, "good3.cu", &good);
+    ks_kcheck_request req = request("laplace3d", "good3.cu", &good, 70, 45, 33);
+    ks_kcheck_result res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(ks_laplace_kernel_check(&req, &res), KS_OK);
+    if (!res.passed) fprintf(stderr, "%s\n", res.message);
+    assert_true(res.passed);
+    assert_non_null(strstr(res.message, "matches the CPU gold (3 iterations, max error 0)"));
+    assert_non_null(strstr(res.message, "on the live grid (4 iterations, max error 0)"));
+
+    compile(ks_skips_column, "skips.cu", &bad);
+    req = request("laplace2d", "skips.cu", &bad, 300, 200, 1);
+    memset(&res, 0, sizeof res);
+    assert_int_equal(ks_laplace_kernel_check(&req, &res), KS_OK);
+    fprintf(stderr, "refused: %s\n", res.message);
+    assert_false(res.passed);
+    assert_false(res.fatal);
+    /* the 131x77 check grid: column i = 129 is the last interior one */
+    assert_non_null(strstr(res.message, "after 1 iteration at (i,j) = (129,1): nan where"));
+    assert_non_null(strstr(res.message, "(never written); 75 points differ"));
+    ks_nvrtc_result_free(&good);
+    ks_nvrtc_result_free(&bad);
+}
+
+/* In the checker process (the app's own binary): a fault and an endless loop
+ * are caught there, each time a fresh child serves the next check. */
+static void test_check_in_child(void **state)
+{
+    (void)state;
+    ks_kchecker *c = NULL;
+    const ks_kchecker_desc d = {.exe = ks_test_binary(), .timeout_s = 4.0};
+    assert_int_equal(ks_kchecker_create(&d, &c), KS_OK);
+    ks_nvrtc_result good, oob, endless;
+    compile(KS_LAPLACE3D_STARTER, "good3.cu", &good);
+    compile(ks_out_of_bounds, "oob.cu", &oob);
+    compile(ks_endless, "endless.cu", &endless);
+    ks_kcheck_result res;
+    ks_kcheck_request req = request("laplace3d", "good3.cu", &good, 64, 64, 64);
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    fprintf(stderr, "good: %s (%.0f ms in the child, %.0f ms in all)\n", res.message, res.child_ms, res.total_ms);
+    assert_true(res.passed);
+
+    const int pid0 = ks_kchecker_pid(c);
+    req = request("laplace3d", "oob.cu", &oob, 64, 64, 64);
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    fprintf(stderr, "out of bounds: %s\n", res.message);
+    assert_false(res.passed);
+    assert_true(strstr(res.message, "illegal memory access") || strstr(res.message, "died"));
+    const int pid1 = ks_kchecker_pid(c);
+    assert_true(pid1 > 0 && pid1 != pid0);
+
+    req = request("laplace3d", "endless.cu", &endless, 64, 64, 64);
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    fprintf(stderr, "endless: %s\n", res.message);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "did not finish in 4 s"));
+    assert_true(ks_kchecker_pid(c) != pid1);
+
+    req = request("laplace3d", "good3.cu", &good, 64, 64, 64); /* the new child works */
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    assert_true(res.passed);
+    ks_kchecker_destroy(c);
+    ks_nvrtc_result_free(&good);
+    ks_nvrtc_result_free(&oob);
+    ks_nvrtc_result_free(&endless);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(rename(tmp, path), 0); /* as an editor saves */
+}
+
+/* A live run follows the file: a compile error, a fault and a wrong kernel
+ * are refused while the previous code runs on; a good save is swapped in. */
+static void test_live_reload(void **state)
+{
+    (void)state;
+    char dir[256], path[512], text[4096];
+    ks_test_tmpdir(dir, sizeof dir, "ukgpu");
+    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    write_file(path, KS_LAPLACE3D_STARTER);
+    ks_test_proc p;
+    ks_test_start(&p, (const char *const[]){ks_test_binary(), "laplace3d", "--headless", "--grid", "96", "--frames",
+                                            "1000000", "--kernel-file", path, NULL});
+    if (ks_test_wait_for(&p, 2, "compiled in", 120) != 1) {
+        kill(p.pid, SIGKILL);
+        ks_test_finish(&p, 30);
+        if (strstr(p.text[1], "EGL") || strstr(p.text[1], "display")) skip();
+        fprintf(stderr, "%s", p.text[1]);
+        fail();
+    }
+    write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz)\n{\n"
+                     "    v[0] = w;\n}\n");
+    assert_int_equal(ks_test_wait_for(&p, 2, "mine.cu:3: error: identifier \"w\" is undefined", 120), 1);
+    assert_int_equal(ks_test_wait_for(&p, 2, "the previous code goes on running", 60), 1);
+    write_file(path, ks_out_of_bounds);
+    assert_int_equal(ks_test_wait_for(&p, 2, "the previous code goes on running", 120), 1);
+    snprintf(text, sizeof text, "%s", KS_LAPLACE3D_STARTER);
+    char *mul = strstr(text, "(1.0f / 6.0f)");
+    assert_non_null(mul);
+    memcpy(mul, "(1.0f / 7.0f)", 13); /* wrong by a seventh */
+    write_file(path, text);
+    assert_int_equal(ks_test_wait_for(&p, 2, "differs from the CPU gold", 120), 1);
+    snprintf(text, sizeof text, "// saved again\n%s", KS_LAPLACE3D_STARTER);
+    write_file(path, text);
+    assert_int_equal(ks_test_wait_for(&p, 2, "ms after the save (compile", 120), 1);
+    kill(p.pid, SIGINT);
+    const int rc = ks_test_finish(&p, 120);
+    if (rc != 0) fprintf(stderr, "%s", p.text[1]);
+    assert_int_equal(rc, 0);
+    fprintf(stderr, "%s", p.text[1]);
+}
+
+/* bench: the file's kernel is a row like ours, named after the file. */
+static void test_bench_rows(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "ukbench");
+    snprintf(path, sizeof path, "%s/mine2d.cu", dir);
+    write_file(path, KS_LAPLACE2D_STARTER);
+    ks_run_result r;
+    char *csv = ks_test_run_headless_read(
+        (const char *const[]){ks_test_binary(), "bench", "laplace2d", "--grid", "512", "--kernel", "mine2d.cu",
+                              "--kernel", "block2d", "--block", "32x8", "--reps", "3", "--kernel-file", path, "--out",
+                              dir, NULL},
+        dir, "bench_laplace2d.csv", &r);
+    assert_non_null(strstr(csv, ",mine2d.cu,"));
+    assert_non_null(strstr(csv, ",block2d,"));
+    free(csv);
+}
+
+int main(void)
+{
+    if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
+    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_in_process),
+        cmocka_unit_test(test_check_in_child),
+        cmocka_unit_test(test_live_reload),
+        cmocka_unit_test(test_bench_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
