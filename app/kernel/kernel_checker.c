@@ -1,262 +1,391 @@
-/* The checker process (app/kernel/kernel_checker.h).
- *
- * Wire protocol, version 1, over the child's stdin / stdout:
- *   request: "ks-check 1 SCENE NX NY NZ BX BY BZ ITERS CUBIN CODE_BYTES FILE_BYTES\n",
- *            then FILE_BYTES bytes of the file name, then CODE_BYTES bytes of code;
- *   answer:  "ks-answer 1 PASSED FATAL CHILD_MS MESSAGE\n", the message with '\n',
- *            '\r' and '\\' written as \n, \r and \\ so that it stays one line. */
-#define _GNU_SOURCE /* pipe2 */
+/* The checker process (kernel_checker.h). Wire protocol, version 1, all lines
+ * ASCII and '\n'-terminated, numbers in decimal:
+ *   child -> parent, once after warm():  "kscheck/1 ready"
+ *   request:  "kscheck/1 SCENE GX GY GZ BX BY BZ ITERS CUBIN CODE_SIZE FILE_LEN",
+ *             then FILE_LEN bytes of file name, then CODE_SIZE bytes of code
+ *   answer:   "kscheck/1 PASSED FATAL CHILD_US MESSAGE", the message with '\'
+ *             sent as "\\" and a newline as "\n", so any byte fits on the line.
+ * The time limit counts from the request, not from the child's start: a fresh
+ * child's CUDA context is not charged to the check that follows a crash. */
+#define _GNU_SOURCE /* pipe2, close_range, sigdescr_np */
 #include "app/kernel/kernel_checker.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kernels/common/ks_util.h"
 
-enum { KS_KCHECK_HEAD_MAX = 256, KS_KCHECK_LINE_MAX = 2 * KS_KCHECK_MSG_MAX + 64 };
+#define KCHECK_MAGIC "kscheck/1"
+enum {
+    KCHECK_HEADER_MAX = 256,  /* a request's header line, '\n' included */
+    KCHECK_LINE_MAX = 2 * KS_KCHECK_MSG_MAX + 64, /* an answer line: every message byte escaped */
+};
+static const double kcheck_start_s = 30.0; /* a fresh child's exec and warm(), before its first check */
+static const double kcheck_exit_s = 3.0;   /* a child told to stop (stdin closed) gets this long */
+
+typedef enum { IO_OK, IO_EOF, IO_TIMEOUT, IO_BAD, IO_ERR } io_result;
 
 struct ks_kchecker {
-    char exe[PATH_MAX];
-    const char *const *extra;
-    double timeout_s;
-    pid_t pid;
-    int to_child, from_child; /* the parent's ends, close-on-exec */
+    char **argv;             /* exe, KS_KCHECK_ARG, extra args, NULL (each malloc'd) */
+    double timeout_s;        /* one check's limit */
+    pid_t pid;               /* the current child, 0 when none */
+    int to_child, from_child; /* our ends of its stdin and stdout (non-blocking), -1 when none */
+    int ready;               /* it said "ready" (warm() done) */
+    char buf[KCHECK_LINE_MAX]; /* what it sent that is not yet a whole line */
+    size_t len;
+    pid_t lingering[8];      /* killed children not yet reaped (a GPU context can take a while
+                                to be torn down): reaped later, never waited for */
 };
 
-/* ---- bytes on pipes ---- */
-
-static int write_all(int fd, const void *buf, size_t len)
+/* Reaps what it can of the killed children that had not ended yet. */
+static void reap_lingering(ks_kchecker *c)
 {
-    const char *p = buf;
-    while (len) {
-        const ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    for (size_t i = 0; i < sizeof c->lingering / sizeof c->lingering[0]; ++i)
+        if (c->lingering[i] > 0 && waitpid(c->lingering[i], NULL, WNOHANG) != 0) c->lingering[i] = 0;
 }
 
-/* Reads exactly len bytes; -1 on end of file or error. */
-static int read_all(int fd, void *buf, size_t len)
+/* 1 when s (n bytes) is a scene name the header line can carry as one token. */
+static int scene_ok(const char *s, size_t n)
 {
-    char *p = buf;
-    while (len) {
-        const ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    if (n == 0 || n >= KS_KCHECK_NAME_MAX) return 0;
+    for (size_t i = 0; i < n; ++i)
+        if (s[i] <= ' ' || s[i] > '~') return 0;
+    return 1;
 }
 
-/* One line (without its '\n') into buf; -1 at end of file, error or a line too long. */
-static int read_line(int fd, char *buf, size_t cap)
+/* ---- parent ---- */
+
+/* In the new child, between fork and exec: async-signal-safe calls only (the
+ * parent may have other threads, one of which may hold malloc's lock). */
+static void child_exec(char *const *argv, int in, int out, int err, const sigset_t *none, int max_fd)
 {
-    size_t used = 0;
+    int report = err; /* where exec's errno goes: a copy of the pipe's write end that is open now */
+    /* above 3 first, so that dup2 onto 0, 1 and 3 cannot clobber one another */
+    in = fcntl(in, F_DUPFD_CLOEXEC, 4);
+    out = fcntl(out, F_DUPFD_CLOEXEC, 4);
+    err = fcntl(err, F_DUPFD_CLOEXEC, 4);
+    if (err >= 0) report = err;
+    if (in >= 0 && out >= 0 && err >= 0 && dup2(in, 0) == 0 && dup2(out, 1) == 1 && dup2(err, 3) == 3 &&
+        fcntl(3, F_SETFD, FD_CLOEXEC) == 0 && sigprocmask(SIG_SETMASK, none, NULL) == 0) {
+        report = 3; /* closes by itself when exec works */
+        /* fds the rest of the app opened without O_CLOEXEC must not reach it */
+        if (close_range(4, ~0u, 0) != 0)
+            for (int fd = 4; fd < max_fd; ++fd) close(fd);
+        execv(argv[0], argv);
+    }
+    const int e = errno;
+    const ssize_t w = write(report, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+/* Ends the child: closes its stdin, waits up to grace_s for it to exit, then
+ * SIGKILL. Returns its wait status, -1 when it could not be had. */
+static int child_stop(ks_kchecker *c, double grace_s)
+{
+    int status = -1;
+    if (c->to_child >= 0) close(c->to_child);
+    c->to_child = -1;
+    if (c->pid > 0) {
+        const double end = ks_now_seconds() + grace_s;
+        pid_t r;
+        while ((r = waitpid(c->pid, &status, WNOHANG)) == 0 && ks_now_seconds() < end)
+            nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+        if (r == 0) {
+            /* killed: a process whose GPU context is being torn down can take long to end,
+               so it gets a few seconds, then is left to be reaped later; a check never
+               waits on it for long */
+            kill(c->pid, SIGKILL);
+            const double kill_end = ks_now_seconds() + kcheck_exit_s;
+            while ((r = waitpid(c->pid, &status, WNOHANG)) == 0 && ks_now_seconds() < kill_end)
+                nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+            if (r == 0) {
+                reap_lingering(c);
+                for (size_t i = 0; i < sizeof c->lingering / sizeof c->lingering[0]; ++i)
+                    if (c->lingering[i] <= 0) {
+                        c->lingering[i] = c->pid;
+                        break;
+                    }
+                status = SIGKILL; /* as if reaped: killed by SIGKILL */
+                r = c->pid;
+            }
+        }
+        reap_lingering(c);
+        if (r != c->pid) status = -1; /* ECHILD: someone else reaped it (SIGCHLD ignored) */
+    }
+    if (c->from_child >= 0) close(c->from_child);
+    c->from_child = -1;
+    c->pid = 0;
+    c->ready = 0;
+    c->len = 0;
+    return status;
+}
+
+/* Starts a child and waits until its exec is done (not its warm()). */
+static ks_status child_start(ks_kchecker *c)
+{
+    int p[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}}; /* its stdin, its stdout, exec's errno */
+    int e = 0;
+    for (int i = 0; i < 3 && !e; ++i)
+        if (pipe2(p[i], O_CLOEXEC) != 0) e = errno;
+    sigset_t none;
+    sigemptyset(&none);
+    struct rlimit lim;
+    const int max_fd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < INT_MAX ? (int)lim.rlim_cur : 65536;
+    pid_t pid = -1;
+    if (!e && (pid = fork()) == 0) child_exec(c->argv, p[0][0], p[1][1], p[2][1], &none, max_fd);
+    if (!e && pid < 0) e = errno;
+    if (p[2][1] >= 0) close(p[2][1]); /* so that the read below ends when exec closes the child's copy */
+    if (pid > 0) {
+        int child_errno = 0;
+        ssize_t n;
+        while ((n = read(p[2][0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
+        e = n == 0 ? 0 : n == (ssize_t)sizeof child_errno ? child_errno : n < 0 ? errno : EIO;
+    }
+    const int theirs[3] = {p[0][0], p[1][1], p[2][0]};
+    for (int i = 0; i < 3; ++i)
+        if (theirs[i] >= 0) close(theirs[i]);
+    c->pid = pid > 0 ? pid : 0;
+    c->to_child = p[0][1];
+    c->from_child = p[1][0];
+    /* non-blocking on our side, so that a child that stops reading cannot hold us past the deadline */
+    if (!e && (fcntl(c->to_child, F_SETFL, O_NONBLOCK) != 0 || fcntl(c->from_child, F_SETFL, O_NONBLOCK) != 0))
+        e = errno;
+    if (!e) return KS_OK;
+    child_stop(c, 0);
+    return ks_fail(KS_ERR_IO, "cannot start the check process '%s': %s", KS_QUOTED(c->argv[0]), strerror(e));
+}
+
+/* After a read or write that failed: IO_OK to try again (EINTR, or fd ready
+ * by the deadline), else why not (EPIPE: the child is gone). */
+static io_result retry(int fd, short events, double deadline)
+{
+    if (errno == EINTR) return IO_OK;
+    if (errno != EAGAIN) return errno == EPIPE ? IO_EOF : IO_ERR;
     for (;;) {
-        char c;
-        if (read_all(fd, &c, 1) != 0) return -1;
-        if (c == '\n') break;
-        if (used + 1 >= cap) return -1;
-        buf[used++] = c;
+        const double left = deadline - ks_now_seconds();
+        struct pollfd p = {.fd = fd, .events = events};
+        const int r = poll(&p, 1, left > 0 ? (int)(left * 1000.0) + 1 : 0);
+        if (r > 0) return IO_OK;
+        if (r < 0 && errno != EINTR) return IO_ERR;
+        if (r == 0 && left <= 0) return IO_TIMEOUT;
     }
-    buf[used] = '\0';
+}
+
+/* Writes n bytes to the child by the deadline. */
+static io_result send_all(ks_kchecker *c, const void *p, size_t n, double deadline)
+{
+    io_result r = IO_OK;
+    for (const char *b = p; n > 0 && r == IO_OK;) {
+        const ssize_t w = write(c->to_child, b, n);
+        if (w >= 0) {
+            b += w;
+            n -= (size_t)w;
+        } else {
+            r = retry(c->to_child, POLLOUT, deadline);
+        }
+    }
+    return r;
+}
+
+/* Sends the request with SIGPIPE blocked on this thread and a SIGPIPE that
+ * the write raised taken back, so that a dead child is an EPIPE here and not
+ * the end of the app; the process's own SIGPIPE disposition is left alone. */
+static io_result send_request(ks_kchecker *c, const ks_kcheck_request *req, size_t file_len, double deadline)
+{
+    char head[KCHECK_HEADER_MAX];
+    snprintf(head, sizeof head, KCHECK_MAGIC " %s %d %d %d %d %d %d %d %d %zu %zu\n", req->scene, req->grid[0],
+             req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2], req->iters, req->cubin ? 1 : 0,
+             req->code_size, file_len);
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigpending(&pending);
+    const int was_pending = sigismember(&pending, SIGPIPE) == 1; /* not ours to take */
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    io_result r = send_all(c, head, strlen(head), deadline);
+    if (r == IO_OK) r = send_all(c, req->file, file_len, deadline);
+    if (r == IO_OK) r = send_all(c, req->code, req->code_size, deadline);
+    if (r == IO_EOF && !was_pending)
+        while (sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0}) < 0 && errno == EINTR) {}
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return r;
+}
+
+/* Reads one line from the child (without its '\n') by the deadline. */
+static io_result read_line(ks_kchecker *c, char *line, size_t cap, double deadline)
+{
+    for (;;) {
+        const char *nl = memchr(c->buf, '\n', c->len);
+        if (nl) {
+            const size_t n = (size_t)(nl - c->buf);
+            if (n >= cap) return IO_BAD;
+            memcpy(line, c->buf, n);
+            line[n] = '\0';
+            c->len -= n + 1;
+            memmove(c->buf, nl + 1, c->len);
+            return IO_OK;
+        }
+        if (c->len == sizeof c->buf) return IO_BAD;
+        const ssize_t got = read(c->from_child, c->buf + c->len, sizeof c->buf - c->len);
+        if (got == 0) return IO_EOF;
+        if (got > 0) c->len += (size_t)got;
+        io_result r;
+        if (got < 0 && (r = retry(c->from_child, POLLIN, deadline)) != IO_OK) return r;
+    }
+}
+
+/* A decimal number lo..hi, digits only (n bytes of s); 0, or -1. */
+static int parse_num(const char *s, size_t n, long long lo, long long hi, long long *v)
+{
+    long long x = 0;
+    if (n == 0 || n > 10) return -1;
+    for (size_t i = 0; i < n; ++i) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return x >= lo && x <= hi ? 0 : -1;
+}
+
+/* Strict parse of an answer line into out; 0, or -1 when malformed. */
+static int parse_answer(const char *line, ks_kcheck_result *out)
+{
+    static const char magic[] = KCHECK_MAGIC " ";
+    const char *p = line + sizeof magic - 1;
+    long long passed, fatal, us;
+    if (strncmp(line, magic, sizeof magic - 1) != 0 || parse_num(p, 1, 0, 1, &passed) != 0 || p[1] != ' ' ||
+        parse_num(p + 2, 1, 0, 1, &fatal) != 0 || p[3] != ' ')
+        return -1;
+    p += 4;
+    const size_t k = strcspn(p, " ");
+    if (!p[k] || parse_num(p, k, 0, 9999999999LL, &us) != 0) return -1;
+    size_t n = 0;
+    for (p += k + 1; *p; ++p) {
+        char ch = *p;
+        if (ch == '\\') {
+            ch = p[1] == 'n' ? '\n' : p[1] == '\\' ? '\\' : '\0';
+            if (!ch) return -1;
+            ++p;
+        }
+        if (n + 1 >= sizeof out->message) return -1;
+        out->message[n++] = ch;
+    }
+    out->message[n] = '\0';
+    out->passed = (int)passed;
+    out->fatal = (int)fatal;
+    out->child_ms = (double)us / 1000.0;
     return 0;
 }
 
-/* ---- the child ---- */
-
-static void escape_line(const char *in, char *out, size_t cap)
+static ks_status check_request(const ks_kcheck_request *req, size_t *file_len)
 {
-    size_t o = 0;
-    for (; *in && o + 3 < cap; ++in) {
-        const char c = *in;
-        if (c == '\n' || c == '\r' || c == '\\') {
-            out[o++] = '\\';
-            out[o++] = c == '\n' ? 'n' : c == '\r' ? 'r' : '\\';
-        } else {
-            out[o++] = c;
-        }
-    }
-    out[o] = '\0';
-}
-
-static void unescape_line(const char *in, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (; *in && o + 1 < cap; ++in) {
-        if (*in == '\\' && in[1]) {
-            ++in;
-            out[o++] = *in == 'n' ? '\n' : *in == 'r' ? '\r' : *in;
-        } else {
-            out[o++] = *in;
-        }
-    }
-    out[o] = '\0';
-}
-
-static int answer(int fd, const ks_kcheck_result *r)
-{
-    char msg[KS_KCHECK_LINE_MAX], line[KS_KCHECK_LINE_MAX + 64];
-    escape_line(r->message, msg, sizeof msg);
-    const int n = snprintf(line, sizeof line, "ks-answer 1 %d %d %.3f %s\n", r->passed ? 1 : 0, r->fatal ? 1 : 0,
-                           r->child_ms, msg);
-    return write_all(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-}
-
-int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_fn check)
-{
-    if (warm) warm();
-    for (;;) {
-        char head[KS_KCHECK_HEAD_MAX];
-        if (read_line(in_fd, head, sizeof head) != 0) return 0; /* the parent closed: done */
-        ks_kcheck_request req;
-        memset(&req, 0, sizeof req);
-        unsigned long long code_size = 0, file_size = 0;
-        int n_end = 0;
-        if (sscanf(head, "ks-check 1 %31s %d %d %d %d %d %d %d %d %llu %llu%n", req.scene, &req.grid[0],
-                   &req.grid[1], &req.grid[2], &req.block[0], &req.block[1], &req.block[2], &req.iters, &req.cubin,
-                   &code_size, &file_size, &n_end) != 11 ||
-            head[n_end] != '\0' || code_size == 0 || code_size > KS_KCHECK_CODE_MAX || file_size >= KS_KCHECK_FILE_MAX)
-            return 2;
-        void *code = malloc(code_size + 1);
-        if (!code) return 2;
-        if (read_all(in_fd, req.file, file_size) != 0 || memchr(req.file, '\0', file_size) ||
-            read_all(in_fd, code, code_size) != 0) {
-            free(code);
-            return 2;
-        }
-        ((char *)code)[code_size] = '\0'; /* PTX is text: the loader reads to its NUL */
-        req.code = code;
-        req.code_size = code_size;
-        ks_kcheck_result res;
-        memset(&res, 0, sizeof res);
-        const double t0 = ks_now_seconds();
-        if (check(&req, &res) != KS_OK) {
-            res.passed = 0;
-            snprintf(res.message, sizeof res.message, "%s", ks_error_message());
-        }
-        res.child_ms = (ks_now_seconds() - t0) * 1e3;
-        free(code);
-        if (answer(out_fd, &res) != 0) return 2;
-        if (res.fatal) return 3; /* the CUDA context is gone: the parent starts a new process */
-    }
-}
-
-/* ---- the parent ---- */
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) close(*fd);
-    *fd = -1;
-}
-
-/* Starts a child; KS_ERR_IO when it cannot be. */
-static ks_status start_child(ks_kchecker *c)
-{
-    int in[2], out[2]; /* in: parent -> child's stdin; out: child's stdout -> parent */
-    if (pipe2(in, O_CLOEXEC) != 0) return ks_fail(KS_ERR_IO, "checker process: pipe: %s", strerror(errno));
-    if (pipe2(out, O_CLOEXEC) != 0) {
-        const int e = errno;
-        close(in[0]);
-        close(in[1]);
-        return ks_fail(KS_ERR_IO, "checker process: pipe: %s", strerror(e));
-    }
-    const char *argv[16];
-    int n = 0;
-    argv[n++] = c->exe;
-    argv[n++] = KS_KCHECK_ARG;
-    for (int i = 0; c->extra && c->extra[i] && n < 15; ++i) argv[n++] = c->extra[i];
-    argv[n] = NULL;
-    const pid_t pid = fork();
-    if (pid < 0) {
-        const int e = errno;
-        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        return ks_fail(KS_ERR_IO, "checker process: fork: %s", strerror(e));
-    }
-    if (pid == 0) { /* async-signal-safe calls only until exec: the parent has threads */
-        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0) _exit(126);
-        /* every other descriptor of the parent is close-on-exec, or closed here */
-        for (int fd = 3; fd < 1024; ++fd) close(fd);
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    c->pid = pid;
-    c->to_child = in[1];
-    c->from_child = out[0];
+    if (!req) return ks_fail(KS_ERR_INVALID, "no check request");
+    if (!scene_ok(req->scene, strnlen(req->scene, sizeof req->scene)))
+        return ks_fail(KS_ERR_INVALID, "bad scene name '%s' in a check request (1 to %d printable bytes, no spaces)",
+                       ks_quote_n(req->scene, strnlen(req->scene, sizeof req->scene), (char[KS_QUOTE_MAX]){0},
+                                  KS_QUOTE_MAX),
+                       KS_KCHECK_NAME_MAX - 1);
+    *file_len = strnlen(req->file, sizeof req->file);
+    if (*file_len == sizeof req->file)
+        return ks_fail(KS_ERR_INVALID, "the kernel file name of a check request is longer than %d bytes",
+                       KS_KCHECK_FILE_MAX - 1);
+    if (!req->code || req->code_size == 0) return ks_fail(KS_ERR_INVALID, "a check request without code");
+    if (req->code_size > KS_KCHECK_CODE_MAX)
+        return ks_fail(KS_ERR_INVALID, "the code to check is %zu bytes, more than the %d a check takes", req->code_size,
+                       KS_KCHECK_CODE_MAX);
+    for (int i = 0; i < 3; ++i)
+        if (req->grid[i] <= 0 || req->block[i] <= 0)
+            return ks_fail(KS_ERR_INVALID, "a check request needs positive sizes (grid %dx%dx%d, block %dx%dx%d)",
+                           req->grid[0], req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2]);
+    if (req->iters < 0) return ks_fail(KS_ERR_INVALID, "a check request with %d iterations", req->iters);
     return KS_OK;
 }
 
-/* Ends the child (its stdin closed; SIGKILL when it lingers or kill is set) and reaps it.
- * Writes how it ended into why (cap bytes) when why is not NULL. */
-static void stop_child(ks_kchecker *c, int kill_now, char *why, size_t cap)
+ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out)
 {
-    if (c->pid <= 0) return;
-    close_fd(&c->to_child);
-    if (kill_now) kill(c->pid, SIGKILL);
-    int status = 0;
-    pid_t got = 0;
-    for (int tries = 0; tries < 200 && got == 0; ++tries) { /* up to 2 s to exit by itself */
-        got = waitpid(c->pid, &status, WNOHANG);
-        if (got == 0) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    size_t file_len = 0;
+    if (!c || !out) return ks_fail(KS_ERR_INVALID, "no checker or no result for a check");
+    KS_TRY(check_request(req, &file_len));
+    memset(out, 0, sizeof *out);
+    const double t0 = ks_now_seconds();
+    if (!c->pid) KS_TRY(child_start(c)); /* the last restart failed */
+    char line[KCHECK_LINE_MAX];
+    io_result r = IO_OK;
+    if (!c->ready) { /* a fresh child: its start does not count against the check */
+        r = read_line(c, line, sizeof line, t0 + kcheck_start_s);
+        if (r == IO_OK && strcmp(line, KCHECK_MAGIC " ready") != 0) r = IO_BAD;
+        c->ready = r == IO_OK;
     }
-    if (got == 0) {
-        kill(c->pid, SIGKILL);
-        while ((got = waitpid(c->pid, &status, 0)) < 0 && errno == EINTR) {}
+    const double deadline = ks_now_seconds() + c->timeout_s;
+    if (r == IO_OK) r = send_request(c, req, file_len, deadline);
+    if (r == IO_OK) r = read_line(c, line, sizeof line, deadline);
+    const int io_errno = errno;
+    if (r == IO_OK && parse_answer(line, out) != 0) r = IO_BAD;
+    if (r == IO_OK && !out->fatal) {
+        out->total_ms = (ks_now_seconds() - t0) * 1000.0;
+        return KS_OK;
     }
-    if (why && got > 0) {
-        if (WIFSIGNALED(status))
-            snprintf(why, cap, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-        else
-            snprintf(why, cap, "exited with status %d", WEXITSTATUS(status));
-    }
-    close_fd(&c->from_child);
-    c->pid = 0;
+    /* this child is done (a fatal answer is the result as it stands): say why, replace it */
+    const int was_ready = c->ready, status = child_stop(c, r == IO_EOF ? kcheck_exit_s : 0.0);
+    char *m = out->message;
+    const size_t cap = sizeof out->message;
+    if (r != IO_OK) out->passed = 0;
+    if (r == IO_TIMEOUT && was_ready) snprintf(m, cap, "did not finish in %g s", c->timeout_s);
+    if (r == IO_TIMEOUT && !was_ready) snprintf(m, cap, "the check process did not start in %g s", kcheck_start_s);
+    if (r == IO_BAD) snprintf(m, cap, "the check process sent a malformed answer");
+    if (r == IO_ERR) snprintf(m, cap, "cannot talk to the check process: %s", strerror(io_errno));
+    if (r == IO_EOF && status >= 0 && WIFSIGNALED(status))
+        snprintf(m, cap, "the check process died: killed by signal %d (%s)", WTERMSIG(status),
+                 sigdescr_np(WTERMSIG(status)) ? sigdescr_np(WTERMSIG(status)) : "unknown");
+    else if (r == IO_EOF && status >= 0 && WIFEXITED(status))
+        snprintf(m, cap, "the check process died: exited with status %d", WEXITSTATUS(status));
+    else if (r == IO_EOF)
+        snprintf(m, cap, "the check process died");
+    out->total_ms = (ks_now_seconds() - t0) * 1000.0;
+    return child_start(c);
 }
 
 ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out)
 {
+    if (!out) return ks_fail(KS_ERR_INVALID, "no place for the checker");
     *out = NULL;
+    const ks_kchecker_desc d = desc ? *desc : (ks_kchecker_desc){0};
+    const double timeout_s = d.timeout_s == 0 ? 10.0 : d.timeout_s;
+    if (!(timeout_s > 0 && timeout_s <= 1e6)) return ks_fail(KS_ERR_INVALID, "check time limit %g s", d.timeout_s);
+    char self[PATH_MAX];
+    if (!d.exe) { /* this binary, as the kernel names it (the path we ran by may be relative) */
+        const ssize_t n = readlink("/proc/self/exe", self, sizeof self);
+        if (n <= 0 || (size_t)n >= sizeof self)
+            return ks_fail(KS_ERR_IO, "cannot find this program (/proc/self/exe): %s",
+                           strerror(n < 0 ? errno : ENAMETOOLONG));
+        self[n] = '\0';
+    }
+    size_t extra = 0;
+    while (d.extra_args && d.extra_args[extra]) ++extra;
     ks_kchecker *c = calloc(1, sizeof *c);
-    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    if (c) c->argv = calloc(extra + 3, sizeof *c->argv);
+    if (!c || !c->argv) {
+        free(c);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "no memory for the checker");
+    }
     c->to_child = c->from_child = -1;
-    c->extra = desc->extra_args;
-    c->timeout_s = desc->timeout_s > 0 ? desc->timeout_s : 10.0;
-    if (desc->exe) {
-        snprintf(c->exe, sizeof c->exe, "%s", desc->exe);
-    } else {
-        const ssize_t n = readlink("/proc/self/exe", c->exe, sizeof c->exe - 1);
-        if (n <= 0) {
-            free(c);
-            return ks_fail(KS_ERR_IO, "checker process: cannot find this program (/proc/self/exe): %s",
-                           strerror(errno));
-        }
-        c->exe[n] = '\0';
-    }
-    if (access(c->exe, X_OK) != 0) {
-        const int e = errno;
-        ks_status st = ks_fail(KS_ERR_IO, "checker process: cannot run '%s': %s", KS_QUOTED(c->exe), strerror(e));
-        free(c);
-        return st;
-    }
-    const ks_status st = start_child(c);
+    c->timeout_s = timeout_s;
+    int ok = (c->argv[0] = strdup(d.exe ? d.exe : self)) && (c->argv[1] = strdup(KS_KCHECK_ARG));
+    for (size_t i = 0; ok && i < extra; ++i) ok = (c->argv[2 + i] = strdup(d.extra_args[i])) != NULL;
+    const ks_status st = ok ? child_start(c) : ks_fail(KS_ERR_OUT_OF_MEMORY, "no memory for the checker");
     if (st != KS_OK) {
-        free(c);
+        ks_kchecker_destroy(c);
         return st;
     }
     *out = c;
@@ -268,96 +397,123 @@ int ks_kchecker_pid(const ks_kchecker *c) { return c ? (int)c->pid : 0; }
 void ks_kchecker_destroy(ks_kchecker *c)
 {
     if (!c) return;
-    stop_child(c, 0, NULL, 0);
+    child_stop(c, kcheck_exit_s); /* it sees the end of its stdin and exits 0 */
+    reap_lingering(c); /* one still ending is left to init once we exit: never waited for */
+    for (size_t i = 0; c->argv && c->argv[i]; ++i) free(c->argv[i]);
+    free(c->argv);
     free(c);
 }
 
-static ks_status check_request(const ks_kcheck_request *r)
-{
-    const size_t scene = strnlen(r->scene, KS_KCHECK_NAME_MAX);
-    if (scene == 0 || scene == KS_KCHECK_NAME_MAX || strpbrk(r->scene, " \t\r\n"))
-        return ks_fail(KS_ERR_INVALID, "kernel check: a scene name of 1..%d bytes without spaces",
-                       KS_KCHECK_NAME_MAX - 1);
-    if (strnlen(r->file, KS_KCHECK_FILE_MAX) == KS_KCHECK_FILE_MAX)
-        return ks_fail(KS_ERR_INVALID, "kernel check: a file name under %d bytes", KS_KCHECK_FILE_MAX);
-    if (!r->code || r->code_size == 0 || r->code_size > KS_KCHECK_CODE_MAX)
-        return ks_fail(KS_ERR_INVALID, "kernel check: 1 byte to %d MiB of code", KS_KCHECK_CODE_MAX >> 20);
-    for (int d = 0; d < 3; ++d)
-        if (r->grid[d] < 1 || r->block[d] < 1)
-            return ks_fail(KS_ERR_INVALID, "kernel check: grid and block sizes must be positive");
-    if (r->iters < 0) return ks_fail(KS_ERR_INVALID, "kernel check: iterations must be >= 0");
-    return KS_OK;
-}
+/* ---- child ---- */
 
-/* The answer line, waiting until the deadline: 1 read, 0 end of file, -1 time-out. */
-static int wait_answer(ks_kchecker *c, double deadline, char *line, size_t cap)
+/* Reads (out 0) or writes n bytes, blocking: 0, or -1 on an error or the end of input. */
+static int xfer(int fd, char *b, size_t n, int out)
 {
-    size_t used = 0;
-    for (;;) {
-        const double left = deadline - ks_now_seconds();
-        if (left <= 0) return -1;
-        struct pollfd p = {c->from_child, POLLIN, 0};
-        const int r = poll(&p, 1, (int)(left * 1e3) + 1);
+    while (n > 0) {
+        const ssize_t r = out ? write(fd, b, n) : read(fd, b, n);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return 0;
-        if (r == 0) continue; /* the deadline check above ends it */
-        char buf[512];
-        const ssize_t n = read(c->from_child, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        for (ssize_t i = 0; i < n; ++i) {
-            if (buf[i] == '\n') {
-                line[used] = '\0';
-                return 1; /* one request, one answer: nothing follows it */
-            }
-            if (used + 1 < cap) line[used++] = buf[i];
-        }
+        if (r <= 0) return -1;
+        b += r;
+        n -= (size_t)r;
     }
+    return 0;
 }
 
-ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out)
+/* Reads one request: 1 read, 0 at the end of input (before any byte), -1
+ * malformed or cut short. *code is malloc'd. */
+static int read_request(int fd, ks_kcheck_request *req, void **code)
 {
-    memset(out, 0, sizeof *out);
-    KS_TRY(check_request(req));
-    if (c->pid <= 0) KS_TRY(start_child(c));
-    const double t0 = ks_now_seconds();
-    const size_t file_len = strlen(req->file);
-    char head[KS_KCHECK_HEAD_MAX];
-    const int hn = snprintf(head, sizeof head, "ks-check 1 %s %d %d %d %d %d %d %d %d %zu %zu\n", req->scene,
-                            req->grid[0], req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2],
-                            req->iters, req->cubin ? 1 : 0, req->code_size, file_len);
-    /* A child that died since the last check makes these writes fail (EPIPE) and the
-     * answer below sees end of file. The SIGPIPE they raise is blocked on this thread and
-     * taken back here, so it never ends the app (whose SIGPIPE stays as it was). */
-    sigset_t pipe_set, old_set, pending;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
-    sigpending(&pending);
-    const int was_pending = sigismember(&pending, SIGPIPE) == 1;
-    const int sent = write_all(c->to_child, head, (size_t)hn) == 0 && write_all(c->to_child, req->file, file_len) == 0 &&
-                     write_all(c->to_child, req->code, req->code_size) == 0;
-    if (!sent && errno == EPIPE && !was_pending)
-        sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0}); /* ours: take it back */
-    pthread_sigmask(SIG_SETMASK, &old_set, NULL);
-    char line[KS_KCHECK_LINE_MAX + 64];
-    const int got = sent ? wait_answer(c, t0 + c->timeout_s, line, sizeof line) : 0;
-    out->total_ms = (ks_now_seconds() - t0) * 1e3;
-    int passed = 0, fatal = 0, at = 0;
-    double child_ms = 0;
-    if (got == 1 && sscanf(line, "ks-answer 1 %d %d %lf %n", &passed, &fatal, &child_ms, &at) == 3 && at > 0) {
-        out->passed = passed == 1;
-        out->fatal = fatal == 1;
-        out->child_ms = child_ms;
-        unescape_line(line + at, out->message, sizeof out->message);
-        if (out->fatal) stop_child(c, 0, NULL, 0); /* it exits by itself after a fatal answer */
-    } else {
-        char why[128] = "";
-        stop_child(c, got < 0, why, sizeof why);
-        if (got < 0) snprintf(out->message, sizeof out->message, "did not finish in %g s", c->timeout_s);
-        else snprintf(out->message, sizeof out->message, "the check process died: %s", why[0] ? why : "no answer");
-        out->fatal = 1;
+    char line[KCHECK_HEADER_MAX];
+    size_t n = 0;
+    for (;;) { /* byte by byte: what follows the line is the file name and code */
+        const ssize_t r = read(fd, line + n, 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return n == 0 && r == 0 ? 0 : -1;
+        if (line[n] == '\n') break;
+        if (++n == sizeof line) return -1;
     }
-    if (c->pid <= 0) return start_child(c); /* warm again for the next check */
-    return KS_OK;
+    line[n] = '\0';
+    char *tok[12];
+    int count = 0;
+    for (char *p = line;;) { /* single spaces between tokens, none empty */
+        char *sp = strchr(p, ' ');
+        if (sp) *sp = '\0';
+        if (!*p || count == 12) return -1;
+        tok[count++] = p;
+        if (!sp) break;
+        p = sp + 1;
+    }
+    static const long long lo[10] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 0};
+    static const long long hi[10] = {INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, 1,
+                                     KS_KCHECK_CODE_MAX, KS_KCHECK_FILE_MAX - 1};
+    long long v[10];
+    if (count != 12 || strcmp(tok[0], KCHECK_MAGIC) != 0 || !scene_ok(tok[1], strlen(tok[1]))) return -1;
+    for (int i = 0; i < 10; ++i)
+        if (parse_num(tok[2 + i], strlen(tok[2 + i]), lo[i], hi[i], &v[i]) != 0) return -1;
+    memset(req, 0, sizeof *req);
+    memcpy(req->scene, tok[1], strlen(tok[1]));
+    for (int i = 0; i < 3; ++i) {
+        req->grid[i] = (int)v[i];
+        req->block[i] = (int)v[3 + i];
+    }
+    req->iters = (int)v[6];
+    req->cubin = (int)v[7];
+    req->code_size = (size_t)v[8];
+    const size_t file_len = (size_t)v[9];
+    if (xfer(fd, req->file, file_len, 0) != 0 || memchr(req->file, '\0', file_len)) return -1;
+    if (!(*code = malloc(req->code_size))) return -1;
+    req->code = *code;
+    return xfer(fd, *code, req->code_size, 0) == 0 ? 1 : -1;
+}
+
+/* The answer line, the message escaped ('\' and newline) so that it stays one line. */
+static int write_answer(int fd, const ks_kcheck_result *res, long long us)
+{
+    char line[KCHECK_LINE_MAX];
+    int n = snprintf(line, sizeof line, KCHECK_MAGIC " %d %d %lld ", res->passed ? 1 : 0, res->fatal ? 1 : 0, us);
+    for (size_t i = 0; i < sizeof res->message && res->message[i]; ++i) {
+        const char ch = res->message[i];
+        if (ch == '\\' || ch == '\n') line[n++] = '\\';
+        line[n++] = ch == '\n' ? 'n' : ch;
+    }
+    line[n++] = '\n';
+    return xfer(fd, line, (size_t)n, 1);
+}
+
+int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_fn check)
+{
+    /* the answers get a descriptor of their own and stdout goes to stderr, so
+       that a stray printf in a check cannot break a line */
+    const int answers = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
+    if (answers < 0 || (out_fd == STDOUT_FILENO && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) return 2;
+    if (warm) warm();
+    char ready[] = KCHECK_MAGIC " ready\n";
+    int code = xfer(answers, ready, sizeof ready - 1, 1) == 0 ? -1 : 2;
+    while (code < 0) {
+        ks_kcheck_request req;
+        void *bytes = NULL;
+        const int got = read_request(in_fd, &req, &bytes);
+        if (got <= 0) {
+            code = got == 0 ? 0 : 2;
+        } else {
+            ks_kcheck_result res;
+            memset(&res, 0, sizeof res);
+            ks_error_clear();
+            const double t0 = ks_now_seconds();
+            if (check(&req, &res) != KS_OK) { /* the request could not be served: a failed check */
+                res.passed = 0;
+                snprintf(res.message, sizeof res.message, "%s", ks_error_message());
+            }
+            const long long us = (long long)((ks_now_seconds() - t0) * 1e6);
+            if (write_answer(answers, &res, us) != 0) code = 2;
+            else if (res.fatal) { /* the CUDA context is lost: a new child serves the next one */
+                close(answers);
+                free(bytes);
+                _exit(3); /* now: the runtime's exit-time teardown of a lost context can hang */
+            }
+        }
+        free(bytes);
+    }
+    close(answers);
+    return code;
 }

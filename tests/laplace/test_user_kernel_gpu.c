@@ -24,6 +24,7 @@
 #include "tests/test_util.h"
 
 static ks_device_info dev;
+static pid_t live_pid; /* the live run of test_live_reload, ended by its teardown whatever happened */
 
 /* 2D, the last interior column never written (i stops at nx-3). */
 static const char ks_skips_column[] =
@@ -144,6 +145,14 @@ static void test_check_in_child(void **state)
     ks_nvrtc_result_free(&endless);
 }
 
+/* Waits for needle on the run's stderr; on a time-out shows what it said. */
+static void expect_line(ks_test_proc *p, const char *needle, int timeout_s)
+{
+    const int got = ks_test_wait_for(p, 2, needle, timeout_s);
+    if (got != 1) fprintf(stderr, "waited for [%s]; stderr so far:\n%s\n", needle, p->text[1]);
+    assert_int_equal(got, 1);
+}
+
 static void write_file(const char *path, const char *text)
 {
     char tmp[600];
@@ -167,6 +176,7 @@ static void test_live_reload(void **state)
     ks_test_proc p;
     ks_test_start(&p, (const char *const[]){ks_test_binary(), "laplace3d", "--headless", "--grid", "96", "--frames",
                                             "1000000", "--kernel-file", path, NULL});
+    live_pid = p.pid;
     if (ks_test_wait_for(&p, 2, "compiled in", 120) != 1) {
         kill(p.pid, SIGKILL);
         ks_test_finish(&p, 30);
@@ -176,24 +186,33 @@ static void test_live_reload(void **state)
     }
     write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz)\n{\n"
                      "    v[0] = w;\n}\n");
-    assert_int_equal(ks_test_wait_for(&p, 2, "mine.cu:3: error: identifier \"w\" is undefined", 120), 1);
-    assert_int_equal(ks_test_wait_for(&p, 2, "the previous code goes on running", 60), 1);
+    expect_line(&p, "mine.cu:3: error: identifier \"w\" is undefined", 120);
+    expect_line(&p, "the previous code goes on running", 60);
     write_file(path, ks_out_of_bounds);
-    assert_int_equal(ks_test_wait_for(&p, 2, "the previous code goes on running", 120), 1);
+    expect_line(&p, "the previous code goes on running", 120);
     snprintf(text, sizeof text, "%s", KS_LAPLACE3D_STARTER);
     char *mul = strstr(text, "(1.0f / 6.0f)");
     assert_non_null(mul);
     memcpy(mul, "(1.0f / 7.0f)", 13); /* wrong by a seventh */
     write_file(path, text);
-    assert_int_equal(ks_test_wait_for(&p, 2, "differs from the CPU gold", 120), 1);
+    expect_line(&p, "differs from the CPU gold", 120);
     snprintf(text, sizeof text, "// saved again\n%s", KS_LAPLACE3D_STARTER);
     write_file(path, text);
-    assert_int_equal(ks_test_wait_for(&p, 2, "ms after the save (compile", 120), 1);
+    expect_line(&p, "ms after the save (compile", 120);
     kill(p.pid, SIGINT);
     const int rc = ks_test_finish(&p, 120);
+    live_pid = 0;
     if (rc != 0) fprintf(stderr, "%s", p.text[1]);
     assert_int_equal(rc, 0);
     fprintf(stderr, "%s", p.text[1]);
+}
+
+static int end_live_run(void **state)
+{
+    (void)state;
+    if (live_pid > 0) kill(live_pid, SIGKILL); /* a failed wait left it running */
+    live_pid = 0;
+    return 0;
 }
 
 /* bench: the file's kernel is a row like ours, named after the file. */
@@ -222,7 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_in_process),
         cmocka_unit_test(test_check_in_child),
-        cmocka_unit_test(test_live_reload),
+        cmocka_unit_test_teardown(test_live_reload, end_live_run),
         cmocka_unit_test(test_bench_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,5 +32,7 @@ target_link_libraries(test_laplace_contract PRIVATE ks_test_util)
 # loop), reloaded on save in a live run, a bench row named after its file.
 ks_add_test(NAME test_user_kernel_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_user_kernel_gpu.c
             TIMEOUT 600)
-target_link_libraries(test_user_kernel_gpu PRIVATE ks_test_util)
-add_dependencies(test_user_kernel_gpu kernelscope)
+if(KS_CUDA) # gpu tests exist only there
+  target_link_libraries(test_user_kernel_gpu PRIVATE ks_test_util)
+  add_dependencies(test_user_kernel_gpu kernelscope)
+endif()

@@ -1,0 +1,3 @@
+# The checker process (app/kernel/kernel_checker.h): the test binary is its own
+# child, with a fake check that passes, fails, hangs, crashes or reports a fatal error.
+ks_add_test(NAME test_kernel_checker LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_checker.c TIMEOUT 120)

@@ -1,0 +1,409 @@
+/* The checker process (app/kernel/kernel_checker.h) with a fake check: this
+ * test binary is its own child (argv[1] == KS_KCHECK_ARG), and the scene name
+ * of a request says what the child does: pass, mismatch, hang, segv, exit,
+ * fatal, escape, fds; any other name is refused by the check. No sleeps: each
+ * test waits on the checker's own answers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "app/kernel/kernel_checker.h"
+
+/* child side: what the fake check reports besides the request */
+static const char *child_tag = ""; /* argv[2] of the child: extra_args arrive */
+static int child_warm;              /* warm() ran before the first check */
+
+static void fake_warm(void) { child_warm = 1; }
+
+static uint32_t fnv1a(const void *p, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; ++i) h = (h ^ ((const unsigned char *)p)[i]) * 16777619u;
+    return h;
+}
+
+static ks_status fake_check(const ks_kcheck_request *req, ks_kcheck_result *out)
+{
+    const char *s = req->scene;
+    if (strcmp(s, "pass") == 0) {
+        char file[KS_QUOTE_MAX];
+        out->passed = 1;
+        snprintf(out->message, sizeof out->message,
+                 "%zu bytes sum %08x grid %dx%dx%d block %dx%dx%d iters %d cubin %d file '%s' tag %s warm %d",
+                 req->code_size, (unsigned)fnv1a(req->code, req->code_size), req->grid[0], req->grid[1], req->grid[2],
+                 req->block[0], req->block[1], req->block[2], req->iters, req->cubin,
+                 ks_quote_n(req->file, strlen(req->file), file, sizeof file), child_tag, child_warm);
+    } else if (strcmp(s, "mismatch") == 0) {
+        snprintf(out->message, sizeof out->message, "cell (1, 2, 3) is 0.5, expected 0.25 (max error 0.25)");
+    } else if (strcmp(s, "hang") == 0) {
+        for (;;) pause();
+    } else if (strcmp(s, "segv") == 0) {
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* no core file */
+        signal(SIGSEGV, SIG_DFL);                        /* past ASan's handler: a real crash */
+        raise(SIGSEGV);
+    } else if (strcmp(s, "exit") == 0) {
+        _exit(5);
+    } else if (strcmp(s, "fatal") == 0) {
+        out->fatal = 1;
+        snprintf(out->message, sizeof out->message, "an illegal memory access was encountered");
+    } else if (strcmp(s, "escape") == 0) {
+        snprintf(out->message, sizeof out->message, "two\nlines \\ and \\n\\\\ end ");
+    } else if (strcmp(s, "fds") == 0) { /* iters: an fd the parent holds open without O_CLOEXEC */
+        const int open_fd = fcntl(req->iters, F_GETFD) >= 0;
+        snprintf(out->message, sizeof out->message, "fd %d %s", req->iters, open_fd ? "open" : "closed");
+        out->passed = !open_fd;
+    } else {
+        return ks_fail(KS_ERR_INVALID, "no scene '%s' checks kernels", KS_QUOTED(s));
+    }
+    return KS_OK;
+}
+
+/* parent side */
+static unsigned char code[3 << 20]; /* several pipe buffers' worth */
+
+static ks_kcheck_request request(const char *scene, const char *file, size_t size)
+{
+    ks_kcheck_request r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.scene, sizeof r.scene, "%s", scene);
+    snprintf(r.file, sizeof r.file, "%s", file);
+    r.grid[0] = 64, r.grid[1] = 32, r.grid[2] = 16;
+    r.block[0] = 32, r.block[1] = 4, r.block[2] = 1;
+    r.iters = 7;
+    r.cubin = 1;
+    r.code = code;
+    r.code_size = size;
+    return r;
+}
+
+static ks_kcheck_result run(ks_kchecker *c, const char *scene, const char *file, size_t size)
+{
+    const ks_kcheck_request req = request(scene, file, size);
+    ks_kcheck_result res;
+    const ks_status st = ks_kchecker_run(c, &req, &res);
+    if (st != KS_OK) fprintf(stderr, "%s\n", ks_error_message());
+    assert_int_equal(st, KS_OK);
+    assert_null(strchr(res.message, '\n') && strcmp(scene, "escape") != 0 ? res.message : NULL);
+    assert_true(res.total_ms >= res.child_ms && res.child_ms >= 0);
+    return res;
+}
+
+/* A pass that shows the request arrived whole: sizes, flags, file, every code byte. */
+static void expect_pass(ks_kchecker *c, size_t size, const char *tag)
+{
+    const ks_kcheck_result r = run(c, "pass", "k.cu", size);
+    char want[KS_KCHECK_MSG_MAX];
+    snprintf(want, sizeof want, "%zu bytes sum %08x grid 64x32x16 block 32x4x1 iters 7 cubin 1 file 'k.cu' tag %s warm 1",
+             size, (unsigned)fnv1a(code, size), tag);
+    assert_string_equal(r.message, want);
+    assert_int_equal(r.passed, 1);
+    assert_int_equal(r.fatal, 0);
+}
+
+/* pid is gone and reaped: no zombie left behind. */
+static void expect_reaped(int pid)
+{
+    assert_true(pid > 0);
+    errno = 0;
+    assert_int_equal(waitpid(pid, NULL, WNOHANG), -1);
+    assert_int_equal(errno, ECHILD);
+}
+
+static ks_kchecker *create(double timeout_s)
+{
+    const char *const extra[] = {"tag1", NULL};
+    ks_kchecker *c = NULL;
+    const ks_status st = ks_kchecker_create(&(ks_kchecker_desc){.extra_args = extra, .timeout_s = timeout_s}, &c);
+    if (st != KS_OK) fprintf(stderr, "%s\n", ks_error_message());
+    assert_int_equal(st, KS_OK);
+    assert_true(ks_kchecker_pid(c) > 0);
+    return c;
+}
+
+static void destroy(ks_kchecker *c)
+{
+    const int pid = ks_kchecker_pid(c);
+    ks_kchecker_destroy(c);
+    expect_reaped(pid);
+}
+
+static void test_pass_mismatch_refusal(void **state)
+{
+    (void)state;
+    ks_kchecker *c = create(0);
+    const int pid = ks_kchecker_pid(c);
+    expect_pass(c, sizeof code, "tag1");
+    expect_pass(c, 1, "tag1");
+    ks_kcheck_result r = run(c, "mismatch", "k.cu", 100);
+    assert_int_equal(r.passed, 0);
+    assert_string_equal(r.message, "cell (1, 2, 3) is 0.5, expected 0.25 (max error 0.25)");
+    r = run(c, "nope", "k.cu", 100); /* the check refuses: a failed check with its error */
+    assert_int_equal(r.passed, 0);
+    assert_string_equal(r.message, "no scene 'nope' checks kernels");
+    r = run(c, "escape", "k.cu", 100); /* the message crosses the wire byte for byte */
+    assert_string_equal(r.message, "two\nlines \\ and \\n\\\\ end ");
+    assert_int_equal(ks_kchecker_pid(c), pid);
+    expect_pass(c, 1000, "tag1");
+    destroy(c);
+    ks_kchecker_destroy(NULL);
+}
+
+static void test_hang_times_out(void **state)
+{
+    (void)state;
+    ks_kchecker *c = create(0.5);
+    const int pid = ks_kchecker_pid(c);
+    const ks_kcheck_result r = run(c, "hang", "k.cu", 100);
+    assert_int_equal(r.passed, 0);
+    assert_string_equal(r.message, "did not finish in 0.5 s");
+    assert_true(r.total_ms >= 500);
+    assert_true(ks_kchecker_pid(c) > 0 && ks_kchecker_pid(c) != pid);
+    expect_reaped(pid);
+    expect_pass(c, 4096, "tag1");
+    destroy(c);
+}
+
+/* A child that dies mid-check: the died message, a fresh child that works. */
+static void expect_death(const char *scene, const char *message, int fatal)
+{
+    ks_kchecker *c = create(0);
+    expect_pass(c, 10, "tag1");
+    const int pid = ks_kchecker_pid(c);
+    const ks_kcheck_result r = run(c, scene, "k.cu", 100);
+    assert_string_equal(r.message, message);
+    assert_int_equal(r.passed, 0);
+    assert_int_equal(r.fatal, fatal);
+    assert_true(ks_kchecker_pid(c) > 0 && ks_kchecker_pid(c) != pid);
+    expect_reaped(pid);
+    expect_pass(c, 10, "tag1");
+    destroy(c);
+}
+
+static void test_segv(void **state)
+{
+    (void)state;
+    expect_death("segv", "the check process died: killed by signal 11 (Segmentation fault)", 0);
+}
+
+static void test_exit_status(void **state)
+{
+    (void)state;
+    expect_death("exit", "the check process died: exited with status 5", 0);
+}
+
+static void test_fatal_replaces(void **state)
+{
+    (void)state;
+    expect_death("fatal", "an illegal memory access was encountered", 1);
+}
+
+/* Killed between checks: the request meets a closed pipe (EPIPE, never
+ * SIGPIPE in this process), the death is reported, a new child serves. */
+static void test_dead_before_request(void **state)
+{
+    (void)state;
+    ks_kchecker *c = create(0);
+    expect_pass(c, 10, "tag1");
+    const int pid = ks_kchecker_pid(c);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    siginfo_t info;
+    assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT), 0); /* dead, left for the checker to reap */
+    const ks_kcheck_result r = run(c, "pass", "k.cu", sizeof code);
+    assert_string_equal(r.message, "the check process died: killed by signal 9 (Killed)");
+    expect_reaped(pid);
+    expect_pass(c, sizeof code, "tag1");
+    destroy(c);
+}
+
+static void test_odd_file_names(void **state)
+{
+    (void)state;
+    ks_kchecker *c = create(0);
+    ks_kcheck_result r = run(c, "pass", "we\nird \x80\xff\\ name.cu", 10);
+    assert_int_equal(r.passed, 1);
+    assert_non_null(strstr(r.message, "file 'we\\nird \\x80\\xff\\\\ name.cu' tag"));
+    char longest[KS_KCHECK_FILE_MAX];
+    memset(longest, '\n', sizeof longest - 1);
+    longest[sizeof longest - 1] = '\0';
+    r = run(c, "pass", longest, 10); /* its quoted form is cut; the line still holds */
+    assert_int_equal(r.passed, 1);
+    expect_pass(c, 10, "tag1");
+    destroy(c);
+}
+
+static void expect_invalid(ks_kchecker *c, const ks_kcheck_request *req)
+{
+    ks_kcheck_result r;
+    ks_error_clear();
+    assert_int_equal(ks_kchecker_run(c, req, &r), KS_ERR_INVALID);
+    assert_true(ks_error_message()[0] != '\0');
+    assert_null(strchr(ks_error_message(), '\n'));
+}
+
+static void test_invalid_requests(void **state)
+{
+    (void)state;
+    ks_kchecker *c = create(0);
+    const int pid = ks_kchecker_pid(c);
+    ks_kcheck_request req = request("pass", "k.cu", 10);
+    memset(req.scene, 'x', sizeof req.scene); /* no NUL: too long */
+    expect_invalid(c, &req);
+    const char *const bad_scenes[] = {"", "two words", "new\nline"};
+    for (size_t i = 0; i < sizeof bad_scenes / sizeof *bad_scenes; ++i) {
+        req = request(bad_scenes[i], "k.cu", 10);
+        expect_invalid(c, &req);
+    }
+    req = request("pass", "k.cu", 10);
+    memset(req.file, 'f', sizeof req.file);
+    expect_invalid(c, &req);
+    req = request("pass", "k.cu", (size_t)KS_KCHECK_CODE_MAX + 1);
+    expect_invalid(c, &req);
+    req = request("pass", "k.cu", 0);
+    expect_invalid(c, &req);
+    req = request("pass", "k.cu", 10);
+    req.code = NULL;
+    expect_invalid(c, &req);
+    req = request("pass", "k.cu", 10);
+    req.grid[2] = 0;
+    expect_invalid(c, &req);
+    req = request("pass", "k.cu", 10);
+    req.block[0] = -32;
+    expect_invalid(c, &req);
+    req = request("pass", "k.cu", 10);
+    req.iters = -1;
+    expect_invalid(c, &req);
+    expect_invalid(c, NULL);
+    assert_int_equal(ks_kchecker_pid(c), pid); /* refused up front: the child never saw them */
+    expect_pass(c, 10, "tag1");
+    destroy(c);
+}
+
+static void test_no_fd_leaks(void **state)
+{
+    (void)state;
+    const int null_fd = open("/dev/null", O_RDONLY); /* without O_CLOEXEC, as careless code would */
+    assert_true(null_fd >= 0);
+    const int high = fcntl(null_fd, F_DUPFD, 100);
+    assert_true(high >= 100);
+    ks_kchecker *c = create(0);
+    ks_kcheck_request req = request("fds", "k.cu", 10);
+    req.iters = high;
+    ks_kcheck_result r;
+    assert_int_equal(ks_kchecker_run(c, &req, &r), KS_OK);
+    char want[64];
+    snprintf(want, sizeof want, "fd %d closed", high);
+    assert_string_equal(r.message, want);
+    destroy(c);
+    close(high);
+    close(null_fd);
+}
+
+static void test_bad_exe(void **state)
+{
+    (void)state;
+    const char *const exes[] = {"/nonexistent/kernelscope-no-such\nbinary", "/dev/null"};
+    const char *const why[] = {"No such file or directory", "Permission denied"};
+    for (int i = 0; i < 2; ++i) {
+        ks_kchecker *c = (ks_kchecker *)&c;
+        ks_error_clear();
+        assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = exes[i]}, &c), KS_ERR_IO);
+        assert_null(c);
+        assert_non_null(strstr(ks_error_message(), why[i]));
+        assert_null(strchr(ks_error_message(), '\n'));
+    }
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.timeout_s = -1}, &c), KS_ERR_INVALID);
+    assert_null(c);
+    errno = 0;
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* the failed children were reaped too */
+    assert_int_equal(errno, ECHILD);
+}
+
+/* The child alone, fed input on its stdin: its exit status. The input goes
+ * into the pipe before the child starts, so that no write meets a closed pipe. */
+static int child_exit(const char *input, size_t len)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], input, len), (ssize_t)len);
+    close(p[1]);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int null_fd = open("/dev/null", O_WRONLY);
+        if (dup2(p[0], 0) != 0 || null_fd < 0 || dup2(null_fd, 1) != 1) _exit(99);
+        execl("/proc/self/exe", "test_kernel_checker", KS_KCHECK_ARG, (char *)NULL);
+        _exit(98);
+    }
+    close(p[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+#define CHILD_EXIT(text) child_exit(text, sizeof text - 1)
+
+static void test_child_strict(void **state)
+{
+    (void)state;
+    assert_int_equal(CHILD_EXIT(""), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/1 pass 1 1 1 1 1 1 0 0 3 2\nabxyz"), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/1 pass 1 1 1 1 1 1 0 0 3 2\nabxyzkscheck/1 mismatch 1 1 1 1 1 1 0 0 1 0\nq"), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/1 fatal 1 1 1 1 1 1 0 0 1 0\nq"), 3);
+    const char *const bad[] = {
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 10 0\nabc",     /* code cut short */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 3 2\na",        /* file name cut short */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 0",            /* no end of line */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0\nx",        /* another version */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 1\nx",          /* a field missing */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 0 7\nx",      /* one too many */
+        "kscheck/1 pass  1 1 1 1 1 0 0 1 0\nx",         /* two spaces */
+        "kscheck/1 pass 0 1 1 1 1 1 0 0 1 0\nx",        /* an empty grid */
+        "kscheck/1 pass 1 1 1 1 1 1 0 2 1 0\nx",        /* cubin neither 0 nor 1 */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 -1 0\nx",       /* a sign */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 0 0\n",         /* no code */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 16777217 0\nx", /* too much code */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 256\nx",      /* too long a file name */
+        "kscheck/1 pass 1 1 1 99999999999 1 1 0 0 1 0\nx",
+        "\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        if (child_exit(bad[i], strlen(bad[i])) != 2) fail_msg("request %zu was not refused", i);
+    }
+    assert_int_equal(CHILD_EXIT("kscheck/1 pass 1 1 1 1 1 1 0 0 1 2\na\0x"), 2); /* a NUL in the file name */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) {
+        child_tag = argc >= 3 ? argv[2] : "";
+        return ks_kchecker_child_main(0, 1, fake_warm, fake_check);
+    }
+    for (size_t i = 0; i < sizeof code; ++i) code[i] = (unsigned char)((i * 2654435761u) >> 13);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pass_mismatch_refusal),
+        cmocka_unit_test(test_hang_times_out),
+        cmocka_unit_test(test_segv),
+        cmocka_unit_test(test_exit_status),
+        cmocka_unit_test(test_fatal_replaces),
+        cmocka_unit_test(test_dead_before_request),
+        cmocka_unit_test(test_odd_file_names),
+        cmocka_unit_test(test_invalid_requests),
+        cmocka_unit_test(test_no_fd_leaks),
+        cmocka_unit_test(test_bad_exe),
+        cmocka_unit_test(test_child_strict),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
