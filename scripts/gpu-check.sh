@@ -15,6 +15,8 @@
 #   bench     kernelscope bench for every scene (KS_BENCH_ONLY="matmul histogram" picks some), and
 #             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time)
 #   live      kernelscope bench live, when the binary has it
+#   kernel    a user's kernel (--kernel-file): save to running and the frames meanwhile
+#             (scripts/kernel-reload.py), and a starter's bench rows beside block3d
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
 #             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
 #   ncu       kernelscope's own reduce timings against Nsight Compute's gpu__time_duration.sum
@@ -35,8 +37,8 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|serve|ncu|window|shots) steps+=("$1"); shift ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -135,6 +137,20 @@ for step in "${steps[@]}"; do
       note_rc "bench live" $?
       tail -n 40 "$out/bench_live.txt"
     fi ;;
+  kernel)
+    # a user's kernel: save to running (NVRTC, the check, the swap) and the frame interval
+    # while a build runs, at two grids; then the starter beside its twin, block3d, in bench
+    for g in 256 512; do
+      python3 "$here/scripts/kernel-reload.py" --bin "$KS_BINARY" --grid "$g" --saves 11 \
+        >"$out/kernel_reload_$g.txt" 2>&1
+      note_rc "kernel-reload.py --grid $g" $?
+      cat "$out/kernel_reload_$g.txt"
+    done
+    "$KS_BINARY" new-kernel laplace3d -o "$out/starter3d.cu" >/dev/null
+    "$KS_BINARY" bench laplace3d --grid 512 --kernel-file "$out/starter3d.cu" --kernel starter3d.cu \
+      --kernel block3d --block 32x4x4 --reps 20 --out "$out/kernel_bench" >"$out/kernel_bench.txt" 2>&1
+    note_rc "bench laplace3d --kernel-file" $?
+    tail -n 6 "$out/kernel_bench.txt" ;;
   serve)
     if "$KS_BINARY" --help 2>/dev/null | grep -q "bench serve"; then
       browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
