@@ -198,6 +198,9 @@ ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int ite
  * (captured on first use, kept in a small cache), 0 direct launches (the
  * default). Turning graphs off frees the cached ones. */
 ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on);
+/* Frees the cached graphs (graphs stay on: the next run captures anew), so
+ * that none holds a kernel whose code is about to be unloaded. */
+void ks_lsolver_drop_graphs(ks_lsolver *s);
 /* Graphs captured and replayed since create (both 0 with graphs off). */
 typedef struct ks_lgraph_stats {
     long long captures, replays;

@@ -373,6 +373,11 @@ ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
     return KS_OK;
 }
 
+void ks_lsolver_drop_graphs(ks_lsolver *s)
+{
+    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);
+}
+
 void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out)
 {
     memset(out, 0, sizeof *out);

@@ -127,6 +127,7 @@ static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solve
     }
     const double t0 = ks_now_seconds();
     ks_status st = solver ? ks_lsolver_wait(solver) : KS_OK;
+    if (st == KS_OK && solver) ks_lsolver_drop_graphs(solver); /* none may hold the code about to go */
     if (st == KS_OK) st = ks_luser_load(f->id, b->code, b->code_size);
     const double t1 = ks_now_seconds();
     if (st != KS_OK) {
