@@ -120,10 +120,13 @@ static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solve
     if (b->status != KS_OK) {
         f->failed = 1;
         snprintf(f->line, sizeof f->line, "%s", b->message);
-        fprintf(stderr, "kernelscope: %s: %s%s\n", KS_QUOTED(name), b->message,
-                f->loaded ? "; the previous code goes on running" : "");
+        /* before the run (no solver yet) the error that ends it is the one line: main prints it */
+        if (solver)
+            fprintf(stderr, "kernelscope: %s: %s%s\n", KS_QUOTED(name), b->message,
+                    f->loaded ? "; the previous code goes on running" : "");
         set_banner(u, 1, name, b->message);
-        return ks_fail(b->compiled ? KS_ERR_INVALID : b->status, "%s: %s", name, b->message);
+        if (!b->compiled) return ks_fail(b->status, "%s", b->message); /* it names the file already */
+        return ks_fail(KS_ERR_INVALID, "%s: %s", name, b->message);
     }
     const double t0 = ks_now_seconds();
     ks_status st = solver ? ks_lsolver_wait(solver) : KS_OK;
