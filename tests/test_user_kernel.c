@@ -14,8 +14,10 @@
 
 #include <cmocka.h>
 
+#include "app/kernel/kernel_checker.h"
 #include "app/scenes.h"
 #include "kernels/common/nvrtc_compile.h"
+#include "kernels/laplace/laplace_contract.h"
 #include "tests/test_util.h"
 
 static ks_run_result r;
@@ -183,6 +185,40 @@ static void test_kernel_file_refuses(void **state)
     assert_non_null(strstr(r.err, "is larger than 64 KiB"));
 }
 
+/* The app's own checker process (`kernelscope __kernel-check`) serves a
+ * request through the registry: on a GPU the starter passes, without one the
+ * check says why it could not run it; either way an answer, and an unknown
+ * scene is refused by the child, which goes on serving. */
+static void test_checker_process(void **state)
+{
+    (void)state;
+    ks_nvrtc_result code;
+    memset(&code, 0, sizeof code);
+    if (!ks_nvrtc_built()) skip();
+    assert_int_equal(ks_nvrtc_compile(&(ks_nvrtc_desc){.source = KS_LAPLACE2D_STARTER, .name = "c.cu"}, &code), KS_OK);
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kcheck_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.scene, sizeof req.scene, "laplace2d");
+    snprintf(req.file, sizeof req.file, "c.cu");
+    req.grid[0] = 67, req.grid[1] = 45, req.grid[2] = 1;
+    req.block[0] = 32, req.block[1] = 8, req.block[2] = 1;
+    req.code = code.code;
+    req.code_size = code.code_size;
+    ks_kcheck_result res;
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    fprintf(stderr, "checker: %s\n", res.message);
+    if (res.passed) assert_non_null(strstr(res.message, "matches the CPU gold (3 iterations, max error 0)"));
+    else assert_true(strstr(res.message, "CUDA") || strstr(res.message, "device"));
+    snprintf(req.scene, sizeof req.scene, "spheres"); /* a scene with no kernel check */
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    assert_false(res.passed);
+    assert_string_equal(res.message, "no scene 'spheres' checks kernels");
+    ks_kchecker_destroy(c);
+    ks_nvrtc_result_free(&code);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +227,7 @@ int main(void)
         cmocka_unit_test(test_kernel_file_compiles),
         cmocka_unit_test(test_kernel_file_errors),
         cmocka_unit_test(test_kernel_file_refuses),
+        cmocka_unit_test(test_checker_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
