@@ -10,6 +10,7 @@
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
 #include "app/scenes.h"
+#include "app/signals.h"
 #include "kernels/common/ks_util.h"
 
 enum { KS_USER_LOG_LINES = 3 }; /* compile lines the panel shows */
@@ -204,6 +205,7 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
         if (!ks_kernel_watch_poll(u->watch, &b)) {
             if (ks_now_seconds() > limit) st = ks_fail(KS_ERR_IO, "--kernel-file: the first builds took over %.0f s",
                                                        KS_USER_START_LIMIT_S);
+            if (ks_signals_stop_requested()) st = ks_fail(KS_ERR_INVALID, "--kernel-file: stopped before the first builds");
             nanosleep(&(struct timespec){0, 2000000}, NULL); /* the builds take tens of ms and more */
             continue;
         }
