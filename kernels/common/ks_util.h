@@ -12,6 +12,8 @@ extern "C" {
 
 /* Seconds on a monotonic clock (for host timing and rate limits). */
 double ks_now_seconds(void);
+/* The last part of a path: what follows its last '/' ("" for "dir/"), the path itself without one. */
+const char *ks_path_base_name(const char *path);
 
 /* qsort comparator for doubles, ascending. */
 int ks_cmp_double(const void *a, const void *b);

@@ -11,6 +11,7 @@
 #include "app/scenes.h"
 #include "app/scenes/laplace/bench_laplace.h"
 #include "app/scenes/laplace/iters_auto.h"
+#include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_contract.h"
 
 enum {
@@ -112,12 +113,10 @@ static ks_status set_kernel_file(ks_options *o, void *own, const char *name, con
 static ks_status register_kernel_files(const ks_laplace_opts *lp, int dims)
 {
     for (int f = 0; f < lp->kernel_file_count; ++f) {
-        const char *slash = strrchr(lp->kernel_files[f], '/');
-        const char *base = slash ? slash + 1 : lp->kernel_files[f];
+        const char *base = ks_path_base_name(lp->kernel_files[f]);
         if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(lp->kernel_files[f]));
         for (int g = 0; g < f; ++g) {
-            const char *other = strrchr(lp->kernel_files[g], '/');
-            if (strcmp(other ? other + 1 : lp->kernel_files[g], base) == 0)
+            if (strcmp(ks_path_base_name(lp->kernel_files[g]), base) == 0)
                 return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
                                quoted(base));
         }

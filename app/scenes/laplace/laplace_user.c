@@ -52,12 +52,6 @@ struct ks_laplace_user {
     double banner_until;
 };
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* The watch's check (its worker thread): the build in the checker process. */
 static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
 {
@@ -181,7 +175,7 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
     for (int i = 0; i < count; ++i) {
         user_file *f = &u->files[i];
         f->path = paths[i] = def->kernel_file(d->opt, i);
-        f->id = ks_lvariant_find(d->grid.dims, base_name(f->path)); /* registered with the options */
+        f->id = ks_lvariant_find(d->grid.dims, ks_path_base_name(f->path)); /* registered with the options */
         memcpy(u->blocks[i], ks_lvariant_get(f->id)->default_block, sizeof u->blocks[i]);
         if (d->opt->block_count) memcpy(u->blocks[i], d->opt->blocks[0], sizeof u->blocks[i]);
     }
