@@ -365,17 +365,16 @@ ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int
     return ks_lsolver_run(s, variant, block, iters, KS_LPREV_EXACT);
 }
 
-ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
-{
-    if (!on)
-        for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);
-    s->use_graphs = on != 0;
-    return KS_OK;
-}
-
 void ks_lsolver_drop_graphs(ks_lsolver *s)
 {
     for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);
+}
+
+ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
+{
+    if (!on) ks_lsolver_drop_graphs(s);
+    s->use_graphs = on != 0;
+    return KS_OK;
 }
 
 void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out)
