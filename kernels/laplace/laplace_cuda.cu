@@ -87,7 +87,7 @@ void ks_lsolver_destroy(ks_lsolver *s)
 {
     if (!s) return;
     if (s->stream) cudaStreamSynchronize(s->stream);
-    for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);
+    ks_lsolver_drop_graphs(s);
     cudaFree(s->cur);
     cudaFree(s->prev);
     cudaFree(s->d_residual);
