@@ -5,7 +5,7 @@
 #
 #   scripts/gpu-check.sh [--bin DIR] [--bin80 DIR] [--out DIR] [STEP ...]
 #
-# STEP is any of (default: tests sanitize bench):
+# STEP is any of (default: tests sanitize bench faults):
 #   tests     every test program (gpu tests against the CPU gold, cpu tests too)
 #   ptx80     the gpu tests of a build holding only compute_80 PTX, which the driver JIT-compiles:
 #             on a newer GPU this runs the sm_80 code paths (built with
@@ -24,6 +24,10 @@
 #             256, when ncu and tests/perf_reduce exist
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
+#   faults    the user-kernel tests whose kernels fault (an out-of-bounds write, an endless loop),
+#             which every other step skips (KS_TEST_NO_FAULTS): on some GPUs a fault leaves the GPU
+#             unable to switch between busy processes until it is reset (NVIDIA Xid 31, then 109),
+#             so they run last, and the system log's Xid lines are kept (xid.txt)
 # --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
 # scripts/build.sh for this machine's GPU. Results go to --out (default
 # results/gpu-check-DATE/); scripts/ingest-results.sh copies them into docs/ and screenshots/.
@@ -38,11 +42,11 @@ while [ $# -gt 0 ]; do
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots) steps+=("$1"); shift ;;
+    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|faults) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench)
+[ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench faults)
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 ||
   { echo "gpu-check: no NVIDIA GPU found (nvidia-smi)" >&2; exit 2; }
 
@@ -55,6 +59,7 @@ out=${out:-results/gpu-check-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 export KS_BINARY=$bin/kernelscope KS_TEST_DATA=$here/tests/data KS_BEST_CONFIG=$out/best-config.tsv
 export NCCL_NVLS_ENABLE=0
+export KS_TEST_NO_FAULTS=1 # the faults step runs them, last
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total,clocks.max.sm --format=csv,noheader |
   tee "$out/device.txt"
 "$KS_BINARY" --version | tee -a "$out/device.txt"
@@ -80,6 +85,12 @@ run_tests() { # DIR label
 for step in "${steps[@]}"; do
   echo "== $step"
   case $step in
+  faults)
+    env -u KS_TEST_NO_FAULTS "$bin/tests/test_user_kernel_gpu" >"$out/faults_test_user_kernel_gpu.log" 2>&1
+    rc=$?
+    note_rc "faults test_user_kernel_gpu: $(grep -cE '^\[       OK \]' "$out/faults_test_user_kernel_gpu.log") passed" $rc
+    { dmesg 2>/dev/null || journalctl -k 2>/dev/null; } | grep -i 'xid' >"$out/xid.txt"
+    [ -s "$out/xid.txt" ] && cat "$out/xid.txt" ;;
   tests) run_tests "$bin" tests ;;
   ptx80)
     if [ -z "$bin80" ]; then

@@ -12,6 +12,7 @@ the rest, which the app prints when it ends.
 import argparse
 import os
 import re
+import select
 import signal
 import statistics
 import subprocess
@@ -24,7 +25,8 @@ ap.add_argument("--bin", default=os.environ.get("KS_BINARY", "kernelscope"))
 ap.add_argument("--scene", default="laplace3d")
 ap.add_argument("--grid", default="256")
 ap.add_argument("--saves", type=int, default=11)
-ap.add_argument("--timeout", type=float, default=120.0)
+ap.add_argument("--timeout", type=float, default=60.0)
+ap.add_argument("--pause", type=float, default=0.5, help="seconds between a reload and the next save")
 args = ap.parse_args()
 
 work = tempfile.mkdtemp(prefix="ks_reload.")
@@ -32,43 +34,79 @@ src = os.path.join(work, "mine.cu")
 subprocess.run([args.bin, "new-kernel", args.scene, "-o", src], check=True, stdout=subprocess.DEVNULL)
 base = open(src).read()
 proc = subprocess.Popen([args.bin, args.scene, "--headless", "--grid", args.grid, "--frames", "100000000",
-                         "--kernel-file", src], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                        bufsize=1)
+                         "--kernel-file", src], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 lines = []
+pending = ""
+
+
+def dump_state():
+    """Where the run and its checker process wait (Linux /proc), for a line that never came."""
+    for pid in [proc.pid] + [int(c) for c in open("/proc/%d/task/%d/children" % (proc.pid, proc.pid)).read().split()]:
+        try:
+            print("process %d: %s" % (pid, open("/proc/%d/cmdline" % pid).read().replace("\0", " ")))
+            for t in sorted(os.listdir("/proc/%d/task" % pid)):
+                base = "/proc/%d/task/%s/" % (pid, t)
+                stat = open(base + "stat").read().rsplit(")", 1)[1].split()
+                print("  thread %s %s wchan=%s syscall=%s cpu=%s ticks" % (t, open(base + "comm").read().strip(),
+                      open(base + "wchan").read().strip(), " ".join(open(base + "syscall").read().split()[:5]),
+                      int(stat[11]) + int(stat[12])))
+        except OSError as e:
+            print("  (%s)" % e)
 
 
 def wait_for(pattern):
+    """The first line of the run's stderr matching pattern, within --timeout seconds."""
+    global pending
     end = time.time() + args.timeout
-    while time.time() < end:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line.rstrip("\n"))
-        m = re.search(pattern, line)
-        if m:
-            return m
-    sys.stdout.write("\n".join(lines[-20:]) + "\n")
-    proc.kill()
-    sys.exit("kernel-reload: no line matching %r" % pattern)
+    while True:
+        while "\n" in pending:
+            line, pending = pending.split("\n", 1)
+            lines.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+        left = end - time.time()
+        ready = select.select([proc.stderr], [], [], max(left, 0))[0] if left > 0 else []
+        chunk = os.read(proc.stderr.fileno(), 65536).decode(errors="replace") if ready else ""
+        if not chunk:
+            print("\n".join(lines[-20:]))
+            if proc.poll() is None:
+                dump_state()
+                time.sleep(1)
+                dump_state()
+                proc.send_signal(signal.SIGINT)  # a live frame loop says so and prints its summary
+                try:
+                    print(proc.communicate(timeout=10)[1].decode(errors="replace"))
+                except subprocess.TimeoutExpired:
+                    print("(no answer to SIGINT in 10 s)")
+            proc.kill()
+            sys.exit("kernel-reload: %s before a line matching %r" %
+                     ("no answer in %.0f s" % args.timeout if ready == [] else "the run ended", pattern))
+        pending += chunk
 
 
 first = wait_for(r"compiled in (\d+) ms, checked in (\d+) ms")
 print("first build: compile %s ms, check %s ms (a new process: NVRTC and the checker's first use)" % first.groups())
+reload_line = r"runs (\d+) ms after the save \(compile (\d+) ms, check (\d+) ms, swap ([\d.]+) ms\)"
 rows = []
-for i in range(args.saves):
+for i in range(args.saves + 1):
     tmp = src + ".tmp"
     with open(tmp, "w") as f:  # as an editor saves: a new file renamed over the old
         f.write("// save %d\n%s" % (i + 1, base))
     os.rename(tmp, src)
-    m = wait_for(r"runs (\d+) ms after the save \(compile (\d+) ms, check (\d+) ms, swap ([\d.]+) ms\)")
-    rows.append(tuple(float(x) for x in m.groups()))
+    m = wait_for(reload_line)
+    if i == 0:  # the run may still have been starting (its window, the solver): not counted
+        print("first save: running %s ms after it (while the run started)" % m.group(1))
+    else:
+        rows.append(tuple(float(x) for x in m.groups()))
+    time.sleep(args.pause)  # a user saves now and then: frames without a build in between
 proc.send_signal(signal.SIGINT)
 try:
-    out, _ = proc.communicate(timeout=args.timeout)
+    _, out = proc.communicate(timeout=args.timeout)
 except subprocess.TimeoutExpired:
     proc.kill()
-    out, _ = proc.communicate()
-lines += out.splitlines()
+    _, out = proc.communicate()
+lines += (pending + out.decode(errors="replace")).splitlines()
 names = ("save to running", "NVRTC compile", "check (child)", "swap")
 print("%d saves of a %d-line %s kernel, grid %s:" % (len(rows), base.count("\n"), args.scene, args.grid))
 for k, name in enumerate(names):
@@ -77,4 +115,6 @@ for k, name in enumerate(names):
 for line in lines:
     if "frame interval while" in line or "iterations" in line and "median ms" in line:
         print(line)
-sys.exit(0 if proc.returncode == 0 else 1)
+if proc.returncode not in (0, 130):  # 130: stopped by SIGINT, as asked
+    print("\n".join(lines[-8:]))
+    sys.exit("kernel-reload: the run ended with status %d after SIGINT" % proc.returncode)

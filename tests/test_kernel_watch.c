@@ -123,6 +123,40 @@ static void test_saves(void **state)
     ks_kernel_watch_destroy(w);
 }
 
+/* One file saved again and again, as a user does: every save is a build,
+ * whether the editor writes in place or renames a new file over it. */
+static void test_many_saves(void **state)
+{
+    (void)state;
+    char dir[256], a[512], tmp[600], text[4096];
+    ks_test_tmpdir(dir, sizeof dir, "kwatch");
+    snprintf(a, sizeof a, "%s/a.cu", dir);
+    snprintf(tmp, sizeof tmp, "%s/a.cu.tmp", dir);
+    put(a, KS_LAPLACE3D_STARTER);
+    const char *paths[] = {a};
+    ks_kernel_watch *w = NULL;
+    assert_int_equal(ks_kernel_watch_create(&(ks_kernel_watch_desc){.paths = paths, .count = 1, .initial_build = 1}, &w),
+                     KS_OK);
+    ks_kernel_build x;
+    next_build(w, &x);
+    expect_ok(&x, 0, 1);
+    ks_kernel_build_free(&x);
+    for (int save = 0; save < 6; ++save) {
+        wait_idle(w);
+        snprintf(text, sizeof text, "// save %d\n%s", save, KS_LAPLACE3D_STARTER);
+        if (save % 3 == 2) {
+            put(a, text);
+        } else {
+            put(tmp, text);
+            assert_int_equal(rename(tmp, a), 0);
+        }
+        next_build(w, &x);
+        expect_ok(&x, 0, 2 + save);
+        ks_kernel_build_free(&x);
+    }
+    ks_kernel_watch_destroy(w);
+}
+
 /* A syntax error gives file:line lines; a missing file, the read's line; once
  * it appears, it is built. */
 static void test_errors(void **state)
@@ -340,7 +374,7 @@ static void test_refuses(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_saves),   cmocka_unit_test(test_errors),  cmocka_unit_test(test_check),
+        cmocka_unit_test(test_saves),   cmocka_unit_test(test_many_saves), cmocka_unit_test(test_errors),  cmocka_unit_test(test_check),
         cmocka_unit_test(test_merge),   cmocka_unit_test(test_destroy), cmocka_unit_test(test_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

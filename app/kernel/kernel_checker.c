@@ -7,7 +7,7 @@
  *             sent as "\\" and a newline as "\n", so any byte fits on the line.
  * The time limit counts from the request, not from the child's start: a fresh
  * child's CUDA context is not charged to the check that follows a crash. */
-#define _GNU_SOURCE /* pipe2, close_range, sigdescr_np */
+#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np, sigdescr_np */
 #include "app/kernel/kernel_checker.h"
 
 #include <errno.h>
@@ -15,15 +15,17 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kernels/common/ks_util.h"
+
+extern char **environ; /* what the child gets: ours */
 
 #define KCHECK_MAGIC "kscheck/1"
 enum {
@@ -64,30 +66,6 @@ static int scene_ok(const char *s, size_t n)
 }
 
 /* ---- parent ---- */
-
-/* In the new child, between fork and exec: async-signal-safe calls only (the
- * parent may have other threads, one of which may hold malloc's lock). */
-static void child_exec(char *const *argv, int in, int out, int err, const sigset_t *none, int max_fd)
-{
-    int report = err; /* where exec's errno goes: a copy of the pipe's write end that is open now */
-    /* above 3 first, so that dup2 onto 0, 1 and 3 cannot clobber one another */
-    in = fcntl(in, F_DUPFD_CLOEXEC, 4);
-    out = fcntl(out, F_DUPFD_CLOEXEC, 4);
-    err = fcntl(err, F_DUPFD_CLOEXEC, 4);
-    if (err >= 0) report = err;
-    if (in >= 0 && out >= 0 && err >= 0 && dup2(in, 0) == 0 && dup2(out, 1) == 1 && dup2(err, 3) == 3 &&
-        fcntl(3, F_SETFD, FD_CLOEXEC) == 0 && sigprocmask(SIG_SETMASK, none, NULL) == 0) {
-        report = 3; /* closes by itself when exec works */
-        /* fds the rest of the app opened without O_CLOEXEC must not reach it */
-        if (close_range(4, ~0u, 0) != 0)
-            for (int fd = 4; fd < max_fd; ++fd) close(fd);
-        execv(argv[0], argv);
-    }
-    const int e = errno;
-    const ssize_t w = write(report, &e, sizeof e);
-    (void)w;
-    _exit(127);
-}
 
 /* Ends the child: closes its stdin, waits up to grace_s for it to exit, then
  * SIGKILL. Returns its wait status, -1 when it could not be had. */
@@ -131,31 +109,53 @@ static int child_stop(ks_kchecker *c, double grace_s)
     return status;
 }
 
-/* Starts a child and waits until its exec is done (not its warm()). */
+/* An fd of ours at 3 or above (close-on-exec), so that the spawn's dup2
+ * onto 0 and 1 can neither clobber it nor be a no-op. -1 on an error. */
+static int above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2) return fd;
+    const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return moved;
+}
+
+/* Starts a child. posix_spawn, not fork: glibc spawns with vfork semantics
+ * and runs no pthread_atfork handlers, and the GPU driver's handlers can
+ * deadlock a fork from this thread while the frame loop is inside a CUDA or
+ * EGL call (the live view forks a new checker after every fault). Exec
+ * failures come back as its return value. */
 static ks_status child_start(ks_kchecker *c)
 {
-    int p[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}}; /* its stdin, its stdout, exec's errno */
+    int p[2][2] = {{-1, -1}, {-1, -1}}; /* its stdin, its stdout */
     int e = 0;
-    for (int i = 0; i < 3 && !e; ++i)
+    for (int i = 0; i < 2 && !e; ++i) {
         if (pipe2(p[i], O_CLOEXEC) != 0) e = errno;
+        for (int k = 0; k < 2 && !e; ++k)
+            if ((p[i][k] = above_stdio(p[i][k])) < 0) e = errno;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
     sigset_t none;
     sigemptyset(&none);
-    struct rlimit lim;
-    const int max_fd = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < INT_MAX ? (int)lim.rlim_cur : 65536;
     pid_t pid = -1;
-    if (!e && (pid = fork()) == 0) child_exec(c->argv, p[0][0], p[1][1], p[2][1], &none, max_fd);
-    if (!e && pid < 0) e = errno;
-    if (p[2][1] >= 0) close(p[2][1]); /* so that the read below ends when exec closes the child's copy */
-    if (pid > 0) {
-        int child_errno = 0;
-        ssize_t n;
-        while ((n = read(p[2][0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
-        e = n == 0 ? 0 : n == (ssize_t)sizeof child_errno ? child_errno : n < 0 ? errno : EIO;
+    if (!e) e = posix_spawn_file_actions_init(&fa);
+    if (!e) {
+        if (!(e = posix_spawnattr_init(&attr))) {
+            /* the child's stdin and stdout; every other fd of ours but stderr stays here
+               (the rest of the app opens some without O_CLOEXEC) */
+            if (!e) e = posix_spawn_file_actions_adddup2(&fa, p[0][0], 0);
+            if (!e) e = posix_spawn_file_actions_adddup2(&fa, p[1][1], 1);
+            if (!e) e = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+            if (!e) e = posix_spawnattr_setsigmask(&attr, &none); /* this thread blocks them all */
+            if (!e) e = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+            if (!e) e = posix_spawn(&pid, c->argv[0], &fa, &attr, c->argv, environ);
+            posix_spawnattr_destroy(&attr);
+        }
+        posix_spawn_file_actions_destroy(&fa);
     }
-    const int theirs[3] = {p[0][0], p[1][1], p[2][0]};
-    for (int i = 0; i < 3; ++i)
-        if (theirs[i] >= 0) close(theirs[i]);
-    c->pid = pid > 0 ? pid : 0;
+    if (p[0][0] >= 0) close(p[0][0]);
+    if (p[1][1] >= 0) close(p[1][1]);
+    c->pid = !e && pid > 0 ? pid : 0;
     c->to_child = p[0][1];
     c->from_child = p[1][0];
     /* non-blocking on our side, so that a child that stops reading cannot hold us past the deadline */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "render/image_io.h"
 #include "render/renderer.h"
@@ -21,6 +22,7 @@
 #include "app/live/live_stats.h"
 #include "app/scenes.h"
 #include "app/signals.h"
+#include "kernels/common/cuda_device.h"
 
 struct ks_live {
     const ks_scene_env *env;
@@ -384,6 +386,12 @@ ks_status ks_live_run(ks_live *l)
     while (!quit && st == KS_OK) st = run_frame(l, &quit);
     char first_error[512] = "";
     if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
+    if (st != KS_OK && ks_cuda_stalled()) {
+        /* the GPU no longer finishes work: every cleanup (and CUDA's own at exit) would wait forever */
+        fprintf(stderr, "kernelscope: error: %s\nkernelscope: exits without cleaning up the GPU\n", first_error);
+        fflush(NULL);
+        _exit(1);
+    }
     char video[1200] = "";
     ks_status st_out = ks_live_rec_stop(&l->rec, video, sizeof video); /* a stop by signal still ends the file */
     if (st_out == KS_OK) st_out = ks_stage_timer_drain(l->timer);

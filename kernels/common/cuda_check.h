@@ -25,4 +25,21 @@
  * surface at the next synchronising call). */
 #define KS_CUDA_TRY_LAUNCH(what) KS_CUDA_TRY(cudaPeekAtLastError())
 
+/* How long a wait for the GPU may take before the app calls it stalled. */
+#define KS_GPU_STALL_S 20.0
+
+/* cudaEventSynchronize / cudaStreamSynchronize that give up after
+ * KS_GPU_STALL_S with one line saying the GPU stopped answering, instead of
+ * waiting forever: after a fault of another program (a user's kernel in the
+ * checker process), some GPUs stop switching between contexts, and the
+ * app's work never finishes. what names the wait. (cuda_device.cu) */
+#ifdef __cplusplus
+extern "C" {
+#endif
+ks_status ks_cuda_wait_event(cudaEvent_t event, const char *what);
+ks_status ks_cuda_wait_stream(cudaStream_t stream, const char *what);
+#ifdef __cplusplus
+}
+#endif
+
 #endif

@@ -5,13 +5,60 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <sched.h>
+#include <time.h>
 
 #include "cuda_check.h"
 #include "cuda_device.h"
+#include "ks_util.h"
 
 // The static runtime answers cudaErrorInsufficientDriver both when the driver
 // is too old and when there is none at all: look at the driver library and
 // both versions so that the notice says which.
+static volatile int ks_cuda_stalled_flag; /* set once a wait gave up: the GPU no longer answers */
+
+extern "C" int ks_cuda_stalled(void) { return ks_cuda_stalled_flag; }
+
+static cudaError_t query_event(void *h) { return cudaEventQuery((cudaEvent_t)h); }
+static cudaError_t query_stream(void *h) { return cudaStreamQuery((cudaStream_t)h); }
+
+/* Polls until the work is done: yields for the first polls (most waits are
+ * short), then sleeps 50 us between polls, for at most KS_GPU_STALL_S. */
+static ks_status wait_bounded(cudaError_t (*query)(void *), void *h, const char *what)
+{
+    const double t0 = ks_now_seconds();
+    for (int polls = 0;; ++polls) {
+        const cudaError_t q = query(h);
+        if (q == cudaSuccess) return KS_OK;
+        if (q != cudaErrorNotReady)
+            return ks_fail(KS_ERR_CUDA, "%s failed: %s", what, cudaGetErrorString(q));
+        if (ks_cuda_stalled_flag || ks_now_seconds() - t0 > KS_GPU_STALL_S) {
+            ks_cuda_stalled_flag = 1; /* later waits give up at once: each would wait as long */
+            return ks_fail(KS_ERR_CUDA,
+                           "%s: the GPU has not finished the work in %.0f s and stopped answering (a fault of "
+                           "another program on this GPU can do that; the system log names it as an NVIDIA Xid "
+                           "error)",
+                           what, KS_GPU_STALL_S);
+        }
+        if (polls < 256) {
+            sched_yield();
+        } else {
+            const struct timespec pause = {0, 50 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+extern "C" ks_status ks_cuda_wait_event(cudaEvent_t event, const char *what)
+{
+    return wait_bounded(query_event, (void *)event, what);
+}
+
+extern "C" ks_status ks_cuda_wait_stream(cudaStream_t stream, const char *what)
+{
+    return wait_bounded(query_stream, (void *)stream, what);
+}
+
 extern "C" ks_status ks_cuda_probe(ks_device_info *info)
 {
     std::memset(info, 0, sizeof *info);

@@ -50,6 +50,9 @@ ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int
                                ks_kernel_attrs *out);
 /* Waits for all device work (used at shutdown and in tests). */
 ks_status ks_cuda_sync(void);
+/* 1 once a wait for the GPU gave up (KS_GPU_STALL_S, cuda_check.h): its work
+ * no longer finishes, and so would no cleanup that waits for it. */
+int ks_cuda_stalled(void);
 
 /* What the probe learnt when no device could be used, turned into the notice's
  * words by ks_cuda_probe_reason (pure, so the cpu tests cover every case). */

@@ -83,7 +83,7 @@ extern "C" void ks_copy_ring_destroy(ks_copy_ring *cr)
     if (!cr) return;
     for (int s = 0; s < cr->slots; ++s) {
         // a copy in flight must end before its buffers go
-        if (cr->done[s]) cudaEventSynchronize(cr->done[s]);
+        if (cr->done[s] && ks_cuda_wait_event(cr->done[s], "ending the copy ring") != KS_OK) return; /* stalled */
         if (cr->done[s]) cudaEventDestroy(cr->done[s]);
         cudaFree(cr->dev[s]);
         cudaFreeHost(cr->host[s]);
@@ -161,7 +161,7 @@ extern "C" ks_status ks_copy_ring_host(ks_copy_ring *cr, int slot, const void **
 {
     KS_TRY(check_slot(cr, slot));
     if (!cr->submitted[slot]) return ks_fail(KS_ERR_INVALID, "copy ring: slot %d has no picture yet", slot);
-    KS_CUDA_TRY(cudaEventSynchronize(cr->done[slot]));
+    KS_TRY(ks_cuda_wait_event(cr->done[slot], "waiting for a picture's copy"));
     *host = cr->host[slot];
     return KS_OK;
 }

@@ -173,7 +173,10 @@ static void retire(ks_stage_timer *t, slot &s, const double ms[KS_TIMER_MAX_STAG
 }
 
 // Collects the oldest waiting slot if its events are done (or wait is set).
-static int collect_one(ks_stage_timer *t, int wait)
+/* Takes in the oldest frame's times: 1 taken, 0 not yet (or nothing to
+ * take). wait: waits for the GPU to get there, up to KS_GPU_STALL_S; a
+ * stalled GPU sets *stalled (when given) and takes nothing. */
+static int collect_one(ks_stage_timer *t, int wait, ks_status *stalled = NULL)
 {
     slot &s = t->slots[t->oldest];
     if (s.state != 2) return 0;
@@ -185,7 +188,11 @@ static int collect_one(ks_stage_timer *t, int wait)
             continue;
         }
 #if KS_HAVE_CUDA
-        if (wait) cudaEventSynchronize(s.end[i]);
+        if (wait) {
+            const ks_status st = ks_cuda_wait_event(s.end[i], "waiting for a frame's timings");
+            if (st != KS_OK && stalled) *stalled = st;
+            if (st != KS_OK) return 0;
+        }
         cudaError_t q = cudaEventQuery(s.end[i]);
         if (q == cudaErrorNotReady) return 0;
         float f = 0.0f;
@@ -197,6 +204,7 @@ static int collect_one(ks_stage_timer *t, int wait)
         ms[i] = (double)f;
 #else
         (void)wait;
+        (void)stalled;
 #endif
     }
     retire(t, s, ms);
@@ -224,7 +232,9 @@ extern "C" ks_status ks_stage_timer_frame_begin(ks_stage_timer *t)
     if (t->last_begin_ms > 0.0) push_window(t->interval_win, now - t->last_begin_ms);
     t->last_begin_ms = now;
     int idx = (int)(t->frames % kSlots);
-    if (t->slots[idx].state != 0) collect_one(t, 1); // GPU a full ring behind: wait for it
+    ks_status stalled = KS_OK;
+    if (t->slots[idx].state != 0) collect_one(t, 1, &stalled); // GPU a full ring behind: wait for it
+    if (stalled != KS_OK) return stalled;
     slot &s = t->slots[idx];
     s.state = 1;
     s.frame = t->frames++;

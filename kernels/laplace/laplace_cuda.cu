@@ -86,7 +86,7 @@ ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out)
 void ks_lsolver_destroy(ks_lsolver *s)
 {
     if (!s) return;
-    if (s->stream) cudaStreamSynchronize(s->stream);
+    if (s->stream && ks_cuda_wait_stream(s->stream, "ending the solver") != KS_OK) return; /* a stalled GPU */
     ks_lsolver_drop_graphs(s);
     cudaFree(s->cur);
     cudaFree(s->prev);
@@ -110,8 +110,7 @@ void *ks_lsolver_stream(ks_lsolver *s) { return (void *)s->stream; }
 
 ks_status ks_lsolver_wait(ks_lsolver *s)
 {
-    KS_CUDA_TRY(cudaStreamSynchronize(s->stream));
-    return KS_OK;
+    return ks_cuda_wait_stream(s->stream, "waiting for the solver");
 }
 
 ks_status ks_lsolver_upload(ks_lsolver *s, const float *host)

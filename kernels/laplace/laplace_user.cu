@@ -20,6 +20,25 @@ static ks_luser_code *code_of(int id)
     return ks_lvariant_is_user(id) ? &ks_luser_codes[id - ks_lvariant_builtin_count()] : NULL;
 }
 
+/* Loads the kernel into the current context now rather than at its first
+ * launch: with lazy loading (CUDA's default) that launch would load it in the
+ * middle of a frame, inside a graph capture, with GL interop work queued.
+ * cuKernelGetFunction does it; it is reached through the runtime's driver
+ * entry point, so the binary still does not link the driver library. */
+static cudaError_t load_into_context(cudaKernel_t fn)
+{
+    typedef int (*kernel_get_function_fn)(void **function, cudaKernel_t kernel);
+    void *entry = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuKernelGetFunction", &entry, 12000, cudaEnableDefault, &found);
+    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !entry) {
+        cudaGetLastError();
+        return cudaSuccess; /* an older driver: the first launch loads it, as before */
+    }
+    void *function = NULL;
+    return ((kernel_get_function_fn)entry)(&function, fn) == 0 ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
 ks_status ks_luser_load(int id, const void *code, size_t size)
 {
     ks_luser_code *c = code_of(id);
@@ -29,6 +48,7 @@ ks_status ks_luser_load(int id, const void *code, size_t size)
     cudaKernel_t fn = NULL;
     cudaError_t e = cudaLibraryLoadData(&lib, code, NULL, NULL, 0, NULL, NULL, 0);
     if (e == cudaSuccess) e = cudaLibraryGetKernel(&fn, lib, "jacobi");
+    if (e == cudaSuccess) e = load_into_context(fn);
     if (e != cudaSuccess) {
         const char *what = e == cudaErrorSymbolNotFound || e == cudaErrorSharedObjectSymbolNotFound
                                ? "it has no extern \"C\" __global__ void jacobi(...)"

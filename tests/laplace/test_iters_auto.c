@@ -138,6 +138,28 @@ static void test_step(void **state)
     assert_int_equal(iters, 500);
 }
 
+/* After the first sizing a count grows at most KS_ITERS_AUTO_GROWTH times a
+ * sizing: a solver time that came out far too short (the frames around a
+ * kernel swap) costs a few slower frames, never a frame of minutes. */
+static void test_growth_capped(void **state)
+{
+    (void)state;
+    ks_iters_auto a;
+    int iters = 20;
+    ks_iters_auto_init(&a, 1, 60.0);
+    for (int f = 0; f < KS_ITERS_AUTO_FIRST; ++f) ks_iters_auto_step(&a, &iters, 0.5, 1.0, 1, 1000000);
+    assert_int_equal(ks_iters_auto_step(&a, &iters, 0.5, 1.0, 1, 1000000), 1); /* the first: any jump */
+    assert_int_equal(iters, 646); /* (16.67 - 0.5) / 0.025 */
+    ks_iters_auto_restart(&a);
+    for (int f = 0; f < KS_ITERS_AUTO_SETTLE; ++f) ks_iters_auto_step(&a, &iters, 0.01, 0.5, 4, 1000000);
+    assert_int_equal(ks_iters_auto_step(&a, &iters, 0.01, 0.5, 4, 1000000), 1);
+    assert_int_equal(iters, 2584); /* 4 x 646, whole blocks of 4 (the timing asked for 64 times more) */
+    ks_iters_auto_restart(&a);
+    for (int f = 0; f < KS_ITERS_AUTO_SETTLE; ++f) ks_iters_auto_step(&a, &iters, 400.0, 400.5, 4, 1000000);
+    assert_int_equal(ks_iters_auto_step(&a, &iters, 400.0, 400.5, 4, 1000000), 1); /* shrinking: no cap */
+    assert_int_equal(iters, 104); /* (16.67 - 0.5) / (400 / 2584), whole blocks of 4 */
+}
+
 static int near(double a, double b) { return a > b - 1e-6 && a < b + 1e-6; }
 
 /* The rate aimed at: the target while the display costs at most 5 % of the
@@ -247,7 +269,7 @@ static void test_step_fps(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_target), cmocka_unit_test(test_step),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_target), cmocka_unit_test(test_step), cmocka_unit_test(test_growth_capped),
                                        cmocka_unit_test(test_target_alone), cmocka_unit_test(test_alone_frames),
                                        cmocka_unit_test(test_aim_fps),      cmocka_unit_test(test_target_fps),
                                        cmocka_unit_test(test_step_fps)};

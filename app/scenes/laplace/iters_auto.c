@@ -12,6 +12,7 @@ void ks_iters_auto_init(ks_iters_auto *a, int on, double fps_target)
     a->settle = KS_ITERS_AUTO_FIRST;
     a->sizings = KS_ITERS_AUTO_SIZINGS;
     a->alone_ms_per_iter = 0.0;
+    a->sized = 0;
 }
 
 void ks_iters_auto_restart(ks_iters_auto *a)
@@ -71,11 +72,16 @@ int ks_iters_auto_step(ks_iters_auto *a, int *iters, double solver_ms, double in
     if (!a->on || a->sizings <= 0) return 0;
     if (++a->frames_at <= a->settle) return 0;
     double aim = 0.0;
-    const int want = ks_iters_auto_target(*iters, solver_ms, interval_ms, a->alone_ms_per_iter, a->fps_target,
+    int want = ks_iters_auto_target(*iters, solver_ms, interval_ms, a->alone_ms_per_iter, a->fps_target,
                                           granularity, max_iters, &aim);
     a->frames_at = 0;
     a->settle = KS_ITERS_AUTO_SETTLE;
     --a->sizings;
+    if (a->sized && want / KS_ITERS_AUTO_GROWTH > *iters) {
+        const int g = granularity > 0 ? granularity : 1;
+        want = *iters * KS_ITERS_AUTO_GROWTH / g * g; /* whole blocks, as the target's */
+    }
+    a->sized = 1;
     if (aim > 0.0) a->aim_fps = aim;
     /* a frame rate is held closely; the fastest only needs the share */
     const double tolerance = a->fps_target > 0.0 ? KS_ITERS_AUTO_FPS_TOLERANCE : KS_ITERS_AUTO_TOLERANCE;

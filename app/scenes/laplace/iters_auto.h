@@ -41,7 +41,10 @@ enum {
     KS_ITERS_AUTO_FIRST = 4,  /* frames at the starting count before the first sizing */
     KS_ITERS_AUTO_SETTLE = 40, /* frames at a new count before the next: the 64-frame medians are then its own */
     KS_ITERS_AUTO_SIZINGS = 2, /* sizings after a (re)start; then the count stays, so the view is steady */
-    KS_ITERS_AUTO_ALONE = 3    /* frames whose solver runs alone, the last ones before a settled sizing */
+    KS_ITERS_AUTO_ALONE = 3,   /* frames whose solver runs alone, the last ones before a settled sizing */
+    KS_ITERS_AUTO_GROWTH = 4   /* a sizing after the first multiplies the count by at most this: the
+                                  count is sensible by then, and a timing that came out far too short
+                                  (a frame drained by a kernel swap) must not make a frame of minutes */
 };
 
 typedef struct ks_iters_auto {
@@ -53,6 +56,7 @@ typedef struct ks_iters_auto {
     int settle;    /* frames_at needed before the next sizing */
     int sizings;   /* sizings left before the count stays (until a restart) */
     double alone_ms_per_iter; /* the fastest solver time per iteration of a frame run alone; 0: none yet */
+    int sized;     /* a sizing has run since init: the count is no longer the starting guess */
 } ks_iters_auto;
 
 /* fps_target: frames a second (> 0), or 0 for the fastest sizing. */
