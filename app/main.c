@@ -135,10 +135,12 @@ static int new_kernel(int argc, char **argv)
     int help = 0;
     if (ks_new_kernel_run(argc, argv, path, sizeof path, &help) != KS_OK) return fail(KS_EXIT_USAGE);
     if (help) {
-        printf("usage: kernelscope new-kernel SCENE [-o FILE]\n"
+        printf("usage: kernelscope new-kernel SCENE [--from VARIANT] [-o FILE]\n"
                "Writes a starter kernel for SCENE (its contract as comments, then a kernel that keeps it)\n"
                "to FILE (default SCENE_kernel.cu here); an existing file is left alone (exit 2).\n"
-               "--from VARIANT (start from one of kernelscope's variants) is not built yet.\n");
+               "The kernel is the course's simple version, or with --from one of kernelscope's own\n"
+               "variants written to the contract (laplace3d: regq, the fastest that does one\n"
+               "iteration a launch).\n");
         return KS_EXIT_OK;
     }
     printf("kernelscope: wrote %s\n", KS_QUOTED(path));

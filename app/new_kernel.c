@@ -27,27 +27,47 @@ static void contract_names(char *buf, size_t len)
     }
 }
 
-char *ks_new_kernel_text(const ks_scene_def *d, const char *file)
+/* ", "-separated names new-kernel --from takes for d ("" without any). */
+static void from_names(const ks_scene_def *d, char *buf, size_t len)
 {
-    if (!d->kernel_contract || !d->kernel_starter) return NULL;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const ks_kernel_from *f = d->kernel_from; f && f->variant && used < len; ++f) {
+        const int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", f->variant);
+        if (n > 0) used += (size_t)n;
+    }
+}
+
+const char *ks_new_kernel_from(const ks_scene_def *d, const char *variant)
+{
+    if (!variant) return d->kernel_starter;
+    for (const ks_kernel_from *f = d->kernel_from; f && f->variant; ++f)
+        if (strcmp(f->variant, variant) == 0) return f->text;
+    return NULL;
+}
+
+char *ks_new_kernel_text(const ks_scene_def *d, const char *from, const char *file)
+{
+    const char *kernel = d->kernel_contract ? ks_new_kernel_from(d, from) : NULL;
+    if (!kernel) return NULL;
     size_t lines = 0;
     for (const char *p = d->kernel_contract; *p; ++p) lines += *p == '\n';
-    const size_t cap = strlen(d->kernel_contract) + 5 * (lines + 1) + strlen(d->kernel_starter) + strlen(file) +
-                       2 * strlen(d->name) + 512;
+    const size_t cap = strlen(d->kernel_contract) + 5 * (lines + 1) + strlen(kernel) + strlen(file) +
+                       2 * strlen(d->name) + (from ? strlen(from) : 0) + 512;
     char *text = malloc(cap);
     if (!text) return NULL;
     size_t used = (size_t)snprintf(text, cap,
-                                   "// Your own %s kernel for kernelscope (written by kernelscope new-kernel %s\n"
+                                   "// Your own %s kernel for kernelscope (written by kernelscope new-kernel %s%s%s\n"
                                    "// as %s). Compile it: kernelscope %s --kernel-file %s\n"
                                    "//\n"
                                    "// The contract (kernelscope --help shows it too):\n",
-                                   d->name, d->name, file, d->name, file);
+                                   d->name, d->name, from ? " --from " : "", from ? from : "", file, d->name, file);
     for (const char *p = d->kernel_contract; *p && used < cap;) {
         const size_t n = strcspn(p, "\n");
         used += (size_t)snprintf(text + used, cap - used, "//   %.*s\n", (int)n, p);
         p += n + (p[n] == '\n');
     }
-    if (used < cap) snprintf(text + used, cap - used, "\n%s", d->kernel_starter);
+    if (used < cap) snprintf(text + used, cap - used, "\n%s", kernel);
     return text;
 }
 
@@ -101,7 +121,7 @@ ks_status ks_new_kernel_run(int argc, char **argv, char *path, size_t path_len, 
     char names[256];
     contract_names(names, sizeof names);
     *help = 0;
-    const char *scene = NULL, *out = NULL;
+    const char *scene = NULL, *out = NULL, *from = NULL;
     for (int i = 2; i < argc; ++i) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -112,25 +132,37 @@ ks_status ks_new_kernel_run(int argc, char **argv, char *path, size_t path_len, 
             if (i + 1 >= argc || !argv[i + 1][0]) return ks_fail(KS_ERR_INVALID, "new-kernel: -o needs a FILE");
             out = argv[++i];
         } else if (strcmp(a, "--from") == 0 || strncmp(a, "--from=", 7) == 0) {
-            return ks_fail(KS_ERR_INVALID, "new-kernel: --from is not built yet (the starter is the course's "
-                                           "simple kernel)");
+            if (from) return ks_fail(KS_ERR_INVALID, "new-kernel: --from given twice");
+            from = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : "";
+            if (!from[0]) return ks_fail(KS_ERR_INVALID, "new-kernel: --from needs a VARIANT");
         } else if (a[0] == '-' && a[1]) {
             return ks_fail(KS_ERR_INVALID, "new-kernel: unknown option '%s' (usage: kernelscope new-kernel SCENE "
-                                           "[-o FILE])", KS_QUOTED(a));
+                                           "[--from VARIANT] [-o FILE])", KS_QUOTED(a));
         } else if (scene) {
             return ks_fail(KS_ERR_INVALID, "new-kernel: more than one scene given ('%s')", KS_QUOTED(a));
         } else {
             scene = a;
         }
     }
-    if (!scene) return ks_fail(KS_ERR_INVALID, "new-kernel needs a scene: kernelscope new-kernel SCENE [-o FILE] (%s)",
-                               names);
+    if (!scene)
+        return ks_fail(KS_ERR_INVALID, "new-kernel needs a scene: kernelscope new-kernel SCENE [--from VARIANT] [-o FILE] (%s)",
+                       names);
     const ks_scene_def *d = ks_scene_def_find(scene);
     if (!d) return ks_fail(KS_ERR_INVALID, "new-kernel: unknown scene '%s' (scenes with a kernel contract: %s)",
                            KS_QUOTED(scene), names);
     if (!d->kernel_contract || !d->kernel_starter)
         return ks_fail(KS_ERR_INVALID, "new-kernel: %s has no kernel contract yet (scenes with one: %s)", d->name,
                        names);
+    if (from && !ks_new_kernel_from(d, from)) {
+        char have[256];
+        from_names(d, have, sizeof have);
+        if (!have[0])
+            return ks_fail(KS_ERR_INVALID, "new-kernel: none of %s's variants is written to its contract yet; without "
+                                           "--from the starter is the course's simple kernel", d->name);
+        return ks_fail(KS_ERR_INVALID, "new-kernel: --from %s: %s has no such variant written to its contract (it has: "
+                                       "%s; without --from, the course's simple kernel)",
+                       KS_QUOTED(from), d->name, have);
+    }
     if (out) {
         if (snprintf(path, path_len, "%s", out) >= (int)path_len)
             return ks_fail(KS_ERR_INVALID, "new-kernel: -o: the path is too long");
@@ -141,7 +173,7 @@ ks_status ks_new_kernel_run(int argc, char **argv, char *path, size_t path_len, 
     if (lstat(path, &sb) == 0) /* the friendly check; the link below is the safe one */
         return ks_fail(KS_ERR_INVALID, "new-kernel: '%s' exists; it is left as it is (remove it or give -o ANOTHER.cu)",
                        KS_QUOTED(path));
-    char *text = ks_new_kernel_text(d, path);
+    char *text = ks_new_kernel_text(d, from, path);
     if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "new-kernel: out of memory");
     const ks_status st = write_new(path, text);
     free(text);

@@ -64,6 +64,12 @@ struct ks_kcheck_request;
 struct ks_kcheck_result;
 struct ks_serve_bench;
 
+/* One of a scene's own variants written to its kernel contract (new-kernel --from). */
+typedef struct ks_kernel_from {
+    const char *variant;
+    const char *text;
+} ks_kernel_from;
+
 typedef struct ks_scene_def {
     const char *name;     /* the command-line word, the saved files' prefix */
     int rank;             /* place in --help and the scene list, smallest first */
@@ -104,6 +110,9 @@ typedef struct ks_scene_def {
      * in '\n' (its signature first), and a starter kernel that keeps it; NULL: none. */
     const char *kernel_contract;
     const char *kernel_starter;
+    /* What new-kernel --from copies: {variant name, kernel text} rows ending with {NULL, NULL};
+     * the starter is not among them. NULL: only the starter. */
+    const struct ks_kernel_from *kernel_from;
     /* The i-th file its --kernel-file flag named (0, 1, ...), NULL past the last: main compiles
      * them at start-up where nothing can run them (no CUDA device), to report their errors. */
     const char *(*kernel_file)(const ks_options *o, int i);

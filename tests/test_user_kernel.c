@@ -75,6 +75,17 @@ static void test_new_kernel_writes(void **state)
     assert_int_equal(before.st_size, after.st_size);
     /* a folder is an existing file too */
     run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", dir, NULL}, 2);
+
+    /* --from: one of ours, written to the contract; it compiles too */
+    snprintf(path, sizeof path, "%s/regq.cu", dir);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from", "regq", "-o", path, NULL}, 0);
+    compiles(path);
+    text = ks_test_read_file(path);
+    assert_non_null(strstr(text, "new-kernel laplace3d --from regq"));
+    assert_non_null(strstr(text, "kernelscope_points_per_thread[3] = {4, 1, 4}"));
+    free(text);
+    snprintf(path, sizeof path, "%s/regq2.cu", dir);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from=regq", "-o", path, NULL}, 0);
 }
 
 static void test_new_kernel_refuses(void **state)
@@ -83,8 +94,12 @@ static void test_new_kernel_refuses(void **state)
     run_expect((const char *const[]){NULL, "new-kernel", "nosuchscene", NULL}, 2);
     assert_non_null(strstr(r.err, "unknown scene 'nosuchscene'"));
     run_expect((const char *const[]){NULL, "new-kernel", NULL}, 2);
-    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from", "regq", NULL}, 2);
-    assert_non_null(strstr(r.err, "--from is not built yet"));
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from", "tblock", NULL}, 2);
+    assert_non_null(strstr(r.err, "--from tblock: laplace3d has no such variant written to its contract (it has: regq"));
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace2d", "--from", "vec2d", NULL}, 2);
+    assert_non_null(strstr(r.err, "none of laplace2d's variants"));
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from", NULL}, 2);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from", "regq", "--from", "regq", NULL}, 2);
     for (int i = 0; i < ks_scene_def_count(); ++i) { /* a scene without a contract */
         const ks_scene_def *d = ks_scene_def_at(i);
         if (d->kernel_contract) continue;

@@ -15,7 +15,12 @@
     "  i + j*nx + k*nx*ny (i fastest).\n"                                                       \
     "Launch: your block (bx,by,bz) (--block, default 32x4x4); the grid covers the\n"           \
     "  interior, ceil((nx-2)/bx) x ceil((ny-2)/by) x ceil((nz-2)/bz) blocks, so\n"             \
-    "  thread (x,y,z) of the launch is point (x+1, y+1, z+1); no shared memory.\n"            \
+    "  thread (x,y,z) of the launch is point (x+1, y+1, z+1); no dynamic shared memory.\n"    \
+    "More points a thread (optional): declare\n"                                               \
+    "  extern \"C\" __constant__ int kernelscope_points_per_thread[3] = {px, py, pz};\n"       \
+    "  (1 to 256 each) and the grid shrinks to ceil((nx-2)/(bx*px)) x\n"                      \
+    "  ceil((ny-2)/(by*py)) x ceil((nz-2)/(bz*pz)); which points a thread takes is\n"         \
+    "  up to the kernel (new-kernel laplace3d --from regq: {4, 1, 4}).\n"                      \
     "Write: v at every interior point (1 <= i <= nx-2, 1 <= j <= ny-2,\n"                    \
     "  1 <= k <= nz-2): the mean of its 6 neighbours in u. Leave the boundary\n"              \
     "  alone (kernelscope sets it in both fields) and read nothing outside u.\n"
@@ -39,7 +44,11 @@
     "  (i fastest).\n"                                                                          \
     "Launch: your block (bx,by) (--block, default 32x8); the grid covers the\n"                \
     "  interior, ceil((nx-2)/bx) x ceil((ny-2)/by) blocks, so thread (x,y) of the\n"          \
-    "  launch is point (x+1, y+1); no shared memory.\n"                                        \
+    "  launch is point (x+1, y+1); no dynamic shared memory.\n"                                \
+    "More points a thread (optional): declare\n"                                               \
+    "  extern \"C\" __constant__ int kernelscope_points_per_thread[3] = {px, py, 1};\n"       \
+    "  (1 to 256) and the grid shrinks to ceil((nx-2)/(bx*px)) x ceil((ny-2)/(by*py));\n"     \
+    "  which points a thread takes is up to the kernel.\n"                                     \
     "Write: v at every interior point (1 <= i <= nx-2, 1 <= j <= ny-2): the mean\n"          \
     "  of its 4 neighbours in u. Leave the boundary alone (kernelscope sets it in\n"          \
     "  both fields) and read nothing outside u.\n"

@@ -11,8 +11,34 @@
 typedef struct ks_luser_code {
     cudaLibrary_t lib;
     cudaKernel_t fn;
+    int points[3];      /* points a thread (kernelscope_points_per_thread; 1 1 1 without it) */
     long long generation;
 } ks_luser_code;
+
+#define KS_LUSER_POINTS_SYMBOL "kernelscope_points_per_thread"
+enum { KS_LUSER_POINTS_MAX = 256 };
+
+/* The file's kernelscope_points_per_thread (laplace_contract.h), or 1 1 1
+ * without one; an error for the wrong size or a value out of range. */
+static ks_status read_points(cudaLibrary_t lib, int dims, const char *name, int points[3])
+{
+    points[0] = points[1] = points[2] = 1;
+    void *dev = NULL;
+    size_t bytes = 0;
+    const cudaError_t e = cudaLibraryGetGlobal(&dev, &bytes, lib, KS_LUSER_POINTS_SYMBOL);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not declared: one point a thread */
+        return KS_OK;
+    }
+    if (bytes != 3 * sizeof(int))
+        return ks_fail(KS_ERR_INVALID, "%s: " KS_LUSER_POINTS_SYMBOL " must be an int[3], not %zu bytes", name, bytes);
+    KS_CUDA_TRY(cudaMemcpy(points, dev, bytes, cudaMemcpyDeviceToHost));
+    for (int a = 0; a < 3; ++a)
+        if (points[a] < 1 || points[a] > KS_LUSER_POINTS_MAX || (a == 2 && dims == 2 && points[a] != 1))
+            return ks_fail(KS_ERR_INVALID, "%s: " KS_LUSER_POINTS_SYMBOL " is {%d, %d, %d}: each must be 1 to %d%s", name,
+                           points[0], points[1], points[2], KS_LUSER_POINTS_MAX, dims == 2 ? ", the third 1 in 2D" : "");
+    return KS_OK;
+}
 static ks_luser_code ks_luser_codes[KS_LUSER_MAX]; /* beside the rows (laplace_variants.c) */
 
 static ks_luser_code *code_of(int id)
@@ -49,6 +75,14 @@ ks_status ks_luser_load(int id, const void *code, size_t size)
     cudaError_t e = cudaLibraryLoadData(&lib, code, NULL, NULL, 0, NULL, NULL, 0);
     if (e == cudaSuccess) e = cudaLibraryGetKernel(&fn, lib, "jacobi");
     if (e == cudaSuccess) e = load_into_context(fn);
+    int points[3] = {1, 1, 1};
+    if (e == cudaSuccess) {
+        const ks_status st = read_points(lib, ks_lvariant_get(id)->dims, ks_lvariant_get(id)->name, points);
+        if (st != KS_OK) {
+            cudaLibraryUnload(lib);
+            return st;
+        }
+    }
     if (e != cudaSuccess) {
         const char *what = e == cudaErrorSymbolNotFound || e == cudaErrorSharedObjectSymbolNotFound
                                ? "it has no extern \"C\" __global__ void jacobi(...)"
@@ -60,6 +94,7 @@ ks_status ks_luser_load(int id, const void *code, size_t size)
     if (c->lib) cudaLibraryUnload(c->lib); /* the caller has drained every stream that used it */
     c->lib = lib;
     c->fn = fn;
+    memcpy(c->points, points, sizeof c->points);
     ++c->generation;
     return KS_OK;
 }
@@ -89,8 +124,9 @@ static ks_status user_launch(const ks_lsweep *sw, int slot)
     if (info->dims == 2) KS_TRY(ks_lneed_2d_block(sw, info->name));
     KS_TRY(ks_lcheck_kernel(sw, (const void *)c->fn, info->name, b[0] * b[1] * b[2], 0));
     const dim3 block(b[0], b[1], b[2]);
-    const dim3 grid(ks_fdiv_up(g->nx - 2, b[0]), ks_fdiv_up(g->ny - 2, b[1]),
-                    g->dims == 3 ? ks_fdiv_up(g->nz - 2, b[2]) : 1);
+    const int *p = c->points; /* the file's points a thread */
+    const dim3 grid(ks_fdiv_up(g->nx - 2, (long long)b[0] * p[0]), ks_fdiv_up(g->ny - 2, (long long)b[1] * p[1]),
+                    g->dims == 3 ? ks_fdiv_up(g->nz - 2, (long long)b[2] * p[2]) : 1);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, grid.y));
     KS_TRY(ks_lcheck_grid_dim(sw, 2, grid.z));
     if (sw->dry_run) return KS_OK;

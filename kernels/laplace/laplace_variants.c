@@ -52,7 +52,7 @@ int ks_luser_add(int dims, const char *name)
         return ks_fail(KS_ERR_INVALID, "at most %d kernel files", KS_LUSER_MAX), -1;
     ks_luser_row *r = &ks_luser_rows[ks_luser_count];
     snprintf(r->name, sizeof r->name, "%s", name);
-    snprintf(r->summary, sizeof r->summary, "your kernel from %s (--kernel-file), one interior point per thread",
+    snprintf(r->summary, sizeof r->summary, "your kernel from %s (--kernel-file)",
              KS_QUOTED(name));
     r->info.name = r->name;
     r->info.summary = r->summary;

@@ -308,7 +308,10 @@ extern const ks_scene_api ks_scene_laplace_api;
 ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
 ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
 
-#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_, contract_, starter_)                                                            \
+extern const char ks_laplace_starter_regq[]; /* kernels/laplace/starters/regq.cu, embedded at build time */
+static const ks_kernel_from ks_laplace3d_from[] = {{"regq", ks_laplace_starter_regq}, {NULL, NULL}};
+
+#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_, contract_, starter_, from_)                                                            \
     {                                                                                                          \
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
         .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
@@ -317,12 +320,13 @@ ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b,
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
         .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \
-        .kernel_starter = starter_, .kernel_file = kernel_file, .kernel_check = ks_laplace_kernel_check,       \
+        .kernel_starter = starter_, .kernel_from = from_, .kernel_file = kernel_file, .kernel_check = ks_laplace_kernel_check,       \
     }
 
 const ks_scene_def ks_scene_laplace3d =
     KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3,
-                   "--grid 64 --kernel regq --iters 9", KS_LAPLACE3D_CONTRACT, KS_LAPLACE3D_STARTER);
+                   "--grid 64 --kernel regq --iters 9", KS_LAPLACE3D_CONTRACT, KS_LAPLACE3D_STARTER,
+                   ks_laplace3d_from);
 const ks_scene_def ks_scene_laplace2d =
     KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2,
-                   "--grid 301x199 --iters 9", KS_LAPLACE2D_CONTRACT, KS_LAPLACE2D_STARTER);
+                   "--grid 301x199 --iters 9", KS_LAPLACE2D_CONTRACT, KS_LAPLACE2D_STARTER, NULL);
