@@ -91,6 +91,8 @@ typedef struct ks_scene_api {
      * iteration figures, and *label, what it counts ("iterations/frame").
      * NULL: 1 a frame. */
     double (*work_per_frame)(void *self, const char **label);
+    /* Optional: a kernel file the browser page may edit (--edit; serve/server.h), NULL: none. */
+    const struct ks_server_editor *(*editor)(void *self);
 } ks_scene_api;
 
 #endif

@@ -105,6 +105,7 @@ void ks_req_decide(const ks_req *r, ks_req_answer *a)
     /* DNS rebinding: a page from elsewhere that resolves its own name to us */
     if (!ks_req_host_ok(r->host, r->addr, r->port))
         return answer(a, 421, "misdirected request: Host must be this server's address or localhost\n");
+    const int kernel = r->editor && strcmp(path, "/kernel") == 0;
     if (r->content_length) {
         a->body_len = ks_req_content_length(r->content_length);
         if (a->body_len < 0) {
@@ -112,9 +113,9 @@ void ks_req_decide(const ks_req *r, ks_req_answer *a)
             a->close = 1; /* where the next request starts is unknown */
             return answer(a, 400, "bad request: Content-Length\n");
         }
-        if (a->body_len > KS_REQ_BODY_MAX) {
+        if (a->body_len > (kernel && r->method == KS_REQ_POST ? KS_REQ_SOURCE_MAX : KS_REQ_BODY_MAX)) {
             a->close = 1;
-            return answer(a, 413, "request body too large\n");
+            return answer(a, 413, kernel ? "kernel source over 64 KiB\n" : "request body too large\n");
         }
     }
     if (r->expect) { /* lws has no way to send an interim 100 Continue: refuse, the client may send again without */
@@ -129,6 +130,18 @@ void ks_req_decide(const ks_req *r, ks_req_answer *a)
         return answer(a, 403, "forbidden: cross-origin request\n");
     if (r->token && *r->token && !ks_serve_token_matches(r->token, ks_req_arg(r, "token")))
         return answer(a, 403, "forbidden: open the URL with ?token= as printed\n");
+    if (kernel && !r->upgrade) { /* editing writes a file: never without the token, loopback or not */
+        if (!r->token || !*r->token) return answer(a, 403, "forbidden: editing needs a token (--token)\n");
+        if (r->method == KS_REQ_POST) {
+            if (!r->content_length) return answer(a, 411, "POST /kernel needs a Content-Length\n");
+            a->route = KS_ROUTE_KERNEL_SAVE;
+            a->status = 202;
+            return;
+        }
+        a->route = KS_ROUTE_KERNEL;
+        a->status = 200;
+        return;
+    }
     if (r->upgrade) {
         if (strcmp(path, "/ws") != 0) return answer(a, 404, "not found\n");
         if (r->method != KS_REQ_GET) return answer(a, 400, "a WebSocket upgrade is a GET\n");

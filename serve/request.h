@@ -17,6 +17,8 @@ typedef enum ks_req_route {
     KS_ROUTE_MJPEG,      /* /stream.mjpg */
     KS_ROUTE_KEY,        /* POST /key: press key (after the body is in) */
     KS_ROUTE_WS,         /* accept the WebSocket upgrade */
+    KS_ROUTE_KERNEL,     /* GET /kernel: the kernel editor's document (with --edit) */
+    KS_ROUTE_KERNEL_SAVE, /* POST /kernel: a new kernel source, the body (after it is in) */
     KS_ROUTE_NUM
 } ks_req_route;
 
@@ -26,6 +28,7 @@ enum {
     KS_REQ_URI_MAX = 2048,     /* longer path + query: 414 */
     KS_REQ_HEAD_MAX = 8192,    /* longer request head: 431 */
     KS_REQ_WS_MSG_MAX = 1024,  /* largest input message a page may send */
+    KS_REQ_SOURCE_MAX = 64 * 1024, /* largest kernel source POST /kernel takes */
 };
 
 typedef struct ks_req {
@@ -43,6 +46,7 @@ typedef struct ks_req {
     const char *addr;                     /* the address it listens on ("127.0.0.1", "::1", "0.0.0.0") */
     int port;
     const char *token;                    /* NULL or "": none needed */
+    int editor;                           /* it edits a kernel file (--edit): /kernel exists */
 } ks_req;
 
 typedef struct ks_req_answer {
@@ -56,8 +60,12 @@ typedef struct ks_req_answer {
 
 /* The whole decision for one request head. Refusals come in this order:
  * 414, 431, 405 (method), 400 (no or bad Host... see serve_auth rules),
- * 421 (a Host that is not this server), 400 (Content-Length), 413, 417 (Expect),
- * 403 (foreign Origin on POST or upgrade), 403 (token), then the routes. */
+ * 421 (a Host that is not this server), 400 (Content-Length), 413 (over
+ * KS_REQ_BODY_MAX, or KS_REQ_SOURCE_MAX for POST /kernel), 417 (Expect),
+ * 403 (foreign Origin on POST or upgrade), 403 (token), then the routes.
+ * /kernel exists only with an editor and always needs the token, also on
+ * loopback (403 when the server has none); POST /kernel needs a
+ * Content-Length (411). */
 void ks_req_decide(const ks_req *r, ks_req_answer *a);
 
 /* The value of "name=" among r->args, or NULL. */

@@ -22,6 +22,13 @@ static ks_server *server_of(struct lws *wsi)
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* A POST /kernel body that will not be acted on (the connection or the transaction ended). */
+static void drop_source(ks_conn *c)
+{
+    ks_hub_item_unref(c->source);
+    c->source = NULL;
+}
+
 static void release_item(ks_conn *c)
 {
     ks_hub_item_unref(c->item);
@@ -283,6 +290,7 @@ static void fill_req(ks_server *s, struct lws *wsi, const char *path, int upgrad
     r->addr = s->addr;
     r->port = s->port;
     r->token = s->token;
+    r->editor = s->editor.describe != NULL;
 }
 
 static int press_key(ks_server *s, int key, int shift)
@@ -294,10 +302,43 @@ static int press_key(ks_server *s, int key, int shift)
     return ks_input_queue_push(s->input, &ev);
 }
 
+/* GET /kernel: the editor's document. */
+static int kernel_document(ks_server *s, struct lws *wsi, ks_conn *c)
+{
+    enum { DOC_MAX = 2 * KS_REQ_SOURCE_MAX + 8192 }; /* every source byte escaped, and the build's lines */
+    ks_hub_item *it = ks_hub_item_new(DOC_MAX);
+    if (!it) return respond_text(wsi, c, 503, "out of memory\n");
+    it->size = s->editor.describe(s->editor.user, (char *)it->data, DOC_MAX);
+    if (it->size == 0 || it->size >= DOC_MAX) {
+        ks_hub_item_unref(it);
+        return respond_text(wsi, c, 503, "the kernel file cannot be read now\n");
+    }
+    return respond(wsi, c, 200, "application/json", it, it->data, it->size);
+}
+
+/* POST /kernel, its body in: the editor takes it (202) or says why not. */
+static int kernel_save(ks_server *s, struct lws *wsi, ks_conn *c)
+{
+    const char *src = c->source ? (const char *)c->source->data : "";
+    const size_t len = c->source ? c->source->size : 0;
+    char msg[512] = "";
+    unsigned status = 400;
+    if (memchr(src, '\0', len)) snprintf(msg, sizeof msg, "the source has a NUL byte");
+    else status = s->editor.submit(s->editor.user, src, len, msg, sizeof msg);
+    drop_source(c);
+    ks_hub_item *it = ks_hub_item_new(sizeof msg + 64);
+    if (!it) return respond_text(wsi, c, 503, "out of memory\n");
+    /* a one-line answer; the build's outcome comes with GET /kernel */
+    it->size = (size_t)snprintf((char *)it->data, sizeof msg + 64, "%s\n", status ? msg : "saved; building");
+    return respond(wsi, c, status ? status : 202, "text/plain; charset=utf-8", it, it->data, it->size);
+}
+
 /* Acts on a decided request: the request (and its body) is complete and valid. */
 static int act(ks_server *s, struct lws *wsi, ks_conn *c, const ks_req_answer *a)
 {
     switch (a->route) {
+    case KS_ROUTE_KERNEL: return kernel_document(s, wsi, c);
+    case KS_ROUTE_KERNEL_SAVE: return kernel_save(s, wsi, c);
     case KS_ROUTE_PAGE: return respond(wsi, c, 200, "text/html; charset=utf-8", NULL, ks_serve_page, ks_serve_page_len);
     case KS_ROUTE_STATE: {
         ks_hub_item *it = ks_frame_hub_get(s->hub, KS_HUB_STATE);
@@ -345,6 +386,11 @@ static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *p
         c->body_in.got = 0;
         c->pending = a;
         c->has_pending = 1;
+        if (a.route == KS_ROUTE_KERNEL_SAVE) { /* kept: it is the new source */
+            drop_source(c);
+            if (!(c->source = ks_hub_item_new((size_t)a.body_len))) return respond_text(wsi, c, 503, "out of memory\n");
+            c->source->size = 0;
+        }
         return 0;
     }
     return act(s, wsi, c, &a);
@@ -455,7 +501,12 @@ static int ks_serve_callback(struct lws *wsi, enum lws_callback_reasons reason, 
         return http_request(s, wsi, c, in ? (const char *)in : "");
     case LWS_CALLBACK_HTTP_BODY:
         if (!c->has_pending) return 0; /* a refused request's body: the connection closes after the answer */
-        return ks_req_body_feed(&c->body_in, len) < 0 ? -1 : 0;
+        if (ks_req_body_feed(&c->body_in, len) < 0) return -1;
+        if (c->source) { /* within the declared size: the feed refuses more */
+            memcpy(c->source->data + c->source->size, in, len);
+            c->source->size += len;
+        }
+        return 0;
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         if (!c->has_pending || c->body_in.got != c->body_in.declared) return 0;
         c->has_pending = 0;
@@ -490,12 +541,16 @@ static int ks_serve_callback(struct lws *wsi, enum lws_callback_reasons reason, 
     case LWS_CALLBACK_CLOSED:
     case LWS_CALLBACK_CLOSED_HTTP:
         if (!c || !s) return 0;
+        drop_source(c);
         if (c->kind == KS_CONN_WS || c->kind == KS_CONN_MJPEG) stream_remove(s, c);
         else release_item(c);
         return 0;
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
         /* the HTTP transaction is over (keep-alive goes on): drop what it held */
-        if (c && c->kind == KS_CONN_HTTP) release_item(c);
+        if (c && c->kind == KS_CONN_HTTP) {
+            drop_source(c);
+            release_item(c);
+        }
         return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (!s) return 0;

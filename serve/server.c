@@ -70,6 +70,7 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     if (strcmp(addr, "localhost") == 0) addr = "127.0.0.1";
     snprintf(s->addr, sizeof s->addr, "%s", addr);
     if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
+    if (d->editor && d->editor->describe && d->editor->submit) s->editor = *d->editor;
     ks_frame_encoder *video = d->video, *jpeg = d->jpeg;
     if ((st = check_bind(s->addr, d->port)) != KS_OK || (st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||
         (!jpeg && (st = ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){.quality = d->jpeg_quality}, &jpeg)) != KS_OK)) {

@@ -4,6 +4,9 @@
  *   GET /stream.mjpg multipart/x-mixed-replace JPEG stream
  *   GET /state.json  the newest state document
  *   POST /key?k=NAME a key press (GLFW key name in lower case): 204, 400 unknown
+ *   GET /kernel      with an editor (--edit): the kernel file, its source and its last build (JSON)
+ *   POST /kernel     with an editor: a new source as the body (at most 64 KiB): 202 when taken,
+ *                    409 while a build runs; both always need the token
  * The live loop publishes a state document and pictures and drains input; it
  * never waits for a client. */
 #ifndef KS_SERVER_H
@@ -26,6 +29,19 @@ typedef struct ks_server_viewer_stats {
     double fps_sum;              /* their fps summed (a mean over a span: differences of two reads) */
 } ks_server_viewer_stats;
 
+/* A kernel file the pages may edit (--edit). Both run on the server's thread
+ * and must not block for long. */
+typedef struct ks_server_editor {
+    void *user;
+    /* The editor's document, a JSON object ({"file":...,"source":...,"busy":...}), into buf
+     * (cap bytes); its length, or 0 when it cannot be made (503). */
+    size_t (*describe)(void *user, char *buf, size_t cap);
+    /* A new source of len bytes (no NUL, at most KS_REQ_SOURCE_MAX): 0 when it is written and
+     * its build follows; else the HTTP status to answer (400 bad source, 409 a build runs,
+     * 500 cannot write), with one line in msg. */
+    unsigned (*submit)(void *user, const char *src, size_t len, char *msg, size_t cap);
+} ks_server_editor;
+
 typedef struct ks_server_desc {
     const char *addr;          /* NULL: "127.0.0.1" */
     int port;                  /* 0: a free port (ks_server_port tells which) */
@@ -33,6 +49,7 @@ typedef struct ks_server_desc {
     int jpeg_quality;          /* 1..100; 0: KS_FRAME_JPEG_QUALITY_DEFAULT (80) */
     ks_frame_encoder *video;   /* H.264 encoder, owned by the server; NULL: JPEG only */
     ks_frame_encoder *jpeg;    /* JPEG encoder, owned by the server; NULL: libjpeg-turbo */
+    const ks_server_editor *editor; /* copied; NULL: no /kernel (then GET /kernel is 404) */
 } ks_server_desc;
 
 /* Binds and starts the service and encode threads. A bind failure (port in

@@ -49,6 +49,7 @@ typedef struct ks_conn {
     ks_req_body body_in;
     ks_req_answer pending;
     int has_pending, head_only;
+    ks_hub_item *source;           /* POST /kernel: the body as it arrives (declared size) */
 } ks_conn;
 
 struct ks_server {
@@ -65,6 +66,7 @@ struct ks_server {
     ks_encode_worker *worker;
     ks_input_queue *input;
     ks_conn *streams;              /* service thread only */
+    ks_server_editor editor;       /* describe NULL: no editor */
     /* what the pages report of themselves ({"stats":{...}}), under stats_lock */
     pthread_mutex_t stats_lock;
     ks_server_viewer_stats viewer;

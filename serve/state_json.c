@@ -36,6 +36,18 @@ static void put_str(out *o, const char *s)
     put(o, "\"");
 }
 
+int ks_json_append_string(char *buf, size_t cap, size_t *len, const char *s)
+{
+    out o = {buf, cap, *len, 0};
+    put_str(&o, s);
+    if (o.full) {
+        if (*len < cap) buf[*len] = '\0';
+        return -1;
+    }
+    *len = o.len;
+    return 0;
+}
+
 static void put_num(out *o, double v)
 {
     if (isfinite(v)) put(o, "%.17g", v);

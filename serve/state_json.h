@@ -18,5 +18,8 @@ ks_status ks_serve_state_json(const ks_view *v, char *buf, size_t cap, size_t *l
  * "viewer_reports". KS_ERR_INVALID when it does not fit or buf is no object. */
 ks_status ks_serve_state_json_viewer(char *buf, size_t cap, size_t *len, double fps, const char *codec,
                                      unsigned long long reports);
+/* Appends s as a JSON string (quotes, '"' '\\' and control bytes escaped) at
+ * buf + *len; 0, or -1 (nothing more written) when it does not fit in cap. */
+int ks_json_append_string(char *buf, size_t cap, size_t *len, const char *s);
 
 #endif

@@ -35,3 +35,12 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(test_serve_attack PROPERTIES LABELS "cpu" SKIP_RETURN_CODE 77 TIMEOUT 240 RUN_SERIAL TRUE
                        ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 endif()
+# --edit's page in headless Chromium against the real server with an in-memory editor (no GPU needed):
+# an edit compiled and shown, a refused build's log shown (skipped without Chromium).
+add_executable(serve_editor_host ${CMAKE_CURRENT_SOURCE_DIR}/serve_editor_host.c)
+target_compile_options(serve_editor_host PRIVATE $<$<COMPILE_LANGUAGE:C>:${KS_C_WARNINGS}>)
+target_link_libraries(serve_editor_host PRIVATE ks_core)
+set_target_properties(serve_editor_host PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
+add_test(NAME test_serve_editor_browser COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_editor_browser.sh
+         $<TARGET_FILE:serve_editor_host>)
+set_tests_properties(test_serve_editor_browser PROPERTIES LABELS "cpu" SKIP_RETURN_CODE 77 TIMEOUT 200 RUN_SERIAL TRUE)

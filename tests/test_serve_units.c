@@ -1,12 +1,19 @@
 /* serve/: the pieces without a network: [ADDR:]PORT parsing and the token
  * rules, key names, the bounded input queue, the frame hub's references, and
- * the JPEG encoder (decoded back with libjpeg-turbo and compared). */
+ * the JPEG encoder (decoded back with libjpeg-turbo and compared); the
+ * request decisions; and the kernel editor's routes on a real server (a fake
+ * editor behind them, plain sockets in front). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <turbojpeg.h>
@@ -386,6 +393,146 @@ static void test_methods(void **state)
     assert_int_equal(decide(&r), 403);
 }
 
+/* --edit: /kernel exists only with an editor, always needs the token, takes
+ * up to 64 KiB of source and needs its length */
+static void test_kernel_routes(void **state)
+{
+    (void)state;
+    ks_req r = req_of(KS_REQ_GET, "/kernel", "token=abcdefgh");
+    assert_int_equal(decide(&r), 404); /* no editor */
+    r.editor = 1;
+    assert_int_equal(decide(&r), 403); /* no token on the server: not even on loopback */
+    r.token = "abcdefgh";
+    ks_req_answer a;
+    ks_req_decide(&r, &a);
+    assert_int_equal(a.status, 200);
+    assert_int_equal(a.route, KS_ROUTE_KERNEL);
+    r.args[0] = "token=abcdefgx";
+    assert_int_equal(decide(&r), 403);
+    ks_req p = req_of(KS_REQ_POST, "/kernel", "token=abcdefgh");
+    p.editor = 1;
+    p.token = "abcdefgh";
+    assert_int_equal(decide(&p), 411); /* no Content-Length */
+    p.content_length = "65536";
+    ks_req_decide(&p, &a);
+    assert_int_equal(a.route, KS_ROUTE_KERNEL_SAVE);
+    assert_int_equal(a.status, 202);
+    assert_int_equal(a.body_len, 65536);
+    p.content_length = "65537";
+    ks_req_decide(&p, &a);
+    assert_int_equal(a.status, 413);
+    assert_true(a.close);
+    p.content_length = "2000"; /* the larger limit is this route's alone */
+    p.path = "/key";
+    assert_int_equal(decide(&p), 413);
+    p.path = "/kernel";
+    p.origin = "http://evil.example";
+    assert_int_equal(decide(&p), 403);
+}
+
+/* A fake editor: its document, and what it was given. */
+typedef struct fake_editor {
+    char saved[KS_REQ_SOURCE_MAX + 1];
+    size_t saved_len;
+    int saves;
+    int busy;
+} fake_editor;
+
+static size_t fake_describe(void *user, char *buf, size_t cap)
+{
+    const fake_editor *f = user;
+    return (size_t)snprintf(buf, cap, "{\"file\":\"mine.cu\",\"saves\":%d}", f->saves);
+}
+
+static unsigned fake_submit(void *user, const char *src, size_t len, char *msg, size_t cap)
+{
+    fake_editor *f = user;
+    if (f->busy) {
+        snprintf(msg, cap, "a build is running; save again when it is done");
+        return 409;
+    }
+    memcpy(f->saved, src, len);
+    f->saved_len = len;
+    ++f->saves;
+    return 0;
+}
+
+/* One request on its own connection (Connection: close); the status, and the answer's body in body. */
+static int http(int port, const char *method, const char *target, const char *body, size_t body_len, int send_len,
+                char *answer, size_t cap)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    char head[512];
+    int n = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n", method,
+                     target, port);
+    if (send_len) n += snprintf(head + n, sizeof head - (size_t)n, "Content-Length: %zu\r\n", body_len);
+    n += snprintf(head + n, sizeof head - (size_t)n, "\r\n");
+    assert_int_equal(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
+    for (size_t off = 0; off < body_len;) {
+        const ssize_t w = send(fd, body + off, body_len - off, MSG_NOSIGNAL);
+        if (w <= 0) break; /* refused early: the server may close before the body is in */
+        off += (size_t)w;
+    }
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < cap && (r = recv(fd, answer + got, cap - 1 - got, 0)) > 0) got += (size_t)r;
+    answer[got] = '\0';
+    close(fd);
+    int status = 0;
+    if (sscanf(answer, "HTTP/1.1 %d", &status) != 1) return -1;
+    const char *b = strstr(answer, "\r\n\r\n");
+    if (b) memmove(answer, b + 4, strlen(b + 4) + 1);
+    return status;
+}
+
+static void test_kernel_editor_server(void **state)
+{
+    (void)state;
+    static fake_editor f;
+    memset(&f, 0, sizeof f);
+    const ks_server_editor ed = {&f, fake_describe, fake_submit};
+    ks_server_desc d = {0};
+    d.token = "sesame-1234";
+    d.editor = &ed;
+    ks_server *s = NULL;
+    assert_int_equal(ks_server_create(&d, &s), KS_OK);
+    const int port = ks_server_port(s);
+    static char answer[KS_REQ_SOURCE_MAX + 4096], big[KS_REQ_SOURCE_MAX + 2];
+    assert_int_equal(http(port, "GET", "/kernel?token=sesame-1234", NULL, 0, 0, answer, sizeof answer), 200);
+    assert_string_equal(answer, "{\"file\":\"mine.cu\",\"saves\":0}");
+    assert_int_equal(http(port, "GET", "/kernel", NULL, 0, 0, answer, sizeof answer), 403);
+    const char src[] = "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz) {}\n";
+    assert_int_equal(http(port, "POST", "/kernel?token=sesame-1234", src, sizeof src - 1, 1, answer, sizeof answer), 202);
+    assert_int_equal(f.saves, 1);
+    assert_int_equal(f.saved_len, sizeof src - 1);
+    assert_memory_equal(f.saved, src, sizeof src - 1);
+    /* the largest source arrives whole; one byte more is refused before anything is taken */
+    for (size_t i = 0; i < sizeof big; ++i) big[i] = (char)('a' + i % 26);
+    assert_int_equal(http(port, "POST", "/kernel?token=sesame-1234", big, KS_REQ_SOURCE_MAX, 1, answer, sizeof answer),
+                     202);
+    assert_int_equal(f.saved_len, KS_REQ_SOURCE_MAX);
+    assert_memory_equal(f.saved, big, KS_REQ_SOURCE_MAX);
+    assert_int_equal(http(port, "POST", "/kernel?token=sesame-1234", big, KS_REQ_SOURCE_MAX + 1, 1, answer,
+                          sizeof answer),
+                     413);
+    assert_int_equal(f.saves, 2);
+    /* a NUL byte, a build running, no token: refused, nothing taken */
+    assert_int_equal(http(port, "POST", "/kernel?token=sesame-1234", "a\0b", 3, 1, answer, sizeof answer), 400);
+    f.busy = 1;
+    assert_int_equal(http(port, "POST", "/kernel?token=sesame-1234", src, sizeof src - 1, 1, answer, sizeof answer), 409);
+    assert_non_null(strstr(answer, "a build is running"));
+    f.busy = 0;
+    assert_int_equal(http(port, "POST", "/kernel", src, sizeof src - 1, 1, answer, sizeof answer), 403);
+    assert_int_equal(f.saves, 2);
+    assert_int_equal(http(port, "GET", "/kernel?token=sesame-1234", NULL, 0, 0, answer, sizeof answer), 200);
+    assert_non_null(strstr(answer, "\"saves\":2"));
+    ks_server_destroy(s);
+}
+
 /* issue 21, defect 5: the WebSocket messages */
 static void test_ws_messages(void **state)
 {
@@ -422,7 +569,8 @@ int main(void)
         cmocka_unit_test(test_listen), cmocka_unit_test(test_tokens), cmocka_unit_test(test_keys),
         cmocka_unit_test(test_input_queue), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
         cmocka_unit_test(test_state_viewer), cmocka_unit_test(test_origin_host), cmocka_unit_test(test_serve_localhost), cmocka_unit_test(test_bodies),
-        cmocka_unit_test(test_methods), cmocka_unit_test(test_ws_messages),
+        cmocka_unit_test(test_methods), cmocka_unit_test(test_ws_messages), cmocka_unit_test(test_kernel_routes),
+        cmocka_unit_test(test_kernel_editor_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,14 @@ static void test_kernel_file_refuses(void **state)
     (void)state;
     char dir[256], path[512];
     ks_test_tmpdir(dir, sizeof dir, "kfilebad");
+    /* --edit: the page is the editor, and it edits a file */
+    snprintf(path, sizeof path, "%s/e.cu", dir);
+    run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "-o", path, NULL}, 0);
+    run_expect((const char *const[]){NULL, "laplace3d", "--kernel-file", path, "--edit", NULL}, 2);
+    assert_non_null(strstr(r.err, "--edit goes with --serve"));
+    run_expect((const char *const[]){NULL, "laplace3d", "--serve", "0", "--edit", NULL}, 2);
+    assert_non_null(strstr(r.err, "--edit needs a --kernel-file"));
+    run_expect((const char *const[]){NULL, "bench", "laplace3d", "--kernel-file", path, "--edit", NULL}, 2);
     snprintf(path, sizeof path, "%s/missing.cu", dir);
     run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
     assert_non_null(strstr(r.err, "No such file"));

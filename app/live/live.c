@@ -150,7 +150,8 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     if (path_notice[0]) hold_notice(l, "%s", path_notice);
     const ks_live_output_desc od = {env->opt, ks_window_is_headless(l->win), l->renderer, api, l->scene};
     ks_live_output_init(&l->out, &od);
-    const ks_live_serve_desc sd = {.opt = env->opt, .use_cuda = env->use_cuda, .max_width = max_w, .max_height = max_h};
+    const ks_live_serve_desc sd = {.opt = env->opt, .use_cuda = env->use_cuda, .max_width = max_w, .max_height = max_h,
+                                   .editor = api->editor ? api->editor(l->scene) : NULL};
     if (env->opt->serve) KS_TRY(ks_live_serve_create(&sd, &l->serve));
     return KS_OK;
 }

@@ -65,11 +65,13 @@ ks_status ks_live_serve_create(const ks_live_serve_desc *desc, ks_live_serve **o
     char token[KS_SERVE_TOKEN_MAX] = "";
     ks_status st = KS_OK;
     if (opt->token) snprintf(token, sizeof token, "%s", opt->token);
-    else if (!ks_serve_addr_is_loopback(opt->serve_addr)) st = ks_serve_make_token(token, sizeof token);
+    else if (!ks_serve_addr_is_loopback(opt->serve_addr) || desc->editor)
+        st = ks_serve_make_token(token, sizeof token); /* editing writes a file: never without one */
     ks_server_desc d = {0};
     d.addr = opt->serve_addr;
     d.port = opt->serve_port;
     d.token = token;
+    d.editor = desc->editor;
     char jpeg_note[400] = "", h264_note[400] = "";
     if (st == KS_OK) d.jpeg = gpu_jpeg(use_cuda, max_w, max_h, jpeg_note, sizeof jpeg_note);
     if (st == KS_OK) d.video = h264(opt, h264_note, sizeof h264_note);
@@ -89,6 +91,7 @@ ks_status ks_live_serve_create(const ks_live_serve_desc *desc, ks_live_serve **o
     if (h264_note[0]) fprintf(stderr, "kernelscope: %s\n", h264_note);
     fprintf(stderr, "kernelscope: serving the live view at %s  (also /stream.mjpg, /state.json)\n",
             ks_server_url(ls->server));
+    if (desc->editor) fprintf(stderr, "kernelscope: --edit: the page edits the kernel file (Compile saves it)\n");
     fflush(stderr);
     *out = ls;
     return KS_OK;

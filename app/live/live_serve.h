@@ -19,6 +19,8 @@ typedef struct ks_live_serve_desc {
                                   libjpeg-turbo with one notice line; 0 (default): libjpeg-turbo */
     int max_width, max_height; /* pixels: the largest picture nvJPEG is made for (with use_cuda;
                                   0: no nvJPEG encoder can be made, so libjpeg-turbo) */
+    const ks_server_editor *editor; /* --edit: the kernel file the page edits (a token is then
+                                       made even on loopback when --token is not given); NULL: none */
 } ks_live_serve_desc;
 
 /* Starts the server of desc->opt->serve (a token made when the address needs

@@ -28,6 +28,7 @@ typedef struct ks_laplace_opts {
                                     in kernels/laplace/laplace_contract.h), each one more
                                     variant named after the file (KS_LUSER_MAX) */
     int kernel_file_count;
+    int edit;                    /* --edit: the browser page edits the first --kernel-file */
 } ks_laplace_opts;
 
 struct ks_option_group;

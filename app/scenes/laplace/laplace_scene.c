@@ -97,6 +97,7 @@ static ks_status set_residual_every(ks_options *o, void *own, const char *name, 
     return set_count(name, v, 1, 100000, &((ks_laplace_opts *)own)->residual_every);
 }
 KS_FLAG_SETS(set_no_graph, ((ks_laplace_opts *)own)->no_graph)
+KS_FLAG_SETS(set_edit, ((ks_laplace_opts *)own)->edit)
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
@@ -161,6 +162,10 @@ static const ks_flag_row ks_laplace_flags[] = {
      "your own kernel, one more variant named after the file\n(the contract below; kernelscope new-kernel writes a\n"
      "starter); compiled with NVRTC, checked in a child process,\nreloaded on every save; repeatable",
      KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
+    {"--edit", NULL,
+     "with --serve and --kernel-file: the page edits the first file\n(Compile saves it; always behind the token, made "
+     "when\nnot given)",
+     KS_IN_LIVE, set_edit},
     {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
     {"--range", "LO:HI", "fixed colour range (default: auto)", 0, NULL},
     {"--dump-field", "FILE.npy", "write the final field (float32, shape (NZ,NY,NX) or (NY,NX))", 0, NULL},
@@ -200,6 +205,10 @@ ks_status ks_laplace_finish_options(ks_options *o)
                            lp->grids[g][1], lp->grids[g][2], points);
     }
     KS_TRY(register_kernel_files(lp, dims));
+    if (lp->edit && !o->serve) return ks_fail(KS_ERR_INVALID, "--edit goes with --serve (the page is the editor)");
+    if (lp->edit && !lp->kernel_file_count)
+        return ks_fail(KS_ERR_INVALID, "--edit needs a --kernel-file to edit (kernelscope new-kernel %s writes one)",
+                       o->scene->name);
     for (int k = 0; k < o->kernel_count; ++k) {
         if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
             char names[256];

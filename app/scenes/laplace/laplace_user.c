@@ -1,17 +1,25 @@
 /* Users' kernels in the Laplace scenes (app/scenes/laplace/laplace_user.h). */
 #include "app/scenes/laplace/laplace_user.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
 #include "app/scenes.h"
 #include "app/signals.h"
+#include "app/user_kernel.h"
 #include "kernels/common/ks_util.h"
+#include "serve/server.h"
+#include "serve/state_json.h"
 
 enum { KS_USER_LOG_LINES = 3 }; /* compile lines the panel shows */
 #define KS_USER_START_LIMIT_S 300.0 /* the first builds of every file, the checks' own limits included */
@@ -50,7 +58,22 @@ struct ks_laplace_user {
     char banner[KS_VIEW_TEXT];
     int banner_error;
     double banner_until;
+    /* --edit: what the page sees of the first file (under lock) */
+    int edit;
+    ks_server_editor editor;
+    struct {
+        long long build;       /* builds of the file seen so far */
+        int refused;           /* the last one was refused */
+        char line[KS_KERNEL_WATCH_MSG];
+        char log[KS_USER_LOG_LINES][KS_VIEW_TEXT];
+        double save_to_run_ms; /* of the last build that runs */
+        double pending_since;  /* a page's save not yet built (0: none): no second one meanwhile */
+    } page;
 };
+
+/* How long a page's save may wait for its build before another is taken
+ * (the first build of a run can take the checker's start and its limit). */
+#define KS_USER_EDIT_PENDING_S 60.0
 
 /* The watch's check (its worker thread): the build in the checker process. */
 static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
@@ -158,6 +181,117 @@ static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solve
     return KS_OK;
 }
 
+/* After a build of the first file: what the page shows of it. */
+static void publish(ks_laplace_user *u, const ks_kernel_build *b)
+{
+    if (!u->edit || b->slot != 0) return;
+    const user_file *f = &u->files[0];
+    pthread_mutex_lock(&u->lock);
+    u->page.build = b->generation;
+    u->page.refused = f->failed;
+    snprintf(u->page.line, sizeof u->page.line, "%s", f->line);
+    memcpy(u->page.log, f->log, sizeof u->page.log);
+    u->page.save_to_run_ms = f->save_to_run_ms;
+    u->page.pending_since = 0;
+    pthread_mutex_unlock(&u->lock);
+}
+
+/* Appends printf text at buf + *len: 0, or -1 when it does not fit. */
+static int add(char *buf, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    if (*len >= cap) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - *len) return -1;
+    *len += (size_t)n;
+    return 0;
+}
+
+/* The server's thread: {"file", "source" (null when it cannot be read, with
+ * "read_error"), "busy", "build", "refused", "line", "log", "save_to_running_ms"}. */
+static size_t editor_describe(void *user, char *buf, size_t cap)
+{
+    ks_laplace_user *u = user;
+    const char *path = u->files[0].path;
+    char *src = NULL;
+    const ks_status read = ks_user_kernel_read(path, &src);
+    size_t len = 0;
+    int bad = add(buf, cap, &len, "{\"file\":") || ks_json_append_string(buf, cap, &len, ks_path_base_name(path));
+    if (read == KS_OK)
+        bad = bad || add(buf, cap, &len, ",\"source\":") || ks_json_append_string(buf, cap, &len, src);
+    else
+        bad = bad || add(buf, cap, &len, ",\"source\":null,\"read_error\":") ||
+              ks_json_append_string(buf, cap, &len, ks_error_message());
+    free(src);
+    const int busy = ks_kernel_watch_busy(u->watch);
+    pthread_mutex_lock(&u->lock);
+    const int pending = u->page.pending_since > 0 && ks_now_seconds() - u->page.pending_since < KS_USER_EDIT_PENDING_S;
+    bad = bad ||
+          add(buf, cap, &len, ",\"busy\":%s,\"build\":%lld,\"refused\":%s,\"line\":", busy || pending ? "true" : "false",
+              u->page.build, u->page.refused ? "true" : "false") ||
+          ks_json_append_string(buf, cap, &len, u->page.line) || add(buf, cap, &len, ",\"log\":[");
+    for (int n = 0; n < KS_USER_LOG_LINES && u->page.log[n][0]; ++n)
+        bad = bad || (n && add(buf, cap, &len, ",")) || ks_json_append_string(buf, cap, &len, u->page.log[n]);
+    bad = bad || add(buf, cap, &len, "],\"save_to_running_ms\":%.0f}", u->page.save_to_run_ms);
+    pthread_mutex_unlock(&u->lock);
+    return bad ? 0 : len;
+}
+
+/* Writes text to path as an editor does: a new file beside it, then a rename
+ * (the watch sees the rename; a reader never sees half a file). */
+static int replace_file(const char *path, const char *text, size_t len)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.ks-edit-%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp) return ENAMETOOLONG;
+    struct stat sb;
+    const mode_t mode = stat(path, &sb) == 0 ? (sb.st_mode & 0777) : 0644;
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) return errno;
+    int e = 0;
+    for (size_t done = 0; done < len && !e;) {
+        const ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) e = n < 0 ? errno : EIO;
+        else done += (size_t)n;
+    }
+    if (!e && fsync(fd) != 0) e = errno;
+    if (close(fd) != 0 && !e) e = errno;
+    if (!e && rename(tmp, path) != 0) e = errno;
+    if (e) unlink(tmp);
+    return e;
+}
+
+/* The server's thread: a page's Compile. */
+static unsigned editor_submit(void *user, const char *src, size_t len, char *msg, size_t cap)
+{
+    ks_laplace_user *u = user;
+    if (len == 0) {
+        snprintf(msg, cap, "the source is empty");
+        return 400;
+    }
+    const int busy = ks_kernel_watch_busy(u->watch);
+    pthread_mutex_lock(&u->lock);
+    const int pending = u->page.pending_since > 0 && ks_now_seconds() - u->page.pending_since < KS_USER_EDIT_PENDING_S;
+    if (busy || pending) {
+        pthread_mutex_unlock(&u->lock);
+        snprintf(msg, cap, "a build is on its way; Compile again when it is done");
+        return 409;
+    }
+    const int e = replace_file(u->files[0].path, src, len);
+    if (!e) u->page.pending_since = ks_now_seconds();
+    pthread_mutex_unlock(&u->lock);
+    if (e) {
+        snprintf(msg, cap, "cannot write %s: %s", ks_path_base_name(u->files[0].path), strerror(e));
+        return 500;
+    }
+    return 0;
+}
+
+const ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u) { return u && u->edit ? &u->editor : NULL; }
+
 ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user **out)
 {
     *out = NULL;
@@ -170,6 +304,8 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
     pthread_mutex_init(&u->lock, NULL);
     u->count = count;
     u->grid = d->grid;
+    u->edit = d->edit && d->watch;
+    u->editor = (ks_server_editor){u, editor_describe, editor_submit};
     snprintf(u->scene, sizeof u->scene, "%s", d->scene);
     const char *paths[KS_LUSER_MAX];
     for (int i = 0; i < count; ++i) {
@@ -205,6 +341,7 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
         }
         if (b.generation == 1) ++built;
         st = apply(u, &b, NULL);
+        publish(u, &b);
         ks_kernel_build_free(&b);
     }
     if (st == KS_OK && !d->watch) { /* built once: nothing more to follow */
@@ -269,6 +406,7 @@ ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int varia
     ks_kernel_build b;
     while (ks_kernel_watch_poll(u->watch, &b)) {
         if (apply(u, &b, solver) == KS_OK && u->files[b.slot].id == variant) *changed = 1;
+        publish(u, &b);
         ks_error_clear(); /* a refused build is shown, not an error of the frame */
         ks_kernel_build_free(&b);
     }

@@ -17,6 +17,7 @@ typedef struct ks_laplace_user_desc {
     const char *scene;          /* "laplace3d" / "laplace2d" */
     ks_grid grid;               /* the live grid (the check runs on it too) */
     int watch;                  /* 1: reload on save (the live view); 0: build once (bench) */
+    int edit;                   /* 1 (with watch): the browser edits the first file (--edit) */
 } ks_laplace_user_desc;
 
 /* Builds and checks every --kernel-file, loads those that pass and, with
@@ -33,6 +34,11 @@ int ks_laplace_user_first(const ks_laplace_user *u);
  * replaced (its attributes change). */
 ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int variant, const int block[3],
                                int *changed);
+/* --edit: the first file as the server's kernel editor (serve/server.h):
+ * its source and last build as JSON; a new source written through a
+ * temporary name and a rename (the watch then builds it), refused (409)
+ * while a build is on its way. NULL without --edit. */
+const struct ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u);
 /* The panel: what the last build of each file did. */
 void ks_laplace_user_view(const ks_laplace_user *u, int variant, ks_view *v);
 

@@ -109,7 +109,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     }
 
     if (s->use_cuda) { /* users' kernels: built and checked before anything runs */
-        const ks_laplace_user_desc ud = {opt, env->device, scene_name(s), s->grid, 1};
+        const ks_laplace_user_desc ud = {opt, env->device, scene_name(s), s->grid, 1, ks_laplace_opts_get(opt)->edit};
         KS_TRY(ks_laplace_user_create(&ud, &s->user));
     }
     const int dims = s->grid.dims;
@@ -508,6 +508,12 @@ static void status(void *self, char *buf, size_t cap)
         snprintf(buf, cap, "%lld iterations", s->total_iters);
 }
 
+static const struct ks_server_editor *editor(void *self)
+{
+    ks_laplace_scene *s = self;
+    return ks_laplace_user_editor(s->user);
+}
+
 const ks_scene_api ks_scene_laplace_api = {
     .name = "laplace",
     .help = "Laplace scene\n"
@@ -526,6 +532,7 @@ const ks_scene_api ks_scene_laplace_api = {
             "  0 / Home   whole grid again (zoom to fit)\n",
     .create = create,
     .destroy = destroy,
+    .editor = editor,
     .stream = stream,
     .zoomable = 1,
     .max_image_size = max_image_size,
