@@ -3,7 +3,9 @@
  * headers (Host, Origin, Content-Length, Expect, Upgrade), as lws would hand
  * them over (query split on '&'). Whatever it holds: a key is pressed only by
  * POST /key with a known key, a WebSocket only accepted on GET /ws, never
- * with a foreign Origin or Host, a token, when one is set, always needed.
+ * with a foreign Origin or Host, a token, when one is set, always needed;
+ * /kernel (an editor) only with an editor and a token, a source only by POST
+ * with its length, within 64 KiB.
  * Built and run by scripts/fuzz.sh. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     r.addr = "127.0.0.1";
     r.port = 8000;
     r.token = (size & 1) ? "secret-token" : NULL; /* both kinds of server */
+    r.editor = (size & 2) != 0;                   /* with and without --edit */
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     char path[LINE_MAX_] = "";
     if (line) {
@@ -69,7 +72,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (a.route != KS_ROUTE_ANSWER) {
         if (!ks_req_host_ok(r.host, r.addr, r.port)) abort();                 /* rebinding never gets through */
         if (r.token && !ks_req_arg(&r, "token")) abort();                      /* nor a missing token */
-        if (a.body_len < 0 || a.body_len > KS_REQ_BODY_MAX) abort();
+        if (a.body_len < 0 || a.body_len > (a.route == KS_ROUTE_KERNEL_SAVE ? KS_REQ_SOURCE_MAX : KS_REQ_BODY_MAX))
+            abort();
+    }
+    if (a.route == KS_ROUTE_KERNEL || a.route == KS_ROUTE_KERNEL_SAVE) { /* editing: an editor, a token, its path */
+        if (!r.editor || !r.token || !ks_req_arg(&r, "token") || strcmp(path, "/kernel") != 0) abort();
+        if ((a.route == KS_ROUTE_KERNEL_SAVE) != (r.method == KS_REQ_POST) || (a.route == KS_ROUTE_KERNEL_SAVE && !r.content_length))
+            abort();
     }
     if (a.route == KS_ROUTE_KEY && (r.method != KS_REQ_POST || strcmp(path, "/key") != 0 || !a.key)) abort();
     if ((a.route == KS_ROUTE_KEY || a.route == KS_ROUTE_WS) && r.origin && !ks_req_origin_ok(r.origin, r.addr, r.port))

@@ -39,3 +39,9 @@ endif()
 # Slabs for several GPUs, and the N-domain CPU solver bit for bit against one domain.
 ks_add_test(NAME test_laplace_domains LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_domains.c
             TIMEOUT 120)
+# The multi-GPU model's own checks (scripts/scaling-model.py, docs/scaling.md).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_scaling_model COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scaling-model.py --check)
+  set_tests_properties(test_scaling_model PROPERTIES LABELS "cpu" TIMEOUT 60)
+endif()
