@@ -164,6 +164,8 @@ void ks_req_decide(const ks_req *r, ks_req_answer *a)
     }
     a->status = 200;
     if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) a->route = KS_ROUTE_PAGE;
+    else if (r->editor_code && strcmp(path, "/editor.js") == 0) a->route = KS_ROUTE_EDITOR_JS;
+    else if (r->editor_code && strcmp(path, "/editor.css") == 0) a->route = KS_ROUTE_EDITOR_CSS;
     else if (strcmp(path, "/state.json") == 0) a->route = KS_ROUTE_STATE;
     else if (strcmp(path, "/stream.mjpg") == 0) a->route = KS_ROUTE_MJPEG;
     else if (strcmp(path, "/ws") == 0) answer(a, 400, "/ws takes a WebSocket upgrade\n");

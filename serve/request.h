@@ -19,6 +19,8 @@ typedef enum ks_req_route {
     KS_ROUTE_WS,         /* accept the WebSocket upgrade */
     KS_ROUTE_KERNEL,     /* GET /kernel: the kernel editor's document (with --edit) */
     KS_ROUTE_KERNEL_SAVE, /* POST /kernel: a new kernel source, the body (after it is in) */
+    KS_ROUTE_EDITOR_JS,  /* GET /editor.js: CodeMirror and its C-like mode (with --edit, when installed) */
+    KS_ROUTE_EDITOR_CSS, /* GET /editor.css: its style sheet and a dark theme */
     KS_ROUTE_NUM
 } ks_req_route;
 
@@ -47,6 +49,7 @@ typedef struct ks_req {
     int port;
     const char *token;                    /* NULL or "": none needed */
     int editor;                           /* it edits a kernel file (--edit): /kernel exists */
+    int editor_code;                      /* it has CodeMirror to serve: /editor.js, /editor.css */
 } ks_req;
 
 typedef struct ks_req_answer {

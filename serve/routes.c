@@ -101,7 +101,7 @@ static int common_headers(struct lws *wsi, unsigned char **p, unsigned char *end
 }
 
 /* The page: its own inline script and style, fetch and WebSocket to this server, nothing from elsewhere, no framing. */
-static const char ks_page_csp[] = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+static const char ks_page_csp[] = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
                                   "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; "
                                   "form-action 'none'; frame-ancestors 'none'";
 
@@ -291,6 +291,7 @@ static void fill_req(ks_server *s, struct lws *wsi, const char *path, int upgrad
     r->port = s->port;
     r->token = s->token;
     r->editor = s->editor.describe != NULL;
+    r->editor_code = s->editor_js != NULL;
 }
 
 static int press_key(ks_server *s, int key, int shift)
@@ -338,6 +339,9 @@ static int act(ks_server *s, struct lws *wsi, ks_conn *c, const ks_req_answer *a
 {
     switch (a->route) {
     case KS_ROUTE_KERNEL: return kernel_document(s, wsi, c);
+    case KS_ROUTE_EDITOR_JS:
+        return respond(wsi, c, 200, "text/javascript; charset=utf-8", NULL, s->editor_js, s->editor_js_len);
+    case KS_ROUTE_EDITOR_CSS: return respond(wsi, c, 200, "text/css; charset=utf-8", NULL, s->editor_css, s->editor_css_len);
     case KS_ROUTE_KERNEL_SAVE: return kernel_save(s, wsi, c);
     case KS_ROUTE_PAGE: return respond(wsi, c, 200, "text/html; charset=utf-8", NULL, ks_serve_page, ks_serve_page_len);
     case KS_ROUTE_STATE: {

@@ -53,6 +53,47 @@ static ks_status check_bind(const char *addr, int port)
     return KS_OK;
 }
 
+/* Files dir/names[0], dir/names[1], ... one after the other, malloc'd; NULL
+ * when any is missing or unreadable (the page then keeps its text area). */
+static unsigned char *read_files(const char *dir, const char *const *names, size_t *len)
+{
+    unsigned char *all = NULL;
+    size_t used = 0;
+    for (; *names; ++names) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, *names);
+        FILE *f = fopen(path, "rb");
+        long size = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+        unsigned char *grown = size >= 0 && size < (16 << 20) ? realloc(all, used + (size_t)size + 1) : NULL;
+        if (!grown || fseek(f, 0, SEEK_SET) != 0 || fread(grown + used, 1, (size_t)size, f) != (size_t)size) {
+            if (f) fclose(f);
+            free(grown ? grown : all);
+            return NULL;
+        }
+        fclose(f);
+        all = grown;
+        used += (size_t)size;
+        all[used++] = '\n';
+    }
+    *len = used;
+    return all;
+}
+
+/* CodeMirror for the page's editor: the library, its C-like mode (CUDA is
+ * C++), bracket matching; its style and a dark theme. */
+static void load_editor_code(ks_server *s, const char *dir)
+{
+    static const char *const js[] = {"lib/codemirror.js", "mode/clike/clike.js", "addon/edit/matchbrackets.js", NULL};
+    static const char *const css[] = {"lib/codemirror.css", "theme/material-darker.css", NULL};
+    s->editor_js = read_files(dir, js, &s->editor_js_len);
+    s->editor_css = s->editor_js ? read_files(dir, css, &s->editor_css_len) : NULL;
+    if (!s->editor_css) {
+        free(s->editor_js);
+        s->editor_js = NULL;
+    }
+}
+
 ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
 {
     *out = NULL;
@@ -70,7 +111,10 @@ ks_status ks_server_create(const ks_server_desc *d, ks_server **out)
     if (strcmp(addr, "localhost") == 0) addr = "127.0.0.1";
     snprintf(s->addr, sizeof s->addr, "%s", addr);
     if (d->token && *d->token) snprintf(s->token, sizeof s->token, "%s", d->token);
-    if (d->editor && d->editor->describe && d->editor->submit) s->editor = *d->editor;
+    if (d->editor && d->editor->describe && d->editor->submit) {
+        s->editor = *d->editor;
+        load_editor_code(s, d->codemirror_dir ? d->codemirror_dir : KS_CODEMIRROR_DIR);
+    }
     ks_frame_encoder *video = d->video, *jpeg = d->jpeg;
     if ((st = check_bind(s->addr, d->port)) != KS_OK || (st = ks_frame_hub_create(&s->hub)) != KS_OK || (st = ks_input_queue_create(&s->input)) != KS_OK ||
         (!jpeg && (st = ks_frame_encoder_jpeg_create(&(ks_frame_encoder_jpeg_desc){.quality = d->jpeg_quality}, &jpeg)) != KS_OK)) {
@@ -149,6 +193,8 @@ void ks_server_destroy(ks_server *s)
     ks_input_queue_destroy(s->input);
     ks_frame_hub_destroy(s->hub);
     pthread_mutex_destroy(&s->stats_lock);
+    free(s->editor_js);
+    free(s->editor_css);
     free(s);
 }
 

@@ -7,6 +7,8 @@
  *   GET /kernel      with an editor (--edit): the kernel file, its source and its last build (JSON)
  *   POST /kernel     with an editor: a new source as the body (at most 64 KiB): 202 when taken,
  *                    409 while a build runs; both always need the token
+ *   GET /editor.js, /editor.css  with an editor: CodeMirror (Debian's libjs-codemirror, read from
+ *                    codemirror_dir when the server starts), 404 when it is not installed
  * The live loop publishes a state document and pictures and drains input; it
  * never waits for a client. */
 #ifndef KS_SERVER_H
@@ -42,6 +44,8 @@ typedef struct ks_server_editor {
     unsigned (*submit)(void *user, const char *src, size_t len, char *msg, size_t cap);
 } ks_server_editor;
 
+#define KS_CODEMIRROR_DIR "/usr/share/javascript/codemirror" /* Debian's libjs-codemirror */
+
 typedef struct ks_server_desc {
     const char *addr;          /* NULL: "127.0.0.1" */
     int port;                  /* 0: a free port (ks_server_port tells which) */
@@ -50,6 +54,8 @@ typedef struct ks_server_desc {
     ks_frame_encoder *video;   /* H.264 encoder, owned by the server; NULL: JPEG only */
     ks_frame_encoder *jpeg;    /* JPEG encoder, owned by the server; NULL: libjpeg-turbo */
     const ks_server_editor *editor; /* copied; NULL: no /kernel (then GET /kernel is 404) */
+    const char *codemirror_dir;    /* with an editor: CodeMirror's folder; NULL: KS_CODEMIRROR_DIR;
+                                      its files missing: the page keeps its plain text area */
 } ks_server_desc;
 
 /* Binds and starts the service and encode threads. A bind failure (port in

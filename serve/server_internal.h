@@ -67,6 +67,8 @@ struct ks_server {
     ks_input_queue *input;
     ks_conn *streams;              /* service thread only */
     ks_server_editor editor;       /* describe NULL: no editor */
+    unsigned char *editor_js, *editor_css; /* CodeMirror, read at start (NULL: not installed) */
+    size_t editor_js_len, editor_css_len;
     /* what the pages report of themselves ({"stats":{...}}), under stats_lock */
     pthread_mutex_t stats_lock;
     ks_server_viewer_stats viewer;

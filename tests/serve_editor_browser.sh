@@ -4,8 +4,10 @@
 # memory) with ?selftest=edit. The page adds a line, presses Compile, waits
 # for the build to come back, then saves a source that is refused and checks
 # that the log shows; the result lands in the DOM, which Chromium prints.
-# Also saves a screenshot of the page (SCREENSHOT=FILE). Skipped (77) without
-# Chromium. Usage: serve_editor_browser.sh SERVE_EDITOR_HOST
+# Twice: with CodeMirror when libjs-codemirror is installed, and with the
+# plain text area (the host pointed at a folder without it). Also saves a
+# screenshot of the first (SCREENSHOT=FILE). Skipped (77) without Chromium.
+# Usage: serve_editor_browser.sh SERVE_EDITOR_HOST
 set -u
 host=$1
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
@@ -19,24 +21,33 @@ cleanup() {
   if [ "$rc" = 0 ] || [ "$rc" = 77 ]; then rm -rf "$tmp"; else echo "kept $tmp (the scratch of a failed test)"; fi
 }
 trap cleanup EXIT
-"$host" 170 >"$tmp/url.txt" 2>"$tmp/host.log" &
-hpid=$!
-url=""
-for _ in $(seq 300); do # the host's own line: its URL
-  url=$(head -n 1 "$tmp/url.txt")
-  [ -n "$url" ] && break
-  kill -0 "$hpid" 2>/dev/null || break
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "FAIL: the host printed no URL"; cat "$tmp/host.log"; exit 1; }
-# --virtual-time-budget: the page's timers run until it is quiet, then the DOM is printed
-timeout 150 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$tmp/profile" \
-  --virtual-time-budget=60000 --window-size=1400,900 ${SCREENSHOT:+--screenshot="$SCREENSHOT"} \
-  --dump-dom "$url&selftest=edit" >"$tmp/dom.html" 2>"$tmp/browser.log"
-result=$(grep -o 'selftest [A-Z]*[^<]*' "$tmp/dom.html" | head -n 1)
-case $result in
-  "selftest PASS"*) echo "ok: $result"; exit 0 ;;
-esac
-echo "FAIL: ${result:-no self-test result in the page}"
-tail -n 5 "$tmp/browser.log"
-exit 1
+run() { # CODEMIRROR_DIR WANT SCREENSHOT: one page self-test against a fresh host
+  local url="" result
+  "$host" 170 "$1" >"$tmp/url.txt" 2>"$tmp/host.log" &
+  hpid=$!
+  for _ in $(seq 300); do # the host's own line: its URL
+    url=$(head -n 1 "$tmp/url.txt" 2>/dev/null)
+    [ -n "$url" ] && break
+    kill -0 "$hpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "FAIL: the host printed no URL"; cat "$tmp/host.log"; exit 1; }
+  # --virtual-time-budget: the page's timers run until it is quiet, then the DOM is printed
+  timeout 150 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$tmp/profile" \
+    --virtual-time-budget=60000 --window-size=1400,900 ${3:+--screenshot="$3"} \
+    --dump-dom "$url&selftest=edit" >"$tmp/dom.html" 2>"$tmp/browser.log"
+  kill -TERM "$hpid" 2>/dev/null
+  wait "$hpid" 2>/dev/null
+  hpid=""
+  result=$(grep -o 'selftest [A-Z]*[^<]*' "$tmp/dom.html" | head -n 1)
+  case $result in
+    "selftest PASS"*"$2") echo "ok: $result" ;;
+    *) echo "FAIL: ${result:-no self-test result in the page} (wanted: $2)"; tail -n 5 "$tmp/browser.log"; exit 1 ;;
+  esac
+}
+if [ -f /usr/share/javascript/codemirror/lib/codemirror.js ]; then
+  run /usr/share/javascript/codemirror "in CodeMirror" "${SCREENSHOT:-}"
+else
+  echo "note: libjs-codemirror is not installed; the CodeMirror run is left out"
+fi
+run "$tmp/no-codemirror" "in the plain text area" ""

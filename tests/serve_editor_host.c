@@ -3,8 +3,9 @@
  * a save's "build" runs until the page has asked twice (so the page sees it
  * busy, whatever the browser's clock), and a source containing "#error" is refused
  * with a log line, as the live view's editor (app/scenes/laplace/laplace_user.c)
- * answers. Prints the URL, then serves for SECONDS.
- *   serve_editor_host SECONDS */
+ * answers. Prints the URL, then serves for SECONDS. CODEMIRROR_DIR: where
+ * CodeMirror is (a folder without it: the page keeps its plain text area).
+ *   serve_editor_host SECONDS [CODEMIRROR_DIR] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
     ks_server_desc d = {0};
     d.token = "editor-test-token";
     d.editor = &ed;
+    d.codemirror_dir = argc > 2 ? argv[2] : NULL;
     ks_server *s = NULL;
     if (ks_server_create(&d, &s) != KS_OK) {
         fprintf(stderr, "serve_editor_host: %s\n", ks_error_message());

@@ -428,6 +428,16 @@ static void test_kernel_routes(void **state)
     p.path = "/kernel";
     p.origin = "http://evil.example";
     assert_int_equal(decide(&p), 403);
+    /* CodeMirror: only where the server has it */
+    ks_req j = req_of(KS_REQ_GET, "/editor.js", "token=abcdefgh");
+    j.token = "abcdefgh";
+    assert_int_equal(decide(&j), 404);
+    j.editor_code = 1;
+    ks_req_decide(&j, &a);
+    assert_int_equal(a.route, KS_ROUTE_EDITOR_JS);
+    j.path = "/editor.css";
+    ks_req_decide(&j, &a);
+    assert_int_equal(a.route, KS_ROUTE_EDITOR_CSS);
 }
 
 /* A fake editor: its document, and what it was given. */
@@ -498,6 +508,7 @@ static void test_kernel_editor_server(void **state)
     ks_server_desc d = {0};
     d.token = "sesame-1234";
     d.editor = &ed;
+    d.codemirror_dir = "/nonexistent-codemirror"; /* the plain text area: no /editor.js */
     ks_server *s = NULL;
     assert_int_equal(ks_server_create(&d, &s), KS_OK);
     const int port = ks_server_port(s);
@@ -505,6 +516,7 @@ static void test_kernel_editor_server(void **state)
     assert_int_equal(http(port, "GET", "/kernel?token=sesame-1234", NULL, 0, 0, answer, sizeof answer), 200);
     assert_string_equal(answer, "{\"file\":\"mine.cu\",\"saves\":0}");
     assert_int_equal(http(port, "GET", "/kernel", NULL, 0, 0, answer, sizeof answer), 403);
+    assert_int_equal(http(port, "GET", "/editor.js?token=sesame-1234", NULL, 0, 0, answer, sizeof answer), 404);
     const char src[] = "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz) {}\n";
     assert_int_equal(http(port, "POST", "/kernel?token=sesame-1234", src, sizeof src - 1, 1, answer, sizeof answer), 202);
     assert_int_equal(f.saves, 1);
