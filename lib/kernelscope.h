@@ -1,0 +1,108 @@
+/* kernelscope as a library: watch a field of your own program while it runs,
+ * in a browser page (on a server with no display too), without writing a
+ * colormap, a server or an encoder.
+ *
+ *   ks_viewer *v = NULL;
+ *   ks_viewer_desc d = {0};
+ *   d.serve = "127.0.0.1:8090";                   // the page to open is ks_viewer_url(v)
+ *   if (ks_viewer_create(&d, &v) != 0) { puts(ks_viewer_last_error()); return 1; }
+ *   for (int it = 0; it < n; ++it) {
+ *       step(u, nx, ny);
+ *       ks_viewer_field f = {0};
+ *       f.data = u; f.dims = 2; f.size[0] = nx; f.size[1] = ny;
+ *       ks_viewer_show(v, &f);                    // copies what is shown, then returns
+ *       ks_viewer_value(v, "residual", r);        // the page's convergence plot
+ *   }
+ *   ks_viewer_destroy(v);
+ *
+ * Desc in, handle out, zero means default. Every call returns 0 or a status
+ * (KS_VIEWER_E*) with one line in ks_viewer_last_error(); a bad argument is
+ * such a status, never a crash. A viewer may be used from any thread, one
+ * call at a time per viewer; viewers are independent (no global state).
+ *
+ * This version takes host memory (a C array, NumPy); fields in CUDA device
+ * memory (CuPy, PyTorch) are refused with KS_VIEWER_EUNSUPPORTED for now. */
+#ifndef KERNELSCOPE_H
+#define KERNELSCOPE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KS_VIEWER_API_VERSION 1
+
+enum {
+    KS_VIEWER_OK = 0,
+    KS_VIEWER_EINVALID = 1,     /* a bad argument: the message names it */
+    KS_VIEWER_ENOMEM = 2,
+    KS_VIEWER_EIO = 3,          /* a file could not be written, the server could not start */
+    KS_VIEWER_EUNSUPPORTED = 4, /* not in this version (device memory) */
+};
+
+typedef struct ks_viewer ks_viewer;
+
+typedef enum ks_viewer_dtype {
+    KS_VIEWER_F32 = 0, /* float (the default) */
+    KS_VIEWER_F64,     /* double */
+    KS_VIEWER_U8,      /* unsigned char */
+    KS_VIEWER_I32,     /* int32_t */
+} ks_viewer_dtype;
+
+typedef enum ks_viewer_memory {
+    KS_VIEWER_HOST = 0, /* the default */
+    KS_VIEWER_DEVICE,   /* CUDA device memory: not in this version */
+} ks_viewer_memory;
+
+typedef struct ks_viewer_desc {
+    const char *title;     /* the page's title, at most 31 bytes; NULL: "kernelscope" */
+    const char *serve;     /* "[ADDR:]PORT" of the page (PORT 0: a free one); NULL: no page */
+    const char *token;     /* the page's ?token=; NULL: made when ADDR is not loopback */
+    const char *colormap;  /* "viridis" (NULL), "inferno", "turbo", "gray" */
+    double range[2];       /* the colour range; range[0] == range[1]: each picture's own min and max */
+    int max_width;         /* the picture at most this wide and high (0: 1024); a larger field */
+    int max_height;        /* is shown by the mean of the cells each pixel covers */
+} ks_viewer_desc;
+
+typedef struct ks_viewer_field {
+    const void *data;          /* the first point, (0, 0[, 0]) */
+    ks_viewer_dtype dtype;
+    ks_viewer_memory memory;
+    int dims;                  /* 2 or 3 */
+    long long size[3];         /* points along x, y[, z]; x is the picture's width */
+    long long stride[3];       /* bytes from a point to the next along x, y, z; 0: packed, x fastest */
+    int slice_axis;            /* 3D: the slice shown is across 0: z (default), 1: x, 2: y */
+    long long slice;           /* 3D: the slice along that axis, counted from 1; 0: the middle one */
+} ks_viewer_field;
+
+typedef struct ks_viewer_input {
+    int paused;   /* the page asked for a pause (Space), and no step since */
+    int steps;    /* single steps asked (N) since the last poll */
+    int quit;     /* the page asked to stop (Q) */
+} ks_viewer_input;
+
+int ks_viewer_create(const ks_viewer_desc *desc, ks_viewer **out);
+/* Shows field: copies the part that is shown (the slice, at most the picture's
+ * size) and returns; the picture is made on the viewer's own thread. While
+ * that thread is busy, a newer field replaces one not yet drawn: pictures are
+ * dropped, the caller never waits for them. */
+int ks_viewer_show(ks_viewer *v, const ks_viewer_field *field);
+/* One more point of the series name (the first series named is the page's
+ * convergence plot; each series' newest value is shown as a field). */
+int ks_viewer_value(ks_viewer *v, const char *name, double x);
+/* The newest picture (waiting until the last field shown is drawn) as a PNG
+ * at path, written through a temporary name; its size in *width, *height
+ * (either may be NULL). KS_VIEWER_EINVALID before any field was shown. */
+int ks_viewer_save(ks_viewer *v, const char *path, int *width, int *height);
+/* What the page asked for since the last poll. */
+int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input);
+/* The page to open ("" without serve). */
+const char *ks_viewer_url(const ks_viewer *v);
+/* The calling thread's last error, one line ("" after a success). */
+const char *ks_viewer_last_error(void);
+void ks_viewer_destroy(ks_viewer *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

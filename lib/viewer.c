@@ -1,0 +1,505 @@
+/* kernelscope as a library (lib/kernelscope.h): a field shown is sampled
+ * into a small float picture on the caller's thread (the slice, the mean of
+ * the cells each pixel covers), then colormapped, kept for ks_viewer_save and
+ * sent to the browser page (serve/) on the viewer's own thread. */
+#include "lib/kernelscope.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/common/colormap.h"
+#include "kernels/common/ks_error.h"
+#include "kernels/common/ks_util.h"
+#include "render/image_io.h"
+#include "render/view.h"
+#include "render/window.h"
+#include "serve/serve_auth.h"
+#include "serve/server.h"
+#include "serve/state_json.h"
+
+enum {
+    KS_VIEWER_SIDE = 1024,      /* default largest picture side */
+    KS_VIEWER_SIDE_MAX = 8192,  /* largest asked for */
+    KS_VIEWER_SERIES = 8,       /* value series kept */
+    KS_VIEWER_STATE_MAX = 256 * 1024,
+};
+#define KS_VIEWER_SAVE_WAIT_S 30.0 /* ks_viewer_save waits this long for the last field's picture */
+
+static _Thread_local char last_error[512];
+
+/* The call's status: 0, or the public code with the message kept for ks_viewer_last_error. */
+static int result(ks_status st)
+{
+    if (st == KS_OK) {
+        last_error[0] = '\0';
+        return KS_VIEWER_OK;
+    }
+    snprintf(last_error, sizeof last_error, "%s", ks_error_message());
+    switch (st) {
+    case KS_ERR_OUT_OF_MEMORY: return KS_VIEWER_ENOMEM;
+    case KS_ERR_IO: return KS_VIEWER_EIO;
+    case KS_ERR_UNSUPPORTED: return KS_VIEWER_EUNSUPPORTED;
+    default: return KS_VIEWER_EINVALID;
+    }
+}
+
+const char *ks_viewer_last_error(void) { return last_error; }
+
+typedef struct series {
+    char name[64];
+    double last;
+    long long count;
+} series;
+
+struct ks_viewer {
+    char title[32];
+    ks_colormap cmap;
+    double lo, hi; /* lo == hi: each picture's own range */
+    int max_w, max_h;
+    ks_server *server;
+    pthread_t thread;
+    int thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;  /* a field to draw, or stop */
+    pthread_cond_t drawn; /* a picture made */
+    int stop;
+    /* the newest field sampled, not yet drawn (under lock) */
+    float *pending;
+    int pending_w, pending_h;
+    long long shown, taken; /* fields shown; the newest one the thread took */
+    /* the newest picture (under lock) */
+    unsigned char *rgba;
+    int pic_w, pic_h;
+    long long drawn_seq; /* the field it was drawn from */
+    double pic_lo, pic_hi;
+    series values[KS_VIEWER_SERIES];
+    int nvalues;
+    float plot_x[KS_VIEW_PLOT], plot_y[KS_VIEW_PLOT];
+    int plot_n;
+    /* the page's input */
+    int paused, steps, quit;
+    char url[KS_SERVE_ADDR_MAX + KS_SERVE_TOKEN_MAX + 64];
+};
+
+/* ---- the field ---------------------------------------------------------- */
+
+static double value_at(const unsigned char *p, ks_viewer_dtype t)
+{
+    switch (t) {
+    case KS_VIEWER_F64: { double d; memcpy(&d, p, sizeof d); return d; }
+    case KS_VIEWER_U8: return (double)*p;
+    case KS_VIEWER_I32: { int32_t i; memcpy(&i, p, sizeof i); return (double)i; }
+    default: { float f; memcpy(&f, p, sizeof f); return (double)f; }
+    }
+}
+
+static size_t dtype_bytes(ks_viewer_dtype t)
+{
+    return t == KS_VIEWER_F64 ? 8 : t == KS_VIEWER_U8 ? 1 : 4;
+}
+
+/* The slice's geometry: its width and height in cells, the byte steps along
+ * them and where it starts. */
+typedef struct slice {
+    long long w, h;
+    long long step_x, step_y;
+    const unsigned char *base;
+} slice;
+
+static ks_status check_field(const ks_viewer_field *f, slice *s)
+{
+    if (!f) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: no field");
+    if (f->memory == KS_VIEWER_DEVICE)
+        return ks_fail(KS_ERR_UNSUPPORTED, "ks_viewer_show: fields in CUDA device memory are not in this version of "
+                                           "the library (copy to the host first)");
+    if (f->memory != KS_VIEWER_HOST) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: unknown memory kind %d", (int)f->memory);
+    if (f->dtype < KS_VIEWER_F32 || f->dtype > KS_VIEWER_I32)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_show: unknown dtype %d", (int)f->dtype);
+    if (f->dims != 2 && f->dims != 3) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: dims must be 2 or 3, not %d", f->dims);
+    if (!f->data) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: the field has no data");
+    long long stride[3];
+    const long long elem = (long long)dtype_bytes(f->dtype);
+    for (int a = 0; a < f->dims; ++a) {
+        if (f->size[a] < 1 || f->size[a] > (1LL << 31))
+            return ks_fail(KS_ERR_INVALID, "ks_viewer_show: size[%d] = %lld (1 .. 2^31)", a, f->size[a]);
+        stride[a] = f->stride[a] ? f->stride[a] : a == 0 ? elem : stride[a - 1] * f->size[a - 1];
+    }
+    const unsigned char *base = f->data;
+    if (f->dims == 2) {
+        *s = (slice){f->size[0], f->size[1], stride[0], stride[1], base};
+        return KS_OK;
+    }
+    if (f->slice_axis < 0 || f->slice_axis > 2)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_show: slice_axis %d (0: z, 1: x, 2: y)", f->slice_axis);
+    const int across = f->slice_axis == 0 ? 2 : f->slice_axis == 1 ? 0 : 1; /* the axis the slice cuts */
+    const long long n = f->size[across];
+    if (f->slice < 0 || f->slice > n)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_show: slice %lld of %lld (counted from 1; 0: the middle)", f->slice, n);
+    const long long index = f->slice ? f->slice - 1 : n / 2;
+    base += index * stride[across];
+    if (across == 2) *s = (slice){f->size[0], f->size[1], stride[0], stride[1], base};
+    else if (across == 0) *s = (slice){f->size[1], f->size[2], stride[1], stride[2], base};
+    else *s = (slice){f->size[0], f->size[2], stride[0], stride[2], base};
+    return KS_OK;
+}
+
+/* The picture's size for a slice of w x h cells: the whole slice when it
+ * fits, else scaled down to fit, the aspect kept. */
+static void picture_size(const ks_viewer *v, long long w, long long h, int *pw, int *ph)
+{
+    double scale = 1.0;
+    if (w > v->max_w) scale = (double)v->max_w / (double)w;
+    if (h * scale > v->max_h) scale = (double)v->max_h / (double)h;
+    *pw = (int)fmax(1.0, floor((double)w * scale + 0.5));
+    *ph = (int)fmax(1.0, floor((double)h * scale + 0.5));
+    if (*pw > w) *pw = (int)w;
+    if (*ph > h) *ph = (int)h;
+}
+
+/* Picture pixel (px, py), rows top-down (the slice's last row at the top):
+ * the mean of its cells, summed in double. */
+static void sample(const slice *s, ks_viewer_dtype t, int pw, int ph, float *out)
+{
+    for (int py = 0; py < ph; ++py) {
+        const int qy = ph - 1 - py; /* y grows upward */
+        const long long y0 = (long long)qy * s->h / ph, y1 = (long long)(qy + 1) * s->h / ph;
+        for (int px = 0; px < pw; ++px) {
+            const long long x0 = (long long)px * s->w / pw, x1 = (long long)(px + 1) * s->w / pw;
+            double sum = 0.0;
+            for (long long y = y0; y < (y1 > y0 ? y1 : y0 + 1); ++y)
+                for (long long x = x0; x < (x1 > x0 ? x1 : x0 + 1); ++x)
+                    sum += value_at(s->base + x * s->step_x + y * s->step_y, t);
+            const long long cells = (y1 > y0 ? y1 - y0 : 1) * (x1 > x0 ? x1 - x0 : 1);
+            out[(size_t)py * (size_t)pw + (size_t)px] = (float)(sum / (double)cells);
+        }
+    }
+}
+
+/* ---- the viewer's thread -------------------------------------------------- */
+
+static void colormap(const ks_viewer *v, const float *val, int n, unsigned char *rgba, double *lo_out, double *hi_out)
+{
+    double lo = v->lo, hi = v->hi;
+    if (lo == hi) { /* this picture's own range */
+        lo = INFINITY;
+        hi = -INFINITY;
+        for (int i = 0; i < n; ++i)
+            if (isfinite(val[i])) {
+                lo = fmin(lo, val[i]);
+                hi = fmax(hi, val[i]);
+            }
+        if (!(lo <= hi)) lo = hi = 0.0;
+    }
+    unsigned char table[256][4];
+    ks_colormap_table_rgba(v->cmap, table);
+    const float flo = (float)lo, inv = ks_colormap_inv_span((float)lo, (float)hi);
+    for (int i = 0; i < n; ++i) memcpy(rgba + 4 * (size_t)i, table[ks_colormap_index(val[i], flo, inv)], 4);
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+static void publish(ks_viewer *v, const unsigned char *rgba, int w, int h)
+{
+    if (ks_server_wants_frame(v->server) && !ks_server_frame_pending(v->server)) {
+        const ks_frame_image img = {rgba, w, h, (size_t)w * 4, 0};
+        ks_server_publish_frame(v->server, &img);
+    }
+    static _Thread_local ks_view view; /* large: not on the stack */
+    memset(&view, 0, sizeof view);
+    pthread_mutex_lock(&v->lock);
+    snprintf(view.scene, sizeof view.scene, "%.31s", v->title); /* the page shows the scene name as its title */
+    view.frame = v->drawn_seq;
+    view.paused = v->paused;
+    ks_view_num(&view, KS_VGROUP_SCENE, "picture", w, "px wide", KS_VFMT_INT);
+    ks_view_num(&view, KS_VGROUP_SCENE, "fields shown", (double)v->shown, "", KS_VFMT_INT);
+    for (int i = 0; i < v->nvalues; ++i) ks_view_num(&view, KS_VGROUP_SCENE, v->values[i].name, v->values[i].last, "", KS_VFMT_G4);
+    view.colorbar.on = 1;
+    view.colorbar.cmap = v->cmap;
+    view.colorbar.lo = v->pic_lo;
+    view.colorbar.hi = v->pic_hi;
+    if (v->nvalues) {
+        snprintf(view.plot.title, sizeof view.plot.title, "%s", v->values[0].name);
+        view.plot.n = v->plot_n;
+        memcpy(view.plot.x, v->plot_x, sizeof view.plot.x);
+        memcpy(view.plot.y, v->plot_y, sizeof view.plot.y);
+    }
+    pthread_mutex_unlock(&v->lock);
+    static _Thread_local char json[KS_VIEWER_STATE_MAX];
+    size_t len = 0;
+    if (ks_serve_state_json(&view, json, sizeof json, &len) == KS_OK) ks_server_publish_state(v->server, json, len);
+}
+
+/* Keys from the page: Space pauses and resumes, N steps, Q or Escape stops. */
+static void take_input(ks_viewer *v)
+{
+    ks_input_event ev;
+    while (ks_server_next_input(v->server, &ev)) {
+        if (ev.type != KS_INPUT_KEY) continue;
+        pthread_mutex_lock(&v->lock);
+        if (ev.key == KS_KEY_SPACE) v->paused = !v->paused;
+        else if (ev.key == 'N') ++v->steps;
+        else if (ev.key == 'Q' || ev.key == KS_KEY_ESCAPE) v->quit = 1;
+        pthread_mutex_unlock(&v->lock);
+    }
+}
+
+static void *viewer_main(void *arg)
+{
+    ks_viewer *v = arg;
+    float *field = NULL;
+    unsigned char *rgba = NULL;
+    size_t cap = 0;
+    pthread_mutex_lock(&v->lock);
+    while (!v->stop) {
+        if (v->shown == v->taken) {
+            /* a page's keys and state come in now and then even when nothing is shown */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 100 * 1000 * 1000;
+            if (until.tv_nsec >= 1000000000L) until.tv_sec += 1, until.tv_nsec -= 1000000000L;
+            pthread_cond_timedwait(&v->wake, &v->lock, &until);
+            if (v->server) {
+                pthread_mutex_unlock(&v->lock);
+                take_input(v);
+                pthread_mutex_lock(&v->lock);
+            }
+            continue;
+        }
+        /* take the newest field: swap buffers, so show() never waits for a picture */
+        const int w = v->pending_w, h = v->pending_h;
+        const size_t n = (size_t)w * (size_t)h;
+        if (n > cap) {
+            float *f = realloc(field, n * sizeof *f);
+            if (f) field = f;
+            unsigned char *r = f ? malloc(n * 4) : NULL;
+            if (!f || !r) { /* out of memory: this field is dropped */
+                free(r);
+                v->taken = v->shown;
+                continue;
+            }
+            free(rgba);
+            rgba = r;
+            cap = n;
+        }
+        memcpy(field, v->pending, n * sizeof *field);
+        const long long seq = v->taken = v->shown;
+        pthread_mutex_unlock(&v->lock);
+        double lo, hi;
+        colormap(v, field, (int)n, rgba, &lo, &hi);
+        pthread_mutex_lock(&v->lock);
+        unsigned char *keep = realloc(v->rgba, n * 4);
+        if (keep) {
+            v->rgba = keep;
+            memcpy(v->rgba, rgba, n * 4);
+            v->pic_w = w;
+            v->pic_h = h;
+            v->pic_lo = lo;
+            v->pic_hi = hi;
+            v->drawn_seq = seq;
+        }
+        pthread_cond_broadcast(&v->drawn);
+        if (v->server) {
+            pthread_mutex_unlock(&v->lock);
+            publish(v, rgba, w, h);
+            take_input(v);
+            pthread_mutex_lock(&v->lock);
+        }
+    }
+    pthread_mutex_unlock(&v->lock);
+    free(field);
+    free(rgba);
+    return NULL;
+}
+
+/* ---- the calls ------------------------------------------------------------ */
+
+static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
+{
+    if (!out) return ks_fail(KS_ERR_INVALID, "ks_viewer_create: no place for the viewer");
+    *out = NULL;
+    const ks_viewer_desc desc = d ? *d : (ks_viewer_desc){0};
+    ks_colormap cmap = KS_CMAP_VIRIDIS;
+    if (desc.colormap && ks_colormap_parse(desc.colormap, &cmap) != 0) {
+        char names[128];
+        ks_colormap_list(names, sizeof names);
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_create: unknown colormap '%.40s' (%s)", desc.colormap, names);
+    }
+    if (!isfinite(desc.range[0]) || !isfinite(desc.range[1]) || desc.range[0] > desc.range[1])
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_create: range %g .. %g (lo <= hi, finite; equal: automatic)",
+                       desc.range[0], desc.range[1]);
+    if (desc.max_width < 0 || desc.max_height < 0 || desc.max_width > KS_VIEWER_SIDE_MAX ||
+        desc.max_height > KS_VIEWER_SIDE_MAX)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_create: max_width / max_height 0 .. %d, got %d x %d",
+                       KS_VIEWER_SIDE_MAX, desc.max_width, desc.max_height);
+    if (desc.title && strlen(desc.title) >= 32)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_create: a title of at most 31 bytes");
+    ks_viewer *v = calloc(1, sizeof *v);
+    if (!v) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: out of host memory");
+    snprintf(v->title, sizeof v->title, "%s", desc.title ? desc.title : "kernelscope");
+    v->cmap = cmap;
+    v->lo = desc.range[0];
+    v->hi = desc.range[1];
+    v->max_w = desc.max_width ? desc.max_width : KS_VIEWER_SIDE;
+    v->max_h = desc.max_height ? desc.max_height : KS_VIEWER_SIDE;
+    pthread_mutex_init(&v->lock, NULL);
+    pthread_cond_init(&v->wake, NULL);
+    pthread_cond_init(&v->drawn, NULL);
+    ks_status st = KS_OK;
+    if (desc.serve) {
+        char addr[KS_SERVE_ADDR_MAX], token[KS_SERVE_TOKEN_MAX] = "";
+        int port = 0;
+        st = ks_serve_parse_listen(desc.serve, addr, &port);
+        if (st == KS_OK && desc.token) {
+            st = ks_serve_check_token_text(desc.token);
+            if (st == KS_OK) snprintf(token, sizeof token, "%s", desc.token);
+        } else if (st == KS_OK && !ks_serve_addr_is_loopback(addr)) {
+            st = ks_serve_make_token(token, sizeof token);
+        }
+        ks_server_desc sd = {0};
+        sd.addr = addr;
+        sd.port = port;
+        sd.token = token;
+        if (st == KS_OK) st = ks_server_create(&sd, &v->server);
+        if (st == KS_OK) snprintf(v->url, sizeof v->url, "%s", ks_server_url(v->server));
+    }
+    if (st == KS_OK) {
+        if (pthread_create(&v->thread, NULL, viewer_main, v) != 0)
+            st = ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: cannot start the viewer's thread");
+        else v->thread_started = 1;
+    }
+    if (st != KS_OK) {
+        ks_viewer_destroy(v);
+        return st;
+    }
+    *out = v;
+    return KS_OK;
+}
+
+int ks_viewer_create(const ks_viewer_desc *desc, ks_viewer **out) { return result(create(desc, out)); }
+
+static ks_status show(ks_viewer *v, const ks_viewer_field *f)
+{
+    if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: no viewer");
+    slice s = {0};
+    KS_TRY(check_field(f, &s));
+    int pw, ph;
+    picture_size(v, s.w, s.h, &pw, &ph);
+    const size_t n = (size_t)pw * (size_t)ph;
+    float *buf = malloc(n * sizeof *buf);
+    if (!buf) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_show: out of host memory for a %d x %d picture", pw, ph);
+    sample(&s, f->dtype, pw, ph, buf);
+    pthread_mutex_lock(&v->lock);
+    free(v->pending); /* a field not yet drawn is dropped: the newest wins */
+    v->pending = buf;
+    v->pending_w = pw;
+    v->pending_h = ph;
+    ++v->shown;
+    pthread_cond_signal(&v->wake);
+    pthread_mutex_unlock(&v->lock);
+    return KS_OK;
+}
+
+int ks_viewer_show(ks_viewer *v, const ks_viewer_field *field) { return result(show(v, field)); }
+
+static ks_status value(ks_viewer *v, const char *name, double x)
+{
+    if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_value: no viewer");
+    if (!name || !name[0] || strlen(name) >= sizeof v->values[0].name)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_value: a name of 1 to %zu bytes", sizeof v->values[0].name - 1);
+    pthread_mutex_lock(&v->lock);
+    int i = 0;
+    while (i < v->nvalues && strcmp(v->values[i].name, name) != 0) ++i;
+    if (i == v->nvalues) {
+        if (v->nvalues == KS_VIEWER_SERIES) {
+            pthread_mutex_unlock(&v->lock);
+            return ks_fail(KS_ERR_INVALID, "ks_viewer_value: at most %d series ('%.40s' is one more)", KS_VIEWER_SERIES,
+                           name);
+        }
+        snprintf(v->values[v->nvalues++].name, sizeof v->values[0].name, "%s", name);
+    }
+    series *s = &v->values[i];
+    s->last = x;
+    if (i == 0) { /* the plot: its newest KS_VIEW_PLOT points */
+        if (v->plot_n == KS_VIEW_PLOT) {
+            memmove(v->plot_x, v->plot_x + 1, sizeof v->plot_x - sizeof v->plot_x[0]);
+            memmove(v->plot_y, v->plot_y + 1, sizeof v->plot_y - sizeof v->plot_y[0]);
+            --v->plot_n;
+        }
+        v->plot_x[v->plot_n] = (float)s->count;
+        v->plot_y[v->plot_n++] = (float)x;
+    }
+    ++s->count;
+    pthread_mutex_unlock(&v->lock);
+    return KS_OK;
+}
+
+int ks_viewer_value(ks_viewer *v, const char *name, double x) { return result(value(v, name, x)); }
+
+static ks_status save(ks_viewer *v, const char *path, int *width, int *height)
+{
+    if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_save: no viewer");
+    if (!path || !path[0]) return ks_fail(KS_ERR_INVALID, "ks_viewer_save: no path");
+    pthread_mutex_lock(&v->lock);
+    if (!v->shown) {
+        pthread_mutex_unlock(&v->lock);
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_save: no field shown yet");
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)KS_VIEWER_SAVE_WAIT_S;
+    while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
+    const int w = v->pic_w, h = v->pic_h;
+    unsigned char *copy = v->rgba ? malloc((size_t)w * (size_t)h * 4) : NULL;
+    if (copy) memcpy(copy, v->rgba, (size_t)w * (size_t)h * 4);
+    pthread_mutex_unlock(&v->lock);
+    if (!copy) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_save: no picture (out of memory)");
+    const ks_status st = ks_image_write(path, KS_FMT_PNG, copy, w, h);
+    free(copy);
+    if (st == KS_OK && width) *width = w;
+    if (st == KS_OK && height) *height = h;
+    return st;
+}
+
+int ks_viewer_save(ks_viewer *v, const char *path, int *width, int *height)
+{
+    return result(save(v, path, width, height));
+}
+
+int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input)
+{
+    if (!v || !input) return result(ks_fail(KS_ERR_INVALID, "ks_viewer_poll: no viewer or no input to fill"));
+    pthread_mutex_lock(&v->lock);
+    input->paused = v->paused;
+    input->steps = v->steps;
+    input->quit = v->quit;
+    v->steps = 0;
+    if (input->steps) v->paused = 1; /* a step pauses after it, as in the live view */
+    pthread_mutex_unlock(&v->lock);
+    return result(KS_OK);
+}
+
+const char *ks_viewer_url(const ks_viewer *v) { return v ? v->url : ""; }
+
+void ks_viewer_destroy(ks_viewer *v)
+{
+    if (!v) return;
+    if (v->thread_started) {
+        pthread_mutex_lock(&v->lock);
+        v->stop = 1;
+        pthread_cond_signal(&v->wake);
+        pthread_mutex_unlock(&v->lock);
+        pthread_join(v->thread, NULL);
+    }
+    ks_server_destroy(v->server);
+    free(v->pending);
+    free(v->rgba);
+    pthread_cond_destroy(&v->wake);
+    pthread_cond_destroy(&v->drawn);
+    pthread_mutex_destroy(&v->lock);
+    free(v);
+}

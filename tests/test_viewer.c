@@ -1,0 +1,360 @@
+/* libkernelscope (lib/kernelscope.h), used as a program of its own would use
+ * it, through the shared library: a field's picture against the gold
+ * colormap (every dtype, strided and padded layouts, 3D slices along each
+ * axis, downsampled by the mean of the cells), the page serving the picture
+ * and the series, and every bad argument as a status with one line. */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <stb/stb_image.h>
+
+#include "kernels/common/colormap.h"
+#include "lib/kernelscope.h"
+#include "tests/test_util.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    ks_test_tmpdir(dir, sizeof dir, "viewer");
+    return 0;
+}
+
+/* The saved picture, RGB rows top-down (stbi_load). */
+static unsigned char *load(const char *path, int *w, int *h)
+{
+    int n = 0;
+    unsigned char *p = stbi_load(path, w, h, &n, 3);
+    assert_non_null(p);
+    return p;
+}
+
+/* The gold: values[y][x] (rows bottom-up, y up) through the colormap over [lo, hi]. */
+static void expect_picture(const char *path, const double *values, int w, int h, double lo, double hi, ks_colormap cm)
+{
+    int pw = 0, ph = 0;
+    unsigned char *rgb = load(path, &pw, &ph);
+    assert_int_equal(pw, w);
+    assert_int_equal(ph, h);
+    unsigned char table[256][4];
+    ks_colormap_table_rgba(cm, table);
+    const float inv = ks_colormap_inv_span((float)lo, (float)hi);
+    for (int py = 0; py < h; ++py)
+        for (int x = 0; x < w; ++x) {
+            const int y = h - 1 - py;
+            const unsigned char *want = table[ks_colormap_index((float)values[(size_t)y * w + x], (float)lo, inv)];
+            const unsigned char *got = rgb + 3 * ((size_t)py * w + x);
+            if (memcmp(got, want, 3) != 0)
+                fail_msg("%s: pixel (%d, %d) is %d %d %d, want %d %d %d", path, x, py, got[0], got[1], got[2], want[0],
+                         want[1], want[2]);
+        }
+    stbi_image_free(rgb);
+}
+
+static void field_values(double *v, int n, unsigned seed)
+{
+    for (int i = 0; i < n; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        v[i] = (double)(seed >> 20); /* whole numbers 0 .. 4095: exact in every dtype but u8 */
+    }
+}
+
+static void test_picture_dtypes(void **state)
+{
+    (void)state;
+    enum { W = 37, H = 29 };
+    double vals[W * H];
+    field_values(vals, W * H, 7u);
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.colormap = "inferno"}, &v), 0);
+    assert_string_equal(ks_viewer_url(v), "");
+    double lo = 1e9, hi = -1e9;
+    for (int i = 0; i < W * H; ++i) lo = fmin(lo, vals[i]), hi = fmax(hi, vals[i]);
+    float f32[W * H];
+    double f64[W * H];
+    int32_t i32[W * H];
+    for (int i = 0; i < W * H; ++i) f32[i] = (float)vals[i], f64[i] = vals[i], i32[i] = (int32_t)vals[i];
+    const void *data[] = {f32, f64, i32};
+    const ks_viewer_dtype types[] = {KS_VIEWER_F32, KS_VIEWER_F64, KS_VIEWER_I32};
+    char path[512];
+    for (int t = 0; t < 3; ++t) {
+        ks_viewer_field f = {.data = data[t], .dtype = types[t], .dims = 2, .size = {W, H}};
+        assert_int_equal(ks_viewer_show(v, &f), 0);
+        snprintf(path, sizeof path, "%s/dtype%d.png", dir, t);
+        int w = 0, h = 0;
+        assert_int_equal(ks_viewer_save(v, path, &w, &h), 0);
+        assert_int_equal(w, W);
+        assert_int_equal(h, H);
+        expect_picture(path, vals, W, H, lo, hi, KS_CMAP_INFERNO);
+    }
+    /* u8, with a fixed range */
+    unsigned char u8[W * H];
+    double small[W * H];
+    for (int i = 0; i < W * H; ++i) u8[i] = (unsigned char)((int)vals[i] & 255), small[i] = u8[i];
+    ks_viewer_destroy(v);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {10, 200}}, &v), 0);
+    assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = u8, .dtype = KS_VIEWER_U8, .dims = 2, .size = {W, H}}),
+                     0);
+    snprintf(path, sizeof path, "%s/u8.png", dir);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
+    expect_picture(path, small, W, H, 10, 200, KS_CMAP_VIRIDIS);
+    ks_viewer_destroy(v);
+}
+
+/* A field inside a larger array (padded rows), and one stored y-fastest (a transpose by strides). */
+static void test_strides_and_slices(void **state)
+{
+    (void)state;
+    enum { NX = 19, NY = 11, NZ = 7, PAD = 5 };
+    static double vals[NX * NY * NZ];
+    field_values(vals, NX * NY * NZ, 11u);
+    static float padded[NY][NX + PAD], transposed[NX][NY], cube[NZ][NY][NX];
+    for (int y = 0; y < NY; ++y)
+        for (int x = 0; x < NX; ++x) padded[y][x] = transposed[x][y] = (float)vals[y * NX + x];
+    for (int z = 0; z < NZ; ++z)
+        for (int y = 0; y < NY; ++y)
+            for (int x = 0; x < NX; ++x) cube[z][y][x] = (float)vals[(z * NY + y) * NX + x];
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {0, 4095}}, &v), 0);
+    char path[512];
+    const ks_viewer_field layouts[] = {
+        {.data = padded, .dims = 2, .size = {NX, NY}, .stride = {4, sizeof padded[0]}},
+        {.data = transposed, .dims = 2, .size = {NX, NY}, .stride = {sizeof transposed[0], 4}},
+        {.data = cube, .dims = 3, .size = {NX, NY, NZ}, .slice = 1}, /* the first z plane */
+    };
+    for (int l = 0; l < 3; ++l) {
+        assert_int_equal(ks_viewer_show(v, &layouts[l]), 0);
+        snprintf(path, sizeof path, "%s/layout%d.png", dir, l);
+        assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
+        expect_picture(path, vals, NX, NY, 0, 4095, KS_CMAP_VIRIDIS);
+    }
+    /* slices across x and y, and the middle z plane by default */
+    static double sx[NY * NZ], sy[NX * NZ], sz[NX * NY];
+    for (int z = 0; z < NZ; ++z)
+        for (int y = 0; y < NY; ++y) sx[z * NY + y] = vals[(z * NY + y) * NX + 4];
+    for (int z = 0; z < NZ; ++z)
+        for (int x = 0; x < NX; ++x) sy[z * NX + x] = vals[(z * NY + 2) * NX + x];
+    for (int i = 0; i < NX * NY; ++i) sz[i] = vals[(NZ / 2) * NX * NY + i];
+    ks_viewer_field f = {.data = cube, .dims = 3, .size = {NX, NY, NZ}, .slice_axis = 1, .slice = 5};
+    assert_int_equal(ks_viewer_show(v, &f), 0);
+    snprintf(path, sizeof path, "%s/across_x.png", dir);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
+    expect_picture(path, sx, NY, NZ, 0, 4095, KS_CMAP_VIRIDIS);
+    f.slice_axis = 2;
+    f.slice = 3;
+    assert_int_equal(ks_viewer_show(v, &f), 0);
+    snprintf(path, sizeof path, "%s/across_y.png", dir);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
+    expect_picture(path, sy, NX, NZ, 0, 4095, KS_CMAP_VIRIDIS);
+    f.slice_axis = 0;
+    f.slice = 0;
+    assert_int_equal(ks_viewer_show(v, &f), 0);
+    snprintf(path, sizeof path, "%s/middle.png", dir);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
+    expect_picture(path, sz, NX, NY, 0, 4095, KS_CMAP_VIRIDIS);
+    ks_viewer_destroy(v);
+}
+
+/* A field larger than the picture: each pixel is the mean of the cells it covers. */
+static void test_downsampled(void **state)
+{
+    (void)state;
+    enum { NX = 300, NY = 12 };
+    static float f[NY][NX];
+    static double mean[(NX / 3) * (NY / 3)];
+    double vals[NX * NY];
+    field_values(vals, NX * NY, 3u);
+    for (int y = 0; y < NY; ++y)
+        for (int x = 0; x < NX; ++x) f[y][x] = (float)vals[y * NX + x];
+    for (int y = 0; y < NY / 3; ++y)
+        for (int x = 0; x < NX / 3; ++x) {
+            double s = 0;
+            for (int b = 0; b < 3; ++b)
+                for (int a = 0; a < 3; ++a) s += f[3 * y + b][3 * x + a];
+            mean[y * (NX / 3) + x] = (float)(s / 9.0);
+        }
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.max_width = NX / 3, .range = {0, 4095}}, &v), 0);
+    assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {NX, NY}}), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/down.png", dir);
+    int w = 0, h = 0;
+    assert_int_equal(ks_viewer_save(v, path, &w, &h), 0);
+    assert_int_equal(w, NX / 3);
+    assert_int_equal(h, NY / 3);
+    expect_picture(path, mean, NX / 3, NY / 3, 0, 4095, KS_CMAP_VIRIDIS);
+    ks_viewer_destroy(v);
+}
+
+/* One request; the answer's body in out. */
+static int http_get(int port, const char *target, char *out, size_t cap)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    char head[256];
+    const int n = snprintf(head, sizeof head, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
+                           target, port);
+    assert_int_equal(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < cap && (r = recv(fd, out + got, cap - 1 - got, 0)) > 0) got += (size_t)r;
+    out[got] = '\0';
+    close(fd);
+    int status = 0;
+    return sscanf(out, "HTTP/1.1 %d", &status) == 1 ? status : -1;
+}
+
+/* The page: its state has the title and the series; 503 only until the first picture. */
+static void test_serve(void **state)
+{
+    (void)state;
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.serve = "127.0.0.1:0", .title = "heat"}, &v), 0);
+    const char *url = ks_viewer_url(v);
+    assert_non_null(strstr(url, "http://127.0.0.1:"));
+    const int port = atoi(strrchr(url, ':') + 1);
+    float f[16 * 8];
+    for (int i = 0; i < 16 * 8; ++i) f[i] = (float)i;
+    for (int it = 0; it < 5; ++it) assert_int_equal(ks_viewer_value(v, "residual", 1.0 / (it + 1)), 0);
+    assert_int_equal(ks_viewer_value(v, "energy", 42.5), 0);
+    assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {16, 8}}), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/served.png", dir);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0); /* the picture is made, so the state follows */
+    static char answer[1 << 20];
+    int status = 0;
+    for (int i = 0; i < 200 && (status = http_get(port, "/state.json", answer, sizeof answer)) != 200; ++i)
+        ks_test_sleep_ms(20); /* the viewer's thread publishes right after the picture */
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(answer, "\"scene\":\"heat\""));
+    assert_non_null(strstr(answer, "energy"));
+    assert_non_null(strstr(answer, "residual"));
+    assert_int_equal(http_get(port, "/", answer, sizeof answer), 200); /* the viewer page */
+    ks_viewer_input in;
+    assert_int_equal(ks_viewer_poll(v, &in), 0);
+    assert_int_equal(in.quit, 0);
+    ks_viewer_destroy(v);
+}
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(NULL, NULL), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.colormap = "rainbow"}, &v), KS_VIEWER_EINVALID);
+    assert_non_null(strstr(ks_viewer_last_error(), "unknown colormap 'rainbow'"));
+    assert_null(v);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {2, 1}}, &v), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {NAN, 1}}, &v), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.max_width = -1}, &v), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.title = "a title far longer than thirty-one bytes"}, &v),
+                     KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.serve = "127.0.0.1:99999"}, &v), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.serve = "127.0.0.1:0", .token = "short"}, &v),
+                     KS_VIEWER_EINVALID);
+    assert_null(v);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){0}, &v), 0);
+    assert_string_equal(ks_viewer_last_error(), "");
+    float f[4] = {1, 2, 3, 4};
+    char path[512];
+    snprintf(path, sizeof path, "%s/early.png", dir);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), KS_VIEWER_EINVALID); /* nothing shown yet */
+    assert_non_null(strstr(ks_viewer_last_error(), "no field shown yet"));
+    const ks_viewer_field bad[] = {
+        {.data = NULL, .dims = 2, .size = {2, 2}},
+        {.data = f, .dims = 4, .size = {2, 2}},
+        {.data = f, .dims = 2, .size = {0, 2}},
+        {.data = f, .dims = 2, .size = {2, -3}},
+        {.data = f, .dims = 2, .size = {2, 2}, .dtype = (ks_viewer_dtype)9},
+        {.data = f, .dims = 2, .size = {2, 2}, .memory = (ks_viewer_memory)7},
+        {.data = f, .dims = 3, .size = {2, 2, 1}, .slice = 2},
+        {.data = f, .dims = 3, .size = {2, 2, 1}, .slice = -1},
+        {.data = f, .dims = 3, .size = {2, 2, 1}, .slice_axis = 3},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        assert_int_equal(ks_viewer_show(v, &bad[i]), KS_VIEWER_EINVALID);
+        assert_true(strlen(ks_viewer_last_error()) > 10);
+        assert_null(strchr(ks_viewer_last_error(), '\n')); /* one line */
+    }
+    assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {2, 2},
+                                                          .memory = KS_VIEWER_DEVICE}),
+                     KS_VIEWER_EUNSUPPORTED);
+    assert_int_equal(ks_viewer_show(v, NULL), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_show(NULL, &(ks_viewer_field){.data = f, .dims = 2, .size = {2, 2}}), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_value(v, "", 1.0), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_value(v, NULL, 1.0), KS_VIEWER_EINVALID);
+    char name[16];
+    for (int i = 0; i < 8; ++i) {
+        snprintf(name, sizeof name, "s%d", i);
+        assert_int_equal(ks_viewer_value(v, name, i), 0);
+    }
+    assert_int_equal(ks_viewer_value(v, "one more", 1.0), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_value(v, "s3", 1.0), 0); /* a known one goes on */
+    assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {2, 2}}), 0);
+    assert_int_equal(ks_viewer_save(v, "/nonexistent-folder/x.png", NULL, NULL), KS_VIEWER_EIO);
+    assert_int_equal(ks_viewer_save(v, "", NULL, NULL), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_poll(v, NULL), KS_VIEWER_EINVALID);
+    assert_string_equal(ks_viewer_url(NULL), "");
+    ks_viewer_destroy(v);
+    ks_viewer_destroy(NULL);
+}
+
+/* Viewers are independent: two of them shown from two threads at once. */
+static void *show_many(void *arg)
+{
+    ks_viewer *v = arg;
+    static _Thread_local float f[64 * 64];
+    for (int it = 0; it < 200; ++it) {
+        for (int i = 0; i < 64 * 64; ++i) f[i] = (float)(i + it);
+        if (ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {64, 64}}) != 0) return (void *)1;
+        if (ks_viewer_value(v, "it", it) != 0) return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    ks_viewer *a = NULL, *b = NULL;
+    assert_int_equal(ks_viewer_create(NULL, &a), 0);
+    assert_int_equal(ks_viewer_create(NULL, &b), 0);
+    pthread_t ta, tb;
+    assert_int_equal(pthread_create(&ta, NULL, show_many, a), 0);
+    assert_int_equal(pthread_create(&tb, NULL, show_many, b), 0);
+    void *ra, *rb;
+    pthread_join(ta, &ra);
+    pthread_join(tb, &rb);
+    assert_null(ra);
+    assert_null(rb);
+    char path[512];
+    snprintf(path, sizeof path, "%s/thread.png", dir);
+    assert_int_equal(ks_viewer_save(a, path, NULL, NULL), 0);
+    ks_viewer_destroy(a);
+    ks_viewer_destroy(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_picture_dtypes), cmocka_unit_test(test_strides_and_slices),
+        cmocka_unit_test(test_downsampled),    cmocka_unit_test(test_serve),
+        cmocka_unit_test(test_bad_arguments),  cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
