@@ -1,0 +1,188 @@
+"""kernelscope from Python: watch a field of your own program live in a browser page.
+
+    import numpy as np
+    import kernelscope as ks
+
+    v = ks.Viewer(serve="127.0.0.1:0", title="heat")   # the page: print(v.url)
+    for it in range(1000):
+        u = step(u)
+        v.show(u)                 # a 2D array, or a 3D one (a slice of it is shown)
+        v.value("residual", r)    # the page's convergence plot
+    v.save("last.png")
+    v.close()
+
+A thin layer (ctypes) over the kernelscope C library (lib/kernelscope.h), which must be
+installed (`cmake --install`) where the loader finds it, or named by the environment variable
+KERNELSCOPE_LIBRARY (the path of libkernelscope.so). This version takes NumPy arrays and any
+object with the buffer protocol; arrays in GPU memory (CuPy, PyTorch on CUDA) are refused with
+a clear error for now. Every failure is a kernelscope.Error with the library's one-line message.
+"""
+import ctypes
+import ctypes.util
+import os
+
+__all__ = ["Viewer", "Error", "library_path"]
+__version__ = "0.1.0"
+
+
+class Error(RuntimeError):
+    """A call the library refused, with its one-line reason."""
+
+
+_DTYPES = {"float32": 0, "float64": 1, "uint8": 2, "int32": 3}
+_AXES = {"z": 0, "x": 1, "y": 2}
+
+
+class _Desc(ctypes.Structure):
+    _fields_ = [("title", ctypes.c_char_p), ("serve", ctypes.c_char_p), ("token", ctypes.c_char_p),
+                ("colormap", ctypes.c_char_p), ("range", ctypes.c_double * 2), ("max_width", ctypes.c_int),
+                ("max_height", ctypes.c_int)]
+
+
+class _Field(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int), ("memory", ctypes.c_int), ("dims", ctypes.c_int),
+                ("size", ctypes.c_longlong * 3), ("stride", ctypes.c_longlong * 3), ("slice_axis", ctypes.c_int),
+                ("slice", ctypes.c_longlong)]
+
+
+class _Input(ctypes.Structure):
+    _fields_ = [("paused", ctypes.c_int), ("steps", ctypes.c_int), ("quit", ctypes.c_int)]
+
+
+_lib = None
+
+
+def library_path():
+    """Where the C library is looked for: KERNELSCOPE_LIBRARY, else the loader's own search."""
+    return os.environ.get("KERNELSCOPE_LIBRARY") or ctypes.util.find_library("kernelscope") or "libkernelscope.so.0"
+
+
+def _library():
+    global _lib
+    if _lib is None:
+        path = library_path()
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            raise Error("cannot load the kernelscope C library (%s): install it with cmake --install, or set "
+                        "KERNELSCOPE_LIBRARY to its path" % e) from None
+        lib.ks_viewer_create.argtypes = [ctypes.POINTER(_Desc), ctypes.POINTER(ctypes.c_void_p)]
+        lib.ks_viewer_show.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Field)]
+        lib.ks_viewer_value.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
+        lib.ks_viewer_save.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
+                                       ctypes.POINTER(ctypes.c_int)]
+        lib.ks_viewer_poll.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
+        lib.ks_viewer_url.argtypes = [ctypes.c_void_p]
+        lib.ks_viewer_url.restype = ctypes.c_char_p
+        lib.ks_viewer_last_error.restype = ctypes.c_char_p
+        lib.ks_viewer_destroy.argtypes = [ctypes.c_void_p]
+        _lib = lib
+    return _lib
+
+
+def _check(status):
+    if status != 0:
+        raise Error(_library().ks_viewer_last_error().decode("utf-8", "replace"))
+
+
+def _text(s, what):
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        raise Error("%s must be a str, not %s" % (what, type(s).__name__))
+    return s.encode()
+
+
+class Viewer:
+    """A viewer of one field: Viewer(serve="127.0.0.1:0", title=..., colormap="viridis",
+    range=(lo, hi), max_size=(w, h), token=None). Use it as a context manager or call close()."""
+
+    def __init__(self, serve=None, title=None, colormap=None, range=None, max_size=None, token=None):
+        lib = _library()
+        d = _Desc()
+        # the bytes objects must live as long as the call
+        self._keep = [_text(title, "title"), _text(serve, "serve"), _text(token, "token"), _text(colormap, "colormap")]
+        d.title, d.serve, d.token, d.colormap = self._keep
+        if range is not None:
+            d.range[0], d.range[1] = float(range[0]), float(range[1])
+        if max_size is not None:
+            d.max_width, d.max_height = int(max_size[0]), int(max_size[1])
+        handle = ctypes.c_void_p()
+        _check(lib.ks_viewer_create(ctypes.byref(d), ctypes.byref(handle)))
+        self._v = handle
+
+    @property
+    def url(self):
+        """The page to open ("" without serve)."""
+        return _library().ks_viewer_url(self._handle()).decode()
+
+    def _handle(self):
+        if self._v is None:
+            raise Error("the viewer is closed")
+        return self._v
+
+    def show(self, array, axis="z", index=None):
+        """Shows a 2D array (rows are y, columns x; the first row at the bottom of the picture)
+        or a slice of a 3D one (axis "z", "x" or "y"; index: the slice, default the middle one).
+        Only what is shown is copied; the call does not wait for the picture."""
+        if hasattr(array, "__cuda_array_interface__"):
+            raise Error("arrays in GPU memory are not in this version of kernelscope (copy to the host first, e.g. "
+                        "cupy.asnumpy)")
+        try:
+            import numpy as np
+        except ImportError:
+            raise Error("kernelscope.Viewer.show needs NumPy") from None
+        a = np.asarray(array)
+        if a.dtype.name not in _DTYPES:
+            raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % a.dtype)
+        if a.ndim not in (2, 3):
+            raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % a.ndim)
+        if axis not in _AXES:
+            raise Error("axis %r: one of 'z', 'x', 'y'" % (axis,))
+        f = _Field()
+        f.data = a.ctypes.data
+        f.dtype = _DTYPES[a.dtype.name]
+        f.dims = a.ndim
+        # NumPy's C order is (z, y, x): the library's axes are x fastest
+        for i, (n, s) in enumerate(zip(reversed(a.shape), reversed(a.strides))):
+            if s < 0:
+                raise Error("arrays with negative strides are not taken (use numpy.ascontiguousarray)")
+            f.size[i], f.stride[i] = n, s
+        f.slice_axis = _AXES[axis]
+        if index is not None:
+            f.slice = int(index) + 1
+        _check(_library().ks_viewer_show(self._handle(), ctypes.byref(f)))  # copies what it shows
+
+    def value(self, name, x):
+        """One more point of the series name (the first one named is the page's plot)."""
+        _check(_library().ks_viewer_value(self._handle(), _text(name, "name"), float(x)))
+
+    def save(self, path):
+        """The newest picture as a PNG; returns (width, height)."""
+        w, h = ctypes.c_int(), ctypes.c_int()
+        _check(_library().ks_viewer_save(self._handle(), _text(os.fspath(path), "path"), ctypes.byref(w),
+                                         ctypes.byref(h)))
+        return w.value, h.value
+
+    def poll(self):
+        """What the page asked for since the last poll: dict(paused, steps, quit)."""
+        i = _Input()
+        _check(_library().ks_viewer_poll(self._handle(), ctypes.byref(i)))
+        return {"paused": bool(i.paused), "steps": i.steps, "quit": bool(i.quit)}
+
+    def close(self):
+        if self._v is not None:
+            _library().ks_viewer_destroy(self._v)
+            self._v = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

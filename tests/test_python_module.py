@@ -1,0 +1,91 @@
+"""The Python module (python/kernelscope), installed in a virtual environment, on NumPy arrays:
+its picture of a field equals the C library's of the same field (tests/lib_consumer/consumer.c,
+the same heat field in float32), layouts and slices agree, and bad input is a kernelscope.Error.
+Run by tests/python_module.sh: python test_python_module.py CONSUMER SCRATCH"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import kernelscope as ks
+
+consumer, scratch = sys.argv[1], sys.argv[2]
+
+
+def png(path):
+    return open(path, "rb").read()
+
+
+# 1. the C program's heat field, computed here the same way (float32, the same order of adds)
+NX, NY = 96, 64
+u = np.zeros((NY, NX), np.float32)
+u[NY - 1, :] = 1.0
+with ks.Viewer(title="consumer", range=(0.0, 1.0)) as v:
+    assert v.url == ""
+    for it in range(200):
+        w = u.copy()
+        w[1:-1, 1:-1] = np.float32(0.25) * (((u[1:-1, :-2] + u[1:-1, 2:]) + u[:-2, 1:-1]) + u[2:, 1:-1])
+        u = w
+        v.show(u)
+        v.value("step", it)
+    assert v.save(os.path.join(scratch, "py.png")) == (NX, NY)
+subprocess.run([consumer, os.path.join(scratch, "c.png")], check=True, stdout=subprocess.DEVNULL)
+assert png(os.path.join(scratch, "py.png")) == png(os.path.join(scratch, "c.png")), "the Python picture differs from C's"
+
+# 2. layouts: a strided view and its contiguous copy; a 3D slice and the 2D array it is
+rng = np.random.default_rng(5)
+cube = rng.random((7, 11, 19), dtype=np.float32)
+with ks.Viewer(range=(0.0, 1.0)) as v:
+    def picture(a, name, **kw):
+        v.show(a, **kw)
+        path = os.path.join(scratch, name)
+        size = v.save(path)
+        return size, png(path)
+
+    view = cube[0, ::2, ::3]
+    assert picture(view, "view.png") == picture(np.ascontiguousarray(view), "copy.png")
+    assert picture(cube, "x.png", axis="x", index=4) == picture(np.ascontiguousarray(cube[:, :, 4]), "x2d.png")
+    assert picture(cube, "y.png", axis="y", index=2) == picture(np.ascontiguousarray(cube[:, 2, :]), "y2d.png")
+    assert picture(cube, "mid.png") == picture(np.ascontiguousarray(cube[3]), "mid2d.png")
+    for dtype in ("float64", "int32", "uint8"):
+        v.show((cube[2] * 200).astype(dtype))
+    assert picture(cube.astype(np.float64), "f64.png") == picture(cube, "f32.png")
+
+    # 3. bad input: one kernelscope.Error each, with the library's words
+    class OnGpu:
+        __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f4", "data": (0, False), "version": 3}
+
+    bad = [(lambda: v.show(np.zeros((2, 2), np.int16)), "dtype int16"),
+           (lambda: v.show(np.zeros((2, 2, 2, 2), np.float32)), "4-dimensional"),
+           (lambda: v.show(np.zeros((5,), np.float32)), "1-dimensional"),
+           (lambda: v.show(cube, axis="w"), "axis 'w'"),
+           (lambda: v.show(cube, index=99), "slice 100 of 7"),
+           (lambda: v.show(OnGpu()), "GPU memory"),
+           (lambda: v.show(np.zeros((2, 2), np.float32)[::-1]), "negative strides"),
+           (lambda: v.value("", 1.0), "a name of 1 to"),
+           (lambda: v.save(os.path.join(scratch, "no-such-folder", "x.png")), "x.png")]
+    for call, words in bad:
+        try:
+            call()
+        except ks.Error as e:
+            assert words in str(e), (words, str(e))
+        else:
+            raise AssertionError("no error for: " + words)
+for kw, words in [({"colormap": "rainbow"}, "unknown colormap 'rainbow'"), ({"range": (2, 1)}, "range 2 .. 1"),
+                  ({"title": 5}, "title must be a str"), ({"serve": "127.0.0.1:99999"}, "99999")]:
+    try:
+        ks.Viewer(**kw)
+    except ks.Error as e:
+        assert words in str(e), (words, str(e))
+    else:
+        raise AssertionError("no error for %r" % kw)
+closed = ks.Viewer()
+closed.close()
+try:
+    closed.show(cube)
+except ks.Error as e:
+    assert "closed" in str(e)
+else:
+    raise AssertionError("a closed viewer took a field")
+print("ok: the Python module's picture equals C's; layouts, slices and dtypes agree; %d bad inputs refused" % (len(bad) + 5))
