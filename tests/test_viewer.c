@@ -239,7 +239,7 @@ static void test_serve(void **state)
     assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0); /* the picture is made, so the state follows */
     static char answer[1 << 20];
     int status = 0;
-    for (int i = 0; i < 200 && (status = http_get(port, "/state.json", answer, sizeof answer)) != 200; ++i)
+    for (int i = 0; i < 1500 && (status = http_get(port, "/state.json", answer, sizeof answer)) != 200; ++i)
         ks_test_sleep_ms(20); /* the viewer's thread publishes right after the picture */
     assert_int_equal(status, 200);
     assert_non_null(strstr(answer, "\"scene\":\"heat\""));
