@@ -86,8 +86,9 @@ int ks_viewer_create(const ks_viewer_desc *desc, ks_viewer **out);
  * that thread is busy, a newer field replaces one not yet drawn: pictures are
  * dropped, the caller never waits for them. */
 int ks_viewer_show(ks_viewer *v, const ks_viewer_field *field);
-/* One more point of the series name (the first series named is the page's
- * convergence plot; each series' newest value is shown as a field). */
+/* One more point of the series name. The first series named is the page's
+ * convergence plot, on a log scale (its points above 0); each series' newest
+ * value is shown as a field. */
 int ks_viewer_value(ks_viewer *v, const char *name, double x);
 /* The newest picture (waiting until the last field shown is drawn) as a PNG
  * at path, written through a temporary name; its size in *width, *height

@@ -220,10 +220,11 @@ static void publish(ks_viewer *v, const unsigned char *rgba, int w, int h)
     for (int i = 0; i < v->nvalues; ++i) ks_view_num(&view, KS_VGROUP_SCENE, v->values[i].name, v->values[i].last, "", KS_VFMT_G4);
     view.colorbar.on = 1;
     view.colorbar.cmap = v->cmap;
+    snprintf(view.colorbar.label, sizeof view.colorbar.label, "value");
     view.colorbar.lo = v->pic_lo;
     view.colorbar.hi = v->pic_hi;
     if (v->nvalues) {
-        snprintf(view.plot.title, sizeof view.plot.title, "%s", v->values[0].name);
+        snprintf(view.plot.title, sizeof view.plot.title, "log10 %s", v->values[0].name);
         view.plot.n = v->plot_n;
         memcpy(view.plot.x, v->plot_x, sizeof view.plot.x);
         memcpy(view.plot.y, v->plot_y, sizeof view.plot.y);
@@ -424,14 +425,14 @@ static ks_status value(ks_viewer *v, const char *name, double x)
     }
     series *s = &v->values[i];
     s->last = x;
-    if (i == 0) { /* the plot: its newest KS_VIEW_PLOT points */
+    if (i == 0 && x > 0 && isfinite(x)) { /* the plot, log10 as a convergence plot: its newest KS_VIEW_PLOT points */
         if (v->plot_n == KS_VIEW_PLOT) {
             memmove(v->plot_x, v->plot_x + 1, sizeof v->plot_x - sizeof v->plot_x[0]);
             memmove(v->plot_y, v->plot_y + 1, sizeof v->plot_y - sizeof v->plot_y[0]);
             --v->plot_n;
         }
         v->plot_x[v->plot_n] = (float)s->count;
-        v->plot_y[v->plot_n++] = (float)x;
+        v->plot_y[v->plot_n++] = (float)log10(x);
     }
     ++s->count;
     pthread_mutex_unlock(&v->lock);

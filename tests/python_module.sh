@@ -21,4 +21,9 @@ cp -r "$src/python" "$tmp/python"
 "$tmp/venv/bin/python" -c "import kernelscope, sys; assert kernelscope.__file__.startswith(sys.prefix), kernelscope.__file__"
 mkdir "$tmp/scratch"
 (cd "$tmp" && KERNELSCOPE_LIBRARY="$lib" "$tmp/venv/bin/python" "$src/tests/test_python_module.py" "$consumer" "$tmp/scratch")
+# the example a user starts from: a NumPy heat solver, 300 iterations, its page served, its last picture saved
+(cd "$tmp" && KERNELSCOPE_LIBRARY="$lib" "$tmp/venv/bin/python" "$src/examples/heat_numpy.py" --size 96 --steps 300 \
+   --save "$tmp/scratch/heat.png" | tee "$tmp/example.log")
+grep -q "open http://127.0.0.1:" "$tmp/example.log" && grep -q "saved a 96 x 96 picture after 300 iterations" "$tmp/example.log" ||
+  { echo "FAIL: examples/heat_numpy.py"; exit 1; }
 ok=1

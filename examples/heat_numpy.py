@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""A user's 2D heat solver in NumPy, watched in the browser with kernelscope.
+
+    pip install ./python                     # once; the C library installed with cmake --install
+    python3 examples/heat_numpy.py           # prints the page's URL; Q on the page stops it
+
+Jacobi iterations on a square plate whose top edge is hot; the page shows the field and the
+residual as it converges. --steps N stops after N iterations, --save FILE.png keeps the last
+picture (what the tests run)."""
+import argparse
+
+import numpy as np
+
+import kernelscope as ks
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--size", type=int, default=512)
+ap.add_argument("--steps", type=int, default=0, help="stop after this many iterations (0: when the page says Q)")
+ap.add_argument("--serve", default="127.0.0.1:0")
+ap.add_argument("--save", help="the last picture, as a PNG")
+a = ap.parse_args()
+
+u = np.zeros((a.size, a.size), np.float32)
+u[-1, :] = 1.0  # the hot top edge (rows are y, the last row at the top of the picture)
+with ks.Viewer(serve=a.serve or None, title="heat (NumPy)", colormap="inferno", range=(0.0, 1.0)) as v:
+    if v.url:
+        print("kernelscope: open", v.url, flush=True)
+    it = 0
+    while not a.steps or it < a.steps:
+        new = u.copy()
+        new[1:-1, 1:-1] = 0.25 * (u[1:-1, :-2] + u[1:-1, 2:] + u[:-2, 1:-1] + u[2:, 1:-1])
+        residual = float(np.sqrt(np.mean((new - u) ** 2)))
+        u = new
+        it += 1
+        v.show(u)
+        v.value("residual", residual)
+        asked = v.poll()
+        if asked["quit"]:
+            break
+    if a.save:
+        print("kernelscope: saved a %d x %d picture after %d iterations (residual %.3g)" % (*v.save(a.save), it, residual))
