@@ -61,6 +61,11 @@ typedef struct ks_viewer_desc {
     double range[2];       /* the colour range; range[0] == range[1]: each picture's own min and max */
     int max_width;         /* the picture at most this wide and high (0: 1024); a larger field */
     int max_height;        /* is shown by the mean of the cells each pixel covers */
+    const char *record;    /* FILE.mp4 or FILE.mkv: the pictures as an H.264 video in real time
+                              (written through a temporary name, renamed by ks_viewer_close);
+                              NULL: none */
+    int record_fps;        /* frames a second of that video (0: 30): at most that many pictures a
+                              second of your program's time are kept, a pause holds the picture */
 } ks_viewer_desc;
 
 typedef struct ks_viewer_field {
@@ -100,6 +105,11 @@ int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input);
 const char *ks_viewer_url(const ks_viewer *v);
 /* The calling thread's last error, one line ("" after a success). */
 const char *ks_viewer_last_error(void);
+/* Ends the viewer: the last field shown drawn, the recording finished and
+ * renamed into place, the page closed; frees v. Its status is the recording's
+ * (a file that could not be written). NULL is fine. */
+int ks_viewer_close(ks_viewer *v);
+/* ks_viewer_close without the status. */
 void ks_viewer_destroy(ks_viewer *v);
 
 #ifdef __cplusplus

@@ -21,6 +21,7 @@
 #include "serve/serve_auth.h"
 #include "serve/server.h"
 #include "serve/state_json.h"
+#include "video/recorder.h"
 
 enum {
     KS_VIEWER_SIDE = 1024,      /* default largest picture side */
@@ -84,7 +85,43 @@ struct ks_viewer {
     /* the page's input */
     int paused, steps, quit;
     char url[KS_SERVE_ADDR_MAX + KS_SERVE_TOKEN_MAX + 64];
+    /* --record's like: the video (the viewer's thread; opened at the first picture) */
+    char record[1024];
+    int record_fps;
+    ks_recorder *rec;
+    double rec_start;     /* ks_now_seconds() of the first frame */
+    long long rec_pts;    /* the next frame's, in 1/record_fps periods of wall time */
+    int rec_behind;       /* the newest picture came within a period that had its frame */
+    ks_status rec_status; /* the first failure, for ks_viewer_close */
+    char rec_error[512];
 };
+
+/* The viewer's thread: the picture as the video's frame of this moment: the
+ * video runs in real time (at most record_fps frames a second of the
+ * caller's clock; a picture that comes sooner is left out, a pause shows as
+ * the picture held). Opened at the first picture, at its size. */
+static void record_picture(ks_viewer *v, const unsigned char *rgba, int w, int h)
+{
+    if (!v->record[0] || v->rec_status != KS_OK) return;
+    ks_status st = KS_OK;
+    const double now = ks_now_seconds();
+    if (v->rec) {
+        const long long due = (long long)((now - v->rec_start) * v->record_fps);
+        v->rec_behind = due < v->rec_pts;
+        if (v->rec_behind) return; /* this period has its frame; the last picture is added at the end */
+        v->rec_pts = due;
+    } else {
+        v->rec_start = now;
+        const ks_recorder_desc rd = {.path = v->record, .width = w, .height = h, .fps = v->record_fps,
+                                     .queue_frames = 8};
+        st = ks_recorder_open(&rd, &v->rec, NULL, 0);
+    }
+    if (st == KS_OK) st = ks_recorder_push(v->rec, rgba, w, h, w * 4, v->rec_pts++, NULL);
+    if (st != KS_OK) {
+        v->rec_status = st;
+        snprintf(v->rec_error, sizeof v->rec_error, "%s", ks_error_message());
+    }
+}
 
 /* ---- the field ---------------------------------------------------------- */
 
@@ -304,6 +341,11 @@ static void *viewer_main(void *arg)
             v->drawn_seq = seq;
         }
         pthread_cond_broadcast(&v->drawn);
+        if (v->record[0]) {
+            pthread_mutex_unlock(&v->lock);
+            record_picture(v, rgba, w, h);
+            pthread_mutex_lock(&v->lock);
+        }
         if (v->server) {
             pthread_mutex_unlock(&v->lock);
             publish(v, rgba, w, h);
@@ -337,6 +379,16 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
         desc.max_height > KS_VIEWER_SIDE_MAX)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_create: max_width / max_height 0 .. %d, got %d x %d",
                        KS_VIEWER_SIDE_MAX, desc.max_width, desc.max_height);
+    if (desc.record_fps < 0 || desc.record_fps > 240)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_create: record_fps 0 .. 240, got %d", desc.record_fps);
+    if (desc.record) {
+        if (strlen(desc.record) >= 1024) return ks_fail(KS_ERR_INVALID, "ks_viewer_create: record: the path is too long");
+        ks_status st = ks_recorder_check_path(desc.record);
+        if (st != KS_OK) {
+            ks_error_prefix("ks_viewer_create: record");
+            return st;
+        }
+    }
     if (desc.title && strlen(desc.title) >= 32)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_create: a title of at most 31 bytes");
     ks_viewer *v = calloc(1, sizeof *v);
@@ -347,6 +399,8 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
     v->hi = desc.range[1];
     v->max_w = desc.max_width ? desc.max_width : KS_VIEWER_SIDE;
     v->max_h = desc.max_height ? desc.max_height : KS_VIEWER_SIDE;
+    if (desc.record) snprintf(v->record, sizeof v->record, "%s", desc.record);
+    v->record_fps = desc.record_fps ? desc.record_fps : 30;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->wake, NULL);
     pthread_cond_init(&v->drawn, NULL);
@@ -486,15 +540,41 @@ int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input)
 
 const char *ks_viewer_url(const ks_viewer *v) { return v ? v->url : ""; }
 
-void ks_viewer_destroy(ks_viewer *v)
+static ks_status close_viewer(ks_viewer *v)
 {
-    if (!v) return;
+    if (!v) return KS_OK;
+    if (v->thread_started) { /* the last field shown is drawn (and recorded) before the thread ends */
+        pthread_mutex_lock(&v->lock);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)KS_VIEWER_SAVE_WAIT_S;
+        while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
+        pthread_mutex_unlock(&v->lock);
+    }
+    ks_status st = KS_OK;
+    char why[512] = "";
     if (v->thread_started) {
         pthread_mutex_lock(&v->lock);
         v->stop = 1;
         pthread_cond_signal(&v->wake);
         pthread_mutex_unlock(&v->lock);
         pthread_join(v->thread, NULL);
+    }
+    if (v->rec && v->rec_status == KS_OK && v->rec_behind && v->rgba) { /* the video ends on the last picture */
+        v->rec_status = ks_recorder_push(v->rec, v->rgba, v->pic_w, v->pic_h, v->pic_w * 4, v->rec_pts, NULL);
+        if (v->rec_status != KS_OK) snprintf(v->rec_error, sizeof v->rec_error, "%s", ks_error_message());
+    }
+    if (v->rec_status != KS_OK) {
+        st = v->rec_status;
+        snprintf(why, sizeof why, "%s", v->rec_error);
+    }
+    if (v->rec) {
+        const ks_status closed = v->rec_status == KS_OK ? ks_recorder_close(v->rec, NULL) : KS_OK;
+        if (v->rec_status != KS_OK) ks_recorder_abort(v->rec);
+        if (closed != KS_OK && st == KS_OK) {
+            st = closed;
+            snprintf(why, sizeof why, "%s", ks_error_message());
+        }
     }
     ks_server_destroy(v->server);
     free(v->pending);
@@ -503,4 +583,9 @@ void ks_viewer_destroy(ks_viewer *v)
     pthread_cond_destroy(&v->drawn);
     pthread_mutex_destroy(&v->lock);
     free(v);
+    return st == KS_OK ? KS_OK : ks_fail(st, "ks_viewer_close: the recording: %s", why);
 }
+
+int ks_viewer_close(ks_viewer *v) { return result(close_viewer(v)); }
+
+void ks_viewer_destroy(ks_viewer *v) { (void)close_viewer(v); }

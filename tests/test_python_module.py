@@ -80,6 +80,15 @@ for kw, words in [({"colormap": "rainbow"}, "unknown colormap 'rainbow'"), ({"ra
         assert words in str(e), (words, str(e))
     else:
         raise AssertionError("no error for %r" % kw)
+# 4. a recording, finished by close()
+video = os.path.join(scratch, "run.mkv")
+try:
+    with ks.Viewer(record=video, record_fps=20) as v:
+        for it in range(5):
+            v.show(cube[it])
+    assert os.path.getsize(video) > 0 and not any(n.startswith("run.mkv.tmp") for n in os.listdir(scratch))
+except ks.Error as e:  # a library built without FFmpeg says so; anything else is a failure
+    assert "without" in str(e), str(e)
 closed = ks.Viewer()
 closed.close()
 try:

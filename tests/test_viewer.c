@@ -315,6 +315,53 @@ static void test_bad_arguments(void **state)
     ks_viewer_destroy(NULL);
 }
 
+/* record: the pictures as an H.264 video, renamed into place by ks_viewer_close;
+ * a bad name or folder refused at create. ffprobe reads the file back. */
+static void test_record(void **state)
+{
+    (void)state;
+    char path[512], cmd[1200];
+    ks_viewer *v = NULL;
+    snprintf(path, sizeof path, "%s/nope/run.mp4", dir); /* a folder that is not there: not writable */
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.record = path}, &v), KS_VIEWER_EIO);
+    snprintf(path, sizeof path, "%s/run.avi", dir);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.record = path}, &v), KS_VIEWER_EINVALID);
+    assert_non_null(strstr(ks_viewer_last_error(), "record"));
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.record_fps = 500}, &v), KS_VIEWER_EINVALID);
+    snprintf(path, sizeof path, "%s/run.mp4", dir);
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.record = path, .record_fps = 25, .range = {0, 100}}, &v), 0);
+    static float f[48 * 32];
+    for (int it = 0; it < 30; ++it) {
+        for (int i = 0; i < 48 * 32; ++i) f[i] = (float)((i + it) % 100);
+        assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {48, 32}}), 0);
+        ks_test_sleep_ms(10); /* a solver's step: the video is real time, 25 frames a second */
+    }
+    const int st = ks_viewer_close(v);
+    if (st != 0 && strstr(ks_viewer_last_error(), "without")) { /* a build without FFmpeg says so */
+        fprintf(stderr, "%s\n", ks_viewer_last_error());
+        return;
+    }
+    if (st != 0) fail_msg("%s", ks_viewer_last_error());
+    FILE *probe = NULL;
+    snprintf(cmd, sizeof cmd,
+             "ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=codec_name,width,height,"
+             "nb_read_frames -of csv=p=0 '%s' 2>&1", path);
+    if (system("command -v ffprobe >/dev/null 2>&1") != 0) return; /* no ffprobe: the file's presence alone */
+    probe = popen(cmd, "r");
+    assert_non_null(probe);
+    char line[256] = "";
+    assert_non_null(fgets(line, sizeof line, probe));
+    pclose(probe);
+    char codec[32] = "";
+    int w = 0, h = 0, frames = 0;
+    assert_int_equal(sscanf(line, "%31[^,],%d,%d,%d", codec, &w, &h, &frames), 4);
+    assert_string_equal(codec, "h264");
+    assert_int_equal(w, 48);
+    assert_int_equal(h, 32);
+    assert_true(frames >= 2); /* at least the first and the last picture, whatever the machine's speed */
+    fprintf(stderr, "record: %s", line);
+}
+
 /* Viewers are independent: two of them shown from two threads at once. */
 static void *show_many(void *arg)
 {
@@ -354,7 +401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_picture_dtypes), cmocka_unit_test(test_strides_and_slices),
         cmocka_unit_test(test_downsampled),    cmocka_unit_test(test_serve),
-        cmocka_unit_test(test_bad_arguments),  cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_bad_arguments),  cmocka_unit_test(test_threads), cmocka_unit_test(test_record),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -36,7 +36,7 @@ _AXES = {"z": 0, "x": 1, "y": 2}
 class _Desc(ctypes.Structure):
     _fields_ = [("title", ctypes.c_char_p), ("serve", ctypes.c_char_p), ("token", ctypes.c_char_p),
                 ("colormap", ctypes.c_char_p), ("range", ctypes.c_double * 2), ("max_width", ctypes.c_int),
-                ("max_height", ctypes.c_int)]
+                ("max_height", ctypes.c_int), ("record", ctypes.c_char_p), ("record_fps", ctypes.c_int)]
 
 
 class _Field(ctypes.Structure):
@@ -76,6 +76,7 @@ def _library():
         lib.ks_viewer_url.restype = ctypes.c_char_p
         lib.ks_viewer_last_error.restype = ctypes.c_char_p
         lib.ks_viewer_destroy.argtypes = [ctypes.c_void_p]
+        lib.ks_viewer_close.argtypes = [ctypes.c_void_p]
         _lib = lib
     return _lib
 
@@ -95,14 +96,18 @@ def _text(s, what):
 
 class Viewer:
     """A viewer of one field: Viewer(serve="127.0.0.1:0", title=..., colormap="viridis",
-    range=(lo, hi), max_size=(w, h), token=None). Use it as a context manager or call close()."""
+    range=(lo, hi), max_size=(w, h), token=None, record="run.mp4", record_fps=30). Use it as a
+    context manager or call close() (which finishes the recording and says when it could not)."""
 
-    def __init__(self, serve=None, title=None, colormap=None, range=None, max_size=None, token=None):
+    def __init__(self, serve=None, title=None, colormap=None, range=None, max_size=None, token=None, record=None,
+                 record_fps=0):
         lib = _library()
         d = _Desc()
         # the bytes objects must live as long as the call
-        self._keep = [_text(title, "title"), _text(serve, "serve"), _text(token, "token"), _text(colormap, "colormap")]
-        d.title, d.serve, d.token, d.colormap = self._keep
+        self._keep = [_text(title, "title"), _text(serve, "serve"), _text(token, "token"), _text(colormap, "colormap"),
+                      _text(None if record is None else os.fspath(record), "record")]
+        d.title, d.serve, d.token, d.colormap, d.record = self._keep
+        d.record_fps = int(record_fps)
         if range is not None:
             d.range[0], d.range[1] = float(range[0]), float(range[1])
         if max_size is not None:
@@ -171,9 +176,11 @@ class Viewer:
         return {"paused": bool(i.paused), "steps": i.steps, "quit": bool(i.quit)}
 
     def close(self):
+        """Ends the viewer (the recording finished and renamed into place); a kernelscope.Error
+        when the recording could not be written."""
         if self._v is not None:
-            _library().ks_viewer_destroy(self._v)
-            self._v = None
+            v, self._v = self._v, None
+            _check(_library().ks_viewer_close(v))
 
     def __enter__(self):
         return self
@@ -182,7 +189,6 @@ class Viewer:
         self.close()
 
     def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+        if getattr(self, "_v", None) is not None:
+            _library().ks_viewer_destroy(self._v)
+            self._v = None
