@@ -5,6 +5,7 @@ set_tests_properties(test_serve_http PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE
 add_test(NAME test_serve_browser COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_browser.sh $<TARGET_FILE:kernelscope>)
 set_tests_properties(test_serve_browser PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 180 RUN_SERIAL TRUE)
 ks_add_test(NAME test_serve_units LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_serve_units.c TIMEOUT 60)
+target_link_libraries(test_serve_units PRIVATE ks_test_util)
 # Sanitizer builds: the kernelscope processes these scripts start open a GL context (see the gl list in
 # tests/CMakeLists.txt for why leak detection needs these suppressions there).
 foreach(t test_serve_http test_serve_browser)

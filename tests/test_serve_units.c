@@ -10,10 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <turbojpeg.h>
@@ -27,6 +23,7 @@
 #include "serve/serve_keys.h"
 #include "serve/server.h"
 #include "serve/state_json.h"
+#include "tests/test_util.h"
 
 static void test_listen(void **state)
 {
@@ -467,35 +464,11 @@ static unsigned fake_submit(void *user, const char *src, size_t len, char *msg, 
     return 0;
 }
 
-/* One request on its own connection (Connection: close); the status, and the answer's body in body. */
 static int http(int port, const char *method, const char *target, const char *body, size_t body_len, int send_len,
                 char *answer, size_t cap)
 {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    char head[512];
-    int n = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n", method,
-                     target, port);
-    if (send_len) n += snprintf(head + n, sizeof head - (size_t)n, "Content-Length: %zu\r\n", body_len);
-    n += snprintf(head + n, sizeof head - (size_t)n, "\r\n");
-    assert_int_equal(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
-    for (size_t off = 0; off < body_len;) {
-        const ssize_t w = send(fd, body + off, body_len - off, MSG_NOSIGNAL);
-        if (w <= 0) break; /* refused early: the server may close before the body is in */
-        off += (size_t)w;
-    }
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < cap && (r = recv(fd, answer + got, cap - 1 - got, 0)) > 0) got += (size_t)r;
-    answer[got] = '\0';
-    close(fd);
-    int status = 0;
-    if (sscanf(answer, "HTTP/1.1 %d", &status) != 1) return -1;
-    const char *b = strstr(answer, "\r\n\r\n");
-    if (b) memmove(answer, b + 4, strlen(b + 4) + 1);
+    const int status = ks_test_http(port, method, target, body, body_len, send_len, answer, cap);
+    assert_true(status > 0);
     return status;
 }
 

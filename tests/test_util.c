@@ -1,6 +1,7 @@
 #define _GNU_SOURCE /* on_exit: the exit status decides whether scratch folders go */
 #include "test_util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -355,4 +358,41 @@ char *ks_test_run_headless_read(const char *const *argv, const char *dir, const 
     char *text = ks_test_read_file(path);
     if (text == NULL) fail_msg("%s was not written", path);
     return text;
+}
+
+int ks_test_http(int port, const char *method, const char *target, const char *body, size_t body_len, int send_len,
+                 char *answer, size_t cap)
+{
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    char head[512];
+    int n = snprintf(head, sizeof head, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n", method,
+                     target, port);
+    if (send_len) n += snprintf(head + n, sizeof head - (size_t)n, "Content-Length: %zu\r\n", body_len);
+    n += snprintf(head + n, sizeof head - (size_t)n, "\r\n");
+    if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) {
+        close(fd);
+        return -1;
+    }
+    for (size_t off = 0; off < body_len;) { /* refused early, the server may close before the body is in */
+        const ssize_t w = send(fd, body + off, body_len - off, MSG_NOSIGNAL);
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < cap && (r = recv(fd, answer + got, cap - 1 - got, 0)) > 0) got += (size_t)r;
+    answer[got] = '\0';
+    close(fd);
+    int status = 0;
+    if (sscanf(answer, "HTTP/1.1 %d", &status) != 1) return -1;
+    const char *b = strstr(answer, "\r\n\r\n");
+    if (b) memmove(answer, b + 4, strlen(b + 4) + 1);
+    return status;
 }

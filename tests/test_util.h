@@ -72,4 +72,11 @@ char *ks_test_read_file(const char *path);
  * ks_test_read_file; the test fails when it is missing). Call from a test. */
 char *ks_test_run_headless_read(const char *const *argv, const char *dir, const char *name, ks_run_result *r);
 
+/* One HTTP/1.1 request to 127.0.0.1:port on a connection of its own
+ * (Connection: close): METHOD target, body_len bytes of body (with a
+ * Content-Length when send_len), the answer read to its end. The HTTP status,
+ * or -1 when none came; answer holds the answer's body (cap bytes at most). */
+int ks_test_http(int port, const char *method, const char *target, const char *body, size_t body_len, int send_len,
+                 char *answer, size_t cap);
+
 #endif

@@ -12,10 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 #include <stb/stb_image.h>
@@ -199,25 +195,9 @@ static void test_downsampled(void **state)
     ks_viewer_destroy(v);
 }
 
-/* One request; the answer's body in out. */
 static int http_get(int port, const char *target, char *out, size_t cap)
 {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    char head[256];
-    const int n = snprintf(head, sizeof head, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
-                           target, port);
-    assert_int_equal(send(fd, head, (size_t)n, MSG_NOSIGNAL), n);
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < cap && (r = recv(fd, out + got, cap - 1 - got, 0)) > 0) got += (size_t)r;
-    out[got] = '\0';
-    close(fd);
-    int status = 0;
-    return sscanf(out, "HTTP/1.1 %d", &status) == 1 ? status : -1;
+    return ks_test_http(port, "GET", target, NULL, 0, 0, out, cap);
 }
 
 /* The page: its state has the title and the series; 503 only until the first picture. */
