@@ -20,8 +20,13 @@
  * such a status, never a crash. A viewer may be used from any thread, one
  * call at a time per viewer; viewers are independent (no global state).
  *
- * This version takes host memory (a C array, NumPy); fields in CUDA device
- * memory (CuPy, PyTorch) are refused with KS_VIEWER_EUNSUPPORTED for now. */
+ * Fields in host memory (a C array, NumPy) and in CUDA device memory (a
+ * cudaMalloc pointer, CuPy, PyTorch: memory = KS_VIEWER_DEVICE, with the
+ * stream your solver runs on). A device field's picture is sampled by a
+ * kernel queued on that stream and copied back asynchronously: show() does
+ * not wait for the GPU; with two pictures still on their way a newer field is
+ * dropped. A library built without CUDA refuses device fields with
+ * KS_VIEWER_EUNSUPPORTED. */
 #ifndef KERNELSCOPE_H
 #define KERNELSCOPE_H
 
@@ -36,7 +41,9 @@ enum {
     KS_VIEWER_EINVALID = 1,     /* a bad argument: the message names it */
     KS_VIEWER_ENOMEM = 2,
     KS_VIEWER_EIO = 3,          /* a file could not be written, the server could not start */
-    KS_VIEWER_EUNSUPPORTED = 4, /* not in this version (device memory) */
+    KS_VIEWER_EUNSUPPORTED = 4, /* not in this library (device memory in a build without CUDA) */
+    KS_VIEWER_ECUDA = 5,        /* the CUDA runtime failed (no device, a pointer that is not device
+                                   memory): the message has CUDA's words */
 };
 
 typedef struct ks_viewer ks_viewer;
@@ -77,6 +84,8 @@ typedef struct ks_viewer_field {
     long long stride[3];       /* bytes from a point to the next along x, y, z; 0: packed, x fastest */
     int slice_axis;            /* 3D: the slice shown is across 0: z (default), 1: x, 2: y */
     long long slice;           /* 3D: the slice along that axis, counted from 1; 0: the middle one */
+    void *stream;              /* KS_VIEWER_DEVICE: the cudaStream_t your solver runs on (NULL: the
+                                  default stream); the picture's sampling and copy are queued on it */
 } ks_viewer_field;
 
 typedef struct ks_viewer_input {

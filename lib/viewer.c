@@ -22,6 +22,7 @@
 #include "serve/server.h"
 #include "serve/state_json.h"
 #include "video/recorder.h"
+#include "lib/viewer_gpu.h"
 
 enum {
     KS_VIEWER_SIDE = 1024,      /* default largest picture side */
@@ -45,6 +46,8 @@ static int result(ks_status st)
     case KS_ERR_OUT_OF_MEMORY: return KS_VIEWER_ENOMEM;
     case KS_ERR_IO: return KS_VIEWER_EIO;
     case KS_ERR_UNSUPPORTED: return KS_VIEWER_EUNSUPPORTED;
+    case KS_ERR_CUDA:
+    case KS_ERR_NO_DEVICE: return KS_VIEWER_ECUDA;
     default: return KS_VIEWER_EINVALID;
     }
 }
@@ -70,8 +73,13 @@ struct ks_viewer {
     pthread_cond_t drawn; /* a picture made */
     int stop;
     /* the newest field sampled, not yet drawn (under lock) */
-    float *pending;
+    float *pending;            /* a host field's picture floats; NULL when the newest is on the device */
     int pending_w, pending_h;
+    /* fields in device memory (lib/viewer_gpu.h): the newest one's slot, and one it superseded
+     * whose copy may still be in flight (the thread waits for it, then frees it); -1: none */
+    ks_vgpu *gpu;
+    int dev_pending, dev_stale;
+    long long dropped;         /* device fields dropped: both slots were taken */
     long long shown, taken; /* fields shown; the newest one the thread took */
     /* the newest picture (under lock) */
     unsigned char *rgba;
@@ -151,10 +159,7 @@ typedef struct slice {
 static ks_status check_field(const ks_viewer_field *f, slice *s)
 {
     if (!f) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: no field");
-    if (f->memory == KS_VIEWER_DEVICE)
-        return ks_fail(KS_ERR_UNSUPPORTED, "ks_viewer_show: fields in CUDA device memory are not in this version of "
-                                           "the library (copy to the host first)");
-    if (f->memory != KS_VIEWER_HOST) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: unknown memory kind %d", (int)f->memory);
+    if (f->memory != KS_VIEWER_HOST && f->memory != KS_VIEWER_DEVICE) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: unknown memory kind %d", (int)f->memory);
     if (f->dtype < KS_VIEWER_F32 || f->dtype > KS_VIEWER_I32)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_show: unknown dtype %d", (int)f->dtype);
     if (f->dims != 2 && f->dims != 3) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: dims must be 2 or 3, not %d", f->dims);
@@ -308,6 +313,16 @@ static void *viewer_main(void *arg)
             }
             continue;
         }
+        /* a superseded device field: its copy ends before its slot is used again */
+        const int stale = v->dev_stale, dev = v->dev_pending;
+        v->dev_stale = v->dev_pending = -1;
+        if (stale >= 0) {
+            const float *ignored;
+            pthread_mutex_unlock(&v->lock);
+            (void)ks_vgpu_wait(v->gpu, stale, &ignored); /* a failure shows again on the newest */
+            pthread_mutex_lock(&v->lock);
+            ks_vgpu_release(v->gpu, stale);
+        }
         /* take the newest field: swap buffers, so show() never waits for a picture */
         const int w = v->pending_w, h = v->pending_h;
         const size_t n = (size_t)w * (size_t)h;
@@ -317,6 +332,7 @@ static void *viewer_main(void *arg)
             unsigned char *r = f ? malloc(n * 4) : NULL;
             if (!f || !r) { /* out of memory: this field is dropped */
                 free(r);
+                if (dev >= 0) ks_vgpu_release(v->gpu, dev);
                 v->taken = v->shown;
                 continue;
             }
@@ -324,9 +340,23 @@ static void *viewer_main(void *arg)
             rgba = r;
             cap = n;
         }
-        memcpy(field, v->pending, n * sizeof *field);
         const long long seq = v->taken = v->shown;
+        if (dev < 0) memcpy(field, v->pending, n * sizeof *field);
         pthread_mutex_unlock(&v->lock);
+        if (dev >= 0) { /* its floats come from the device: wait for the copy here, never in show() */
+            const float *host = NULL;
+            const ks_status got = ks_vgpu_wait(v->gpu, dev, &host);
+            if (got == KS_OK) memcpy(field, host, n * sizeof *field);
+            pthread_mutex_lock(&v->lock);
+            ks_vgpu_release(v->gpu, dev);
+            pthread_mutex_unlock(&v->lock);
+            if (got != KS_OK) { /* a CUDA error of the caller's stream: the picture is left as it was */
+                pthread_mutex_lock(&v->lock);
+                v->drawn_seq = seq;
+                pthread_cond_broadcast(&v->drawn);
+                continue;
+            }
+        }
         double lo, hi;
         colormap(v, field, (int)n, rgba, &lo, &hi);
         pthread_mutex_lock(&v->lock);
@@ -401,6 +431,7 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
     v->max_h = desc.max_height ? desc.max_height : KS_VIEWER_SIDE;
     if (desc.record) snprintf(v->record, sizeof v->record, "%s", desc.record);
     v->record_fps = desc.record_fps ? desc.record_fps : 30;
+    v->dev_pending = v->dev_stale = -1;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->wake, NULL);
     pthread_cond_init(&v->drawn, NULL);
@@ -437,6 +468,31 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
 
 int ks_viewer_create(const ks_viewer_desc *desc, ks_viewer **out) { return result(create(desc, out)); }
 
+/* A field in device memory: its picture sampled and copied on the caller's
+ * stream, into a free slot; with none free the field is dropped. */
+static ks_status show_device(ks_viewer *v, const ks_viewer_field *f, const slice *s, int pw, int ph)
+{
+    const ks_vgpu_job job = {s->base, s->w, s->h, s->step_x, s->step_y, (int)f->dtype, pw, ph, f->stream};
+    pthread_mutex_lock(&v->lock);
+    ks_status st = v->gpu ? KS_OK : ks_vgpu_create(&v->gpu);
+    int slot = -1;
+    if (st == KS_OK) st = ks_vgpu_enqueue(v->gpu, &job, &slot);
+    if (st == KS_OK && slot < 0) {
+        ++v->dropped;
+    } else if (st == KS_OK) {
+        if (v->dev_pending >= 0) v->dev_stale = v->dev_pending; /* the thread waits for it, then frees it */
+        v->dev_pending = slot;
+        free(v->pending);
+        v->pending = NULL;
+        v->pending_w = pw;
+        v->pending_h = ph;
+        ++v->shown;
+        pthread_cond_signal(&v->wake);
+    }
+    pthread_mutex_unlock(&v->lock);
+    return st;
+}
+
 static ks_status show(ks_viewer *v, const ks_viewer_field *f)
 {
     if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: no viewer");
@@ -444,6 +500,7 @@ static ks_status show(ks_viewer *v, const ks_viewer_field *f)
     KS_TRY(check_field(f, &s));
     int pw, ph;
     picture_size(v, s.w, s.h, &pw, &ph);
+    if (f->memory == KS_VIEWER_DEVICE) return show_device(v, f, &s, pw, ph);
     const size_t n = (size_t)pw * (size_t)ph;
     float *buf = malloc(n * sizeof *buf);
     if (!buf) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_show: out of host memory for a %d x %d picture", pw, ph);
@@ -451,6 +508,9 @@ static ks_status show(ks_viewer *v, const ks_viewer_field *f)
     pthread_mutex_lock(&v->lock);
     free(v->pending); /* a field not yet drawn is dropped: the newest wins */
     v->pending = buf;
+    if (v->dev_pending >= 0 && v->dev_stale < 0) v->dev_stale = v->dev_pending; /* superseded, maybe in flight */
+    else if (v->dev_pending >= 0) ks_vgpu_release(v->gpu, v->dev_pending); /* cannot be: both slots busy */
+    v->dev_pending = -1;
     v->pending_w = pw;
     v->pending_h = ph;
     ++v->shown;
@@ -577,6 +637,7 @@ static ks_status close_viewer(ks_viewer *v)
         }
     }
     ks_server_destroy(v->server);
+    ks_vgpu_destroy(v->gpu);
     free(v->pending);
     free(v->rgba);
     pthread_cond_destroy(&v->wake);

@@ -53,15 +53,19 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
     assert picture(cube.astype(np.float64), "f64.png") == picture(cube, "f32.png")
 
     # 3. bad input: one kernelscope.Error each, with the library's words
-    class OnGpu:
+    class OnGpu:  # described as GPU memory, with no data: refused before any CUDA call
         __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f4", "data": (0, False), "version": 3}
+
+    class OnGpuBadType:
+        __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f2", "data": (4096, False), "version": 3}
 
     bad = [(lambda: v.show(np.zeros((2, 2), np.int16)), "dtype int16"),
            (lambda: v.show(np.zeros((2, 2, 2, 2), np.float32)), "4-dimensional"),
            (lambda: v.show(np.zeros((5,), np.float32)), "1-dimensional"),
            (lambda: v.show(cube, axis="w"), "axis 'w'"),
            (lambda: v.show(cube, index=99), "slice 100 of 7"),
-           (lambda: v.show(OnGpu()), "GPU memory"),
+           (lambda: v.show(OnGpu()), "has no data"),
+           (lambda: v.show(OnGpuBadType()), "dtype <f2"),
            (lambda: v.show(np.zeros((2, 2), np.float32)[::-1]), "negative strides"),
            (lambda: v.value("", 1.0), "a name of 1 to"),
            (lambda: v.save(os.path.join(scratch, "no-such-folder", "x.png")), "x.png")]

@@ -66,7 +66,7 @@ struct ks_ldomains {
 ks_status ks_ldomains_create(const ks_grid *g, int count, int depth, const float *field, ks_ldomains **out)
 {
     *out = NULL;
-    ks_slab slabs[KS_DOMAINS_MAX];
+    ks_slab slabs[KS_DOMAINS_MAX] = {{0}};
     KS_TRY(ks_slabs_split(g, count, depth, slabs));
     ks_ldomains *d = calloc(1, sizeof *d + (size_t)count * sizeof(domain));
     if (!d) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for %d domains", count);

@@ -13,9 +13,10 @@
 
 A thin layer (ctypes) over the kernelscope C library (lib/kernelscope.h), which must be
 installed (`cmake --install`) where the loader finds it, or named by the environment variable
-KERNELSCOPE_LIBRARY (the path of libkernelscope.so). This version takes NumPy arrays and any
-object with the buffer protocol; arrays in GPU memory (CuPy, PyTorch on CUDA) are refused with
-a clear error for now. Every failure is a kernelscope.Error with the library's one-line message.
+KERNELSCOPE_LIBRARY (the path of libkernelscope.so). It takes NumPy arrays, and arrays in GPU
+memory through __cuda_array_interface__ (CuPy, PyTorch CUDA tensors, Numba): their picture is
+sampled by a kernel queued on the array's own stream, so show() does not wait for the GPU. Every
+failure is a kernelscope.Error with the library's one-line message.
 """
 import ctypes
 import ctypes.util
@@ -30,6 +31,8 @@ class Error(RuntimeError):
 
 
 _DTYPES = {"float32": 0, "float64": 1, "uint8": 2, "int32": 3}
+_TYPESTRS = {"<f4": 0, "<f8": 1, "|u1": 2, "<u1": 2, "<i4": 3}
+_SIZES = {0: 4, 1: 8, 2: 1, 3: 4}
 _AXES = {"z": 0, "x": 1, "y": 2}
 
 
@@ -42,7 +45,7 @@ class _Desc(ctypes.Structure):
 class _Field(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int), ("memory", ctypes.c_int), ("dims", ctypes.c_int),
                 ("size", ctypes.c_longlong * 3), ("stride", ctypes.c_longlong * 3), ("slice_axis", ctypes.c_int),
-                ("slice", ctypes.c_longlong)]
+                ("slice", ctypes.c_longlong), ("stream", ctypes.c_void_p)]
 
 
 class _Input(ctypes.Structure):
@@ -130,9 +133,11 @@ class Viewer:
         """Shows a 2D array (rows are y, columns x; the first row at the bottom of the picture)
         or a slice of a 3D one (axis "z", "x" or "y"; index: the slice, default the middle one).
         Only what is shown is copied; the call does not wait for the picture."""
-        if hasattr(array, "__cuda_array_interface__"):
-            raise Error("arrays in GPU memory are not in this version of kernelscope (copy to the host first, e.g. "
-                        "cupy.asnumpy)")
+        if axis not in _AXES:
+            raise Error("axis %r: one of 'z', 'x', 'y'" % (axis,))
+        cai = getattr(array, "__cuda_array_interface__", None)
+        if cai is not None:
+            return self._show_device(cai, axis, index)
         try:
             import numpy as np
         except ImportError:
@@ -142,8 +147,6 @@ class Viewer:
             raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % a.dtype)
         if a.ndim not in (2, 3):
             raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % a.ndim)
-        if axis not in _AXES:
-            raise Error("axis %r: one of 'z', 'x', 'y'" % (axis,))
         f = _Field()
         f.data = a.ctypes.data
         f.dtype = _DTYPES[a.dtype.name]
@@ -157,6 +160,36 @@ class Viewer:
         if index is not None:
             f.slice = int(index) + 1
         _check(_library().ks_viewer_show(self._handle(), ctypes.byref(f)))  # copies what it shows
+
+    def _show_device(self, cai, axis, index):
+        """An array in GPU memory, described by its __cuda_array_interface__ (version 2 or 3)."""
+        shape, typestr = tuple(cai["shape"]), cai["typestr"]
+        if typestr not in _TYPESTRS:
+            raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % typestr)
+        if len(shape) not in (2, 3):
+            raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % len(shape))
+        dtype = _TYPESTRS[typestr]
+        strides = cai.get("strides")
+        if strides is None:  # C order
+            strides, step = [], _SIZES[dtype]
+            for n in reversed(shape):
+                strides.insert(0, step)
+                step *= n
+        if any(s < 0 for s in strides):
+            raise Error("arrays with negative strides are not taken (make a contiguous copy)")
+        f = _Field()
+        f.data = cai["data"][0]
+        f.dtype = dtype
+        f.memory = 1
+        f.dims = len(shape)
+        for i, (n, s) in enumerate(zip(reversed(shape), reversed(tuple(strides)))):
+            f.size[i], f.stride[i] = n, s
+        f.slice_axis = _AXES[axis]
+        if index is not None:
+            f.slice = int(index) + 1
+        stream = cai.get("stream")  # version 3: the stream the array's work is on (None: no need)
+        f.stream = stream if stream not in (None, 0) else None
+        _check(_library().ks_viewer_show(self._handle(), ctypes.byref(f)))
 
     def value(self, name, x):
         """One more point of the series name (the first one named is the page's plot)."""

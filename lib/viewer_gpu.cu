@@ -1,0 +1,112 @@
+/* The library's device path (lib/viewer_gpu.h). */
+#include <cstring>
+#include <new>
+
+#include "kernels/common/cuda_check.h"
+#include "lib/viewer_gpu.h"
+
+namespace {
+
+__device__ double value_at(const unsigned char *p, int dtype)
+{
+    switch (dtype) {
+    case 1: return *(const double *)p;
+    case 2: return (double)*p;
+    case 3: return (double)*(const int *)p;
+    default: return (double)*(const float *)p;
+    }
+}
+
+/* One thread a pixel: the mean of its cells, summed in double, rows top-down. */
+__global__ void sample_kernel(ks_vgpu_job j, float *out)
+{
+    const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+    if (px >= j.pw || py >= j.ph) return;
+    const int qy = j.ph - 1 - py; /* y grows upward */
+    const long long y0 = (long long)qy * j.h / j.ph, y1 = (long long)(qy + 1) * j.h / j.ph;
+    const long long x0 = (long long)px * j.w / j.pw, x1 = (long long)(px + 1) * j.w / j.pw;
+    const long long ye = y1 > y0 ? y1 : y0 + 1, xe = x1 > x0 ? x1 : x0 + 1;
+    const unsigned char *base = (const unsigned char *)j.base;
+    double sum = 0.0;
+    for (long long y = y0; y < ye; ++y)
+        for (long long x = x0; x < xe; ++x) sum += value_at(base + x * j.step_x + y * j.step_y, j.dtype);
+    out[(size_t)py * j.pw + px] = (float)(sum / (double)((ye - y0) * (xe - x0)));
+}
+
+struct slot {
+    float *dev = nullptr, *host = nullptr; /* the picture on the device, and pinned on the host */
+    size_t cap = 0;                         /* floats each holds */
+    cudaEvent_t done = nullptr;             /* recorded on the caller's stream after the copy */
+    int device = 0;
+    int busy = 0;                           /* enqueued and not yet released */
+};
+
+} // namespace
+
+struct ks_vgpu {
+    slot s[KS_VGPU_SLOTS];
+};
+
+extern "C" ks_status ks_vgpu_create(ks_vgpu **out)
+{
+    *out = new (std::nothrow) ks_vgpu();
+    return *out ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_show: out of host memory");
+}
+
+static void slot_free(slot &s)
+{
+    if (s.done) cudaEventDestroy(s.done);
+    cudaFree(s.dev);
+    cudaFreeHost(s.host);
+    s = slot();
+}
+
+extern "C" ks_status ks_vgpu_enqueue(ks_vgpu *g, const ks_vgpu_job *job, int *slot_out)
+{
+    *slot_out = -1;
+    int k = 0;
+    while (k < KS_VGPU_SLOTS && g->s[k].busy) ++k;
+    if (k == KS_VGPU_SLOTS) return KS_OK; /* both in use: this field is dropped */
+    slot &s = g->s[k];
+    int device = 0;
+    KS_CUDA_TRY(cudaGetDevice(&device));
+    const size_t n = (size_t)job->pw * (size_t)job->ph;
+    if (n > s.cap || device != s.device) { /* grown (rarely: the picture's size is fixed by the field) */
+        slot_free(s);
+        s.device = device;
+        KS_CUDA_TRY(cudaMalloc(&s.dev, n * sizeof(float)));
+        KS_CUDA_TRY(cudaMallocHost(&s.host, n * sizeof(float)));
+        KS_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming | cudaEventBlockingSync));
+        s.cap = n;
+    }
+    cudaStream_t stream = (cudaStream_t)job->stream;
+    const dim3 block(32, 8), grid((job->pw + 31) / 32, (job->ph + 7) / 8);
+    sample_kernel<<<grid, block, 0, stream>>>(*job, s.dev);
+    KS_CUDA_TRY(cudaPeekAtLastError());
+    KS_CUDA_TRY(cudaMemcpyAsync(s.host, s.dev, n * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    KS_CUDA_TRY(cudaEventRecord(s.done, stream));
+    s.busy = 1;
+    *slot_out = k;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_vgpu_wait(ks_vgpu *g, int k, const float **host)
+{
+    slot &s = g->s[k];
+    KS_CUDA_TRY(cudaSetDevice(s.device)); /* the viewer's thread: the caller's device */
+    KS_TRY(ks_cuda_wait_event(s.done, "the viewer waiting for a field's copy"));
+    *host = s.host;
+    return KS_OK;
+}
+
+extern "C" void ks_vgpu_release(ks_vgpu *g, int k) { g->s[k].busy = 0; }
+
+extern "C" void ks_vgpu_destroy(ks_vgpu *g)
+{
+    if (!g) return;
+    for (slot &s : g->s) {
+        if (s.done) ks_cuda_wait_event(s.done, "ending the viewer"); /* a copy in flight ends first */
+        slot_free(s);
+    }
+    delete g;
+}
