@@ -24,6 +24,9 @@
 #             256, when ncu and tests/perf_reduce exist
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
+#   library   libkernelscope with device memory: examples/my_solver (built into tests/), and the
+#             Python examples with CuPy and PyTorch where they are installed, 300 steps each,
+#             their last pictures kept (the module from python/, the library from --bin)
 #   faults    the user-kernel tests whose kernels fault (an out-of-bounds write, an endless loop),
 #             which every other step skips (KS_TEST_NO_FAULTS): on some GPUs a fault leaves the GPU
 #             unable to switch between busy processes until it is reset (NVIDIA Xid 31, then 109),
@@ -42,7 +45,7 @@ while [ $# -gt 0 ]; do
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|faults) steps+=("$1"); shift ;;
+    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|library|faults) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -85,6 +88,17 @@ run_tests() { # DIR label
 for step in "${steps[@]}"; do
   echo "== $step"
   case $step in
+  library)
+    lib=$(ls "$bin"/libkernelscope.so 2>/dev/null | head -n 1)
+    [ -x "$bin/tests/my_solver" ] && { timeout 120 "$bin/tests/my_solver" 1024 300 >"$out/my_solver.txt" 2>&1
+      note_rc "examples/my_solver.cu (1024^2, 300 iterations)" $?; }
+    for ex in heat_cupy torch_field; do
+      PYTHONPATH="$here/python" KERNELSCOPE_LIBRARY="$lib" timeout 180 python3 "$here/examples/$ex.py" --steps 300 \
+        --save "$out/$ex.png" >"$out/$ex.txt" 2>&1
+      rc=$?
+      grep -q "No module named" "$out/$ex.txt" && rc=77 # CuPy or PyTorch not installed here
+      note_rc "examples/$ex.py (300 steps)" $rc
+    done ;;
   faults)
     env -u KS_TEST_NO_FAULTS "$bin/tests/test_user_kernel_gpu" >"$out/faults_test_user_kernel_gpu.log" 2>&1
     rc=$?
