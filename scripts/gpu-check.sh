@@ -175,7 +175,13 @@ for step in "${steps[@]}"; do
     "$KS_BINARY" bench laplace3d --grid 512 --kernel-file "$out/starter3d.cu" --kernel starter3d.cu \
       --kernel block3d --block 32x4x4 --reps 20 --out "$out/kernel_bench" >"$out/kernel_bench.txt" 2>&1
     note_rc "bench laplace3d --kernel-file" $?
-    tail -n 6 "$out/kernel_bench.txt" ;;
+    tail -n 6 "$out/kernel_bench.txt"
+    # our fastest one-step kernel as a user's file (new-kernel --from regq) beside the built-in one
+    "$KS_BINARY" new-kernel laplace3d --from regq -o "$out/regq_copy.cu" >/dev/null
+    "$KS_BINARY" bench laplace3d --grid 512 --kernel-file "$out/regq_copy.cu" --kernel regq_copy.cu \
+      --kernel regq --block 32x8 --reps 20 --out "$out/kernel_bench_regq" >"$out/kernel_bench_regq.txt" 2>&1
+    note_rc "bench laplace3d --kernel-file (--from regq)" $?
+    tail -n 6 "$out/kernel_bench_regq.txt" ;;
   serve)
     if "$KS_BINARY" --help 2>/dev/null | grep -q "bench serve"; then
       browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)

@@ -30,6 +30,7 @@
 #include "tests/test_util.h"
 
 static ks_device_info dev;
+extern const char ks_laplace_starter_regq[]; /* new-kernel laplace3d --from regq */
 static pid_t live_pid; /* the live run of a live test, ended by its teardown whatever happened */
 
 /* 2D, the last interior column never written (i stops at nx-3). */
@@ -93,6 +94,22 @@ static void test_check_in_process(void **state)
     assert_true(res.passed);
     assert_non_null(strstr(res.message, "matches the CPU gold (3 iterations, max error 0)"));
     assert_non_null(strstr(res.message, "on the live grid (4 iterations, max error 0)"));
+
+    /* --from regq: 4 x 1 x 4 points a thread (kernelscope_points_per_thread); float4 rows on the live
+       grid (nx % 4 == 0), the plain path on the odd check grid; a 2-part and a 3-part block */
+    ks_nvrtc_result regq;
+    compile(ks_laplace_starter_regq, "regq.cu", &regq);
+    const int blocks[2][3] = {{32, 8, 1}, {32, 4, 4}};
+    for (int b = 0; b < 2; ++b) {
+        req = request("laplace3d", "regq.cu", &regq, 96, 70, 45);
+        memcpy(req.block, blocks[b], sizeof req.block);
+        memset(&res, 0, sizeof res);
+        assert_int_equal(ks_laplace_kernel_check(&req, &res), KS_OK);
+        if (!res.passed) fprintf(stderr, "regq.cu, block %dx%dx%d: %s\n", blocks[b][0], blocks[b][1], blocks[b][2],
+                                 res.message);
+        assert_true(res.passed);
+    }
+    ks_nvrtc_result_free(&regq);
 
     compile(ks_skips_column, "skips.cu", &bad);
     req = request("laplace2d", "skips.cu", &bad, 300, 200, 1);
