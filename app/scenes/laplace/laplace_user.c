@@ -29,6 +29,10 @@ typedef struct user_file {
     const char *path;
     int id;                      /* its variant */
     int loaded;                  /* code of a passed build runs */
+    int checked[3];              /* the block its running code passed the check with */
+    int recheck[3];              /* a block asked for (the keys), being checked (rechecking) */
+    int rechecking;
+    int check_block[3];          /* the block of its latest check (worker; under lock) */
     char line[KS_KERNEL_WATCH_MSG]; /* what its last build did */
     int failed;                  /* the last build was refused */
     char log[KS_USER_LOG_LINES][KS_VIEW_TEXT];
@@ -88,6 +92,7 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     req.grid[2] = u->grid.nz;
     pthread_mutex_lock(&u->lock);
     memcpy(req.block, u->blocks[slot], sizeof req.block);
+    memcpy(u->files[slot].check_block, req.block, sizeof req.block);
     pthread_mutex_unlock(&u->lock);
     req.code = code;
     req.code_size = size;
@@ -160,6 +165,9 @@ static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solve
     }
     f->loaded = 1;
     f->failed = 0;
+    pthread_mutex_lock(&u->lock);
+    memcpy(f->checked, f->check_block, sizeof f->checked); /* the block the code may run with */
+    pthread_mutex_unlock(&u->lock);
     f->compile_ms = b->compile_ms;
     f->check_ms = b->check_ms;
     f->swap_ms = (t1 - t0) * 1e3;
@@ -390,26 +398,70 @@ void ks_laplace_user_destroy(ks_laplace_user *u)
 
 int ks_laplace_user_first(const ks_laplace_user *u) { return u && u->count ? u->files[0].id : -1; }
 
-ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int variant, const int block[3], int *changed)
+/* The block variant runs with this frame: the one asked for once its code has
+ * passed the check at it; until then the one it last passed with, while a
+ * check at the new one is asked for (a kernel right at one block may fault
+ * at another: it never runs unchecked). */
+static void choose_block(ks_laplace_user *u, int variant, const int want[3], int run[3])
+{
+    memcpy(run, want, 3 * sizeof *run);
+    for (int i = 0; i < u->count; ++i) {
+        user_file *f = &u->files[i];
+        if (f->id != variant || !f->loaded) continue;
+        if (memcmp(f->checked, want, sizeof f->checked) == 0) {
+            f->rechecking = 0;
+            return;
+        }
+        if (!f->rechecking || memcmp(f->recheck, want, sizeof f->recheck) != 0) {
+            pthread_mutex_lock(&u->lock);
+            memcpy(u->blocks[i], want, sizeof u->blocks[i]); /* the block the next check runs with */
+            pthread_mutex_unlock(&u->lock);
+            memcpy(f->recheck, want, sizeof f->recheck);
+            f->rechecking = ks_kernel_watch_rebuild(u->watch, i) == KS_OK;
+            if (f->rechecking) {
+                char line[96];
+                snprintf(line, sizeof line, "checking it at block %dx%dx%d; it runs at %dx%dx%d meanwhile", want[0],
+                         want[1], want[2], f->checked[0], f->checked[1], f->checked[2]);
+                set_banner(u, 0, ks_lvariant_get(f->id)->name, line);
+            }
+        }
+        memcpy(run, f->checked, 3 * sizeof *run);
+        return;
+    }
+}
+
+ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int variant, const int block[3], int *changed,
+                               int run_block[3], int *reverted)
 {
     *changed = 0;
+    *reverted = 0;
+    memcpy(run_block, block, 3 * sizeof *run_block);
     if (!u || !u->watch) return KS_OK;
     const double now = ks_now_seconds();
     const int busy = ks_kernel_watch_busy(u->watch);
     frame_intervals *fi = &u->frames;
     if (fi->last > 0 && fi->n[busy] < KS_USER_INTERVALS) fi->ms[busy][fi->n[busy]++] = (now - fi->last) * 1e3;
     fi->last = now;
-    pthread_mutex_lock(&u->lock);
-    for (int i = 0; i < u->count; ++i)
-        if (u->files[i].id == variant) memcpy(u->blocks[i], block, sizeof u->blocks[i]);
-    pthread_mutex_unlock(&u->lock);
     ks_kernel_build b;
     while (ks_kernel_watch_poll(u->watch, &b)) {
-        if (apply(u, &b, solver) == KS_OK && u->files[b.slot].id == variant) *changed = 1;
+        user_file *f = &u->files[b.slot];
+        if (apply(u, &b, solver) == KS_OK && f->id == variant) *changed = 1;
+        else if (f->rechecking && f->loaded && f->id == variant) { /* refused at the new block: back to the old */
+            f->rechecking = 0;
+            *reverted = 1;
+            char line[KS_VIEW_TEXT];
+            snprintf(line, sizeof line, "refused at block %dx%dx%d, runs on at %dx%dx%d", f->recheck[0], f->recheck[1],
+                     f->recheck[2], f->checked[0], f->checked[1], f->checked[2]);
+            fprintf(stderr, "kernelscope: %s: %s\n", ks_lvariant_get(f->id)->name, line);
+            set_banner(u, 1, ks_lvariant_get(f->id)->name, line);
+            memcpy(run_block, f->checked, 3 * sizeof *run_block);
+        }
         publish(u, &b);
         ks_error_clear(); /* a refused build is shown, not an error of the frame */
         ks_kernel_build_free(&b);
     }
+    if (*reverted) return KS_OK; /* run_block: the block it passed with; the scene takes it back */
+    choose_block(u, variant, block, run_block);
     return KS_OK;
 }
 

@@ -28,12 +28,17 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *desc, ks_laplace_us
 void ks_laplace_user_destroy(ks_laplace_user *u);
 /* The first user variant (its id), -1 without any. */
 int ks_laplace_user_first(const ks_laplace_user *u);
-/* Once a frame: the block a variant runs with (for its next check), then any
- * finished build swapped in (the solver's stream drained first, so no launch
- * of the old code is in flight). *changed: the code of the variant in use was
- * replaced (its attributes change). */
+/* Once a frame: any finished build swapped in (the solver's stream drained
+ * first, so no launch of the old code is in flight), then the block variant
+ * runs with this frame, run_block: block (the one asked for) once the code
+ * has passed the check at it; before that the block it passed with, while a
+ * check at the new one runs (a kernel right at one block may fault at
+ * another). *changed: the code of the variant in use was replaced (its
+ * attributes change). *reverted: the check refused block; run_block is the
+ * one it runs on, which the scene takes back. Not a user variant: run_block
+ * is block. */
 ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int variant, const int block[3],
-                               int *changed);
+                               int *changed, int run_block[3], int *reverted);
 /* --edit: the first file as the server's kernel editor (serve/server.h):
  * its source and last build as JSON; a new source written through a
  * temporary name and a rename (the watch then builds it), refused (409)

@@ -272,8 +272,10 @@ static void poll_readback(ks_laplace_scene *s)
 static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
 {
     poll_readback(s);
-    int reloaded = 0; /* a save of the kernel in use, checked and swapped in */
-    KS_TRY(ks_laplace_user_poll(s->user, s->solver, s->variant, s->block, &reloaded));
+    int reloaded = 0, reverted = 0; /* a save of the kernel in use, checked and swapped in; a block refused */
+    int block[3]; /* a user's kernel runs only at a block it passed the check with */
+    KS_TRY(ks_laplace_user_poll(s->user, s->solver, s->variant, s->block, &reloaded, block, &reverted));
+    if (reverted) memcpy(s->block, block, sizeof s->block);
     if (reloaded) {
         ks_laplace_scene_refresh_attrs(s);
         ks_iters_auto_restart(&s->iters_auto);
@@ -289,7 +291,7 @@ static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
         if (alone) KS_TRY(ks_lsolver_wait(s->solver));
         const double t0 = ks_now_seconds();
         KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
-        KS_TRY(ks_lsolver_run(s->solver, s->variant, s->block, iters,
+        KS_TRY(ks_lsolver_run(s->solver, s->variant, block, iters,
                               residual ? KS_LPREV_EXACT : KS_LPREV_ANY));
         KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
         if (alone) {
