@@ -75,10 +75,12 @@ struct ks_viewer {
     /* the newest field sampled, not yet drawn (under lock) */
     float *pending;            /* a host field's picture floats; NULL when the newest is on the device */
     int pending_w, pending_h;
-    /* fields in device memory (lib/viewer_gpu.h): the newest one's slot, and one it superseded
-     * whose copy may still be in flight (the thread waits for it, then frees it); -1: none */
+    /* fields in device memory (lib/viewer_gpu.h): the newest one's slot (-1: none), and the slots
+     * of fields it superseded whose copies may still be in flight (a bit a slot: the thread waits
+     * for them, then frees them) */
     ks_vgpu *gpu;
-    int dev_pending, dev_stale;
+    int dev_pending;
+    unsigned dev_stale;
     long long dropped;         /* device fields dropped: both slots were taken */
     long long shown, taken; /* fields shown; the newest one the thread took */
     /* the newest picture (under lock) */
@@ -313,15 +315,18 @@ static void *viewer_main(void *arg)
             }
             continue;
         }
-        /* a superseded device field: its copy ends before its slot is used again */
-        const int stale = v->dev_stale, dev = v->dev_pending;
-        v->dev_stale = v->dev_pending = -1;
-        if (stale >= 0) {
+        /* superseded device fields: their copies end before their slots are used again */
+        const unsigned stale = v->dev_stale;
+        const int dev = v->dev_pending;
+        v->dev_stale = 0;
+        v->dev_pending = -1;
+        for (int k = 0; k < KS_VGPU_SLOTS; ++k) {
+            if (!(stale >> k & 1u)) continue;
             const float *ignored;
             pthread_mutex_unlock(&v->lock);
-            (void)ks_vgpu_wait(v->gpu, stale, &ignored); /* a failure shows again on the newest */
+            (void)ks_vgpu_wait(v->gpu, k, &ignored); /* a failure shows again on the newest */
             pthread_mutex_lock(&v->lock);
-            ks_vgpu_release(v->gpu, stale);
+            ks_vgpu_release(v->gpu, k);
         }
         /* take the newest field: swap buffers, so show() never waits for a picture */
         const int w = v->pending_w, h = v->pending_h;
@@ -431,7 +436,7 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
     v->max_h = desc.max_height ? desc.max_height : KS_VIEWER_SIDE;
     if (desc.record) snprintf(v->record, sizeof v->record, "%s", desc.record);
     v->record_fps = desc.record_fps ? desc.record_fps : 30;
-    v->dev_pending = v->dev_stale = -1;
+    v->dev_pending = -1;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->wake, NULL);
     pthread_cond_init(&v->drawn, NULL);
@@ -480,7 +485,7 @@ static ks_status show_device(ks_viewer *v, const ks_viewer_field *f, const slice
     if (st == KS_OK && slot < 0) {
         ++v->dropped;
     } else if (st == KS_OK) {
-        if (v->dev_pending >= 0) v->dev_stale = v->dev_pending; /* the thread waits for it, then frees it */
+        if (v->dev_pending >= 0) v->dev_stale |= 1u << v->dev_pending; /* the thread waits for it, then frees it */
         v->dev_pending = slot;
         free(v->pending);
         v->pending = NULL;
@@ -508,8 +513,7 @@ static ks_status show(ks_viewer *v, const ks_viewer_field *f)
     pthread_mutex_lock(&v->lock);
     free(v->pending); /* a field not yet drawn is dropped: the newest wins */
     v->pending = buf;
-    if (v->dev_pending >= 0 && v->dev_stale < 0) v->dev_stale = v->dev_pending; /* superseded, maybe in flight */
-    else if (v->dev_pending >= 0) ks_vgpu_release(v->gpu, v->dev_pending); /* cannot be: both slots busy */
+    if (v->dev_pending >= 0) v->dev_stale |= 1u << v->dev_pending; /* superseded, its copy maybe in flight */
     v->dev_pending = -1;
     v->pending_w = pw;
     v->pending_h = ph;
