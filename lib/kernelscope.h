@@ -104,6 +104,10 @@ int ks_viewer_show(ks_viewer *v, const ks_viewer_field *field);
  * convergence plot, on a log scale (its points above 0); each series' newest
  * value is shown as a field. */
 int ks_viewer_value(ks_viewer *v, const char *name, double x);
+/* One timing of your stage name, in milliseconds (measured as you like: a
+ * host clock, cudaEventElapsedTime): the page's stage panel shows each
+ * stage's median and minimum over its last 64 timings (up to 16 stages). */
+int ks_viewer_stage_ms(ks_viewer *v, const char *name, double ms);
 /* The newest picture (waiting until the last field shown is drawn) as a PNG
  * at path, written through a temporary name; its size in *width, *height
  * (either may be NULL). KS_VIEWER_EINVALID before any field was shown. */

@@ -28,6 +28,7 @@ enum {
     KS_VIEWER_SIDE = 1024,      /* default largest picture side */
     KS_VIEWER_SIDE_MAX = 8192,  /* largest asked for */
     KS_VIEWER_SERIES = 8,       /* value series kept */
+    KS_VIEWER_STAGE_WINDOW = 64, /* timings a stage's median is taken over */
     KS_VIEWER_STATE_MAX = 256 * 1024,
 };
 #define KS_VIEWER_SAVE_WAIT_S 30.0 /* ks_viewer_save waits this long for the last field's picture */
@@ -53,6 +54,12 @@ static int result(ks_status st)
 }
 
 const char *ks_viewer_last_error(void) { return last_error; }
+
+typedef struct stage {
+    char name[32];
+    double ms[KS_VIEWER_STAGE_WINDOW]; /* the newest timings, a ring */
+    int n, next;
+} stage;
 
 typedef struct series {
     char name[64];
@@ -90,6 +97,8 @@ struct ks_viewer {
     double pic_lo, pic_hi;
     series values[KS_VIEWER_SERIES];
     int nvalues;
+    stage stages[KS_VIEW_STAGES];
+    int nstages;
     float plot_x[KS_VIEW_PLOT], plot_y[KS_VIEW_PLOT];
     int plot_n;
     /* the page's input */
@@ -247,6 +256,12 @@ static void colormap(const ks_viewer *v, const float *val, int n, unsigned char 
     *hi_out = hi;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static void publish(ks_viewer *v, const unsigned char *rgba, int w, int h)
 {
     if (ks_server_wants_frame(v->server) && !ks_server_frame_pending(v->server)) {
@@ -262,6 +277,17 @@ static void publish(ks_viewer *v, const unsigned char *rgba, int w, int h)
     ks_view_num(&view, KS_VGROUP_SCENE, "picture", w, "px wide", KS_VFMT_INT);
     ks_view_num(&view, KS_VGROUP_SCENE, "fields shown", (double)v->shown, "", KS_VFMT_INT);
     for (int i = 0; i < v->nvalues; ++i) ks_view_num(&view, KS_VGROUP_SCENE, v->values[i].name, v->values[i].last, "", KS_VFMT_G4);
+    for (int i = 0; i < v->nstages; ++i) { /* median and minimum of each stage's window */
+        const stage *st = &v->stages[i];
+        double sorted[KS_VIEWER_STAGE_WINDOW];
+        memcpy(sorted, st->ms, (size_t)st->n * sizeof *sorted);
+        qsort(sorted, (size_t)st->n, sizeof *sorted, cmp_double);
+        ks_vstage *vs = &view.stages[view.nstages++];
+        snprintf(vs->name, sizeof vs->name, "%s", st->name);
+        vs->median_ms = sorted[st->n / 2];
+        vs->min_ms = sorted[0];
+        vs->samples = st->n;
+    }
     view.colorbar.on = 1;
     view.colorbar.cmap = v->cmap;
     snprintf(view.colorbar.label, sizeof view.colorbar.label, "value");
@@ -558,6 +584,34 @@ static ks_status value(ks_viewer *v, const char *name, double x)
 }
 
 int ks_viewer_value(ks_viewer *v, const char *name, double x) { return result(value(v, name, x)); }
+
+static ks_status stage_ms(ks_viewer *v, const char *name, double ms)
+{
+    if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: no viewer");
+    if (!name || !name[0] || strlen(name) >= sizeof v->stages[0].name)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: a stage name of 1 to %zu bytes",
+                       sizeof v->stages[0].name - 1);
+    if (!isfinite(ms) || ms < 0) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: %g ms (finite, >= 0)", ms);
+    pthread_mutex_lock(&v->lock);
+    int i = 0;
+    while (i < v->nstages && strcmp(v->stages[i].name, name) != 0) ++i;
+    if (i == v->nstages) {
+        if (v->nstages == KS_VIEW_STAGES) {
+            pthread_mutex_unlock(&v->lock);
+            return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: at most %d stages ('%.31s' is one more)", KS_VIEW_STAGES,
+                           name);
+        }
+        snprintf(v->stages[v->nstages++].name, sizeof v->stages[0].name, "%s", name);
+    }
+    stage *s = &v->stages[i];
+    s->ms[s->next] = ms;
+    s->next = (s->next + 1) % KS_VIEWER_STAGE_WINDOW;
+    if (s->n < KS_VIEWER_STAGE_WINDOW) ++s->n;
+    pthread_mutex_unlock(&v->lock);
+    return KS_OK;
+}
+
+int ks_viewer_stage_ms(ks_viewer *v, const char *name, double ms) { return result(stage_ms(v, name, ms)); }
 
 static ks_status save(ks_viewer *v, const char *path, int *width, int *height)
 {

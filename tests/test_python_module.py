@@ -50,6 +50,10 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
     assert picture(cube, "mid.png") == picture(np.ascontiguousarray(cube[3]), "mid2d.png")
     for dtype in ("float64", "int32", "uint8"):
         v.show((cube[2] * 200).astype(dtype))
+    for _ in range(3):
+        with v.stage("numpy"):
+            np.sort(rng.random(1000))
+    v.stage_ms("given", 2.5)
     assert picture(cube.astype(np.float64), "f64.png") == picture(cube, "f32.png")
 
     # 3. bad input: one kernelscope.Error each, with the library's words
@@ -68,6 +72,7 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
            (lambda: v.show(OnGpuBadType()), "dtype <f2"),
            (lambda: v.show(np.zeros((2, 2), np.float32)[::-1]), "negative strides"),
            (lambda: v.value("", 1.0), "a name of 1 to"),
+           (lambda: v.stage_ms("x", -1.0), "-1 ms"),
            (lambda: v.save(os.path.join(scratch, "no-such-folder", "x.png")), "x.png")]
     for call, words in bad:
         try:

@@ -213,6 +213,7 @@ static void test_serve(void **state)
     for (int i = 0; i < 16 * 8; ++i) f[i] = (float)i;
     for (int it = 0; it < 5; ++it) assert_int_equal(ks_viewer_value(v, "residual", 1.0 / (it + 1)), 0);
     assert_int_equal(ks_viewer_value(v, "energy", 42.5), 0);
+    for (int i = 1; i <= 9; ++i) assert_int_equal(ks_viewer_stage_ms(v, "jacobi", i), 0); /* median 5, min 1 */
     assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {16, 8}}), 0);
     char path[512];
     snprintf(path, sizeof path, "%s/served.png", dir);
@@ -225,6 +226,7 @@ static void test_serve(void **state)
     assert_non_null(strstr(answer, "\"scene\":\"heat\""));
     assert_non_null(strstr(answer, "energy"));
     assert_non_null(strstr(answer, "residual"));
+    assert_non_null(strstr(answer, "\"stages_ms\":{\"jacobi\":5"));
     assert_int_equal(http_get(port, "/", answer, sizeof answer), 200); /* the viewer page */
     ks_viewer_input in;
     assert_int_equal(ks_viewer_poll(v, &in), 0);
@@ -292,6 +294,16 @@ static void test_bad_arguments(void **state)
     }
     assert_int_equal(ks_viewer_value(v, "one more", 1.0), KS_VIEWER_EINVALID);
     assert_int_equal(ks_viewer_value(v, "s3", 1.0), 0); /* a known one goes on */
+    assert_int_equal(ks_viewer_stage_ms(v, "", 1.0), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_stage_ms(v, "a", -1.0), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_stage_ms(v, "a", NAN), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_stage_ms(NULL, "a", 1.0), KS_VIEWER_EINVALID);
+    for (int i = 0; i < 16; ++i) {
+        snprintf(name, sizeof name, "stage%d", i);
+        assert_int_equal(ks_viewer_stage_ms(v, name, 1.0), 0);
+    }
+    assert_int_equal(ks_viewer_stage_ms(v, "one more", 1.0), KS_VIEWER_EINVALID);
+    assert_non_null(strstr(ks_viewer_last_error(), "at most 16 stages"));
     assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = f, .dims = 2, .size = {2, 2}}), 0);
     assert_int_equal(ks_viewer_save(v, "/nonexistent-folder/x.png", NULL, NULL), KS_VIEWER_EIO);
     assert_int_equal(ks_viewer_save(v, "", NULL, NULL), KS_VIEWER_EINVALID);

@@ -72,6 +72,7 @@ def _library():
         lib.ks_viewer_create.argtypes = [ctypes.POINTER(_Desc), ctypes.POINTER(ctypes.c_void_p)]
         lib.ks_viewer_show.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Field)]
         lib.ks_viewer_value.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
+        lib.ks_viewer_stage_ms.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
         lib.ks_viewer_save.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
                                        ctypes.POINTER(ctypes.c_int)]
         lib.ks_viewer_poll.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
@@ -95,6 +96,21 @@ def _text(s, what):
     if not isinstance(s, str):
         raise Error("%s must be a str, not %s" % (what, type(s).__name__))
     return s.encode()
+
+
+class _Stage:
+    def __init__(self, viewer, name):
+        self._viewer, self._name = viewer, name
+
+    def __enter__(self):
+        import time
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+        self._viewer.stage_ms(self._name, (time.perf_counter() - self._t0) * 1e3)
+        return False
 
 
 class Viewer:
@@ -194,6 +210,16 @@ class Viewer:
     def value(self, name, x):
         """One more point of the series name (the first one named is the page's plot)."""
         _check(_library().ks_viewer_value(self._handle(), _text(name, "name"), float(x)))
+
+    def stage_ms(self, name, ms):
+        """One timing of your stage name, in milliseconds: the page's stage panel shows its median."""
+        _check(_library().ks_viewer_stage_ms(self._handle(), _text(name, "name"), float(ms)))
+
+    def stage(self, name):
+        """with v.stage("jacobi"): ... times the block on the host clock (time.perf_counter). GPU
+        work is asynchronous: synchronize inside the block (or time it with CUDA events and call
+        stage_ms) for the GPU's time rather than the launches'."""
+        return _Stage(self, name)
 
     def save(self, path):
         """The newest picture as a PNG; returns (width, height)."""
