@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +320,24 @@ static void take_input(ks_viewer *v)
     }
 }
 
+/* CLOCK_REALTIME seconds from now, for pthread_cond_timedwait. */
+static struct timespec deadline_in(double seconds)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    const long long ns = (long long)t.tv_nsec + (long long)(seconds * 1e9);
+    t.tv_sec += (time_t)(ns / 1000000000LL);
+    t.tv_nsec = (long)(ns % 1000000000LL);
+    return t;
+}
+
+/* Waits (lock held) until the last field shown is drawn, KS_VIEWER_SAVE_WAIT_S at most. */
+static void wait_drawn(ks_viewer *v)
+{
+    const struct timespec until = deadline_in(KS_VIEWER_SAVE_WAIT_S);
+    while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
+}
+
 static void *viewer_main(void *arg)
 {
     ks_viewer *v = arg;
@@ -329,10 +348,7 @@ static void *viewer_main(void *arg)
     while (!v->stop) {
         if (v->shown == v->taken) {
             /* a page's keys and state come in now and then even when nothing is shown */
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 100 * 1000 * 1000;
-            if (until.tv_nsec >= 1000000000L) until.tv_sec += 1, until.tv_nsec -= 1000000000L;
+            const struct timespec until = deadline_in(0.1);
             pthread_cond_timedwait(&v->wake, &v->lock, &until);
             if (v->server) {
                 pthread_mutex_unlock(&v->lock);
@@ -551,21 +567,31 @@ static ks_status show(ks_viewer *v, const ks_viewer_field *f)
 
 int ks_viewer_show(ks_viewer *v, const ks_viewer_field *field) { return result(show(v, field)); }
 
+/* The index of name among *count names (name_cap bytes each, the first member
+ * of records stride bytes apart from base), added at the end when it is new;
+ * -1 when it is new and there are max already. Lock held. */
+_Static_assert(offsetof(series, name) == 0 && offsetof(stage, name) == 0, "name_index reads the names first");
+static int name_index(void *base, size_t stride, size_t name_cap, int *count, int max, const char *name)
+{
+    for (int i = 0; i < *count; ++i)
+        if (strcmp((const char *)base + (size_t)i * stride, name) == 0) return i;
+    if (*count == max) return -1;
+    snprintf((char *)base + (size_t)*count * stride, name_cap, "%s", name);
+    return (*count)++;
+}
+
 static ks_status value(ks_viewer *v, const char *name, double x)
 {
     if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_value: no viewer");
     if (!name || !name[0] || strlen(name) >= sizeof v->values[0].name)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_value: a name of 1 to %zu bytes", sizeof v->values[0].name - 1);
     pthread_mutex_lock(&v->lock);
-    int i = 0;
-    while (i < v->nvalues && strcmp(v->values[i].name, name) != 0) ++i;
-    if (i == v->nvalues) {
-        if (v->nvalues == KS_VIEWER_SERIES) {
-            pthread_mutex_unlock(&v->lock);
-            return ks_fail(KS_ERR_INVALID, "ks_viewer_value: at most %d series ('%.40s' is one more)", KS_VIEWER_SERIES,
-                           name);
-        }
-        snprintf(v->values[v->nvalues++].name, sizeof v->values[0].name, "%s", name);
+    const int i = name_index(v->values, sizeof v->values[0], sizeof v->values[0].name, &v->nvalues, KS_VIEWER_SERIES,
+                             name);
+    if (i < 0) {
+        pthread_mutex_unlock(&v->lock);
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_value: at most %d series ('%.40s' is one more)", KS_VIEWER_SERIES,
+                       name);
     }
     series *s = &v->values[i];
     s->last = x;
@@ -593,15 +619,12 @@ static ks_status stage_ms(ks_viewer *v, const char *name, double ms)
                        sizeof v->stages[0].name - 1);
     if (!isfinite(ms) || ms < 0) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: %g ms (finite, >= 0)", ms);
     pthread_mutex_lock(&v->lock);
-    int i = 0;
-    while (i < v->nstages && strcmp(v->stages[i].name, name) != 0) ++i;
-    if (i == v->nstages) {
-        if (v->nstages == KS_VIEW_STAGES) {
-            pthread_mutex_unlock(&v->lock);
-            return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: at most %d stages ('%.31s' is one more)", KS_VIEW_STAGES,
-                           name);
-        }
-        snprintf(v->stages[v->nstages++].name, sizeof v->stages[0].name, "%s", name);
+    const int i = name_index(v->stages, sizeof v->stages[0], sizeof v->stages[0].name, &v->nstages, KS_VIEW_STAGES,
+                             name);
+    if (i < 0) {
+        pthread_mutex_unlock(&v->lock);
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: at most %d stages ('%.31s' is one more)", KS_VIEW_STAGES,
+                       name);
     }
     stage *s = &v->stages[i];
     s->ms[s->next] = ms;
@@ -622,10 +645,7 @@ static ks_status save(ks_viewer *v, const char *path, int *width, int *height)
         pthread_mutex_unlock(&v->lock);
         return ks_fail(KS_ERR_INVALID, "ks_viewer_save: no field shown yet");
     }
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)KS_VIEWER_SAVE_WAIT_S;
-    while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
+    wait_drawn(v);
     const int w = v->pic_w, h = v->pic_h;
     unsigned char *copy = v->rgba ? malloc((size_t)w * (size_t)h * 4) : NULL;
     if (copy) memcpy(copy, v->rgba, (size_t)w * (size_t)h * 4);
@@ -663,10 +683,7 @@ static ks_status close_viewer(ks_viewer *v)
     if (!v) return KS_OK;
     if (v->thread_started) { /* the last field shown is drawn (and recorded) before the thread ends */
         pthread_mutex_lock(&v->lock);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += (time_t)KS_VIEWER_SAVE_WAIT_S;
-        while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
+        wait_drawn(v);
         pthread_mutex_unlock(&v->lock);
     }
     ks_status st = KS_OK;

@@ -161,29 +161,14 @@ class Viewer:
         a = np.asarray(array)
         if a.dtype.name not in _DTYPES:
             raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % a.dtype)
-        if a.ndim not in (2, 3):
-            raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % a.ndim)
-        f = _Field()
-        f.data = a.ctypes.data
-        f.dtype = _DTYPES[a.dtype.name]
-        f.dims = a.ndim
-        # NumPy's C order is (z, y, x): the library's axes are x fastest
-        for i, (n, s) in enumerate(zip(reversed(a.shape), reversed(a.strides))):
-            if s < 0:
-                raise Error("arrays with negative strides are not taken (use numpy.ascontiguousarray)")
-            f.size[i], f.stride[i] = n, s
-        f.slice_axis = _AXES[axis]
-        if index is not None:
-            f.slice = int(index) + 1
-        _check(_library().ks_viewer_show(self._handle(), ctypes.byref(f)))  # copies what it shows
+        self._show(a.ctypes.data, _DTYPES[a.dtype.name], 0, a.shape, a.strides, None, axis, index,
+                   "use numpy.ascontiguousarray")  # the library copies what it shows
 
     def _show_device(self, cai, axis, index):
         """An array in GPU memory, described by its __cuda_array_interface__ (version 2 or 3)."""
         shape, typestr = tuple(cai["shape"]), cai["typestr"]
         if typestr not in _TYPESTRS:
             raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % typestr)
-        if len(shape) not in (2, 3):
-            raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % len(shape))
         dtype = _TYPESTRS[typestr]
         strides = cai.get("strides")
         if strides is None:  # C order
@@ -191,20 +176,24 @@ class Viewer:
             for n in reversed(shape):
                 strides.insert(0, step)
                 step *= n
-        if any(s < 0 for s in strides):
-            raise Error("arrays with negative strides are not taken (make a contiguous copy)")
+        stream = cai.get("stream")  # version 3: the stream the array's work is on (None: no need)
+        self._show(cai["data"][0], dtype, 1, shape, strides, stream if stream not in (None, 0) else None, axis, index,
+                   "make a contiguous copy")
+
+    def _show(self, data, dtype, memory, shape, strides, stream, axis, index, contiguous_hint):
+        """The field for the library: sizes and strides reversed, as its axes are x fastest
+        (C order is (z, y, x))."""
+        if len(shape) not in (2, 3):
+            raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % len(shape))
+        if any(st < 0 for st in strides):
+            raise Error("arrays with negative strides are not taken (%s)" % contiguous_hint)
         f = _Field()
-        f.data = cai["data"][0]
-        f.dtype = dtype
-        f.memory = 1
-        f.dims = len(shape)
-        for i, (n, s) in enumerate(zip(reversed(shape), reversed(tuple(strides)))):
-            f.size[i], f.stride[i] = n, s
+        f.data, f.dtype, f.memory, f.dims, f.stream = data, dtype, memory, len(shape), stream
+        for i, (n, st) in enumerate(zip(reversed(tuple(shape)), reversed(tuple(strides)))):
+            f.size[i], f.stride[i] = n, st
         f.slice_axis = _AXES[axis]
         if index is not None:
             f.slice = int(index) + 1
-        stream = cai.get("stream")  # version 3: the stream the array's work is on (None: no need)
-        f.stream = stream if stream not in (None, 0) else None
         _check(_library().ks_viewer_show(self._handle(), ctypes.byref(f)))
 
     def value(self, name, x):

@@ -1,16 +1,11 @@
 /* Users' kernels in the Laplace scenes (app/scenes/laplace/laplace_user.h). */
 #include "app/scenes/laplace/laplace_user.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
@@ -18,6 +13,7 @@
 #include "app/signals.h"
 #include "app/user_kernel.h"
 #include "kernels/common/ks_util.h"
+#include "render/image_io.h"
 #include "serve/server.h"
 #include "serve/state_json.h"
 
@@ -204,18 +200,10 @@ static void publish(ks_laplace_user *u, const ks_kernel_build *b)
     pthread_mutex_unlock(&u->lock);
 }
 
-/* Appends printf text at buf + *len: 0, or -1 when it does not fit. */
-static int add(char *buf, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+/* A page's save not yet built, within KS_USER_EDIT_PENDING_S (lock held). */
+static int page_save_pending(const ks_laplace_user *u)
 {
-    if (*len >= cap) return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= cap - *len) return -1;
-    *len += (size_t)n;
-    return 0;
+    return u->page.pending_since > 0 && ks_now_seconds() - u->page.pending_since < KS_USER_EDIT_PENDING_S;
 }
 
 /* The server's thread: {"file", "source" (null when it cannot be read, with
@@ -227,49 +215,25 @@ static size_t editor_describe(void *user, char *buf, size_t cap)
     char *src = NULL;
     const ks_status read = ks_user_kernel_read(path, &src);
     size_t len = 0;
-    int bad = add(buf, cap, &len, "{\"file\":") || ks_json_append_string(buf, cap, &len, ks_path_base_name(path));
+    int bad = ks_text_append(buf, cap, &len, "{\"file\":") || ks_json_append_string(buf, cap, &len, ks_path_base_name(path));
     if (read == KS_OK)
-        bad = bad || add(buf, cap, &len, ",\"source\":") || ks_json_append_string(buf, cap, &len, src);
+        bad = bad || ks_text_append(buf, cap, &len, ",\"source\":") || ks_json_append_string(buf, cap, &len, src);
     else
-        bad = bad || add(buf, cap, &len, ",\"source\":null,\"read_error\":") ||
+        bad = bad || ks_text_append(buf, cap, &len, ",\"source\":null,\"read_error\":") ||
               ks_json_append_string(buf, cap, &len, ks_error_message());
     free(src);
     const int busy = ks_kernel_watch_busy(u->watch);
     pthread_mutex_lock(&u->lock);
-    const int pending = u->page.pending_since > 0 && ks_now_seconds() - u->page.pending_since < KS_USER_EDIT_PENDING_S;
+    const int pending = page_save_pending(u);
     bad = bad ||
-          add(buf, cap, &len, ",\"busy\":%s,\"build\":%lld,\"refused\":%s,\"line\":", busy || pending ? "true" : "false",
+          ks_text_append(buf, cap, &len, ",\"busy\":%s,\"build\":%lld,\"refused\":%s,\"line\":", busy || pending ? "true" : "false",
               u->page.build, u->page.refused ? "true" : "false") ||
-          ks_json_append_string(buf, cap, &len, u->page.line) || add(buf, cap, &len, ",\"log\":[");
+          ks_json_append_string(buf, cap, &len, u->page.line) || ks_text_append(buf, cap, &len, ",\"log\":[");
     for (int n = 0; n < KS_USER_LOG_LINES && u->page.log[n][0]; ++n)
-        bad = bad || (n && add(buf, cap, &len, ",")) || ks_json_append_string(buf, cap, &len, u->page.log[n]);
-    bad = bad || add(buf, cap, &len, "],\"save_to_running_ms\":%.0f}", u->page.save_to_run_ms);
+        bad = bad || (n && ks_text_append(buf, cap, &len, ",")) || ks_json_append_string(buf, cap, &len, u->page.log[n]);
+    bad = bad || ks_text_append(buf, cap, &len, "],\"save_to_running_ms\":%.0f}", u->page.save_to_run_ms);
     pthread_mutex_unlock(&u->lock);
     return bad ? 0 : len;
-}
-
-/* Writes text to path as an editor does: a new file beside it, then a rename
- * (the watch sees the rename; a reader never sees half a file). */
-static int replace_file(const char *path, const char *text, size_t len)
-{
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.ks-edit-%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp) return ENAMETOOLONG;
-    struct stat sb;
-    const mode_t mode = stat(path, &sb) == 0 ? (sb.st_mode & 0777) : 0644;
-    const int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0) return errno;
-    int e = 0;
-    for (size_t done = 0; done < len && !e;) {
-        const ssize_t n = write(fd, text + done, len - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) e = n < 0 ? errno : EIO;
-        else done += (size_t)n;
-    }
-    if (!e && fsync(fd) != 0) e = errno;
-    if (close(fd) != 0 && !e) e = errno;
-    if (!e && rename(tmp, path) != 0) e = errno;
-    if (e) unlink(tmp);
-    return e;
 }
 
 /* The server's thread: a page's Compile. */
@@ -282,17 +246,19 @@ static unsigned editor_submit(void *user, const char *src, size_t len, char *msg
     }
     const int busy = ks_kernel_watch_busy(u->watch);
     pthread_mutex_lock(&u->lock);
-    const int pending = u->page.pending_since > 0 && ks_now_seconds() - u->page.pending_since < KS_USER_EDIT_PENDING_S;
+    const int pending = page_save_pending(u);
     if (busy || pending) {
         pthread_mutex_unlock(&u->lock);
         snprintf(msg, cap, "a build is on its way; Compile again when it is done");
         return 409;
     }
-    const int e = replace_file(u->files[0].path, src, len);
-    if (!e) u->page.pending_since = ks_now_seconds();
+    /* as an editor saves: a new file beside it, then a rename (the watch sees the rename; a
+       reader never sees half a file) */
+    const ks_status st = ks_text_write(u->files[0].path, src, len);
+    if (st == KS_OK) u->page.pending_since = ks_now_seconds();
     pthread_mutex_unlock(&u->lock);
-    if (e) {
-        snprintf(msg, cap, "cannot write %s: %s", ks_path_base_name(u->files[0].path), strerror(e));
+    if (st != KS_OK) {
+        snprintf(msg, cap, "%s", ks_error_message());
         return 500;
     }
     return 0;
