@@ -11,6 +11,7 @@
 #include "kernels/common/cpu_threads.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/fma_peak.h"
+#include "kernels/common/mpi_job.h"
 #include "app/best_config.h"
 #include "app/live/live.h"
 #include "app/new_kernel.h"
@@ -190,10 +191,8 @@ static ks_status checker_check(const ks_kcheck_request *req, ks_kcheck_result *o
     return d->kernel_check(req, out);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) return ks_kchecker_child_main(0, 1, checker_warm, checker_check);
-    if (ks_new_kernel_asked(argc, argv)) return new_kernel(argc, argv);
     ks_options opt;
     if (ks_options_parse(argc, argv, &opt) != KS_OK) return fail(KS_EXIT_USAGE);
     if (opt.help) {
@@ -220,6 +219,7 @@ int main(int argc, char **argv)
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
         snprintf(results_dir, sizeof results_dir, "results/%s-%s", scene->name, stamp);
+        if (ks_mpi_bcast(results_dir, sizeof results_dir, 0) != KS_OK) return fail(KS_EXIT_FAILURE); /* rank 0's */
         opt.out_dir = results_dir;
     }
     const int writes_out = opt.mode == KS_MODE_BENCH || opt.save_every || strcmp(opt.out_dir, ".") != 0;
@@ -234,6 +234,11 @@ int main(int argc, char **argv)
     }
     if (opt.record && !in_out_dir(&opt, opt.record, writes_out) && ks_recorder_check_path(opt.record) != KS_OK) {
         ks_error_prefix("--record");
+        return fail(KS_EXIT_USAGE);
+    }
+    if (ks_mpi_active() && opt.mode != KS_MODE_BENCH) {
+        ks_fail(KS_ERR_UNSUPPORTED, "under mpirun kernelscope runs `bench laplace3d|laplace2d` (one rank a GPU); "
+                                    "for the live view on several GPUs use --gpus N in one process");
         return fail(KS_EXIT_USAGE);
     }
     if (opt.mode != KS_MODE_BENCH && opt.window && !has_display()) {
@@ -262,6 +267,8 @@ int main(int argc, char **argv)
     if (!use_cuda && scene->kernel_file && scene->kernel_file(&opt, 0))
         return user_kernels_without_device(scene, &opt, opt.backend == KS_BACKEND_CPU);
     ks_options_backend_defaults(&opt, use_cuda);
+    if (scene->backend_check && scene->backend_check(&opt, use_cuda, device.device_count) != KS_OK)
+        return fail(KS_EXIT_USAGE);
     if (!use_cuda) {
         char line[256];
         for (int k = 0; ks_options_cpu_notice(&opt, &k, line, sizeof line);)
@@ -349,5 +356,30 @@ int main(int argc, char **argv)
     }
     ks_live_destroy(live);
     free(best);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) return ks_kchecker_child_main(0, 1, checker_warm, checker_check);
+    if (ks_new_kernel_asked(argc, argv)) return new_kernel(argc, argv);
+    /* Under mpirun: join the job, take this machine's GPU of the rank, and
+     * leave printing to rank 0 (the others' errors still reach stderr). */
+    if (ks_mpi_start(&argc, &argv) != KS_OK) return fail(KS_EXIT_USAGE);
+    if (ks_mpi_active()) {
+        if (ks_mpi_rank() != 0 && !freopen("/dev/null", "w", stdout)) {
+            ks_fail(KS_ERR_IO, "rank %d: cannot silence its output", ks_mpi_rank());
+            ks_mpi_end(KS_EXIT_FAILURE);
+            return fail(KS_EXIT_FAILURE);
+        }
+        if (ks_cuda_use_device(ks_mpi_local_rank()) != KS_OK) {
+            ks_error_prefix("MPI rank %d (rank %d on its machine)", ks_mpi_rank(), ks_mpi_local_rank());
+            const int code = fail(KS_EXIT_USAGE);
+            ks_mpi_end(code);
+            return code;
+        }
+    }
+    const int code = run(argc, argv);
+    ks_mpi_end(code);
     return code;
 }

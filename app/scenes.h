@@ -82,6 +82,9 @@ typedef struct ks_scene_def {
     ks_status (*finish_options)(ks_options *o);
     /* Defaults that depend on the backend (NULL: none). */
     void (*backend_defaults)(ks_options *o, int use_cuda);
+    /* Optional: refuses options the chosen backend and machine cannot run (e.g.
+     * more GPUs than it has), after backend_defaults, before the run says anything. */
+    ks_status (*backend_check)(const ks_options *o, int use_cuda, int device_count);
     const ks_scene_api *live;  /* NULL: a bench only (it runs other scenes' live loops) */
     ks_status (*bench)(const ks_bench_env *env);
     /* Optional start-up lines on this device (e.g. the code path a variant takes on it). */

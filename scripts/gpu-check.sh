@@ -27,6 +27,10 @@
 #   library   libkernelscope with device memory: examples/my_solver (built into tests/), and the
 #             Python examples with CuPy and PyTorch where they are installed, 300 steps each,
 #             their last pictures kept (the module from python/, the library from --bin)
+#   multigpu  several GPUs (needs two, NCCL, and mpirun for its MPI half): test_laplace_multi_gpu,
+#             tests/laplace/multigpu_bench.sh, then the scaling benches of docs/scaling.md: strong
+#             (regq and tblock at 1024^3, vec2d at 16384^2) and weak (512^3 and 16384^2 a GPU),
+#             threaded and under mpirun -np 2, each against one GPU in the same run
 #   faults    the user-kernel tests whose kernels fault (an out-of-bounds write, an endless loop),
 #             which every other step skips (KS_TEST_NO_FAULTS): on some GPUs a fault leaves the GPU
 #             unable to switch between busy processes until it is reset (NVIDIA Xid 31, then 109),
@@ -44,8 +48,8 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|library|faults) steps+=("$1"); shift ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|library|multigpu|faults) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -88,6 +92,34 @@ run_tests() { # DIR label
 for step in "${steps[@]}"; do
   echo "== $step"
   case $step in
+  multigpu)
+    "$bin/tests/test_laplace_multi_gpu" >"$out/multigpu_test.log" 2>&1
+    note_rc "test_laplace_multi_gpu: $(grep -cE '^\[       OK \]' "$out/multigpu_test.log") passed" $?
+    "$here/tests/laplace/multigpu_bench.sh" >"$out/multigpu_bench_test.log" 2>&1
+    note_rc "tests/laplace/multigpu_bench.sh" $?
+    nvidia-smi topo -m >"$out/multigpu_topo.txt" 2>&1
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    mpi=(); command -v mpirun >/dev/null 2>&1 && mpi=(mpirun -np 2 --oversubscribe -x PATH -x LD_LIBRARY_PATH)
+    while read -r tag scene args; do
+      # shellcheck disable=SC2086
+      "$KS_BINARY" bench $scene $args --gpus 1,2 --reps ${KS_MULTIGPU_REPS:-15} --out "$out/scaling-$tag" \
+        >"$out/scaling-$tag.log" 2>&1
+      note_rc "bench $scene $args --gpus 1,2 (threads)" $?
+      cat "$out/scaling-$tag.log"
+      if [ ${#mpi[@]} -gt 0 ]; then
+        # shellcheck disable=SC2086
+        "${mpi[@]}" "$KS_BINARY" bench $scene $args --gpus 1,2 --reps ${KS_MULTIGPU_REPS:-15} \
+          --out "$out/scaling-$tag-mpi" >"$out/scaling-$tag-mpi.log" 2>&1 </dev/null # mpirun reads stdin
+        note_rc "mpirun -np 2 bench $scene $args" $?
+        cat "$out/scaling-$tag-mpi.log"
+      fi
+    done <<'RUNS'
+strong3d laplace3d --grid 1024 --kernel regq,tblock
+strong2d laplace2d --grid 16384 --kernel vec2d
+weak3d laplace3d --grid 512 --weak --kernel regq,tblock
+weak2d laplace2d --grid 16384 --weak --kernel vec2d
+RUNS
+    ;;
   library)
     lib=$(ls "$bin"/libkernelscope.so 2>/dev/null | head -n 1)
     [ -x "$bin/tests/my_solver" ] && { timeout 120 "$bin/tests/my_solver" 1024 300 >"$out/my_solver.txt" 2>&1

@@ -36,6 +36,11 @@ ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int
 }
 
 ks_status ks_cuda_sync(void) { return KS_NO_CUDA("device sync"); }
+ks_status ks_cuda_use_device(int ordinal)
+{
+    (void)ordinal;
+    return KS_NO_CUDA("choosing a GPU");
+}
 int ks_cuda_stalled(void) { return 0; }
 
 ks_status ks_cuda_measure_fma_gflops(int reps, double *gflops)

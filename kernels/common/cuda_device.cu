@@ -59,6 +59,20 @@ extern "C" ks_status ks_cuda_wait_stream(cudaStream_t stream, const char *what)
     return wait_bounded(query_stream, (void *)stream, what);
 }
 
+extern "C" ks_status ks_cuda_use_device(int ordinal)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return ks_fail(KS_ERR_NO_DEVICE, "no CUDA device");
+    }
+    if (ordinal < 0 || ordinal >= count)
+        return ks_fail(KS_ERR_NO_DEVICE, "GPU %d asked for; this machine has %d CUDA device%s", ordinal, count,
+                       count == 1 ? "" : "s");
+    KS_CUDA_TRY(cudaSetDevice(ordinal));
+    return KS_OK;
+}
+
 extern "C" ks_status ks_cuda_probe(ks_device_info *info)
 {
     std::memset(info, 0, sizeof *info);
@@ -89,6 +103,7 @@ extern "C" ks_status ks_cuda_probe(ks_device_info *info)
     KS_CUDA_TRY(cudaGetDevice(&info->ordinal));
     KS_CUDA_TRY(cudaGetDeviceProperties(&prop, info->ordinal));
     std::snprintf(info->name, sizeof info->name, "%s", prop.name);
+    info->device_count = count;
     info->cc_major = prop.major;
     info->cc_minor = prop.minor;
     info->sm_count = prop.multiProcessorCount;

@@ -24,6 +24,7 @@ typedef struct ks_device_info {
     size_t smem_per_block_optin;
     size_t total_mem, free_mem; /* bytes, free read at probe time */
     size_t l2_bytes;
+    int device_count;         /* CUDA devices this process sees */
 } ks_device_info;
 
 /* Per-launch resource figures of a kernel (for the overlay and the bench). */
@@ -48,6 +49,8 @@ ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes);
  * of dynamic shared memory, on a device with max_threads_per_sm. */
 ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int max_threads_per_sm,
                                ks_kernel_attrs *out);
+/* Makes `ordinal` this thread's device (an MPI rank's GPU, before the probe). */
+ks_status ks_cuda_use_device(int ordinal);
 /* Waits for all device work (used at shutdown and in tests). */
 ks_status ks_cuda_sync(void);
 /* 1 once a wait for the GPU gave up (KS_GPU_STALL_S, cuda_check.h): its work

@@ -158,6 +158,10 @@ typedef struct ks_lsolver ks_lsolver;
 ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out);
 void ks_lsolver_destroy(ks_lsolver *s);
 void *ks_lsolver_stream(ks_lsolver *s); /* cudaStream_t */
+/* Runs on `stream` (another solver's, of the same device) from now on, and
+ * leaves it alone when destroyed: several solvers of one scene that the live
+ * loop sees as one stream. Its own stream is destroyed. */
+ks_status ks_lsolver_use_stream(ks_lsolver *s, void *stream);
 /* Blocks the host until the solver's stream has done all its work. */
 ks_status ks_lsolver_wait(ks_lsolver *s);
 /* Copies host into both fields (so boundaries are valid in both); synchronous. */
@@ -210,6 +214,9 @@ void ks_lsolver_graph_stats(const ks_lsolver *s, ks_lgraph_stats *out);
 /* Enqueues the sum of squared differences between current and previous field
  * (warp-shuffle reduction) into a device accumulator. */
 ks_status ks_lsolver_residual(ks_lsolver *s);
+/* Enqueues a fill of `bytes` bytes of device memory at dst with value (a
+ * line drawn over a picture) on the solver's stream. */
+ks_status ks_lsolver_fill_bytes(ks_lsolver *s, void *dst, int value, size_t bytes);
 /* Enqueues the colormapped slice into dst (device pointer, w*h*4 bytes). */
 ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
                                   float lo, float hi, void *dst_rgba);

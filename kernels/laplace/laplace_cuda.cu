@@ -101,12 +101,28 @@ void ks_lsolver_destroy(ks_lsolver *s)
     cudaFree(s->d_hist);
     if (s->h_hist) cudaFreeHost(s->h_hist);
     if (s->hist_done) cudaEventDestroy(s->hist_done);
-    if (s->stream) cudaStreamDestroy(s->stream);
+    if (s->stream && !s->stream_borrowed) cudaStreamDestroy(s->stream);
     cudaGetLastError(); /* nothing to report on the way out */
     free(s);
 }
 
 void *ks_lsolver_stream(ks_lsolver *s) { return (void *)s->stream; }
+
+ks_status ks_lsolver_fill_bytes(ks_lsolver *s, void *dst, int value, size_t bytes)
+{
+    KS_CUDA_TRY(cudaMemsetAsync(dst, value, bytes, s->stream));
+    return KS_OK;
+}
+
+ks_status ks_lsolver_use_stream(ks_lsolver *s, void *stream)
+{
+    KS_TRY(ks_lsolver_wait(s));
+    ks_lsolver_drop_graphs(s); /* captured on the old stream */
+    if (!s->stream_borrowed) KS_CUDA_TRY(cudaStreamDestroy(s->stream));
+    s->stream = (cudaStream_t)stream;
+    s->stream_borrowed = 1;
+    return KS_OK;
+}
 
 ks_status ks_lsolver_wait(ks_lsolver *s)
 {
@@ -147,8 +163,8 @@ ks_status ks_lsolver_download_previous(ks_lsolver *s, float *host)
 static const ks_llaunch_fn ks_llaunchers[] = {KS_LVARIANT_ROWS(KS_LLAUNCH_ROW)};
 #undef KS_LLAUNCH_ROW
 
-static ks_status lookup(const ks_lsolver *s, int variant, const ks_lvariant_info **info,
-                        ks_llaunch_fn *fn)
+ks_status ks_lsolver_launcher(const ks_lsolver *s, int variant, const ks_lvariant_info **info,
+                              ks_llaunch_fn *fn)
 {
     const ks_lvariant_info *v = ks_lvariant_get(variant);
     if (!v) return ks_fail(KS_ERR_INVALID, "no kernel variant %d", variant);
@@ -186,7 +202,7 @@ ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int bl
 {
     const ks_lvariant_info *info = NULL;
     ks_llaunch_fn fn = NULL;
-    KS_TRY(lookup(s, variant, &info, &fn));
+    KS_TRY(ks_lsolver_launcher(s, variant, &info, &fn));
     ks_lsweep sw;
     sweep_init(s, block, &sw);
     sw.steps = info->steps_per_launch;
@@ -334,7 +350,7 @@ ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int ite
 {
     const ks_lvariant_info *info = NULL;
     ks_llaunch_fn fn = NULL;
-    KS_TRY(lookup(s, variant, &info, &fn));
+    KS_TRY(ks_lsolver_launcher(s, variant, &info, &fn));
     if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
     if (prev != KS_LPREV_EXACT && prev != KS_LPREV_ANY)
         return ks_fail(KS_ERR_INVALID, "unknown previous-field mode %d", (int)prev);
@@ -416,19 +432,25 @@ __global__ void residual_sumsq_shfl_kernel(const float *__restrict__ a, const fl
     }
 }
 
-ks_status ks_lsolver_residual(ks_lsolver *s)
+ks_status ks_lsolver_residual_range(ks_lsolver *s, size_t first, size_t points)
 {
+    if (first > s->points || points > s->points - first)
+        return ks_fail(KS_ERR_INVALID, "residual over points [%zu, %zu): the field has %zu", first, first + points,
+                       s->points);
     KS_CUDA_TRY(cudaMemsetAsync(s->d_residual, 0, sizeof(double), s->stream));
+    s->have_residual = 1;
+    if (points == 0) return KS_OK;
     const int threads = 256;
     long long blocks = (long long)s->prop.multiProcessorCount * 8;
-    const long long need = ((long long)s->points + threads - 1) / threads;
+    const long long need = ((long long)points + threads - 1) / threads;
     if (blocks > need) blocks = need;
-    residual_sumsq_shfl_kernel<<<(unsigned)blocks, threads, 0, s->stream>>>(s->cur, s->prev,
-                                                                            s->points, s->d_residual);
+    residual_sumsq_shfl_kernel<<<(unsigned)blocks, threads, 0, s->stream>>>(s->cur + first, s->prev + first,
+                                                                            points, s->d_residual);
     KS_CUDA_TRY_LAUNCH("residual_sumsq_shfl_kernel");
-    s->have_residual = 1;
     return KS_OK;
 }
+
+ks_status ks_lsolver_residual(ks_lsolver *s) { return ks_lsolver_residual_range(s, 0, s->points); }
 
 /* ---- value histogram ---- */
 
@@ -508,7 +530,7 @@ ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int it
     ks_llaunch_fn fn = NULL;
     if (pure) {
         const ks_lvariant_info *unused;
-        ks_status lst = lookup(s, variant, &unused, &fn);
+        ks_status lst = ks_lsolver_launcher(s, variant, &unused, &fn);
         if (lst != KS_OK) {
             free(ms);
             return lst;

@@ -14,6 +14,12 @@ ks_status ks_lsolver_create(const ks_grid *g, ks_lsolver **out)
 }
 void ks_lsolver_destroy(ks_lsolver *s) { (void)s; }
 void *ks_lsolver_stream(ks_lsolver *s) { (void)s; return NULL; }
+ks_status ks_lsolver_use_stream(ks_lsolver *s, void *stream) { (void)stream; KS_LNO; }
+ks_status ks_lsolver_fill_bytes(ks_lsolver *s, void *dst, int value, size_t bytes)
+{
+    (void)dst, (void)value, (void)bytes;
+    KS_LNO;
+}
 ks_status ks_lsolver_wait(ks_lsolver *s) { KS_LNO; }
 ks_status ks_lsolver_upload(ks_lsolver *s, const float *host) { (void)host; KS_LNO; }
 ks_status ks_lsolver_upload_previous(ks_lsolver *s, const float *host) { (void)host; KS_LNO; }

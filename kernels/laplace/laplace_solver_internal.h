@@ -48,6 +48,7 @@ struct ks_lsolver {
     int device;
     cudaDeviceProp prop;
     cudaStream_t stream;
+    int stream_borrowed;    /* ks_lsolver_use_stream: another's stream, not destroyed with this one */
     float *cur, *prev;      /* cur = newest iterate, prev = the one before */
     double *d_residual;     /* residual accumulator (sum of squares) */
     unsigned *d_minmax;     /* encoded slice min, max */
@@ -65,5 +66,13 @@ struct ks_lsolver {
     long long graph_clock;
     long long graph_captures, graph_replays;
 };
+
+/* For the multi-GPU solver (laplace_multi.cu), which drives one solver per
+ * slab: the variant's row and launcher (a user variant's when loaded), or
+ * the error lookup gives; the residual accumulator over points [first,
+ * first + points) of the fields only (a slab's own planes, not its halos). */
+ks_status ks_lsolver_launcher(const ks_lsolver *s, int variant, const ks_lvariant_info **info,
+                              ks_llaunch_fn *fn);
+ks_status ks_lsolver_residual_range(ks_lsolver *s, size_t first, size_t points);
 
 #endif

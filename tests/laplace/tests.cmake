@@ -45,3 +45,19 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_scaling_model COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scaling-model.py --check)
   set_tests_properties(test_scaling_model PROPERTIES LABELS "cpu" TIMEOUT 60)
 endif()
+# Several GPUs (NCCL): every variant bit for bit against one GPU, the timing figures, the
+# refusals; skipped with fewer than two GPUs. Label multigpu too: ctest -L multigpu.
+ks_add_test(NAME test_laplace_multi_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_multi_gpu.c
+            TIMEOUT 600)
+if(KS_CUDA)
+  set_tests_properties(test_laplace_multi_gpu PROPERTIES LABELS "gpu;multigpu")
+  # The scaling bench threaded and under mpirun (each checks its field bit for bit against the
+  # CPU gold, so both give the same field), and compute-sanitizer on rank 0.
+  add_test(NAME test_multigpu_bench COMMAND ${CMAKE_CURRENT_LIST_DIR}/multigpu_bench.sh)
+  set_tests_properties(test_multigpu_bench PROPERTIES LABELS "gpu;multigpu" SKIP_RETURN_CODE 77 TIMEOUT 900
+                       RUN_SERIAL TRUE ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+endif()
+# --gpus and --weak refused with one line (values, no NCCL, no GPU, with --kernel-file).
+add_test(NAME test_multigpu_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/multigpu_cli.sh)
+set_tests_properties(test_multigpu_cli PROPERTIES LABELS "cpu" TIMEOUT 120
+                     ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")

@@ -29,7 +29,14 @@ typedef struct ks_laplace_opts {
                                     variant named after the file (KS_LUSER_MAX) */
     int kernel_file_count;
     int edit;                    /* --edit: the browser page edits the first --kernel-file */
+    int gpus[16];                /* --gpus: one value N (N GPUs, ids 0..N-1), or a list: device ids
+                                    in the live view, GPU counts to sweep in bench */
+    int gpus_count;              /* values given (0: no --gpus) */
+    int weak;                    /* bench --weak: the grid is each GPU's share (weak scaling) */
 } ks_laplace_opts;
+
+/* The GPUs a live run uses: their count (1 without --gpus) and ids into devices. */
+int ks_laplace_live_gpus(const ks_options *o, int devices[16]);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_laplace_options;

@@ -10,9 +10,12 @@
 #include "app/options_parse.h"
 #include "app/scenes.h"
 #include "app/scenes/laplace/bench_laplace.h"
+#include "app/scenes/laplace/bench_scaling.h"
+#include "kernels/common/mpi_job.h"
 #include "app/scenes/laplace/iters_auto.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_contract.h"
+#include "kernels/laplace/laplace_multi.h"
 
 enum {
     KS_MAX_DIM = 1 << 16, /* points per axis */
@@ -97,6 +100,35 @@ static ks_status set_residual_every(ks_options *o, void *own, const char *name, 
     return set_count(name, v, 1, 100000, &((ks_laplace_opts *)own)->residual_every);
 }
 KS_FLAG_SETS(set_no_graph, ((ks_laplace_opts *)own)->no_graph)
+KS_FLAG_SETS(set_weak, ((ks_laplace_opts *)own)->weak)
+static ks_status add_gpus(void *ctx, const char *name, const char *item)
+{
+    ks_laplace_opts *lp = ctx;
+    if (lp->gpus_count == (int)(sizeof lp->gpus / sizeof lp->gpus[0]))
+        return ks_fail(KS_ERR_INVALID, "%s: at most %d values", name, (int)(sizeof lp->gpus / sizeof lp->gpus[0]));
+    return set_count(name, item, 0, 1024, &lp->gpus[lp->gpus_count++]);
+}
+static ks_status set_gpus(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ((ks_laplace_opts *)own)->gpus_count = 0;
+    return for_each_item(own, name, v, add_gpus);
+}
+
+int ks_laplace_live_gpus(const ks_options *o, int devices[16])
+{
+    const ks_laplace_opts *lp = ks_laplace_opts_get(o);
+    if (lp->gpus_count == 0) {
+        devices[0] = 0;
+        return 1;
+    }
+    if (lp->gpus_count == 1) { /* a count */
+        for (int i = 0; i < lp->gpus[0] && i < 16; ++i) devices[i] = i;
+        return lp->gpus[0];
+    }
+    for (int i = 0; i < lp->gpus_count; ++i) devices[i] = lp->gpus[i];
+    return lp->gpus_count;
+}
 KS_FLAG_SETS(set_edit, ((ks_laplace_opts *)own)->edit)
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
@@ -166,6 +198,12 @@ static const ks_flag_row ks_laplace_flags[] = {
      "with --serve and --kernel-file: the page edits the first file\n(Compile saves it; always behind the token, made "
      "when\nnot given)",
      KS_IN_LIVE, set_edit},
+    {"--gpus", "N | LIST",
+     "several GPUs, the grid cut into slabs along z (3D) / y (2D),\nhalos exchanged with NCCL: N GPUs, or a list of "
+     "device ids;\nbench: the GPU counts to compare (1,2,...); under mpirun\neach rank drives one GPU instead",
+     KS_IN_LIVE | KS_IN_BENCH, set_gpus},
+    {"--weak", NULL, "bench --gpus: the grid is each GPU's share (weak scaling;\ndefault: the whole grid, strong scaling)",
+     KS_IN_BENCH, set_weak},
     {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
     {"--range", "LO:HI", "fixed colour range (default: auto)", 0, NULL},
     {"--dump-field", "FILE.npy", "write the final field (float32, shape (NZ,NY,NX) or (NY,NX))", 0, NULL},
@@ -178,6 +216,37 @@ const ks_option_group ks_laplace_options = {
 _Static_assert(sizeof(ks_laplace_opts) <= KS_OPTION_GROUP_BYTES, "fits its option storage");
 
 /* ---- Checks and defaults ---- */
+
+/* --gpus and --weak: the values, then what this build can do (without NCCL
+ * --gpus 2 is refused here, before any device work). */
+static ks_status check_gpus(const ks_options *o, const ks_laplace_opts *lp)
+{
+    if (lp->weak && !lp->gpus_count) return ks_fail(KS_ERR_INVALID, "--weak goes with --gpus (a list of GPU counts)");
+    int most = 0;
+    for (int i = 0; i < lp->gpus_count; ++i) {
+        const int v = lp->gpus[i];
+        if (o->mode == KS_MODE_BENCH || lp->gpus_count == 1) {
+            if (v < 1) return ks_fail(KS_ERR_INVALID, "--gpus: %d GPUs (at least 1)", v);
+            if (v > KS_LMULTI_MAX_GPUS)
+                return ks_fail(KS_ERR_INVALID, "--gpus: %d GPUs; one process drives at most %d (use mpirun for more)", v,
+                               KS_LMULTI_MAX_GPUS);
+            if (v > most) most = v;
+        } else {
+            most = lp->gpus_count; /* device ids */
+            for (int j = 0; j < i; ++j)
+                if (lp->gpus[j] == v) return ks_fail(KS_ERR_INVALID, "--gpus: device %d is named twice", v);
+        }
+    }
+    if (o->mode == KS_MODE_LIVE && lp->gpus_count > KS_LMULTI_MAX_GPUS)
+        return ks_fail(KS_ERR_INVALID, "--gpus: at most %d devices", KS_LMULTI_MAX_GPUS);
+    const char *why = NULL;
+    if (most > 1 && !ks_lmulti_supported(&why)) return ks_fail(KS_ERR_UNSUPPORTED, "--gpus %d: %s", most, why);
+    if (most > 1 && lp->kernel_file_count)
+        return ks_fail(KS_ERR_INVALID, "--gpus %d: your own kernels (--kernel-file) run on one GPU", most);
+    if (most > 1 && o->backend == KS_BACKEND_CPU)
+        return ks_fail(KS_ERR_INVALID, "--gpus %d: several GPUs need the cuda backend", most);
+    return KS_OK;
+}
 
 ks_status ks_laplace_finish_options(ks_options *o)
 {
@@ -209,6 +278,7 @@ ks_status ks_laplace_finish_options(ks_options *o)
     if (lp->edit && !lp->kernel_file_count)
         return ks_fail(KS_ERR_INVALID, "--edit needs a --kernel-file to edit (kernelscope new-kernel %s writes one)",
                        o->scene->name);
+    KS_TRY(check_gpus(o, lp));
     for (int k = 0; k < o->kernel_count; ++k) {
         if (ks_lvariant_find(dims, o->kernels[k]) < 0) {
             char names[256];
@@ -308,8 +378,33 @@ static const char *kernel_file(const ks_options *o, int i)
     return i >= 0 && i < lp->kernel_file_count ? lp->kernel_files[i] : NULL;
 }
 
+/* --gpus against the machine: a CUDA device, and as many as asked (device ids that exist). */
+static ks_status backend_check(const ks_options *o, int use_cuda, int device_count)
+{
+    const ks_laplace_opts *lp = ks_laplace_opts_get(o);
+    if (!lp->gpus_count) return KS_OK;
+    int devices[16], most = 0;
+    if (o->mode == KS_MODE_LIVE) {
+        const int n = ks_laplace_live_gpus(o, devices);
+        for (int i = 0; i < n; ++i) most = devices[i] + 1 > most ? devices[i] + 1 : most;
+    } else {
+        for (int i = 0; i < lp->gpus_count; ++i) most = lp->gpus[i] > most ? lp->gpus[i] : most;
+    }
+    if (ks_mpi_active()) return KS_OK; /* each rank checks its own GPU */
+    if (!use_cuda) return ks_fail(KS_ERR_NO_DEVICE, "--gpus: several GPUs need a CUDA device, and this machine has none");
+    if (most > device_count)
+        return ks_fail(KS_ERR_NO_DEVICE, "--gpus: %s %d GPU%s, this machine has %d CUDA device%s",
+                       o->mode == KS_MODE_LIVE && lp->gpus_count > 1 ? "the ids need" : "asked for", most,
+                       most == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s");
+    return KS_OK;
+}
+
 static ks_status bench(const ks_bench_env *e)
 {
+    if (ks_laplace_opts_get(e->opt)->gpus_count || ks_mpi_active()) {
+        if (!e->use_cuda) return ks_fail(KS_ERR_INVALID, "--gpus: several GPUs need the cuda backend");
+        return ks_bench_laplace_scaling(e->opt, e->device);
+    }
     return ks_bench_laplace(e->opt, e->device, e->use_cuda, e->best, e->best_path);
 }
 
@@ -325,7 +420,7 @@ static const ks_kernel_from ks_laplace3d_from[] = {{"regq", ks_laplace_starter_r
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
         .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
         .size_is_picture = 1, .finish_options = ks_laplace_finish_options,                                     \
-        .backend_defaults = ks_laplace_backend_defaults, .live = &ks_scene_laplace_api, .bench = bench,            \
+        .backend_defaults = ks_laplace_backend_defaults, .backend_check = backend_check, .live = &ks_scene_laplace_api, .bench = bench,            \
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
         .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \

@@ -13,6 +13,7 @@
 
 #include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
+#include "kernels/laplace/laplace_multi.h"
 
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
 #define KS_LAPLACE_CPU_RESIDUAL_MS 250.0
@@ -49,9 +50,31 @@ ks_status ks_laplace_scene_upload_initial(ks_laplace_scene *s)
     float *initial = malloc(bytes);
     if (!initial) return check_host_memory(s, SIZE_MAX);
     ks_laplace_fill_initial(&s->grid, s->bc, initial);
-    ks_status st = ks_lsolver_upload(s->solver, initial);
+    ks_status st = s->multi ? ks_lmulti_upload(s->multi, initial) : ks_lsolver_upload(s->solver, initial);
     free(initial);
     return st;
+}
+
+/* --gpus: the display GPU's solver for slices along the current axis (made
+ * on first use, on the stream of the first one made) becomes s->solver. */
+static ks_status ensure_view(ks_laplace_scene *s)
+{
+    if (!s->multi) return KS_OK;
+    const int a = s->grid.dims == 3 ? (int)s->axis : 0;
+    if (!s->views[a]) {
+        const ks_grid vg = ks_lmulti_slice_grid(s->multi, s->axis);
+        ks_lsolver *first = NULL;
+        for (int k = 0; k < 3; ++k) first = first ? first : s->views[k];
+        KS_TRY(ks_lsolver_create(&vg, &s->views[a]));
+        if (first) KS_TRY(ks_lsolver_use_stream(s->views[a], ks_lsolver_stream(first)));
+    }
+    s->solver = s->views[a];
+    return KS_OK;
+}
+
+void ks_laplace_scene_view_slice(const ks_laplace_scene *s, int *index)
+{
+    *index = s->multi ? ks_lmulti_slice_index(s->multi, s->axis, s->index) : s->index;
 }
 
 static void destroy(void *self)
@@ -59,7 +82,16 @@ static void destroy(void *self)
     ks_laplace_scene *s = self;
     if (!s) return;
     ks_laplace_user_destroy(s->user);
-    ks_lsolver_destroy(s->solver);
+    if (s->multi) { /* the slice solvers share the first one's stream: it goes last */
+        ks_lsolver *owner = s->views[0];
+        for (int a = 1; a < 3; ++a) owner = owner ? owner : s->views[a];
+        for (int a = 0; a < 3; ++a)
+            if (s->views[a] != owner) ks_lsolver_destroy(s->views[a]);
+        ks_lsolver_destroy(owner);
+        ks_lmulti_destroy(s->multi);
+    } else {
+        ks_lsolver_destroy(s->solver);
+    }
     free(s->u);
     free(s->u_prev);
     free(s);
@@ -97,7 +129,14 @@ static ks_status create(const ks_scene_env *env, void **self)
      * allocation; host memory against what is available, since an
      * overcommitted malloc would only fail later, by the OOM killer. */
     const size_t bytes = ks_grid_bytes(&s->grid);
-    if (s->use_cuda) {
+    int devices[16];
+    s->gpus = s->use_cuda ? ks_laplace_live_gpus(opt, devices) : 1;
+    if (s->gpus > 1) { /* the field on several GPUs; this one draws the slice */
+        const ks_lmulti_desc md = {s->grid, s->gpus, devices, 0};
+        KS_TRY(ks_lmulti_create(&md, &s->multi));
+        s->use_graph = 0;
+        KS_TRY(ensure_view(s));
+    } else if (s->use_cuda) {
         KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
         KS_TRY(ks_lsolver_use_graphs(s->solver, s->use_graph));
     }
@@ -269,8 +308,38 @@ static void poll_readback(ks_laplace_scene *s)
     }
 }
 
+/* --gpus: the run on every GPU (the host waits for it, so the stage timer's
+ * events on the display stream time its wall clock), the residual by an
+ * all-reduce, then the slice copied to the display GPU for the picture. */
+static ks_status compute_multi(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
+{
+    KS_TRY(ensure_view(s));
+    poll_readback(s);
+    if (iters > 0) {
+        const int residual = residual_due(s, ctx);
+        KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_jacobi));
+        KS_TRY(ks_lmulti_run(s->multi, s->variant, s->block, iters, residual ? KS_LPREV_EXACT : KS_LPREV_ANY));
+        KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
+        if (residual) {
+            KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
+            KS_TRY(ks_lmulti_residual(s->multi, &s->residual));
+            KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
+            s->residual_iter = s->total_iters + iters;
+            push_history(s, s->residual_iter, s->residual);
+        }
+    }
+    KS_TRY(ks_lmulti_slice_into(s->multi, s->axis, s->index, s->solver));
+    const int none[3] = {-1, -1, -1};
+    int probe[3], vindex;
+    ks_lmulti_slice_point(s->multi, s->axis, s->probe, probe);
+    ks_laplace_scene_view_slice(s, &vindex);
+    return ks_lsolver_request_readback(s->solver, s->axis, vindex, s->probe_valid ? probe : none,
+                                       s->total_iters + iters);
+}
+
 static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
 {
+    if (s->multi) return compute_multi(s, ctx, iters);
     poll_readback(s);
     int reloaded = 0, reverted = 0; /* a save of the kernel in use, checked and swapped in; a block refused */
     int block[3]; /* a user's kernel runs only at a block it passed the check with */
@@ -406,6 +475,28 @@ static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
     return ks_stage_timer_end(ctx->timer, s->stage_hist);
 }
 
+/* --gpus: a white line across the picture where one GPU's slab meets the
+ * next (the slow axis runs up the picture in every slice but a 3D z slice,
+ * which one GPU holds whole). */
+static ks_status draw_decomposition(ks_laplace_scene *s, void *rgba)
+{
+    if (s->grid.dims == 3 && s->axis == KS_AXIS_Z) return KS_OK;
+    unsigned char *pic = rgba;
+    const size_t row = (size_t)s->view.x.pixels * 4;
+    for (int r = 1; r < ks_lmulti_domains(s->multi); ++r) {
+        const int plane = ks_lmulti_slab(s->multi, r)->first;
+        for (int q = 0; q < s->view.y.pixels; ++q) {
+            int y0, y1;
+            ks_cellmap_range(&s->view.y, q, &y0, &y1);
+            if (y0 <= plane && plane < y1) { /* the lowest pixel row showing the slab's first plane */
+                KS_TRY(ks_lsolver_fill_bytes(s->solver, pic + (size_t)q * row, 0xff, row));
+                break;
+            }
+        }
+    }
+    return KS_OK;
+}
+
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     ks_laplace_scene *s = self;
@@ -413,9 +504,12 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     *w = s->view.x.pixels;
     *h = s->view.y.pixels;
     KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_slice));
-    if (s->use_cuda)
-        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, s->index, &s->view, s->cmap, s->lo, s->hi, rgba));
-    else
+    int vindex;
+    ks_laplace_scene_view_slice(s, &vindex);
+    if (s->use_cuda) {
+        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, vindex, &s->view, s->cmap, s->lo, s->hi, rgba));
+        if (s->multi) KS_TRY(draw_decomposition(s, rgba));
+    } else
         KS_TRY(ks_laplace_cpu_render_view(&s->grid, s->u, s->axis, s->index, &s->view, s->cmap, s->lo,
                                           s->hi, rgba));
     KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_slice));
@@ -433,7 +527,11 @@ static ks_status full_picture(void *self, unsigned char **rgba, int *w, int *h)
     if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the %d x %d picture", *w, *h);
     ks_status st = KS_OK;
     if (s->use_cuda)
-        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, s->index, s->cmap, s->lo, s->hi, p);
+    {
+        int vindex;
+        ks_laplace_scene_view_slice(s, &vindex);
+        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, vindex, s->cmap, s->lo, s->hi, p);
+    }
     else
         ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi, p);
     if (st != KS_OK) {
@@ -474,7 +572,7 @@ static ks_status finish(void *self)
     if (s->use_cuda) {
         host = malloc(ks_grid_bytes(&s->grid));
         if (!host) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for --dump-field");
-        ks_status st = ks_lsolver_download(s->solver, host);
+        ks_status st = s->multi ? ks_lmulti_download(s->multi, host) : ks_lsolver_download(s->solver, host);
         if (st != KS_OK) {
             free(host);
             return st;

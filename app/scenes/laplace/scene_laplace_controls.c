@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app/scenes/laplace/scene_laplace_internal.h"
+#include "kernels/laplace/laplace_multi.h"
 
 /* Candidate blocks for [ and ]: by rank, in increasing thread count. */
 static const int ks_blocks_rank2[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
@@ -17,6 +18,7 @@ ks_status ks_laplace_scene_check_block(ks_laplace_scene *s, int variant, const i
 {
     KS_TRY(ks_lvariant_check_shape(variant, block));
     if (!s->use_cuda) return KS_OK; /* the CPU backend has no blocks */
+    if (s->multi) return ks_lmulti_check_block(s->multi, variant, block); /* on every GPU's slab */
     return ks_lsolver_check_block(s->solver, variant, block);
 }
 

@@ -56,7 +56,17 @@ typedef struct ks_laplace_scene {
     ks_cadence hist_cad;     /* field histogram likewise */
     int use_graph;           /* CUDA backend: the frame's launches as one CUDA graph */
     struct ks_laplace_user *user; /* --kernel-file: users' kernels, reloaded on save (NULL: none) */
+    /* --gpus N (N > 1): the field lives on N GPUs (kernels/laplace/laplace_multi.h); solver
+     * is then the display GPU's solver of the slice alone (views[axis], made on first use,
+     * all on the first one's stream) */
+    struct ks_lmulti *multi;
+    ks_lsolver *views[3];
+    int gpus;
 } ks_laplace_scene;
+
+/* The slice's axis and index in the solver that draws it (the field's own, or
+ * the display's slice solver with --gpus), and a probe point there. */
+void ks_laplace_scene_view_slice(const ks_laplace_scene *s, int *index);
 
 /* Iterations a stepping frame runs: the request, rounded to whole time blocks
  * for a temporally blocked variant (CUDA backend). */

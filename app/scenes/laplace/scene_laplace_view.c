@@ -6,6 +6,7 @@
 
 #include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
+#include "kernels/laplace/laplace_multi.h"
 
 static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
 
@@ -72,6 +73,26 @@ static const char *roof_name(const ks_laplace_scene *s)
     return s->use_cuda ? ks_lvariant_get(s->variant)->name : "cpu";
 }
 
+/* --gpus: which GPU holds which slab, and each one's last run: its update
+ * per iteration, its halo exchange and how much of it the update hid. */
+static void multi_lines(const ks_laplace_scene *s, ks_view *v)
+{
+    const char axis = s->grid.dims == 3 ? 'z' : 'y';
+    ks_lmulti_timing t;
+    ks_lmulti_last(s->multi, &t);
+    ks_view_text(v, KS_VGROUP_SCENE, "GPUs", "%d, slabs along %c (white lines), halos by NCCL", ks_lmulti_domains(s->multi),
+                 axis);
+    if (s->grid.dims == 3 && s->axis == KS_AXIS_Z)
+        ks_view_text(v, KS_VGROUP_SCENE, "slice held by", "GPU %d", ks_lmulti_device(s->multi, ks_lmulti_owner(s->multi, s->index)));
+    for (int i = 0; i < t.gpus; ++i) {
+        const ks_slab *b = ks_lmulti_slab(s->multi, ks_lmulti_first_domain(s->multi) + i);
+        char label[32];
+        snprintf(label, sizeof label, "GPU %d", ks_lmulti_device(s->multi, i));
+        ks_view_text(v, KS_VGROUP_SCENE, label, "%c %d-%d: jacobi %.3f ms/it, halo %.3f ms, %.0f%% hidden", axis, b->first,
+                     b->first + b->count - 1, t.jacobi_ms[i], t.gpu_halo_ms[i], 100.0 * t.gpu_hidden[i]);
+    }
+}
+
 void ks_laplace_scene_view(void *self, ks_view *v)
 {
     ks_laplace_scene *s = self;
@@ -119,6 +140,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     else
         ks_view_text(v, KS_VGROUP_SCENE, "grid", "%dx%d", s->grid.nx, s->grid.ny);
     ks_view_text(v, KS_VGROUP_SCENE, "boundary", "%s", ks_bc_name(s->bc));
+    if (s->multi) multi_lines(s, v);
     ks_view_num(v, KS_VGROUP_SCENE, "points", (double)scene_points(s) / 1e6, "M", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "field size", field_bytes / 1048576.0, "MiB", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "iterations/frame", frame_iters, "", KS_VFMT_INT);

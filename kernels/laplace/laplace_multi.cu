@@ -1,0 +1,758 @@
+/* Jacobi on several GPUs with NCCL halo exchanges (laplace_multi.h). One
+ * ks_lsolver per slab holds the two fields; this file adds the edge-first
+ * block, the exchange stream, the scratch buffers and the host threads. */
+#include <math.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/common/ks_util.h"
+#include "kernels/common/mpi_job.h"
+#include "kernels/common/worker_pool.h"
+#include "laplace_multi.h"
+#include "laplace_solver_internal.h"
+
+#define KS_NCCL_TRY(call) KS_STATUS_TRY(ncclResult_t, ncclSuccess, ncclGetErrorString, call, #call)
+
+enum {
+    KS_LPROFILE_BLOCKS = 64,    /* blocks the bench's profiled run records events around */
+    KS_LIVE_PROFILE_BLOCKS = 8  /* and a live run, of its first blocks */
+};
+
+typedef struct dom {
+    int index;             /* in the job: the NCCL rank */
+    int device;
+    ks_slab slab;          /* global plane numbers */
+    ks_grid sgrid;         /* what the slab holds */
+    size_t plane;          /* points a plane */
+    ks_lsolver *s;
+    ncclComm_t comm;
+    cudaStream_t xs;       /* the exchange stream (highest priority: NCCL's kernels start first) */
+    float *scratch[2];     /* low and high edges, 3 * KS_LMULTI_DEPTH planes each; NULL: no neighbour */
+    cudaEvent_t ev_edges, ev_done;
+    int halo_valid;        /* planes of the current field's halos that are up to date */
+    /* the profiled run: block start, interior end, exchange start, exchange end */
+    cudaEvent_t pe[KS_LPROFILE_BLOCKS][4];
+    int pe_made, prof_blocks;
+    /* ks_lmulti_time's results */
+    double *rep_ms;
+    double halo_sum, exposed_sum, jacobi_med;
+    int halo_count;
+} dom;
+
+struct ks_lmulti {
+    ks_grid g;
+    int count, local, first, mpi;
+    ks_slab *slabs;
+    dom d[KS_LMULTI_MAX_GPUS];
+    ks_workers *pool;
+    ncclUniqueId id;
+    /* the current job's arguments */
+    const float *up;
+    float *down;
+    int variant, block[3], iters, reps;
+    ks_lprev prev;
+    double residual_sum;
+    cudaEvent_t slice_done;   /* the last slice copies (on the display GPU); NULL: none yet */
+    int slice_pending;
+    ks_lmulti_timing last;    /* the last run's profile */
+};
+
+int ks_lmulti_supported(const char **why)
+{
+    if (why) *why = NULL;
+    return 1;
+}
+
+void ks_lmulti_set_nccl_env(void)
+{
+    setenv("NCCL_NVLS_ENABLE", "0", 1); /* NVLink multicast off */
+    /* A halo of a few MiB needs few channels; each is a block on an SM the
+     * interior update then lacks (on 2 H100s: tblock 512^3 a GPU 0.146 ms an
+     * iteration with 4, 0.179 with NCCL's default). The user's value wins. */
+    setenv("NCCL_MAX_P2P_NCHANNELS", "4", 0);
+}
+
+/* ---- one block of b iterations on one slab ---- */
+
+static float *plane_at(const dom *d, float *base, int local_plane) { return base + (size_t)local_plane * d->plane; }
+
+/* A launch of fn over the sub-slab of `planes` planes starting at in / out, on stream. */
+static ks_status sub_sweep(dom *d, ks_llaunch_fn fn, const int block[3], int steps, const float *in, float *out,
+                           int planes, cudaStream_t stream)
+{
+    ks_grid sub = d->sgrid;
+    if (sub.dims == 3) sub.nz = planes;
+    else sub.ny = planes;
+    ks_lsweep sw;
+    memset(&sw, 0, sizeof sw);
+    sw.grid = &sub;
+    sw.in = in;
+    sw.out = out;
+    for (int k = 0; k < 3; ++k) sw.block[k] = block[k];
+    sw.steps = steps;
+    sw.stream = stream;
+    sw.prop = &d->s->prop;
+    return fn(&sw);
+}
+
+static int has_lo(const dom *d) { return d->scratch[0] != NULL; }
+static int has_hi(const dom *d) { return d->scratch[1] != NULL; }
+
+/* Enqueues on the exchange stream the exchange of D planes a side: sends D
+ * own edge planes from lo_src / hi_src to the neighbours and receives theirs
+ * into the D halo planes of field; ev_done marks its end. */
+static ks_status exchange_post(dom *d, float *field, const float *lo_src, const float *hi_src, int D, int prof)
+{
+    const int f = d->slab.first - d->slab.lo, l = f + d->slab.count;
+    const size_t n = (size_t)D * d->plane;
+    if (prof >= 0) KS_CUDA_TRY(cudaEventRecord(d->pe[prof][2], d->xs));
+    KS_NCCL_TRY(ncclGroupStart());
+    if (lo_src) {
+        KS_NCCL_TRY(ncclSend(lo_src, n, ncclFloat, d->index - 1, d->comm, d->xs));
+        KS_NCCL_TRY(ncclRecv(plane_at(d, field, f - D), n, ncclFloat, d->index - 1, d->comm, d->xs));
+    }
+    if (hi_src) {
+        KS_NCCL_TRY(ncclSend(hi_src, n, ncclFloat, d->index + 1, d->comm, d->xs));
+        KS_NCCL_TRY(ncclRecv(plane_at(d, field, l), n, ncclFloat, d->index + 1, d->comm, d->xs));
+    }
+    KS_NCCL_TRY(ncclGroupEnd());
+    if (prof >= 0) KS_CUDA_TRY(cudaEventRecord(d->pe[prof][3], d->xs));
+    KS_CUDA_TRY(cudaEventRecord(d->ev_done, d->xs));
+    d->halo_valid = D;
+    return KS_OK;
+}
+
+/* The exchange stream starts after what the solver's stream holds so far. */
+static ks_status fork_exchange(dom *d)
+{
+    KS_CUDA_TRY(cudaEventRecord(d->ev_edges, d->s->stream));
+    KS_CUDA_TRY(cudaStreamWaitEvent(d->xs, d->ev_edges, 0));
+    return KS_OK;
+}
+
+/* The solver's stream waits for the exchange posted last. */
+static ks_status join(dom *d)
+{
+    KS_CUDA_TRY(cudaStreamWaitEvent(d->s->stream, d->ev_done, 0));
+    return KS_OK;
+}
+
+/* Brings the current field's halos up to date D planes deep (after a
+ * variant with a shallower exchange, before a deeper block). */
+static ks_status refresh_halos(dom *d, int D)
+{
+    if (!has_lo(d) && !has_hi(d)) return KS_OK;
+    const int f = d->slab.first - d->slab.lo, l = f + d->slab.count;
+    float *cur = d->s->cur;
+    KS_TRY(fork_exchange(d));
+    KS_TRY(exchange_post(d, cur, has_lo(d) ? plane_at(d, cur, f) : NULL, has_hi(d) ? plane_at(d, cur, l - D) : NULL,
+                         D, -1));
+    return join(d);
+}
+
+/* regq and vec2d write the interior of what they are given and nothing
+ * else, so for one step their edge planes can go straight into the new
+ * field beside a concurrent interior launch. */
+static int interior_only(ks_llaunch_fn fn) { return fn == ks_llaunch_regq || fn == ks_llaunch_vec2d; }
+
+/* b iterations (1 <= b <= D <= KS_LMULTI_DEPTH) with launcher fn; the
+ * exchange moves D planes a side. prof >= 0: record the profile events of
+ * that block. */
+static ks_status dom_block(dom *d, ks_llaunch_fn fn, const int block[3], int b, int D, int prof)
+{
+    ks_lsolver *s = d->s;
+    const int f = d->slab.first - d->slab.lo, l = f + d->slab.count, X = KS_LMULTI_DEPTH;
+    const int side = has_lo(d) || has_hi(d);
+    if (side && d->halo_valid < b) KS_TRY(refresh_halos(d, D));
+    if (prof >= 0) KS_CUDA_TRY(cudaEventRecord(d->pe[prof][0], s->stream));
+    float *lo_edge = NULL, *hi_edge = NULL; /* what is sent */
+    const int direct = b == 1 && D == 1 && interior_only(fn);
+    /* Direct edges run on the exchange stream beside the interior. Edges
+     * through the scratch (a time block, a variant that copies its boundary)
+     * run first on the solver's stream: a temporally blocked interior holds
+     * every SM until it ends, so an exchange queued behind it would wait for
+     * its end (2 H100s, tblock 512^3 a GPU: 0.146 ms an iteration this way,
+     * 0.160 with the edges beside it) */
+    if (side && direct) KS_TRY(fork_exchange(d));
+    if (direct) {
+        /* plane f from [f - 1, f + 2), plane l - 1 from [l - 2, l + 1), into the new field */
+        if (has_lo(d)) {
+            lo_edge = plane_at(d, s->prev, f);
+            KS_TRY(sub_sweep(d, fn, block, 1, plane_at(d, s->cur, f - 1), plane_at(d, s->prev, f - 1), 3, d->xs));
+        }
+        if (has_hi(d)) {
+            hi_edge = plane_at(d, s->prev, l - 1);
+            KS_TRY(sub_sweep(d, fn, block, 1, plane_at(d, s->cur, l - 2), plane_at(d, s->prev, l - 2), 3, d->xs));
+        }
+    } else {
+        /* planes [f, f + D) from the sub-slab [f - b, f + D + b) (its outer
+         * planes go stale, b planes in, and none of those is kept), into the
+         * scratch: the low one holds planes [f - X, f + 2X), the high one
+         * [l - 2X, l + X) */
+        if (has_lo(d)) {
+            lo_edge = d->scratch[0] + (size_t)X * d->plane;
+            KS_TRY(sub_sweep(d, fn, block, b, plane_at(d, s->cur, f - b), d->scratch[0] + (size_t)(X - b) * d->plane,
+                             D + 2 * b, s->stream));
+        }
+        if (has_hi(d)) {
+            hi_edge = d->scratch[1] + (size_t)(2 * X - D) * d->plane;
+            KS_TRY(sub_sweep(d, fn, block, b, plane_at(d, s->cur, l - D - b),
+                             d->scratch[1] + (size_t)(2 * X - D - b) * d->plane, D + 2 * b, s->stream));
+        }
+        if (side) KS_TRY(fork_exchange(d));
+    }
+    if (side) KS_TRY(exchange_post(d, s->prev, lo_edge, hi_edge, D, prof));
+    /* The rest: the slab's own planes, with the grid's boundary plane where
+     * there is no neighbour. Its outermost planes are not written, or come out
+     * stale or copied; the edges replace them below. */
+    const int ilo = has_lo(d) ? f : f - 1, ihi = has_hi(d) ? l : l + 1;
+    KS_TRY(sub_sweep(d, fn, block, b, plane_at(d, s->cur, ilo), plane_at(d, s->prev, ilo), ihi - ilo, s->stream));
+    if (prof >= 0) KS_CUDA_TRY(cudaEventRecord(d->pe[prof][1], s->stream));
+    if (side) KS_TRY(join(d)); /* the edges and the halos received */
+    const size_t bytes = (size_t)D * d->plane * sizeof(float);
+    if (!direct && has_lo(d))
+        KS_CUDA_TRY(cudaMemcpyAsync(plane_at(d, s->prev, f), lo_edge, bytes, cudaMemcpyDeviceToDevice, s->stream));
+    if (!direct && has_hi(d))
+        KS_CUDA_TRY(cudaMemcpyAsync(plane_at(d, s->prev, l - D), hi_edge, bytes, cudaMemcpyDeviceToDevice, s->stream));
+    float *t = s->cur;
+    s->cur = s->prev;
+    s->prev = t;
+    return KS_OK;
+}
+
+/* iters iterations in blocks, as ks_lsolver_run does them on one GPU: a
+ * temporally blocked variant in blocks of its time block (exchanging that
+ * many planes), with KS_LPREV_EXACT its last iteration a single regq step;
+ * the others one iteration a block. prof_blocks > 0: the first blocks are
+ * profiled. */
+static ks_status dom_run(dom *d, int variant, const int block[3], int iters, ks_lprev prev, int prof_blocks)
+{
+    const ks_lvariant_info *info = NULL;
+    ks_llaunch_fn fn = NULL;
+    KS_TRY(ks_lsolver_launcher(d->s, variant, &info, &fn));
+    const int T = info->steps_per_launch > KS_LMULTI_DEPTH ? KS_LMULTI_DEPTH : info->steps_per_launch;
+    const int single = T > 1 && prev == KS_LPREV_EXACT; /* end with one regq step */
+    int rem = single ? iters - 1 : iters, n = 0;
+    while (rem > 0) {
+        const int b = rem < T ? rem : T;
+        KS_TRY(dom_block(d, fn, block, b, T, n < prof_blocks ? n : -1));
+        rem -= b;
+        ++n;
+    }
+    if (single && iters > 0) KS_TRY(dom_block(d, ks_llaunch_regq, block, 1, T, n < prof_blocks ? n : -1));
+    d->prof_blocks = n + single < prof_blocks ? n + single : prof_blocks;
+    return KS_OK;
+}
+
+/* ---- jobs on the GPU threads ---- */
+
+static ks_status profile_stats(dom *d);
+
+static dom *local_dom(void *arg, int i) { return &((ks_lmulti *)arg)->d[i]; }
+
+static ks_status job_alloc(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    KS_CUDA_TRY(cudaSetDevice(d->device));
+    KS_TRY(ks_lsolver_create(&d->sgrid, &d->s));
+    int lo_prio = 0, hi_prio = 0;
+    KS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&lo_prio, &hi_prio));
+    KS_CUDA_TRY(cudaStreamCreateWithPriority(&d->xs, cudaStreamNonBlocking, hi_prio));
+    KS_CUDA_TRY(cudaEventCreateWithFlags(&d->ev_edges, cudaEventDisableTiming));
+    KS_CUDA_TRY(cudaEventCreateWithFlags(&d->ev_done, cudaEventDisableTiming));
+    const size_t bytes = 3 * (size_t)KS_LMULTI_DEPTH * d->plane * sizeof(float);
+    for (; d->pe_made < KS_LPROFILE_BLOCKS; ++d->pe_made)
+        for (int k = 0; k < 4; ++k) KS_CUDA_TRY(cudaEventCreate(&d->pe[d->pe_made][k]));
+    if (d->index > 0) KS_CUDA_TRY(cudaMalloc((void **)&d->scratch[0], bytes));
+    if (d->index < m->count - 1) KS_CUDA_TRY(cudaMalloc((void **)&d->scratch[1], bytes));
+    return KS_OK;
+}
+
+static ks_status job_comm(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    KS_NCCL_TRY(ncclCommInitRank(&d->comm, m->count, m->id, d->index));
+    /* NCCL connects a collective's peers on its first use (tens of ms): an
+     * all-reduce now, so the live view's first residual is not that */
+    KS_CUDA_TRY(cudaMemsetAsync(d->s->d_residual, 0, sizeof(double), d->s->stream));
+    KS_NCCL_TRY(ncclAllReduce(d->s->d_residual, d->s->d_residual, 1, ncclDouble, ncclSum, d->comm, d->s->stream));
+    return ks_lsolver_wait(d->s);
+}
+
+static ks_status job_free(int i, void *arg)
+{
+    dom *d = local_dom(arg, i);
+    cudaSetDevice(d->device);
+    if (d->s && ks_lsolver_wait(d->s) != KS_OK) return KS_OK; /* a stalled GPU: leave it */
+    if (d->comm) ncclCommDestroy(d->comm);
+    for (int b = 0; b < d->pe_made; ++b)
+        for (int k = 0; k < 4; ++k) cudaEventDestroy(d->pe[b][k]);
+    if (d->ev_edges) cudaEventDestroy(d->ev_edges);
+    if (d->ev_done) cudaEventDestroy(d->ev_done);
+    if (d->xs) cudaStreamDestroy(d->xs);
+    cudaFree(d->scratch[0]);
+    cudaFree(d->scratch[1]);
+    ks_lsolver_destroy(d->s);
+    free(d->rep_ms);
+    cudaGetLastError();
+    return KS_OK;
+}
+
+/* Copies the planes [g0, g1) of the global field (clipped to what the slab
+ * holds) from src (the slab's field) into dst, a buffer of global planes
+ * starting at dst_first. */
+static ks_status copy_planes(const dom *d, float *dst, int dst_first, const float *src, int g0, int g1, cudaStream_t st)
+{
+    if (g0 < d->slab.lo) g0 = d->slab.lo;
+    if (g1 > d->slab.hi) g1 = d->slab.hi;
+    if (g1 <= g0) return KS_OK;
+    KS_CUDA_TRY(cudaMemcpyAsync(dst + (size_t)(g0 - dst_first) * d->plane, src + (size_t)(g0 - d->slab.lo) * d->plane,
+                                (size_t)(g1 - g0) * d->plane * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    return KS_OK;
+}
+
+static ks_status job_upload(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    KS_TRY(ks_lsolver_upload(d->s, m->up + (size_t)d->slab.lo * d->plane));
+    /* the scratch planes' boundary points (never written by a launch) */
+    const int X = KS_LMULTI_DEPTH, f = d->slab.first, l = f + d->slab.count;
+    if (d->scratch[0]) KS_TRY(copy_planes(d, d->scratch[0], f - X, d->s->cur, f - X, f + 2 * X, d->s->stream));
+    if (d->scratch[1]) KS_TRY(copy_planes(d, d->scratch[1], l - 2 * X, d->s->cur, l - 2 * X, l + X, d->s->stream));
+    d->halo_valid = X;
+    return ks_lsolver_wait(d->s);
+}
+
+/* The planes a domain reports: its own, and the grid's boundary plane at an end. */
+static void reported_planes(const ks_lmulti *m, int index, int *g0, int *g1)
+{
+    const ks_slab *s = &m->slabs[index];
+    *g0 = index == 0 ? 0 : s->first;
+    *g1 = index == m->count - 1 ? s->first + s->count + 1 : s->first + s->count;
+}
+
+static ks_status job_download(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    int g0, g1;
+    reported_planes(m, d->index, &g0, &g1);
+    float *dst = m->down + (m->mpi ? 0 : (size_t)g0 * d->plane); /* under MPI: this rank's own buffer */
+    KS_CUDA_TRY(cudaMemcpyAsync(dst, d->s->cur + (size_t)(g0 - d->slab.lo) * d->plane,
+                                (size_t)(g1 - g0) * d->plane * sizeof(float), cudaMemcpyDeviceToHost, d->s->stream));
+    return ks_lsolver_wait(d->s);
+}
+
+static ks_status job_check(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    return ks_lsolver_check_block(local_dom(arg, i)->s, m->variant, m->block);
+}
+
+static ks_status job_run(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    KS_TRY(dom_run(d, m->variant, m->block, m->iters, m->prev, KS_LIVE_PROFILE_BLOCKS));
+    KS_TRY(ks_lsolver_wait(d->s));
+    return profile_stats(d);
+}
+
+static ks_status job_residual(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    const int f = d->slab.first - d->slab.lo;
+    KS_TRY(ks_lsolver_residual_range(d->s, (size_t)f * d->plane, (size_t)d->slab.count * d->plane));
+    KS_NCCL_TRY(ncclAllReduce(d->s->d_residual, d->s->d_residual, 1, ncclDouble, ncclSum, d->comm, d->s->stream));
+    double sum = 0.0;
+    KS_CUDA_TRY(cudaMemcpyAsync(&sum, d->s->d_residual, sizeof sum, cudaMemcpyDeviceToHost, d->s->stream));
+    KS_TRY(ks_lsolver_wait(d->s));
+    if (i == 0) m->residual_sum = sum; /* the same on every GPU */
+    return KS_OK;
+}
+
+static ks_status elapsed(cudaEvent_t a, cudaEvent_t b, double *ms)
+{
+    float t = 0.0f;
+    KS_CUDA_TRY(cudaEventElapsedTime(&t, a, b));
+    *ms = t;
+    return KS_OK;
+}
+
+static ks_status job_time(int i, void *arg)
+{
+    ks_lmulti *m = (ks_lmulti *)arg;
+    dom *d = local_dom(arg, i);
+    ks_lsolver *s = d->s;
+    KS_TRY(ks_lsolver_check_block(s, m->variant, m->block));
+    for (int w = 0; w < 2; ++w) KS_TRY(dom_run(d, m->variant, m->block, m->iters, KS_LPREV_ANY, 0));
+    for (int r = 0; r < m->reps; ++r) {
+        KS_CUDA_TRY(cudaEventRecord(s->t0, s->stream));
+        KS_TRY(dom_run(d, m->variant, m->block, m->iters, KS_LPREV_ANY, 0));
+        KS_CUDA_TRY(cudaEventRecord(s->t1, s->stream));
+        KS_TRY(ks_cuda_wait_event(s->t1, "timing the multi-GPU solver"));
+        KS_TRY(elapsed(s->t0, s->t1, &d->rep_ms[r]));
+    }
+    /* the profiled run: events around each block's parts */
+    KS_TRY(dom_run(d, m->variant, m->block, m->iters, KS_LPREV_ANY, KS_LPROFILE_BLOCKS));
+    KS_TRY(ks_lsolver_wait(s));
+    return profile_stats(d);
+}
+
+/* The profiled blocks' figures: update time (median), exchange time and its
+ * exposed part (sums). */
+static ks_status profile_stats(dom *d)
+{
+    double jac[KS_LPROFILE_BLOCKS];
+    d->halo_sum = d->exposed_sum = 0.0;
+    d->halo_count = 0;
+    for (int b = 0; b < d->prof_blocks; ++b) {
+        KS_TRY(elapsed(d->pe[b][0], d->pe[b][1], &jac[b]));
+        if (!has_lo(d) && !has_hi(d)) continue;
+        double halo = 0.0, exposed = 0.0;
+        KS_TRY(elapsed(d->pe[b][2], d->pe[b][3], &halo));
+        KS_TRY(elapsed(d->pe[b][1], d->pe[b][3], &exposed)); /* the exchange's end after the interior's */
+        d->halo_sum += halo;
+        d->exposed_sum += exposed > 0.0 ? (exposed < halo ? exposed : halo) : 0.0;
+        ++d->halo_count;
+    }
+    d->jacobi_med = d->prof_blocks > 0 ? ks_median_sort(jac, d->prof_blocks) : 0.0;
+    return KS_OK;
+}
+
+
+/* ---- the API ---- */
+
+static ks_status run_job(ks_lmulti *m, ks_worker_fn fn) { return ks_workers_run(m->pool, fn, m); }
+
+/* Under MPI a failure on one rank must stop the others too (they would wait
+ * in NCCL or MPI forever): every rank learns whether any failed. */
+static ks_status job_agree(ks_lmulti *m, ks_status st)
+{
+    if (!m->mpi) return st;
+    double bad = st != KS_OK;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", ks_error_message());
+    KS_TRY(ks_mpi_allreduce_max(&bad, 1));
+    if (st != KS_OK) return ks_fail(st, "%s", msg);
+    if (bad > 0.0) return ks_fail(KS_ERR_CUDA, "another rank of the MPI job failed (its message is above)");
+    return KS_OK;
+}
+
+ks_status ks_lmulti_create(const ks_lmulti_desc *desc, ks_lmulti **out)
+{
+    *out = NULL;
+    const int mpi = desc->mpi && ks_mpi_active();
+    if (desc->mpi && !mpi) return ks_fail(KS_ERR_INVALID, "multi-GPU: asked for an MPI job, but none is running");
+    const int local = mpi ? 1 : (desc->gpus > 0 ? desc->gpus : 1);
+    if (local > KS_LMULTI_MAX_GPUS)
+        return ks_fail(KS_ERR_INVALID, "%d GPUs: one process drives at most %d", local, KS_LMULTI_MAX_GPUS);
+    const int count = mpi ? ks_mpi_size() : local;
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess || have < 1) {
+        cudaGetLastError();
+        return ks_fail(KS_ERR_NO_DEVICE, "no CUDA device");
+    }
+    int devices[KS_LMULTI_MAX_GPUS];
+    for (int i = 0; i < local; ++i) {
+        devices[i] = desc->devices ? desc->devices[i] : (mpi ? ks_mpi_local_rank() : i);
+        if (devices[i] < 0 || devices[i] >= have) {
+            if (mpi)
+                return ks_fail(KS_ERR_NO_DEVICE, "MPI rank %d (rank %d on its machine) needs GPU %d; this machine has %d",
+                               ks_mpi_rank(), ks_mpi_local_rank(), devices[i], have);
+            return ks_fail(KS_ERR_NO_DEVICE, "%d GPUs asked (GPU %d), this machine has %d CUDA device%s", local,
+                           devices[i], have, have == 1 ? "" : "s");
+        }
+        for (int j = 0; j < i; ++j)
+            if (devices[j] == devices[i])
+                return ks_fail(KS_ERR_INVALID, "GPU %d is named twice: one slab a GPU", devices[i]);
+    }
+    ks_lmulti *m = (ks_lmulti *)calloc(1, sizeof *m);
+    if (!m) return ks_fail(KS_ERR_OUT_OF_MEMORY, "multi-GPU solver: host allocation failed");
+    m->g = desc->grid;
+    if (m->g.dims == 2) m->g.nz = 1;
+    m->count = count;
+    m->local = local;
+    m->first = mpi ? ks_mpi_rank() : 0;
+    m->mpi = mpi;
+    m->slabs = (ks_slab *)calloc((size_t)count, sizeof(ks_slab));
+    ks_status st = m->slabs ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "multi-GPU solver: host allocation failed");
+    if (st == KS_OK && (m->g.dims != 2 && m->g.dims != 3))
+        st = ks_fail(KS_ERR_INVALID, "multi-GPU solver: the grid must be 2D or 3D");
+    if (st == KS_OK) st = ks_slabs_split(&m->g, count, KS_LMULTI_DEPTH, m->slabs);
+    for (int i = 0; st == KS_OK && count > 1 && i < count; ++i)
+        if (m->slabs[i].count < 2 * KS_LMULTI_DEPTH)
+            st = ks_fail(KS_ERR_INVALID, "%d GPUs: a slab of %d planes along %c is thinner than %d (two halo depths); "
+                         "use fewer GPUs or a larger grid",
+                         count, m->slabs[i].count, m->g.dims == 3 ? 'z' : 'y', 2 * KS_LMULTI_DEPTH);
+    for (int i = 0; st == KS_OK && i < local; ++i) {
+        dom *d = &m->d[i];
+        d->index = m->first + i;
+        d->device = devices[i];
+        d->slab = m->slabs[d->index];
+        d->sgrid = ks_slab_grid(&m->g, &d->slab);
+        d->plane = ks_slab_plane_points(&m->g);
+    }
+    if (st == KS_OK) st = ks_workers_create(local, &m->pool);
+    if (st == KS_OK) st = job_agree(m, run_job(m, job_alloc));
+    if (st == KS_OK) {
+        ks_lmulti_set_nccl_env();
+        if (m->first == 0) {
+            const ncclResult_t r = ncclGetUniqueId(&m->id);
+            if (r != ncclSuccess) st = ks_fail(KS_ERR_CUDA, "ncclGetUniqueId failed: %s", ncclGetErrorString(r));
+        }
+        st = job_agree(m, st);
+    }
+    if (st == KS_OK && mpi) st = ks_mpi_bcast(&m->id, sizeof m->id, 0);
+    /* the live view copies slices to this thread's GPU: direct peer reads where the GPUs allow them */
+    int here = 0;
+    if (st == KS_OK && cudaGetDevice(&here) == cudaSuccess) {
+        for (int i = 0; i < local; ++i) {
+            int can = 0;
+            if (devices[i] == here || cudaDeviceCanAccessPeer(&can, here, devices[i]) != cudaSuccess || !can) continue;
+            const cudaError_t e = cudaDeviceEnablePeerAccess(devices[i], 0);
+            if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+                st = ks_fail(KS_ERR_CUDA, "peer access from GPU %d to GPU %d: %s", here, devices[i], cudaGetErrorString(e));
+        }
+        cudaGetLastError(); /* an access already enabled is no error */
+    }
+    if (st == KS_OK) st = job_agree(m, run_job(m, job_comm));
+    if (st != KS_OK) {
+        ks_lmulti_destroy(m);
+        return st;
+    }
+    *out = m;
+    return KS_OK;
+}
+
+void ks_lmulti_destroy(ks_lmulti *m)
+{
+    if (!m) return;
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", ks_error_message()); /* the error that brought us here, if any */
+    if (m->slice_pending) ks_cuda_wait_event(m->slice_done, "copying the slice");
+    if (m->slice_done) cudaEventDestroy(m->slice_done);
+    if (m->pool) {
+        run_job(m, job_free);
+        ks_workers_destroy(m->pool);
+    }
+    free(m->slabs);
+    free(m);
+    if (keep[0]) ks_fail(KS_ERR_CUDA, "%s", keep); /* the text only: the caller returns its own status */
+}
+
+int ks_lmulti_domains(const ks_lmulti *m) { return m->count; }
+int ks_lmulti_local(const ks_lmulti *m) { return m->local; }
+int ks_lmulti_first_domain(const ks_lmulti *m) { return m->first; }
+const ks_slab *ks_lmulti_slab(const ks_lmulti *m, int domain)
+{
+    return domain >= 0 && domain < m->count ? &m->slabs[domain] : NULL;
+}
+int ks_lmulti_device(const ks_lmulti *m, int local) { return local >= 0 && local < m->local ? m->d[local].device : -1; }
+const char *ks_lmulti_device_name(const ks_lmulti *m) { return m->d[0].s->prop.name; }
+void ks_lmulti_cc(const ks_lmulti *m, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", m->d[0].s->prop.major, m->d[0].s->prop.minor);
+}
+
+ks_status ks_lmulti_upload(ks_lmulti *m, const float *field)
+{
+    if (m->slice_pending) { /* the picture's copies read the fields this writes */
+        KS_TRY(ks_cuda_wait_event(m->slice_done, "copying the slice"));
+        m->slice_pending = 0;
+    }
+    m->up = field;
+    return job_agree(m, run_job(m, job_upload));
+}
+
+ks_status ks_lmulti_download(ks_lmulti *m, float *field)
+{
+    if (!m->mpi) {
+        m->down = field;
+        return run_job(m, job_download);
+    }
+    /* one rank, one domain: its planes into a buffer of its own, then to rank 0 */
+    const size_t plane = m->d[0].plane;
+    int g0, g1;
+    reported_planes(m, m->first, &g0, &g1);
+    const size_t mine = (size_t)(g1 - g0) * plane * sizeof(float);
+    m->down = (float *)malloc(mine);
+    ks_status st = m->down ? run_job(m, job_download) : ks_fail(KS_ERR_OUT_OF_MEMORY, "download: host allocation failed");
+    st = job_agree(m, st);
+    size_t *offset = (size_t *)calloc((size_t)m->count, sizeof(size_t)),
+           *bytes_of = (size_t *)calloc((size_t)m->count, sizeof(size_t));
+    if (st == KS_OK && (!offset || !bytes_of)) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "download: host allocation failed");
+    for (int r = 0; st == KS_OK && r < m->count; ++r) {
+        int a, b;
+        reported_planes(m, r, &a, &b);
+        offset[r] = (size_t)a * plane * sizeof(float);
+        bytes_of[r] = (size_t)(b - a) * plane * sizeof(float);
+    }
+    if (st == KS_OK) st = ks_mpi_gather(m->down, mine, field, offset, bytes_of, 0);
+    free(offset);
+    free(bytes_of);
+    free(m->down);
+    m->down = NULL;
+    return st;
+}
+
+ks_status ks_lmulti_check_block(ks_lmulti *m, int variant, const int block[3])
+{
+    m->variant = variant;
+    memcpy(m->block, block, sizeof m->block);
+    return job_agree(m, run_job(m, job_check));
+}
+
+ks_status ks_lmulti_run(ks_lmulti *m, int variant, const int block[3], int iters, ks_lprev prev)
+{
+    if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
+    if (iters == 0) return KS_OK;
+    m->variant = variant;
+    memcpy(m->block, block, sizeof m->block);
+    m->iters = iters;
+    m->prev = prev;
+    if (m->slice_pending) { /* the picture's copies read the fields this run writes */
+        KS_TRY(ks_cuda_wait_event(m->slice_done, "copying the slice"));
+        m->slice_pending = 0;
+    }
+    KS_TRY(job_agree(m, run_job(m, job_run)));
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    const int T = info && info->steps_per_launch > 1 && prev == KS_LPREV_ANY ? info->steps_per_launch : 1;
+    memset(&m->last, 0, sizeof m->last);
+    m->last.gpus = m->local;
+    for (int i = 0; i < m->local; ++i) {
+        const dom *d = &m->d[i];
+        m->last.jacobi_ms[i] = d->jacobi_med / T;
+        m->last.gpu_halo_ms[i] = d->halo_count ? d->halo_sum / d->halo_count : 0.0;
+        m->last.gpu_hidden[i] = d->halo_sum > 0.0 ? 1.0 - d->exposed_sum / d->halo_sum : 1.0;
+    }
+    return KS_OK;
+}
+
+void ks_lmulti_last(const ks_lmulti *m, ks_lmulti_timing *out) { *out = m->last; }
+
+/* ---- the live view's slice ---- */
+
+ks_grid ks_lmulti_slice_grid(const ks_lmulti *m, ks_axis axis)
+{
+    ks_grid v = m->g;
+    if (v.dims == 2) return v;
+    if (axis == KS_AXIS_X) v.nx = 3;
+    else if (axis == KS_AXIS_Y) v.ny = 3;
+    else v.nz = 3;
+    return v;
+}
+
+int ks_lmulti_slice_index(const ks_lmulti *m, ks_axis axis, int index)
+{
+    (void)axis;
+    return m->g.dims == 2 ? index : 1;
+}
+
+void ks_lmulti_slice_point(const ks_lmulti *m, ks_axis axis, const int p[3], int out[3])
+{
+    for (int k = 0; k < 3; ++k) out[k] = p[k];
+    if (m->g.dims == 2 || p[0] < 0) return;
+    out[axis == KS_AXIS_X ? 0 : axis == KS_AXIS_Y ? 1 : 2] = 1;
+}
+
+int ks_lmulti_owner(const ks_lmulti *m, int plane)
+{
+    for (int r = 0; r < m->count; ++r)
+        if (plane < m->slabs[r].first + m->slabs[r].count) return r;
+    return m->count - 1;
+}
+
+ks_status ks_lmulti_slice_into(ks_lmulti *m, ks_axis axis, int index, ks_lsolver *view)
+{
+    if (m->mpi) return ks_fail(KS_ERR_UNSUPPORTED, "the live view of an MPI job is not built");
+    const ks_grid vg = ks_lmulti_slice_grid(m, axis);
+    if (memcmp(&vg, &view->g, sizeof vg) != 0) return ks_fail(KS_ERR_INVALID, "slice: the view's grid is not the slice's");
+    if (!m->slice_done) KS_CUDA_TRY(cudaEventCreateWithFlags(&m->slice_done, cudaEventDisableTiming));
+    const size_t fs = sizeof(float), nx = (size_t)m->g.nx, ny = (size_t)m->g.ny;
+    const size_t plane = m->g.dims == 3 ? nx * ny : nx;
+    cudaStream_t st = view->stream;
+    for (int i = 0; i < m->local; ++i) {
+        const dom *d = &m->d[i];
+        int g0, g1; /* the planes this GPU reports */
+        reported_planes(m, d->index, &g0, &g1);
+        const float *src = d->s->cur + (size_t)(g0 - d->slab.lo) * plane;
+        const size_t rows = (size_t)(g1 - g0);
+        if (m->g.dims == 2) { /* rows g0 .. g1 of the field */
+            KS_CUDA_TRY(cudaMemcpyAsync(view->cur + (size_t)g0 * nx, src, rows * nx * fs, cudaMemcpyDefault, st));
+            continue;
+        }
+        for (int copy = 0; copy < 3; ++copy) {
+            if (axis == KS_AXIS_Z) { /* one plane, from its owner */
+                if (index < g0 || index >= g1) break;
+                KS_CUDA_TRY(cudaMemcpyAsync(view->cur + (size_t)copy * plane, src + (size_t)(index - g0) * plane,
+                                            plane * fs, cudaMemcpyDefault, st));
+            } else if (axis == KS_AXIS_Y) { /* row j of each plane: view (i, copy, k) */
+                KS_CUDA_TRY(cudaMemcpy2DAsync(view->cur + (size_t)copy * nx + (size_t)g0 * 3 * nx, 3 * nx * fs,
+                                              src + (size_t)index * nx, plane * fs, nx * fs, rows, cudaMemcpyDefault,
+                                              st));
+            } else { /* column i of each row: view (copy, j, k) */
+                KS_CUDA_TRY(cudaMemcpy2DAsync(view->cur + (size_t)copy + (size_t)g0 * 3 * ny, 3 * fs, src + index,
+                                              nx * fs, fs, rows * ny, cudaMemcpyDefault, st));
+            }
+        }
+    }
+    KS_CUDA_TRY(cudaEventRecord(m->slice_done, st));
+    m->slice_pending = 1;
+    return KS_OK;
+}
+
+ks_status ks_lmulti_residual(ks_lmulti *m, double *rms)
+{
+    KS_TRY(job_agree(m, run_job(m, job_residual)));
+    *rms = sqrt(m->residual_sum / (double)ks_grid_points(&m->g));
+    return KS_OK;
+}
+
+ks_status ks_lmulti_time(ks_lmulti *m, int variant, const int block[3], int iters, int reps, ks_lmulti_timing *out)
+{
+    memset(out, 0, sizeof *out);
+    if (iters < 1 || reps < 1)
+        return ks_fail(KS_ERR_INVALID, "timing needs iters >= 1 and reps >= 1 (got %d, %d)", iters, reps);
+    for (int i = 0; i < m->local; ++i) {
+        free(m->d[i].rep_ms);
+        m->d[i].rep_ms = (double *)calloc((size_t)reps, sizeof(double));
+        if (!m->d[i].rep_ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "timing: host allocation failed");
+    }
+    m->variant = variant;
+    memcpy(m->block, block, sizeof m->block);
+    m->iters = iters;
+    m->reps = reps;
+    KS_TRY(job_agree(m, run_job(m, job_time)));
+    /* a repetition lasts as long as its slowest GPU, in this process and in the job */
+    double *rep = (double *)calloc((size_t)reps, sizeof(double));
+    if (!rep) return ks_fail(KS_ERR_OUT_OF_MEMORY, "timing: host allocation failed");
+    for (int r = 0; r < reps; ++r)
+        for (int i = 0; i < m->local; ++i)
+            if (m->d[i].rep_ms[r] > rep[r]) rep[r] = m->d[i].rep_ms[r];
+    double sums[3] = {0.0, 0.0, 0.0}; /* exchange time, its exposed part, exchanges */
+    for (int i = 0; i < m->local; ++i) {
+        sums[0] += m->d[i].halo_sum;
+        sums[1] += m->d[i].exposed_sum;
+        sums[2] += m->d[i].halo_count;
+        out->jacobi_ms[i] = m->d[i].jacobi_med;
+    }
+    ks_status st = m->mpi ? ks_mpi_allreduce_max(rep, reps) : KS_OK;
+    if (st == KS_OK && m->mpi) st = ks_mpi_allreduce_sum(sums, 3);
+    if (st == KS_OK) {
+        out->ms_per_iter = ks_median_sort(rep, reps) / iters;
+        out->halo_ms = sums[2] > 0.0 ? sums[0] / sums[2] : 0.0;
+        out->hidden_share = sums[0] > 0.0 ? 1.0 - sums[1] / sums[0] : 1.0;
+        const ks_lvariant_info *info = ks_lvariant_get(variant);
+        const int T = info && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
+        out->exchanges_per_iter_x1000 = m->count > 1 ? 1000 / T : 0;
+    }
+    free(rep);
+    return st;
+}
