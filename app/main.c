@@ -27,6 +27,7 @@
 enum { KS_EXIT_OK = 0, KS_EXIT_FAILURE = 1, KS_EXIT_USAGE = 2 };
 
 static void notices_flush(void);
+static int ks_ranks_parted; /* an MPI live run past the point where rank 0 and the others part */
 
 static int fail(int code)
 {
@@ -236,9 +237,8 @@ static int run(int argc, char **argv)
         ks_error_prefix("--record");
         return fail(KS_EXIT_USAGE);
     }
-    if (ks_mpi_active() && opt.mode != KS_MODE_BENCH) {
-        ks_fail(KS_ERR_UNSUPPORTED, "under mpirun kernelscope runs `bench laplace3d|laplace2d` (one rank a GPU); "
-                                    "for the live view on several GPUs use --gpus N in one process");
+    if (ks_mpi_active() && opt.mode != KS_MODE_BENCH && !scene->mpi_follow) {
+        ks_fail(KS_ERR_UNSUPPORTED, "%s has no live view under mpirun (laplace3d and laplace2d have)", scene->name);
         return fail(KS_EXIT_USAGE);
     }
     if (opt.mode != KS_MODE_BENCH && opt.window && !has_display()) {
@@ -269,6 +269,13 @@ static int run(int argc, char **argv)
     ks_options_backend_defaults(&opt, use_cuda);
     if (scene->backend_check && scene->backend_check(&opt, use_cuda, device.device_count) != KS_OK)
         return fail(KS_EXIT_USAGE);
+    /* Under mpirun the ranks part here: rank 0 shows the run, the others do their share of every
+     * frame. From now on an error may be one rank's alone, and must end the whole job. */
+    if (ks_mpi_active() && opt.mode != KS_MODE_BENCH) ks_ranks_parted = 1;
+    if (ks_mpi_active() && ks_mpi_rank() != 0 && opt.mode != KS_MODE_BENCH) {
+        if (!use_cuda) return fail(KS_EXIT_USAGE);
+        return scene->mpi_follow(&opt) == KS_OK ? KS_EXIT_OK : fail(KS_EXIT_FAILURE);
+    }
     if (!use_cuda) {
         char line[256];
         for (int k = 0; ks_options_cpu_notice(&opt, &k, line, sizeof line);)
@@ -380,6 +387,7 @@ int main(int argc, char **argv)
         }
     }
     const int code = run(argc, argv);
-    ks_mpi_end(code);
+    /* a refusal (2) after the ranks parted was one rank's: the others wait in a collective */
+    ks_mpi_end(ks_ranks_parted && code == KS_EXIT_USAGE ? KS_EXIT_FAILURE : code);
     return code;
 }

@@ -85,6 +85,10 @@ typedef struct ks_scene_def {
     /* Optional: refuses options the chosen backend and machine cannot run (e.g.
      * more GPUs than it has), after backend_defaults, before the run says anything. */
     ks_status (*backend_check)(const ks_options *o, int use_cuda, int device_count);
+    /* Optional: a live run under mpirun. Rank 0 runs the live view; every other rank
+     * runs this instead, doing its part of each frame until rank 0 ends. NULL: the
+     * scene has no live view under mpirun. */
+    ks_status (*mpi_follow)(const ks_options *o);
     const ks_scene_api *live;  /* NULL: a bench only (it runs other scenes' live loops) */
     ks_status (*bench)(const ks_bench_env *env);
     /* Optional start-up lines on this device (e.g. the code path a variant takes on it). */

@@ -24,9 +24,11 @@
 #             256, when ncu and tests/perf_reduce exist
 #   window    the live view in a real window (needs DISPLAY): keys sent with xdotool, screenshots
 #   shots     screenshots of each scene, rendered headless
-#   library   libkernelscope with device memory: examples/my_solver (built into tests/), and the
-#             Python examples with CuPy and PyTorch where they are installed, 300 steps each,
-#             their last pictures kept (the module from python/, the library from --bin)
+#   library   libkernelscope with device memory: examples/my_solver (built into tests/), the
+#             library's cost to a 16384^2 solver that shows every iteration (tests/perf_viewer),
+#             the CuPy example's page rate (scripts/page-fps.py), and the Python examples with
+#             CuPy and PyTorch where they are installed, 300 steps each, their last pictures kept
+#             (the module from python/, the library from --bin)
 #   multigpu  several GPUs (needs two, NCCL, and mpirun for its MPI half): test_laplace_multi_gpu,
 #             tests/laplace/multigpu_bench.sh, then the scaling benches of docs/scaling.md: strong
 #             (regq and tblock at 1024^3, vec2d at 16384^2) and weak (512^3 and 16384^2 a GPU),
@@ -48,7 +50,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|library|multigpu|faults) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -124,6 +126,21 @@ RUNS
     lib=$(ls "$bin"/libkernelscope.so 2>/dev/null | head -n 1)
     [ -x "$bin/tests/my_solver" ] && { timeout 120 "$bin/tests/my_solver" 1024 300 >"$out/my_solver.txt" 2>&1
       note_rc "examples/my_solver.cu (1024^2, 300 iterations)" $?; }
+    # the library's cost to a solver that shows every iteration, and the page's rate with CuPy
+    [ -x "$bin/tests/perf_viewer" ] && { timeout 300 "$bin/tests/perf_viewer" 16384 2000 5 >"$out/perf_viewer.txt" 2>&1
+      note_rc "tests/perf_viewer 16384 2000 5" $?; cat "$out/perf_viewer.txt"; }
+    PYTHONPATH="$here/python" KERNELSCOPE_LIBRARY="$lib" timeout 120 python3 "$here/examples/heat_cupy.py" \
+      --steps 1000000 >"$out/heat_cupy_live.txt" 2>&1 &
+    cupy_pid=$!
+    for _ in $(seq 300); do grep -q "open http" "$out/heat_cupy_live.txt" && break; sleep 0.1; done
+    url=$(sed -n 's/^kernelscope: open //p' "$out/heat_cupy_live.txt" | head -n 1)
+    if [ -n "$url" ]; then
+      python3 "$here/scripts/page-fps.py" "$url" 8 | tee "$out/heat_cupy_fps.txt"
+      note_rc "examples/heat_cupy.py streamed to its page" "${PIPESTATUS[0]}"
+    else
+      note_rc "examples/heat_cupy.py streamed to its page (no URL: $(tail -n 1 "$out/heat_cupy_live.txt"))" 1
+    fi
+    kill "$cupy_pid" 2>/dev/null; wait "$cupy_pid" 2>/dev/null
     for ex in heat_cupy torch_field; do
       PYTHONPATH="$here/python" KERNELSCOPE_LIBRARY="$lib" timeout 180 python3 "$here/examples/$ex.py" --steps 300 \
         --save "$out/$ex.png" >"$out/$ex.txt" 2>&1

@@ -6,10 +6,12 @@ set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config libglfw3-dev libglew-dev libegl-dev libgl-dev libstb-dev
       libimgui-dev libturbojpeg0-dev fonts-dejavu-core libavcodec-dev libavformat-dev libswscale-dev
       libavutil-dev libx264-dev ffmpeg libcmocka-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth xdotool python3
-      libwebsockets-dev curl chromium clang libjs-codemirror python3-numpy python3-venv python3-pip)
+      libwebsockets-dev curl chromium clang libjs-codemirror python3-numpy python3-venv python3-pip
+      libopenmpi-dev openmpi-bin)
 # clang: scripts/fuzz.sh builds the libFuzzer targets with it (scripts/test.sh runs them)
 # libjs-codemirror: the page's kernel editor (--edit); without it the page keeps a plain text area
 # python3-numpy, -venv, -pip: the Python module's tests (pip install ./python in a fresh environment)
+# libopenmpi-dev, openmpi-bin: one MPI rank a GPU under mpirun (the multi-GPU solver; NCCL comes with the CUDA Toolkit)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

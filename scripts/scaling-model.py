@@ -22,6 +22,11 @@ Usage:
   scripts/scaling-model.py --grid 1024x1024x1024 --gpus 1,2,4,8,64 --tpeak 4200 --ratio 1.0 \\
       --link-gbs 400 --latency-us 15 --depth 1
   scripts/scaling-model.py --check                  the model's own sanity checks (CI)
+  scripts/scaling-model.py --measured CSV [--tolerance 0.10]
+      the model against a scaling bench's CSV (kernelscope bench SCENE --gpus 1,2 [--weak]): each
+      multi-GPU row predicted from the same run's 1-GPU row (the rate) and its own exchange time
+      (halo_ms: the link's bytes and latency as measured there); exit 1 when an error exceeds the
+      tolerance
 """
 import argparse
 import sys
@@ -98,6 +103,57 @@ def check():
     print("scaling-model: checks passed")
 
 
+DEPTH = {"tblock": 4}  # halo depth = iterations a launch; every other variant exchanges each iteration
+
+
+def measured(path, tolerance, launch_us=4.0):
+    """Predicts every multi-GPU row of a scaling CSV from its run's 1-GPU row and exchange time."""
+    import csv
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("device") != "device"]  # concatenated files: headers
+    if not rows:
+        sys.exit("scaling-model: %s has no rows" % path)
+    worst, out = 0.0, []
+    singles = [r for r in rows if r["gpus"] == "1"]
+    for r in rows:
+        n = int(r["gpus"])
+        if n == 1:
+            continue
+        grid = [int(x) for x in r["grid"].split("x")]
+        slow = grid[2] if grid[2] > 1 else grid[1]
+        plane = grid[0] * (grid[1] if grid[2] > 1 else 1)
+        # its 1-GPU row: the same variant, the same grid (strong) or one share of it (weak)
+        one = None
+        for s1 in singles:
+            g1 = [int(x) for x in s1["grid"].split("x")]
+            if s1["variant"] != r["variant"] or s1["device"] != r["device"]:
+                continue
+            s1slow = g1[2] if g1[2] > 1 else g1[1]
+            if g1 == grid or (g1[:2] == grid[:2] and (s1slow - 2) * n + 2 == slow):
+                one = s1
+        if one is None:
+            continue
+        g1 = [int(x) for x in one["grid"].split("x")]
+        points1 = g1[0] * g1[1] * g1[2]
+        rate = points1 / (float(one["ms_per_iter"]) * 1e-3)       # points a second on one GPU
+        depth = DEPTH.get(r["variant"], 1)
+        local = plane * slow / n
+        neighbours = 2 if n > 2 else 1
+        edge = min(local, neighbours * depth * plane)
+        t_halo = float(r["halo_ms"]) * 1e-3 / depth
+        t = edge / rate + max((local - edge) / rate, t_halo) + launch_us * 1e-6 / depth
+        got = float(r["ms_per_iter"]) * 1e-3
+        err = (t - got) / got
+        worst = max(worst, abs(err))
+        out.append((r["variant"], r["grid"], n, r["ranks"], got * 1e3, t * 1e3, err))
+    print("%-7s %-16s %4s %5s %12s %12s %7s" % ("kernel", "grid", "gpus", "ranks", "measured ms", "model ms", "error"))
+    for v, g, n, k, got, t, err in out:
+        print("%-7s %-16s %4d %5s %12.4f %12.4f %+6.1f%%" % (v, g, n, k, got, t, 100.0 * err))
+    print("scaling-model: largest error %.1f%% over %d rows (tolerance %.0f%%)" % (100 * worst, len(out),
+                                                                                   100 * tolerance))
+    return 0 if out and worst <= tolerance else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--grid", help="NXxNY[xNZ] (default: the default grids, see the table)")
@@ -110,7 +166,11 @@ def main():
     ap.add_argument("--launch-us", type=float, default=4.0, help="the edge planes' own launch, per exchange")
     ap.add_argument("--weak", action="store_true", help="weak scaling: the grid is per GPU")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--measured", help="a scaling bench CSV to hold the model against")
+    ap.add_argument("--tolerance", type=float, default=0.10)
     a = ap.parse_args()
+    if a.measured:
+        return measured(a.measured, a.tolerance, a.launch_us)
     if a.check:
         check()
         return 0

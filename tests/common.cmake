@@ -1,5 +1,7 @@
 # kernels/common/: helpers every layer shares.
 ks_add_test(NAME test_ks_util LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ks_util.c TIMEOUT 60)
+# The GPU threads of the multi-GPU solver: each index once a job, the same threads, failures carried back.
+ks_add_test(NAME test_worker_pool LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_worker_pool.c TIMEOUT 60)
 ks_add_test(NAME test_timing_window LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_timing_window.c TIMEOUT 60)
 ks_add_test(NAME test_cuda_notice LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cuda_notice.c TIMEOUT 60)
 # The copy path's device -> pinned host ring and the interop test switch.

@@ -107,8 +107,9 @@ void ks_mpi_end(int exit_code)
 {
     if (!ks_mpi_on) return;
     ks_mpi_on = 0;
-    /* 0 and 2 (bad input, refused alike on every rank before any collective) end
-     * together; any other failure may be one rank's alone */
-    if (exit_code != 0 && exit_code != 2) MPI_Abort(MPI_COMM_WORLD, exit_code);
+    /* 0, 2 (bad input, refused alike on every rank before any collective) and a
+     * stop by signal after a clean end (130, 143) end together; any other
+     * failure may be one rank's alone */
+    if (exit_code != 0 && exit_code != 2 && exit_code != 130 && exit_code != 143) MPI_Abort(MPI_COMM_WORLD, exit_code);
     else MPI_Finalize();
 }

@@ -39,8 +39,8 @@ ks_status ks_mpi_allreduce_sum(double *v, int n);
  * all + offset[r] (offset and bytes_of: size entries, root only). Any size. */
 ks_status ks_mpi_gather(const void *mine, size_t bytes, void *all, const size_t *offset,
                         const size_t *bytes_of, int root);
-/* Leaves the job: MPI_Finalize after a run that succeeded or refused its
- * input (exit 0 or 2: every rank alike), MPI_Abort with exit_code after one
+/* Leaves the job: MPI_Finalize after a run that succeeded, refused its
+ * input (exit 0 or 2: every rank alike) or stopped on a signal (130, 143), MPI_Abort with exit_code after one
  * that failed while running (so the other ranks do not wait forever in a
  * collective). Nothing when not active. */
 void ks_mpi_end(int exit_code);

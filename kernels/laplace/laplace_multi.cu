@@ -44,6 +44,7 @@ typedef struct dom {
 struct ks_lmulti {
     ks_grid g;
     int count, local, first, mpi;
+    int leading, following;   /* a led MPI job (desc.lead): rank 0 sends each call, the others follow */
     ks_slab *slabs;
     dom d[KS_LMULTI_MAX_GPUS];
     ks_workers *pool;
@@ -427,6 +428,24 @@ static ks_status profile_stats(dom *d)
 }
 
 
+/* ---- a led MPI job: rank 0's calls, sent to the other ranks ---- */
+
+typedef enum lead_op { LEAD_QUIT = 1, LEAD_RUN, LEAD_RESIDUAL, LEAD_SLICE, LEAD_UPLOAD, LEAD_DOWNLOAD, LEAD_CHECK } lead_op;
+
+typedef struct lead_cmd {
+    int op, variant, block[3], iters, prev, axis, index;
+} lead_cmd;
+
+/* On rank 0 of a led job: tells the other ranks which call follows. */
+static ks_status lead(ks_lmulti *m, lead_op op, int variant, const int block[3], int iters, int prev, int axis,
+                      int index)
+{
+    if (!m->leading) return KS_OK;
+    lead_cmd c = {(int)op, variant, {0, 0, 0}, iters, prev, axis, index};
+    if (block) memcpy(c.block, block, sizeof c.block);
+    return ks_mpi_bcast(&c, sizeof c, 0);
+}
+
 /* ---- the API ---- */
 
 static ks_status run_job(ks_lmulti *m, ks_worker_fn fn) { return ks_workers_run(m->pool, fn, m); }
@@ -481,6 +500,8 @@ ks_status ks_lmulti_create(const ks_lmulti_desc *desc, ks_lmulti **out)
     m->local = local;
     m->first = mpi ? ks_mpi_rank() : 0;
     m->mpi = mpi;
+    m->leading = mpi && desc->lead && ks_mpi_rank() == 0;
+    m->following = mpi && desc->lead && ks_mpi_rank() != 0;
     m->slabs = (ks_slab *)calloc((size_t)count, sizeof(ks_slab));
     ks_status st = m->slabs ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "multi-GPU solver: host allocation failed");
     if (st == KS_OK && (m->g.dims != 2 && m->g.dims != 3))
@@ -536,6 +557,7 @@ void ks_lmulti_destroy(ks_lmulti *m)
     if (!m) return;
     char keep[512];
     snprintf(keep, sizeof keep, "%s", ks_error_message()); /* the error that brought us here, if any */
+    lead(m, LEAD_QUIT, 0, NULL, 0, 0, 0, 0); /* the other ranks leave ks_lmulti_follow */
     if (m->slice_pending) ks_cuda_wait_event(m->slice_done, "copying the slice");
     if (m->slice_done) cudaEventDestroy(m->slice_done);
     if (m->pool) {
@@ -563,6 +585,9 @@ void ks_lmulti_cc(const ks_lmulti *m, char *buf, size_t len)
 
 ks_status ks_lmulti_upload(ks_lmulti *m, const float *field)
 {
+    KS_TRY(lead(m, LEAD_UPLOAD, 0, NULL, 0, 0, 0, 0));
+    if (m->leading || m->following) /* rank 0's field to every rank */
+        KS_TRY(ks_mpi_bcast((void *)field, ks_grid_bytes(&m->g), 0));
     if (m->slice_pending) { /* the picture's copies read the fields this writes */
         KS_TRY(ks_cuda_wait_event(m->slice_done, "copying the slice"));
         m->slice_pending = 0;
@@ -573,6 +598,7 @@ ks_status ks_lmulti_upload(ks_lmulti *m, const float *field)
 
 ks_status ks_lmulti_download(ks_lmulti *m, float *field)
 {
+    KS_TRY(lead(m, LEAD_DOWNLOAD, 0, NULL, 0, 0, 0, 0));
     if (!m->mpi) {
         m->down = field;
         return run_job(m, job_download);
@@ -604,6 +630,7 @@ ks_status ks_lmulti_download(ks_lmulti *m, float *field)
 
 ks_status ks_lmulti_check_block(ks_lmulti *m, int variant, const int block[3])
 {
+    KS_TRY(lead(m, LEAD_CHECK, variant, block, 0, 0, 0, 0));
     m->variant = variant;
     memcpy(m->block, block, sizeof m->block);
     return job_agree(m, run_job(m, job_check));
@@ -613,6 +640,7 @@ ks_status ks_lmulti_run(ks_lmulti *m, int variant, const int block[3], int iters
 {
     if (iters < 0) return ks_fail(KS_ERR_INVALID, "iterations must be >= 0, got %d", iters);
     if (iters == 0) return KS_OK;
+    KS_TRY(lead(m, LEAD_RUN, variant, block, iters, (int)prev, 0, 0));
     m->variant = variant;
     memcpy(m->block, block, sizeof m->block);
     m->iters = iters;
@@ -631,6 +659,31 @@ ks_status ks_lmulti_run(ks_lmulti *m, int variant, const int block[3], int iters
         m->last.jacobi_ms[i] = d->jacobi_med / T;
         m->last.gpu_halo_ms[i] = d->halo_count ? d->halo_sum / d->halo_count : 0.0;
         m->last.gpu_hidden[i] = d->halo_sum > 0.0 ? 1.0 - d->exposed_sum / d->halo_sum : 1.0;
+    }
+    if (m->leading || m->following) { /* every rank's figures to rank 0, which shows them */
+        double mine[3] = {m->last.jacobi_ms[0], m->last.gpu_halo_ms[0], m->last.gpu_hidden[0]};
+        const int n = m->count < KS_LMULTI_MAX_GPUS ? m->count : KS_LMULTI_MAX_GPUS;
+        double *all = (double *)calloc((size_t)m->count * 3, sizeof(double));
+        size_t *offset = (size_t *)calloc((size_t)m->count, sizeof(size_t)),
+               *bytes_of = (size_t *)calloc((size_t)m->count, sizeof(size_t));
+        ks_status st = all && offset && bytes_of ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "host allocation failed");
+        for (int r = 0; st == KS_OK && r < m->count; ++r) {
+            offset[r] = (size_t)r * sizeof mine;
+            bytes_of[r] = sizeof mine;
+        }
+        if (st == KS_OK) st = ks_mpi_gather(mine, sizeof mine, all, offset, bytes_of, 0);
+        if (st == KS_OK && m->leading) {
+            m->last.gpus = n;
+            for (int r = 0; r < n; ++r) {
+                m->last.jacobi_ms[r] = all[3 * r];
+                m->last.gpu_halo_ms[r] = all[3 * r + 1];
+                m->last.gpu_hidden[r] = all[3 * r + 2];
+            }
+        }
+        free(all);
+        free(offset);
+        free(bytes_of);
+        KS_TRY(st);
     }
     return KS_OK;
 }
@@ -669,9 +722,80 @@ int ks_lmulti_owner(const ks_lmulti *m, int plane)
     return m->count - 1;
 }
 
+/* A led MPI job's slice: each rank packs its part (the slice's rows of its
+ * planes, dense) into host memory, rank 0 gathers them in plane order into
+ * the dense slice and uploads it three times over into view's field. */
+static ks_status slice_by_mpi(ks_lmulti *m, ks_axis axis, int index, ks_lsolver *view)
+{
+    const size_t fs = sizeof(float), nx = (size_t)m->g.nx, ny = (size_t)m->g.ny;
+    const size_t plane = m->g.dims == 3 ? nx * ny : nx;
+    const int dims3 = m->g.dims == 3;
+    /* a rank's part: rows (planes of the slow axis) x width */
+    const size_t width = !dims3 ? nx : axis == KS_AXIS_Z ? plane : axis == KS_AXIS_Y ? nx : ny;
+    size_t *offset = (size_t *)calloc((size_t)m->count, sizeof(size_t)),
+           *bytes_of = (size_t *)calloc((size_t)m->count, sizeof(size_t));
+    if (!offset || !bytes_of) {
+        free(offset);
+        free(bytes_of);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "slice: host allocation failed");
+    }
+    size_t total = 0;
+    for (int r = 0; r < m->count; ++r) {
+        int g0, g1;
+        reported_planes(m, r, &g0, &g1);
+        size_t rows = (size_t)(g1 - g0);
+        if (dims3 && axis == KS_AXIS_Z) rows = index >= g0 && index < g1 ? 1 : 0;
+        offset[r] = total;
+        bytes_of[r] = rows * width * fs;
+        total += bytes_of[r];
+    }
+    const int me = m->first;
+    float *mine = (float *)malloc(bytes_of[me] ? bytes_of[me] : 1), *all = m->leading ? (float *)malloc(total) : NULL;
+    ks_status st = mine && (!m->leading || all) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "slice: host allocation failed");
+    const dom *d = &m->d[0];
+    int g0, g1;
+    reported_planes(m, me, &g0, &g1);
+    const float *src = d->s->cur + (size_t)(g0 - d->slab.lo) * plane;
+    cudaError_t e = cudaSuccess;
+    if (st == KS_OK && bytes_of[me]) {
+        if (!dims3) e = cudaMemcpy(mine, src, bytes_of[me], cudaMemcpyDeviceToHost);
+        else if (axis == KS_AXIS_Z) e = cudaMemcpy(mine, src + (size_t)(index - g0) * plane, bytes_of[me], cudaMemcpyDeviceToHost);
+        else if (axis == KS_AXIS_Y)
+            e = cudaMemcpy2D(mine, nx * fs, src + (size_t)index * nx, plane * fs, nx * fs, (size_t)(g1 - g0),
+                             cudaMemcpyDeviceToHost);
+        else
+            e = cudaMemcpy2D(mine, fs, src + index, nx * fs, fs, (size_t)(g1 - g0) * ny, cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "slice: copying this rank's part: %s", cudaGetErrorString(e));
+    }
+    st = job_agree(m, st);
+    if (st == KS_OK) st = ks_mpi_gather(mine, bytes_of[me], all, offset, bytes_of, 0);
+    if (st == KS_OK && m->leading) { /* the dense slice, three times over (2D: the field) */
+        for (int copy = 0; copy < (dims3 ? 3 : 1) && e == cudaSuccess; ++copy) {
+            if (!dims3) e = cudaMemcpyAsync(view->cur, all, total, cudaMemcpyHostToDevice, view->stream);
+            else if (axis == KS_AXIS_Z)
+                e = cudaMemcpyAsync(view->cur + (size_t)copy * plane, all, total, cudaMemcpyHostToDevice, view->stream);
+            else if (axis == KS_AXIS_Y)
+                e = cudaMemcpy2DAsync(view->cur + (size_t)copy * nx, 3 * nx * fs, all, nx * fs, nx * fs,
+                                      (size_t)m->g.nz, cudaMemcpyHostToDevice, view->stream);
+            else
+                e = cudaMemcpy2DAsync(view->cur + copy, 3 * fs, all, fs, fs, ny * (size_t)m->g.nz, cudaMemcpyHostToDevice,
+                                      view->stream);
+        }
+        if (e == cudaSuccess) e = cudaStreamSynchronize(view->stream); /* the host buffer goes next */
+        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "slice: upload to the display GPU: %s", cudaGetErrorString(e));
+    }
+    free(mine);
+    free(all);
+    free(offset);
+    free(bytes_of);
+    return st;
+}
+
 ks_status ks_lmulti_slice_into(ks_lmulti *m, ks_axis axis, int index, ks_lsolver *view)
 {
-    if (m->mpi) return ks_fail(KS_ERR_UNSUPPORTED, "the live view of an MPI job is not built");
+    KS_TRY(lead(m, LEAD_SLICE, 0, NULL, 0, 0, (int)axis, index));
+    if (m->leading || m->following) return slice_by_mpi(m, axis, index, view);
+    if (m->mpi) return ks_fail(KS_ERR_UNSUPPORTED, "the slice of an MPI job goes to its leading rank (desc.lead)");
     const ks_grid vg = ks_lmulti_slice_grid(m, axis);
     if (memcmp(&vg, &view->g, sizeof vg) != 0) return ks_fail(KS_ERR_INVALID, "slice: the view's grid is not the slice's");
     if (!m->slice_done) KS_CUDA_TRY(cudaEventCreateWithFlags(&m->slice_done, cudaEventDisableTiming));
@@ -710,6 +834,7 @@ ks_status ks_lmulti_slice_into(ks_lmulti *m, ks_axis axis, int index, ks_lsolver
 
 ks_status ks_lmulti_residual(ks_lmulti *m, double *rms)
 {
+    KS_TRY(lead(m, LEAD_RESIDUAL, 0, NULL, 0, 0, 0, 0));
     KS_TRY(job_agree(m, run_job(m, job_residual)));
     *rms = sqrt(m->residual_sum / (double)ks_grid_points(&m->g));
     return KS_OK;
@@ -755,4 +880,36 @@ ks_status ks_lmulti_time(ks_lmulti *m, int variant, const int block[3], int iter
     }
     free(rep);
     return st;
+}
+
+ks_status ks_lmulti_follow(ks_lmulti *m)
+{
+    if (!m->following) return ks_fail(KS_ERR_INVALID, "follow: this rank does not follow a led MPI job");
+    float *field = NULL;
+    ks_status st = KS_OK;
+    for (;;) {
+        lead_cmd c;
+        memset(&c, 0, sizeof c);
+        KS_TRY(ks_mpi_bcast(&c, sizeof c, 0));
+        double rms = 0.0;
+        switch ((lead_op)c.op) {
+        case LEAD_QUIT: free(field); return KS_OK;
+        case LEAD_RUN: st = ks_lmulti_run(m, c.variant, c.block, c.iters, (ks_lprev)c.prev); break;
+        case LEAD_RESIDUAL: st = ks_lmulti_residual(m, &rms); break;
+        case LEAD_SLICE: st = ks_lmulti_slice_into(m, (ks_axis)c.axis, c.index, NULL); break;
+        case LEAD_CHECK: st = ks_lmulti_check_block(m, c.variant, c.block); break;
+        case LEAD_DOWNLOAD: st = ks_lmulti_download(m, NULL); break;
+        case LEAD_UPLOAD:
+            if (!field) field = (float *)malloc(ks_grid_bytes(&m->g));
+            if (!field) {
+                st = ks_fail(KS_ERR_OUT_OF_MEMORY, "follow: no host memory for the field");
+                break;
+            }
+            st = ks_lmulti_upload(m, field);
+            break;
+        default: st = ks_fail(KS_ERR_INVALID, "follow: unknown call %d from rank 0", c.op); break;
+        }
+        /* a failure here reached rank 0 through the call's own agreement; rank 0 ends the job */
+        if (st != KS_OK) fprintf(stderr, "kernelscope: rank %d: %s\n", ks_mpi_rank(), ks_error_message());
+    }
 }

@@ -40,7 +40,14 @@ typedef struct ks_lmulti_desc {
     int gpus;                  /* GPUs this process drives, one host thread each (0: 1) */
     const int *devices;        /* their CUDA ids; NULL: 0 .. gpus-1 (under MPI: the local rank's) */
     int mpi;                   /* 1: this process is one rank of the running MPI job, with one GPU */
+    int lead;                  /* with mpi: rank 0 leads (the live view): each call on it is sent to
+                                  the other ranks, which sit in ks_lmulti_follow; 0: every rank
+                                  makes the same calls itself (the bench) */
 } ks_lmulti_desc;
+
+/* A rank other than 0 of a led job: runs what rank 0's calls send until
+ * rank 0 destroys its solver, then returns (destroy this one after). */
+ks_status ks_lmulti_follow(ks_lmulti *m);
 
 /* 1 when this build can run on several GPUs (NCCL), else 0 with why set to
  * one line naming what is missing. */
@@ -95,7 +102,9 @@ int ks_lmulti_slice_index(const ks_lmulti *m, ks_axis axis, int index);
 void ks_lmulti_slice_point(const ks_lmulti *m, ks_axis axis, const int p[3], int out[3]);
 /* Enqueues on view's stream the copies of slice (axis, index) from the GPUs
  * that own its planes into view's current field (view made with
- * ks_lmulti_slice_grid(m, axis)). The next run waits for them. */
+ * ks_lmulti_slice_grid(m, axis)). The next run waits for them. In a led MPI
+ * job the other ranks' parts come through MPI to rank 0 (host memory), and
+ * view is rank 0's (NULL on the others). */
 ks_status ks_lmulti_slice_into(ks_lmulti *m, ks_axis axis, int index, ks_lsolver *view);
 /* The domain that owns global plane `plane` of the slow axis (its boundary
  * planes: the end domains). */

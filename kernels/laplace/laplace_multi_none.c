@@ -89,3 +89,9 @@ void ks_lmulti_last(const ks_lmulti *m, ks_lmulti_timing *out)
     (void)m;
     memset(out, 0, sizeof *out);
 }
+
+ks_status ks_lmulti_follow(ks_lmulti *m)
+{
+    (void)m;
+    return none();
+}

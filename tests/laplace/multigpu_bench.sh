@@ -2,7 +2,8 @@
 # The scaling bench on two GPUs, threaded and under mpirun: both check their
 # field bit for bit against the CPU gold before timing (so they give the same
 # field) and write the CSV the issue names; rank 0 under compute-sanitizer
-# finds no error. Exits 77 (skipped) with fewer than two GPUs, without NCCL or
+# finds no error. The live view on two GPUs, threaded and under mpirun, ends
+# with the field of one GPU, bit for bit. Exits 77 (skipped) with fewer than two GPUs, without NCCL or
 # MPI in the build, or without mpirun.
 set -u
 bin=${KS_BINARY:?KS_BINARY names the kernelscope binary}
@@ -62,6 +63,19 @@ if grep -q "built without MPI" "$tmp/mpi-laplace3d.log"; then
 else
   [ $rc -eq 0 ] || { echo "FAIL: mpirun laplace3d exited $rc"; cat "$tmp/mpi-laplace3d.log"; fails=$((fails + 1)); }
   check_run mpi-laplace3d 2 laplace3d
+  # the live view under mpirun (rank 0 shows, rank 1 follows): the same field as one GPU
+  for args in "laplace3d --grid 61x47x45 --kernel tblock --iters 10" "laplace2d --grid 301x199 --kernel vec2d --iters 7"; do
+    # shellcheck disable=SC2086
+    "$bin" $args --headless --frames 4 --gpus 1 --dump-field "$tmp/one.npy" >"$tmp/live1.log" 2>&1 &&
+      "${mpi[@]}" "$bin" $args --headless --frames 4 --dump-field "$tmp/mpi.npy" --save-every 4 --out "$tmp/livempi" \
+        >"$tmp/livempi.log" 2>&1 </dev/null
+    rc=$?
+    if [ $rc -ne 0 ] || ! cmp -s "$tmp/one.npy" "$tmp/mpi.npy"; then
+      echo "FAIL: mpirun live $args: differs from one GPU (exit $rc)"; cat "$tmp/livempi.log"; fails=$((fails + 1))
+    else
+      echo "ok: mpirun -np 2 live $args: the same field as one GPU"
+    fi
+  done
   # rank 0 under compute-sanitizer (memcheck; NCCL's own probing calls that fail by design are
   # not counted: --report-api-errors no), rank 1 plain
   if command -v compute-sanitizer >/dev/null 2>&1; then

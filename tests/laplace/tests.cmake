@@ -44,6 +44,10 @@ find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME test_scaling_model COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scaling-model.py --check)
   set_tests_properties(test_scaling_model PROPERTIES LABELS "cpu" TIMEOUT 60)
+  # ... and held against the stored two-GPU measurements (docs/scaling.md): within 10 %.
+  add_test(NAME test_scaling_model_measured COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scaling-model.py
+           --measured ${PROJECT_SOURCE_DIR}/docs/results/scaling-h100x2.csv --tolerance 0.10)
+  set_tests_properties(test_scaling_model_measured PROPERTIES LABELS "cpu" TIMEOUT 60)
 endif()
 # Several GPUs (NCCL): every variant bit for bit against one GPU, the timing figures, the
 # refusals; skipped with fewer than two GPUs. Label multigpu too: ctest -L multigpu.
@@ -61,3 +65,8 @@ endif()
 add_test(NAME test_multigpu_cli COMMAND ${CMAKE_CURRENT_LIST_DIR}/multigpu_cli.sh)
 set_tests_properties(test_multigpu_cli PROPERTIES LABELS "cpu" TIMEOUT 120
                      ENVIRONMENT "KS_BINARY=$<TARGET_FILE:kernelscope>")
+# The scaling bench's speed-ups, CSV columns, table and chart, on made-up rows.
+ks_add_test(NAME test_scaling_output LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_scaling_output.c)
+if(TARGET test_scaling_output)
+  target_link_libraries(test_scaling_output PRIVATE ks_test_util)
+endif()

@@ -409,6 +409,7 @@ static ks_status bench(const ks_bench_env *e)
 }
 
 extern const ks_scene_api ks_scene_laplace_api;
+ks_status ks_laplace_mpi_follow(const ks_options *o); /* scene_laplace.c */
 ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
 ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
 
@@ -420,7 +421,7 @@ static const ks_kernel_from ks_laplace3d_from[] = {{"regq", ks_laplace_starter_r
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
         .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
         .size_is_picture = 1, .finish_options = ks_laplace_finish_options,                                     \
-        .backend_defaults = ks_laplace_backend_defaults, .backend_check = backend_check, .live = &ks_scene_laplace_api, .bench = bench,            \
+        .backend_defaults = ks_laplace_backend_defaults, .backend_check = backend_check, .mpi_follow = ks_laplace_mpi_follow, .live = &ks_scene_laplace_api, .bench = bench,            \
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
           .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
         .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \

@@ -14,6 +14,7 @@
 #include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
 #include "kernels/laplace/laplace_multi.h"
+#include "kernels/common/mpi_job.h"
 
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
 #define KS_LAPLACE_CPU_RESIDUAL_MS 250.0
@@ -131,8 +132,14 @@ static ks_status create(const ks_scene_env *env, void **self)
     const size_t bytes = ks_grid_bytes(&s->grid);
     int devices[16];
     s->gpus = s->use_cuda ? ks_laplace_live_gpus(opt, devices) : 1;
-    if (s->gpus > 1) { /* the field on several GPUs; this one draws the slice */
-        const ks_lmulti_desc md = {s->grid, s->gpus, devices, 0};
+    if (s->use_cuda && ks_mpi_active()) { /* mpirun: one GPU a rank, this one (rank 0) leads */
+        const ks_lmulti_desc md = {s->grid, 1, NULL, 1, 1};
+        s->gpus = ks_mpi_size();
+        KS_TRY(ks_lmulti_create(&md, &s->multi));
+        s->use_graph = 0;
+        KS_TRY(ensure_view(s));
+    } else if (s->gpus > 1) { /* the field on several GPUs; this one draws the slice */
+        const ks_lmulti_desc md = {s->grid, s->gpus, devices, 0, 0};
         KS_TRY(ks_lmulti_create(&md, &s->multi));
         s->use_graph = 0;
         KS_TRY(ensure_view(s));
@@ -612,6 +619,16 @@ static const struct ks_server_editor *editor(void *self)
 {
     ks_laplace_scene *s = self;
     return ks_laplace_user_editor(s->user);
+}
+
+ks_status ks_laplace_mpi_follow(const ks_options *o)
+{
+    const ks_lmulti_desc md = {ks_laplace_grid(o, 0), 1, NULL, 1, 1};
+    ks_lmulti *m = NULL;
+    KS_TRY(ks_lmulti_create(&md, &m));
+    const ks_status st = ks_lmulti_follow(m);
+    ks_lmulti_destroy(m);
+    return st;
 }
 
 const ks_scene_api ks_scene_laplace_api = {

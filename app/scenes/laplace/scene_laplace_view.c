@@ -82,12 +82,16 @@ static void multi_lines(const ks_laplace_scene *s, ks_view *v)
     ks_lmulti_last(s->multi, &t);
     ks_view_text(v, KS_VGROUP_SCENE, "GPUs", "%d, slabs along %c (white lines), halos by NCCL", ks_lmulti_domains(s->multi),
                  axis);
-    if (s->grid.dims == 3 && s->axis == KS_AXIS_Z)
-        ks_view_text(v, KS_VGROUP_SCENE, "slice held by", "GPU %d", ks_lmulti_device(s->multi, ks_lmulti_owner(s->multi, s->index)));
+    const int owner = ks_lmulti_owner(s->multi, s->index);
+    if (s->grid.dims == 3 && s->axis == KS_AXIS_Z && owner < ks_lmulti_local(s->multi))
+        ks_view_text(v, KS_VGROUP_SCENE, "slice held by", "GPU %d", ks_lmulti_device(s->multi, owner));
+    else if (s->grid.dims == 3 && s->axis == KS_AXIS_Z)
+        ks_view_text(v, KS_VGROUP_SCENE, "slice held by", "rank %d", owner);
     for (int i = 0; i < t.gpus; ++i) {
         const ks_slab *b = ks_lmulti_slab(s->multi, ks_lmulti_first_domain(s->multi) + i);
         char label[32];
-        snprintf(label, sizeof label, "GPU %d", ks_lmulti_device(s->multi, i));
+        if (i < ks_lmulti_local(s->multi)) snprintf(label, sizeof label, "GPU %d", ks_lmulti_device(s->multi, i));
+        else snprintf(label, sizeof label, "rank %d", i); /* mpirun: another rank's GPU */
         ks_view_text(v, KS_VGROUP_SCENE, label, "%c %d-%d: jacobi %.3f ms/it, halo %.3f ms, %.0f%% hidden", axis, b->first,
                      b->first + b->count - 1, t.jacobi_ms[i], t.gpu_halo_ms[i], 100.0 * t.gpu_hidden[i]);
     }
