@@ -104,13 +104,13 @@ for step in "${steps[@]}"; do
     mpi=(); command -v mpirun >/dev/null 2>&1 && mpi=(mpirun -np 2 --oversubscribe -x PATH -x LD_LIBRARY_PATH)
     while read -r tag scene args; do
       # shellcheck disable=SC2086
-      "$KS_BINARY" bench $scene $args --gpus 1,2 --reps ${KS_MULTIGPU_REPS:-15} --out "$out/scaling-$tag" \
+      timeout -k 10 900 "$KS_BINARY" bench $scene $args --gpus 1,2 --reps ${KS_MULTIGPU_REPS:-15} --out "$out/scaling-$tag" \
         >"$out/scaling-$tag.log" 2>&1
       note_rc "bench $scene $args --gpus 1,2 (threads)" $?
       cat "$out/scaling-$tag.log"
       if [ ${#mpi[@]} -gt 0 ]; then
         # shellcheck disable=SC2086
-        "${mpi[@]}" "$KS_BINARY" bench $scene $args --gpus 1,2 --reps ${KS_MULTIGPU_REPS:-15} \
+        timeout -k 10 900 "${mpi[@]}" "$KS_BINARY" bench $scene $args --gpus 1,2 --reps ${KS_MULTIGPU_REPS:-15} \
           --out "$out/scaling-$tag-mpi" >"$out/scaling-$tag-mpi.log" 2>&1 </dev/null # mpirun reads stdin
         note_rc "mpirun -np 2 bench $scene $args" $?
         cat "$out/scaling-$tag-mpi.log"

@@ -101,8 +101,7 @@ void ks_bench_mark_best(ks_bench_row *rows, int n)
     }
 }
 
-/* Deterministic non-zero data: interior and boundary random in [0.1, 1.1). */
-static void fill_random(const ks_grid *g, float *u, unsigned long long seed)
+void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long seed)
 {
     const size_t n = ks_grid_points(g);
     unsigned long long x = seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -128,7 +127,7 @@ static ks_status check_against_gold(int dims, int variant, const int block[3])
     ks_status st = (a && b && gpu) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     const int iters = 12;
     if (st == KS_OK) {
-        fill_random(&g, a, 7);
+        ks_bench_laplace_fill_random(&g, a, 7);
         st = ks_lsolver_create(&g, &s);
     }
     if (st == KS_OK) st = ks_lsolver_upload(s, a);
@@ -174,7 +173,7 @@ static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory", g->nx,
                        g->ny, g->nz, 2.0 * (double)bytes / 1073741824.0);
     }
-    fill_random(g, a, 3);
+    ks_bench_laplace_fill_random(g, a, 3);
     memcpy(b, a, bytes);
     ks_laplace_gold_step(g, a, b); /* warm-up */
     for (int r = 0; r < reps; ++r) {
@@ -222,7 +221,7 @@ ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant,
     float *init = st == KS_OK ? malloc(bytes) : NULL;
     if (st == KS_OK && !init) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     if (st == KS_OK) {
-        fill_random(g, init, 11);
+        ks_bench_laplace_fill_random(g, init, 11);
         st = ks_lsolver_upload(s, init);
     }
     free(init);
@@ -343,7 +342,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
         double t_peak = 0.0;
         if (st == KS_OK && !init) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
         if (st == KS_OK) {
-            fill_random(&g, init, 11);
+            ks_bench_laplace_fill_random(&g, init, 11);
             st = ks_lsolver_upload(s, init);
         }
         free(init);

@@ -36,6 +36,8 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
 ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant, const int block[3], int reps,
                                     double *ms_per_iter);
 
+/* Deterministic non-zero data of the seed: interior and boundary random in [0.1, 1.1). */
+void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long seed);
 /* The table and CSV writers (tested on their own). Return malloc'd text. */
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n);
 char *ks_bench_laplace_csv(const ks_bench_row *rows, int n);

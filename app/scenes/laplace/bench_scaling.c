@@ -234,19 +234,6 @@ static ks_grid run_grid(const scaling_plan *p, const int share[3], int count)
     return g;
 }
 
-/* Deterministic random non-zero data in [0.1, 1.1), boundary included. */
-static void fill_random(const ks_grid *g, float *u, unsigned long long seed)
-{
-    const size_t n = ks_grid_points(g);
-    unsigned long long x = seed * 0x9E3779B97F4A7C15ULL + 1;
-    for (size_t i = 0; i < n; ++i) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        u[i] = 0.1f + (float)(x >> 40) * (1.0f / 16777216.0f);
-    }
-}
-
 /* The solver of count GPUs: threads in one process, or every rank of the MPI
  * job; a 1-GPU run under MPI is rank 0's alone (NULL on the others). */
 static ks_status make_solver(const scaling_plan *p, const ks_grid *g, int count, ks_lmulti **out)
@@ -291,7 +278,7 @@ static ks_status check_variants(const ks_options *opt, const scaling_plan *p, in
     if (st == KS_OK) st = make_solver(p, &g, count, &m);
     for (int v = 0; v < p->nvariants && st == KS_OK && m; ++v) {
         const int id = p->variants[v];
-        fill_random(&g, a, 5 + (unsigned)v);
+        ks_bench_laplace_fill_random(&g, a, 5 + (unsigned)v);
         st = ks_lmulti_upload(m, a);
         if (st == KS_OK) st = ks_lmulti_check_block(m, id, block_of(opt, id));
         if (st == KS_OK) st = ks_lmulti_run(m, id, block_of(opt, id), KS_SCALING_CHECK_ITERS, KS_LPREV_EXACT);
