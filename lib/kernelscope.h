@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define KS_VIEWER_API_VERSION 1
+#define KS_VIEWER_API_VERSION 2
 
 enum {
     KS_VIEWER_OK = 0,
@@ -44,6 +44,7 @@ enum {
     KS_VIEWER_EUNSUPPORTED = 4, /* not in this library (device memory in a build without CUDA) */
     KS_VIEWER_ECUDA = 5,        /* the CUDA runtime failed (no device, a pointer that is not device
                                    memory): the message has CUDA's words */
+    KS_VIEWER_EDISPLAY = 6,     /* desc.window: no display, or its window or OpenGL failed */
 };
 
 typedef struct ks_viewer ks_viewer;
@@ -73,6 +74,9 @@ typedef struct ks_viewer_desc {
                               NULL: none */
     int record_fps;        /* frames a second of that video (0: 30): at most that many pictures a
                               second of your program's time are kept, a pause holds the picture */
+    int window;            /* 1: a window on this machine's display (DISPLAY) as well, drawn on the
+                              viewer's own thread; Space, N, Q / Escape and its close button reach
+                              ks_viewer_poll like the page's keys. One window a process. */
 } ks_viewer_desc;
 
 typedef struct ks_viewer_field {

@@ -24,6 +24,7 @@
 #include "serve/state_json.h"
 #include "video/recorder.h"
 #include "lib/viewer_gpu.h"
+#include "lib/viewer_window.h"
 
 enum {
     KS_VIEWER_SIDE = 1024,      /* default largest picture side */
@@ -50,6 +51,7 @@ static int result(ks_status st)
     case KS_ERR_UNSUPPORTED: return KS_VIEWER_EUNSUPPORTED;
     case KS_ERR_CUDA:
     case KS_ERR_NO_DEVICE: return KS_VIEWER_ECUDA;
+    case KS_ERR_GL: return KS_VIEWER_EDISPLAY;
     default: return KS_VIEWER_EINVALID;
     }
 }
@@ -114,6 +116,10 @@ struct ks_viewer {
     int rec_behind;       /* the newest picture came within a period that had its frame */
     ks_status rec_status; /* the first failure, for ks_viewer_close */
     char rec_error[512];
+    /* desc.window: made by the viewer's thread, which holds its GL context */
+    int want_window;
+    int window_state;     /* 0 being made, 1 open, -1 failed (window_error says why) */
+    char window_error[512];
 };
 
 /* The viewer's thread: the picture as the video's frame of this moment: the
@@ -338,18 +344,51 @@ static void wait_drawn(ks_viewer *v)
     while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
 }
 
+/* The window's keys, like the page's (lock held). */
+static void take_window_input(ks_viewer *v, ks_vwin *win)
+{
+    int toggles, steps, quit;
+    ks_vwin_poll(win, &toggles, &steps, &quit);
+    if (toggles % 2) v->paused = !v->paused;
+    v->steps += steps;
+    v->quit |= quit;
+}
+
+/* desc.window: made here, on the thread that draws into it; create() waits for the outcome. */
+static ks_vwin *open_window(ks_viewer *v)
+{
+    ks_vwin *win = NULL;
+    const ks_status st = ks_vwin_create(v->title, v->max_w < 1024 ? v->max_w : 1024, v->max_h < 768 ? v->max_h : 768,
+                                        &win);
+    pthread_mutex_lock(&v->lock);
+    v->window_state = st == KS_OK ? 1 : -1;
+    if (st != KS_OK) snprintf(v->window_error, sizeof v->window_error, "%s", ks_error_message());
+    pthread_cond_broadcast(&v->drawn);
+    pthread_mutex_unlock(&v->lock);
+    return win;
+}
+
 static void *viewer_main(void *arg)
 {
     ks_viewer *v = arg;
     float *field = NULL;
     unsigned char *rgba = NULL;
     size_t cap = 0;
+    ks_vwin *win = v->want_window ? open_window(v) : NULL;
+    if (v->want_window && !win) return NULL;
     pthread_mutex_lock(&v->lock);
     while (!v->stop) {
         if (v->shown == v->taken) {
-            /* a page's keys and state come in now and then even when nothing is shown */
-            const struct timespec until = deadline_in(0.1);
+            /* a page's keys and state come in now and then even when nothing is shown; a
+             * window's events more often, and its picture drawn again (a resize, an expose) */
+            const struct timespec until = deadline_in(win ? 0.03 : 0.1);
             pthread_cond_timedwait(&v->wake, &v->lock, &until);
+            if (win) {
+                take_window_input(v, win);
+                pthread_mutex_unlock(&v->lock);
+                if (ks_vwin_draw(win, NULL, 0, 0) != KS_OK) ks_error_clear(); /* the next picture tries again */
+                pthread_mutex_lock(&v->lock);
+            }
             if (v->server) {
                 pthread_mutex_unlock(&v->lock);
                 take_input(v);
@@ -418,6 +457,12 @@ static void *viewer_main(void *arg)
             v->drawn_seq = seq;
         }
         pthread_cond_broadcast(&v->drawn);
+        if (win) {
+            take_window_input(v, win);
+            pthread_mutex_unlock(&v->lock);
+            if (ks_vwin_draw(win, rgba, w, h) != KS_OK) ks_error_clear(); /* the page and the file still get it */
+            pthread_mutex_lock(&v->lock);
+        }
         if (v->record[0]) {
             pthread_mutex_unlock(&v->lock);
             record_picture(v, rgba, w, h);
@@ -431,6 +476,7 @@ static void *viewer_main(void *arg)
         }
     }
     pthread_mutex_unlock(&v->lock);
+    ks_vwin_destroy(win);
     free(field);
     free(rgba);
     return NULL;
@@ -468,6 +514,12 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
     }
     if (desc.title && strlen(desc.title) >= 32)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_create: a title of at most 31 bytes");
+    if (desc.window != 0 && desc.window != 1) return ks_fail(KS_ERR_INVALID, "ks_viewer_create: window is 0 or 1, got %d", desc.window);
+    if (desc.window) {
+        const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+        if (!(x && *x) && !(wl && *wl))
+            return ks_fail(KS_ERR_GL, "ks_viewer_create: window: no display (set DISPLAY, or serve the page instead)");
+    }
     ks_viewer *v = calloc(1, sizeof *v);
     if (!v) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: out of host memory");
     snprintf(v->title, sizeof v->title, "%s", desc.title ? desc.title : "kernelscope");
@@ -478,6 +530,7 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
     v->max_h = desc.max_height ? desc.max_height : KS_VIEWER_SIDE;
     if (desc.record) snprintf(v->record, sizeof v->record, "%s", desc.record);
     v->record_fps = desc.record_fps ? desc.record_fps : 30;
+    v->want_window = desc.window != 0;
     v->dev_pending = -1;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->wake, NULL);
@@ -504,6 +557,12 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
         if (pthread_create(&v->thread, NULL, viewer_main, v) != 0)
             st = ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: cannot start the viewer's thread");
         else v->thread_started = 1;
+    }
+    if (st == KS_OK && v->want_window) { /* the thread makes the window; its outcome is ours */
+        pthread_mutex_lock(&v->lock);
+        while (v->window_state == 0) pthread_cond_wait(&v->drawn, &v->lock);
+        pthread_mutex_unlock(&v->lock);
+        if (v->window_state < 0) st = ks_fail(KS_ERR_GL, "ks_viewer_create: window: %s", v->window_error);
     }
     if (st != KS_OK) {
         ks_viewer_destroy(v);

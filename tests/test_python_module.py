@@ -89,6 +89,15 @@ for kw, words in [({"colormap": "rainbow"}, "unknown colormap 'rainbow'"), ({"ra
         assert words in str(e), (words, str(e))
     else:
         raise AssertionError("no error for %r" % kw)
+# a window without a display: refused in one line (the window itself: tests/viewer_window.sh)
+saved_display = {k: os.environ.pop(k) for k in ("DISPLAY", "WAYLAND_DISPLAY") if k in os.environ}
+try:
+    ks.Viewer(window=True)
+except ks.Error as e:
+    assert "no display" in str(e) and "\n" not in str(e), str(e)
+else:
+    raise AssertionError("a window without a display")
+os.environ.update(saved_display)
 # 4. a recording, finished by close()
 video = os.path.join(scratch, "run.mkv")
 try:

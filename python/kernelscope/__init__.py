@@ -39,7 +39,8 @@ _AXES = {"z": 0, "x": 1, "y": 2}
 class _Desc(ctypes.Structure):
     _fields_ = [("title", ctypes.c_char_p), ("serve", ctypes.c_char_p), ("token", ctypes.c_char_p),
                 ("colormap", ctypes.c_char_p), ("range", ctypes.c_double * 2), ("max_width", ctypes.c_int),
-                ("max_height", ctypes.c_int), ("record", ctypes.c_char_p), ("record_fps", ctypes.c_int)]
+                ("max_height", ctypes.c_int), ("record", ctypes.c_char_p), ("record_fps", ctypes.c_int),
+                ("window", ctypes.c_int)]
 
 
 class _Field(ctypes.Structure):
@@ -115,11 +116,12 @@ class _Stage:
 
 class Viewer:
     """A viewer of one field: Viewer(serve="127.0.0.1:0", title=..., colormap="viridis",
-    range=(lo, hi), max_size=(w, h), token=None, record="run.mp4", record_fps=30). Use it as a
+    range=(lo, hi), max_size=(w, h), token=None, record="run.mp4", record_fps=30, window=False).
+    window=True opens a window on this machine's display as well (its keys: Space, N, Q). Use it as a
     context manager or call close() (which finishes the recording and says when it could not)."""
 
     def __init__(self, serve=None, title=None, colormap=None, range=None, max_size=None, token=None, record=None,
-                 record_fps=0):
+                 record_fps=0, window=False):
         lib = _library()
         d = _Desc()
         # the bytes objects must live as long as the call
@@ -127,6 +129,7 @@ class Viewer:
                       _text(None if record is None else os.fspath(record), "record")]
         d.title, d.serve, d.token, d.colormap, d.record = self._keep
         d.record_fps = int(record_fps)
+        d.window = 1 if window else 0
         if range is not None:
             d.range[0], d.range[1] = float(range[0]), float(range[1])
         if max_size is not None:

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# libkernelscope's window under an X server: the viewer opens its window and
+# draws the field; keys pressed in it (XTEST, as a user's) reach
+# ks_viewer_poll: N a step, Q the stop. Without a display, create fails with
+# KS_VIEWER_EDISPLAY and one line.
+# Usage (ctest runs it under xvfb-run): viewer_window.sh HOST_PROGRAM
+set -u
+host=$1
+[ -n "${DISPLAY:-}" ] || exit 77
+command -v xdotool >/dev/null || exit 77
+tmp=$(mktemp -d /tmp/ks-vwin-XXXXXX)
+fails=0
+out=$(env -u DISPLAY -u WAYLAND_DISPLAY "$host" nodisplay 2>&1)
+if [ $? -ne 0 ]; then echo "FAIL: without a display: $out"; fails=$((fails + 1)); else echo "ok: without a display: $out"; fi
+mkfifo "$tmp/lines"
+"$host" "$tmp/first.png" >"$tmp/lines" 2>"$tmp/stderr" &
+pid=$!
+exec 3<"$tmp/lines"
+# the program's own signal: its first picture is drawn (and saved)
+if ! read -r -t 60 line <&3 || [ "$line" != drawn ]; then
+  echo "FAIL: no picture drawn: ${line:-nothing}"; cat "$tmp/stderr"; kill $pid; exit 1
+fi
+win=$(xdotool search --sync --onlyvisible --name '^ks-window-test$' | head -n 1)
+xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
+# KS_VWIN_SHOT=FILE.png: a picture of the screen with the window, to look at
+[ -n "${KS_VWIN_SHOT:-}" ] && ffmpeg -loglevel error -y -f x11grab -video_size 1024x768 -i "$DISPLAY" -frames:v 1 "$KS_VWIN_SHOT"
+xdotool key --delay 50 n n q
+if ! read -r -t 60 line <&3; then line="nothing"; fi
+wait $pid
+rc=$?
+case "$line" in
+  "quit steps="[1-9]*) [ $rc -eq 0 ] && echo "ok: the window's keys: $line" ;;
+  *) rc=1 ;;
+esac
+if [ $rc -ne 0 ]; then echo "FAIL: keys from the window: '$line' (exit $rc)"; cat "$tmp/stderr"; fails=$((fails + 1)); fi
+[ -s "$tmp/first.png" ] || { echo "FAIL: no first picture saved"; fails=$((fails + 1)); }
+if [ "$fails" -eq 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
+[ "$fails" -eq 0 ]
