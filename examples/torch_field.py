@@ -28,7 +28,8 @@ with ks.Viewer(serve=a.serve or None, title="wave (PyTorch)", colormap="turbo", 
     print("kernelscope: open", v.url, flush=True)
     step = 0
     while not a.steps or step < a.steps:
-        field = torch.sin(12 * math.pi * r - 0.05 * step) * torch.exp(-2 * r)
+        with v.stage("field"):  # CUDA events on PyTorch's current stream
+            field = torch.sin(12 * math.pi * r - 0.05 * step) * torch.exp(-2 * r)
         v.show(field)  # float32, contiguous, on the GPU
         if step % 60 == 0:  # now and then: it costs a reduction and a copy back
             v.value("energy", float(field.square().mean()))

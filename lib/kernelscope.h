@@ -112,6 +112,13 @@ int ks_viewer_value(ks_viewer *v, const char *name, double x);
  * host clock, cudaEventElapsedTime): the page's stage panel shows each
  * stage's median and minimum over its last 64 timings (up to 16 stages). */
 int ks_viewer_stage_ms(ks_viewer *v, const char *name, double ms);
+/* Your stage timed by two of your CUDA events (cudaEvent_t, made with
+ * timing): record start and end on your stream around the work, then call
+ * this; the library reads the time between them once both have happened,
+ * never waiting for them (a pair not done yet is read at the next call; a
+ * newer pair of the same stage replaces it). The stage panel as for
+ * ks_viewer_stage_ms. KS_VIEWER_ECUDA for events that cannot be timed. */
+int ks_viewer_stage(ks_viewer *v, const char *name, void *start_event, void *end_event);
 /* The newest picture (waiting until the last field shown is drawn) as a PNG
  * at path, written through a temporary name; its size in *width, *height
  * (either may be NULL). KS_VIEWER_EINVALID before any field was shown. */

@@ -62,6 +62,8 @@ typedef struct stage {
     char name[32];
     double ms[KS_VIEWER_STAGE_WINDOW]; /* the newest timings, a ring */
     int n, next;
+    void *ev_start, *ev_end; /* ks_viewer_stage: the newest pair of your events not yet timed */
+    int ev_pending;
 } stage;
 
 typedef struct series {
@@ -670,27 +672,76 @@ static ks_status value(ks_viewer *v, const char *name, double x)
 
 int ks_viewer_value(ks_viewer *v, const char *name, double x) { return result(value(v, name, x)); }
 
-static ks_status stage_ms(ks_viewer *v, const char *name, double ms)
+/* The index of stage name (added when new), or -1 with the error set. Lock held. */
+static int stage_index(ks_viewer *v, const char *call, const char *name)
 {
-    if (!v) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: no viewer");
-    if (!name || !name[0] || strlen(name) >= sizeof v->stages[0].name)
-        return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: a stage name of 1 to %zu bytes",
-                       sizeof v->stages[0].name - 1);
-    if (!isfinite(ms) || ms < 0) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: %g ms (finite, >= 0)", ms);
-    pthread_mutex_lock(&v->lock);
     const int i = name_index(v->stages, sizeof v->stages[0], sizeof v->stages[0].name, &v->nstages, KS_VIEW_STAGES,
                              name);
-    if (i < 0) {
-        pthread_mutex_unlock(&v->lock);
-        return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: at most %d stages ('%.31s' is one more)", KS_VIEW_STAGES,
-                       name);
-    }
+    if (i < 0) ks_fail(KS_ERR_INVALID, "%s: at most %d stages ('%.31s' is one more)", call, KS_VIEW_STAGES, name);
+    return i;
+}
+
+/* One more timing of stage i, into its window of the newest. Lock held. */
+static void stage_add(ks_viewer *v, int i, double ms)
+{
     stage *s = &v->stages[i];
     s->ms[s->next] = ms;
     s->next = (s->next + 1) % KS_VIEWER_STAGE_WINDOW;
     if (s->n < KS_VIEWER_STAGE_WINDOW) ++s->n;
-    pthread_mutex_unlock(&v->lock);
+}
+
+static ks_status check_stage_name(const ks_viewer *v, const char *call, const char *name)
+{
+    if (!v) return ks_fail(KS_ERR_INVALID, "%s: no viewer", call);
+    if (!name || !name[0] || strlen(name) >= sizeof v->stages[0].name)
+        return ks_fail(KS_ERR_INVALID, "%s: a stage name of 1 to %zu bytes", call, sizeof v->stages[0].name - 1);
     return KS_OK;
+}
+
+static ks_status stage_ms(ks_viewer *v, const char *name, double ms)
+{
+    KS_TRY(check_stage_name(v, "ks_viewer_stage_ms", name));
+    if (!isfinite(ms) || ms < 0) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage_ms: %g ms (finite, >= 0)", ms);
+    pthread_mutex_lock(&v->lock);
+    const int i = stage_index(v, "ks_viewer_stage_ms", name);
+    if (i >= 0) stage_add(v, i, ms);
+    pthread_mutex_unlock(&v->lock);
+    return i >= 0 ? KS_OK : KS_ERR_INVALID;
+}
+
+/* Your events: the time between them once both have happened, read without
+ * waiting (lib/viewer_gpu.h). A pair still on its way when the next comes
+ * is replaced by it: events used again every iteration give every iteration
+ * the library finds done, not each one. */
+static ks_status stage_events(ks_viewer *v, const char *name, void *start, void *end)
+{
+    KS_TRY(check_stage_name(v, "ks_viewer_stage", name));
+    if (!start || !end) return ks_fail(KS_ERR_INVALID, "ks_viewer_stage: a start and an end event (cudaEvent_t)");
+    pthread_mutex_lock(&v->lock);
+    const int i = stage_index(v, "ks_viewer_stage", name);
+    ks_status st = i >= 0 ? KS_OK : KS_ERR_INVALID;
+    stage *s = i >= 0 ? &v->stages[i] : NULL;
+    int ready = 0;
+    double ms = 0.0;
+    if (s && s->ev_pending && (s->ev_start != start || s->ev_end != end)) { /* the pair before, done by now? */
+        st = ks_vgpu_event_ms(s->ev_start, s->ev_end, &ready, &ms);
+        if (st == KS_OK && ready) stage_add(v, i, ms);
+        s->ev_pending = 0;
+    }
+    if (s && st == KS_OK) {
+        st = ks_vgpu_event_ms(start, end, &ready, &ms);
+        if (st == KS_OK && ready) stage_add(v, i, ms);
+        s->ev_start = start;
+        s->ev_end = end;
+        s->ev_pending = st == KS_OK && !ready;
+    }
+    pthread_mutex_unlock(&v->lock);
+    return st;
+}
+
+int ks_viewer_stage(ks_viewer *v, const char *name, void *start_event, void *end_event)
+{
+    return result(stage_events(v, name, start_event, end_event));
 }
 
 int ks_viewer_stage_ms(ks_viewer *v, const char *name, double ms) { return result(stage_ms(v, name, ms)); }

@@ -110,3 +110,22 @@ extern "C" void ks_vgpu_destroy(ks_vgpu *g)
     }
     delete g;
 }
+
+extern "C" ks_status ks_vgpu_event_ms(void *start, void *end, int *ready, double *ms)
+{
+    *ready = 0;
+    *ms = 0.0;
+    cudaError_t e = cudaEventQuery((cudaEvent_t)end);
+    if (e == cudaErrorNotReady) return KS_OK;
+    float t = 0.0f;
+    if (e == cudaSuccess) e = cudaEventElapsedTime(&t, (cudaEvent_t)start, (cudaEvent_t)end);
+    if (e == cudaErrorNotReady) return KS_OK; /* the start, on another stream, has not happened yet */
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return ks_fail(KS_ERR_CUDA, "ks_viewer_stage: %s (events made with cudaEventDisableTiming cannot be timed)",
+                       cudaGetErrorString(e));
+    }
+    *ready = 1;
+    *ms = t;
+    return KS_OK;
+}

@@ -38,6 +38,9 @@ ks_status ks_vgpu_wait(ks_vgpu *g, int slot, const float **host);
 /* The slot is free again. */
 void ks_vgpu_release(ks_vgpu *g, int slot);
 void ks_vgpu_destroy(ks_vgpu *g);
+/* The milliseconds between two of the caller's CUDA events (cudaEvent_t),
+ * without waiting: *ready 0 while the end (or the start) has not happened. */
+ks_status ks_vgpu_event_ms(void *start, void *end, int *ready, double *ms);
 
 #ifdef __cplusplus
 }

@@ -31,3 +31,12 @@ void ks_vgpu_release(ks_vgpu *g, int slot)
 }
 
 void ks_vgpu_destroy(ks_vgpu *g) { (void)g; }
+
+ks_status ks_vgpu_event_ms(void *start, void *end, int *ready, double *ms)
+{
+    (void)start;
+    (void)end;
+    *ready = 0;
+    *ms = 0.0;
+    return ks_fail(KS_ERR_UNSUPPORTED, "ks_viewer_stage: CUDA events, and this library was built without CUDA");
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Pictures a second that a kernelscope page streams: reads URL/stream.mjpg (the page's Motion-JPEG
-stream, what a browser shows) for SECONDS and counts the JPEG parts.
+stream, what a browser shows) for SECONDS and counts the JPEG parts; then prints the page's stage
+timings (/state.json).
 
   scripts/page-fps.py URL [SECONDS]        URL as the program printed it (token included)
 """
@@ -38,6 +39,13 @@ def main():
         sys.exit("page-fps: no picture came from %s" % stream)
     fps = frames / (time.monotonic() - start)
     print("page-fps: %.1f pictures a second over %.1f s (%s)" % (fps, seconds, stream.split("?")[0]))
+    # the page's stage panel as the program reports it (its own timings, e.g. v.stage("jacobi"))
+    import json
+    state = urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/state.json", parts.query, ""))
+    with urllib.request.urlopen(state, timeout=10) as r:
+        stages = json.load(r).get("stages_ms", {})
+    for name, figures in stages.items():
+        print("page-fps: stage %s: %s" % (name, figures))
     return 0
 
 

@@ -54,6 +54,8 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
         with v.stage("numpy"):
             np.sort(rng.random(1000))
     v.stage_ms("given", 2.5)
+    with v.stage("host block"):  # no CuPy or PyTorch here: the host clock
+        np.sort(rng.random(100))
     assert picture(cube.astype(np.float64), "f64.png") == picture(cube, "f32.png")
 
     # 3. bad input: one kernelscope.Error each, with the library's words

@@ -296,6 +296,8 @@ static void test_bad_arguments(void **state)
     assert_int_equal(ks_viewer_value(v, "s3", 1.0), 0); /* a known one goes on */
     assert_int_equal(ks_viewer_stage_ms(v, "", 1.0), KS_VIEWER_EINVALID);
     assert_int_equal(ks_viewer_stage_ms(v, "a", -1.0), KS_VIEWER_EINVALID);
+    assert_int_equal(ks_viewer_stage(v, "a", NULL, NULL), KS_VIEWER_EINVALID); /* events: test_viewer_gpu */
+    assert_int_equal(ks_viewer_stage(NULL, "a", NULL, NULL), KS_VIEWER_EINVALID);
     assert_int_equal(ks_viewer_stage_ms(v, "a", NAN), KS_VIEWER_EINVALID);
     assert_int_equal(ks_viewer_stage_ms(NULL, "a", 1.0), KS_VIEWER_EINVALID);
     for (int i = 0; i < 16; ++i) {

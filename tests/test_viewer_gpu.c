@@ -92,11 +92,65 @@ static void test_device_equals_host(void **state)
     free(h);
 }
 
+/* ks_viewer_stage: the time between two CUDA events of the caller, read once
+ * they have happened, shows in the page's stage panel; events made without
+ * timing are refused with CUDA's words. */
+static void test_stage_events(void **state)
+{
+    (void)state;
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.serve = "127.0.0.1:0"}, &v), 0);
+    const size_t bytes = (size_t)256 << 20;
+    void *d = NULL;
+    assert_int_equal(cudaMalloc(&d, bytes), cudaSuccess);
+    cudaStream_t stream;
+    assert_int_equal(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    cudaEvent_t start, end, plain_a, plain_b;
+    assert_int_equal(cudaEventCreate(&start), cudaSuccess);
+    assert_int_equal(cudaEventCreate(&end), cudaSuccess);
+    for (int i = 0; i < 3; ++i) { /* the same pair every time, as a loop would */
+        assert_int_equal(cudaEventRecord(start, stream), cudaSuccess);
+        assert_int_equal(cudaMemsetAsync(d, i, bytes, stream), cudaSuccess);
+        assert_int_equal(cudaEventRecord(end, stream), cudaSuccess);
+        if (ks_viewer_stage(v, "memset", start, end) != 0) fail_msg("%s", ks_viewer_last_error());
+    }
+    assert_int_equal(cudaEventSynchronize(end), cudaSuccess);
+    assert_int_equal(ks_viewer_stage(v, "memset", start, end), 0); /* done now: timed */
+    float h[16] = {1, 2, 3};
+    assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = h, .dims = 2, .size = {4, 4}}), 0);
+    assert_int_equal(ks_viewer_save(v, "/dev/null", NULL, NULL), 0); /* drawn, so the page's state is out */
+    const char *url = ks_viewer_url(v);
+    const int port = atoi(strrchr(url, ':') + 1);
+    char answer[65536] = "";
+    assert_int_equal(ks_test_http(port, "GET", "/state.json", NULL, 0, 0, answer, sizeof answer), 200);
+    const char *at = strstr(answer, "\"memset\":");
+    if (!at) fail_msg("no memset stage in %s", answer);
+    const double ms = atof(at + strlen("\"memset\":"));
+    print_message("  256 MiB memset between the events: %.3f ms in the page's stage panel\n", ms);
+    assert_true(ms > 0.0 && ms < 1000.0);
+    /* events without timing */
+    assert_int_equal(cudaEventCreateWithFlags(&plain_a, cudaEventDisableTiming), cudaSuccess);
+    assert_int_equal(cudaEventCreateWithFlags(&plain_b, cudaEventDisableTiming), cudaSuccess);
+    assert_int_equal(cudaEventRecord(plain_a, stream), cudaSuccess);
+    assert_int_equal(cudaEventRecord(plain_b, stream), cudaSuccess);
+    assert_int_equal(cudaEventSynchronize(plain_b), cudaSuccess);
+    assert_int_equal(ks_viewer_stage(v, "plain", plain_a, plain_b), KS_VIEWER_ECUDA);
+    print_message("  %s\n", ks_viewer_last_error());
+    assert_non_null(strstr(ks_viewer_last_error(), "cudaEventDisableTiming"));
+    ks_viewer_destroy(v);
+    cudaEventDestroy(start);
+    cudaEventDestroy(end);
+    cudaEventDestroy(plain_a);
+    cudaEventDestroy(plain_b);
+    cudaStreamDestroy(stream);
+    cudaFree(d);
+}
+
 int main(void)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) return 77;
     ks_test_tmpdir(dir, sizeof dir, "viewergpu");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_device_equals_host)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_device_equals_host), cmocka_unit_test(test_stage_events)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@ failure is a kernelscope.Error with the library's one-line message.
 import ctypes
 import ctypes.util
 import os
+import sys
 
 __all__ = ["Viewer", "Error", "library_path"]
 __version__ = "0.1.0"
@@ -74,6 +75,7 @@ def _library():
         lib.ks_viewer_show.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Field)]
         lib.ks_viewer_value.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
         lib.ks_viewer_stage_ms.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
+        lib.ks_viewer_stage.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
         lib.ks_viewer_save.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
                                        ctypes.POINTER(ctypes.c_int)]
         lib.ks_viewer_poll.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
@@ -100,18 +102,51 @@ def _text(s, what):
 
 
 class _Stage:
+    """with v.stage(name): CUDA events on the current stream of CuPy or PyTorch (whichever the program
+    has imported) around the block, timed by the library once they have happened; the host clock
+    when neither is in use."""
+
     def __init__(self, viewer, name):
         self._viewer, self._name = viewer, name
 
     def __enter__(self):
         import time
-        self._t0 = time.perf_counter()
+        self._pair = self._viewer._event_pair(self._name)
+        if self._pair is not None:
+            self._pair[0].record()
+        else:
+            self._t0 = time.perf_counter()
         return self
 
     def __exit__(self, *exc):
         import time
-        self._viewer.stage_ms(self._name, (time.perf_counter() - self._t0) * 1e3)
+        if self._pair is not None:
+            start, end = self._pair
+            end.record()
+            self._viewer._stage_events(self._name, _event_handle(start), _event_handle(end))
+        else:
+            self._viewer.stage_ms(self._name, (time.perf_counter() - self._t0) * 1e3)
         return False
+
+
+def _event_handle(ev):
+    """The cudaEvent_t of a CuPy or PyTorch event."""
+    return ev.ptr if hasattr(ev, "ptr") else ev.cuda_event
+
+
+def _new_event_pair():
+    """Two timing events of the framework in use (CuPy first, then PyTorch), or None."""
+    cp = sys.modules.get("cupy")
+    if cp is not None:
+        try:
+            if cp.cuda.runtime.getDeviceCount() > 0:
+                return cp.cuda.Event(), cp.cuda.Event()
+        except Exception:  # no device or no driver: the host clock
+            pass
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    return None
 
 
 class Viewer:
@@ -208,10 +243,21 @@ class Viewer:
         _check(_library().ks_viewer_stage_ms(self._handle(), _text(name, "name"), float(ms)))
 
     def stage(self, name):
-        """with v.stage("jacobi"): ... times the block on the host clock (time.perf_counter). GPU
-        work is asynchronous: synchronize inside the block (or time it with CUDA events and call
-        stage_ms) for the GPU's time rather than the launches'."""
+        """with v.stage("jacobi"): ... times the block with CUDA events on the current stream when the
+        program uses CuPy or PyTorch (the GPU's time of the work queued in the block, read by the
+        library once it is done, never waited for), else on the host clock (time.perf_counter)."""
+        _text(name, "name")
         return _Stage(self, name)
+
+    def _event_pair(self, name):
+        pairs = self.__dict__.setdefault("_pairs", {})
+        if name not in pairs:  # kept for the viewer's life: the library may read them later
+            pairs[name] = _new_event_pair()
+        return pairs[name]
+
+    def _stage_events(self, name, start, end):
+        _check(_library().ks_viewer_stage(self._handle(), _text(name, "name"), ctypes.c_void_p(start),
+                                          ctypes.c_void_p(end)))
 
     def save(self, path):
         """The newest picture as a PNG; returns (width, height)."""
