@@ -58,6 +58,28 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
         np.sort(rng.random(100))
     assert picture(cube.astype(np.float64), "f64.png") == picture(cube, "f32.png")
 
+    # DLPack alone (as JAX offers it): the same picture as the array itself, a strided view too
+    class OnlyDLPack:
+        def __init__(self, a):
+            self._a = a
+
+        def __dlpack__(self, stream=None):
+            return self._a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self._a.__dlpack_device__()
+
+    if hasattr(np.ndarray, "__dlpack__"):
+        strided = cube[:, ::2, 1:]
+        assert picture(OnlyDLPack(strided), "dl.png", axis="x", index=2) == \
+            picture(strided, "dl_direct.png", axis="x", index=2)
+        try:
+            v.show(OnlyDLPack(np.zeros((2, 2), np.int16)))
+        except ks.Error as e:
+            assert "DLPack dtype" in str(e), str(e)
+        else:
+            raise AssertionError("no error for an int16 DLPack array")
+
     # 3. bad input: one kernelscope.Error each, with the library's words
     class OnGpu:  # described as GPU memory, with no data: refused before any CUDA call
         __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f4", "data": (0, False), "version": 3}

@@ -37,6 +37,34 @@ _SIZES = {0: 4, 1: 8, 2: 1, 3: 4}
 _AXES = {"z": 0, "x": 1, "y": 2}
 
 
+# DLPack (dlpack.h, version 0.x ABI of DLManagedTensor): device types and the structures
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+_DL_DTYPES = {(2, 32, 1): 0, (2, 64, 1): 1, (1, 8, 1): 2, (0, 32, 1): 3}  # (code, bits, lanes): float, uint, int
+_DL_USED = b"used_dltensor"
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                             ("deleter", ctypes.CFUNCTYPE(None, ctypes.c_void_p))]
+
+
 class _Desc(ctypes.Structure):
     _fields_ = [("title", ctypes.c_char_p), ("serve", ctypes.c_char_p), ("token", ctypes.c_char_p),
                 ("colormap", ctypes.c_char_p), ("range", ctypes.c_double * 2), ("max_width", ctypes.c_int),
@@ -192,6 +220,8 @@ class Viewer:
         cai = getattr(array, "__cuda_array_interface__", None)
         if cai is not None:
             return self._show_device(cai, axis, index)
+        if hasattr(array, "__dlpack__") and not hasattr(array, "__array_interface__") and not hasattr(array, "__array__"):
+            return self._show_dlpack(array, axis, index)  # JAX and others that speak DLPack alone
         try:
             import numpy as np
         except ImportError:
@@ -217,6 +247,42 @@ class Viewer:
         stream = cai.get("stream")  # version 3: the stream the array's work is on (None: no need)
         self._show(cai["data"][0], dtype, 1, shape, strides, stream if stream not in (None, 0) else None, axis, index,
                    "make a contiguous copy")
+
+    def _show_dlpack(self, obj, axis, index):
+        """An array that offers DLPack (__dlpack__, __dlpack_device__): host memory, or CUDA memory
+        made ready on the legacy default stream (the stream the library then samples it on)."""
+        dev_type, _ = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else (_DL_CPU, 0)
+        if dev_type not in (_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED):
+            raise Error("a DLPack array on device type %d: kernelscope takes host and CUDA memory" % dev_type)
+        on_gpu = dev_type in (_DL_CUDA, _DL_CUDA_MANAGED)
+        capsule = obj.__dlpack__(stream=1) if on_gpu else obj.__dlpack__()
+        api = ctypes.pythonapi
+        api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+        api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        address = api.PyCapsule_GetPointer(capsule, b"dltensor")
+        managed = _DLManagedTensor.from_address(address)
+        try:
+            t = managed.dl_tensor
+            key = (t.dtype.code, t.dtype.bits, t.dtype.lanes)
+            if key not in _DL_DTYPES:
+                raise Error("DLPack dtype (code %d, %d bits, %d lanes): kernelscope shows float32, float64, uint8 "
+                            "and int32" % key)
+            dtype = _DL_DTYPES[key]
+            shape = [t.shape[i] for i in range(t.ndim)]
+            if t.strides:
+                strides = [t.strides[i] * _SIZES[dtype] for i in range(t.ndim)]
+            else:  # C order
+                strides, step = [], _SIZES[dtype]
+                for n in reversed(shape):
+                    strides.insert(0, step)
+                    step *= n
+            self._show((t.data or 0) + t.byte_offset, dtype, 1 if on_gpu else 0, shape, strides, None, axis, index,
+                       "make a contiguous copy")
+        finally:  # the tensor is ours to give back: mark the capsule used and call its deleter once
+            api.PyCapsule_SetName(capsule, _DL_USED)
+            if managed.deleter:
+                managed.deleter(address)
 
     def _show(self, data, dtype, memory, shape, strides, stream, axis, index, contiguous_hint):
         """The field for the library: sizes and strides reversed, as its axes are x fastest
