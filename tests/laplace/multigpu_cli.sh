@@ -34,5 +34,18 @@ command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null | grep
 if [ "$gpus" -lt 2 ]; then
   refused "" bench laplace3d --gpus 2 --grid 64 --out "$tmp/o"
 fi
+# Under mpirun on a machine without a GPU: each rank says so in its one line, and the job exits 2.
+if [ "$gpus" -lt 1 ] && command -v mpirun >/dev/null 2>&1; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0 timeout -k 5 120 \
+    mpirun -np 2 --oversubscribe "$bin" bench laplace3d --grid 32 --out "$tmp/o" </dev/null >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  ranks=$(grep -c '^kernelscope: error: MPI rank [01] ' "$tmp/err")
+  if [ "$rc" -ne 2 ] || [ "$ranks" -ne 2 ]; then
+    echo "FAIL: mpirun -np 2 without a GPU -> exit $rc, $ranks rank lines (want 2, 2):"; cat "$tmp/err"
+    fails=$((fails + 1))
+  else
+    echo "ok: mpirun -np 2 without a GPU: $(grep -m 1 '^kernelscope: error' "$tmp/err")"
+  fi
+fi
 if [ "$fails" -eq 0 ]; then rm -rf "$tmp"; else echo "kept $tmp"; fi
 [ "$fails" -eq 0 ]
