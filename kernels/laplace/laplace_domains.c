@@ -50,6 +50,45 @@ size_t ks_slab_offset(const ks_grid *g, const ks_slab *s, int plane)
     return (size_t)(plane - s->lo) * ks_slab_plane_points(g);
 }
 
+void ks_slab_reported_planes(const ks_grid *g, const ks_slab *s, int *g0, int *g1)
+{
+    const int n = ks_slab_axis_points(g);
+    *g0 = s->first == 1 ? 0 : s->first;                               /* the first slab: plane 0 too */
+    *g1 = s->first + s->count == n - 1 ? n : s->first + s->count;     /* the last one: plane n-1 */
+}
+
+ks_grid ks_slab_slice_grid(const ks_grid *g, ks_axis axis)
+{
+    ks_grid v = *g;
+    if (v.dims == 2) return v;
+    if (axis == KS_AXIS_X) v.nx = 3;
+    else if (axis == KS_AXIS_Y) v.ny = 3;
+    else v.nz = 3;
+    return v;
+}
+
+int ks_slab_slice_copies(const ks_grid *g, const ks_slab *s, ks_axis axis, int index, ks_copy2d out[KS_SLICE_COPIES_MAX])
+{
+    int g0, g1;
+    ks_slab_reported_planes(g, s, &g0, &g1);
+    const size_t nx = (size_t)g->nx, ny = (size_t)g->ny, plane = ks_slab_plane_points(g), rows = (size_t)(g1 - g0);
+    const size_t src = (size_t)(g0 - s->lo) * plane; /* the first reported plane in the slab's array */
+    if (g->dims == 2) { /* the field's rows g0 .. g1 */
+        out[0] = (ks_copy2d){src, nx, (size_t)g0 * nx, nx, nx, rows};
+        return 1;
+    }
+    if (axis == KS_AXIS_Z && (index < g0 || index >= g1)) return 0;
+    for (size_t c = 0; c < 3; ++c) {
+        if (axis == KS_AXIS_Z) /* one plane, from its owner */
+            out[c] = (ks_copy2d){(size_t)(index - s->lo) * plane, plane, c * plane, plane, plane, 1};
+        else if (axis == KS_AXIS_Y) /* row j of each plane: (i, c, k) of the slice grid, nx x 3 planes */
+            out[c] = (ks_copy2d){src + (size_t)index * nx, plane, c * nx + (size_t)g0 * 3 * nx, 3 * nx, nx, rows};
+        else /* point i of each row: (c, j, k) of the slice grid, 3 x ny planes */
+            out[c] = (ks_copy2d){src + (size_t)index, nx, c + (size_t)g0 * 3 * ny, 3, 1, rows * ny};
+    }
+    return 3;
+}
+
 typedef struct domain {
     ks_slab slab;
     ks_grid grid; /* what it holds */

@@ -45,6 +45,28 @@ ks_grid ks_slab_grid(const ks_grid *g, const ks_slab *s);
 /* Offset in floats of global plane `plane` in the slab's own array (lo <= plane < hi). */
 size_t ks_slab_offset(const ks_grid *g, const ks_slab *s, int plane);
 
+/* The planes a slab reports for the whole field (a download, a slice): its
+ * own, and the grid's boundary plane at an end of the grid: [*g0, *g1). */
+void ks_slab_reported_planes(const ks_grid *g, const ks_slab *s, int *g0, int *g1);
+
+/* ---- A slice of the field gathered from the slabs ----
+ * The live view draws a slice from a thin grid that holds just the slice:
+ * three times over in 3D (the slice is its plane 1 along the slice's axis;
+ * planes 0 and 2 repeat it), the whole field in 2D. */
+ks_grid ks_slab_slice_grid(const ks_grid *g, ks_axis axis);
+/* One rectangle of floats to copy: height rows of width floats, row r from
+ * src + src_offset + r * src_pitch to dst + dst_offset + r * dst_pitch
+ * (cudaMemcpy2D's shape, counted in floats). */
+typedef struct ks_copy2d {
+    size_t src_offset, src_pitch, dst_offset, dst_pitch, width, height;
+} ks_copy2d;
+enum { KS_SLICE_COPIES_MAX = 3 };
+/* The copies that put the part of slice (axis, index) the slab reports from
+ * its array (planes [lo, hi)) into the slice grid's array: one for each of
+ * the slice grid's three planes in 3D, one in 2D (axis and index unused).
+ * Returns how many (0: none of the slice is in this slab). */
+int ks_slab_slice_copies(const ks_grid *g, const ks_slab *s, ks_axis axis, int index, ks_copy2d out[KS_SLICE_COPIES_MAX]);
+
 typedef struct ks_ldomains ks_ldomains;
 
 /* count domains of depth-deep halos, each holding its slab of field (the

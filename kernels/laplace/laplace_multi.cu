@@ -332,9 +332,7 @@ static ks_status job_upload(int i, void *arg)
 /* The planes a domain reports: its own, and the grid's boundary plane at an end. */
 static void reported_planes(const ks_lmulti *m, int index, int *g0, int *g1)
 {
-    const ks_slab *s = &m->slabs[index];
-    *g0 = index == 0 ? 0 : s->first;
-    *g1 = index == m->count - 1 ? s->first + s->count + 1 : s->first + s->count;
+    ks_slab_reported_planes(&m->g, &m->slabs[index], g0, g1);
 }
 
 static ks_status job_download(int i, void *arg)
@@ -692,15 +690,7 @@ void ks_lmulti_last(const ks_lmulti *m, ks_lmulti_timing *out) { *out = m->last;
 
 /* ---- the live view's slice ---- */
 
-ks_grid ks_lmulti_slice_grid(const ks_lmulti *m, ks_axis axis)
-{
-    ks_grid v = m->g;
-    if (v.dims == 2) return v;
-    if (axis == KS_AXIS_X) v.nx = 3;
-    else if (axis == KS_AXIS_Y) v.ny = 3;
-    else v.nz = 3;
-    return v;
-}
+ks_grid ks_lmulti_slice_grid(const ks_lmulti *m, ks_axis axis) { return ks_slab_slice_grid(&m->g, axis); }
 
 int ks_lmulti_slice_index(const ks_lmulti *m, ks_axis axis, int index)
 {
@@ -722,16 +712,12 @@ int ks_lmulti_owner(const ks_lmulti *m, int plane)
     return m->count - 1;
 }
 
-/* A led MPI job's slice: each rank packs its part (the slice's rows of its
- * planes, dense) into host memory, rank 0 gathers them in plane order into
- * the dense slice and uploads it three times over into view's field. */
+/* A led MPI job's slice: each rank packs the part it reports (the source
+ * rectangle of its copies, ks_slab_slice_copies) densely into host memory,
+ * rank 0 gathers the parts and applies every rank's copies from them. */
 static ks_status slice_by_mpi(ks_lmulti *m, ks_axis axis, int index, ks_lsolver *view)
 {
-    const size_t fs = sizeof(float), nx = (size_t)m->g.nx, ny = (size_t)m->g.ny;
-    const size_t plane = m->g.dims == 3 ? nx * ny : nx;
-    const int dims3 = m->g.dims == 3;
-    /* a rank's part: rows (planes of the slow axis) x width */
-    const size_t width = !dims3 ? nx : axis == KS_AXIS_Z ? plane : axis == KS_AXIS_Y ? nx : ny;
+    const size_t fs = sizeof(float);
     size_t *offset = (size_t *)calloc((size_t)m->count, sizeof(size_t)),
            *bytes_of = (size_t *)calloc((size_t)m->count, sizeof(size_t));
     if (!offset || !bytes_of) {
@@ -741,49 +727,32 @@ static ks_status slice_by_mpi(ks_lmulti *m, ks_axis axis, int index, ks_lsolver 
     }
     size_t total = 0;
     for (int r = 0; r < m->count; ++r) {
-        int g0, g1;
-        reported_planes(m, r, &g0, &g1);
-        size_t rows = (size_t)(g1 - g0);
-        if (dims3 && axis == KS_AXIS_Z) rows = index >= g0 && index < g1 ? 1 : 0;
+        ks_copy2d cp[KS_SLICE_COPIES_MAX];
+        const int n = ks_slab_slice_copies(&m->g, &m->slabs[r], axis, index, cp);
         offset[r] = total;
-        bytes_of[r] = rows * width * fs;
+        bytes_of[r] = n ? cp[0].width * cp[0].height * fs : 0;
         total += bytes_of[r];
     }
     const int me = m->first;
-    float *mine = (float *)malloc(bytes_of[me] ? bytes_of[me] : 1), *all = m->leading ? (float *)malloc(total) : NULL;
+    float *mine = (float *)malloc(bytes_of[me] ? bytes_of[me] : 1), *all = m->leading ? (float *)malloc(total ? total : 1) : NULL;
     ks_status st = mine && (!m->leading || all) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "slice: host allocation failed");
-    const dom *d = &m->d[0];
-    int g0, g1;
-    reported_planes(m, me, &g0, &g1);
-    const float *src = d->s->cur + (size_t)(g0 - d->slab.lo) * plane;
-    cudaError_t e = cudaSuccess;
-    if (st == KS_OK && bytes_of[me]) {
-        if (!dims3) e = cudaMemcpy(mine, src, bytes_of[me], cudaMemcpyDeviceToHost);
-        else if (axis == KS_AXIS_Z) e = cudaMemcpy(mine, src + (size_t)(index - g0) * plane, bytes_of[me], cudaMemcpyDeviceToHost);
-        else if (axis == KS_AXIS_Y)
-            e = cudaMemcpy2D(mine, nx * fs, src + (size_t)index * nx, plane * fs, nx * fs, (size_t)(g1 - g0),
-                             cudaMemcpyDeviceToHost);
-        else
-            e = cudaMemcpy2D(mine, fs, src + index, nx * fs, fs, (size_t)(g1 - g0) * ny, cudaMemcpyDeviceToHost);
+    ks_copy2d cp[KS_SLICE_COPIES_MAX];
+    if (st == KS_OK && ks_slab_slice_copies(&m->g, &m->d[0].slab, axis, index, cp) > 0) {
+        const cudaError_t e = cudaMemcpy2D(mine, cp[0].width * fs, m->d[0].s->cur + cp[0].src_offset, cp[0].src_pitch * fs,
+                                           cp[0].width * fs, cp[0].height, cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "slice: copying this rank's part: %s", cudaGetErrorString(e));
     }
     st = job_agree(m, st);
     if (st == KS_OK) st = ks_mpi_gather(mine, bytes_of[me], all, offset, bytes_of, 0);
-    if (st == KS_OK && m->leading) { /* the dense slice, three times over (2D: the field) */
-        for (int copy = 0; copy < (dims3 ? 3 : 1) && e == cudaSuccess; ++copy) {
-            if (!dims3) e = cudaMemcpyAsync(view->cur, all, total, cudaMemcpyHostToDevice, view->stream);
-            else if (axis == KS_AXIS_Z)
-                e = cudaMemcpyAsync(view->cur + (size_t)copy * plane, all, total, cudaMemcpyHostToDevice, view->stream);
-            else if (axis == KS_AXIS_Y)
-                e = cudaMemcpy2DAsync(view->cur + (size_t)copy * nx, 3 * nx * fs, all, nx * fs, nx * fs,
-                                      (size_t)m->g.nz, cudaMemcpyHostToDevice, view->stream);
-            else
-                e = cudaMemcpy2DAsync(view->cur + copy, 3 * fs, all, fs, fs, ny * (size_t)m->g.nz, cudaMemcpyHostToDevice,
-                                      view->stream);
-        }
-        if (e == cudaSuccess) e = cudaStreamSynchronize(view->stream); /* the host buffer goes next */
-        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "slice: upload to the display GPU: %s", cudaGetErrorString(e));
+    cudaError_t e = cudaSuccess;
+    for (int r = 0; st == KS_OK && m->leading && r < m->count && e == cudaSuccess; ++r) {
+        const int n = ks_slab_slice_copies(&m->g, &m->slabs[r], axis, index, cp);
+        for (int c = 0; c < n && e == cudaSuccess; ++c) /* from rank r's dense part */
+            e = cudaMemcpy2DAsync(view->cur + cp[c].dst_offset, cp[c].dst_pitch * fs, (const char *)all + offset[r],
+                                  cp[c].width * fs, cp[c].width * fs, cp[c].height, cudaMemcpyHostToDevice, view->stream);
     }
+    if (st == KS_OK && m->leading && e == cudaSuccess) e = cudaStreamSynchronize(view->stream); /* the host buffer goes next */
+    if (st == KS_OK && e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "slice: upload to the display GPU: %s", cudaGetErrorString(e));
     free(mine);
     free(all);
     free(offset);
@@ -799,33 +768,14 @@ ks_status ks_lmulti_slice_into(ks_lmulti *m, ks_axis axis, int index, ks_lsolver
     const ks_grid vg = ks_lmulti_slice_grid(m, axis);
     if (memcmp(&vg, &view->g, sizeof vg) != 0) return ks_fail(KS_ERR_INVALID, "slice: the view's grid is not the slice's");
     if (!m->slice_done) KS_CUDA_TRY(cudaEventCreateWithFlags(&m->slice_done, cudaEventDisableTiming));
-    const size_t fs = sizeof(float), nx = (size_t)m->g.nx, ny = (size_t)m->g.ny;
-    const size_t plane = m->g.dims == 3 ? nx * ny : nx;
+    const size_t fs = sizeof(float);
     cudaStream_t st = view->stream;
-    for (int i = 0; i < m->local; ++i) {
-        const dom *d = &m->d[i];
-        int g0, g1; /* the planes this GPU reports */
-        reported_planes(m, d->index, &g0, &g1);
-        const float *src = d->s->cur + (size_t)(g0 - d->slab.lo) * plane;
-        const size_t rows = (size_t)(g1 - g0);
-        if (m->g.dims == 2) { /* rows g0 .. g1 of the field */
-            KS_CUDA_TRY(cudaMemcpyAsync(view->cur + (size_t)g0 * nx, src, rows * nx * fs, cudaMemcpyDefault, st));
-            continue;
-        }
-        for (int copy = 0; copy < 3; ++copy) {
-            if (axis == KS_AXIS_Z) { /* one plane, from its owner */
-                if (index < g0 || index >= g1) break;
-                KS_CUDA_TRY(cudaMemcpyAsync(view->cur + (size_t)copy * plane, src + (size_t)(index - g0) * plane,
-                                            plane * fs, cudaMemcpyDefault, st));
-            } else if (axis == KS_AXIS_Y) { /* row j of each plane: view (i, copy, k) */
-                KS_CUDA_TRY(cudaMemcpy2DAsync(view->cur + (size_t)copy * nx + (size_t)g0 * 3 * nx, 3 * nx * fs,
-                                              src + (size_t)index * nx, plane * fs, nx * fs, rows, cudaMemcpyDefault,
-                                              st));
-            } else { /* column i of each row: view (copy, j, k) */
-                KS_CUDA_TRY(cudaMemcpy2DAsync(view->cur + (size_t)copy + (size_t)g0 * 3 * ny, 3 * fs, src + index,
-                                              nx * fs, fs, rows * ny, cudaMemcpyDefault, st));
-            }
-        }
+    for (int i = 0; i < m->local; ++i) { /* peer copies from each GPU's own planes */
+        ks_copy2d cp[KS_SLICE_COPIES_MAX];
+        const int n = ks_slab_slice_copies(&m->g, &m->d[i].slab, axis, index, cp);
+        for (int c = 0; c < n; ++c)
+            KS_CUDA_TRY(cudaMemcpy2DAsync(view->cur + cp[c].dst_offset, cp[c].dst_pitch * fs, m->d[i].s->cur + cp[c].src_offset,
+                                          cp[c].src_pitch * fs, cp[c].width * fs, cp[c].height, cudaMemcpyDefault, st));
     }
     KS_CUDA_TRY(cudaEventRecord(m->slice_done, st));
     m->slice_pending = 1;

@@ -164,6 +164,90 @@ static void test_domains_refuse(void **state)
     ks_ldomains_destroy(NULL);
 }
 
+/* A field whose every point says where it is: value = i + 1000 j + 1e6 k (exact in double). */
+static double where(size_t i, size_t j, size_t k) { return (double)i + 1000.0 * (double)j + 1e6 * (double)k; }
+
+/* The copies of ks_slab_slice_copies, applied on the CPU from each slab's
+ * own array, fill the slice grid with the slice: three times over in 3D,
+ * every point written, for every axis, several indices, 1 to 5 slabs,
+ * uneven splits and odd grids. The live view on several GPUs runs the same
+ * copies with cudaMemcpy2D (kernels/laplace/laplace_multi.cu). */
+static void check_slice(const ks_grid *g, int count)
+{
+    ks_slab slabs[KS_DOMAINS_MAX];
+    assert_int_equal(ks_slabs_split(g, count, 4, slabs), KS_OK);
+    const size_t plane = ks_slab_plane_points(g), nx = (size_t)g->nx, ny = (size_t)g->ny;
+    const int axes = g->dims == 3 ? 3 : 1;
+    for (int a = 0; a < axes; ++a) {
+        const ks_axis axis = g->dims == 3 ? (ks_axis)a : KS_AXIS_Z;
+        const int top = ks_slice_max_index(g, axis);
+        const int indices[4] = {0, 1, top / 2, top};
+        for (int t = 0; t < (g->dims == 3 ? 4 : 1); ++t) {
+            const int index = indices[t];
+            const ks_grid vg = ks_slab_slice_grid(g, axis);
+            const size_t vn = ks_grid_points(&vg);
+            double *view = malloc(vn * sizeof *view);
+            assert_non_null(view);
+            for (size_t p = 0; p < vn; ++p) view[p] = -1.0; /* poisoned */
+            int owners = 0;
+            for (int r = 0; r < count; ++r) {
+                const ks_slab *sl = &slabs[r];
+                const size_t held = (size_t)(sl->hi - sl->lo) * plane;
+                double *arr = malloc(held * sizeof *arr); /* the slab's array, planes lo .. hi */
+                assert_non_null(arr);
+                for (size_t p = 0; p < held; ++p) {
+                    const size_t gp = (size_t)sl->lo * plane + p;
+                    arr[p] = g->dims == 3 ? where(gp % nx, gp / nx % ny, gp / plane) : where(gp % nx, gp / nx, 0);
+                }
+                ks_copy2d cp[KS_SLICE_COPIES_MAX];
+                const int n = ks_slab_slice_copies(g, sl, axis, index, cp);
+                owners += n > 0;
+                for (int c = 0; c < n; ++c)
+                    for (size_t row = 0; row < cp[c].height; ++row)
+                        for (size_t x = 0; x < cp[c].width; ++x) {
+                            const size_t src = cp[c].src_offset + row * cp[c].src_pitch + x;
+                            const size_t dst = cp[c].dst_offset + row * cp[c].dst_pitch + x;
+                            assert_true(src < held && dst < vn);
+                            assert_true(view[dst] == -1.0); /* each point once */
+                            view[dst] = arr[src];
+                        }
+                free(arr);
+            }
+            if (g->dims == 3 && axis == KS_AXIS_Z) assert_int_equal(owners, 1); /* a z slice: one slab */
+            /* the slice grid's planes 0, 1, 2 (3D) or the field (2D) hold the slice */
+            for (size_t p = 0; p < vn; ++p) {
+                const size_t i = p % (size_t)vg.nx, j = p / (size_t)vg.nx % (size_t)vg.ny,
+                             k = p / ((size_t)vg.nx * (size_t)vg.ny);
+                double want;
+                if (g->dims == 2) want = where(i, j, 0);
+                else if (axis == KS_AXIS_X) want = where((size_t)index, j, k);
+                else if (axis == KS_AXIS_Y) want = where(i, (size_t)index, k);
+                else want = where(i, j, (size_t)index);
+                if (view[p] != want)
+                    fail_msg("%dD grid %dx%dx%d, %d slabs, axis %d index %d: slice point %zu is %.0f, want %.0f", g->dims,
+                             g->nx, g->ny, g->nz, count, (int)axis, index, p, view[p], want);
+            }
+            free(view);
+        }
+    }
+}
+
+static void test_slice_copies(void **state)
+{
+    (void)state;
+    const ks_grid g3 = {3, 13, 7, 47}, g2 = {2, 21, 45, 1};
+    for (int count = 1; count <= 5; ++count) {
+        check_slice(&g3, count);
+        check_slice(&g2, count);
+    }
+    const ks_slab one = {1, 9, 0, 11}; /* the only slab: every plane reported */
+    int g0, g1;
+    const ks_grid g = {3, 5, 5, 11};
+    ks_slab_reported_planes(&g, &one, &g0, &g1);
+    assert_int_equal(g0, 0);
+    assert_int_equal(g1, 11);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_split_refuses),
         cmocka_unit_test(test_domains_equal_gold),
         cmocka_unit_test(test_domains_refuse),
+        cmocka_unit_test(test_slice_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
