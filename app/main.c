@@ -269,12 +269,12 @@ static int run(int argc, char **argv)
     ks_options_backend_defaults(&opt, use_cuda);
     if (scene->backend_check && scene->backend_check(&opt, use_cuda, device.device_count) != KS_OK)
         return fail(KS_EXIT_USAGE);
-    /* Under mpirun the ranks part here: rank 0 shows the run, the others do their share of every
-     * frame. From now on an error may be one rank's alone, and must end the whole job. */
     if (ks_mpi_active() && opt.mode != KS_MODE_BENCH && !use_cuda) { /* alike on every rank: before they part */
         ks_fail(KS_ERR_NO_DEVICE, "under mpirun each rank drives a GPU, and this one has no CUDA device");
         return fail(KS_EXIT_USAGE);
     }
+    /* Under mpirun the ranks part here: rank 0 shows the run, the others do their share of every
+     * frame. From now on an error may be one rank's alone, and must end the whole job. */
     if (ks_mpi_active() && opt.mode != KS_MODE_BENCH) ks_ranks_parted = 1;
     if (ks_mpi_active() && ks_mpi_rank() != 0 && opt.mode != KS_MODE_BENCH) {
         return scene->mpi_follow(&opt) == KS_OK ? KS_EXIT_OK : fail(KS_EXIT_FAILURE);
