@@ -352,6 +352,7 @@ static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
     int block[3]; /* a user's kernel runs only at a block it passed the check with */
     KS_TRY(ks_laplace_user_poll(s->user, s->solver, s->variant, s->block, &reloaded, block, &reverted));
     if (reverted) memcpy(s->block, block, sizeof s->block);
+    memcpy(s->run_block, block, sizeof s->run_block);
     if (reloaded) {
         ks_laplace_scene_refresh_attrs(s);
         ks_iters_auto_restart(&s->iters_auto);

@@ -23,6 +23,8 @@ typedef struct ks_laplace_scene {
     float *u, *u_prev;       /* CPU backend: current and previous iterate */
     int variant;
     int block[3];
+    int run_block[3];        /* the block the last frame ran at (a user's kernel: the one it passed its check
+                                with, while a newly asked block is checked) */
     int iters;               /* per frame, as asked (--iters, + / -) or sized (auto) */
     ks_iters_auto iters_auto; /* --iters auto: the count sized for --fps-target (0: the fastest) */
     long long total_iters;

@@ -42,6 +42,15 @@ static void view_kernel(const ks_laplace_scene *s, ks_view *v)
             snprintf(c->value, sizeof c->value, "%dx%dx%d", s->block[0], s->block[1], s->block[2]);
         else
             snprintf(c->value, sizeof c->value, "%dx%d", s->block[0], s->block[1]);
+        /* your kernel at a new block runs at the block it passed with until the check of the new one ends */
+        const int *r = s->run_block;
+        if (s->use_cuda && r[0] > 0 && memcmp(r, s->block, sizeof s->run_block) != 0) {
+            const size_t used = strlen(c->value);
+            if (info->block_rank == 3)
+                snprintf(c->value + used, sizeof c->value - used, " (checking; %dx%dx%d runs)", r[0], r[1], r[2]);
+            else
+                snprintf(c->value + used, sizeof c->value - used, " (checking; %dx%d runs)", r[0], r[1]);
+        }
     }
     ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", info->summary);
     ks_view_text(v, KS_VGROUP_KERNEL, "block", "%s", c ? c->value : "");
