@@ -230,8 +230,11 @@ void ks_laplace_scene_view(void *self, ks_view *v)
         v->colorbar.hist_lo = s->vhist.lo;
         v->colorbar.hist_hi = s->vhist.hi;
         for (int b = 0; b < s->vhist.bins && b < KS_VIEW_HIST; ++b) v->colorbar.hist[b] = s->vhist.counts[b];
-        snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, %s",
-                 s->use_cuda ? "GPU" : "CPU gold");
+        if (s->multi && s->grid.dims == 3) /* several GPUs: the display GPU holds the slice alone */
+            snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "the slice, display GPU");
+        else
+            snprintf(v->colorbar.hist_what, sizeof v->colorbar.hist_what, "whole field, %s",
+                     s->use_cuda ? "GPU" : "CPU gold");
     }
     memcpy(v->plot.x, s->hist_x, (size_t)s->hist_n * sizeof(float));
     memcpy(v->plot.y, s->hist_y, (size_t)s->hist_n * sizeof(float));
