@@ -3,6 +3,7 @@
 #include "mpi_job.h"
 
 #include <mpi.h>
+#include <stdio.h>
 #include <string.h>
 
 static int ks_mpi_on, ks_rank, ks_size = 1, ks_local;
@@ -72,6 +73,18 @@ ks_status ks_mpi_allreduce_max(double *v, int n)
 ks_status ks_mpi_allreduce_sum(double *v, int n)
 {
     if (ks_mpi_on) KS_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return KS_OK;
+}
+
+ks_status ks_mpi_agree(ks_status st)
+{
+    if (!ks_mpi_on) return st;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", ks_error_message());
+    double worst = (double)st; /* the largest status code among the ranks */
+    KS_TRY(ks_mpi_allreduce_max(&worst, 1));
+    if (st != KS_OK) return ks_fail(st, "%s", msg);
+    if (worst > 0.0) return ks_fail((ks_status)(int)worst, "another rank of the MPI job failed (its message is above)");
     return KS_OK;
 }
 

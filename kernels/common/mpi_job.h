@@ -35,6 +35,11 @@ ks_status ks_mpi_barrier(void);
 /* v[i] = the largest / the sum of v[i] over the ranks, on every rank. */
 ks_status ks_mpi_allreduce_max(double *v, int n);
 ks_status ks_mpi_allreduce_sum(double *v, int n);
+/* Every rank learns whether any failed, so that none goes on into a
+ * collective the failed one will never reach: st on a rank that failed
+ * (message kept), the failing rank's status with "another rank of the MPI
+ * job failed" on the others, KS_OK when none did. st itself when not active. */
+ks_status ks_mpi_agree(ks_status st);
 /* Each rank sends `bytes` from mine; root receives rank r's bytes at
  * all + offset[r] (offset and bytes_of: size entries, root only). Any size. */
 ks_status ks_mpi_gather(const void *mine, size_t bytes, void *all, const size_t *offset,

@@ -450,17 +450,7 @@ static ks_status run_job(ks_lmulti *m, ks_worker_fn fn) { return ks_workers_run(
 
 /* Under MPI a failure on one rank must stop the others too (they would wait
  * in NCCL or MPI forever): every rank learns whether any failed. */
-static ks_status job_agree(ks_lmulti *m, ks_status st)
-{
-    if (!m->mpi) return st;
-    double bad = st != KS_OK;
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", ks_error_message());
-    KS_TRY(ks_mpi_allreduce_max(&bad, 1));
-    if (st != KS_OK) return ks_fail(st, "%s", msg);
-    if (bad > 0.0) return ks_fail(KS_ERR_CUDA, "another rank of the MPI job failed (its message is above)");
-    return KS_OK;
-}
+static ks_status job_agree(ks_lmulti *m, ks_status st) { return m->mpi ? ks_mpi_agree(st) : st; }
 
 ks_status ks_lmulti_create(const ks_lmulti_desc *desc, ks_lmulti **out)
 {

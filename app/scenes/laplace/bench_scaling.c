@@ -246,22 +246,15 @@ static ks_status make_solver(const scaling_plan *p, const ks_grid *g, int count,
     } else if (p->mpi && ks_mpi_rank() != 0) {
         return KS_OK;
     }
-    if (p->mpi && count == 1) {
-        static int local_device;
-        local_device = ks_mpi_local_rank();
-        d.devices = &local_device;
-    }
+    const int local_device = ks_mpi_local_rank(); /* create copies the ids */
+    if (p->mpi && count == 1) d.devices = &local_device;
     return ks_lmulti_create(&d, out);
 }
 
 /* Under MPI with count > 1 every rank takes part: a failure on one ends the others' loops too. */
 static ks_status agree(const scaling_plan *p, int count, ks_status st)
 {
-    if (!p->mpi || count == 1) return st;
-    double bad = st != KS_OK;
-    KS_TRY(ks_mpi_allreduce_max(&bad, 1));
-    if (st == KS_OK && bad > 0.0) return ks_fail(KS_ERR_UNSUPPORTED, "rank 0 found a wrong result (its message is above)");
-    return st;
+    return p->mpi && count > 1 ? ks_mpi_agree(st) : st;
 }
 
 /* Every variant on count GPUs against the CPU gold, bit for bit, on a small
@@ -372,12 +365,7 @@ static ks_status measure(const ks_options *opt, const ks_device_info *dev, const
                 }
             }
             ks_lmulti_destroy(m);
-            if (p->mpi) { /* a 1-GPU run is rank 0's; the others wait for it */
-                double bad = st != KS_OK;
-                KS_TRY(ks_mpi_allreduce_max(&bad, 1));
-                if (st == KS_OK && bad > 0.0) st = ks_fail(KS_ERR_CUDA, "another rank of the MPI job failed");
-            }
-            KS_TRY(st);
+            KS_TRY(ks_mpi_agree(st)); /* under MPI a 1-GPU run is rank 0's; the others wait for it */
         }
     }
     return KS_OK;
