@@ -60,6 +60,16 @@ static void expect_picture(const char *path, const double *values, int w, int h,
     stbi_image_free(rgb);
 }
 
+/* The viewer's newest picture saved as dir/name, then held to the gold as expect_picture does. */
+static void expect_saved(ks_viewer *v, const char *name, const double *values, int w, int h, double lo, double hi,
+                         ks_colormap cm)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
+    expect_picture(path, values, w, h, lo, hi, cm);
+}
+
 static void field_values(double *v, int n, unsigned seed)
 {
     for (int i = 0; i < n; ++i) {
@@ -104,9 +114,7 @@ static void test_picture_dtypes(void **state)
     assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {10, 200}}, &v), 0);
     assert_int_equal(ks_viewer_show(v, &(ks_viewer_field){.data = u8, .dtype = KS_VIEWER_U8, .dims = 2, .size = {W, H}}),
                      0);
-    snprintf(path, sizeof path, "%s/u8.png", dir);
-    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
-    expect_picture(path, small, W, H, 10, 200, KS_CMAP_VIRIDIS);
+    expect_saved(v, "u8.png", small, W, H, 10, 200, KS_CMAP_VIRIDIS);
     ks_viewer_destroy(v);
 }
 
@@ -125,7 +133,6 @@ static void test_strides_and_slices(void **state)
             for (int x = 0; x < NX; ++x) cube[z][y][x] = (float)vals[(z * NY + y) * NX + x];
     ks_viewer *v = NULL;
     assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {0, 4095}}, &v), 0);
-    char path[512];
     const ks_viewer_field layouts[] = {
         {.data = padded, .dims = 2, .size = {NX, NY}, .stride = {4, sizeof padded[0]}},
         {.data = transposed, .dims = 2, .size = {NX, NY}, .stride = {sizeof transposed[0], 4}},
@@ -133,9 +140,9 @@ static void test_strides_and_slices(void **state)
     };
     for (int l = 0; l < 3; ++l) {
         assert_int_equal(ks_viewer_show(v, &layouts[l]), 0);
-        snprintf(path, sizeof path, "%s/layout%d.png", dir, l);
-        assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
-        expect_picture(path, vals, NX, NY, 0, 4095, KS_CMAP_VIRIDIS);
+        char name[32];
+        snprintf(name, sizeof name, "layout%d.png", l);
+        expect_saved(v, name, vals, NX, NY, 0, 4095, KS_CMAP_VIRIDIS);
     }
     /* slices across x and y, and the middle z plane by default */
     static double sx[NY * NZ], sy[NX * NZ], sz[NX * NY];
@@ -146,21 +153,15 @@ static void test_strides_and_slices(void **state)
     for (int i = 0; i < NX * NY; ++i) sz[i] = vals[(NZ / 2) * NX * NY + i];
     ks_viewer_field f = {.data = cube, .dims = 3, .size = {NX, NY, NZ}, .slice_axis = 1, .slice = 5};
     assert_int_equal(ks_viewer_show(v, &f), 0);
-    snprintf(path, sizeof path, "%s/across_x.png", dir);
-    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
-    expect_picture(path, sx, NY, NZ, 0, 4095, KS_CMAP_VIRIDIS);
+    expect_saved(v, "across_x.png", sx, NY, NZ, 0, 4095, KS_CMAP_VIRIDIS);
     f.slice_axis = 2;
     f.slice = 3;
     assert_int_equal(ks_viewer_show(v, &f), 0);
-    snprintf(path, sizeof path, "%s/across_y.png", dir);
-    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
-    expect_picture(path, sy, NX, NZ, 0, 4095, KS_CMAP_VIRIDIS);
+    expect_saved(v, "across_y.png", sy, NX, NZ, 0, 4095, KS_CMAP_VIRIDIS);
     f.slice_axis = 0;
     f.slice = 0;
     assert_int_equal(ks_viewer_show(v, &f), 0);
-    snprintf(path, sizeof path, "%s/middle.png", dir);
-    assert_int_equal(ks_viewer_save(v, path, NULL, NULL), 0);
-    expect_picture(path, sz, NX, NY, 0, 4095, KS_CMAP_VIRIDIS);
+    expect_saved(v, "middle.png", sz, NX, NY, 0, 4095, KS_CMAP_VIRIDIS);
     ks_viewer_destroy(v);
 }
 
