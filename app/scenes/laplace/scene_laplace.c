@@ -64,18 +64,17 @@ static ks_status ensure_view(ks_laplace_scene *s)
     const int a = s->grid.dims == 3 ? (int)s->axis : 0;
     if (!s->views[a]) {
         const ks_grid vg = ks_lmulti_slice_grid(s->multi, s->axis);
-        ks_lsolver *first = NULL;
-        for (int k = 0; k < 3; ++k) first = first ? first : s->views[k];
         KS_TRY(ks_lsolver_create(&vg, &s->views[a]));
-        if (first) KS_TRY(ks_lsolver_use_stream(s->views[a], ks_lsolver_stream(first)));
+        if (s->view_owner) KS_TRY(ks_lsolver_use_stream(s->views[a], ks_lsolver_stream(s->view_owner)));
+        else s->view_owner = s->views[a];
     }
     s->solver = s->views[a];
     return KS_OK;
 }
 
-void ks_laplace_scene_view_slice(const ks_laplace_scene *s, int *index)
+int ks_laplace_scene_view_index(const ks_laplace_scene *s)
 {
-    *index = s->multi ? ks_lmulti_slice_index(s->multi, s->axis, s->index) : s->index;
+    return s->multi ? ks_lmulti_slice_index(s->multi, s->axis, s->index) : s->index;
 }
 
 static void destroy(void *self)
@@ -84,11 +83,9 @@ static void destroy(void *self)
     if (!s) return;
     ks_laplace_user_destroy(s->user);
     if (s->multi) { /* the slice solvers share the first one's stream: it goes last */
-        ks_lsolver *owner = s->views[0];
-        for (int a = 1; a < 3; ++a) owner = owner ? owner : s->views[a];
         for (int a = 0; a < 3; ++a)
-            if (s->views[a] != owner) ks_lsolver_destroy(s->views[a]);
-        ks_lsolver_destroy(owner);
+            if (s->views[a] != s->view_owner) ks_lsolver_destroy(s->views[a]);
+        ks_lsolver_destroy(s->view_owner);
         ks_lmulti_destroy(s->multi);
     } else {
         ks_lsolver_destroy(s->solver);
@@ -132,14 +129,10 @@ static ks_status create(const ks_scene_env *env, void **self)
     const size_t bytes = ks_grid_bytes(&s->grid);
     int devices[16];
     s->gpus = s->use_cuda ? ks_laplace_live_gpus(opt, devices) : 1;
-    if (s->use_cuda && ks_mpi_active()) { /* mpirun: one GPU a rank, this one (rank 0) leads */
-        const ks_lmulti_desc md = {s->grid, 1, NULL, 1, 1};
-        s->gpus = ks_mpi_size();
-        KS_TRY(ks_lmulti_create(&md, &s->multi));
-        s->use_graph = 0;
-        KS_TRY(ensure_view(s));
-    } else if (s->gpus > 1) { /* the field on several GPUs; this one draws the slice */
-        const ks_lmulti_desc md = {s->grid, s->gpus, devices, 0, 0};
+    const int mpi = s->use_cuda && ks_mpi_active(); /* mpirun: one GPU a rank, this one (rank 0) leads */
+    if (mpi || s->gpus > 1) { /* the field on several GPUs; this one draws the slice */
+        const ks_lmulti_desc md = {s->grid, mpi ? 1 : s->gpus, mpi ? NULL : devices, mpi, mpi};
+        if (mpi) s->gpus = ks_mpi_size();
         KS_TRY(ks_lmulti_create(&md, &s->multi));
         s->use_graph = 0;
         KS_TRY(ensure_view(s));
@@ -226,8 +219,11 @@ static double work_per_frame(void *self, const char **label)
     return (double)scene_frame_iters((const ks_laplace_scene *)self);
 }
 
-static void push_history(ks_laplace_scene *s, long long iter, double rms)
+/* The residual of iteration iter: the overlay's figure, and a point of the convergence plot. */
+static void note_residual(ks_laplace_scene *s, long long iter, double rms)
 {
+    s->residual = rms;
+    s->residual_iter = iter;
     if (!(rms > 0.0) || iter % s->hist_stride != 0) return;
     if (s->hist_n == KS_HISTORY) {
         /* Full: keep every other point and sample half as often from now on. */
@@ -305,11 +301,7 @@ static void poll_readback(ks_laplace_scene *s)
 {
     ks_lreadback rb;
     while (ks_lsolver_poll_readback(s->solver, &rb)) {
-        if (rb.residual_rms >= 0) {
-            s->residual = rb.residual_rms;
-            s->residual_iter = rb.residual_iteration;
-            push_history(s, rb.residual_iteration, rb.residual_rms);
-        }
+        if (rb.residual_rms >= 0) note_residual(s, rb.residual_iteration, rb.residual_rms);
         ks_laplace_scene_apply_minmax(s, rb.slice_min, rb.slice_max);
         if (rb.probe[0] >= 0 && s->probe_valid) s->probe_value = rb.probe_value;
     }
@@ -329,18 +321,17 @@ static ks_status compute_multi(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters
         KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_jacobi));
         if (residual) {
             KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
-            KS_TRY(ks_lmulti_residual(s->multi, &s->residual));
+            double rms = 0.0;
+            KS_TRY(ks_lmulti_residual(s->multi, &rms));
             KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
-            s->residual_iter = s->total_iters + iters;
-            push_history(s, s->residual_iter, s->residual);
+            note_residual(s, s->total_iters + iters, rms);
         }
     }
     KS_TRY(ks_lmulti_slice_into(s->multi, s->axis, s->index, s->solver));
     const int none[3] = {-1, -1, -1};
-    int probe[3], vindex;
+    int probe[3];
     ks_lmulti_slice_point(s->multi, s->axis, s->probe, probe);
-    ks_laplace_scene_view_slice(s, &vindex);
-    return ks_lsolver_request_readback(s->solver, s->axis, vindex, s->probe_valid ? probe : none,
+    return ks_lsolver_request_readback(s->solver, s->axis, ks_laplace_scene_view_index(s), s->probe_valid ? probe : none,
                                        s->total_iters + iters);
 }
 
@@ -401,9 +392,7 @@ static ks_status compute_cpu(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
             KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_residual));
             double sum = ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev);
             KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_residual));
-            s->residual = sqrt(sum / (double)scene_points(s));
-            s->residual_iter = s->total_iters + iters;
-            push_history(s, s->residual_iter, s->residual);
+            note_residual(s, s->total_iters + iters, sqrt(sum / (double)scene_points(s)));
         }
     }
     float mn, mx;
@@ -512,10 +501,9 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     *w = s->view.x.pixels;
     *h = s->view.y.pixels;
     KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_slice));
-    int vindex;
-    ks_laplace_scene_view_slice(s, &vindex);
     if (s->use_cuda) {
-        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, vindex, &s->view, s->cmap, s->lo, s->hi, rgba));
+        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, ks_laplace_scene_view_index(s), &s->view, s->cmap, s->lo,
+                                      s->hi, rgba));
         if (s->multi) KS_TRY(draw_decomposition(s, rgba));
     } else
         KS_TRY(ks_laplace_cpu_render_view(&s->grid, s->u, s->axis, s->index, &s->view, s->cmap, s->lo,
@@ -535,11 +523,7 @@ static ks_status full_picture(void *self, unsigned char **rgba, int *w, int *h)
     if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the %d x %d picture", *w, *h);
     ks_status st = KS_OK;
     if (s->use_cuda)
-    {
-        int vindex;
-        ks_laplace_scene_view_slice(s, &vindex);
-        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, vindex, s->cmap, s->lo, s->hi, p);
-    }
+        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, ks_laplace_scene_view_index(s), s->cmap, s->lo, s->hi, p);
     else
         ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi, p);
     if (st != KS_OK) {
@@ -569,9 +553,8 @@ static ks_status finish(void *self)
     /* CPU: u_prev is iterate n-1 of the final field u, so the summary gets the
      * final field's residual even when a stop (Ctrl-C, Q) came off the cadence */
     if (!s->use_cuda && s->total_iters > 0 && s->residual_iter != s->total_iters) {
-        s->residual = sqrt(ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev) / (double)scene_points(s));
-        s->residual_iter = s->total_iters;
-        push_history(s, s->residual_iter, s->residual);
+        note_residual(s, s->total_iters,
+                      sqrt(ks_laplace_gold_sumsq_diff(&s->grid, s->u, s->u_prev) / (double)scene_points(s)));
     }
     const char *path = s->env->opt->dump_field;
     if (!path) return KS_OK;

@@ -63,12 +63,13 @@ typedef struct ks_laplace_scene {
      * all on the first one's stream) */
     struct ks_lmulti *multi;
     ks_lsolver *views[3];
+    ks_lsolver *view_owner;  /* the first of them made: the stream's owner, destroyed last */
     int gpus;
 } ks_laplace_scene;
 
-/* The slice's axis and index in the solver that draws it (the field's own, or
- * the display's slice solver with --gpus), and a probe point there. */
-void ks_laplace_scene_view_slice(const ks_laplace_scene *s, int *index);
+/* The slice's index in the solver that draws it: the field's own, or with
+ * --gpus the display's slice solver. */
+int ks_laplace_scene_view_index(const ks_laplace_scene *s);
 
 /* Iterations a stepping frame runs: the request, rounded to whole time blocks
  * for a temporally blocked variant (CUDA backend). */
