@@ -77,6 +77,27 @@ note_rc() { # name rc: 0 passes, 77 is skipped
   case $2 in 0) echo "ok      $1" ;; 77) echo "skipped $1" ;; *) echo "FAILED  $1 (exit $2)"; status=1 ;; esac
 }
 
+# The live view on 2 GPUs against the bench: headless, 90 frames of 40 iterations; its median
+# Jacobi time a frame over 40 against the 2-GPU row of the strong-scaling bench run just before.
+multigpu_live() {
+  local tag scene grid kernel bench live
+  while read -r tag scene grid kernel; do
+    bench=$(awk -v k="$kernel" '$1 == 2 && $2 == 1 && $3 == k { print $6 }' "$out/scaling-$tag.log" | head -n 1)
+    timeout -k 10 300 "$KS_BINARY" "$scene" --grid "$grid" --kernel "$kernel" --gpus 2 --headless --frames 90 \
+      --iters 40 --out "$out/live-$kernel" >"$out/live-$kernel.log" 2>&1
+    note_rc "live $scene --grid $grid --kernel $kernel --gpus 2" $?
+    live=$(sed -n 's/.*median ms:.* jacobi \([0-9.]*\).*/\1/p' "$out/live-$kernel.log" | tail -n 1)
+    [ -n "$live" ] && [ -n "$bench" ] &&
+      awk -v l="$live" -v b="$bench" -v k="$kernel" -v g="$grid" 'BEGIN {
+        printf "live %-6s %-6s 2 GPUs: %.4f ms/iter, bench %.4f (%+.1f %%)\n", k, g, l / 40, b, (l / 40 / b - 1) * 100 }' |
+      tee -a "$out/multigpu_live.txt"
+  done <<'LIVE'
+strong3d laplace3d 1024 regq
+strong3d laplace3d 1024 tblock
+strong2d laplace2d 16384 vec2d
+LIVE
+}
+
 run_tests() { # DIR label
   local t name rc
   for t in "$1"/tests/test_*; do
@@ -121,6 +142,7 @@ strong2d laplace2d --grid 16384 --kernel vec2d
 weak3d laplace3d --grid 512 --weak --kernel regq,tblock
 weak2d laplace2d --grid 16384 --weak --kernel vec2d
 RUNS
+    multigpu_live
     ;;
   library)
     lib=$(ls "$bin"/libkernelscope.so 2>/dev/null | head -n 1)

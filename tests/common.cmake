@@ -4,6 +4,8 @@ ks_add_test(NAME test_ks_util LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test
 ks_add_test(NAME test_worker_pool LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_worker_pool.c TIMEOUT 60)
 ks_add_test(NAME test_timing_window LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_timing_window.c TIMEOUT 60)
 ks_add_test(NAME test_cuda_notice LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cuda_notice.c TIMEOUT 60)
+# The stage timer's host-clocked stages beside its CUDA events (the multi-GPU live view's Jacobi stage).
+ks_add_test(NAME test_stage_timer_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_stage_timer_gpu.c TIMEOUT 60)
 # The copy path's device -> pinned host ring and the interop test switch.
 ks_add_test(NAME test_interop_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_interop_gpu.c TIMEOUT 60)
 # scripts/test.sh: every stage runs, a one-line summary, non-zero when one failed (stubbed builds).

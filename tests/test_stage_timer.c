@@ -87,6 +87,39 @@ static void test_host_timing(void **state)
     ks_stage_timer_destroy(t);
 }
 
+/* A stage timed elsewhere: its value is the frame's sample, as given; outside
+ * a frame, for a bad stage or a negative time nothing is kept. */
+static void test_record(void **state)
+{
+    (void)state;
+    ks_stage_timer *t = NULL;
+    assert_int_equal(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &t), KS_OK);
+    const int a = ks_stage_timer_stage(t, "run"), b = ks_stage_timer_stage(t, "other");
+    ks_stage_timer_record(t, a, 9.0); /* no frame yet */
+    for (int f = 0; f < 3; ++f) {
+        assert_int_equal(ks_stage_timer_frame_begin(t), KS_OK);
+        ks_stage_timer_record(t, a, 1.5 + f);
+        ks_stage_timer_record(t, b, -1.0);
+        ks_stage_timer_record(t, -1, 4.0);
+        ks_stage_timer_record(t, KS_TIMER_MAX_STAGES, 4.0);
+        assert_int_equal(ks_stage_timer_frame_end(t), KS_OK);
+    }
+    ks_stage_stats sa, sb;
+    ks_stage_timer_stats(t, a, &sa);
+    ks_stage_timer_stats(t, b, &sb);
+    assert_int_equal(sa.samples, 3);
+    assert_true(sa.median_ms == 2.5 && sa.min_ms == 1.5 && sa.last_ms == 3.5);
+    assert_int_equal(sb.samples, 0);
+    long long frame;
+    double ms[KS_TIMER_MAX_STAGES];
+    for (int f = 0; f < 3; ++f) {
+        assert_true(ks_stage_timer_pop_frame(t, &frame, ms));
+        assert_true(ms[a] == 1.5 + f);
+        assert_true(ms[b] < 0);
+    }
+    ks_stage_timer_destroy(t);
+}
+
 static void test_stage_limit(void **state)
 {
     (void)state;
@@ -160,7 +193,7 @@ static void test_solver_share(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_timing),
+        cmocka_unit_test(test_host_timing), cmocka_unit_test(test_record),
         cmocka_unit_test(test_stage_limit),
         cmocka_unit_test(test_share_formula),
         cmocka_unit_test(test_solver_share),

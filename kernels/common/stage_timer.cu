@@ -51,6 +51,7 @@ struct ks_stage_timer {
     int nstages;
     char names[KS_TIMER_MAX_STAGES][32];
     int solver[KS_TIMER_MAX_STAGES]; // 1: counted in the solver share
+    int host[KS_TIMER_MAX_STAGES];   // 1: the host clock, also with CUDA
     int any_solver;
     window solver_win;           // solver ms per finished frame
     window interval_win;         // wall-clock ms between frame_begin calls
@@ -136,6 +137,20 @@ extern "C" int ks_stage_timer_solver_stage(ks_stage_timer *t, const char *name)
     return id;
 }
 
+extern "C" void ks_stage_timer_host_clock(ks_stage_timer *t, int stage)
+{
+    if (stage >= 0 && stage < KS_TIMER_MAX_STAGES) t->host[stage] = 1;
+}
+
+extern "C" void ks_stage_timer_record(ks_stage_timer *t, int stage, double ms)
+{
+    if (t->current < 0 || stage < 0 || stage >= KS_TIMER_MAX_STAGES || !(ms >= 0.0)) return;
+    slot &s = t->slots[t->current];
+    t->host[stage] = 1; /* collected from host_ms */
+    s.used[stage] = 1;
+    s.host_ms[stage] = ms;
+}
+
 extern "C" int ks_stage_timer_stage_count(const ks_stage_timer *t) { return t->nstages; }
 
 static void push_window(window &w, double ms)
@@ -183,7 +198,7 @@ static int collect_one(ks_stage_timer *t, int wait, ks_status *stalled = NULL)
     double ms[KS_TIMER_MAX_STAGES] = {0};
     for (int i = 0; i < KS_TIMER_MAX_STAGES; ++i) {
         if (!s.used[i]) continue;
-        if (!t->use_cuda) {
+        if (!t->use_cuda || t->host[i]) {
             ms[i] = s.host_ms[i];
             continue;
         }
@@ -249,7 +264,7 @@ extern "C" ks_status ks_stage_timer_begin(ks_stage_timer *t, int stage)
     slot &s = t->slots[t->current];
     s.used[stage] = 1;
 #if KS_HAVE_CUDA
-    if (t->use_cuda) {
+    if (t->use_cuda && !t->host[stage]) {
         KS_CUDA_TRY(cudaEventRecord(s.begin[stage], t->stream));
         return KS_OK;
     }
@@ -264,7 +279,7 @@ extern "C" ks_status ks_stage_timer_end(ks_stage_timer *t, int stage)
     slot &s = t->slots[t->current];
     if (!s.used[stage]) return KS_OK;
 #if KS_HAVE_CUDA
-    if (t->use_cuda) {
+    if (t->use_cuda && !t->host[stage]) {
         KS_CUDA_TRY(cudaEventRecord(s.end[stage], t->stream));
         return KS_OK;
     }

@@ -38,6 +38,14 @@ int ks_stage_timer_stage(ks_stage_timer *t, const char *name);
  * came to watch (Jacobi sweeps, the ray tracer, the matmul or histogram
  * kernel), counted in the solver share below. */
 int ks_stage_timer_solver_stage(ks_stage_timer *t, const char *name);
+/* Times stage with the host clock, also when the timer uses CUDA events: for
+ * work on other streams or GPUs that the caller waits for before the stage's
+ * end (events on the timer's stream would start only once its own queue
+ * drained, missing the part of the work that overlaps it). */
+void ks_stage_timer_host_clock(ks_stage_timer *t, int stage);
+/* A stage timed elsewhere (the multi-GPU run's events on each GPU): its time
+ * in the current frame, ms >= 0; outside a frame or for a bad stage nothing. */
+void ks_stage_timer_record(ks_stage_timer *t, int stage, double ms);
 /* Frame bracket: begin picks a free slot (collecting finished ones first). */
 ks_status ks_stage_timer_frame_begin(ks_stage_timer *t);
 ks_status ks_stage_timer_begin(ks_stage_timer *t, int stage);

@@ -8,6 +8,22 @@
 #include "kernels/common/cuda_check.h"
 #include "laplace.h"
 
+/* A temporally blocked launch over one GPU's slab of several
+ * (laplace_multi.cu): it writes the planes [lo, hi) of the slow axis and
+ * the edge range [edge_lo, edge_hi) (none when equal), the edge's blocks
+ * first. The blocks of the edge range, when it is set, and those of the
+ * range that starts at lo, when low_end is, each add one to *signal once the
+ * edge's planes (or the planes below low_end) are written, so that another
+ * stream can send them (cuStreamWaitValue32) while the rest of the launch
+ * runs. The launcher sets signals to how many adds to expect. */
+typedef struct ks_ledges {
+    int lo, hi;
+    int edge_lo, edge_hi;
+    int low_end;
+    unsigned *signal;
+    int signals; /* out */
+} ks_ledges;
+
 typedef struct ks_lsweep {
     const ks_grid *grid;
     const float *in;   /* iterate n (both fields hold valid boundary values) */
@@ -21,6 +37,9 @@ typedef struct ks_lsweep {
      * launch nothing; in/out may be NULL. */
     int dry_run;
     ks_kernel_attrs *attrs;
+    /* tblock only: which planes, in which order, with which signals; NULL:
+     * every interior plane (others ignore it) */
+    ks_ledges *edges;
 } ks_lsweep;
 
 typedef ks_status (*ks_llaunch_fn)(const ks_lsweep *sw);

@@ -120,6 +120,9 @@ typedef struct ks_lmulti_timing {
     double gpu_halo_ms[KS_LMULTI_MAX_GPUS];  /* mean time of its exchanges */
     double gpu_hidden[KS_LMULTI_MAX_GPUS];   /* the share of them the interior overlapped */
     int gpus;                                /* local GPUs filled in */
+    /* ks_lmulti_last: the run's time on the slowest GPU (of the job), from its
+     * first launch to its last exchange (CUDA events on each GPU) */
+    double run_ms;
 } ks_lmulti_timing;
 /* The figures of the last ks_lmulti_run (its first blocks profiled):
  * jacobi_ms per iteration, the exchanges' time and hidden share per GPU. */

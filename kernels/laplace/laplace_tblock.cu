@@ -6,12 +6,54 @@
  *          Only the tile's inner (bx-2T) x (by-2T) points are written.
  * All arithmetic goes through ks_stencil6 (gold order, no contraction). */
 #include <stdint.h>
+#include <string.h>
 
 #include "laplace_launch.h"
 
 /* ================= tblock (3D, T steps per launch) ================= */
 
 enum { KS_TBLOCK_MAX_STEPS = 6 };
+
+/* Where a block's chunk of output planes lies: blockIdx.z < edges is the
+ * edge range, the others cut [lo, hi) in order (the first chunk first_len
+ * planes, the rest len). One GPU: no edge, [1, nz - 1) in equal chunks. On a
+ * slab of several GPUs (ks_ledges) the edge and the first chunk signal. */
+typedef struct tb_chunks {
+    int lo, hi, first_len, len;
+    int edges, edge_lo, edge_hi;
+    int low_end;      /* the first chunk's blocks signal once planes < low_end are written; 0: never */
+    unsigned *signal; /* what the signalling blocks add 1 to */
+} tb_chunks;
+
+static __device__ __forceinline__ void tb_chunk(const tb_chunks &c, int *k0, int *k1)
+{
+    const int z = (int)blockIdx.z - c.edges;
+    if (z < 0) {
+        *k0 = c.edge_lo;
+        *k1 = c.edge_hi;
+        return;
+    }
+    *k0 = z == 0 ? c.lo : c.lo + c.first_len + (z - 1) * c.len;
+    *k1 = min(z == 0 ? c.lo + c.first_len : *k0 + c.len, c.hi);
+}
+
+/* The step that writes the first chunk's last plane below low_end (step s
+ * writes plane s - T); -1: this block never signals mid-way. */
+static __device__ __forceinline__ int tb_low_signal_step(const tb_chunks &c, int T)
+{
+    return c.low_end > 0 && (int)blockIdx.z == c.edges ? c.low_end - 1 + T : -1;
+}
+
+/* One add for the whole block once every thread's writes are done (a grid
+ * barrier's pattern); system scope, as the planes may be read from a peer. */
+static __device__ __forceinline__ void tb_signal(unsigned *signal)
+{
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+        __threadfence_system();
+        atomicAdd(signal, 1u);
+    }
+}
 
 /* Block (bx, by) = tile with a halo of T; block z = a chunk of output planes
  * [k0, k1). Step s loads level 0 of plane s and computes level t of plane
@@ -22,7 +64,7 @@ enum { KS_TBLOCK_MAX_STEPS = 6 };
 template <int T>
 __global__ void __launch_bounds__(1024)
     jacobi3d_tblock_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny,
-                           int nz, int kchunk)
+                           int nz, tb_chunks chunks)
 {
     extern __shared__ float ks_tb_planes[];
     const int bx = blockDim.x, by = blockDim.y, plane = bx * by;
@@ -38,7 +80,9 @@ __global__ void __launch_bounds__(1024)
     const int ic = min(max(i, 0), nx - 1), jc = min(max(j, 0), ny - 1);
     const size_t sz = (size_t)nx * (size_t)ny;
     const size_t col = (size_t)ic + (size_t)jc * (size_t)nx;
-    const int k0 = 1 + blockIdx.z * kchunk, k1 = min(k0 + kchunk, nz - 1);
+    int k0, k1;
+    tb_chunk(chunks, &k0, &k1);
+    const int signal_step = tb_low_signal_step(chunks, T);
 
     float q[T][3]; /* level t's column: planes p-2, p-1, p after it produced p */
 #pragma unroll
@@ -89,7 +133,9 @@ __global__ void __launch_bounds__(1024)
             if (t < T) __syncthreads();
         }
         if (T == 1) __syncthreads(); /* next level-0 store reuses the slot just read */
+        if (s == signal_step) tb_signal(chunks.signal);
     }
+    if ((int)blockIdx.z < chunks.edges) tb_signal(chunks.signal);
 }
 
 /* ---- tblock, vector path (nx % 4 == 0, block = 32 x W threads) ----
@@ -195,7 +241,7 @@ static __device__ __forceinline__ float4 f4_add(float4 a, float4 b)
 template <int T, int R, bool XE>
 static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__restrict__ u1,
                                                                float *__restrict__ u2, int nx, int ny,
-                                                               int nz, int kchunk)
+                                                               int nz, const tb_chunks &chunks)
 {
     constexpr int HL = (T + 3) / 4;
     constexpr int XS = 128 - 8 * HL; /* x points between tile origins */
@@ -221,11 +267,17 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
             rwrite |= 1u << r;
         col[r] = ic + min(j, ny - 1) * nx;
     }
-    const int k0 = 1 + blockIdx.z * kchunk, k1 = min(k0 + kchunk, nz - 1);
-    const int lo0 = max(0, k0 - T), hi0 = min(nz - 1, k1 - 1 + T);
-    const int s_end = min(nz - 1, k1 - 1) + T;
-    /* steps where every level is active and off the k boundary planes */
-    const int st_lo = k0 + T, st_hi = min(nz - 1, k1 - 1 + T);
+    /* The chunk [k0, k1) and the step of the mid-way signal sit in shared
+     * memory, read where used: the kernel has no registers to spare for
+     * them (held in registers, T = 4 spilled). */
+    __shared__ int ks_tbv_chunk[3];
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+        tb_chunk(chunks, &ks_tbv_chunk[0], &ks_tbv_chunk[1]);
+        ks_tbv_chunk[2] = tb_low_signal_step(chunks, T);
+    }
+    __syncthreads();
+    const int lo0 = max(0, ks_tbv_chunk[0] - T);
+    const int s_end = min(nz - 1, ks_tbv_chunk[1] - 1) + T;
     const size_t sz = (size_t)nx * (size_t)ny;
 
     /* own row r, level L: own[r RS + L 32]; the other parity Q float4s on */
@@ -264,9 +316,11 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
     for (int s = lo0; s <= s_end; ++s) {
         /* plane s - L of level L sits in the parity half of s - L */
         float4 *const b0 = own + ((s & 1) ? Q : 0), *const b1 = own + ((s & 1) ? 0 : Q);
-        const bool fast = s >= st_lo && s <= st_hi && rcopy == 0; /* warp-uniform */
+        const int k0 = ks_tbv_chunk[0], k1 = ks_tbv_chunk[1];
+        /* steps where every level is active and off the k boundary planes */
+        const bool fast = s >= k0 + T && s <= min(nz - 1, k1 - 1 + T) && rcopy == 0; /* warp-uniform */
         const unsigned ph = (unsigned)(s - lo0) & 1u; /* each level's barrier completes once per step */
-        cp_async_wait_all(); /* plane s (past hi0: stale, unused) */
+        cp_async_wait_all(); /* plane s (past the last plane loaded: stale, unused) */
         if (KS_TBLOCK_EARLY_ARRIVE) mbar_arrive(&ks_tbv_bars[0]);
         /* own rows need no barrier */
         float4 cur[R], c[R];
@@ -352,7 +406,7 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
 #pragma unroll
                 for (int r = 0; r < R; ++r) c[r] = bq[r * RS + t * 32]; /* level t, plane p-1 */
                 if (!KS_TBLOCK_EARLY_ARRIVE) mbar_arrive(&ks_tbv_bars[t]);
-                if (t == 1 && s < hi0) { /* level 0 delivers plane s while s <= hi0 */
+                if (t == 1 && s < min(nz - 1, k1 - 1 + T)) { /* level 0 delivers plane s up to there */
                     src += sz;
 #pragma unroll
                     for (int r = 0; r < R; ++r) cp_async16(b1 + r * RS, src + col[r]);
@@ -366,12 +420,13 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
         }
         if (T == 1) { /* no barrier after level 1: one before the next copy */
             __syncthreads();
-            if (s < hi0) {
+            if (s < min(nz - 1, k1 - 1 + T)) {
                 src += sz;
 #pragma unroll
                 for (int r = 0; r < R; ++r) cp_async16(own + ((s & 1) ? 0 : Q) + r * RS, src + col[r]);
             }
         }
+        if (s == ks_tbv_chunk[2]) tb_signal(chunks.signal);
     }
 }
 
@@ -381,16 +436,17 @@ static __device__ __forceinline__ void jacobi3d_tblock_vec_body(const float *__r
 template <int T, int R>
 __global__ void __launch_bounds__(KS_TBV_MAX_THREADS, 1)
     jacobi3d_tblock_vec_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx,
-                               int ny, int nz, int kchunk)
+                               int ny, int nz, tb_chunks chunks)
 {
 #if KS_TBV_DEVICE
     const int tx0 = blockIdx.x * (128 - 8 * ((T + 3) / 4));
     if (tx0 == 0 || tx0 + 128 >= nx)
-        jacobi3d_tblock_vec_body<T, R, true>(u1, u2, nx, ny, nz, kchunk);
+        jacobi3d_tblock_vec_body<T, R, true>(u1, u2, nx, ny, nz, chunks);
     else
-        jacobi3d_tblock_vec_body<T, R, false>(u1, u2, nx, ny, nz, kchunk);
+        jacobi3d_tblock_vec_body<T, R, false>(u1, u2, nx, ny, nz, chunks);
+    if ((int)blockIdx.z < chunks.edges) tb_signal(chunks.signal);
 #else
-    (void)u1, (void)u2, (void)nx, (void)ny, (void)nz, (void)kchunk;
+    (void)u1, (void)u2, (void)nx, (void)ny, (void)nz, (void)chunks;
     __trap(); /* never launched: tblock_code_path() sends sm_75 code to the scalar kernel */
 #endif
 }
@@ -471,6 +527,50 @@ static int tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
            b[1] * KS_TBV_ROWS > 2 * T && tblock_vec_smem(b[1], T) + 256 <= p->sharedMemPerBlockOptin;
 }
 
+/* The chunks of a launch with `tiles` tiles a plane and `resident` blocks
+ * resident at once: the planes cut for whole waves (ks_pick_chunk). With
+ * sw->edges (a slab of several GPUs), the edge range's blocks come first and
+ * the first chunks, which start beside them, are longer by about the edge's
+ * march, so that the chunks started once the edge blocks end finish with
+ * them (2 H100s, 512^3 a GPU: one wave of 65 edge and 65 first-chunk blocks,
+ * then 65 more). *gz: the blocks along z. */
+static ks_status tb_make_chunks(const ks_lsweep *sw, long long tiles, long long resident, int T,
+                                tb_chunks *c, unsigned *gz)
+{
+    ks_ledges *e = sw->edges;
+    memset(c, 0, sizeof *c);
+    c->lo = e ? e->lo : 1;
+    c->hi = e ? e->hi : sw->grid->nz - 1;
+    const int span = c->hi - c->lo;
+    if (span < 1 || (e && (e->lo < 1 || e->hi > sw->grid->nz - 1)))
+        return ks_fail(KS_ERR_INVALID, "tblock: planes [%d, %d) of a %d-plane grid", c->lo, c->hi,
+                       sw->grid->nz);
+    c->len = c->first_len = ks_pick_chunk(span, tiles, 1, resident, 2 * T, 4 * T);
+    int chunks = (int)ks_fdiv_up(span, c->len);
+    if (e && e->edge_hi > e->edge_lo) {
+        c->edges = 1;
+        c->edge_lo = e->edge_lo;
+        c->edge_hi = e->edge_hi;
+        if (chunks >= 2 && tiles * 2 <= resident) {
+            const int march = e->edge_hi - e->edge_lo + 2 * T;
+            c->first_len = min(span - chunks + 1, (int)ks_fdiv_up(span, chunks) + march * (chunks - 1) / chunks);
+            c->len = (int)ks_fdiv_up(span - c->first_len, chunks - 1);
+            chunks = 1 + (int)ks_fdiv_up(span - c->first_len, c->len);
+        }
+    }
+    if (e) {
+        c->low_end = e->low_end;
+        c->signal = e->signal;
+        if (c->low_end > 0 && (c->low_end <= c->lo || c->low_end > c->lo + c->first_len))
+            return ks_fail(KS_ERR_INVALID, "tblock: the low edge [%d, %d) is not within the first chunk of %d planes",
+                           c->lo, c->low_end, c->first_len);
+        if ((c->edges || c->low_end) && !c->signal) return ks_fail(KS_ERR_INVALID, "tblock: edges without a signal");
+        e->signals = (int)(tiles * (c->edges + (c->low_end > 0)));
+    }
+    *gz = (unsigned)(c->edges + chunks);
+    return KS_OK;
+}
+
 static ks_status launch_tblock_vec(const ks_lsweep *sw)
 {
     const int T = sw->steps, W = sw->block[1], threads = 32 * W;
@@ -488,12 +588,12 @@ static ks_status launch_tblock_vec(const ks_lsweep *sw)
     const unsigned gx = g->nx <= 128 ? 1u : 1u + ks_fdiv_up(g->nx - 128, xs);
     const unsigned gy = g->ny <= rows ? 1u : 1u + ks_fdiv_up(g->ny - rows, ys);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
-    const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
-                                     ks_resident_blocks(fn, threads, smem, sw->prop), 2 * T, 4 * T);
-    const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
+    tb_chunks chunks;
+    unsigned gz = 0;
+    KS_TRY(tb_make_chunks(sw, (long long)gx * gy, ks_resident_blocks(fn, threads, smem, sw->prop), T, &chunks, &gz));
     dim3 block(32, W), grid(gx, gy, gz);
     void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
-                    (void *)&g->nz, (void *)&kchunk};
+                    (void *)&g->nz, (void *)&chunks};
     KS_CUDA_TRY(cudaLaunchKernel(fn, grid, block, args, smem, sw->stream));
     KS_CUDA_TRY_LAUNCH("jacobi3d_tblock_vec_kernel");
     return KS_OK;
@@ -536,12 +636,12 @@ ks_status ks_llaunch_tblock(const ks_lsweep *sw)
     const unsigned gy = ks_fdiv_up(g->ny - 1, b[1] - 2 * T);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, gy));
     /* each chunk recomputes about 2T planes of halo in k */
-    const int kchunk = ks_pick_chunk(g->nz - 2, (long long)gx * gy, 1,
-                                     ks_resident_blocks(fn, threads, smem, sw->prop), 2 * T, 4 * T);
-    const unsigned gz = ks_fdiv_up(g->nz - 2, kchunk);
+    tb_chunks chunks;
+    unsigned gz = 0;
+    KS_TRY(tb_make_chunks(sw, (long long)gx * gy, ks_resident_blocks(fn, threads, smem, sw->prop), T, &chunks, &gz));
     dim3 block(b[0], b[1]), grid(gx, gy, gz);
     void *args[] = {(void *)&sw->in, (void *)&sw->out, (void *)&g->nx, (void *)&g->ny,
-                    (void *)&g->nz, (void *)&kchunk};
+                    (void *)&g->nz, (void *)&chunks};
     KS_CUDA_TRY(cudaLaunchKernel(fn, grid, block, args, smem, sw->stream));
     KS_CUDA_TRY_LAUNCH("jacobi3d_tblock_kernel");
     return KS_OK;

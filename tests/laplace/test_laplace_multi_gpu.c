@@ -133,6 +133,21 @@ static void test_variants_2d(void **state)
     every_variant(&b);
 }
 
+/* tblock's one launch a slab (its high edge's blocks first, the first chunk
+ * of the rest longer, both edges signalling the exchange): planes enough for
+ * several chunks, on the float4 path and on the scalar one. */
+static void test_tblock_chunks(void **state)
+{
+    (void)state;
+    const ks_grid a = {3, 128, 96, 130}, b = {3, 67, 45, 101};
+    const step exact[] = {{"tblock", 14, KS_LPREV_EXACT}}, any[] = {{"tblock", 13, KS_LPREV_ANY}};
+    for (int gpus = 2; gpus <= gpus_for(&a, 3); ++gpus) {
+        compare(&a, gpus, exact, 1, 31u);
+        compare(&a, gpus, any, 1, 32u);
+        compare(&b, gpus, exact, 1, 33u);
+    }
+}
+
 /* Variants with different halo depths one after the other: the halos are
  * refreshed to the deeper one before it runs. */
 static void test_variant_switch(void **state)
@@ -201,8 +216,9 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_variants_3d), cmocka_unit_test(test_variants_2d), cmocka_unit_test(test_variant_switch),
-        cmocka_unit_test(test_timing),      cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_variants_3d),    cmocka_unit_test(test_variants_2d),
+        cmocka_unit_test(test_tblock_chunks),  cmocka_unit_test(test_variant_switch),
+        cmocka_unit_test(test_timing),         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -360,6 +360,14 @@ static ks_status measure(const ks_options *opt, const ks_device_info *dev, const
                     printf("  %d GPU%s %-7s %dx%dx%d: %.4f ms/iter", count, count == 1 ? " " : "s", r->variant, g.nx,
                            g.ny, g.nz, r->ms_per_iter);
                     if (count > 1) printf(", halo %.4f ms, %.0f%% hidden", r->halo_ms, 100.0 * r->hidden_share);
+                    /* each GPU's own update (its kernels, not the waits between them): where
+                     * the time goes when the speed-up falls short */
+                    const ks_lvariant_info *vi = ks_lvariant_get(id);
+                    const int T = vi->steps_per_launch > 1 ? vi->steps_per_launch : 1;
+                    const int local = p->mpi ? 1 : count;
+                    printf(", update");
+                    for (int i = 0; i < local && i < KS_LMULTI_MAX_GPUS; ++i) printf(" %.4f", t.jacobi_ms[i] / T);
+                    printf(" ms/iter%s", local > 1 ? " by GPU" : p->mpi && count > 1 ? " on rank 0" : "");
                     printf("\n");
                     fflush(stdout);
                 }
