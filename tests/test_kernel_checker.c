@@ -1,8 +1,11 @@
 /* The checker process (app/kernel/kernel_checker.h) with a fake check: this
  * test binary is its own child (argv[1] == KS_KCHECK_ARG), and the scene name
  * of a request says what the child does: pass, mismatch, hang, segv, exit,
- * fatal, escape, fds; any other name is refused by the check. No sleeps: each
- * test waits on the checker's own answers. */
+ * fatal, escape, fds, diff (a difference slice of known values), diffsize (one
+ * of the wrong size); any other name is refused by the check. With "raw" as
+ * its first extra argument the child is no checker at all: it answers every
+ * request with the bytes the test gives (malformed difference slices). No
+ * sleeps: each test waits on the checker's own answers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "app/kernel/kernel_checker.h"
 
@@ -34,9 +38,23 @@ static uint32_t fnv1a(const void *p, size_t n)
     return h;
 }
 
+/* The fake difference slice's value at cell i: i / 4, +inf at cell 1. */
+static float diff_value(long long i) { return i == 1 ? INFINITY : (float)i * 0.25f; }
+
+/* A difference slice of w x h cells (the loop sends it when it is the size asked). */
+static void fake_diff(ks_kcheck_result *out, int w, int h)
+{
+    out->diff = malloc((size_t)w * (size_t)h * sizeof *out->diff);
+    if (!out->diff) return;
+    for (long long i = 0; i < (long long)w * h; ++i) out->diff[i] = diff_value(i);
+    out->diff_w = w;
+    out->diff_h = h;
+}
+
 static ks_status fake_check(const ks_kcheck_request *req, ks_kcheck_result *out)
 {
     const char *s = req->scene;
+    int w = 0, h = 0;
     if (strcmp(s, "pass") == 0) {
         char file[KS_QUOTE_MAX];
         out->passed = 1;
@@ -60,6 +78,11 @@ static ks_status fake_check(const ks_kcheck_request *req, ks_kcheck_result *out)
         snprintf(out->message, sizeof out->message, "an illegal memory access was encountered");
     } else if (strcmp(s, "escape") == 0) {
         snprintf(out->message, sizeof out->message, "two\nlines \\ and \\n\\\\ end ");
+    } else if (strcmp(s, "diff") == 0 || strcmp(s, "diffsize") == 0) {
+        const int asked = req->diff && ks_kcheck_diff_dims(req, &w, &h);
+        snprintf(out->message, sizeof out->message, "diff %d axis %d index %d", req->diff, req->axis, req->index);
+        out->passed = 1;
+        if (asked) fake_diff(out, strcmp(s, "diff") == 0 ? w : w + 1, h);
     } else if (strcmp(s, "fds") == 0) { /* iters: an fd the parent holds open without O_CLOEXEC */
         const int open_fd = fcntl(req->iters, F_GETFD) >= 0;
         snprintf(out->message, sizeof out->message, "fd %d %s", req->iters, open_fd ? "open" : "closed");
@@ -284,10 +307,142 @@ static void test_invalid_requests(void **state)
     req = request("pass", "k.cu", 10);
     req.iters = -1;
     expect_invalid(c, &req);
+    /* difference slices: an axis or index outside the grid, a 2D grid's x slice, too many cells */
+    const int bad_slices[][5] = {{64, 32, 16, 3, 0}, {64, 32, 16, 2, 16}, {64, 32, 16, 0, -1}, {64, 32, 1, 0, 1},
+                                 {5000, 5000, 3, 2, 1}};
+    for (size_t i = 0; i < sizeof bad_slices / sizeof *bad_slices; ++i) {
+        req = request("diff", "k.cu", 10);
+        memcpy(req.grid, bad_slices[i], sizeof req.grid);
+        req.diff = 1;
+        req.axis = bad_slices[i][3];
+        req.index = bad_slices[i][4];
+        expect_invalid(c, &req);
+    }
     expect_invalid(c, NULL);
     assert_int_equal(ks_kchecker_pid(c), pid); /* refused up front: the child never saw them */
     expect_pass(c, 10, "tag1");
     destroy(c);
+}
+
+/* A difference slice request on a grid of gx x gy x gz across axis at index. */
+static ks_kcheck_request diff_request(const char *scene, int gx, int gy, int gz, int axis, int index)
+{
+    ks_kcheck_request req = request(scene, "k.cu", 10);
+    req.grid[0] = gx, req.grid[1] = gy, req.grid[2] = gz;
+    req.diff = 1;
+    req.axis = axis;
+    req.index = index;
+    return req;
+}
+
+/* The slice crosses the wire value for value, of the size asked (each axis
+ * of a 3D box, a 2D grid, one of several pipe buffers), and the next
+ * answer's framing is intact; none comes unasked, and one of the wrong size
+ * is dropped by the child. */
+static void test_diff_payload(void **state)
+{
+    (void)state;
+    ks_kchecker *c = create(0);
+    const int pid = ks_kchecker_pid(c);
+    const int cases[][7] = {/* grid, axis, index, w, h */
+                            {4, 3, 5, 0, 3, 3, 5}, {4, 3, 5, 1, 0, 4, 5}, {4, 3, 5, 2, 4, 4, 3},
+                            {7, 5, 1, 2, 0, 7, 5}, {1024, 1024, 3, 2, 1, 1024, 1024}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+        const int *t = cases[k];
+        const ks_kcheck_request req = diff_request("diff", t[0], t[1], t[2], t[3], t[4]);
+        int w = 0, h = 0;
+        assert_true(ks_kcheck_diff_dims(&req, &w, &h));
+        assert_int_equal(w, t[5]);
+        assert_int_equal(h, t[6]);
+        ks_kcheck_result r;
+        assert_int_equal(ks_kchecker_run(c, &req, &r), KS_OK);
+        char want[64];
+        snprintf(want, sizeof want, "diff 1 axis %d index %d", t[3], t[4]);
+        assert_string_equal(r.message, want);
+        assert_non_null(r.diff);
+        assert_int_equal(r.diff_w, w);
+        assert_int_equal(r.diff_h, h);
+        for (long long i = 0; i < (long long)w * h; ++i)
+            if (!(r.diff[i] == diff_value(i))) fail_msg("case %zu, cell %lld: %g", k, i, (double)r.diff[i]);
+        ks_kcheck_result_free(&r);
+        assert_null(r.diff);
+        expect_pass(c, 100, "tag1"); /* the line after the values is read as a line */
+    }
+    ks_kcheck_request req = diff_request("diff", 4, 3, 5, 2, 1);
+    req.diff = 0; /* not asked: none sent */
+    ks_kcheck_result r;
+    assert_int_equal(ks_kchecker_run(c, &req, &r), KS_OK);
+    assert_string_equal(r.message, "diff 0 axis 0 index 0");
+    assert_null(r.diff);
+    assert_int_equal(r.diff_w, 0);
+    req = diff_request("diffsize", 4, 3, 5, 2, 1); /* the check made one of another size: dropped */
+    assert_int_equal(ks_kchecker_run(c, &req, &r), KS_OK);
+    assert_int_equal(r.passed, 1);
+    assert_null(r.diff);
+    assert_int_equal(ks_kchecker_pid(c), pid); /* all well-formed: one child served them all */
+    expect_pass(c, 10, "tag1");
+    destroy(c);
+}
+
+/* A raw child's answer to one request: line, then the values (comma-separated,
+ * strtof's words: "nan", "inf", "-1"), of which only cut bytes when cut >= 0
+ * (then it exits). The answer it gives to a diff request of a 4 x 3 x 2 grid's
+ * z slice (4 x 3 cells). */
+static ks_kcheck_result raw_answer(const char *line, const char *values, int cut, int diff, int *replaced)
+{
+    char cut_arg[16];
+    snprintf(cut_arg, sizeof cut_arg, "%d", cut);
+    const char *const extra[] = {"raw", line, values, cut_arg, NULL};
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.extra_args = extra, .timeout_s = 20}, &c), KS_OK);
+    const int pid = ks_kchecker_pid(c);
+    ks_kcheck_request req = diff_request("diff", 4, 3, 2, 2, 1);
+    req.diff = diff;
+    ks_kcheck_result r;
+    assert_int_equal(ks_kchecker_run(c, &req, &r), KS_OK);
+    *replaced = ks_kchecker_pid(c) != pid;
+    destroy(c);
+    return r;
+}
+
+/* What a child sends is read as far as the request allows, never trusted:
+ * a slice of other sizes, a huge one, one that was not asked for, NaN or a
+ * negative value, too few bytes: the answer is refused (no values kept, the
+ * child replaced); the same answer well-formed is taken. */
+static void test_diff_malformed(void **state)
+{
+    (void)state;
+    static const char twelve[] = "0,0,0,0,0.5,0,0,0,0,0,0,inf";
+    int replaced = 0;
+    ks_kcheck_result r = raw_answer("kscheck/2 0 0 7 4 3 wrong at (i,j,k) = (0,1,1)", twelve, -1, 1, &replaced);
+    assert_string_equal(r.message, "wrong at (i,j,k) = (0,1,1)"); /* the well-formed one, taken */
+    assert_non_null(r.diff);
+    assert_true(r.diff[4] == 0.5f && r.diff[0] == 0.0f && isinf(r.diff[11]));
+    assert_false(replaced);
+    ks_kcheck_result_free(&r);
+    static const struct {
+        const char *line, *values;
+        int cut, diff;
+        const char *why;
+    } bad[] = {
+        {"kscheck/2 0 0 7 3 4 m", twelve, -1, 1, "the check process sent a malformed answer"},   /* other sizes */
+        {"kscheck/2 0 0 7 4 3 m", "0,0,0,0,0,0,0,0,0,0,0,nan", -1, 1, "the check process sent a malformed answer"},
+        {"kscheck/2 0 0 7 4 3 m", "0,0,0,0,0,0,-1,0,0,0,0,0", -1, 1, "the check process sent a malformed answer"},
+        {"kscheck/2 0 0 7 4 3 m", twelve, -1, 0, "the check process sent a malformed answer"}, /* unasked */
+        {"kscheck/2 0 0 7 100000 100000 m", "", -1, 1, "the check process sent a malformed answer"}, /* huge */
+        {"kscheck/2 0 0 7 99999999999 3 m", "", -1, 1, "the check process sent a malformed answer"},
+        {"kscheck/2 0 0 7 4 m", "", -1, 1, "the check process sent a malformed answer"},       /* a size missing */
+        {"kscheck/2 0 0 7 -4 3 m", "", -1, 1, "the check process sent a malformed answer"},    /* a sign */
+        {"kscheck/2 0 0 7 4 3 m", twelve, 20, 1, "the check process died: exited with status 0"}, /* cut short */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        r = raw_answer(bad[i].line, bad[i].values, bad[i].cut, bad[i].diff, &replaced);
+        if (strcmp(r.message, bad[i].why) != 0) fail_msg("answer %zu: '%s'", i, r.message);
+        assert_int_equal(r.passed, 0);
+        assert_null(r.diff);
+        assert_int_equal(r.diff_w, 0);
+        assert_true(replaced);
+    }
 }
 
 static void test_no_fd_leaks(void **state)
@@ -359,34 +514,71 @@ static void test_child_strict(void **state)
 {
     (void)state;
     assert_int_equal(CHILD_EXIT(""), 0);
-    assert_int_equal(CHILD_EXIT("kscheck/1 pass 1 1 1 1 1 1 0 0 3 2\nabxyz"), 0);
-    assert_int_equal(CHILD_EXIT("kscheck/1 pass 1 1 1 1 1 1 0 0 3 2\nabxyzkscheck/1 mismatch 1 1 1 1 1 1 0 0 1 0\nq"), 0);
-    assert_int_equal(CHILD_EXIT("kscheck/1 fatal 1 1 1 1 1 1 0 0 1 0\nq"), 3);
+    assert_int_equal(CHILD_EXIT("kscheck/2 pass 1 1 1 1 1 1 0 0 3 2 0 0 0\nabxyz"), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/2 pass 1 1 1 1 1 1 0 0 3 2 0 0 0\nabxyzkscheck/2 mismatch 1 1 1 1 1 1 0 0 1 0 0 0 0\nq"), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/2 fatal 1 1 1 1 1 1 0 0 1 0 0 0 0\nq"), 3);
+    assert_int_equal(CHILD_EXIT("kscheck/2 diff 4 3 2 1 1 1 0 0 1 0 1 2 1\nq"), 0); /* a slice asked for */
     const char *const bad[] = {
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 10 0\nabc",     /* code cut short */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 3 2\na",        /* file name cut short */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 0",            /* no end of line */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0\nx",        /* another version */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 1\nx",          /* a field missing */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 0 7\nx",      /* one too many */
-        "kscheck/1 pass  1 1 1 1 1 0 0 1 0\nx",         /* two spaces */
-        "kscheck/1 pass 0 1 1 1 1 1 0 0 1 0\nx",        /* an empty grid */
-        "kscheck/1 pass 1 1 1 1 1 1 0 2 1 0\nx",        /* cubin neither 0 nor 1 */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 -1 0\nx",       /* a sign */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 0 0\n",         /* no code */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 16777217 0\nx", /* too much code */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 256\nx",      /* too long a file name */
-        "kscheck/1 pass 1 1 1 99999999999 1 1 0 0 1 0\nx",
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 10 0 0 0 0\nabc",     /* code cut short */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 3 2 0 0 0\na",        /* file name cut short */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0 0",            /* no end of line */
+        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 0\nx",              /* another version */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0\nx",          /* a field missing */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0 0 7\nx",      /* one too many */
+        "kscheck/2 pass  1 1 1 1 1 0 0 1 0 0 0 0\nx",         /* two spaces */
+        "kscheck/2 pass 0 1 1 1 1 1 0 0 1 0 0 0 0\nx",        /* an empty grid */
+        "kscheck/2 pass 1 1 1 1 1 1 0 2 1 0 0 0 0\nx",        /* cubin neither 0 nor 1 */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 -1 0 0 0 0\nx",       /* a sign */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 0 0 0 0 0\n",         /* no code */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 16777217 0 0 0 0\nx", /* too much code */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 256 0 0 0\nx",      /* too long a file name */
+        "kscheck/2 pass 1 1 1 99999999999 1 1 0 0 1 0 0 0 0\nx",
+        "kscheck/2 pass 4 3 2 1 1 1 0 0 1 0 2 2 1\nx",        /* diff neither 0 nor 1 */
+        "kscheck/2 pass 4 3 2 1 1 1 0 0 1 0 1 3 1\nx",        /* no axis 3 */
+        "kscheck/2 pass 4 3 2 1 1 1 0 0 1 0 1 2 2\nx",        /* a slice past the grid */
+        "kscheck/2 pass 4 3 1 1 1 1 0 0 1 0 1 0 1\nx",        /* a 2D grid: its z slice only */
+        "kscheck/2 pass 5000 5000 3 1 1 1 0 0 1 0 1 2 1\nx",  /* a slice over KS_KCHECK_DIFF_MAX */
         "\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         if (child_exit(bad[i], strlen(bad[i])) != 2) fail_msg("request %zu was not refused", i);
     }
-    assert_int_equal(CHILD_EXIT("kscheck/1 pass 1 1 1 1 1 1 0 0 1 2\na\0x"), 2); /* a NUL in the file name */
+    assert_int_equal(CHILD_EXIT("kscheck/2 pass 1 1 1 1 1 1 0 0 1 2 0 0 0\na\0x"), 2); /* a NUL in the file name */
+}
+
+/* The raw child (see the top): "ready", then for each request line the
+ * answer line and values (argv[3] comma-separated), cut to argv[4] bytes
+ * when that is >= 0 (and then gone); the rest of the request is skipped. */
+static int raw_child(const char *line, const char *values, int cut)
+{
+    float v[64];
+    int n = 0;
+    for (const char *p = values; *p && n < 64;) {
+        char *end;
+        v[n++] = strtof(p, &end);
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) return 2;
+    }
+    char ready[] = "kscheck/2 ready\n";
+    if (write(1, ready, sizeof ready - 1) != (ssize_t)(sizeof ready - 1)) return 2;
+    char ch;
+    ssize_t got;
+    while ((got = read(0, &ch, 1)) == 1) {
+        if (ch != '\n') continue; /* the header line's end; file and code bytes hold no '\n' here */
+        char text[256];
+        const int len = snprintf(text, sizeof text, "%s\n", line);
+        const size_t bytes = (size_t)n * sizeof *v;
+        const size_t send = cut >= 0 && (size_t)cut < bytes ? (size_t)cut : bytes;
+        if (write(1, text, (size_t)len) != len || write(1, v, send) != (ssize_t)send) return 2;
+        if (cut >= 0) _exit(0);
+    }
+    return got == 0 ? 0 : 2;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 6 && strcmp(argv[1], KS_KCHECK_ARG) == 0 && strcmp(argv[2], "raw") == 0)
+        return raw_child(argv[3], argv[4], atoi(argv[5]));
     if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) {
         child_tag = argc >= 3 ? argv[2] : "";
         return ks_kchecker_child_main(0, 1, fake_warm, fake_check);
@@ -401,6 +593,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dead_before_request),
         cmocka_unit_test(test_odd_file_names),
         cmocka_unit_test(test_invalid_requests),
+        cmocka_unit_test(test_diff_payload),
+        cmocka_unit_test(test_diff_malformed),
         cmocka_unit_test(test_no_fd_leaks),
         cmocka_unit_test(test_bad_exe),
         cmocka_unit_test(test_child_strict),

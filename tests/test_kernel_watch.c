@@ -4,12 +4,14 @@
  * work queued. Every wait is on the watch itself (a deadline, never a fixed
  * sleep), so a loaded machine only makes it slower. NVRTC compiles without a
  * GPU; a build without it reports KS_ERR_UNSUPPORTED instead. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -340,6 +342,67 @@ static void test_destroy(void **state)
     ks_kernel_watch_destroy(NULL);
 }
 
+/* ks_kernel_watch_task: the task runs on the worker thread, once per
+ * request (requests before it runs merge), never on the caller's; a watch
+ * without a task refuses. */
+typedef struct task_log {
+    pthread_mutex_t lock;
+    int calls;
+    pthread_t thread;
+} task_log;
+
+static void task(void *user)
+{
+    task_log *t = user;
+    pthread_mutex_lock(&t->lock);
+    ++t->calls;
+    t->thread = pthread_self();
+    pthread_mutex_unlock(&t->lock);
+}
+
+static int task_calls(task_log *t)
+{
+    pthread_mutex_lock(&t->lock);
+    const int n = t->calls;
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+static void wait_calls(task_log *t, int n)
+{
+    const double end = ks_now_seconds() + WAIT_S;
+    while (task_calls(t) < n && ks_now_seconds() < end) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    assert_true(task_calls(t) >= n);
+}
+
+static void test_task(void **state)
+{
+    (void)state;
+    char dir[256], a[512];
+    ks_test_tmpdir(dir, sizeof dir, "kwatchtask");
+    snprintf(a, sizeof a, "%s/k.cu", dir);
+    put(a, KS_LAPLACE3D_STARTER);
+    const char *paths[] = {a};
+    task_log t = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    ks_kernel_watch *w = NULL;
+    ks_kernel_watch_desc d = {.paths = paths, .count = 1, .task = task, .check_user = &t};
+    assert_int_equal(ks_kernel_watch_create(&d, &w), KS_OK);
+    assert_int_equal(task_calls(&t), 0); /* not before it is asked for */
+    assert_int_equal(ks_kernel_watch_task(w), KS_OK);
+    wait_calls(&t, 1);
+    assert_false(pthread_equal(t.thread, pthread_self()));
+    for (int i = 0; i < 3; ++i) assert_int_equal(ks_kernel_watch_task(w), KS_OK);
+    wait_calls(&t, 2);
+    wait_idle(w);
+    ks_kernel_watch_destroy(w); /* joins the worker: no call after this */
+    assert_true(task_calls(&t) >= 2 && task_calls(&t) <= 4);
+    d.task = NULL;
+    assert_int_equal(ks_kernel_watch_create(&d, &w), KS_OK);
+    assert_int_equal(ks_kernel_watch_task(w), KS_ERR_INVALID);
+    ks_kernel_watch_destroy(w);
+    assert_int_equal(ks_kernel_watch_task(NULL), KS_ERR_INVALID);
+}
+
 static void test_refuses(void **state)
 {
     (void)state;
@@ -376,6 +439,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saves),   cmocka_unit_test(test_many_saves), cmocka_unit_test(test_errors),  cmocka_unit_test(test_check),
         cmocka_unit_test(test_merge),   cmocka_unit_test(test_destroy), cmocka_unit_test(test_refuses),
+        cmocka_unit_test(test_task),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -388,6 +388,60 @@ static void test_laplace2d(void **state)
     check_json(&v, ends);
 }
 
+/* D on the CPU backend (no user kernels there): handled, a one-line notice
+ * says why there is no difference view, the field is drawn as before and
+ * the run goes on. */
+static void test_laplace_diff_key_cpu(void **state)
+{
+    (void)state;
+    static ks_view v;
+    ks_options opt;
+    const char *args[] = {"kernelscope", "laplace2d", "--grid", "40x30", "--iters", "2"};
+    char *argv[6];
+    for (int i = 0; i < 6; ++i) argv[i] = (char *)args[i];
+    memset(&opt, 0, sizeof opt);
+    check_ok(ks_options_parse(6, argv, &opt), "options");
+    ks_options_backend_defaults(&opt, 0);
+    ks_device_info dev = {0};
+    const ks_scene_env env = {.opt = &opt, .device = &dev, .t_peak_gbs = 10.0};
+    const ks_scene_api *api = ks_scene_def_find("laplace2d")->live;
+    void *scene = NULL;
+    check_ok(api->create(&env, &scene), "create");
+    ks_stage_timer *timer = NULL;
+    check_ok(ks_stage_timer_create(&(ks_stage_timer_desc){0}, &timer), "timer");
+    int w = 0, h = 0;
+    api->max_image_size(scene, &w, &h);
+    unsigned char *before = malloc((size_t)w * h * 4), *after = malloc((size_t)w * h * 4);
+    assert_true(before && after);
+    const ks_key_event d = {'D', 0};
+    for (int f = 0; f < 4; ++f) {
+        ks_frame_ctx ctx = {.timer = timer, .step = f != 2, .frame = f};
+        if (f == 2) { /* D between two frames that do not step: the same picture */
+            int handled = 0;
+            check_ok(api->key(scene, &d, &handled), "key D");
+            assert_int_equal(handled, 1);
+        }
+        check_ok(ks_stage_timer_frame_begin(timer), "frame begin");
+        check_ok(api->compute(scene, &ctx), "compute");
+        check_ok(api->draw(scene, &ctx, f == 1 ? before : after, &w, &h), "draw");
+        check_ok(ks_stage_timer_frame_end(timer), "frame end");
+        if (f == 2) assert_memory_equal(before, after, (size_t)w * h * 4);
+    }
+    memset(&v, 0, sizeof v);
+    api->view(scene, &v);
+    assert_int_equal(v.message_kind, KS_VMSG_NOTICE);
+    assert_non_null(strstr(v.message, "D: no difference view: the CPU backend runs no user kernels"));
+    assert_null(strchr(v.message, '\n'));
+    assert_null(ks_view_find(&v, "difference view")); /* nothing on: nothing to say of it */
+    for (int i = 0; i < v.ncontrols; ++i) assert_string_not_equal(v.controls[i].label, "difference");
+    assert_non_null(strstr(v.colorbar.label, "u (")); /* the field's colour bar */
+    assert_true(need(&v, "iterations", "")->value == 6.0); /* it went on running */
+    free(before);
+    free(after);
+    api->destroy(scene);
+    ks_stage_timer_destroy(timer);
+}
+
 static void test_spheres(void **state)
 {
     (void)state;
@@ -456,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_laplace3d),
         cmocka_unit_test(test_laplace_residual_cadence),
         cmocka_unit_test(test_laplace2d),
+        cmocka_unit_test(test_laplace_diff_key_cpu),
         cmocka_unit_test(test_spheres),
         cmocka_unit_test(test_matmul_roof),
         cmocka_unit_test(test_histogram_roof),

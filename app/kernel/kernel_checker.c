@@ -1,10 +1,15 @@
-/* The checker process (kernel_checker.h). Wire protocol, version 1, all lines
+/* The checker process (kernel_checker.h). Wire protocol, version 2, all lines
  * ASCII and '\n'-terminated, numbers in decimal:
- *   child -> parent, once after warm():  "kscheck/1 ready"
- *   request:  "kscheck/1 SCENE GX GY GZ BX BY BZ ITERS CUBIN CODE_SIZE FILE_LEN",
+ *   child -> parent, once after warm():  "kscheck/2 ready"
+ *   request:  "kscheck/2 SCENE GX GY GZ BX BY BZ ITERS CUBIN CODE_SIZE FILE_LEN DIFF AXIS INDEX",
  *             then FILE_LEN bytes of file name, then CODE_SIZE bytes of code
- *   answer:   "kscheck/1 PASSED FATAL CHILD_US MESSAGE", the message with '\'
- *             sent as "\\" and a newline as "\n", so any byte fits on the line.
+ *   answer:   "kscheck/2 PASSED FATAL CHILD_US DIFF_W DIFF_H MESSAGE", the message
+ *             with '\' sent as "\\" and a newline as "\n", so any byte fits on
+ *             the line; then DIFF_W * DIFF_H float32 values (this host's byte
+ *             order: parent and child are one binary), the difference slice.
+ *             DIFF_W = DIFF_H = 0: none. A slice is only sent when asked for
+ *             (DIFF 1) and only of the size asked; the parent takes nothing
+ *             else, and no value that is NaN or negative.
  * The time limit counts from the request, not from the child's start: a fresh
  * child's CUDA context is not charged to the check that follows a crash. */
 #define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np, sigdescr_np */
@@ -27,10 +32,10 @@
 
 extern char **environ; /* what the child gets: ours */
 
-#define KCHECK_MAGIC "kscheck/1"
+#define KCHECK_MAGIC "kscheck/2"
 enum {
     KCHECK_HEADER_MAX = 256,  /* a request's header line, '\n' included */
-    KCHECK_LINE_MAX = 2 * KS_KCHECK_MSG_MAX + 64, /* an answer line: every message byte escaped */
+    KCHECK_LINE_MAX = 2 * KS_KCHECK_MSG_MAX + 96, /* an answer line: every message byte escaped */
 };
 static const double kcheck_start_s = 30.0; /* a fresh child's exec and warm(), before its first check */
 static const double kcheck_exit_s = 3.0;   /* a child told to stop (stdin closed) gets this long */
@@ -204,9 +209,9 @@ static io_result send_all(ks_kchecker *c, const void *p, size_t n, double deadli
 static io_result send_request(ks_kchecker *c, const ks_kcheck_request *req, size_t file_len, double deadline)
 {
     char head[KCHECK_HEADER_MAX];
-    snprintf(head, sizeof head, KCHECK_MAGIC " %s %d %d %d %d %d %d %d %d %zu %zu\n", req->scene, req->grid[0],
+    snprintf(head, sizeof head, KCHECK_MAGIC " %s %d %d %d %d %d %d %d %d %zu %zu %d %d %d\n", req->scene, req->grid[0],
              req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2], req->iters, req->cubin ? 1 : 0,
-             req->code_size, file_len);
+             req->code_size, file_len, req->diff ? 1 : 0, req->diff ? req->axis : 0, req->diff ? req->index : 0);
     sigset_t pipe_set, old, pending;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
@@ -258,20 +263,28 @@ static int parse_num(const char *s, size_t n, long long lo, long long hi, long l
     return x >= lo && x <= hi ? 0 : -1;
 }
 
-/* Strict parse of an answer line into out; 0, or -1 when malformed. */
+/* The next number of an answer line and the space after it; NULL when malformed. */
+static const char *answer_num(const char *p, long long hi, long long *v)
+{
+    const size_t k = strcspn(p, " ");
+    return p[k] && parse_num(p, k, 0, hi, v) == 0 ? p + k + 1 : NULL;
+}
+
+/* Strict parse of an answer line into out (the difference slice's size in
+ * diff_w, diff_h; no values yet); 0, or -1 when malformed. */
 static int parse_answer(const char *line, ks_kcheck_result *out)
 {
     static const char magic[] = KCHECK_MAGIC " ";
     const char *p = line + sizeof magic - 1;
-    long long passed, fatal, us;
+    long long passed, fatal, us, w = 0, h = 0;
     if (strncmp(line, magic, sizeof magic - 1) != 0 || parse_num(p, 1, 0, 1, &passed) != 0 || p[1] != ' ' ||
         parse_num(p + 2, 1, 0, 1, &fatal) != 0 || p[3] != ' ')
         return -1;
     p += 4;
-    const size_t k = strcspn(p, " ");
-    if (!p[k] || parse_num(p, k, 0, 9999999999LL, &us) != 0) return -1;
+    if (!(p = answer_num(p, 9999999999LL, &us)) || !(p = answer_num(p, INT_MAX, &w)) || !(p = answer_num(p, INT_MAX, &h)))
+        return -1;
     size_t n = 0;
-    for (p += k + 1; *p; ++p) {
+    for (; *p; ++p) {
         char ch = *p;
         if (ch == '\\') {
             ch = p[1] == 'n' ? '\n' : p[1] == '\\' ? '\\' : '\0';
@@ -285,7 +298,81 @@ static int parse_answer(const char *line, ks_kcheck_result *out)
     out->passed = (int)passed;
     out->fatal = (int)fatal;
     out->child_ms = (double)us / 1000.0;
+    out->diff_w = (int)w;
+    out->diff_h = (int)h;
     return 0;
+}
+
+/* Reads n bytes from the child by the deadline: first what read_line took
+ * past its line, then the pipe. */
+static io_result read_bytes(ks_kchecker *c, void *dst, size_t n, double deadline)
+{
+    char *b = dst;
+    const size_t held = c->len < n ? c->len : n;
+    memcpy(b, c->buf, held);
+    c->len -= held;
+    memmove(c->buf, c->buf + held, c->len);
+    for (b += held, n -= held; n > 0;) {
+        const ssize_t got = read(c->from_child, b, n);
+        if (got == 0) return IO_EOF;
+        if (got > 0) {
+            b += got;
+            n -= (size_t)got;
+            continue;
+        }
+        const io_result r = retry(c->from_child, POLLIN, deadline);
+        if (r != IO_OK) return r;
+    }
+    return IO_OK;
+}
+
+/* The difference slice after an answer line: none, or exactly the size the
+ * request asked for, every value >= 0 (+inf allowed), else IO_BAD. */
+static io_result read_diff(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out, double deadline)
+{
+    const long long cells = (long long)out->diff_w * out->diff_h;
+    int w = 0, h = 0;
+    if (cells == 0) {
+        out->diff_w = out->diff_h = 0;
+        return IO_OK;
+    }
+    if (!req->diff || !ks_kcheck_diff_dims(req, &w, &h) || out->diff_w != w || out->diff_h != h ||
+        cells > KS_KCHECK_DIFF_MAX)
+        return IO_BAD; /* never read (nor allocated) a size the request did not ask for */
+    float *d = malloc((size_t)cells * sizeof *d);
+    if (!d) {
+        errno = ENOMEM; /* "cannot talk to the check process: Cannot allocate memory" */
+        return IO_ERR;
+    }
+    io_result r = read_bytes(c, d, (size_t)cells * sizeof *d, deadline);
+    for (long long i = 0; r == IO_OK && i < cells; ++i)
+        if (!(d[i] >= 0.0f)) r = IO_BAD; /* NaN or negative: not an absolute difference */
+    if (r != IO_OK) {
+        free(d);
+        out->diff_w = out->diff_h = 0;
+        return r;
+    }
+    out->diff = d;
+    return IO_OK;
+}
+
+int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h)
+{
+    const int *g = req->grid;
+    const int flat = g[2] == 1; /* a 2D grid: its one slice, across z */
+    if (req->axis < 0 || req->axis > 2 || (flat && req->axis != 2) || req->index < 0 || req->index >= g[req->axis])
+        return 0;
+    *w = req->axis == 0 ? g[1] : g[0];
+    *h = req->axis == 2 ? g[1] : g[2];
+    return 1;
+}
+
+void ks_kcheck_result_free(ks_kcheck_result *r)
+{
+    if (!r) return;
+    free(r->diff);
+    r->diff = NULL;
+    r->diff_w = r->diff_h = 0;
 }
 
 static ks_status check_request(const ks_kcheck_request *req, size_t *file_len)
@@ -309,6 +396,13 @@ static ks_status check_request(const ks_kcheck_request *req, size_t *file_len)
             return ks_fail(KS_ERR_INVALID, "a check request needs positive sizes (grid %dx%dx%d, block %dx%dx%d)",
                            req->grid[0], req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2]);
     if (req->iters < 0) return ks_fail(KS_ERR_INVALID, "a check request with %d iterations", req->iters);
+    int w = 0, h = 0;
+    if (req->diff && !ks_kcheck_diff_dims(req, &w, &h))
+        return ks_fail(KS_ERR_INVALID, "a difference slice outside the grid (axis %d, index %d of %dx%dx%d)", req->axis,
+                       req->index, req->grid[0], req->grid[1], req->grid[2]);
+    if (req->diff && (long long)w * h > KS_KCHECK_DIFF_MAX)
+        return ks_fail(KS_ERR_INVALID, "a difference slice of %dx%d cells, more than the %d a check sends", w, h,
+                       KS_KCHECK_DIFF_MAX);
     return KS_OK;
 }
 
@@ -330,8 +424,9 @@ ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kchec
     const double deadline = ks_now_seconds() + c->timeout_s;
     if (r == IO_OK) r = send_request(c, req, file_len, deadline);
     if (r == IO_OK) r = read_line(c, line, sizeof line, deadline);
-    const int io_errno = errno;
     if (r == IO_OK && parse_answer(line, out) != 0) r = IO_BAD;
+    if (r == IO_OK) r = read_diff(c, req, out, deadline);
+    const int io_errno = errno;
     if (r == IO_OK && !out->fatal) {
         out->total_ms = (ks_now_seconds() - t0) * 1000.0;
         return KS_OK;
@@ -340,7 +435,10 @@ ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kchec
     const int was_ready = c->ready, status = child_stop(c, r == IO_EOF ? kcheck_exit_s : 0.0);
     char *m = out->message;
     const size_t cap = sizeof out->message;
-    if (r != IO_OK) out->passed = 0;
+    if (r != IO_OK) {
+        out->passed = 0;
+        ks_kcheck_result_free(out); /* nothing of a broken answer is kept */
+    }
     if (r == IO_TIMEOUT && was_ready) snprintf(m, cap, "did not finish in %g s", c->timeout_s);
     if (r == IO_TIMEOUT && !was_ready) snprintf(m, cap, "the check process did not start in %g s", kcheck_start_s);
     if (r == IO_BAD) snprintf(m, cap, "the check process sent a malformed answer");
@@ -433,22 +531,23 @@ static int read_request(int fd, ks_kcheck_request *req, void **code)
         if (++n == sizeof line) return -1;
     }
     line[n] = '\0';
-    char *tok[12];
+    enum { TOKENS = 15 };
+    char *tok[TOKENS];
     int count = 0;
     for (char *p = line;;) { /* single spaces between tokens, none empty */
         char *sp = strchr(p, ' ');
         if (sp) *sp = '\0';
-        if (!*p || count == 12) return -1;
+        if (!*p || count == TOKENS) return -1;
         tok[count++] = p;
         if (!sp) break;
         p = sp + 1;
     }
-    static const long long lo[10] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 0};
-    static const long long hi[10] = {INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, 1,
-                                     KS_KCHECK_CODE_MAX, KS_KCHECK_FILE_MAX - 1};
-    long long v[10];
-    if (count != 12 || strcmp(tok[0], KCHECK_MAGIC) != 0 || !scene_ok(tok[1], strlen(tok[1]))) return -1;
-    for (int i = 0; i < 10; ++i)
+    static const long long lo[TOKENS - 2] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0};
+    static const long long hi[TOKENS - 2] = {INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, 1,
+                                             KS_KCHECK_CODE_MAX, KS_KCHECK_FILE_MAX - 1, 1, 2, INT_MAX};
+    long long v[TOKENS - 2];
+    if (count != TOKENS || strcmp(tok[0], KCHECK_MAGIC) != 0 || !scene_ok(tok[1], strlen(tok[1]))) return -1;
+    for (int i = 0; i < TOKENS - 2; ++i)
         if (parse_num(tok[2 + i], strlen(tok[2 + i]), lo[i], hi[i], &v[i]) != 0) return -1;
     memset(req, 0, sizeof *req);
     memcpy(req->scene, tok[1], strlen(tok[1]));
@@ -460,24 +559,37 @@ static int read_request(int fd, ks_kcheck_request *req, void **code)
     req->cubin = (int)v[7];
     req->code_size = (size_t)v[8];
     const size_t file_len = (size_t)v[9];
+    req->diff = (int)v[10];
+    req->axis = (int)v[11];
+    req->index = (int)v[12];
+    int w, h;
+    if (req->diff && (!ks_kcheck_diff_dims(req, &w, &h) || (long long)w * h > KS_KCHECK_DIFF_MAX)) return -1;
     if (xfer(fd, req->file, file_len, 0) != 0 || memchr(req->file, '\0', file_len)) return -1;
     if (!(*code = malloc(req->code_size))) return -1;
     req->code = *code;
     return xfer(fd, *code, req->code_size, 0) == 0 ? 1 : -1;
 }
 
-/* The answer line, the message escaped ('\' and newline) so that it stays one line. */
-static int write_answer(int fd, const ks_kcheck_result *res, long long us)
+/* The answer line, the message escaped ('\' and newline) so that it stays
+ * one line, then the difference slice when the request asked for one and the
+ * check made it at the size asked (a check's slice of any other size is
+ * dropped: the parent would refuse the whole answer). */
+static int write_answer(int fd, const ks_kcheck_request *req, const ks_kcheck_result *res, long long us)
 {
+    int w = 0, h = 0;
+    const int diff = req->diff && res->diff && ks_kcheck_diff_dims(req, &w, &h) && res->diff_w == w && res->diff_h == h;
+    if (!diff) w = h = 0;
     char line[KCHECK_LINE_MAX];
-    int n = snprintf(line, sizeof line, KCHECK_MAGIC " %d %d %lld ", res->passed ? 1 : 0, res->fatal ? 1 : 0, us);
+    int n = snprintf(line, sizeof line, KCHECK_MAGIC " %d %d %lld %d %d ", res->passed ? 1 : 0, res->fatal ? 1 : 0, us,
+                     w, h);
     for (size_t i = 0; i < sizeof res->message && res->message[i]; ++i) {
         const char ch = res->message[i];
         if (ch == '\\' || ch == '\n') line[n++] = '\\';
         line[n++] = ch == '\n' ? 'n' : ch;
     }
     line[n++] = '\n';
-    return xfer(fd, line, (size_t)n, 1);
+    if (xfer(fd, line, (size_t)n, 1) != 0) return -1;
+    return diff ? xfer(fd, (char *)res->diff, (size_t)w * (size_t)h * sizeof *res->diff, 1) : 0;
 }
 
 int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_fn check)
@@ -505,7 +617,9 @@ int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_
                 snprintf(res.message, sizeof res.message, "%s", ks_error_message());
             }
             const long long us = (long long)((ks_now_seconds() - t0) * 1e6);
-            if (write_answer(answers, &res, us) != 0) code = 2;
+            const int written = write_answer(answers, &req, &res, us);
+            ks_kcheck_result_free(&res);
+            if (written != 0) code = 2;
             else if (res.fatal) { /* the CUDA context is lost: a new child serves the next one */
                 close(answers);
                 free(bytes);

@@ -6,8 +6,9 @@
  * killed and a new one started at once, ready for the next check.
  *
  * The parent sends a request (a header line, then the code's bytes) down the
- * child's stdin and reads one answer line from its stdout; the scene's own
- * check (its registry row's kernel_check) does the work in the child. */
+ * child's stdin and reads one answer line from its stdout, followed by the
+ * difference slice when one was asked for; the scene's own check (its
+ * registry row's kernel_check) does the work in the child. */
 #ifndef KS_KERNEL_CHECKER_H
 #define KS_KERNEL_CHECKER_H
 
@@ -23,6 +24,7 @@ enum {
     KS_KCHECK_FILE_MAX = 256,    /* kernel file name bytes, NUL included */
     KS_KCHECK_MSG_MAX = 512,     /* answer line bytes, NUL included */
     KS_KCHECK_CODE_MAX = 16 << 20, /* bytes of code a request may carry */
+    KS_KCHECK_DIFF_MAX = 16 << 20, /* values of a difference slice (64 MiB of floats: 4096 x 4096) */
 };
 
 typedef struct ks_kcheck_request {
@@ -34,6 +36,13 @@ typedef struct ks_kcheck_request {
     const void *code;               /* the compiled code: CUBIN or PTX */
     size_t code_size;
     int cubin;
+    /* The difference view: 1 asks for |yours - ours| on one slice of the live
+       grid after the live run (which then runs even when the small grid already
+       failed, so that a wrong kernel has a picture too). The slice is that of the
+       box grid[0] x grid[1] x grid[2] across axis (0 x, 1 y, 2 z; a 2D grid: z,
+       index 0), ks_slice_dims's cells: ks_kcheck_diff_dims. */
+    int diff;
+    int axis, index;
 } ks_kcheck_request;
 
 typedef struct ks_kcheck_result {
@@ -46,7 +55,20 @@ typedef struct ks_kcheck_result {
                                        one and the maximum error */
     double child_ms;                /* the check's time inside the child */
     double total_ms;                /* request to answer, seen from the parent */
+    /* The difference slice (req.diff): diff_w x diff_h values, cell (a, b) at
+       a + b * diff_w, each |yours - ours| >= 0, +inf where one of the two left the
+       cell unwritten (NaN) and the other did not. malloc'd (ks_kcheck_result_free);
+       NULL when the check could not make one (the message says why: a fault, a
+       time-out, no room on the GPU for the live grid's copies). */
+    float *diff;
+    int diff_w, diff_h;
 } ks_kcheck_result;
+
+/* The cells of the difference slice a request asks for; 0 (w, h untouched)
+ * when its axis or index lies outside its grid. */
+int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h);
+/* Frees the difference slice (the rest is plain data). NULL is fine. */
+void ks_kcheck_result_free(ks_kcheck_result *r);
 
 /* ---- parent ---- */
 typedef struct ks_kchecker_desc {
@@ -61,11 +83,14 @@ typedef struct ks_kchecker ks_kchecker;
  * it cannot be started. */
 ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out);
 /* Runs one check (blocks the calling thread, not meant for the frame loop).
- * KS_OK with *out filled, passed or not: a child that dies gives "the check
+ * KS_OK with *out filled, passed or not (free it with ks_kcheck_result_free): a child that dies gives "the check
  * process died: <signal or exit status>" (with its fatal message when it sent
  * one), one that does not answer in time "did not finish in N s"; either way
  * a new child is started before returning. An error status only when no
- * child can be started or the request is malformed (too long a name, code). */
+ * child can be started or the request is malformed (too long a name, code, a
+ * slice outside the grid or of more than KS_KCHECK_DIFF_MAX cells). A
+ * difference slice that is not what was asked (other sizes, a value that is
+ * NaN or negative, cut short) is a malformed answer: that child is replaced. */
 ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out);
 /* Process id of the current child (tests), 0 when none. */
 int ks_kchecker_pid(const ks_kchecker *c);
@@ -73,7 +98,9 @@ int ks_kchecker_pid(const ks_kchecker *c);
 void ks_kchecker_destroy(ks_kchecker *c);
 
 /* ---- child ---- */
-/* The scene's check: fills out (passed, message, fatal). Returns nonzero only
+/* The scene's check: fills out (passed, message, fatal; with req->diff the
+ * difference slice, malloc'd, of ks_kcheck_diff_dims's size, which the loop
+ * sends and frees). Returns nonzero only
  * when the request cannot be served at all (unknown scene): the child answers
  * that as a failed check with the error text. */
 typedef ks_status (*ks_kcheck_fn)(const ks_kcheck_request *req, ks_kcheck_result *out);

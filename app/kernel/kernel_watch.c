@@ -49,6 +49,7 @@ struct ks_kernel_watch {
     pthread_mutex_t lock;    /* guards what follows and files[].due, .seen_at */
     int stop;                /* 1: destroy asked; 2: the worker ended on an error */
     int building;            /* a build is running */
+    int task_due;            /* ks_kernel_watch_task asked, desc.task not yet called */
     queued *head, *tail;     /* finished builds, oldest first */
 };
 
@@ -220,6 +221,11 @@ static void *worker(void *arg)
             pthread_mutex_unlock(&w->lock);
             if (go) run_build(w, i, seen_at);
         }
+        pthread_mutex_lock(&w->lock);
+        const int task = w->task_due && !w->stop;
+        w->task_due = 0;
+        pthread_mutex_unlock(&w->lock);
+        if (task) w->d.task(w->d.check_user);
     }
 }
 
@@ -338,6 +344,18 @@ ks_status ks_kernel_watch_rebuild(ks_kernel_watch *w, int slot)
     const int stopped = w->stop;
     const double now = ks_now_seconds();
     if (!stopped) ask(&w->files[slot], now, now, 0);
+    pthread_mutex_unlock(&w->lock);
+    if (stopped) return ks_fail(KS_ERR_IO, "kernel watch: stopped on an error (its last builds say which)");
+    wake(w);
+    return KS_OK;
+}
+
+ks_status ks_kernel_watch_task(ks_kernel_watch *w)
+{
+    if (!w || !w->d.task) return ks_fail(KS_ERR_INVALID, "kernel watch: no task to run");
+    pthread_mutex_lock(&w->lock);
+    const int stopped = w->stop;
+    if (!stopped) w->task_due = 1;
     pthread_mutex_unlock(&w->lock);
     if (stopped) return ks_fail(KS_ERR_IO, "kernel watch: stopped on an error (its last builds say which)");
     wake(w);

@@ -48,6 +48,10 @@ typedef struct ks_kernel_watch_desc {
     void *check_user;
     int debounce_ms;            /* quiet time after the last change before a build; 0: 30 */
     int initial_build;          /* 1: build every file once at create, as if saved */
+    /* Other work for the worker thread, between builds (the difference view's
+       checks: the checker process serves one thread): called with check_user
+       once per ks_kernel_watch_task; NULL: none. */
+    void (*task)(void *user);
 } ks_kernel_watch_desc;
 
 typedef struct ks_kernel_watch ks_kernel_watch;
@@ -65,6 +69,10 @@ int ks_kernel_watch_poll(ks_kernel_watch *w, ks_kernel_build *out);
  * retry). Builds of one slot never overlap; a request while one runs is
  * served once it ends (requests in between merge into one). */
 ks_status ks_kernel_watch_rebuild(ks_kernel_watch *w, int slot);
+/* Asks the worker to call desc.task once, after the build it may be running
+ * (requests in between merge into one). Never blocks. KS_ERR_INVALID without
+ * a task; KS_ERR_IO once the worker stopped on an error. */
+ks_status ks_kernel_watch_task(ks_kernel_watch *w);
 /* 1 while a build is queued or running (for tests and the panel). */
 int ks_kernel_watch_busy(ks_kernel_watch *w);
 void ks_kernel_build_free(ks_kernel_build *b);

@@ -65,6 +65,32 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
                                      const ks_cellmap *m, ks_colormap map, float lo, float hi,
                                      unsigned char *rgba);
 
+/* ---- The difference view (a user's kernel against ours, laplace_cpu.c) ----
+ * The values are |yours - ours| over a slice, w x h, cell (a, b) at a + b*w
+ * (ks_slice_point's cells), each >= 0, or +inf where one field was left
+ * unwritten (NaN) and the other not. Pixel (p, q) of a view (m: the cellmap
+ * over the w x h cells) shows the LARGEST value of the cells it covers, so one
+ * wrong cell stays visible however far out the view is zoomed. Colours: a
+ * pixel whose cells are all exactly 0 is KS_LDIFF_ZERO_RGBA, a grey that no
+ * entry of the map has; any other value v the entry ks_colormap_index(v, 0,
+ * 1/max) of KS_LDIFF_CMAP (+inf and values above max the last entry). */
+#define KS_LDIFF_CMAP KS_CMAP_INFERNO
+#define KS_LDIFF_ZERO_RGBA {96, 96, 96, 255}
+/* The colour of one value v (>= 0 or +inf) for the range [0, max]. */
+void ks_laplace_diff_color(float v, float max, unsigned char rgba[4]);
+/* The slice's summary: the largest finite value (0 when none), the cells
+ * above 0 (+inf included) and the +inf ones. */
+typedef struct ks_ldiff_stats {
+    float max;
+    long long nonzero, unwritten;
+} ks_ldiff_stats;
+void ks_laplace_diff_stats(const float *diff, size_t n, ks_ldiff_stats *out);
+/* The view's picture (rows bottom-up, RGBA8, m->x.pixels x m->y.pixels) of the
+ * values for the range [0, max]; KS_ERR_INVALID unless m is valid and covers
+ * w x h cells. */
+ks_status ks_laplace_diff_render_view(const float *diff, int w, int h, const ks_cellmap *m, float max,
+                                      unsigned char *rgba);
+
 /* ---- Kernel variants (laplace_variants.c: the table is plain C so the CLI
  * validates names in any build) ---- */
 /* The variants, one row each: name, summary, dims, block rank, default block
@@ -217,6 +243,10 @@ ks_status ks_lsolver_residual(ks_lsolver *s);
 /* Enqueues a fill of `bytes` bytes of device memory at dst with value (a
  * line drawn over a picture) on the solver's stream. */
 ks_status ks_lsolver_fill_bytes(ks_lsolver *s, void *dst, int value, size_t bytes);
+/* Enqueues a copy of bytes bytes of host memory into device memory at dst (a
+ * picture made on the host) on the solver's stream; src may be reused once
+ * it returns (pageable memory is staged before the call returns). */
+ks_status ks_lsolver_upload_bytes(ks_lsolver *s, void *dst, const void *src, size_t bytes);
 /* Enqueues the colormapped slice into dst (device pointer, w*h*4 bytes). */
 ks_status ks_lsolver_render_slice(ks_lsolver *s, ks_axis axis, int index, ks_colormap map,
                                   float lo, float hi, void *dst_rgba);
@@ -283,6 +313,10 @@ typedef struct ks_ldiff {
 } ks_ldiff;
 /* Compares a's current field with b's (the same grid); synchronous. */
 ks_status ks_lsolver_diff(ks_lsolver *a, ks_lsolver *b, float tol, ks_ldiff *out);
+/* |a - b| of the current fields over one slice into host (the difference
+ * view's values: w x h of ks_slice_dims, cell (x, y) at x + y*w; NaN against a
+ * number +inf, both NaN 0, as ks_lsolver_diff counts them); synchronous. */
+ks_status ks_lsolver_diff_slice(ks_lsolver *a, ks_lsolver *b, ks_axis axis, int index, float *host);
 
 /* Median milliseconds per iteration over reps timed launches of iters
  * iterations each (CUDA events, after warm-up launches); for the bench. */

@@ -1,7 +1,8 @@
 /* What the check of a user's kernel needs on the GPU (laplace.h): a random
  * field made in place (a large grid's worth from the host would cost the
- * check most of its time), the previous field's interior poisoned, and the
- * first cell where two solvers' fields differ. */
+ * check most of its time), the previous field's interior poisoned, the
+ * first cell where two solvers' fields differ, and their difference over a
+ * slice (the difference view). */
 #include <math.h>
 #include <string.h>
 
@@ -102,5 +103,53 @@ ks_status ks_lsolver_diff(ks_lsolver *a, ks_lsolver *b, float tol, ks_ldiff *out
         KS_CUDA_TRY(cudaMemcpy(&out->got, a->cur + h.first, sizeof(float), cudaMemcpyDeviceToHost));
         KS_CUDA_TRY(cudaMemcpy(&out->want, b->cur + h.first, sizeof(float), cudaMemcpyDeviceToHost));
     }
+    return KS_OK;
+}
+
+/* One thread a cell of the slice: cell (x, y) is point base + x*sa + y*sb. */
+__global__ void laplace_diff_slice_kernel(const float *a, const float *b, size_t base, size_t sa, size_t sb, int w,
+                                          int h, float *out)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const size_t p = base + (size_t)x * sa + (size_t)y * sb;
+    const float u = a[p], v = b[p];
+    float d = u == v ? 0.0f : fabsf(u - v); /* == first: inf against inf is no difference */
+    if (isnan(u) != isnan(v)) d = INFINITY; /* one of them never wrote it */
+    else if (isnan(d)) d = 0.0f; /* both NaN: both left the cell alone alike */
+    out[(size_t)y * w + x] = d;
+}
+
+ks_status ks_lsolver_diff_slice(ks_lsolver *a, ks_lsolver *b, ks_axis axis, int index, float *host)
+{
+    if (a->points != b->points || memcmp(&a->g, &b->g, sizeof a->g) != 0)
+        return ks_fail(KS_ERR_INVALID, "comparing fields of different grids");
+    if (axis < 0 || axis >= KS_AXIS_NUM || index < 0 || index > ks_slice_max_index(&a->g, axis))
+        return ks_fail(KS_ERR_INVALID, "difference slice: axis %d index %d outside the grid", (int)axis, index);
+    int w, h, p0[3], pa[3], pb[3];
+    ks_slice_dims(&a->g, axis, &w, &h);
+    ks_slice_point(&a->g, axis, index, 0, 0, p0);
+    ks_slice_point(&a->g, axis, index, w > 1 ? 1 : 0, 0, pa);
+    ks_slice_point(&a->g, axis, index, 0, h > 1 ? 1 : 0, pb);
+    const long long st[3] = {1, a->g.nx, (long long)a->g.nx * a->g.ny};
+    long long base = 0, sa = 0, sb = 0;
+    for (int d = 0; d < 3; ++d) {
+        base += p0[d] * st[d];
+        sa += (pa[d] - p0[d]) * st[d];
+        sb += (pb[d] - p0[d]) * st[d];
+    }
+    const size_t bytes = (size_t)w * (size_t)h * sizeof(float);
+    KS_CUDA_TRY(cudaStreamSynchronize(b->stream));
+    float *d = NULL;
+    KS_CUDA_TRY(cudaMalloc((void **)&d, bytes));
+    const dim3 block(32, 8), grid((unsigned)((w + 31) / 32), (unsigned)((h + 7) / 8));
+    laplace_diff_slice_kernel<<<grid, block, 0, a->stream>>>(a->cur, b->cur, (size_t)base, (size_t)sa, (size_t)sb, w,
+                                                             h, d);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaMemcpyAsync(host, d, bytes, cudaMemcpyDeviceToHost, a->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(a->stream);
+    const cudaError_t freed = cudaFree(d);
+    if (e == cudaSuccess) e = freed;
+    if (e != cudaSuccess) return ks_fail(KS_ERR_CUDA, "the difference of two fields over a slice: %s", cudaGetErrorString(e));
     return KS_OK;
 }

@@ -114,6 +114,13 @@ ks_status ks_lsolver_fill_bytes(ks_lsolver *s, void *dst, int value, size_t byte
     return KS_OK;
 }
 
+ks_status ks_lsolver_upload_bytes(ks_lsolver *s, void *dst, const void *src, size_t bytes)
+{
+    if (!dst || !src) return ks_fail(KS_ERR_INVALID, "upload: no source or destination");
+    KS_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
+    return KS_OK;
+}
+
 ks_status ks_lsolver_use_stream(ks_lsolver *s, void *stream)
 {
     KS_TRY(ks_lsolver_wait(s));

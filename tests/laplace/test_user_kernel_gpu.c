@@ -1,5 +1,6 @@
 /* A user's kernel on the GPU (--kernel-file): a correct one matches the gold;
- * a wrong one is refused with its first mismatching cell; a live run reloads
+ * a wrong one is refused with its first mismatching cell, and its difference
+ * slice (the live view's D) is nonzero exactly where it is wrong; a live run reloads
  * the file on every save and keeps running through builds that fail; bench
  * rows carry the file's name; an out-of-bounds write and an endless loop are
  * caught in the checker process, which is then replaced, also while a live
@@ -10,6 +11,7 @@
  * KS_TEST_NO_FAULTS=1 skips them (scripts/gpu-check.sh runs them in a step
  * of their own, after everything else). Exits 77 (skipped) without a CUDA
  * device or NVRTC. */
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -122,6 +124,146 @@ static void test_check_in_process(void **state)
     assert_non_null(strstr(res.message, "after 1 iteration at (i,j) = (129,1): nan where"));
     assert_non_null(strstr(res.message, "(never written); 75 points differ"));
     ks_nvrtc_result_free(&good);
+    ks_nvrtc_result_free(&bad);
+}
+
+/* The difference slice of a check after one iteration: a cell is wrong
+ * (+inf: the kernel never wrote it, the reference did) exactly where wrong()
+ * says, and elsewhere within the check's tolerance of the reference. */
+static void expect_diff(const ks_kcheck_result *res, int w, int h, int (*wrong)(int a, int b, void *ctx), void *ctx,
+                        const char *what)
+{
+    assert_non_null(res->diff);
+    assert_int_equal(res->diff_w, w);
+    assert_int_equal(res->diff_h, h);
+    long long bad = 0, zero = 0;
+    for (int b = 0; b < h; ++b)
+        for (int a = 0; a < w; ++a) {
+            const float d = res->diff[(size_t)b * w + a];
+            if (wrong(a, b, ctx) ? !isinf(d) : !(d <= 1e-5f))
+                fail_msg("%s: cell (%d, %d) is %g, %s", what, a, b, (double)d,
+                         wrong(a, b, ctx) ? "+inf expected (never written)" : "within 1e-5 expected");
+            bad += wrong(a, b, ctx);
+            zero += d == 0.0f;
+        }
+    fprintf(stderr, "%s: %lld cells wrong, %lld of the rest exactly 0\n", what, bad, zero);
+}
+
+typedef struct grid3 {
+    int nx, ny, nz;
+    int axis, index;
+} grid3;
+
+/* The kernels below skip the last interior column i = nx - 2: that is where a slice is wrong. */
+static int wrong_2d(int a, int b, void *ctx)
+{
+    const grid3 *g = ctx;
+    return a == g->nx - 2 && b >= 1 && b <= g->ny - 2;
+}
+
+static int wrong_3d(int a, int b, void *ctx)
+{
+    const grid3 *g = ctx;
+    int ijk[3];
+    const ks_grid kg = {3, g->nx, g->ny, g->nz};
+    ks_slice_point(&kg, (ks_axis)g->axis, g->index, a, b, ijk);
+    return ijk[0] == g->nx - 2 && ijk[1] >= 1 && ijk[1] <= g->ny - 2 && ijk[2] >= 1 && ijk[2] <= g->nz - 2;
+}
+
+/* D's picture, in this process: a kernel that skips the last interior column
+ * is refused on the small grid, and the live run made for the picture all the
+ * same shows that column, and only it, wrong; on each axis of a 3D grid too
+ * (across the column, through it, along it). The correct starter's slice is
+ * within the tolerance everywhere. */
+static void test_diff_slice(void **state)
+{
+    (void)state;
+    ks_nvrtc_result bad2, bad3, good;
+    compile(ks_skips_column, "skips.cu", &bad2);
+    ks_kcheck_request req = request("laplace2d", "skips.cu", &bad2, 300, 200, 1);
+    req.iters = 1; /* one iteration: the unwritten column has not spread yet */
+    req.diff = 1;
+    req.axis = 2;
+    req.index = 0;
+    ks_kcheck_result res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(ks_laplace_kernel_check(&req, &res), KS_OK);
+    fprintf(stderr, "refused: %s\n", res.message);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "differs from the CPU gold")); /* the refusal's own words */
+    grid3 g2 = {300, 200, 1, 2, 0};
+    expect_diff(&res, 300, 200, wrong_2d, &g2, "2D");
+    ks_kcheck_result_free(&res);
+
+    char text[4096];
+    snprintf(text, sizeof text, "%s", KS_LAPLACE3D_STARTER);
+    char *cond = strstr(text, "i > nx - 2");
+    assert_non_null(cond);
+    memcpy(cond, "i > nx - 3", 10);
+    compile(text, "skips3.cu", &bad3);
+    const grid3 cases[] = {{70, 45, 33, 0, 68}, {70, 45, 33, 0, 5}, {70, 45, 33, 1, 20}, {70, 45, 33, 2, 10}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        grid3 g = cases[i];
+        req = request("laplace3d", "skips3.cu", &bad3, g.nx, g.ny, g.nz);
+        req.iters = 1;
+        req.diff = 1;
+        req.axis = g.axis;
+        req.index = g.index;
+        memset(&res, 0, sizeof res);
+        assert_int_equal(ks_laplace_kernel_check(&req, &res), KS_OK);
+        assert_false(res.passed);
+        int w, h;
+        assert_true(ks_kcheck_diff_dims(&req, &w, &h));
+        char what[64];
+        snprintf(what, sizeof what, "3D, axis %d index %d", g.axis, g.index);
+        expect_diff(&res, w, h, wrong_3d, &g, what);
+        ks_kcheck_result_free(&res);
+    }
+
+    compile(KS_LAPLACE3D_STARTER, "good3.cu", &good);
+    req = request("laplace3d", "good3.cu", &good, 70, 45, 33);
+    req.diff = 1;
+    req.axis = 1;
+    req.index = 22;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(ks_laplace_kernel_check(&req, &res), KS_OK);
+    assert_true(res.passed);
+    grid3 none = {0, 0, 0, 1, 22}; /* nx 0: no column is wrong */
+    expect_diff(&res, 70, 33, wrong_3d, &none, "the starter");
+    ks_kcheck_result_free(&res);
+    ks_nvrtc_result_free(&bad2);
+    ks_nvrtc_result_free(&bad3);
+    ks_nvrtc_result_free(&good);
+}
+
+/* The same picture through the checker process (the app's binary): the
+ * values cross the pipe after the answer line, and the child serves the next
+ * check. */
+static void test_diff_in_child(void **state)
+{
+    (void)state;
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary()}, &c), KS_OK);
+    ks_nvrtc_result bad;
+    compile(ks_skips_column, "skips.cu", &bad);
+    ks_kcheck_request req = request("laplace2d", "skips.cu", &bad, 1000, 700, 1);
+    req.iters = 1;
+    req.diff = 1;
+    req.axis = 2;
+    ks_kcheck_result res;
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    fprintf(stderr, "in the child: %s (%.0f ms in all)\n", res.message, res.total_ms);
+    assert_false(res.passed);
+    grid3 g = {1000, 700, 1, 2, 0};
+    expect_diff(&res, 1000, 700, wrong_2d, &g, "2D, in the child");
+    ks_kcheck_result_free(&res);
+    const int pid = ks_kchecker_pid(c);
+    req.diff = 0;
+    assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+    assert_null(res.diff);
+    assert_non_null(strstr(res.message, "differs from the CPU gold"));
+    assert_int_equal(ks_kchecker_pid(c), pid);
+    ks_kchecker_destroy(c);
     ks_nvrtc_result_free(&bad);
 }
 
@@ -296,6 +438,8 @@ int main(void)
     if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_in_process),
+        cmocka_unit_test(test_diff_slice),
+        cmocka_unit_test(test_diff_in_child),
         cmocka_unit_test_teardown(test_live_reload, end_live_run),
         cmocka_unit_test(test_bench_rows),
         /* the faults last (see the top) */

@@ -21,6 +21,8 @@ endif()
 # against the CPU reference, bit for bit, and the full-resolution slice for F.
 ks_add_test(NAME test_laplace_view_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_view_gpu.c
             TIMEOUT 300)
+# The difference view's picture (D): colours, a pixel over several cells showing their largest.
+ks_add_test(NAME test_laplace_diff LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_diff.c TIMEOUT 60)
 # The live view's residual/histogram cadence and --iters auto's sizing, on made-up timings.
 ks_add_test(NAME test_cadence LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cadence.c)
 ks_add_test(NAME test_iters_auto LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_iters_auto.c)
@@ -48,6 +50,9 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME test_scaling_model_measured COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scaling-model.py
            --measured ${PROJECT_SOURCE_DIR}/docs/results/scaling-h100x2.csv --tolerance 0.10)
   set_tests_properties(test_scaling_model_measured PROPERTIES LABELS "cpu" TIMEOUT 60)
+  add_test(NAME test_scaling_model_measured_h200 COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/scaling-model.py
+           --measured ${PROJECT_SOURCE_DIR}/docs/results/scaling-h200x2.csv --tolerance 0.10)
+  set_tests_properties(test_scaling_model_measured_h200 PROPERTIES LABELS "cpu" TIMEOUT 60)
 endif()
 # Several GPUs (NCCL): every variant bit for bit against one GPU, the timing figures, the
 # refusals; skipped with fewer than two GPUs. Label multigpu too: ctest -L multigpu.

@@ -45,6 +45,19 @@ typedef struct frame_intervals {
     double last;                     /* the previous poll, host seconds */
 } frame_intervals;
 
+/* One answer for the difference view: values, or why there are none. */
+typedef struct diff_pic {
+    int valid;               /* an answer is here */
+    long long code_gen;      /* of the build it shows (diff.code_gen) */
+    int passed;
+    int axis, index;
+    float *values;           /* w x h (malloc'd), NULL: none, why says why */
+    int w, h;
+    ks_ldiff_stats stats;
+    int final;               /* none for this build on any slice (a fault, a time-out): not asked again */
+    char why[KS_KCHECK_MSG_MAX];
+} diff_pic;
+
 struct ks_laplace_user {
     frame_intervals frames;
     int count;
@@ -58,6 +71,26 @@ struct ks_laplace_user {
     char banner[KS_VIEW_TEXT];
     int banner_error;
     double banner_until;
+    /* The difference view: the worker (check_build, diff_task) writes diff
+       under lock, the frame loop moves diff.fresh into shown, its own. Only
+       the worker replaces code, so a task reads it without the lock. */
+    struct {
+        int slot;            /* the file checked last, -1: none yet */
+        void *code;          /* its code (a copy) and the block it was checked at */
+        size_t code_size;
+        int cubin;
+        int block[3];
+        long long code_gen;  /* bumped at every check of a build */
+        int on;              /* what the view wants now (the frame loop's) */
+        ks_axis axis;
+        int index;
+        int asked;           /* a task is on its way */
+        long long last_gen;  /* the answer stored last (taken or not): its build, slice, finality */
+        int last_axis, last_index, last_final;
+        diff_pic fresh;      /* the newest answer, not yet taken (valid 0: none) */
+    } diff;
+    diff_pic shown;
+    long long shown_serial;
     /* --edit: what the page sees of the first file (under lock) */
     int edit;
     ks_server_editor editor;
@@ -75,6 +108,106 @@ struct ks_laplace_user {
  * (the first build of a run can take the checker's start and its limit). */
 #define KS_USER_EDIT_PENDING_S 60.0
 
+/* An answer for the difference view into pic (its values taken from r). */
+static void diff_answer(diff_pic *pic, const ks_kcheck_request *req, ks_kcheck_result *r, long long code_gen)
+{
+    memset(pic, 0, sizeof *pic);
+    pic->valid = 1;
+    pic->code_gen = code_gen;
+    pic->passed = r->passed;
+    pic->axis = req->axis;
+    pic->index = req->index;
+    pic->values = r->diff;
+    pic->w = r->diff_w;
+    pic->h = r->diff_h;
+    r->diff = NULL;
+    if (pic->values) ks_laplace_diff_stats(pic->values, (size_t)pic->w * (size_t)pic->h, &pic->stats);
+    pic->final = !pic->values; /* the slice is never why: the sizes were checked before asking */
+    if (!pic->values) snprintf(pic->why, sizeof pic->why, "%s", r->message);
+}
+
+/* Stores an answer as the newest (lock held). */
+static void diff_store(ks_laplace_user *u, diff_pic *pic)
+{
+    free(u->diff.fresh.values);
+    u->diff.fresh = *pic;
+    u->diff.last_gen = pic->code_gen;
+    u->diff.last_axis = pic->axis;
+    u->diff.last_index = pic->index;
+    u->diff.last_final = pic->final;
+}
+
+/* After the check of a build (worker thread): it is the file checked last,
+ * its code kept for the slices asked later, its picture stored when the
+ * check brought one. */
+static void diff_checked(ks_laplace_user *u, int slot, const ks_kcheck_request *req, ks_kcheck_result *r)
+{
+    void *copy = malloc(req->code_size);
+    if (copy) memcpy(copy, req->code, req->code_size);
+    pthread_mutex_lock(&u->lock);
+    const long long gen = ++u->diff.code_gen;
+    diff_pic pic;
+    if (req->diff || !copy) {
+        diff_answer(&pic, req, r, gen);
+        if (!copy && !pic.values) snprintf(pic.why, sizeof pic.why, "out of host memory for a copy of the code");
+        pic.final |= !copy;
+        diff_store(u, &pic);
+    }
+    free(u->diff.code);
+    u->diff.code = copy;
+    u->diff.code_size = req->code_size;
+    u->diff.cubin = req->cubin;
+    memcpy(u->diff.block, req->block, sizeof u->diff.block);
+    u->diff.slot = slot;
+    pthread_mutex_unlock(&u->lock);
+    ks_kcheck_result_free(r);
+}
+
+/* ks_kernel_watch_task (worker thread): the file checked last, checked again
+ * with the slice the view shows now, for its picture alone (the build that
+ * runs stays as it is). */
+static void diff_task(void *user)
+{
+    ks_laplace_user *u = user;
+    ks_kcheck_request req;
+    memset(&req, 0, sizeof req);
+    pthread_mutex_lock(&u->lock);
+    const long long gen = u->diff.code_gen;
+    const int have = u->diff.last_gen == gen &&
+                     (u->diff.last_final || (u->diff.last_axis == (int)u->diff.axis && u->diff.last_index == u->diff.index));
+    const int go = u->diff.on && u->diff.code && !have;
+    const int slot = u->diff.slot;
+    req.diff = 1;
+    req.axis = (int)u->diff.axis;
+    req.index = u->diff.index;
+    memcpy(req.block, u->diff.block, sizeof req.block);
+    if (!go) u->diff.asked = 0;
+    pthread_mutex_unlock(&u->lock);
+    if (!go) return;
+    snprintf(req.scene, sizeof req.scene, "%s", u->scene);
+    snprintf(req.file, sizeof req.file, "%s", ks_lvariant_get(u->files[slot].id)->name);
+    req.grid[0] = u->grid.nx;
+    req.grid[1] = u->grid.ny;
+    req.grid[2] = u->grid.nz;
+    req.code = u->diff.code; /* only this thread replaces it */
+    req.code_size = u->diff.code_size;
+    req.cubin = u->diff.cubin;
+    ks_kcheck_result r;
+    memset(&r, 0, sizeof r);
+    diff_pic pic;
+    if (ks_kchecker_run(u->checker, &req, &r) != KS_OK) { /* no check process to be had */
+        pic = (diff_pic){.valid = 1, .code_gen = gen, .axis = req.axis, .index = req.index};
+        snprintf(pic.why, sizeof pic.why, "the check could not run: %s", ks_error_message());
+    } else {
+        diff_answer(&pic, &req, &r, gen);
+    }
+    ks_kcheck_result_free(&r);
+    pthread_mutex_lock(&u->lock);
+    diff_store(u, &pic);
+    u->diff.asked = 0;
+    pthread_mutex_unlock(&u->lock);
+}
+
 /* The watch's check (its worker thread): the build in the checker process. */
 static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
 {
@@ -89,17 +222,26 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     pthread_mutex_lock(&u->lock);
     memcpy(req.block, u->blocks[slot], sizeof req.block);
     memcpy(u->files[slot].check_block, req.block, sizeof req.block);
+    /* the view on: the build's check brings the picture along, no second check */
+    req.diff = u->diff.on;
+    req.axis = (int)u->diff.axis;
+    req.index = u->diff.index;
     pthread_mutex_unlock(&u->lock);
     req.code = code;
     req.code_size = size;
     req.cubin = cubin;
+    int w, h;
+    if (req.diff && (!ks_kcheck_diff_dims(&req, &w, &h) || (long long)w * h > KS_KCHECK_DIFF_MAX))
+        req.diff = 0; /* ks_laplace_user_diff says why */
     ks_kcheck_result r;
     memset(&r, 0, sizeof r);
     const ks_status st = ks_kchecker_run(u->checker, &req, &r);
     if (st != KS_OK) {
+        ks_kcheck_result_free(&r);
         snprintf(msg, cap, "the check could not run: %s", ks_error_message());
         return st;
     }
+    diff_checked(u, slot, &req, &r);
     snprintf(msg, cap, "%s", r.message);
     if (!r.passed) return KS_ERR_INVALID;
     pthread_mutex_lock(&u->lock);
@@ -277,6 +419,7 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
     if (!u) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     pthread_mutex_init(&u->lock, NULL);
     u->count = count;
+    u->diff.slot = -1;
     u->grid = d->grid;
     u->edit = d->edit && d->watch;
     u->editor = (ks_server_editor){u, editor_describe, editor_submit};
@@ -299,6 +442,7 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
         .check = check_build,
         .check_user = u,
         .initial_build = 1,
+        .task = diff_task,
     };
     if (st == KS_OK) st = ks_kernel_watch_create(&wd, &u->watch);
     /* The first build of every file, before anything runs. */
@@ -359,6 +503,9 @@ void ks_laplace_user_destroy(ks_laplace_user *u)
     ks_kernel_watch_destroy(u->watch); /* first: its worker may be inside a check */
     ks_kchecker_destroy(u->checker);
     pthread_mutex_destroy(&u->lock);
+    free(u->diff.code);
+    free(u->diff.fresh.values);
+    free(u->shown.values);
     free(u);
 }
 
@@ -448,4 +595,68 @@ void ks_laplace_user_view(const ks_laplace_user *u, int variant, ks_view *v)
         for (int n = 0; n < KS_USER_LOG_LINES && f->failed; ++n)
             if (f->log[n][0]) ks_view_text(v, KS_VGROUP_KERNEL, "log", "%s", f->log[n]);
     }
+}
+
+void ks_laplace_user_diff(ks_laplace_user *u, int on, ks_axis axis, int index, ks_laplace_diff *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!u) return; /* KS_LDIFF_NO_KERNEL */
+    const ks_lvariant_info *ref = ks_lvariant_get(ks_lvariant_default(u->grid.dims));
+    out->reference = ref ? ref->name : "";
+    int w, h;
+    ks_slice_dims(&u->grid, axis, &w, &h);
+    const int fits = (long long)w * h <= KS_KCHECK_DIFF_MAX;
+    int ask = 0;
+    pthread_mutex_lock(&u->lock);
+    u->diff.on = on && fits && u->watch;
+    u->diff.axis = axis;
+    u->diff.index = index;
+    if (u->diff.fresh.valid) { /* the newest answer becomes the one shown */
+        free(u->shown.values);
+        u->shown = u->diff.fresh;
+        memset(&u->diff.fresh, 0, sizeof u->diff.fresh);
+        ++u->shown_serial;
+    }
+    const int slot = u->diff.slot;
+    const long long gen = u->diff.code_gen;
+    const int have = u->diff.last_gen == gen &&
+                     (u->diff.last_final || (u->diff.last_axis == (int)axis && u->diff.last_index == index));
+    if (u->diff.on && slot >= 0 && !have && !u->diff.asked) ask = u->diff.asked = 1;
+    pthread_mutex_unlock(&u->lock);
+    if (ask && ks_kernel_watch_task(u->watch) != KS_OK) {
+        pthread_mutex_lock(&u->lock);
+        u->diff.asked = 0;
+        pthread_mutex_unlock(&u->lock);
+        ks_error_clear(); /* the watch's own builds say why it stopped */
+    }
+    const diff_pic *p = &u->shown;
+    if (slot < 0) {
+        out->state = KS_LDIFF_UNCHECKED;
+        return;
+    }
+    snprintf(out->kernel, sizeof out->kernel, "%s", ks_lvariant_get(u->files[slot].id)->name);
+    if (!fits) {
+        out->state = KS_LDIFF_NONE;
+        snprintf(out->why, sizeof out->why, "the slice has %dx%d cells, more than the %d the difference view takes", w,
+                 h, KS_KCHECK_DIFF_MAX);
+        return;
+    }
+    if (!p->valid || p->code_gen != gen || (!p->final && (p->axis != (int)axis || p->index != index))) {
+        out->state = KS_LDIFF_WAITING;
+        return;
+    }
+    out->passed = p->passed;
+    out->serial = u->shown_serial;
+    if (!p->values) {
+        out->state = KS_LDIFF_NONE;
+        snprintf(out->why, sizeof out->why, "%s", p->why);
+        return;
+    }
+    out->state = KS_LDIFF_READY;
+    out->axis = p->axis;
+    out->index = p->index;
+    out->w = p->w;
+    out->h = p->h;
+    out->values = p->values;
+    out->stats = p->stats;
 }

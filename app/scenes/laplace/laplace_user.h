@@ -6,6 +6,7 @@
 #ifndef KS_LAPLACE_USER_H
 #define KS_LAPLACE_USER_H
 
+#include "app/kernel/kernel_checker.h"
 #include "app/scene.h"
 #include "kernels/laplace/laplace.h"
 
@@ -46,5 +47,36 @@ ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int varia
 const struct ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u);
 /* The panel: what the last build of each file did. */
 void ks_laplace_user_view(const ks_laplace_user *u, int variant, ks_view *v);
+
+/* The difference view (the live view's D): |yours - ours| over the slice the
+ * view shows, for the file checked last, as its check in the checker process
+ * measures it on the live grid (app/kernel/kernel_checker.h). */
+typedef enum ks_ldiff_state {
+    KS_LDIFF_NO_KERNEL = 0, /* no --kernel-file (u is NULL) */
+    KS_LDIFF_UNCHECKED,     /* no file has been checked yet */
+    KS_LDIFF_WAITING,       /* asked of the checker process for this slice */
+    KS_LDIFF_READY,         /* values, below */
+    KS_LDIFF_NONE,          /* the check made none: why */
+} ks_ldiff_state;
+
+typedef struct ks_laplace_diff {
+    ks_ldiff_state state;
+    char kernel[KS_LUSER_NAME_MAX]; /* the file checked last (its variant's name), "" none */
+    const char *reference;  /* our variant it runs against on the live grid */
+    int passed;             /* READY / NONE: its check passed */
+    int axis, index, w, h;  /* READY: the slice and its cells */
+    const float *values;    /* READY: w x h, cell (a, b) at a + b*w (laplace.h's difference view);
+                               the module's, valid until the next ks_laplace_user_diff */
+    ks_ldiff_stats stats;   /* READY: of the values */
+    long long serial;       /* changes whenever the values do (the picture is made again) */
+    char why[KS_KCHECK_MSG_MAX]; /* NONE: why there is no picture */
+} ks_laplace_diff;
+
+/* Once a frame, on = 1 while the view is on: when what there is is of
+ * another slice or an older build, asks for a check of the file with this
+ * slice on the watch's worker thread (never waits; a slice of more than
+ * KS_KCHECK_DIFF_MAX cells is not asked for: NONE, saying so), and gives what
+ * there is now. u NULL: KS_LDIFF_NO_KERNEL. */
+void ks_laplace_user_diff(ks_laplace_user *u, int on, ks_axis axis, int index, ks_laplace_diff *out);
 
 #endif

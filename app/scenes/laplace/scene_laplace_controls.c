@@ -1,8 +1,10 @@
 /* The Laplace scene's controls: the keys (ks_scene_api.key), switching the
  * kernel variant and the thread block, the slice axis and index. */
+#include <stdio.h>
 #include <string.h>
 
 #include "app/scenes/laplace/scene_laplace_internal.h"
+#include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 
 /* Candidate blocks for [ and ]: by rank, in increasing thread count. */
@@ -101,6 +103,21 @@ static void move_index(ks_laplace_scene *s, int delta)
     s->index = idx < 0 ? 0 : idx > max ? max : idx;
 }
 
+/* D: the difference view on / off; without a user kernel a notice says why
+ * there is none (the CPU backend runs none). */
+static void toggle_diff(ks_laplace_scene *s)
+{
+    if (s->user) {
+        s->diff_on = !s->diff_on;
+        return;
+    }
+    s->diff_on = 0;
+    snprintf(s->notice, sizeof s->notice, "D: no difference view: %s",
+             s->use_cuda ? "no --kernel-file kernel to compare with ours"
+                         : "the CPU backend runs no user kernels (--kernel-file needs a CUDA device)");
+    s->notice_until = ks_now_seconds() + 4.0;
+}
+
 ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled)
 {
     ks_laplace_scene *s = self;
@@ -142,6 +159,7 @@ ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled)
         if (s->auto_range && s->have_minmax) ks_laplace_scene_apply_minmax(s, s->slice_min, s->slice_max);
         return KS_OK;
     case 'R': return ks_laplace_scene_upload_initial(s);
+    case 'D': toggle_diff(s); return KS_OK;
     default: *handled = 0; return KS_OK;
     }
 }

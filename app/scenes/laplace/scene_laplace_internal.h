@@ -11,6 +11,7 @@
 #include "app/scene.h"
 #include "app/scenes.h"
 #include "app/scenes/laplace/laplace_options.h"
+#include "app/scenes/laplace/laplace_user.h"
 
 enum { KS_HISTORY = KS_VIEW_PLOT };
 
@@ -58,6 +59,18 @@ typedef struct ks_laplace_scene {
     ks_cadence hist_cad;     /* field histogram likewise */
     int use_graph;           /* CUDA backend: the frame's launches as one CUDA graph */
     struct ks_laplace_user *user; /* --kernel-file: users' kernels, reloaded on save (NULL: none) */
+    /* D: the difference view, |yours - ours| on the slice for the user kernel
+     * checked last (laplace_user.h), drawn instead of the field when there is one */
+    int diff_on;
+    ks_laplace_diff diff;    /* this frame's state of it */
+    unsigned char *diff_rgba; /* its picture, made on the host for the view (NULL: none yet) */
+    size_t diff_cap;         /* bytes of diff_rgba */
+    long long diff_serial;   /* the values diff_rgba was made of (their serial; 0: none) */
+    ks_cellmap diff_map;     /* and the view it was made for */
+    int diff_drawn;          /* the last frame drew the difference, not the field */
+    int probe_cell[2];       /* the probed cell in slice cells (a, b) */
+    char notice[KS_VIEW_TEXT]; /* a key's one-line notice (D without a user kernel) */
+    double notice_until;     /* host seconds */
     /* --gpus N (N > 1): the field lives on N GPUs (kernels/laplace/laplace_multi.h); solver
      * is then the display GPU's solver of the slice alone (views[axis], made on first use,
      * all on the first one's stream) */
@@ -87,6 +100,12 @@ static inline const char *scene_name(const ks_laplace_scene *s)
 {
     return s->grid.dims == 3 ? "laplace3d" : "laplace2d";
 }
+
+/* 1 when this frame shows the difference view's values (D), not the field. */
+int ks_laplace_scene_diff_shown(const ks_laplace_scene *s);
+/* The difference picture's colour range: [0, the largest finite value], or
+ * [0, 1] when there is none (every value 0 or +inf). */
+static inline float scene_diff_range(const ks_laplace_diff *d) { return d->stats.max > 0.0f ? d->stats.max : 1.0f; }
 
 /* Fills the scene's part of the view model (ks_scene_api.view). */
 void ks_laplace_scene_view(void *self, ks_view *v);

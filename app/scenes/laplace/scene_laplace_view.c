@@ -6,6 +6,7 @@
 
 #include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
+#include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 
 static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};
@@ -103,6 +104,66 @@ static void multi_lines(const ks_laplace_scene *s, ks_view *v)
         else snprintf(label, sizeof label, "rank %d", i); /* mpirun: another rank's GPU */
         ks_view_text(v, KS_VGROUP_SCENE, label, "%c %d-%d: jacobi %.3f ms/it, halo %.3f ms, %.0f%% hidden", axis, b->first,
                      b->first + b->count - 1, t.jacobi_ms[i], t.gpu_halo_ms[i], 100.0 * t.gpu_hidden[i]);
+    }
+}
+
+/* D: what the difference view shows, or why it shows nothing; when it
+ * shows the values, the colour bar is theirs. */
+static void view_diff(const ks_laplace_scene *s, ks_view *v)
+{
+    const ks_laplace_diff *d = &s->diff;
+    if (s->user) ks_view_toggle(v, "difference", 'D', s->diff_on ? "on" : "off", s->diff_on ? "off" : "on");
+    if (!v->message[0] && s->notice[0] && ks_now_seconds() < s->notice_until) {
+        snprintf(v->message, sizeof v->message, "%s", s->notice);
+        v->message_kind = KS_VMSG_NOTICE;
+    }
+    if (!s->diff_on) return;
+    const char *what = "";
+    char line[KS_VIEW_TEXT];
+    size_t used = 0; /* a long reason is cut to the line (the panel's and the banner's size) */
+    switch (d->state) {
+    case KS_LDIFF_NO_KERNEL: what = "no user kernel (--kernel-file)"; break;
+    case KS_LDIFF_UNCHECKED: what = "no kernel file checked yet"; break;
+    case KS_LDIFF_WAITING: what = "asking the check process for this slice; the field meanwhile"; break;
+    case KS_LDIFF_NONE:
+        ks_text_append(line, sizeof line, &used, "no difference picture of %s: %s", d->kernel, d->why);
+        what = line;
+        break;
+    case KS_LDIFF_READY:
+        if (d->stats.nonzero == 0)
+            ks_text_append(line, sizeof line, &used, "%s equals %s on this slice, cell for cell", d->kernel,
+                           d->reference);
+        else
+            ks_text_append(line, sizeof line, &used, "%s against %s: %lld of %lld cells differ%s, max %.2e%s; grey: exactly 0, a "
+                     "pixel shows its cells' largest", d->kernel, d->reference, d->stats.nonzero,
+                     (long long)d->w * d->h, d->stats.unwritten ? " (inf: left unwritten)" : "", d->stats.max,
+                     d->passed ? " (within the check's tolerance)" : "");
+        what = line;
+        break;
+    }
+    ks_view_text(v, KS_VGROUP_SCENE, "difference view", "%s", what);
+    /* no picture for a reason the learner must know: said where it is seen */
+    if (!v->message[0] && (d->state == KS_LDIFF_NONE || d->state == KS_LDIFF_UNCHECKED)) {
+        size_t n = 0;
+        ks_text_append(v->message, sizeof v->message, &n, "D: %s", what);
+        v->message_kind = KS_VMSG_NOTICE;
+    }
+    if (!ks_laplace_scene_diff_shown(s)) return;
+    v->colorbar.cmap = KS_LDIFF_CMAP;
+    v->colorbar.lo = 0.0;
+    v->colorbar.hi = scene_diff_range(d);
+    v->colorbar.hist_n = 0; /* the field's histogram says nothing of the difference */
+    if (d->stats.nonzero == 0)
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s| = 0 (grey)", d->reference);
+    else if (d->stats.max > 0.0f)
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s|, max %.1e (grey: 0)", d->reference,
+                 d->stats.max);
+    else
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s|, max inf (unwritten)", d->reference);
+    if (s->probe_valid && s->probe_cell[0] < d->w && s->probe_cell[1] < d->h) {
+        const size_t n = strlen(v->hover);
+        snprintf(v->hover + n, sizeof v->hover - n, "%s|yours - %s| = %.6g", n ? "\n" : "", d->reference,
+                 d->values[(size_t)s->probe_cell[1] * (size_t)d->w + (size_t)s->probe_cell[0]]);
     }
 }
 
@@ -240,5 +301,6 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     memcpy(v->plot.y, s->hist_y, (size_t)s->hist_n * sizeof(float));
     v->plot.n = s->hist_n;
     snprintf(v->plot.title, sizeof v->plot.title, "log10 residual vs iterations");
+    view_diff(s, v);
 }
 
