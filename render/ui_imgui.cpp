@@ -264,8 +264,8 @@ void stages_panel(const ks_view *v)
 {
     /* the first thing to read: how much of the wall-clock frame interval the
      * solver gets (not the "frame work" row below: one frame's own work) */
-    const ks_vfield *share = ks_view_find(v, "solver share");
-    const ks_vfield *interval = ks_view_find(v, "frame interval");
+    const ks_vfield *share = ks_view_find(v, KS_VIEW_SOLVER_SHARE);
+    const ks_vfield *interval = ks_view_find(v, KS_VIEW_FRAME_INTERVAL);
     if (share && interval && !share->is_text && !interval->is_text)
         ImGui::Text("solver share %.0f %% of a %.3f ms frame interval", 100.0 * share->value, interval->value);
     if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
@@ -462,7 +462,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     float want[P_NUM] = {0};
     int nctl_lines = v->ncontrols + 1;
     want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
-    want[P_STAGES] = title + pad + line * (float)(v->nstages + 1 + (ks_view_find(v, "solver share") != nullptr));
+    want[P_STAGES] = title + pad + line * (float)(v->nstages + 1 + (ks_view_find(v, KS_VIEW_SOLVER_SHARE) != nullptr));
     want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
     want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
     want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight() * (v->colorbar.hist_n > 0 ? 3.0f : 1.0f);

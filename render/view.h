@@ -185,6 +185,10 @@ void ks_view_text(ks_view *v, ks_vgroup g, const char *label, const char *fmt, .
     __attribute__((format(printf, 4, 5)));
 /* The field with that label, or NULL. */
 const ks_vfield *ks_view_find(const ks_view *v, const char *label);
+/* Frame fields the panels look up by label (the live loop writes them, the stage panel reads them).
+ * The whole name is the label, which wraps; a unit holds 15 characters. */
+#define KS_VIEW_SOLVER_SHARE "solver share of frame interval"
+#define KS_VIEW_FRAME_INTERVAL "frame interval"
 /* Adds a control; returns it (NULL when full) for its choices. */
 ks_vcontrol *ks_view_control(ks_view *v, const char *label, int key_prev, int key_next);
 /* Adds an on / off control that key flips: now is its state (the value and

@@ -5,6 +5,8 @@
 #   axis, S and P save the screen as PNG/PPM, so does a click on the panel's
 #   Save button, O hides the panels (S then saves the bare picture: the view),
 #   the wheel and . zoom in, a drag pans, , zooms out, 0 fits again, Q quits.
+# It waits on the app's own signs, never a fixed time: the frames it finishes (rows of its timings
+# CSV) after an input whose effect shows later, the file a save writes.
 # Usage (ctest runs it under xvfb-run): keys_window.sh KERNELSCOPE_BINARY [cpu|cuda]
 set -euo pipefail
 bin=$1
@@ -13,45 +15,74 @@ backend=${2:-cpu}
 command -v xdotool >/dev/null || exit 77
 out=$(mktemp -d /tmp/ks-keys-XXXXXX)
 trap 'rc=$?; [ "$rc" = 0 ] || echo "kept $out (the scratch of a failed test)"' EXIT
-"$bin" laplace3d --backend "$backend" --window --grid 40x30x20 --iters 1 --size 640x400 --out "$out" 2>"$out/stderr" &
+# --save-every with a count no run reaches: no pictures, but the timings CSV gets a row (flushed)
+# as each frame ends, which is the clock this test waits on instead of sleeping
+"$bin" laplace3d --backend "$backend" --window --grid 40x30x20 --iters 1 --size 640x400 --save-every 1000000000 \
+  --out "$out" 2>"$out/stderr" &
 pid=$!
+fail() { echo "$1"; cat "$out/stderr"; kill $pid 2>/dev/null || true; exit 1; }
+# waits (up to 60 s) until the command given succeeds; fails the test if the app is gone or time runs out
+wait_for() {
+  local what=$1 end=$((SECONDS + 60)); shift
+  until "$@"; do
+    kill -0 $pid 2>/dev/null || fail "kernelscope exited while waiting for $what"
+    [ $SECONDS -lt $end ] || fail "no $what within 60 s"
+    sleep 0.05
+  done
+}
+frames() { # frames the app has finished: the rows of its timings CSV (written under a temporary name)
+  local f
+  f=$(ls "$out"/laplace3d_timings.csv.tmp-* 2>/dev/null | head -n 1 || true)
+  if [ -n "$f" ]; then echo $(($(wc -l <"$f") - 1)); else echo 0; fi
+}
+at_least() { [ "$(frames)" -ge "$1" ]; }
+# wait_frames N: N more frames end; an input sent before them has been taken by then
+wait_frames() { local want=$(($(frames) + $1)); wait_for "$1 more frames" at_least "$want"; }
+count() { ls "$out" | grep -c -- "$1" || true; }
+more_than() { [ "$(count "$1")" -gt "$2" ]; }
+# saving PATTERN COMMAND...: runs the command (a key, a click) and waits for the file it saves
+saving() {
+  local pattern=$1 n
+  shift
+  n=$(count "$pattern")
+  "$@"
+  wait_for "file matching $pattern" more_than "$pattern" "$n"
+}
 win=""
-for _ in $(seq 1 100); do
-  win=$(xdotool search --onlyvisible --name '^kernelscope$' 2>/dev/null | head -n 1 || true)
-  [ -n "$win" ] && break
-  sleep 0.1
-done
-[ -n "$win" ] || { echo "window did not appear"; cat "$out/stderr"; kill $pid; exit 1; }
+find_window() { win=$(xdotool search --onlyvisible --name '^kernelscope$' 2>/dev/null | head -n 1 || true); [ -n "$win" ]; }
+wait_for "window" find_window
 # XTEST key events go to the focused window (synthetic XSendEvent ones are ignored by GLFW).
 xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
-press() { xdotool key "$@"; sleep 0.4; }
-sleep 0.5
-press f            # bare picture, axis y (the default): 40 x 20
-press x; press f   # axis x: 30 x 20
-press z; press f   # axis z: 40 x 30
-press s            # screen PNG 640 x 400
-press p            # screen PPM
+wait_for "first frames" at_least 2
+field='_field\.png$' screen='_screen\.'
+press() { xdotool key "$@"; wait_frames 3; } # a key whose effect a later save shows
+saving "$field" xdotool key f            # bare picture, axis y (the default): 40 x 20
+press x; saving "$field" xdotool key f   # axis x: 30 x 20
+press z; saving "$field" xdotool key f   # axis z: 40 x 30
+saving "$screen" xdotool key s           # screen PNG 640 x 400
+saving "$screen" xdotool key p           # screen PPM
 # the mouse: the Save button of the "Scene and kernel" panel (640x400: 13 px
 # font, the panel column starts at x = 357) saves the screen as S does
-xdotool mousemove --window "$win" 522 41; sleep 0.3
-xdotool click 1; sleep 0.6
-xdotool mousemove --window "$win" 100 200; sleep 0.2
-press o; press s   # overlay hidden: S saves the bare picture (axis z): the 40 x 30 slice fitted, 533 x 400
+xdotool mousemove --window "$win" 522 41; wait_frames 3
+saving "$screen" xdotool click 1
+xdotool mousemove --window "$win" 100 200; wait_frames 3
+press o; saving "$screen" xdotool key s  # overlay hidden: S saves the bare picture (axis z): the 40 x 30 slice fitted, 533 x 400
 # zoom and pan: the picture is the view, at most the area
-xdotool mousemove --window "$win" 320 200; sleep 0.2
-xdotool click 4; xdotool click 4; xdotool click 4; sleep 0.4   # wheel: three levels in at the cursor
-press s            # zoomed: the grid is wider than the area, the picture fills it: 640 x 400
-xdotool mousedown 1; sleep 0.2; xdotool mousemove --window "$win" 420 260; sleep 0.3; xdotool mouseup 1; sleep 0.3
-press s            # dragged: the same size, other cells
-press f            # F is still the whole slice, one pixel per point: 40 x 30
+xdotool mousemove --window "$win" 320 200; wait_frames 3
+xdotool click 4; xdotool click 4; xdotool click 4; wait_frames 3   # wheel: three levels in at the cursor
+saving "$screen" xdotool key s           # zoomed: the grid is wider than the area, the picture fills it: 640 x 400
+# a drag: the button seen down, then the move, then the release, each in frames of their own
+xdotool mousedown 1; wait_frames 3; xdotool mousemove --window "$win" 420 260; wait_frames 3; xdotool mouseup 1; wait_frames 3
+saving "$screen" xdotool key s           # dragged: the same size, other cells
+saving "$field" xdotool key f            # F is still the whole slice, one pixel per point: 40 x 30
 press comma; press comma; press comma
-press s            # three levels out: the fit, 533 x 400
+saving "$screen" xdotool key s           # three levels out: the fit, 533 x 400
 press period
-press s            # one level in with the key: 640 x 400
+saving "$screen" xdotool key s           # one level in with the key: 640 x 400
 press 0
-press s            # the whole grid again: 533 x 400
+saving "$screen" xdotool key s           # the whole grid again: 533 x 400
 press h; press c; press a; press plus; press minus; press Up; press Next; press space; press n; press r
-press q
+xdotool key q
 wait $pid || { echo "kernelscope exited $?"; cat "$out/stderr"; exit 1; }
 
 size() { python3 - "$1" <<'PY'

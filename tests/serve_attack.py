@@ -11,8 +11,10 @@ Usage: serve_attack.py KERNELSCOPE [--seconds S] [--slow-seconds S] [--rss-slack
   --rss-slack-kb  VmRSS growth allowed per class, measured after a first third (default 1024)
   --slow-rss-slack-kb  the same for the slow-client classes (default 4096: 200 live header buffers)
   --report FILE   the VmRSS figures, one line a class
-Exit 0 when all held, 1 on a failed check, 77 when no server could start (no display)."""
-import argparse, os, re, shutil, signal, socket, struct, subprocess, sys, tempfile, time
+Exit 0 when all held, 1 on a failed check, 77 when no server could start (no display).
+Its scratch folder (/tmp/ks-attack-*: the server's log and working folder) is removed when the
+test passes or is skipped, and kept, with a "kept <path>" line, when it fails."""
+import argparse, atexit, os, re, shutil, signal, socket, struct, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("bin")
@@ -39,8 +41,26 @@ def check(name, got, want):
 
 # ---- the server ----------------------------------------------------------------
 
-work = tempfile.mkdtemp(prefix="ks_attack.")  # its working folder: a key 's' would write a PNG here
+work = tempfile.mkdtemp(prefix="ks-attack-", dir="/tmp")  # its working folder: a key 's' would write a PNG here
 log = open(os.path.join(work, "server.log"), "w+")
+proc = None
+scratch_done = False  # True once the test passed or was skipped: then the folder goes
+
+
+def scratch_at_exit():
+    """Every way out (a failed check, an exception, a skip): no server left running; the
+    scratch folder removed after a pass or a skip, kept and named after a failure."""
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    log.close()
+    if scratch_done:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print("kept %s (the scratch of a failed test)" % work, flush=True)
+
+
+atexit.register(scratch_at_exit)
 env = dict(os.environ)
 env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=8").lstrip(":")
 proc = subprocess.Popen([os.path.abspath(args.bin), "laplace2d", "--backend", "cpu", "--headless", "--size", "128x128",
@@ -63,6 +83,7 @@ if port is None:
     print(text)
     if re.search(r"EGL|display|GL context", text):
         print("skipped: no display for the headless run")
+        scratch_done = True
         sys.exit(77)
     print("FAIL: the server printed no URL")
     sys.exit(1)
@@ -388,10 +409,9 @@ check("no sanitizer report", bool(re.search(r"LeakSanitizer|AddressSanitizer|run
 if args.report:
     with open(args.report, "w") as f:
         f.write("\n".join(report) + "\n")
-log.close()
-shutil.rmtree(work, ignore_errors=True)
 if fails:
     print(text[-4000:])
     print("%d checks failed: %s" % (len(fails), ", ".join(fails)))
     sys.exit(1)
+scratch_done = True
 print("all checks passed")

@@ -64,6 +64,20 @@ static void test_fill_from_stats(void **state)
     assert_true(r.solver_share == 5.4 / 6.0);
     assert_true(r.map_unmap_ms == 0.25 + 0.05);
     assert_int_equal(r.nstages, 5);
+    /* the table's stage line names the frame stage as the panels do ("frame work", issue 23
+     * item 9); the stages CSV keeps the stage's own name for programs that read it */
+    char *table = ks_bench_live_table(&r, 1);
+    assert_non_null(table);
+    const char *line = strstr(table, "stages (median ms): ");
+    assert_non_null(line);
+    const char want[] = "stages (median ms): frame work 5.900, interop map 0.250,";
+    if (strncmp(line, want, strlen(want)) != 0) fail_msg("table line '%.80s', expected '%s'", line, want);
+    free(table);
+    char *stages = ks_bench_live_stages_csv(&r, 1);
+    assert_non_null(stages);
+    assert_non_null(strstr(stages, ",\"frame\",5.9"));
+    assert_null(strstr(stages, "frame work"));
+    free(stages);
     /* spheres: the render stage is the solver; the CPU backend's host upload stage */
     memset(&s, 0, sizeof s);
     s.interval_ms = 2.0;

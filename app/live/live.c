@@ -196,8 +196,8 @@ static void view_frame(ks_live *l, ks_view *v)
     /* the scene's solver stages over the wall-clock frame interval (stage_timer.h) */
     ks_stage_share share;
     if (ks_stage_timer_share(l->timer, &share)) {
-        ks_view_num(v, KS_VGROUP_FRAME, "solver share", share.share, "of frame interval", KS_VFMT_PCT);
-        ks_view_num(v, KS_VGROUP_FRAME, KS_FRAME_INTERVAL_LABEL, share.interval_ms, "ms", KS_VFMT_F3);
+        ks_view_num(v, KS_VGROUP_FRAME, KS_VIEW_SOLVER_SHARE, share.share, "", KS_VFMT_PCT);
+        ks_view_num(v, KS_VGROUP_FRAME, KS_VIEW_FRAME_INTERVAL, share.interval_ms, "ms", KS_VFMT_F3);
     }
     const int stages = ks_stage_timer_stage_count(l->timer);
     for (int s = 0; s < stages && v->nstages < KS_VIEW_STAGES; ++s) {
