@@ -14,6 +14,7 @@
 #endif
 
 #include "kernels/common/colormap.h"
+#include "kernels/common/cpu_threads.h"
 #include "reduce_input.h"
 
 /* ---- variant table ---- */
@@ -119,7 +120,7 @@ void ks_reduce_fill(ks_reduce_input kind, unsigned seed, float *x, long long n)
 {
     const int integer = kind == KS_REDUCE_INPUT_INTEGER;
     if (seed == 0) seed = KS_REDUCE_DEFAULT_SEED;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ks_cpu_threads((size_t)n))
     for (long long i = 0; i < n; ++i) x[i] = ks_reduce_value(integer, seed, i);
 }
 
@@ -133,7 +134,7 @@ double ks_reduce_gold_sum(const float *x, long long n)
 double ks_reduce_abs_sum(const float *x, long long n)
 {
     double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(ks_cpu_threads((size_t)n))
     for (long long i = 0; i < n; ++i) s += fabs((double)x[i]);
     return s;
 }
@@ -201,7 +202,7 @@ long long ks_reduce_scan_mismatch(const float *x, const float *want, const float
 double ks_reduce_cpu_sum(const float *x, long long n)
 {
     double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(ks_cpu_threads((size_t)n))
     for (long long i = 0; i < n; ++i) s += x[i];
     return s;
 }
@@ -212,9 +213,9 @@ void ks_reduce_cpu_scan(const float *x, float *y, long long n)
 {
     int threads = 1;
 #ifdef _OPENMP
-    threads = omp_get_max_threads();
+    threads = ks_cpu_threads((size_t)n); /* 1 below two threads' worth (cpu_threads.h) */
 #endif
-    if (threads < 2 || n < 65536) {
+    if (threads < 2) {
         ks_reduce_gold_scan(x, y, n);
         return;
     }
@@ -294,7 +295,7 @@ void ks_reduce_levels_cpu(ks_reduce_op op, const float *x, long long n, int bloc
     memcpy(data, x, (size_t)n * sizeof *x);
     if (op == KS_REDUCE_OP_SCAN) {
         float *local = data + lv->offset[1], *sums = data + lv->offset[2];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ks_cpu_threads((size_t)n))
         for (long long b = 0; b < lv->len[2]; ++b) {
             const long long e = (b + 1) * block < n ? (b + 1) * block : n;
             double s = 0.0;
@@ -310,7 +311,7 @@ void ks_reduce_levels_cpu(ks_reduce_op op, const float *x, long long n, int bloc
             const float *in = data + lv->offset[s - 1];
             float *out = data + lv->offset[s];
             const long long len = lv->len[s - 1];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(ks_cpu_threads((size_t)len))
             for (long long b = 0; b < lv->len[s]; ++b) {
                 const long long e = (b + 1) * block < len ? (b + 1) * block : len;
                 double acc = 0.0;
