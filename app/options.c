@@ -377,6 +377,17 @@ static int applies(const ks_flag_ref *f, const ks_scene_def *d, ks_mode mode)
     return ks_flag_named(mode == KS_MODE_LIVE ? d->takes_live : d->takes_bench, f->row->name);
 }
 
+/* 1 when a flag of f's name means something in this mode of scene d (rows of
+ * several groups may share the name). */
+static int applies_by_name(const ks_flag_ref *f, const ks_scene_def *d, ks_mode mode)
+{
+    for (int k = 0; k < flag_count(); ++k) {
+        const ks_flag_ref g = flag_at(k);
+        if (g.row->set && strcmp(g.row->name, f->row->name) == 0 && applies(&g, d, mode)) return 1;
+    }
+    return applies(f, d, mode);
+}
+
 /* Appends "a", "a and b", "a, b and c" of the names picked, after a lead-in. */
 static void name_list(char *buf, size_t len, size_t *used, const char *lead, const ks_scene_def **d, int n,
                       const char *one, const char *many)
@@ -403,7 +414,7 @@ static void where_text(const ks_flag_ref *f, char *buf, size_t len)
     int nb = 0, nl = 0, nbe = 0;
     for (int i = 0; i < ks_scene_def_count() && i < 64; ++i) {
         const ks_scene_def *d = ks_scene_def_at(i);
-        const int l = d->live && applies(f, d, KS_MODE_LIVE), be = applies(f, d, KS_MODE_BENCH);
+        const int l = d->live && applies_by_name(f, d, KS_MODE_LIVE), be = applies_by_name(f, d, KS_MODE_BENCH);
         if (l && be) both[nb++] = d;
         else if (l) live[nl++] = d;
         else if (be) bench[nbe++] = d;
@@ -420,18 +431,23 @@ static ks_status parse_flag(ks_options *o, ks_arg_cursor *c)
     const char *arg = c->argv[c->i];
     if (strcmp(arg, "-h") == 0) arg = "--help";
     const int nflags = flag_count();
+    /* Two scenes' groups may each have a flag of one name (--kernel-file): the
+       scene word may come after it, so every such row takes the value into its
+       own storage, and the check afterwards asks only that one of them applies. */
+    int taken = 0;
+    const char *v = NULL;
     for (int k = 0; k < nflags; ++k) {
         const ks_flag_ref f = flag_at(k);
         if (!f.row->set || !option_is(arg, f.row->name)) continue; /* help-only rows describe a common flag */
-        const char *v = NULL;
-        if (f.row->arg) KS_TRY(take_value(c, f.row->name, &v));
-        else if (strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f.row->name);
+        if (!taken && f.row->arg) KS_TRY(take_value(c, f.row->name, &v));
+        else if (!taken && strchr(arg, '=')) return ks_fail(KS_ERR_INVALID, "option %s takes no value", f.row->name);
         /* a second value would silently win: an error, but for the list flags, which add up */
         if (o->flags_given[k] && !f.row->repeatable) return ks_fail(KS_ERR_INVALID, "%s given twice", f.row->name);
         o->flags_given[k] = 1;
-        return f.row->set(o, f.group ? ks_options_own(o, f.group) : NULL, f.row->name, v);
+        KS_TRY(f.row->set(o, f.group ? ks_options_own(o, f.group) : NULL, f.row->name, v));
+        taken = 1;
     }
-    return ks_fail(KS_ERR_INVALID, "unknown option '%s' (see --help)", quoted(arg));
+    return taken ? KS_OK : ks_fail(KS_ERR_INVALID, "unknown option '%s' (see --help)", quoted(arg));
 }
 
 /* The first flag given where it means nothing, refused in one line. */
@@ -440,6 +456,12 @@ static ks_status check_applicable(const ks_options *o, const ks_scene_def *d)
     for (int k = 0; k < flag_count(); ++k) {
         const ks_flag_ref f = flag_at(k);
         if (!o->flags_given[k] || applies(&f, d, o->mode)) continue;
+        int elsewhere = 0; /* another group's row of the same name that applies (parse_flag) */
+        for (int j = 0; j < flag_count() && !elsewhere; ++j) {
+            const ks_flag_ref g = flag_at(j);
+            elsewhere = j != k && o->flags_given[j] && strcmp(g.row->name, f.row->name) == 0 && applies(&g, d, o->mode);
+        }
+        if (elsewhere) continue;
         char where[256];
         where_text(&f, where, sizeof where);
         return ks_fail(KS_ERR_INVALID, "%s does not apply to %s%s%s (only to %s)", f.row->name,

@@ -54,15 +54,32 @@ int ks_matmul_size_parse(const char *text, ks_matmul_size *s);
 void ks_matmul_gold(const ks_matmul_size *s, const float *a, const float *b, float *c);
 /* First index where the two C differ bit for bit, or -1. */
 long long ks_matmul_first_diff(const float *want, const float *got, size_t n);
+/* Where a C differs from the one expected by more than the tolerance. */
+typedef struct ks_matmul_mismatch {
+    long long first;   /* the first such element (i*N + j), -1: none */
+    long long bad;     /* how many */
+    float got, want;   /* at first */
+    double max_err;    /* the largest |got - want| of all (inf where got is NaN) */
+} ks_matmul_mismatch;
+/* The tolerance at depth K: the rounding bound of a float32 sum of K products
+ * of at most 1.5 (these A and B), K * 1.5 * 2^-24; any product missed or added
+ * costs at least 1/32, so it is caught at every K this scene takes. */
+double ks_matmul_check_tolerance(int k);
+/* got against want (M*N each): KS_OK when every element is within the
+ * tolerance, else KS_ERR_INVALID (no error text: *out says where). */
+ks_status ks_matmul_compare(const float *got, const float *want, const ks_matmul_size *s, ks_matmul_mismatch *out);
+/* "differs from AGAINST at M=.. N=.. K=.. at C[i][j]: GOT where WANT is expected; n elements differ, max error E". */
+void ks_matmul_mismatch_text(const ks_matmul_mismatch *m, const ks_matmul_size *s, const char *against, char *buf,
+                             size_t cap);
 /* The CPU's picture of C, as ks_matmul_gpu_draw draws it (rgba host, rows bottom-up). */
 void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
                         float lo, float hi, int grid_tile, unsigned char *rgba);
 /* ---- how the work was done: one record per block tile of C ---- */
 /* What a picture of C shows (the V key cycles them). */
 typedef enum ks_matmul_picture {
-    KS_MATMUL_PIC_VALUE = 0, /* C's values over the colormap (default) */
+    KS_MATMUL_PIC_VALUE = 0, /* C's values over the colormap */
     KS_MATMUL_PIC_UNIT,      /* each tile by the SM (GPU) or OpenMP thread (CPU) that computed it */
-    KS_MATMUL_PIC_TIME,      /* each tile by when it finished, over [first, last] */
+    KS_MATMUL_PIC_TIME,      /* each tile by when it finished, over [first, last] (the live view's default) */
     KS_MATMUL_PIC_NUM
 } ks_matmul_picture;
 const char *ks_matmul_picture_name(ks_matmul_picture p); /* "values", "SM / thread", "finish time" */
@@ -94,6 +111,18 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
                               ks_matmul_picture pic, const unsigned char pal[256][4],
                               const unsigned char lut[256][4], unsigned long long first,
                               unsigned long long last, int w, int h, unsigned char *rgba);
+
+/* ---- what fed a tile of C ---- */
+/* The tile of C under the cursor (cells, half open): rows [i0, i1) are its row band, which is
+ * where the rows of A it read sit, and columns [j0, j1) its column band, the columns of B. */
+typedef struct ks_matmul_band {
+    int i0, i1, j0, j1;
+} ks_matmul_band;
+/* The band of the tile of side bt that holds C[i][j]. */
+void ks_matmul_band_of(const ks_matmul_size *s, int bt, int i, int j, ks_matmul_band *b);
+/* Shades a drawn picture of C (rgba host, w x h, rows bottom-up) for a hovered tile: pixels
+ * outside both bands dimmed, the tile's outline white, the bands as drawn (matmul_draw.h). */
+void ks_matmul_shade_bands_cpu(const ks_matmul_size *s, const ks_matmul_band *b, int w, int h, unsigned char *rgba);
 
 /* Picture size for C: enlarged by a whole factor up to max_side, or shrunk to fit it. */
 void ks_matmul_picture_size(const ks_matmul_size *s, int max_side, int *w, int *h);
@@ -159,6 +188,8 @@ ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *ns);
 ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic, const unsigned char pal[256][4],
                                    const unsigned char lut[256][4], unsigned long long first,
                                    unsigned long long last, int w, int h, void *rgba);
+/* ks_matmul_shade_bands_cpu on the device, over the picture in rgba (device, w x h). */
+ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, int w, int h, void *rgba);
 /* One element of C (synchronises). */
 ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
 

@@ -41,6 +41,7 @@ ks_status ks_matmul_check_variant(ks_matmul_gpu *g, const ks_matmul_size *s, ks_
 typedef struct config {
     ks_matmul_variant v;
     int tile;
+    const ks_matmul_user *user; /* a kernel file's (v, tile unused), NULL: ours */
 } config;
 
 static int configs(const ks_matmul_bench_desc *d, config *out)
@@ -57,11 +58,28 @@ static int configs(const ks_matmul_bench_desc *d, config *out)
         else
             out[n++] = (config){(ks_matmul_variant)v, ks_matmul_block_tile((ks_matmul_variant)v, 0)};
     }
+    for (int u = 0; u < d->user_n; ++u) out[n++] = (config){KS_MATMUL_NUM, 0, d->users[u]};
     return n;
 }
 
+/* One configuration at size s against want: ours bit for bit, a kernel
+ * file's within the tolerance (C poisoned first either way). */
+static ks_status check_config(ks_matmul_gpu *g, const ks_matmul_size *s, const config *c, const int block[3],
+                              const float *want, float *got, const char *against)
+{
+    if (!c->user) return ks_matmul_check_variant(g, s, c->v, c->tile, want, got);
+    KS_TRY(ks_matmul_gpu_poison(g));
+    KS_TRY(ks_matmul_gpu_run_user(g, c->user, block));
+    KS_TRY(ks_matmul_gpu_download(g, got));
+    ks_matmul_mismatch m;
+    if (ks_matmul_compare(got, want, s, &m) == KS_OK) return KS_OK;
+    char text[400];
+    ks_matmul_mismatch_text(&m, s, against, text, sizeof text);
+    return ks_fail(KS_ERR_INVALID, "bench matmul: %s %s", ks_matmul_user_name(c->user), text);
+}
+
 /* Every configuration on the odd check sizes against the gold. */
-static ks_status check_odd(ks_matmul_gpu *g, const config *cfg, int cfg_n)
+static ks_status check_odd(ks_matmul_gpu *g, const config *cfg, int cfg_n, const int block[3])
 {
     for (size_t q = 0; q < sizeof ks_mm_check_sizes / sizeof *ks_mm_check_sizes; ++q) {
         const ks_matmul_size *s = &ks_mm_check_sizes[q];
@@ -73,7 +91,7 @@ static ks_status check_odd(ks_matmul_gpu *g, const config *cfg, int cfg_n)
             ks_matmul_gold(s, a, b, gold);
             st = ks_matmul_gpu_setup(g, s);
         }
-        for (int c = 0; st == KS_OK && c < cfg_n; ++c) st = ks_matmul_check_variant(g, s, cfg[c].v, cfg[c].tile, gold, got);
+        for (int c = 0; st == KS_OK && c < cfg_n; ++c) st = check_config(g, s, &cfg[c], block, gold, got, "the CPU gold");
         free(a);
         free(b);
         free(gold);
@@ -155,7 +173,9 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
         return bench_cpu(sizes, size_n, r);
     }
 
-    config cfg[8];
+    config cfg[8 + KS_MATMUL_BENCH_MAX_USERS];
+    if (d->user_n < 0 || d->user_n > KS_MATMUL_BENCH_MAX_USERS)
+        return ks_fail(KS_ERR_INVALID, "bench matmul: at most %d kernel files", KS_MATMUL_BENCH_MAX_USERS);
     const int cfg_n = configs(d, cfg);
     if ((long long)size_n * cfg_n > KS_MATMUL_BENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench matmul: too many sizes x variants (at most %d rows)", KS_MATMUL_BENCH_MAX_ROWS);
@@ -165,11 +185,14 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
     ks_status st = ks_cuda_probe(&dev); /* the context exists: the device is there */
     if (st == KS_OK) snprintf(r->device, sizeof r->device, "%s", dev.name);
     if (st == KS_OK) st = ks_cuda_measure_fma_gflops(10, &r->peak_gflops);
-    if (st == KS_OK) st = check_odd(g, cfg, cfg_n);
+    if (st == KS_OK) st = check_odd(g, cfg, cfg_n, d->user_block);
     snprintf(r->check, sizeof r->check,
              "checked bit for bit, C poisoned with NaN first: every variant on 17x33x9 and 65x129x31 and at sizes up to "
              "%d a side against the CPU gold, larger sizes against cuBLAS; FP32 peak %.0f GFLOP/s (FMA kernel, this run)",
              KS_MATMUL_GOLD_CHECK_MAX, r->peak_gflops);
+    if (d->user_n > 0) /* theirs within the tolerance: any order of the sum is fine */
+        ks_text_append(r->check, sizeof r->check, &(size_t){strlen(r->check)},
+                       "; kernel files (block %dx%d) within K * 1.5 * 2^-24", d->user_block[0], d->user_block[1]);
     size_t used = 0;
     for (int q = 0; st == KS_OK && q < size_n; ++q) {
         const ks_matmul_size *s = &sizes[q];
@@ -203,14 +226,21 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
         }
         double cublas_ms = 0.0;
         for (int c = 0; st == KS_OK && c < cfg_n; ++c) {
-            st = ks_matmul_check_variant(g, s, cfg[c].v, cfg[c].tile, want, got);
+            const config *k = &cfg[c];
+            const int *ub = d->user_block;
+            st = check_config(g, s, k, ub, want, got, small ? "the CPU gold" : "cublas");
             double once = 0.0, med = 0.0, mn = 0.0;
-            if (st == KS_OK) st = ks_matmul_gpu_run_timed(g, cfg[c].v, cfg[c].tile, &once);
+            if (st == KS_OK)
+                st = k->user ? ks_matmul_gpu_run_user_timed(g, k->user, ub, &once)
+                             : ks_matmul_gpu_run_timed(g, k->v, k->tile, &once);
             const int reps = once > 200.0 ? 3 : r->reps, warm = once > 200.0 ? 0 : r->warmup;
-            if (st == KS_OK) st = ks_matmul_gpu_time(g, cfg[c].v, cfg[c].tile, warm, reps, &med, &mn);
+            if (st == KS_OK)
+                st = k->user ? ks_matmul_gpu_time_user(g, k->user, ub, warm, reps, &med, &mn)
+                             : ks_matmul_gpu_time(g, k->v, k->tile, warm, reps, &med, &mn);
             if (st != KS_OK) break;
-            if (cfg[c].v == KS_MATMUL_CUBLAS) cublas_ms = med;
-            add_row(r, ks_matmul_variant_get(cfg[c].v)->name, s, cfg[c].tile, med, cublas_ms);
+            if (k->v == KS_MATMUL_CUBLAS) cublas_ms = med;
+            add_row(r, k->user ? ks_matmul_user_name(k->user) : ks_matmul_variant_get(k->v)->name, s, k->tile, med,
+                    cublas_ms);
         }
         free(want);
         free(got);

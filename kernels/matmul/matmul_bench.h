@@ -9,13 +9,15 @@
 #include <stddef.h>
 
 #include "matmul.h"
+#include "matmul_user.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum { KS_MATMUL_BENCH_MAX_SIZES = 16, KS_MATMUL_BENCH_MAX_ROWS = 16 * 8,
-       KS_MATMUL_GOLD_CHECK_MAX = 1024 /* gold check when M, N, K are all at most this */ };
+       KS_MATMUL_GOLD_CHECK_MAX = 1024, /* gold check when M, N, K are all at most this */
+       KS_MATMUL_BENCH_MAX_USERS = 8 /* kernel files */ };
 
 typedef struct ks_matmul_bench_desc {
     int use_cuda;                 /* 0: the CPU gold only */
@@ -27,12 +29,18 @@ typedef struct ks_matmul_bench_desc {
     int reps;                     /* 0 -> 20 (slow cells, > 200 ms a launch: 3) */
     int warmup;                   /* 0 -> 2 */
     double mem_bytes;             /* device memory to stay under (0: no limit) */
+    /* users' kernels (--kernel-file), loaded, each checked in the checker process
+       already; here checked again at every size (against the gold or cuBLAS,
+       within ks_matmul_check_tolerance) before it is timed */
+    ks_matmul_user *const *users;
+    int user_n;
+    int user_block[3];            /* their block */
 } ks_matmul_bench_desc;
 
 typedef struct ks_matmul_bench_row {
-    char variant[16];   /* "naive", "tiled", "regtile", "cublas", "gold" */
+    char variant[64];   /* "naive", "tiled", "regtile", "cublas", "gold", or a kernel file's name */
     ks_matmul_size size;
-    int tile;           /* block tile of C: naive 16, tiled T, regtile 128; 0 for cublas / gold */
+    int tile;           /* block tile of C: naive 16, tiled T, regtile 128; 0 for cublas / gold / a kernel file */
     double ms, gflops;
     double pct_cublas;  /* < 0: n/a */
     double pct_peak;    /* < 0: n/a */

@@ -17,6 +17,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/cuda_device.h"
 #include "matmul_draw.h"
+#include "matmul_user_launch.h"
 
 #define KS_CUBLAS_TRY(call) KS_STATUS_TRY(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, call, #call)
 
@@ -288,6 +289,20 @@ __global__ void ks_mm_draw_tiles_kernel(const ks_matmul_tile_rec *__restrict__ r
                                                              : table[code];
 }
 
+/* ---- the hovered tile's bands over the picture drawn: ks_matmul_band_code, as the CPU's ---- */
+
+__global__ void ks_mm_shade_bands_kernel(int M, int N, int w, int h, ks_matmul_band b, uchar4 *__restrict__ out)
+{
+    const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
+    if (px >= w || py >= h) return;
+    const int code = ks_matmul_band_code(px, h - 1 - py, M, N, w, h, b.i0, b.i1, b.j0, b.j1);
+    if (code == KS_MATMUL_BAND_KEEP) return;
+    uchar4 c = out[(size_t)py * w + px];
+    unsigned char rgba[4] = {c.x, c.y, c.z, c.w};
+    ks_matmul_band_shade(code, rgba);
+    out[(size_t)py * w + px] = make_uchar4(rgba[0], rgba[1], rgba[2], rgba[3]);
+}
+
 /* ---- context ---- */
 
 extern "C" void ks_matmul_gpu_destroy(ks_matmul_gpu *g)
@@ -552,4 +567,54 @@ extern "C" ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmu
                                                            (uchar4 *)rgba);
     KS_CUDA_TRY_LAUNCH("matmul draw tiles");
     return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, int w, int h, void *rgba)
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    const dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
+    ks_mm_shade_bands_kernel<<<grid, block, 0, g->stream>>>(g->size.m, g->size.n, w, h, *b, (uchar4 *)rgba);
+    KS_CUDA_TRY_LAUNCH("matmul shade bands");
+    return KS_OK;
+}
+
+/* ---- a user's kernel (matmul_user.h) ---- */
+
+extern "C" ks_status ks_matmul_gpu_run_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3])
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    g->rec_count = 0; /* a user's kernel keeps no per-block records */
+    KS_TRY(ks_matmul_user_launch(u, block, g->a, g->b, g->c, &g->size, g->stream));
+    KS_CUDA_TRY_LAUNCH("matmul (your kernel)");
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_run_user_timed(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3],
+                                                  double *ms)
+{
+    KS_CUDA_TRY(cudaEventRecord(g->e0, g->stream));
+    KS_TRY(ks_matmul_gpu_run_user(g, u, block));
+    KS_CUDA_TRY(cudaEventRecord(g->e1, g->stream));
+    KS_CUDA_TRY(cudaEventSynchronize(g->e1));
+    float f = 0.0f;
+    KS_CUDA_TRY(cudaEventElapsedTime(&f, g->e0, g->e1));
+    *ms = f;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3],
+                                             int warmup, int reps, double *median_ms, double *min_ms)
+{
+    if (reps < 1) reps = 1;
+    for (int r = 0; r < warmup; ++r) KS_TRY(ks_matmul_gpu_run_user(g, u, block));
+    double *ms = (double *)malloc((size_t)reps * sizeof *ms);
+    if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
+    ks_status st = KS_OK;
+    for (int r = 0; r < reps && st == KS_OK; ++r) st = ks_matmul_gpu_run_user_timed(g, u, block, &ms[r]);
+    if (st == KS_OK) {
+        *median_ms = ks_median_sort(ms, reps);
+        *min_ms = ms[0];
+    }
+    free(ms);
+    return st;
 }

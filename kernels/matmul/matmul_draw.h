@@ -61,4 +61,48 @@ static inline KS_HOST_DEVICE int ks_matmul_tile_code(int px, int row_pic, int m,
     return ks_colormap_index((float)(t > first ? t - first : 0ull), 0.0f, inv_span);
 }
 
+/* ---- the hovered tile: its row band and column band of C ---- */
+enum {
+    KS_MATMUL_BAND_DIM = 80, /* outside both bands a pixel keeps DIM/256 of its colour */
+    KS_MATMUL_BAND_KEEP = 0, /* band codes: a pixel in a band, as drawn */
+    KS_MATMUL_BAND_OUT = 1,  /* ... outside both bands: dimmed */
+    KS_MATMUL_BAND_EDGE = 2, /* ... the hovered tile's outline: white */
+};
+
+/* 1 when pixel p (of n, along an axis of len cells) shows a cell of [c0, c1). */
+static inline KS_HOST_DEVICE int ks_matmul_px_in(int p, int len, int n, int c0, int c1)
+{
+    long long a, b;
+    ks_matmul_cells(p, len, n, &a, &b);
+    return a < c1 && b > c0;
+}
+
+/* 1 when pixel p is the first or last one along its axis to show [c0, c1): the outline. */
+static inline KS_HOST_DEVICE int ks_matmul_px_rim(int p, int len, int n, int c0, int c1)
+{
+    return ks_matmul_px_in(p, len, n, c0, c1) && (p == 0 || p == n - 1 || !ks_matmul_px_in(p - 1, len, n, c0, c1) ||
+                                                  !ks_matmul_px_in(p + 1, len, n, c0, c1));
+}
+
+/* The band code of one pixel (px, row_pic with row 0 C's top row) for the tile [i0, i1) x [j0, j1). */
+static inline KS_HOST_DEVICE int ks_matmul_band_code(int px, int row_pic, int m, int n, int w, int h, int i0, int i1,
+                                                     int j0, int j1)
+{
+    const int in_row = ks_matmul_px_in(row_pic, m, h, i0, i1), in_col = ks_matmul_px_in(px, n, w, j0, j1);
+    if (!in_row && !in_col) return KS_MATMUL_BAND_OUT;
+    if (in_row && in_col && (ks_matmul_px_rim(row_pic, m, h, i0, i1) || ks_matmul_px_rim(px, n, w, j0, j1)))
+        return KS_MATMUL_BAND_EDGE;
+    return KS_MATMUL_BAND_KEEP;
+}
+
+/* One RGBA pixel shaded by its band code. */
+static inline KS_HOST_DEVICE void ks_matmul_band_shade(int code, unsigned char *rgba)
+{
+    if (code == KS_MATMUL_BAND_EDGE) {
+        rgba[0] = rgba[1] = rgba[2] = 255;
+    } else if (code == KS_MATMUL_BAND_OUT) {
+        for (int c = 0; c < 3; ++c) rgba[c] = (unsigned char)(rgba[c] * KS_MATMUL_BAND_DIM >> 8);
+    }
+}
+
 #endif

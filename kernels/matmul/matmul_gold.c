@@ -337,3 +337,21 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
     }
     free(col);
 }
+
+void ks_matmul_band_of(const ks_matmul_size *s, int bt, int i, int j, ks_matmul_band *b)
+{
+    if (bt < 1) bt = 1;
+    b->i0 = i / bt * bt;
+    b->j0 = j / bt * bt;
+    b->i1 = b->i0 + bt < s->m ? b->i0 + bt : s->m;
+    b->j1 = b->j0 + bt < s->n ? b->j0 + bt : s->n;
+}
+
+void ks_matmul_shade_bands_cpu(const ks_matmul_size *s, const ks_matmul_band *b, int w, int h, unsigned char *rgba)
+{
+#pragma omp parallel for schedule(static)
+    for (int py = 0; py < h; ++py)
+        for (int px = 0; px < w; ++px)
+            ks_matmul_band_shade(ks_matmul_band_code(px, h - 1 - py, s->m, s->n, w, h, b->i0, b->i1, b->j0, b->j1),
+                                 rgba + 4 * ((size_t)py * w + px));
+}

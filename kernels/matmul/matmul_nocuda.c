@@ -1,6 +1,9 @@
 /* The matmul GPU context in a build without CUDA: no device, nothing can be created. */
 #include "kernels/common/ks_nocuda.h"
 #include "matmul.h"
+#include "matmul_user.h"
+
+#include <string.h>
 
 #define KS_MNO (void)g; return KS_NO_CUDA("matmul")
 
@@ -50,5 +53,46 @@ ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture p
                                    unsigned long long last, int w, int h, void *rgba)
 {
     (void)bt, (void)pic, (void)pal, (void)lut, (void)first, (void)last, (void)w, (void)h, (void)rgba;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, int w, int h, void *rgba)
+{
+    (void)b, (void)w, (void)h, (void)rgba;
+    KS_MNO;
+}
+
+/* A user's kernel (matmul_user.h): nothing loads without CUDA. */
+ks_status ks_matmul_user_load(const char *name, const void *code, size_t size, ks_matmul_user **out)
+{
+    (void)name, (void)code, (void)size;
+    *out = NULL;
+    return KS_NO_CUDA("matmul");
+}
+void ks_matmul_user_destroy(ks_matmul_user *u) { (void)u; }
+const char *ks_matmul_user_name(const ks_matmul_user *u) { (void)u; return ""; }
+void ks_matmul_user_get_attrs(const ks_matmul_user *u, ks_matmul_user_attrs *out)
+{
+    (void)u;
+    memset(out, 0, sizeof *out);
+}
+ks_status ks_matmul_user_check_block(const ks_matmul_user *u, const ks_matmul_size *s, const int block[3])
+{
+    (void)u, (void)s, (void)block;
+    return KS_NO_CUDA("matmul");
+}
+ks_status ks_matmul_gpu_run_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3])
+{
+    (void)u, (void)block;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_run_user_timed(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3], double *ms)
+{
+    (void)u, (void)block, (void)ms;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3], int warmup,
+                                  int reps, double *median_ms, double *min_ms)
+{
+    (void)u, (void)block, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
     KS_MNO;
 }

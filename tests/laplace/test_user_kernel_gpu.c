@@ -446,5 +446,7 @@ int main(void)
         cmocka_unit_test(test_check_in_child),
         cmocka_unit_test_teardown(test_live_fault, end_live_run),
     };
+    const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*diff*": a few of them */
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

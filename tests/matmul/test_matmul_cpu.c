@@ -1,6 +1,7 @@
 /* Matmul CPU side: the gold against a reference derived from the formula (each
  * element computed on its own, in double, from i, j, k), the inputs' fill, size
- * parsing, the DRAM model, the CPU picture, the bench CSV writer, and bad
+ * parsing, the DRAM model, the CPU pictures (the default by finish time, a hovered
+ * tile's bands), the bench CSV writer, and bad
  * --size / --tile values reaching the binary (one line, exit 2). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,9 +17,23 @@
 
 #include "kernels/common/ks_util.h"
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_draw.h"
 #include "kernels/matmul/matmul_bench.h"
 #include "kernels/common/colormap.h"
 #include "tests/test_util.h"
+
+/* stb_image declares static functions it never defines (unused here): -Wunused-function is
+ * reported at the end of the file, after any pop, so it stays off for this file. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wshadow"
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#include <stb_image.h>
+#pragma GCC diagnostic pop
 
 /* The formula, written out again here on purpose (not the library's). */
 static double ref_a(int i, int k, int K) { return (double)((((long long)i * K + k) % 17) - 8) / 8.0; }
@@ -243,20 +258,122 @@ static void test_tile_picture(void **state)
     assert_int_equal(strcmp(ks_matmul_picture_name(KS_MATMUL_PIC_TIME), "finish time"), 0);
 }
 
-/* The live scene on the CPU backend draws each picture; C stays the gold's. */
+/* The hovered tile's bands: 5x7 C in tiles of 2, drawn 6 pixels a cell (42x30) in one colour;
+ * C[3][4] is in tile (1, 2): rows 2..3, columns 4..5. */
+static void test_bands(void **state)
+{
+    (void)state;
+    const ks_matmul_size s = {5, 7, 3};
+    ks_matmul_band b;
+    ks_matmul_band_of(&s, 2, 3, 4, &b);
+    assert_true(b.i0 == 2 && b.i1 == 4 && b.j0 == 4 && b.j1 == 6);
+    ks_matmul_band_of(&s, 2, 4, 6, &b); /* the last tile is cut short by C's edge */
+    assert_true(b.i0 == 4 && b.i1 == 5 && b.j0 == 6 && b.j1 == 7);
+    enum { W = 42, H = 30 };
+    unsigned char px[W * H * 4];
+    for (int e = 0; e < W * H; ++e) px[4 * e] = 200, px[4 * e + 1] = 100, px[4 * e + 2] = 50, px[4 * e + 3] = 255;
+    ks_matmul_band_of(&s, 2, 3, 4, &b);
+    ks_matmul_shade_bands_cpu(&s, &b, W, H, px);
+    /* the pixel at C's cell (i, j), 6 pixels a cell, rows bottom-up; (dy, dx) inside the cell */
+#define AT(i, j, dy, dx) (px + 4 * ((size_t)(H - 1 - ((i) * 6 + (dy))) * W + (size_t)((j) * 6 + (dx))))
+    const unsigned char kept[4] = {200, 100, 50, 255}, white[4] = {255, 255, 255, 255};
+    const unsigned char dim[4] = {200 * KS_MATMUL_BAND_DIM >> 8, 100 * KS_MATMUL_BAND_DIM >> 8,
+                                  50 * KS_MATMUL_BAND_DIM >> 8, 255};
+    assert_memory_equal(AT(0, 0, 3, 3), dim, 4);   /* in neither band */
+    assert_memory_equal(AT(4, 6, 3, 3), dim, 4);
+    assert_memory_equal(AT(2, 0, 3, 3), kept, 4);  /* the row band: where A's rows 2..3 enter */
+    assert_memory_equal(AT(3, 6, 5, 5), kept, 4);
+    assert_memory_equal(AT(0, 4, 0, 0), kept, 4);  /* the column band: B's columns 4..5 */
+    assert_memory_equal(AT(4, 5, 5, 5), kept, 4);
+    assert_memory_equal(AT(2, 4, 0, 0), white, 4); /* the tile's outline: its first and last pixels */
+    assert_memory_equal(AT(3, 5, 5, 5), white, 4);
+    assert_memory_equal(AT(2, 5, 0, 3), white, 4);
+    assert_memory_equal(AT(3, 4, 3, 0), white, 4);
+    assert_memory_equal(AT(2, 4, 3, 3), kept, 4);  /* inside the tile: as drawn */
+    assert_memory_equal(AT(3, 5, 1, 1), kept, 4);
+#undef AT
+    /* shrunk to 3x2 pixels: each pixel covers several cells; none is left as drawn outside the bands */
+    unsigned char small[3 * 2 * 4];
+    memset(small, 128, sizeof small);
+    ks_matmul_shade_bands_cpu(&s, &b, 3, 2, small);
+    int lit = 0;
+    for (int e = 0; e < 6; ++e) lit += small[4 * e] == 255;
+    assert_true(lit >= 1);
+}
+
+/* What a saved picture holds: its distinct RGB colours (up to 4096 counted), whether the
+ * colormap's first and last entries are among them (the time picture's first and last tile;
+ * the values picture's least and greatest element), and whether every colour is a unit's
+ * palette entry (units 0..7) or a tile edge (the SM / thread picture). */
+typedef struct pic_facts {
+    int w, h, colours, ends, units_only;
+} pic_facts;
+
+static int same_rgb(const unsigned char *a, const unsigned char *b)
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+static pic_facts picture_facts(const char *path)
+{
+    pic_facts f = {0};
+    int n = 0;
+    unsigned char *px = stbi_load(path, &f.w, &f.h, &n, 4);
+    if (!px) fail_msg("cannot read %s", path);
+    unsigned char lut[256][4], pal[256][4];
+    ks_colormap_table_rgba(KS_CMAP_VIRIDIS, lut);
+    ks_matmul_unit_palette(pal);
+    static const unsigned char edge[4] = {20, 20, 20, 255};
+    static unsigned seen[4096];
+    int first = 0, last = 0;
+    f.units_only = 1;
+    for (size_t e = 0; e < (size_t)f.w * f.h; ++e) {
+        const unsigned char *c = px + 4 * e;
+        const unsigned rgb = (unsigned)c[0] << 16 | (unsigned)c[1] << 8 | c[2];
+        int known = 0;
+        for (int k = 0; k < f.colours && !known; ++k) known = seen[k] == rgb;
+        if (known) continue;
+        if (f.colours < 4096) seen[f.colours++] = rgb;
+        first |= same_rgb(c, lut[0]);
+        last |= same_rgb(c, lut[255]);
+        int unit = same_rgb(c, edge);
+        for (int u = 0; u < 8 && !unit; ++u) unit = same_rgb(c, pal[u]);
+        f.units_only &= unit;
+    }
+    f.ends = first && last;
+    stbi_image_free(px);
+    return f;
+}
+
+/* The live scene on the CPU backend draws each picture; C stays the gold's. Without --picture
+ * it shows the tiles by finish time: a few flat tiles (130x70 in 64-wide tiles: 3 x 2), the
+ * first in the colormap's first colour, the last in its last, where C's values have many
+ * colours and the SM / thread picture only the threads' colours. */
 static void test_picture_modes(void **state)
 {
     (void)state;
-    const char *pics[] = {"values", "sm", "time"};
-    for (size_t q = 0; q < 3; ++q) {
-        char dir[512];
+    const char *pics[] = {"values", "sm", "time", NULL};
+    pic_facts f[4];
+    for (size_t q = 0; q < 4; ++q) {
+        char dir[512], png[600];
         ks_test_tmpdir(dir, sizeof dir, "matmul_pic");
-        const char *argv[] = {NULL, "matmul", "--backend", "cpu", "--headless", "--frames", "2", "--size", "130x70x9",
-                              "--picture", pics[q], "--out", dir, NULL};
+        const char *argv[] = {NULL, "matmul", "--backend", "cpu", "--headless", "--frames", "2", "--save-every", "2",
+                              "--no-overlay", "--size", "130x70x9", "--out", dir, "--picture", pics[q], NULL};
+        if (!pics[q]) argv[14] = NULL; /* no --picture: the default */
         ks_run_result r;
         assert_int_equal(ks_test_run(argv, NULL, &r), 0);
-        if (r.exit_code != 0) fail_msg("--picture %s: exit %d: %s", pics[q], r.exit_code, r.err);
+        if (r.exit_code != 0)
+            fail_msg("--picture %s: exit %d: %s", pics[q] ? pics[q] : "(default)", r.exit_code, r.err);
+        snprintf(png, sizeof png, "%s/matmul_000002.png", dir);
+        f[q] = picture_facts(png);
+        assert_true(f[q].w == 70 * 7 && f[q].h == 130 * 7);
     }
+    assert_true(f[0].colours > 16 && f[0].ends && !f[0].units_only); /* values */
+    assert_true(f[1].colours >= 2 && f[1].colours <= 3 && f[1].units_only); /* sm: 2 threads' colours, edges */
+    for (int q = 2; q < 4; ++q) /* time, and the default: one colour a tile (at most 6) and the edges */
+        if (!(f[q].colours >= 3 && f[q].colours <= 7 && f[q].ends && !f[q].units_only))
+            fail_msg("%s: %d colours, ends %d, units only %d: not the time picture", pics[q] ? pics[q] : "default",
+                     f[q].colours, f[q].ends, f[q].units_only);
 }
 
 static void test_csv(void **state)
@@ -349,7 +466,7 @@ int main(void)
         cmocka_unit_test(test_gold_exact), cmocka_unit_test(test_first_diff), cmocka_unit_test(test_size_parse),
         cmocka_unit_test(test_model),      cmocka_unit_test(test_picture),    cmocka_unit_test(test_csv),
         cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field), cmocka_unit_test(test_tile_picture),
-        cmocka_unit_test(test_picture_modes),
+        cmocka_unit_test(test_picture_modes), cmocka_unit_test(test_bands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* Matmul GPU variants: every variant x tile x odd size equal to the CPU gold
  * bit for bit, C poisoned with NaN before each run; the GPU picture equal to
- * the CPU one; every block's record (an SM id in range, a %globaltimer time
+ * the CPU one, also with a hovered tile's bands shaded; every block's record (an SM id in range, a %globaltimer time
  * inside the launch) with C still the gold's, and the tile picture equal to the
  * CPU's on those records; a positive FMA peak. Exits 77 (skipped) without a CUDA
  * device. */
@@ -100,6 +100,18 @@ static void test_picture(void **state)
         assert_int_equal(cudaStreamSynchronize((cudaStream_t)ks_matmul_gpu_stream(g)), cudaSuccess);
         assert_int_equal(cudaMemcpy(got, dev, (size_t)w * h * 4, cudaMemcpyDeviceToHost), cudaSuccess);
         assert_memory_equal(want, got, (size_t)w * h * 4);
+        /* a hovered tile's bands over it (a tile inside, one at the last row and column), as the CPU shades them */
+        const int probes[][2] = {{123, 45}, {299, 76}};
+        for (int p = 0; p < 2; ++p) {
+            ks_matmul_band band;
+            ks_matmul_band_of(&s, 16, probes[p][0], probes[p][1], &band);
+            ks_matmul_shade_bands_cpu(&s, &band, w, h, want);
+            OK(ks_matmul_gpu_shade_bands(g, &band, w, h, dev));
+            assert_int_equal(cudaStreamSynchronize((cudaStream_t)ks_matmul_gpu_stream(g)), cudaSuccess);
+            assert_int_equal(cudaMemcpy(got, dev, (size_t)w * h * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+            if (memcmp(want, got, (size_t)w * h * 4) != 0)
+                fail_msg("bands of C[%d][%d] at %dx%d differ from the CPU's", probes[p][0], probes[p][1], w, h);
+        }
         cudaFree(dev);
         free(want);
         free(got);

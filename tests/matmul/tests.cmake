@@ -3,3 +3,16 @@ ks_add_test(NAME test_matmul_cpu LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/tes
 target_link_libraries(test_matmul_cpu PRIVATE ks_test_util)
 set_property(TEST test_matmul_cpu APPEND PROPERTY LABELS gl) # runs the binary headless (EGL)
 ks_add_test(NAME test_matmul_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_matmul_gpu.c)
+# A user's matmul kernel, no GPU needed: the starters compile with NVRTC, new-kernel, --help's
+# contract, compile errors as file:line lines, --kernel-file without a device, the check's comparison.
+ks_add_test(NAME test_matmul_contract LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_matmul_contract.c
+            TIMEOUT 120)
+target_link_libraries(test_matmul_contract PRIVATE ks_test_util)
+# A user's matmul kernel on the GPU: checked in the checker process (a correct one passes, a
+# wrong one is refused at its first wrong element), a live run, bench rows named after the file.
+ks_add_test(NAME test_matmul_user_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_matmul_user_gpu.c
+            TIMEOUT 600)
+if(KS_CUDA) # gpu tests exist only there
+  target_link_libraries(test_matmul_user_gpu PRIVATE ks_test_util)
+  add_dependencies(test_matmul_user_gpu kernelscope)
+endif()

@@ -9,8 +9,18 @@ typedef struct ks_matmul_opts {
     int sizes[KS_MAX_LIST][3]; /* m, n, k */
     int tile_n;                /* --tile T (bench: a list) */
     int tiles[KS_MAX_LIST];
-    int picture;               /* --picture: ks_matmul_picture (0: values) */
+    int picture;               /* --picture: ks_matmul_picture, when picture_set */
+    int picture_set;           /* 0: the default, by finish time */
+    const char *kernel_files[8]; /* --kernel-file FILE (repeatable): users' kernels (the contract in
+                                    kernels/matmul/matmul_contract.h), each one more variant named
+                                    after the file */
+    int kernel_file_count;
 } ks_matmul_opts;
+
+enum { KS_MATMUL_USER_BLOCK_X = 16, KS_MATMUL_USER_BLOCK_Y = 16 }; /* a user's kernel's block without --block */
+
+/* The variant names --kernel takes: ours, then the kernel files' base names. */
+int ks_matmul_kernel_known(const ks_options *o, const char *name);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_matmul_options;

@@ -7,7 +7,10 @@
 #include "app/options_parse.h"
 #include "app/scenes.h"
 #include "app/scenes/matmul/bench_matmul.h"
+#include "app/scenes/matmul/matmul_kernel_check.h"
+#include "kernels/common/ks_util.h"
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_contract.h"
 
 static ks_status add_tile(void *ctx, const char *name, const char *item)
 {
@@ -47,10 +50,52 @@ static ks_status set_picture(ks_options *o, void *own, const char *name, const c
     for (int p = 0; p < KS_MATMUL_PIC_NUM; ++p)
         if (strcmp(v, names[p]) == 0) {
             mo->picture = p;
+            mo->picture_set = 1;
             return KS_OK;
         }
     return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a picture (values, sm, time)", name, quoted(v));
 }
+static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_matmul_opts *mo = own;
+    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
+    const int most = (int)(sizeof mo->kernel_files / sizeof mo->kernel_files[0]);
+    if (mo->kernel_file_count == most) return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, most);
+    mo->kernel_files[mo->kernel_file_count++] = v;
+    return KS_OK;
+}
+
+/* Each --kernel-file is one more variant, named after the file (its last path
+ * part): a name of its own, not one of ours, not another file's. */
+static ks_status check_kernel_files(const ks_matmul_opts *mo)
+{
+    for (int f = 0; f < mo->kernel_file_count; ++f) {
+        const char *base = ks_path_base_name(mo->kernel_files[f]);
+        ks_matmul_variant v;
+        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(mo->kernel_files[f]));
+        if (strlen(base) >= 64)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s': a file name of at most 63 bytes", quoted(base));
+        if (ks_matmul_variant_parse(base, &v) == 0)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' is the name of a built-in kernel", quoted(base));
+        for (int g = 0; g < f; ++g)
+            if (strcmp(ks_path_base_name(mo->kernel_files[g]), base) == 0)
+                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
+                               quoted(base));
+    }
+    return KS_OK;
+}
+
+int ks_matmul_kernel_known(const ks_options *o, const char *name)
+{
+    ks_matmul_variant v;
+    if (ks_matmul_variant_parse(name, &v) == 0) return 1;
+    const ks_matmul_opts *mo = KS_MATMUL_OPTS(o);
+    for (int f = 0; f < mo->kernel_file_count; ++f)
+        if (strcmp(ks_path_base_name(mo->kernel_files[f]), name) == 0) return 1;
+    return 0;
+}
+
 static void variants(char *buf, size_t len) { ks_matmul_variant_list(buf, len); }
 static void colormaps(char *buf, size_t len) { ks_colormap_list(buf, len); }
 
@@ -58,12 +103,17 @@ static const ks_flag_row ks_matmul_flags[] = {
     {"--size", "M | MxNxK",
      "C = A*B with A MxK, B KxN (M alone: square; default 2048;\nbench: a list, default 1024,2048,4096,8192)", 0, NULL},
     {"--kernel", "NAME", "%s (bench: a list; default all)", 0, NULL, NULL, variants},
+    {"--kernel-file", "FILE",
+     "your own kernel, one more variant named after the file\n(the contract below; kernelscope new-kernel matmul "
+     "writes a\nstarter); compiled with NVRTC, checked in a child process,\nreloaded on every save; repeatable",
+     KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
+    {"--block", "BXxBY", "your kernels' block (default 16x16; [ ] change it live)", 0, NULL},
     {"--tile", "T", "tiled's tile: 8, 16 or 32 (default 16; bench: a list, default all)", KS_IN_LIVE | KS_IN_BENCH,
      set_tile, "the CPU gold routine runs"},
     {"--colormap", "NAME", "%s (default viridis)", 0, NULL, NULL, colormaps},
-    {"--picture", "values | sm | time",
-     "what the picture shows (V cycles it): C's values (default), each tile of C\nby the SM "
-     "(CPU: the thread) that computed it, or by when it finished", KS_IN_LIVE, set_picture},
+    {"--picture", "time | sm | values",
+     "what the picture shows (V cycles it): each tile of C by when it finished\n(default), by the SM "
+     "(CPU: the thread) that computed it, or C's values", KS_IN_LIVE, set_picture},
     {"--dump-field", "FILE.npy", "write C (float32, shape (M, N))", 0, NULL},
 };
 const ks_option_group ks_matmul_options = {
@@ -81,16 +131,33 @@ static ks_status finish(ks_options *o)
     }
     if (o->mode == KS_MODE_LIVE && (mo->size_n > 1 || mo->tile_n > 1 || o->kernel_count > 1))
         return ks_fail(KS_ERR_INVALID, "--size/--tile/--kernel: one value each for the live view (lists are for bench)");
+    if (o->mode == KS_MODE_LIVE && o->block_count > 1)
+        return ks_fail(KS_ERR_INVALID, "--block: one value for the live view (lists are for bench)");
+    for (int b = 0; b < o->block_count; ++b)
+        if (o->blocks[b][2] != 1)
+            return ks_fail(KS_ERR_INVALID, "--block: matmul kernels take a 2-part block (BXxBY), got %dx%dx%d",
+                           o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
+    KS_TRY(check_kernel_files(mo));
     for (int k = 0; k < o->kernel_count; ++k) {
-        ks_matmul_variant v;
-        if (ks_matmul_variant_parse(o->kernels[k], &v) != 0) {
+        if (!ks_matmul_kernel_known(o, o->kernels[k])) {
             char names[128];
             ks_matmul_variant_list(names, sizeof names);
-            return ks_fail(KS_ERR_INVALID, "--kernel: unknown matmul kernel '%s' (%s)", quoted(o->kernels[k]), names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown matmul kernel '%s' (%s%s)", quoted(o->kernels[k]), names,
+                           mo->kernel_file_count ? ", or a --kernel-file's name" : "");
         }
     }
     return KS_OK;
 }
+
+static const char *kernel_file(const ks_options *o, int i)
+{
+    const ks_matmul_opts *mo = KS_MATMUL_OPTS(o);
+    return i >= 0 && i < mo->kernel_file_count ? mo->kernel_files[i] : NULL;
+}
+
+extern const char ks_matmul_starter_regtile[]; /* kernels/matmul/starters/regtile.cu, embedded at build time */
+/* naive is the starter itself; tiled takes its tile as a template (8, 16, 32) and cublas is closed */
+static const ks_kernel_from ks_matmul_from[] = {{"regtile", ks_matmul_starter_regtile}, {NULL, NULL}};
 
 static ks_status bench(const ks_bench_env *e) { return ks_bench_matmul(e->opt, e->device, e->use_cuda); }
 
@@ -102,10 +169,15 @@ const ks_scene_def ks_scene_matmul = {
     .sample_args = "--size 67x45x33",
     .summary = "float32 matrix multiply: naive, shared-memory tiles, register tiles, cuBLAS",
     .options = &ks_matmul_options,
-    .takes_live = "--kernel --colormap --range --dump-field",
-    .takes_bench = "--kernel --size",
+    .takes_live = "--kernel --block --colormap --range --dump-field",
+    .takes_bench = "--kernel --block --size",
     .finish_options = finish,
     .live = &ks_scene_matmul_api,
     .bench = bench,
     .solver_stage = "matmul",
+    .kernel_contract = KS_MATMUL_CONTRACT,
+    .kernel_starter = KS_MATMUL_STARTER,
+    .kernel_from = ks_matmul_from,
+    .kernel_file = kernel_file,
+    .kernel_check = ks_matmul_kernel_check,
 };

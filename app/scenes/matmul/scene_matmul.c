@@ -3,10 +3,15 @@
  * Each frame (when not paused) runs the current variant once on C (timed with
  * events; the CPU backend runs the gold) and draws C as a heatmap with the
  * variant's tile grid over it; downsampled on the GPU when C is larger than the
- * picture. V cycles the picture: C's values, each block's tile of C by the SM
- * that ran it, or by when it finished (each block records %smid and
+ * picture. The picture starts as each block's tile of C coloured by when it
+ * finished (the order and the waves in which blocks ran); V cycles it to C's
+ * values, then to the SM that ran each tile (each block records %smid and
  * %globaltimer at its end; the CPU gold records its OpenMP thread and clock per
- * tile). Keys: Tab variant, [ ] tiled's tile size. The cuBLAS reference and
+ * tile). Hovering a tile lights its row band and column band of C, where the
+ * rows of A and the columns of B it read sit, and dims the rest.
+ * Keys: Tab variant, [ ] tiled's tile size (a user's kernel: its block). Users'
+ * kernels (--kernel-file) are variants after ours: checked in the checker
+ * process before they run, reloaded on save (app/kernel/user_files.h). The cuBLAS reference and
  * the FP32 peak (an FMA kernel) are timed once at start, so the overlay shows
  * per cent of each. Bytes from DRAM come from the variant's textbook model. */
 #include <math.h>
@@ -16,13 +21,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/kernel/user_files.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/common/fma_peak.h"
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_user.h"
 #include "render/image_io.h"
 #include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
+#include "app/scenes.h"
 
 enum {
     KS_MM_PICTURE = 1024, KS_MM_CPU_DEFAULT = 512, KS_MM_REF_REPS = 5,
@@ -56,16 +64,36 @@ typedef struct matmul_scene {
     int units;                /* distinct SMs / threads in the records */
     int unit_min, unit_max;   /* fewest and most tiles one of them computed */
     unsigned char pal[256][4];
+    /* users' kernels (--kernel-file): variants after ours */
+    ks_user_files *files;     /* NULL without any */
+    ks_matmul_user *user[KS_USER_FILES_MAX]; /* each file's code that passed its check (NULL: none yet) */
+    int nuser;
+    int active;               /* the file that runs, -1: one of ours (variant) */
+    int block[3];             /* the users' kernels' block: --block, [ ] */
+    int run_block[3];         /* the block the active file runs with this frame (its checked one) */
 } matmul_scene;
+
+/* Blocks [ ] cycle a user's kernel through, by thread count. */
+static const int ks_mm_user_blocks[][3] = {{8, 8, 1},   {16, 8, 1},  {32, 4, 1},  {16, 16, 1},
+                                           {32, 8, 1},  {32, 16, 1}, {32, 32, 1}};
+enum { KS_MM_USER_BLOCKS = (int)(sizeof ks_mm_user_blocks / sizeof ks_mm_user_blocks[0]) };
+
+static const char *variant_name(const matmul_scene *s)
+{
+    if (!s->gpu) return "cpu";
+    return s->active >= 0 ? ks_user_files_name(s->files, s->active) : ks_matmul_variant_get(s->variant)->name;
+}
 
 static int block_tile(const matmul_scene *s)
 {
+    if (s->gpu && s->active >= 0) return 0; /* a user's kernel: its tiling is its own */
     return s->gpu ? ks_matmul_block_tile(s->variant, s->tile) : KS_MM_CPU_TILE;
 }
 
 /* Room for the records of the current variant's grid. */
 static ks_status rec_reserve(matmul_scene *s)
 {
+    if (block_tile(s) <= 0) return KS_OK;
     int tx, ty;
     ks_matmul_tile_grid(&s->size, block_tile(s), &tx, &ty);
     const long long n = (long long)tx * ty;
@@ -81,11 +109,11 @@ static ks_status rec_reserve(matmul_scene *s)
 static ks_status fetch_records(matmul_scene *s)
 {
     KS_TRY(rec_reserve(s));
-    int tx, ty;
-    ks_matmul_tile_grid(&s->size, block_tile(s), &tx, &ty);
+    int tx = 0, ty = 0;
+    if (block_tile(s) > 0) ks_matmul_tile_grid(&s->size, block_tile(s), &tx, &ty);
     if (s->gpu) KS_TRY(ks_matmul_gpu_records(s->gpu, s->rec, s->rec_cap, &s->rec_n));
     else s->rec_n = tx * ty;
-    if (s->rec_n != tx * ty) s->rec_n = 0; /* another variant's grid (or cuBLAS: none) */
+    if (s->rec_n != tx * ty) s->rec_n = 0; /* another variant's grid (or cuBLAS, a user's kernel: none) */
     s->rec_bt = block_tile(s);
     ks_matmul_tile_span(s->rec, s->rec_n, &s->first, &s->last);
     int per[KS_MM_UNITS] = {0};
@@ -106,7 +134,9 @@ static ks_status fetch_records(matmul_scene *s)
 static ks_status run(matmul_scene *s)
 {
     double ms = 0.0;
-    if (s->gpu) {
+    if (s->gpu && s->active >= 0) {
+        KS_TRY(ks_matmul_gpu_run_user_timed(s->gpu, s->user[s->active], s->run_block, &ms));
+    } else if (s->gpu) {
         KS_TRY(ks_matmul_gpu_run_timed(s->gpu, s->variant, s->tile, &ms));
     } else {
         KS_TRY(rec_reserve(s));
@@ -144,12 +174,54 @@ static void destroy(void *self)
 {
     matmul_scene *s = self;
     if (!s) return;
+    ks_user_files_destroy(s->files); /* first: its worker may be inside a check */
+    for (int i = 0; i < s->nuser; ++i) ks_matmul_user_destroy(s->user[i]);
     ks_matmul_gpu_destroy(s->gpu);
     free(s->a);
     free(s->b);
     free(s->c);
     free(s->rec);
     free(s);
+}
+
+/* A build that passed its check (the frame thread): its code replaces the
+ * file's. No launch of the old code is in flight: every run waits for its end event. */
+static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+{
+    (void)cubin; /* the loader tells CUBIN from PTX itself */
+    matmul_scene *s = user;
+    ks_matmul_user *u = NULL;
+    KS_TRY(ks_matmul_user_load(name, code, size, &u));
+    ks_matmul_user_destroy(s->user[slot]);
+    s->user[slot] = u;
+    return KS_OK;
+}
+
+/* --kernel-file: every file built and checked (at the live size and the block it runs with)
+ * before the first frame; the first of them runs unless --kernel names another variant. */
+static ks_status user_files(matmul_scene *s, const ks_scene_env *env)
+{
+    const ks_scene_def *def = s->opt->scene;
+    const char *paths[KS_USER_FILES_MAX];
+    int n = 0;
+    while (n < KS_USER_FILES_MAX && def->kernel_file && def->kernel_file(s->opt, n)) {
+        paths[n] = def->kernel_file(s->opt, n);
+        ++n;
+    }
+    if (!n) return KS_OK;
+    s->nuser = n;
+    const ks_user_files_desc d = {
+        .paths = paths, .count = n, .scene = def->name, .device = env->device,
+        .grid = {s->size.m, s->size.n, s->size.k},
+        .block = {s->block[0], s->block[1], s->block[2]},
+        .watch = 1, .load = load_user, .user = s,
+    };
+    KS_TRY(ks_user_files_create(&d, &s->files));
+    s->active = s->opt->kernel_count ? -1 : 0; /* --kernel names ours or a file */
+    for (int i = 0; i < n && s->opt->kernel_count && s->active < 0; ++i)
+        if (strcmp(ks_user_files_name(s->files, i), s->opt->kernels[0]) == 0) s->active = i;
+    memcpy(s->run_block, s->block, sizeof s->run_block);
+    return KS_OK;
 }
 
 static ks_status setup(matmul_scene *s, const ks_scene_env *env)
@@ -163,7 +235,10 @@ static ks_status setup(matmul_scene *s, const ks_scene_env *env)
     ks_matmul_picture_size(&s->size, KS_MM_PICTURE, &s->w, &s->h);
     ks_colormap_table_rgba(opt->colormap, s->lut);
     ks_matmul_unit_palette(s->pal);
-    s->pic = (ks_matmul_picture)KS_MATMUL_OPTS(opt)->picture;
+    /* default: by finish time, which shows how the work went on either backend (the order tiles
+     * were taken in, the waves of blocks); C's values alone look like noise */
+    const ks_matmul_opts *mo = KS_MATMUL_OPTS(opt);
+    s->pic = mo->picture_set ? (ks_matmul_picture)mo->picture : KS_MATMUL_PIC_TIME;
     if (env->use_cuda) {
         KS_TRY(ks_matmul_gpu_create(&s->gpu));
         KS_TRY(ks_matmul_gpu_set_record(s->gpu, s->pic != KS_MATMUL_PIC_VALUE));
@@ -172,6 +247,7 @@ static ks_status setup(matmul_scene *s, const ks_scene_env *env)
         if (!(s->peak_gflops > 0.0)) KS_TRY(ks_cuda_measure_fma_gflops(5, &s->peak_gflops));
         double mn = 0.0;
         KS_TRY(ks_matmul_gpu_time(s->gpu, KS_MATMUL_CUBLAS, 0, 1, KS_MM_REF_REPS, &s->cublas_ms, &mn));
+        KS_TRY(user_files(s, env));
     } else {
         s->a = malloc((size_t)s->size.m * s->size.k * sizeof *s->a);
         s->b = malloc((size_t)s->size.k * s->size.n * sizeof *s->b);
@@ -199,9 +275,16 @@ static ks_status create(const ks_scene_env *env, void **self)
     if (KS_MATMUL_OPTS(opt)->size_n > 0) s->size = (ks_matmul_size){KS_MATMUL_OPTS(opt)->sizes[0][0], KS_MATMUL_OPTS(opt)->sizes[0][1], KS_MATMUL_OPTS(opt)->sizes[0][2]};
     s->variant = KS_MATMUL_REGTILE;
     s->tile = KS_MATMUL_OPTS(opt)->tile_n > 0 ? KS_MATMUL_OPTS(opt)->tiles[0] : 16;
+    s->active = -1;
+    s->block[0] = opt->block_count ? opt->blocks[0][0] : KS_MATMUL_USER_BLOCK_X;
+    s->block[1] = opt->block_count ? opt->blocks[0][1] : KS_MATMUL_USER_BLOCK_Y;
+    s->block[2] = 1;
     ks_status st = KS_OK;
-    if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0)
-        st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
+    if (opt->kernel_count > 0 && ks_matmul_variant_parse(opt->kernels[0], &s->variant) != 0) {
+        s->variant = KS_MATMUL_REGTILE; /* a --kernel-file's name (the options checked it) */
+        if (!ks_matmul_kernel_known(opt, opt->kernels[0]))
+            st = ks_fail(KS_ERR_INVALID, "matmul: unknown --kernel '%s'", KS_QUOTED(opt->kernels[0]));
+    }
     if (st == KS_OK) st = setup(s, env);
     if (st != KS_OK) {
         destroy(s);
@@ -227,6 +310,12 @@ static void max_image_size(void *self, int *w, int *h)
 static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     matmul_scene *s = self;
+    if (s->files) { /* builds that finished, and the block the user's kernel runs at */
+        int changed = 0, reverted = 0;
+        ks_user_files_poll(s->files, s->active, s->block, &changed, s->run_block, &reverted);
+        if (reverted) memcpy(s->block, s->run_block, sizeof s->block); /* refused there: back to the one it passed at */
+        if (changed) ks_timing_window_clear(&s->times); /* new code: its own times */
+    }
     if (ctx && !ctx->step) return KS_OK;
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "matmul") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
@@ -237,7 +326,35 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
 
 static int grid_tile(const matmul_scene *s)
 {
-    return s->gpu ? ks_matmul_block_tile(s->variant, s->tile) : 0;
+    return s->gpu && s->active < 0 ? ks_matmul_block_tile(s->variant, s->tile) : 0;
+}
+
+/* The element of C under the cursor: 1 and (i, j), or 0 when the cursor is off the picture. */
+static int probe_cell(const matmul_scene *s, int *i, int *j)
+{
+    if (!s->probe_valid || s->probe_a < 0 || s->probe_b < 0 || s->probe_a >= s->w || s->probe_b >= s->h) return 0;
+    *i = (int)((long long)(s->h - 1 - s->probe_b) * s->size.m / s->h);
+    *j = (int)((long long)s->probe_a * s->size.n / s->w);
+    return 1;
+}
+
+/* The tile whose inputs the hover names: the recorded tile in the tile pictures, else the
+ * block tile of the variant (CPU: the gold's tile); 0 for cuBLAS, whose tiles are its own. */
+static int band_tile(const matmul_scene *s)
+{
+    if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) return s->rec_bt;
+    if (s->gpu && (s->variant == KS_MATMUL_CUBLAS || s->active >= 0)) return 0;
+    return block_tile(s);
+}
+
+/* The row band and column band of the hovered tile: 1, or 0 when nothing is hovered. */
+static int hovered_band(const matmul_scene *s, ks_matmul_band *band)
+{
+    int i, j;
+    const int bt = band_tile(s);
+    if (bt <= 0 || !probe_cell(s, &i, &j)) return 0;
+    ks_matmul_band_of(&s->size, bt, i, j, band);
+    return 1;
 }
 
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
@@ -265,8 +382,37 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     } else {
         ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, 0, rgba);
     }
+    ks_matmul_band band;
+    if (hovered_band(s, &band)) {
+        if (s->gpu) KS_TRY(ks_matmul_gpu_shade_bands(s->gpu, &band, s->w, s->h, rgba));
+        else ks_matmul_shade_bands_cpu(&s->size, &band, s->w, s->h, (unsigned char *)rgba);
+    }
     if (stage >= 0) KS_TRY(ks_stage_timer_end(ctx->timer, stage));
     return KS_OK;
+}
+
+/* [ ] on a user's kernel: the next block by thread count that the compiled
+ * kernel can take; it runs at the new one once the check passed there. */
+static ks_status cycle_user_block(matmul_scene *s, int dir)
+{
+    const long threads = (long)s->block[0] * s->block[1];
+    int pos = -1;
+    for (int i = 0; i < KS_MM_USER_BLOCKS; ++i)
+        if (memcmp(ks_mm_user_blocks[i], s->block, sizeof s->block) == 0) pos = i;
+    for (int i = dir > 0 ? (pos >= 0 ? pos + 1 : 0) : (pos >= 0 ? pos - 1 : KS_MM_USER_BLOCKS - 1);
+         i >= 0 && i < KS_MM_USER_BLOCKS; i += dir) {
+        const int *b = ks_mm_user_blocks[i];
+        const long t = (long)b[0] * b[1];
+        if (pos < 0 && (dir > 0 ? t <= threads : t >= threads)) continue; /* a block off the list: past it */
+        if (ks_matmul_user_check_block(s->user[s->active], &s->size, b) != KS_OK) {
+            ks_error_clear();
+            continue;
+        }
+        memcpy(s->block, b, sizeof s->block);
+        ks_timing_window_clear(&s->times);
+        return KS_OK;
+    }
+    return ks_fail(KS_ERR_UNSUPPORTED, "no %s block for %s", dir > 0 ? "larger" : "smaller", variant_name(s));
 }
 
 static ks_status key(void *self, const ks_key_event *ev, int *handled)
@@ -283,12 +429,22 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
         return KS_OK;
     case KS_KEY_TAB:
         if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: only the CPU gold runs");
-        s->variant = (ks_matmul_variant)((s->variant + 1) % KS_MATMUL_NUM);
+        /* ours in order, then the kernel files, then round again */
+        if (s->active >= 0) {
+            s->active = s->active + 1 < s->nuser ? s->active + 1 : -1;
+            if (s->active < 0) s->variant = (ks_matmul_variant)0;
+        } else if (s->variant + 1 == KS_MATMUL_NUM && s->nuser > 0) {
+            s->active = 0;
+        } else {
+            s->variant = (ks_matmul_variant)((s->variant + 1) % KS_MATMUL_NUM);
+        }
+        if (s->active >= 0) memcpy(s->run_block, s->block, sizeof s->run_block); /* the poll picks the checked one */
         ks_timing_window_clear(&s->times);
         if (s->pic != KS_MATMUL_PIC_VALUE) KS_TRY(run(s)); /* this variant's records, even when paused */
         return KS_OK;
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
+        if (s->gpu && s->active >= 0) return cycle_user_block(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
         if (!s->gpu || s->variant != KS_MATMUL_TILED)
             return ks_fail(KS_ERR_UNSUPPORTED, "[ ] change the tile of 'tiled' only (Tab to it)");
         const int *t = ks_matmul_variant_get(KS_MATMUL_TILED)->tiles;
@@ -320,12 +476,11 @@ static void cat(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Hover: C[i][j] and the tiles of A and B its block read. */
+/* Hover: C[i][j] and the tiles of A and B its block read (the picture lights their bands). */
 static void hover(matmul_scene *s, char *buf, size_t len)
 {
-    if (!s->probe_valid || s->probe_a < 0 || s->probe_b < 0 || s->probe_a >= s->w || s->probe_b >= s->h) return;
-    const int i = (int)((long long)(s->h - 1 - s->probe_b) * s->size.m / s->h);
-    const int j = (int)((long long)s->probe_a * s->size.n / s->w);
+    int i, j;
+    if (!probe_cell(s, &i, &j)) return;
     float v = NAN;
     if (s->gpu) {
         if (ks_matmul_gpu_read(s->gpu, i, j, &v) != KS_OK) ks_error_clear();
@@ -338,35 +493,39 @@ static void hover(matmul_scene *s, char *buf, size_t len)
         /* the tile under the cursor: who computed it, when, and what fed it */
         const int bt = s->rec_bt, ti = i / bt, tj = j / bt, tx = (s->size.n + bt - 1) / bt;
         const ks_matmul_tile_rec *r = &s->rec[(size_t)ti * tx + tj];
-        const int i0 = ti * bt, j0 = tj * bt;
-        const int i1 = (i0 + bt < s->size.m ? i0 + bt : s->size.m) - 1, j1 = (j0 + bt < s->size.n ? j0 + bt : s->size.n) - 1;
         if (r->done)
             cat(buf, len, "  tile (%d,%d): %s %u, done %.3f ms after the first tile (last %.3f ms)", ti, tj,
                 s->gpu ? "SM" : "thread", r->unit, (double)(r->t_ns - s->first) * 1e-6,
                 (double)(s->last - s->first) * 1e-6);
-        if (!s->gpu) {
-            cat(buf, len, "  fed by A rows %d..%d (all %d columns) and B columns %d..%d (all %d rows)", i0, i1, K, j0,
-                j1, K);
-            return;
-        }
     }
-    if (!s->gpu) return;
+    if (!s->gpu) {
+        ks_matmul_band b;
+        if (hovered_band(s, &b))
+            cat(buf, len, "  fed by A rows %d..%d (all %d columns) and B columns %d..%d (all %d rows): the lit bands",
+                b.i0, b.i1 - 1, K, b.j0, b.j1 - 1, K);
+        return;
+    }
+    if (s->active >= 0) {
+        cat(buf, len, "  (your kernel: its tiles are its own)");
+        return;
+    }
     switch (s->variant) {
     case KS_MATMUL_NAIVE:
-        cat(buf, len, "  block (%d,%d) of 16x16 reads A rows %d..%d and B columns %d..%d whole, from global",
+        cat(buf, len,
+            "  block (%d,%d) of 16x16 reads A rows %d..%d and B columns %d..%d whole, from global: the lit bands",
             i / 16, j / 16, i / 16 * 16, i / 16 * 16 + 15 < s->size.m ? i / 16 * 16 + 15 : s->size.m - 1,
             j / 16 * 16, j / 16 * 16 + 15 < s->size.n ? j / 16 * 16 + 15 : s->size.n - 1);
         break;
     case KS_MATMUL_TILED: {
         const int T = s->tile, kt = (K + T - 1) / T;
-        cat(buf, len, "  block (%d,%d) reads %dx%d tiles A(%d, 0..%d) and B(0..%d, %d)", i / T, j / T, T, T,
-            i / T, kt - 1, kt - 1, j / T);
+        cat(buf, len, "  block (%d,%d) reads %dx%d tiles A(%d, 0..%d) and B(0..%d, %d): the lit bands", i / T, j / T,
+            T, T, i / T, kt - 1, kt - 1, j / T);
         break;
     }
     case KS_MATMUL_REGTILE: {
         const int kt = (K + 7) / 8;
-        cat(buf, len, "  block (%d,%d) reads 128x8 tiles A(%d, 0..%d) and 8x128 tiles B(0..%d, %d)", i / 128,
-            j / 128, i / 128, kt - 1, kt - 1, j / 128);
+        cat(buf, len, "  block (%d,%d) reads 128x8 tiles A(%d, 0..%d) and 8x128 tiles B(0..%d, %d): the lit bands",
+            i / 128, j / 128, i / 128, kt - 1, kt - 1, j / 128);
         break;
     }
     default: cat(buf, len, "  (cuBLAS picks its own tiles)"); break;
@@ -379,7 +538,8 @@ static void tiles_view(const matmul_scene *s, ks_view *v)
     if (s->rec_n == 0) {
         /* the value picture stays; said in the panel, not the banner (nothing went wrong) */
         ks_view_text(v, KS_VGROUP_SCENE, "picture", "%s",
-                     s->gpu && s->variant == KS_MATMUL_CUBLAS
+                     s->gpu && s->active >= 0 ? "your kernel keeps no per-block record: C's values shown"
+                     : s->gpu && s->variant == KS_MATMUL_CUBLAS
                          ? "cuBLAS keeps no per-block record (closed kernels): C's values shown"
                          : "no tile records yet: the next run makes them (N when paused)");
         return;
@@ -410,19 +570,25 @@ static void view(void *self, ks_view *v)
     const ks_matmul_size *z = &s->size;
     snprintf(v->scene, sizeof v->scene, "matmul");
     static const char *const pic_suffix[KS_MATMUL_PIC_NUM] = {"", "_sm", "_time"};
-    snprintf(v->image_name, sizeof v->image_name, "matmul_%s%s",
-             s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu", pic_suffix[s->pic]);
+    snprintf(v->image_name, sizeof v->image_name, "matmul_%.40s%s", variant_name(s), pic_suffix[s->pic]);
     ks_vcontrol *c;
     if (s->gpu) {
         c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
         if (c) {
-            /* Tab order from the current variant round to it again */
-            for (int i = 0; i < KS_MATMUL_NUM && c->nchoices < KS_VIEW_CHOICES; ++i)
+            /* Tab order from the current variant round to it again: ours, then the kernel files */
+            const int all = KS_MATMUL_NUM + s->nuser, at = s->active >= 0 ? KS_MATMUL_NUM + s->active : (int)s->variant;
+            for (int i = 0; i < all && c->nchoices < KS_VIEW_CHOICES; ++i) {
+                const int k = (at + i) % all;
                 snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
-                         ks_matmul_variant_get((ks_matmul_variant)((s->variant + i) % KS_MATMUL_NUM))->name);
-            snprintf(c->value, sizeof c->value, "%s", ks_matmul_variant_get(s->variant)->name);
+                         k < KS_MATMUL_NUM ? ks_matmul_variant_get((ks_matmul_variant)k)->name
+                                           : ks_user_files_name(s->files, k - KS_MATMUL_NUM));
+            }
+            snprintf(c->value, sizeof c->value, "%s", variant_name(s));
         }
-        if (s->variant == KS_MATMUL_TILED) {
+        if (s->active >= 0) {
+            c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+            if (c) snprintf(c->value, sizeof c->value, "%dx%d", s->run_block[0], s->run_block[1]);
+        } else if (s->variant == KS_MATMUL_TILED) {
             c = ks_view_control(v, "tile", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
             if (c) snprintf(c->value, sizeof c->value, "%dx%d", s->tile, s->tile);
         }
@@ -436,7 +602,16 @@ static void view(void *self, ks_view *v)
     }
     ks_view_text(v, KS_VGROUP_SCENE, "C = A*B", "%dx%d = %dx%d * %dx%d", z->m, z->n, z->m, z->k, z->k, z->n);
     ks_view_text(v, KS_VGROUP_SCENE, "data", "float32, every element exact");
-    if (s->gpu) {
+    if (s->gpu && s->active >= 0) {
+        ks_matmul_user_attrs a;
+        ks_matmul_user_get_attrs(s->user[s->active], &a);
+        ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", variant_name(s));
+        ks_view_text(v, KS_VGROUP_KERNEL, "what", "your kernel (--kernel-file)");
+        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx%d, %dx%d elements a thread", s->run_block[0], s->run_block[1],
+                     a.points[0], a.points[1]);
+        ks_view_num(v, KS_VGROUP_KERNEL, "registers / thread", a.registers, "", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "static shared / block", a.static_smem, "B", KS_VFMT_INT);
+    } else if (s->gpu) {
         const ks_matmul_variant_info *vi = ks_matmul_variant_get(s->variant);
         ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", vi->name);
         ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", vi->summary);
@@ -461,7 +636,12 @@ static void view(void *self, ks_view *v)
             ks_view_num(v, KS_VGROUP_KERNEL, "FP32 peak (FMA kernel)", s->peak_gflops, "GFLOP/s", KS_VFMT_INT);
         }
     }
-    if (s->gpu) {
+    /* a user's kernel: the least any kernel moves (A, B and C once each); its own traffic is unknown */
+    const double least_bytes = 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n);
+    if (s->gpu && s->active >= 0) {
+        ks_view_num(v, KS_VGROUP_KERNEL, "DRAM bytes (least possible)", least_bytes, "B", KS_VFMT_G4);
+        if (ms > 0) ks_view_num(v, KS_VGROUP_KERNEL, "DRAM rate (least)", least_bytes / (ms * 1e6), "GB/s", KS_VFMT_INT);
+    } else if (s->gpu) {
         const double bytes = ks_matmul_model_bytes(s->variant, s->tile, z);
         ks_view_num(v, KS_VGROUP_KERNEL, "DRAM bytes (model count)", bytes, "B", KS_VFMT_G4);
         if (ms > 0) ks_view_num(v, KS_VGROUP_KERNEL, "DRAM rate (model)", bytes / (ms * 1e6), "GB/s", KS_VFMT_INT);
@@ -470,10 +650,9 @@ static void view(void *self, ks_view *v)
     /* Roofline, one launch: 2MNK flops; bytes from the variant's traffic model
      * (CPU: A, B and C once each, the least any order can move). */
     char rname[24];
-    if (s->gpu && s->variant == KS_MATMUL_TILED) snprintf(rname, sizeof rname, "tiled %d", s->tile);
-    else snprintf(rname, sizeof rname, "%s", s->gpu ? ks_matmul_variant_get(s->variant)->name : "cpu");
-    const double rbytes = s->gpu ? ks_matmul_model_bytes(s->variant, s->tile, z)
-                                 : 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n);
+    if (s->gpu && s->active < 0 && s->variant == KS_MATMUL_TILED) snprintf(rname, sizeof rname, "tiled %d", s->tile);
+    else snprintf(rname, sizeof rname, "%.23s", variant_name(s));
+    const double rbytes = s->gpu && s->active < 0 ? ks_matmul_model_bytes(s->variant, s->tile, z) : least_bytes;
     if (ms > 0) ks_roof_log_put(&s->roof, rname, flops, rbytes, ms);
     ks_view_roof(v, &s->roof, rname, "one multiply", s->t_peak_gbs, s->gpu ? s->peak_gflops : 0.0);
     if (s->notice[0]) {
@@ -486,6 +665,7 @@ static void view(void *self, ks_view *v)
     v->colorbar.hi = s->hi;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "C[i][j]");
     if (s->pic != KS_MATMUL_PIC_VALUE) tiles_view(s, v);
+    ks_user_files_view(s->files, s->active, v);
     hover(s, v->hover, sizeof v->hover);
 }
 
@@ -503,10 +683,10 @@ static ks_status finish(void *self)
 const ks_scene_api ks_scene_matmul_api = {
     .name = "matmul",
     .help = "Matmul scene\n"
-            "  Tab        next variant (naive, tiled, regtile, cublas)\n"
-            "  [ / ]      smaller / larger tile (tiled: 8, 16, 32)\n"
-            "  V          picture: C's values, each tile by its SM (CPU: thread), by finish time\n"
-            "  hover      C[i][j] and the tiles of A and B its block read (tile pictures: its SM, time)\n",
+            "  Tab        next variant (naive, tiled, regtile, cublas, then your --kernel-file kernels)\n"
+            "  [ / ]      smaller / larger tile (tiled: 8, 16, 32); your kernel: smaller / larger block\n"
+            "  V          next picture: tiles by finish time (default), C's values, tiles by SM (CPU: thread)\n"
+            "  hover      C[i][j], its tile's SM and time, the tiles of A and B it read (their bands lit)\n",
     .create = create,
     .destroy = destroy,
     .stream = stream,

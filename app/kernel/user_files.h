@@ -1,0 +1,60 @@
+/* Users' kernel files (--kernel-file) of a scene, from the file to the code
+ * that runs: each file is compiled with NVRTC and checked in the checker
+ * process (kernel_checker.h) at the scene's size and the block it runs with;
+ * a build that passes is handed to the scene's load (on the frame thread),
+ * one that fails leaves the previous code running and says why (panel,
+ * banner, stderr). With watch, every save builds again (kernel_watch.h) and
+ * the frame loop never waits. The scene keeps its own handles (its load);
+ * this module keeps the files, their builds and their blocks. The Laplace
+ * scenes have their own glue with the difference view and --edit
+ * (app/scenes/laplace/laplace_user.h). */
+#ifndef KS_USER_FILES_H
+#define KS_USER_FILES_H
+
+#include <stddef.h>
+
+#include "app/kernel/kernel_watch.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/ks_error.h"
+#include "render/view.h"
+
+enum { KS_USER_FILES_MAX = KS_KERNEL_WATCH_MAX };
+
+typedef struct ks_user_files_desc {
+    const char *const *paths;   /* the files; a file's variant name is its base name */
+    int count;                  /* 1 .. KS_USER_FILES_MAX */
+    const char *scene;          /* the registry row whose kernel_check checks them ("matmul") */
+    const ks_device_info *device; /* compiled for its architecture */
+    int grid[3];                /* the size the check runs at (the scene's; unused sizes 1) */
+    int block[3];               /* the block every file starts with */
+    int watch;                  /* 1: reload on save (the live view); 0: build once (bench) */
+    /* Called on the thread that calls create and poll, with a build that passed:
+       the scene makes the code its own (its stream drained first). KS_OK, or a
+       failure (with ks_fail's text) that refuses the build. */
+    ks_status (*load)(void *user, int slot, const char *name, const void *code, size_t size, int cubin);
+    void *user;
+} ks_user_files_desc;
+
+typedef struct ks_user_files ks_user_files;
+
+/* Builds and checks every file and loads those that pass, waiting for them
+ * (at start-up, a file that does not compile or pass is an error, its
+ * compile lines on stderr first: nothing runs a kernel that was never right). */
+ks_status ks_user_files_create(const ks_user_files_desc *desc, ks_user_files **out);
+void ks_user_files_destroy(ks_user_files *u);
+int ks_user_files_count(const ks_user_files *u);
+/* The variant name of file slot (its base name). */
+const char *ks_user_files_name(const ks_user_files *u, int slot);
+/* Once a frame: finished builds loaded (desc.load), then the block file slot
+ * `active` (-1: none of them runs) runs with this frame, run_block: block once
+ * its code passed the check at it; until then the block it passed with, while
+ * a check at the new one runs (a kernel right at one block may fault at
+ * another). *changed: the active file's code was replaced. *reverted: the
+ * check refused block; run_block is the one it runs at, which the scene
+ * takes back. Never blocks. */
+void ks_user_files_poll(ks_user_files *u, int active, const int block[3], int *changed, int run_block[3],
+                        int *reverted);
+/* The panel: the active file, and any whose last save was refused. */
+void ks_user_files_view(const ks_user_files *u, int active, ks_view *v);
+
+#endif
