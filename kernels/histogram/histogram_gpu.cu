@@ -5,6 +5,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_check.h"
 #include "histogram.h"
+#include "histogram_user_launch.h"
 
 struct ks_hist_gpu {
     ks_hist_ctx *ctx;
@@ -201,4 +202,66 @@ extern "C" ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hi
         KS_CUDA_TRY(cudaMemcpyAsync(g->d_mask, g->mask, n, cudaMemcpyHostToDevice, g->stream));
     }
     return ks_hist_draw_bars(g->d_hist, g->bins, log_scale, ax, g->d_mask, rgba, w, h, g->stream);
+}
+
+/* ---- a user's kernel (histogram_user.h) ---- */
+
+static ks_status user_range(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin, size_t end)
+{
+    if (g->in.mode != KS_HIST_BYTES)
+        return ks_fail(KS_ERR_INVALID, "%s: users' kernels count bytes (256 bins), not %s", ks_hist_user_name(u),
+                       ks_hist_mode_name(g->in.mode));
+    if (end > g->in.n || begin > end)
+        return ks_fail(KS_ERR_INVALID, "histogram: range [%zu, %zu) outside %zu bytes", begin, end, g->in.n);
+    KS_TRY(ks_hist_user_launch(u, block, g->in.data + begin, end - begin, g->d_hist, g->stream));
+    KS_CUDA_TRY_LAUNCH("histogram (your kernel)");
+    return KS_OK;
+}
+
+extern "C" ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin,
+                                            size_t end, double *ms)
+{
+    KS_CUDA_TRY(cudaEventRecord(g->ev0, g->stream));
+    KS_TRY(user_range(g, u, block, begin, end));
+    KS_CUDA_TRY(cudaEventRecord(g->ev1, g->stream));
+    if (ms) {
+        float t = 0.0f;
+        KS_CUDA_TRY(cudaEventSynchronize(g->ev1));
+        KS_CUDA_TRY(cudaEventElapsedTime(&t, g->ev0, g->ev1));
+        *ms = t;
+    }
+    return KS_OK;
+}
+
+extern "C" ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3])
+{
+    KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
+    return user_range(g, u, block, 0, g->in.n);
+}
+
+extern "C" ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup,
+                                           int reps, double *median_ms, double *min_ms)
+{
+    if (reps < 1) reps = 1;
+    for (int i = 0; i < warmup; ++i) KS_TRY(ks_hist_gpu_whole_user(g, u, block));
+    double *t = (double *)malloc(sizeof(double) * (size_t)reps);
+    if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
+    ks_status st = KS_OK;
+    for (int r = 0; r < reps && st == KS_OK; ++r) {
+        float ms = 0.0f;
+        cudaError_t e = cudaEventRecord(g->ev0, g->stream);
+        if (e == cudaSuccess) st = ks_hist_gpu_whole_user(g, u, block);
+        if (st == KS_OK && e == cudaSuccess) e = cudaEventRecord(g->ev1, g->stream);
+        if (st == KS_OK && e == cudaSuccess) e = cudaEventSynchronize(g->ev1);
+        if (st == KS_OK && e == cudaSuccess) e = cudaEventElapsedTime(&ms, g->ev0, g->ev1);
+        if (st == KS_OK && e != cudaSuccess)
+            st = ks_fail(KS_ERR_CUDA, "histogram timing (your kernel): %s", cudaGetErrorString(e));
+        t[r] = ms;
+    }
+    if (st == KS_OK) {
+        *median_ms = ks_median_sort(t, reps); /* sorts: t[0] is the minimum */
+        *min_ms = t[0];
+    }
+    free(t);
+    return st;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "histogram.h"
+#include "histogram_user.h"
 #include "kernels/common/ks_nocuda.h"
 
 #define KS_HIST_ROW(name, summary, words, overwrites) {#name, summary, words, overwrites, NULL},
@@ -90,5 +91,42 @@ ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax
                            unsigned char *rgba, int w, int h)
 {
     (void)g, (void)log_scale, (void)ax, (void)mask, (void)rgba, (void)w, (void)h;
+    return KS_NO_CUDA("histogram");
+}
+
+/* A user's kernel (histogram_user.h): nothing loads without CUDA. */
+ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_hist_user **out)
+{
+    (void)name, (void)code, (void)size;
+    *out = NULL;
+    return KS_NO_CUDA("histogram");
+}
+void ks_hist_user_destroy(ks_hist_user *u) { (void)u; }
+const char *ks_hist_user_name(const ks_hist_user *u) { (void)u; return ""; }
+void ks_hist_user_get_attrs(const ks_hist_user *u, ks_hist_user_attrs *out)
+{
+    (void)u;
+    memset(out, 0, sizeof *out);
+}
+ks_status ks_hist_user_check_block(const ks_hist_user *u, size_t n, const int block[3])
+{
+    (void)u, (void)n, (void)block;
+    return KS_NO_CUDA("histogram");
+}
+ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin, size_t end,
+                                 double *ms)
+{
+    (void)g, (void)u, (void)block, (void)begin, (void)end, (void)ms;
+    return KS_NO_CUDA("histogram");
+}
+ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3])
+{
+    (void)g, (void)u, (void)block;
+    return KS_NO_CUDA("histogram");
+}
+ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup, int reps,
+                                double *median_ms, double *min_ms)
+{
+    (void)g, (void)u, (void)block, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
     return KS_NO_CUDA("histogram");
 }

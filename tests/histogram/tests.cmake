@@ -4,3 +4,17 @@ ks_add_test(NAME test_histogram_cpu LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/
 target_link_libraries(test_histogram_cpu PRIVATE ks_test_util)
 set_property(TEST test_histogram_cpu APPEND PROPERTY LABELS gl)
 ks_add_test(NAME test_histogram_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_histogram_gpu.c)
+# A user's histogram kernel, no GPU needed: the starters compile with NVRTC, new-kernel, --help's
+# contract, compile errors as file:line lines, --kernel-file without a device and its flags, the
+# check's comparison.
+ks_add_test(NAME test_histogram_contract LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_histogram_contract.c
+            TIMEOUT 120)
+target_link_libraries(test_histogram_contract PRIVATE ks_test_util)
+# A user's histogram kernel on the GPU: checked in the checker process (correct ones pass, wrong
+# ones are refused at their first wrong bin), a live run, bench rows named after the file.
+ks_add_test(NAME test_histogram_user_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_histogram_user_gpu.c
+            TIMEOUT 600)
+if(KS_CUDA) # gpu tests exist only there
+  target_link_libraries(test_histogram_user_gpu PRIVATE ks_test_util)
+  add_dependencies(test_histogram_user_gpu kernelscope)
+endif()

@@ -10,10 +10,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/kernel/user_files.h"
+#include "app/scenes.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "kernels/common/fma_peak.h"
 #include "kernels/histogram/histogram.h"
+#include "kernels/histogram/histogram_user.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 
@@ -54,10 +57,58 @@ size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
     return used;
 }
 
-/* One input at one size: check each variant, then time it. */
+/* The bench's loaded kernel files (--kernel-file), run after ours. */
+typedef struct bench_users {
+    ks_hist_user *u[KS_USER_FILES_MAX];
+    char names[KS_USER_FILES_MAX][64]; /* each file's variant name (its base name) */
+    int n;
+    int block[3];                      /* --block, default KS_HIST_USER_BLOCK x 1 */
+} bench_users;
+
+static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+{
+    (void)cubin; /* the loader tells CUBIN from PTX itself */
+    bench_users *b = user;
+    ks_hist_user *u = NULL;
+    KS_TRY(ks_hist_user_load(name, code, size, &u));
+    ks_hist_user_destroy(b->u[slot]);
+    b->u[slot] = u;
+    return KS_OK;
+}
+
+static void free_users(bench_users *b)
+{
+    for (int i = 0; i < KS_USER_FILES_MAX; ++i) ks_hist_user_destroy(b->u[i]);
+    memset(b, 0, sizeof *b);
+}
+
+/* Compiled and checked in the checker process on the first size, loaded here. */
+static ks_status build_users(const ks_options *opt, const ks_device_info *dev, size_t first, bench_users *b)
+{
+    const char *paths[KS_USER_FILES_MAX];
+    int n = 0;
+    while (n < KS_USER_FILES_MAX && opt->scene->kernel_file(opt, n)) {
+        paths[n] = opt->scene->kernel_file(opt, n);
+        ++n;
+    }
+    ks_user_files *files = NULL;
+    ks_user_files_desc ud = {
+        .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,
+        .block = {b->block[0], b->block[1], b->block[2]}, .watch = 0, .load = load_user, .user = b,
+    };
+    ks_hist_check_grid(first, ud.grid);
+    const ks_status st = ks_user_files_create(&ud, &files);
+    for (int i = 0; i < n; ++i) /* the row's name: the file's (ks_hist_user_name is the path) */
+        if (files && b->u[i]) snprintf(b->names[i], sizeof b->names[i], "%s", ks_user_files_name(files, i));
+    ks_user_files_destroy(files); /* built once; the code stays loaded in b */
+    b->n = n;
+    return st;
+}
+
+/* One input at one size: check each variant (ours, then the kernel files), then time it. */
 static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const int *variants, int nv,
-                           ks_hist_input_kind kind, unsigned long long bytes, ks_hist_mode mode, unsigned bins,
-                           ks_hbench_row *rows, int *nrows)
+                           const bench_users *users, ks_hist_input_kind kind, unsigned long long bytes,
+                           ks_hist_mode mode, unsigned bins, ks_hbench_row *rows, int *nrows)
 {
     unsigned char *data = malloc((size_t)bytes);
     uint64_t *gold = calloc(bins, sizeof(uint64_t)), *got = calloc(bins, sizeof(uint64_t));
@@ -77,7 +128,8 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
     if (st == KS_OK && !use_cuda) t_peak = ks_roof_host_copy_gbs((size_t)64 << 20);
     const int first = *nrows;
     double cub_ms = -1.0;
-    for (int k = 0; k < (use_cuda ? nv : 1) && st == KS_OK && *nrows < KS_HBENCH_MAX_ROWS; ++k) {
+    const int nu = use_cuda ? users->n : 0;
+    for (int k = 0; k < (use_cuda ? nv + nu : 1) && st == KS_OK && *nrows < KS_HBENCH_MAX_ROWS; ++k) {
         ks_hbench_row *r = &rows[*nrows];
         memset(r, 0, sizeof *r);
         snprintf(r->device, sizeof r->device, "%s", device);
@@ -87,7 +139,19 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
         r->bins = bins;
         r->t_peak_gbs = t_peak;
         r->pct_cub = -1.0;
-        if (use_cuda) {
+        if (use_cuda && k >= nv) {
+            const ks_hist_user *u = users->u[k - nv];
+            snprintf(r->variant, sizeof r->variant, "%s", users->names[k - nv]);
+            st = ks_hist_gpu_fill(g, 0xdeadbeefu);
+            if (st == KS_OK) st = ks_hist_gpu_whole_user(g, u, users->block);
+            if (st == KS_OK) st = ks_hist_gpu_counts(g, got);
+            for (unsigned b = 0; b < bins && st == KS_OK; ++b)
+                if (got[b] != gold[b])
+                    st = ks_fail(KS_ERR_INVALID, "bench histogram: %s differs from the gold on %s (%llu bytes, %s): "
+                                 "bin %u has %llu, not %llu", r->variant, r->input, bytes, r->mode, b,
+                                 (unsigned long long)got[b], (unsigned long long)gold[b]);
+            if (st == KS_OK) st = ks_hist_gpu_time_user(g, u, users->block, 3, opt->reps, &r->ms, &r->min_ms);
+        } else if (use_cuda) {
             const ks_hist_variant *v = ks_hist_variant_get(variants[k]);
             snprintf(r->variant, sizeof r->variant, "%s", v->name);
             if (mode == KS_HIST_WORDS && !v->words) continue; /* cub: no word mode */
@@ -226,6 +290,7 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     if (opt->kernel_count) {
         for (int k = 0; k < opt->kernel_count; ++k) {
             const int v = ks_hist_variant_find(opt->kernels[k]);
+            if (v < 0 && ks_hist_kernel_file_named(opt, opt->kernels[k])) continue; /* the files always run */
             if (v < 0)
                 return ks_fail(KS_ERR_INVALID, "--kernel: unknown histogram variant '%s' (global, strided, shared, "
                                "warp, cub)", opt->kernels[k]);
@@ -234,19 +299,33 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     } else {
         for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) variants[nv++] = v;
     }
-    if ((long)nbins * KS_HIST_OPTS(opt)->size_n * KS_HB_INPUTS * (use_cuda ? nv : 1) > KS_HBENCH_MAX_ROWS)
+    const int nfiles = KS_HIST_OPTS(opt)->kernel_file_count;
+    if ((long)nbins * KS_HIST_OPTS(opt)->size_n * KS_HB_INPUTS * (use_cuda ? nv + nfiles : 1) > KS_HBENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench histogram: %d bin counts x %d sizes x %d inputs x %d variants is more "
                        "than %d rows", nbins, KS_HIST_OPTS(opt)->size_n, KS_HB_INPUTS, use_cuda ? nv : 1, KS_HBENCH_MAX_ROWS);
     const char *device = use_cuda && dev && dev->present ? dev->name : "cpu";
+    /* Users' kernels (--kernel-file): compiled and checked in the checker process
+       on the first size, then loaded here, checked against the gold and timed like ours. */
+    bench_users users = {.block = {opt->block_count ? opt->blocks[0][0] : KS_HIST_USER_BLOCK, 1, 1}};
+    if (use_cuda && nfiles) {
+        const ks_status bst = build_users(opt, dev, (size_t)KS_HIST_OPTS(opt)->sizes[0], &users);
+        if (bst != KS_OK) {
+            free_users(&users);
+            return bst;
+        }
+    }
     ks_hbench_row *rows = calloc(KS_HBENCH_MAX_ROWS, sizeof *rows);
-    if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
+    if (!rows) {
+        free_users(&users);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
+    }
     int n = 0;
     ks_status st = KS_OK;
     for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
         for (int si = 0; si < KS_HIST_OPTS(opt)->size_n && st == KS_OK; ++si)
             for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
-                st = bench_one(opt, device, use_cuda, variants, nv, (ks_hist_input_kind)k, KS_HIST_OPTS(opt)->sizes[si],
-                               mode, bins_list[bi], rows, &n);
+                st = bench_one(opt, device, use_cuda, variants, nv, &users, (ks_hist_input_kind)k,
+                               KS_HIST_OPTS(opt)->sizes[si], mode, bins_list[bi], rows, &n);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
     for (int i = 0; i < n; ++i) {
         if (use_cuda && dev && dev->present) snprintf(rows[i].cc, sizeof rows[i].cc, "%d.%d", dev->cc_major, dev->cc_minor);
@@ -257,5 +336,6 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
                                       .files = {{"bench_histogram.csv", csv_text}}, .charts = charts, .ctx = &cc};
     if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(rows);
+    free_users(&users);
     return st;
 }

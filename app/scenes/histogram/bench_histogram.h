@@ -17,7 +17,7 @@ enum { KS_HBENCH_MAX_ROWS = 512 };
 typedef struct ks_hbench_row {
     char device[256];
     char cc[8];       /* compute capability "9.0"; "-" on the CPU backend */
-    char variant[16];
+    char variant[64];  /* ours, or a --kernel-file's name */
     char input[16];   /* text, uniform, equal */
     char mode[8];     /* bytes, pairs, words */
     unsigned long long bytes;
@@ -34,7 +34,8 @@ typedef struct ks_hbench_row {
 size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len);
 size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len);
 
-/* Options used: hist_sizes, words, bins_list (pairs / words: one run per count), kernels (variants; none = all), reps, seed, out_dir. */
+/* Options used: hist_sizes, kernel files (each one more variant, bytes mode, checked in the
+ * checker process at the first size, then against the gold like ours), words, bins_list (pairs / words: one run per count), kernels (variants; none = all), reps, seed, out_dir. */
 ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, int use_cuda);
 
 #endif

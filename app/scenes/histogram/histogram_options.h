@@ -12,7 +12,16 @@ typedef struct ks_histogram_opts {
     int bins_n;
     int size_n;                 /* --size in bytes (a list for bench); default 100 MiB */
     unsigned long long sizes[KS_MAX_LIST];
+    const char *kernel_files[8]; /* --kernel-file FILE (repeatable): users' kernels (the contract in
+                                    kernels/histogram/histogram_contract.h), each one more variant
+                                    named after the file */
+    int kernel_file_count;
 } ks_histogram_opts;
+
+enum { KS_HIST_USER_BLOCK = 256 }; /* a user's kernel's block without --block */
+
+/* 1 when name is a --kernel-file's variant name (its base name). */
+int ks_hist_kernel_file_named(const ks_options *o, const char *name);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_histogram_options;

@@ -8,7 +8,10 @@
 #include "app/options_parse.h"
 #include "app/scenes.h"
 #include "app/scenes/histogram/bench_histogram.h"
+#include "app/scenes/histogram/histogram_kernel_check.h"
+#include "kernels/common/ks_util.h"
 #include "kernels/histogram/histogram.h"
+#include "kernels/histogram/histogram_contract.h"
 
 static ks_status add_bins(void *ctx, const char *name, const char *item)
 {
@@ -58,6 +61,44 @@ bad:
     return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a byte count of 1..4294967295 (suffix K, M, G allowed)", name,
                    quoted(item));
 }
+static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_histogram_opts *h = own;
+    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
+    const int most = (int)(sizeof h->kernel_files / sizeof h->kernel_files[0]);
+    if (h->kernel_file_count == most) return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, most);
+    h->kernel_files[h->kernel_file_count++] = v;
+    return KS_OK;
+}
+
+/* Each --kernel-file is one more variant, named after the file (its last path
+ * part): a name of its own, not one of ours, not another file's. */
+static ks_status check_kernel_files(const ks_histogram_opts *h)
+{
+    for (int f = 0; f < h->kernel_file_count; ++f) {
+        const char *base = ks_path_base_name(h->kernel_files[f]);
+        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(h->kernel_files[f]));
+        if (strlen(base) >= 64)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s': a file name of at most 63 bytes", quoted(base));
+        if (ks_hist_variant_find(base) >= 0)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' is the name of a built-in kernel", quoted(base));
+        for (int g = 0; g < f; ++g)
+            if (strcmp(ks_path_base_name(h->kernel_files[g]), base) == 0)
+                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
+                               quoted(base));
+    }
+    return KS_OK;
+}
+
+int ks_hist_kernel_file_named(const ks_options *o, const char *name)
+{
+    const ks_histogram_opts *h = KS_HIST_OPTS(o);
+    for (int f = 0; f < h->kernel_file_count; ++f)
+        if (strcmp(ks_path_base_name(h->kernel_files[f]), name) == 0) return 1;
+    return 0;
+}
+
 static void variants(char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -74,6 +115,12 @@ static const ks_flag_row ks_histogram_flags[] = {
     {"--words", NULL, "histogram of words (ASCII letter runs, FNV-1a into B bins, default 1024)",
      KS_IN_LIVE | KS_IN_BENCH, set_words},
     {"--kernel", "NAME", "%s (bench: a list)", 0, NULL, NULL, variants},
+    {"--kernel-file", "FILE",
+     "your own byte-counting kernel, one more variant named after the file\n(the contract below; kernelscope "
+     "new-kernel histogram writes a\nstarter); compiled with NVRTC, checked in a child process,\nreloaded on every "
+     "save; repeatable; not with --bins or --words",
+     KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
+    {"--block", "BXx1", "your kernels' block (default 256x1; [ ] change it live)", 0, NULL},
     {"--seed", "S", "generated text seed (default 1)", 0, NULL},
 };
 const ks_option_group ks_histogram_options = {
@@ -95,8 +142,38 @@ static ks_status finish(ks_options *o)
     if (h->input && o->size_text)
         return ks_fail(KS_ERR_INVALID, "--size and --input exclude each other (the file sets the size)");
     if (!h->size_n) h->sizes[h->size_n++] = 100ull << 20;
+    if (o->mode == KS_MODE_LIVE && o->block_count > 1)
+        return ks_fail(KS_ERR_INVALID, "--block: one value for the live view (lists are for bench)");
+    for (int b = 0; b < o->block_count; ++b)
+        if (o->blocks[b][1] != 1 || o->blocks[b][2] != 1)
+            return ks_fail(KS_ERR_INVALID, "--block: histogram kernels take a 1-part block (BXx1), got %dx%dx%d",
+                           o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
+    if (o->block_count && !h->kernel_file_count)
+        return ks_fail(KS_ERR_INVALID, "--block: only your kernels (--kernel-file) take a block here");
+    KS_TRY(check_kernel_files(h));
+    if (h->kernel_file_count && (h->words || h->bins_n))
+        return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes (256 bins); --bins and --words are "
+                       "for kernelscope's variants");
+    for (int k = 0; k < o->kernel_count; ++k)
+        if (ks_hist_variant_find(o->kernels[k]) < 0 && !ks_hist_kernel_file_named(o, o->kernels[k])) {
+            char names[128];
+            variants(names, sizeof names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown histogram kernel '%s' (%s%s)", quoted(o->kernels[k]),
+                           names, h->kernel_file_count ? ", or a --kernel-file's name" : "");
+        }
     return KS_OK;
 }
+
+static const char *kernel_file(const ks_options *o, int i)
+{
+    const ks_histogram_opts *h = KS_HIST_OPTS(o);
+    return i >= 0 && i < h->kernel_file_count ? h->kernel_files[i] : NULL;
+}
+
+extern const char ks_histogram_starter_shared[]; /* kernels/histogram/starters/shared.cu, embedded at build time */
+/* global is the starter itself; strided sizes its grid by the SM count, warp needs 64 KiB of dynamic
+ * shared memory, and cub is a library: none of them keeps the contract's launch */
+static const ks_kernel_from ks_hist_from[] = {{"shared", ks_histogram_starter_shared}, {NULL, NULL}};
 
 static ks_status bench(const ks_bench_env *e) { return ks_bench_histogram(e->opt, e->device, e->use_cuda); }
 
@@ -108,10 +185,15 @@ const ks_scene_def ks_scene_histogram = {
     .sample_args = "--size 100003",
     .summary = "byte / pair / word histogram: global, shared and per-warp atomics, CUB",
     .options = &ks_histogram_options,
-    .takes_live = "--kernel --dump-field --seed",
-    .takes_bench = "--kernel --seed --size",
+    .takes_live = "--kernel --block --dump-field --seed",
+    .takes_bench = "--kernel --block --seed --size",
     .finish_options = finish,
     .live = &ks_scene_histogram_api,
     .bench = bench,
     .solver_stage = "histogram",
+    .kernel_contract = KS_HIST_CONTRACT,
+    .kernel_starter = KS_HIST_STARTER,
+    .kernel_from = ks_hist_from,
+    .kernel_file = kernel_file,
+    .kernel_check = ks_hist_kernel_check,
 };

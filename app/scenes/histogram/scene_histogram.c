@@ -5,18 +5,24 @@
  * Keys: Tab next variant (shift: previous), L log scale, R restart the pass,
  * + / - double / halve the chunk. Picture: bars drawn by a small kernel
  * (CUDA) or from the gold's counts (CPU backend), under labels made on the host
- * from the counts (a count axis, the bytes below, the tallest bytes named). */
+ * from the counts (a count axis, the bytes below, the tallest bytes named).
+ * Users' kernels (--kernel-file) are variants after ours: checked in the
+ * checker process before they run, reloaded on save (app/kernel/user_files.h);
+ * [ ] change their block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "app/kernel/user_files.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
+#include "kernels/histogram/histogram_user.h"
 #include "render/image_io.h"
 #include "app/scenes/histogram/histogram_options.h"
 #include "app/scene.h"
+#include "app/scenes.h"
 
 enum {
     KS_HS_HOLD = 60,        /* frames the finished histogram stays */
@@ -46,7 +52,16 @@ typedef struct hist_scene {
     int probe_valid, probe_a, probe_b;
     ks_hist_gpu *gpu;
     double cub_ms;       /* cub on one chunk, measured at start (0: none) */
-    ks_timing_window win[KS_HIST_VARIANT_NUM]; /* chunk times per variant, for the medians */
+    /* chunk times per variant, for the medians: ours, then the kernel files */
+    ks_timing_window win[KS_HIST_VARIANT_NUM + KS_USER_FILES_MAX];
+    const ks_options *opt;
+    /* users' kernels (--kernel-file): variants after ours */
+    ks_user_files *files;     /* NULL without any */
+    ks_hist_user *user[KS_USER_FILES_MAX]; /* each file's code that passed its check (NULL: none yet) */
+    int nuser;
+    int active;               /* the file that runs, -1: one of ours (variant) */
+    int block[3];             /* the users' kernels' block: --block, [ ] */
+    int run_block[3];         /* the block the active file runs with this frame (its checked one) */
     const char *dump_path;
     char notice[256];
 } hist_scene;
@@ -55,6 +70,8 @@ static void destroy(void *self)
 {
     hist_scene *s = self;
     if (!s) return;
+    ks_user_files_destroy(s->files); /* first: its worker may be inside a check */
+    for (int i = 0; i < s->nuser; ++i) ks_hist_user_destroy(s->user[i]);
     ks_hist_gpu_destroy(s->gpu);
     free(s->data);
     free(s->counts);
@@ -65,6 +82,64 @@ static void destroy(void *self)
 static size_t even_up(size_t v, size_t to)
 {
     return (v + to - 1) / to * to;
+}
+
+/* Blocks [ ] cycle a user's kernel through. */
+static const int ks_hs_user_blocks[] = {32, 64, 128, 256, 512, 1024};
+enum { KS_HS_USER_BLOCKS = (int)(sizeof ks_hs_user_blocks / sizeof ks_hs_user_blocks[0]) };
+
+static const char *variant_name(const hist_scene *s)
+{
+    if (!s->gpu) return "cpu";
+    return s->active >= 0 ? ks_user_files_name(s->files, s->active) : ks_hist_variant_get(s->variant)->name;
+}
+
+/* The timing window of the variant that runs. */
+static int win_index(const hist_scene *s)
+{
+    return !s->gpu ? 0 : s->active >= 0 ? KS_HIST_VARIANT_NUM + s->active : s->variant;
+}
+
+/* A build that passed its check (the frame thread): its code replaces the
+ * file's. No launch of the old code is in flight: every chunk waits for its end event. */
+static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+{
+    (void)cubin; /* the loader tells CUBIN from PTX itself */
+    hist_scene *s = user;
+    ks_hist_user *u = NULL;
+    KS_TRY(ks_hist_user_load(name, code, size, &u));
+    ks_hist_user_destroy(s->user[slot]);
+    s->user[slot] = u;
+    return KS_OK;
+}
+
+/* --kernel-file: every file built and checked (on the input's size and the block it runs with)
+ * before the first frame; the first of them runs unless --kernel names another variant. */
+static ks_status user_files(hist_scene *s, const ks_scene_env *env)
+{
+    const ks_scene_def *def = s->opt->scene;
+    const char *paths[KS_USER_FILES_MAX];
+    int n = 0;
+    while (n < KS_USER_FILES_MAX && def->kernel_file && def->kernel_file(s->opt, n)) {
+        paths[n] = def->kernel_file(s->opt, n);
+        ++n;
+    }
+    if (!n) return KS_OK;
+    if (s->mode != KS_HIST_BYTES)
+        return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes; not with --bins or --words");
+    s->nuser = n;
+    ks_user_files_desc d = {
+        .paths = paths, .count = n, .scene = def->name, .device = env->device,
+        .block = {s->block[0], s->block[1], s->block[2]},
+        .watch = 1, .load = load_user, .user = s,
+    };
+    ks_hist_check_grid(s->n, d.grid);
+    KS_TRY(ks_user_files_create(&d, &s->files));
+    s->active = s->opt->kernel_count ? -1 : 0; /* --kernel names ours or a file */
+    for (int i = 0; i < n && s->opt->kernel_count && s->active < 0; ++i)
+        if (strcmp(ks_user_files_name(s->files, i), s->opt->kernels[0]) == 0) s->active = i;
+    memcpy(s->run_block, s->block, sizeof s->run_block);
+    return KS_OK;
 }
 
 static ks_status restart(hist_scene *s)
@@ -117,7 +192,9 @@ static ks_status setup(hist_scene *s, const ks_scene_env *env)
         }
         KS_TRY(ks_hist_gpu_fill(s->gpu, 0));
         s->variant = ks_hist_variant_find("warp");
-        if (opt->kernel_count) {
+        if (opt->kernel_count && ks_hist_kernel_file_named(opt, opt->kernels[0])) {
+            /* a --kernel-file's name: user_files picks it */
+        } else if (opt->kernel_count) {
             s->variant = ks_hist_variant_find(opt->kernels[0]);
             if (s->variant < 0)
                 return ks_fail(KS_ERR_INVALID, "--kernel: unknown histogram variant '%s' (global, strided, "
@@ -125,6 +202,7 @@ static ks_status setup(hist_scene *s, const ks_scene_env *env)
             if (s->variant == cub && s->mode == KS_HIST_WORDS)
                 return ks_fail(KS_ERR_INVALID, "--kernel cub: cub counts samples, not words (no cub with --words)");
         }
+        KS_TRY(user_files(s, env));
     }
     return KS_OK;
 }
@@ -142,6 +220,10 @@ static ks_status create(const ks_scene_env *env, void **self)
     s->h = opt->height > 0 ? opt->height : 800;
     if (s->w > 16383) s->w = 16383;
     s->seed = opt->seed;
+    s->opt = opt;
+    s->active = -1;
+    s->block[0] = opt->block_count ? opt->blocks[0][0] : KS_HIST_USER_BLOCK;
+    s->block[1] = s->block[2] = 1;
     s->mode = KS_HIST_OPTS(opt)->words ? KS_HIST_WORDS : KS_HIST_OPTS(opt)->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
     s->bins = s->mode == KS_HIST_BYTES ? 256u
               : KS_HIST_OPTS(opt)->bins            ? (unsigned)KS_HIST_OPTS(opt)->bins
@@ -174,6 +256,12 @@ static void max_image_size(void *self, int *w, int *h)
 static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     hist_scene *s = self;
+    if (s->files) { /* builds that finished, and the block the user's kernel runs at */
+        int changed = 0, reverted = 0;
+        ks_user_files_poll(s->files, s->active, s->block, &changed, s->run_block, &reverted);
+        if (reverted) memcpy(s->block, s->run_block, sizeof s->block); /* refused there: back to the one it passed at */
+        if (changed) ks_timing_window_clear(&s->win[win_index(s)]); /* new code: its own times */
+    }
     if (ctx && !ctx->step) return KS_OK;
     if (s->pos >= s->n) {
         if (s->hold > 0) {
@@ -187,7 +275,10 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "histogram") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     double ms = 0.0;
-    if (s->gpu) {
+    if (s->gpu && s->active >= 0) {
+        KS_TRY(ks_hist_gpu_chunk_user(s->gpu, s->user[s->active], s->run_block, s->pos, end, &ms));
+        ks_timing_window_push(&s->win[win_index(s)], ms, (double)(end - s->pos));
+    } else if (s->gpu) {
         KS_TRY(ks_hist_gpu_chunk(s->gpu, s->variant, s->pos, end, &ms));
         ks_timing_window_push(&s->win[s->variant], ms, (double)(end - s->pos));
     } else {
@@ -219,6 +310,28 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     return KS_OK;
 }
 
+/* [ ] on a user's kernel: the next block that the compiled kernel can take;
+ * it runs at the new one once the check passed there. */
+static ks_status cycle_user_block(hist_scene *s, int dir)
+{
+    int pos = -1;
+    for (int i = 0; i < KS_HS_USER_BLOCKS; ++i)
+        if (ks_hs_user_blocks[i] == s->block[0]) pos = i;
+    for (int i = dir > 0 ? (pos >= 0 ? pos + 1 : 0) : (pos >= 0 ? pos - 1 : KS_HS_USER_BLOCKS - 1);
+         i >= 0 && i < KS_HS_USER_BLOCKS; i += dir) {
+        const int b[3] = {ks_hs_user_blocks[i], 1, 1};
+        if (pos < 0 && (dir > 0 ? b[0] <= s->block[0] : b[0] >= s->block[0])) continue; /* a block off the list */
+        if (ks_hist_user_check_block(s->user[s->active], s->n, b) != KS_OK) {
+            ks_error_clear();
+            continue;
+        }
+        memcpy(s->block, b, sizeof s->block);
+        ks_timing_window_clear(&s->win[win_index(s)]);
+        return KS_OK;
+    }
+    return ks_fail(KS_ERR_UNSUPPORTED, "no %s block for %s", dir > 0 ? "larger" : "smaller", variant_name(s));
+}
+
 static ks_status key(void *self, const ks_key_event *ev, int *handled)
 {
     hist_scene *s = self;
@@ -227,14 +340,24 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     switch (ev->key) {
     case KS_KEY_TAB: {
         if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: the gold has no variants");
-        int v = s->variant;
-        for (int k = 0; k < KS_HIST_VARIANT_NUM; ++k) {
-            v = (v + (ev->shift ? KS_HIST_VARIANT_NUM - 1 : 1)) % KS_HIST_VARIANT_NUM;
-            if (s->mode != KS_HIST_WORDS || ks_hist_variant_get(v)->words) break;
+        /* ours in order, then the kernel files, then round again */
+        const int all = KS_HIST_VARIANT_NUM + s->nuser;
+        int v = s->active >= 0 ? KS_HIST_VARIANT_NUM + s->active : s->variant;
+        for (int k = 0; k < all; ++k) {
+            v = (v + (ev->shift ? all - 1 : 1)) % all;
+            if (v >= KS_HIST_VARIANT_NUM || s->mode != KS_HIST_WORDS || ks_hist_variant_get(v)->words) break;
             snprintf(s->notice, sizeof s->notice, "cub skipped: it counts samples, not words");
         }
-        s->variant = v;
+        s->active = v >= KS_HIST_VARIANT_NUM ? v - KS_HIST_VARIANT_NUM : -1;
+        if (s->active < 0) s->variant = v;
+        else memcpy(s->run_block, s->block, sizeof s->run_block); /* the poll picks the checked one */
         return KS_OK;
+    }
+    case KS_KEY_LEFT_BRACKET:
+    case KS_KEY_RIGHT_BRACKET: {
+        if (!s->gpu || s->active < 0)
+            return ks_fail(KS_ERR_UNSUPPORTED, "[ ] change the block of your kernels only (--kernel-file; Tab to one)");
+        return cycle_user_block(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
     }
     case 'L': s->log_scale = !s->log_scale; return KS_OK;
     case 'R': return restart(s);
@@ -276,18 +399,26 @@ static void view(void *self, ks_view *v)
 {
     hist_scene *s = self;
     hover(s, v->hover, sizeof v->hover);
-    const ks_hist_variant *var = s->gpu ? ks_hist_variant_get(s->variant) : NULL;
+    const ks_hist_variant *var = s->gpu && s->active < 0 ? ks_hist_variant_get(s->variant) : NULL;
     snprintf(v->scene, sizeof v->scene, "histogram");
-    snprintf(v->image_name, sizeof v->image_name, "histogram_%s", var ? var->name : "cpu");
+    snprintf(v->image_name, sizeof v->image_name, "histogram_%.40s", variant_name(s));
     ks_vcontrol *c;
     if (s->gpu) {
         c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
         if (c) {
-            /* Tab order from the current variant round to it again */
-            for (int i = 0; i < KS_HIST_VARIANT_NUM && c->nchoices < KS_VIEW_CHOICES; ++i)
+            /* Tab order from the current variant round to it again: ours, then the kernel files */
+            const int all = KS_HIST_VARIANT_NUM + s->nuser, at = win_index(s);
+            for (int i = 0; i < all && c->nchoices < KS_VIEW_CHOICES; ++i) {
+                const int k = (at + i) % all;
                 snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
-                         ks_hist_variant_get((s->variant + i) % KS_HIST_VARIANT_NUM)->name);
-            snprintf(c->value, sizeof c->value, "%s", var->name);
+                         k < KS_HIST_VARIANT_NUM ? ks_hist_variant_get(k)->name
+                                                 : ks_user_files_name(s->files, k - KS_HIST_VARIANT_NUM));
+            }
+            snprintf(c->value, sizeof c->value, "%s", variant_name(s));
+        }
+        if (s->active >= 0) {
+            c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
+            if (c) snprintf(c->value, sizeof c->value, "%dx1", s->run_block[0]);
         }
     }
     c = ks_view_control(v, "chunk", KS_KEY_MINUS, KS_KEY_PLUS);
@@ -300,15 +431,23 @@ static void view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, "seed", (double)s->seed, "", KS_VFMT_INT);
     ks_view_num(v, KS_VGROUP_SCENE, "pass", (double)(s->passes + 1), "", KS_VFMT_INT);
     ks_view_num(v, KS_VGROUP_SCENE, "counted", (double)s->pos / (double)s->n, "", KS_VFMT_PCT);
-    if (var) {
+    if (s->gpu && s->active >= 0) {
+        ks_hist_user_attrs a;
+        ks_hist_user_get_attrs(s->user[s->active], &a);
+        ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", variant_name(s));
+        ks_view_text(v, KS_VGROUP_KERNEL, "what", "your kernel (--kernel-file)");
+        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx1, %d byte%s a thread", s->run_block[0], a.bytes_per_thread,
+                     a.bytes_per_thread == 1 ? "" : "s");
+        ks_view_num(v, KS_VGROUP_KERNEL, "registers / thread", a.registers, "", KS_VFMT_INT);
+        ks_view_num(v, KS_VGROUP_KERNEL, "static shared / block", a.static_smem, "B", KS_VFMT_INT);
+    } else if (var) {
         ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", var->name);
         ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", var->summary);
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "counter", "CPU gold");
     }
     ks_timing_stats t;
-    const int col = s->gpu ? s->variant : 0;
-    if (ks_timing_window_stats(&s->win[col], &t)) {
+    if (ks_timing_window_stats(&s->win[win_index(s)], &t)) {
         const double ms = t.median_ms, gbs = t.median_gbs;
         ks_view_num(v, KS_VGROUP_KERNEL, "chunk time", ms, "ms", KS_VFMT_F4);
         ks_view_num(v, KS_VGROUP_KERNEL, "read", gbs, "GB/s", KS_VFMT_F1);
@@ -324,14 +463,16 @@ static void view(void *self, ks_view *v)
     /* Roofline, one chunk: the bytes read (no flops: the points sit at the
      * left edge, at their read rate); every variant timed so far. */
     ks_roof_log roof = {0};
-    for (int i = 0; i < (s->gpu ? KS_HIST_VARIANT_NUM : 1); ++i) {
+    for (int i = 0; i < (s->gpu ? KS_HIST_VARIANT_NUM + s->nuser : 1); ++i) {
         ks_timing_stats r;
+        const char *name = !s->gpu                    ? "cpu"
+                           : i < KS_HIST_VARIANT_NUM ? ks_hist_variant_get(i)->name
+                                                     : ks_user_files_name(s->files, i - KS_HIST_VARIANT_NUM);
         if (ks_timing_window_stats(&s->win[i], &r))
-            ks_roof_log_put(&roof, s->gpu ? ks_hist_variant_get(i)->name : "cpu", 0.0, r.median_gbs * r.median_ms * 1e6,
-                            r.median_ms);
+            ks_roof_log_put(&roof, name, 0.0, r.median_gbs * r.median_ms * 1e6, r.median_ms);
     }
-    ks_view_roof(v, &roof, var ? var->name : "cpu", "one chunk", s->t_peak_gbs, s->gpu ? s->fma_gflops : 0.0);
-    if (s->gpu) {
+    ks_view_roof(v, &roof, variant_name(s), "one chunk", s->t_peak_gbs, s->gpu ? s->fma_gflops : 0.0);
+    if (var) {
         double g, sh;
         ks_hist_atomics_model(ks_hist_gpu_ctx(s->gpu), s->variant, ks_hist_gpu_input(s->gpu), s->chunk,
                               s->items_per_byte, &g, &sh);
@@ -348,6 +489,7 @@ static void view(void *self, ks_view *v)
         snprintf(v->message, sizeof v->message, "%s", s->notice);
         v->message_kind = KS_VMSG_NOTICE; /* a hint (an option ignored, a variant skipped), not a failure */
     }
+    ks_user_files_view(s->files, s->active, v);
 }
 
 /* The counts as .npy, shape (bins,): uint32 while the total fits, else int64. */
@@ -388,7 +530,9 @@ static ks_status finish(void *self)
 
 const ks_scene_api ks_scene_histogram_api = {
     .name = "histogram",
-    .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub)\n"
+    .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub, then your\n"
+            "  --kernel-file kernels)\n"
+            "[ / ]: your kernel: smaller / larger block\n"
             "L: log scale on / off\n"
             "+ / -: double / halve the bytes counted per frame\n"
             "R: clear the counts and start the pass again\n"

@@ -1,0 +1,73 @@
+/* A user's histogram kernel (--kernel-file, the contract in
+ * histogram_contract.h): its compiled code loaded into the current CUDA
+ * context as a handle, and run on a histogram context's input and counts
+ * (histogram.h) by the contract's launch rule. Code in, handle out; C types
+ * only. Without CUDA every call says so. */
+#ifndef KS_HISTOGRAM_USER_H
+#define KS_HISTOGRAM_USER_H
+
+#include <stddef.h>
+
+#include "histogram.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { KS_HIST_USER_BYTES_MAX = 65536 }; /* bytes a thread */
+
+typedef struct ks_hist_user ks_hist_user;
+
+/* What the loaded function needs (read from it, for the panel). */
+typedef struct ks_hist_user_attrs {
+    int registers;      /* per thread */
+    int static_smem;    /* bytes per block */
+    int max_threads;    /* the most threads a block may have */
+    int bytes_per_thread; /* kernelscope_bytes_per_thread (1 without the declaration) */
+} ks_hist_user_attrs;
+
+/* Loads CUBIN or PTX (name: the file, for messages) and looks up `histogram`
+ * and the optional kernelscope_bytes_per_thread. KS_ERR_CUDA when the code
+ * does not load or has no such kernel (the context goes on); KS_ERR_INVALID
+ * for a count out of range. */
+ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_hist_user **out);
+void ks_hist_user_destroy(ks_hist_user *u);
+const char *ks_hist_user_name(const ks_hist_user *u);
+void ks_hist_user_get_attrs(const ks_hist_user *u, ks_hist_user_attrs *out);
+/* KS_OK when block (bx, by, bz) can launch u over n bytes: by and bz 1, at
+ * most the function's threads a block, a grid of at most 2^31 - 1 blocks;
+ * else KS_ERR_INVALID saying why. */
+ks_status ks_hist_user_check_block(const ks_hist_user *u, size_t n, const int block[3]);
+/* Adds the counts of [begin, end) of g's input into g's counts with u (the
+ * live view's chunk; bytes mode only); *ms: its GPU time (events), NULL: not
+ * timed, not waited for. */
+ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin, size_t end,
+                                 double *ms);
+/* The whole input into cleared counts, as the bench times it: memset + u. */
+ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3]);
+/* warmup untimed ks_hist_gpu_whole_user, then reps timed ones: median and minimum ms. */
+ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup, int reps,
+                                double *median_ms, double *min_ms);
+
+/* ---- the check of a user's kernel (histogram_compare.c, no GPU needed) ---- */
+/* The checker request carries the live input's size in its grid (positive
+ * ints): grid = {1 + n % 2^30, 1 + n / 2^30, 1}. */
+void ks_hist_check_grid(size_t n, int grid[3]);
+size_t ks_hist_check_bytes(const int grid[3]);
+/* Where counts differ from the expected ones (exact: counts are integers). */
+typedef struct ks_hist_mismatch {
+    long long first;   /* the first such bin, -1: none */
+    long long bad;     /* how many bins */
+    uint64_t got, want; /* at first */
+    uint64_t max_err;  /* the largest |got - want| of all bins */
+} ks_hist_mismatch;
+/* got against want (bins each): KS_OK when equal, else KS_ERR_INVALID (no error text: *out says where). */
+ks_status ks_hist_compare(const uint64_t *got, const uint64_t *want, unsigned bins, ks_hist_mismatch *out);
+/* "differs from AGAINST on N bytes (WHAT) at bin B ('e'): GOT where WANT is expected; k bins differ, max error E". */
+void ks_hist_mismatch_text(const ks_hist_mismatch *m, size_t n, const char *what, const char *against, char *buf,
+                           size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

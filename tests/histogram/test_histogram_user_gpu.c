@@ -1,0 +1,180 @@
+/* A user's histogram kernel on the GPU (--kernel-file): through the app's own
+ * checker process, the starter and new-kernel's --from shared match the CPU
+ * gold and cub exactly; wrong kernels are refused naming their first wrong
+ * bin, its count and the expected one (a byte skipped, bytes read past the
+ * end, bins set instead of added to); a bad kernelscope_bytes_per_thread is
+ * refused; a live run checks and runs it; bench rows carry the file's name.
+ * Skipped (77) without a device or NVRTC. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/kernel/kernel_checker.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/nvrtc_compile.h"
+#include "kernels/histogram/histogram.h"
+#include "kernels/histogram/histogram_contract.h"
+#include "kernels/histogram/histogram_user.h"
+#include "tests/test_util.h"
+
+static ks_device_info dev;
+extern const char ks_histogram_starter_shared[]; /* new-kernel histogram --from shared */
+
+#define KS_SIG                                                                                     \
+    "extern \"C\" __global__ void histogram(const unsigned char *data, unsigned long long n,\n"  \
+    "                                     unsigned int *bins)\n"
+
+/* Never counts the last byte: on the first check input (1 byte) its one bin is short. */
+static const char ks_skips_last[] = KS_SIG "{\n"
+                                           "    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                           "    if (i + 1 < n) atomicAdd(&bins[data[i]], 1u);\n"
+                                           "}\n";
+/* Counts one byte past the end: the poison byte 0xA5 after the input. */
+static const char ks_reads_past[] = KS_SIG "{\n"
+                                           "    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                           "    if (i <= n) atomicAdd(&bins[data[i]], 1u);\n"
+                                           "}\n";
+/* One launch's counts right, but written over the bins instead of added to them. */
+static const char ks_sets_bins[] = KS_SIG "{\n"
+                                          "    __shared__ unsigned int local[256];\n"
+                                          "    for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) local[b] = 0;\n"
+                                          "    __syncthreads();\n"
+                                          "    for (unsigned long long i = threadIdx.x; i < n; i += blockDim.x) atomicAdd(&local[data[i]], 1u);\n"
+                                          "    __syncthreads();\n"
+                                          "    if (blockIdx.x == 0)\n"
+                                          "        for (unsigned b = threadIdx.x; b < 256; b += blockDim.x) bins[b] = local[b];\n"
+                                          "}\n";
+static const char ks_zero_per_thread[] = "extern \"C\" __constant__ int kernelscope_bytes_per_thread = 0;\n" KS_SIG
+                                         "{\n"
+                                         "    if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&bins[data[0]], 1u);\n"
+                                         "}\n";
+
+/* Compiles source for this device and checks it in the checker process with
+ * a live input of 3000017 bytes and block bx. */
+static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *res)
+{
+    ks_nvrtc_result code;
+    const ks_status st = ks_nvrtc_compile(
+        &(ks_nvrtc_desc){.source = source, .name = "mine.cu", .cc_major = dev.cc_major, .cc_minor = dev.cc_minor,
+                         .cubin = 1},
+        &code);
+    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), code.lines ? code.lines : "");
+    assert_int_equal(st, KS_OK);
+    ks_kcheck_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.scene, sizeof req.scene, "histogram");
+    snprintf(req.file, sizeof req.file, "mine.cu");
+    ks_hist_check_grid(3000017, req.grid);
+    req.block[0] = bx, req.block[1] = 1, req.block[2] = 1;
+    req.code = code.code;
+    req.code_size = code.code_size;
+    req.cubin = code.cubin;
+    assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
+    fprintf(stderr, "check: %s\n", res->message);
+    ks_nvrtc_result_free(&code);
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kcheck_result res;
+    check(c, KS_HIST_STARTER, 256, &res);
+    assert_true(res.passed);
+    assert_non_null(strstr(res.message, "matches the CPU gold exactly (4 odd sizes, 1 to 1048589 bytes) and cub on "
+                                        "3000017 bytes of text (2 runs)"));
+    check(c, KS_HIST_STARTER, 96, &res); /* any block: the grid follows it */
+    assert_true(res.passed);
+    check(c, ks_histogram_starter_shared, 256, &res);
+    assert_true(res.passed);
+    check(c, ks_histogram_starter_shared, 1024, &res);
+    assert_true(res.passed);
+
+    /* refused at the first wrong bin, with its count and the expected one */
+    unsigned char first;
+    ks_hist_generate(KS_HIST_IN_TEXT, 1, &first, 1); /* the check's first input: 1 byte of text */
+    char label[32], text[300];
+    ks_hist_bin_label(KS_HIST_BYTES, 256, first, label, sizeof label);
+    snprintf(text, sizeof text,
+             "differs from the CPU gold on 1 byte (text, 0xA5 bytes after the end) at bin %u ('%s'): 0 where 1 is "
+             "expected; 1 bin differs, max error 1",
+             (unsigned)first, label);
+    check(c, ks_skips_last, 256, &res);
+    assert_false(res.passed);
+    assert_string_equal(res.message, text);
+    check(c, ks_reads_past, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "differs from the CPU gold on 1 byte (text, 0xA5 bytes after the end) at bin "
+                                        "165 ('0xA5'): 1 where 0 is expected; 1 bin differs, max error 1"));
+    check(c, ks_sets_bins, 256, &res); /* one block, one launch: right; two launches into the same bins: not */
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "differs from the CPU gold on 100003 bytes (text in two launches, 0xA5 bytes "
+                                        "after the end) at bin "));
+    check(c, ks_zero_per_thread, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "mine.cu: kernelscope_bytes_per_thread is 0: 1 to 65536"));
+    ks_kchecker_destroy(c);
+}
+
+/* A live run: the file is built and checked before the first frame, then runs. */
+static void test_live(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "hlive");
+    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_run_result r;
+    ks_test_run((const char *const[]){NULL, "new-kernel", "histogram", "-o", path, NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    ks_test_run((const char *const[]){NULL, "histogram", "--headless", "--frames", "5", "--size", "100003", "--block",
+                                      "128x1", "--kernel-file", path, NULL},
+                NULL, &r);
+    if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "display"))) skip();
+    if (r.exit_code != 0) fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.err, "mine.cu: compiled in"));
+    assert_non_null(strstr(r.err, "matches the CPU gold exactly (4 odd sizes, 1 to 1048589 bytes) and cub on 100003 "
+                                  "bytes of text (2 runs)"));
+}
+
+/* bench: the file's kernel is a row like ours, named after the file, checked against the gold first. */
+static void test_bench_rows(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    ks_test_tmpdir(dir, sizeof dir, "hbench");
+    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_run_result r;
+    ks_test_run((const char *const[]){NULL, "new-kernel", "histogram", "--from", "shared", "-o", path, NULL}, NULL, &r);
+    assert_int_equal(r.exit_code, 0);
+    char *csv = ks_test_run_headless_read(
+        (const char *const[]){ks_test_binary(), "bench", "histogram", "--size", "100003,4M", "--kernel", "global",
+                              "--reps", "3", "--kernel-file", path, "--out", dir, NULL},
+        dir, "bench_histogram.csv", &r);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",mine.cu,text,bytes,100003,256,"));
+    assert_non_null(strstr(csv, ",mine.cu,equal,bytes,4194304,256,"));
+    assert_non_null(strstr(csv, ",global,uniform,bytes,4194304,256,"));
+    assert_null(strstr(csv, ",warp,")); /* --kernel global: ours, only that one */
+    free(csv);
+    assert_non_null(strstr(r.out, "checked every configuration against the CPU gold: all agree"));
+}
+
+int main(void)
+{
+    if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
+    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_live),
+        cmocka_unit_test(test_bench_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
