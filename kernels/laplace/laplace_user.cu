@@ -1,16 +1,15 @@
 /* A user's kernel as a Laplace variant (laplace.h, ks_luser_*): its code
- * loaded through CUDA's library management (cudaLibraryLoadData, the
- * runtime's face of the driver's cuLibrary: no link to the driver library, so
+ * loaded by kernels/common/user_library.h (no link to the driver library, so
  * the binary still starts without one), launched by the contract's rule
  * (laplace_contract.h): the grid covers the interior, one point per thread. */
 #include <string.h>
 
+#include "kernels/common/user_library.h"
 #include "laplace_launch.h"
 #include "laplace_user.h"
 
 typedef struct ks_luser_code {
-    cudaLibrary_t lib;
-    cudaKernel_t fn;
+    ks_user_library mod;
     int points[3];      /* points a thread (kernelscope_points_per_thread; 1 1 1 without it) */
     long long generation;
 } ks_luser_code;
@@ -20,20 +19,12 @@ enum { KS_LUSER_POINTS_MAX = 256 };
 
 /* The file's kernelscope_points_per_thread (laplace_contract.h), or 1 1 1
  * without one; an error for the wrong size or a value out of range. */
-static ks_status read_points(cudaLibrary_t lib, int dims, const char *name, int points[3])
+static ks_status read_points(const ks_user_library *mod, int dims, const char *name, int points[3])
 {
     points[0] = points[1] = points[2] = 1;
-    void *dev = NULL;
-    size_t bytes = 0;
-    const cudaError_t e = cudaLibraryGetGlobal(&dev, &bytes, lib, KS_LUSER_POINTS_SYMBOL);
-    if (e != cudaSuccess) {
-        cudaGetLastError(); /* not declared: one point a thread */
-        return KS_OK;
-    }
-    if (bytes != 3 * sizeof(int))
-        return ks_fail(KS_ERR_INVALID, "%s: " KS_LUSER_POINTS_SYMBOL " must be an int[3], not %zu bytes", name, bytes);
-    KS_CUDA_TRY(cudaMemcpy(points, dev, bytes, cudaMemcpyDeviceToHost));
-    for (int a = 0; a < 3; ++a)
+    int found = 0;
+    KS_TRY(ks_user_library_ints(mod, name, KS_LUSER_POINTS_SYMBOL, 3, points, &found));
+    for (int a = 0; found && a < 3; ++a)
         if (points[a] < 1 || points[a] > KS_LUSER_POINTS_MAX || (a == 2 && dims == 2 && points[a] != 1))
             return ks_fail(KS_ERR_INVALID, "%s: " KS_LUSER_POINTS_SYMBOL " is {%d, %d, %d}: each must be 1 to %d%s", name,
                            points[0], points[1], points[2], KS_LUSER_POINTS_MAX, dims == 2 ? ", the third 1 in 2D" : "");
@@ -46,54 +37,22 @@ static ks_luser_code *code_of(int id)
     return ks_lvariant_is_user(id) ? &ks_luser_codes[id - ks_lvariant_builtin_count()] : NULL;
 }
 
-/* Loads the kernel into the current context now rather than at its first
- * launch: with lazy loading (CUDA's default) that launch would load it in the
- * middle of a frame, inside a graph capture, with GL interop work queued.
- * cuKernelGetFunction does it; it is reached through the runtime's driver
- * entry point, so the binary still does not link the driver library. */
-static cudaError_t load_into_context(cudaKernel_t fn)
-{
-    typedef int (*kernel_get_function_fn)(void **function, cudaKernel_t kernel);
-    void *entry = NULL;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuKernelGetFunction", &entry, 12000, cudaEnableDefault, &found);
-    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !entry) {
-        cudaGetLastError();
-        return cudaSuccess; /* an older driver: the first launch loads it, as before */
-    }
-    void *function = NULL;
-    return ((kernel_get_function_fn)entry)(&function, fn) == 0 ? cudaSuccess : cudaErrorInvalidDeviceFunction;
-}
-
 ks_status ks_luser_load(int id, const void *code, size_t size)
 {
     ks_luser_code *c = code_of(id);
     if (!c || !code || !size) return ks_fail(KS_ERR_INVALID, "no user kernel %d, or no code to load", id);
     (void)size; /* the loader finds the end itself (CUBIN header, PTX's NUL) */
-    cudaLibrary_t lib = NULL;
-    cudaKernel_t fn = NULL;
-    cudaError_t e = cudaLibraryLoadData(&lib, code, NULL, NULL, 0, NULL, NULL, 0);
-    if (e == cudaSuccess) e = cudaLibraryGetKernel(&fn, lib, "jacobi");
-    if (e == cudaSuccess) e = load_into_context(fn);
-    int points[3] = {1, 1, 1};
-    if (e == cudaSuccess) {
-        const ks_status st = read_points(lib, ks_lvariant_get(id)->dims, ks_lvariant_get(id)->name, points);
-        if (st != KS_OK) {
-            cudaLibraryUnload(lib);
-            return st;
-        }
+    const ks_lvariant_info *info = ks_lvariant_get(id);
+    ks_user_library mod;
+    KS_TRY(ks_user_library_load(info->name, code, "jacobi", &mod));
+    int points[3];
+    const ks_status st = read_points(&mod, info->dims, info->name, points);
+    if (st != KS_OK) {
+        ks_user_library_unload(&mod);
+        return st;
     }
-    if (e != cudaSuccess) {
-        const char *what = e == cudaErrorSymbolNotFound || e == cudaErrorSharedObjectSymbolNotFound
-                               ? "it has no extern \"C\" __global__ void jacobi(...)"
-                               : cudaGetErrorString(e);
-        if (lib) cudaLibraryUnload(lib);
-        cudaGetLastError(); /* not sticky: the context goes on */
-        return ks_fail(KS_ERR_CUDA, "%s: loading the kernel failed: %s", ks_lvariant_get(id)->name, what);
-    }
-    if (c->lib) cudaLibraryUnload(c->lib); /* the caller has drained every stream that used it */
-    c->lib = lib;
-    c->fn = fn;
+    ks_user_library_unload(&c->mod); /* the caller has drained every stream that used it */
+    c->mod = mod;
     memcpy(c->points, points, sizeof c->points);
     ++c->generation;
     return KS_OK;
@@ -102,7 +61,7 @@ ks_status ks_luser_load(int id, const void *code, size_t size)
 int ks_luser_ready(int id)
 {
     const ks_luser_code *c = code_of(id);
-    return c && c->fn;
+    return c && c->mod.fn;
 }
 
 long long ks_luser_generation(int id)
@@ -118,11 +77,11 @@ static ks_status user_launch(const ks_lsweep *sw, int slot)
     const ks_lvariant_info *info = ks_lvariant_get(id);
     const ks_luser_code *c = code_of(id);
     if (!info || !c) return ks_fail(KS_ERR_INVALID, "no user kernel %d", id);
-    if (!c->fn) return ks_fail(KS_ERR_INVALID, "%s has no compiled code yet", info->name);
+    if (!c->mod.fn) return ks_fail(KS_ERR_INVALID, "%s has no compiled code yet", info->name);
     const int *b = sw->block;
     const ks_grid *g = sw->grid;
     if (info->dims == 2) KS_TRY(ks_lneed_2d_block(sw, info->name));
-    KS_TRY(ks_lcheck_kernel(sw, (const void *)c->fn, info->name, b[0] * b[1] * b[2], 0));
+    KS_TRY(ks_lcheck_kernel(sw, (const void *)c->mod.fn, info->name, b[0] * b[1] * b[2], 0));
     const dim3 block(b[0], b[1], b[2]);
     const int *p = c->points; /* the file's points a thread */
     const dim3 grid(ks_fdiv_up(g->nx - 2, (long long)b[0] * p[0]), ks_fdiv_up(g->ny - 2, (long long)b[1] * p[1]),
@@ -134,7 +93,7 @@ static ks_status user_launch(const ks_lsweep *sw, int slot)
     float *v = sw->out;
     int nx = g->nx, ny = g->ny, nz = g->nz;
     void *args[] = {(void *)&u, (void *)&v, &nx, &ny, &nz}; /* 2D: nz is not read */
-    KS_CUDA_TRY(cudaLaunchKernel((const void *)c->fn, grid, block, args, 0, sw->stream));
+    KS_CUDA_TRY(cudaLaunchKernel((const void *)c->mod.fn, grid, block, args, 0, sw->stream));
     return KS_OK;
 }
 
