@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "app/options.h"
+#include "app/scenes.h"
 #include <time.h>
 
 #include "app/kernel/kernel_checker.h"
@@ -300,4 +303,15 @@ void ks_user_files_view(const ks_user_files *u, int active, ks_view *v)
         for (int n = 0; n < KS_UF_LOG_LINES && f->failed; ++n)
             if (f->log[n][0]) ks_view_text(v, KS_VGROUP_KERNEL, "log", "%s", f->log[n]);
     }
+}
+
+int ks_user_files_paths(const struct ks_options *opt, const char **paths, int max)
+{
+    const ks_scene_def *def = opt->scene;
+    int n = 0;
+    while (n < max && def && def->kernel_file && def->kernel_file(opt, n)) {
+        paths[n] = def->kernel_file(opt, n);
+        ++n;
+    }
+    return n;
 }

@@ -37,6 +37,11 @@ typedef struct ks_user_files_desc {
 
 typedef struct ks_user_files ks_user_files;
 
+struct ks_options;
+/* The --kernel-file paths of opt's scene (its registry row's kernel_file), at
+ * most max of them into paths: their count, 0 when the scene takes none. */
+int ks_user_files_paths(const struct ks_options *opt, const char **paths, int max);
+
 /* Builds and checks every file and loads those that pass, waiting for them
  * (at start-up, a file that does not compile or pass is an error, its
  * compile lines on stderr first: nothing runs a kernel that was never right). */

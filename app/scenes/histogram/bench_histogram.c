@@ -86,11 +86,7 @@ static void free_users(bench_users *b)
 static ks_status build_users(const ks_options *opt, const ks_device_info *dev, size_t first, bench_users *b)
 {
     const char *paths[KS_USER_FILES_MAX];
-    int n = 0;
-    while (n < KS_USER_FILES_MAX && opt->scene->kernel_file(opt, n)) {
-        paths[n] = opt->scene->kernel_file(opt, n);
-        ++n;
-    }
+    const int n = ks_user_files_paths(opt, paths, KS_USER_FILES_MAX);
     ks_user_files *files = NULL;
     ks_user_files_desc ud = {
         .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,

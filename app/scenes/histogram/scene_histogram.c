@@ -119,11 +119,7 @@ static ks_status user_files(hist_scene *s, const ks_scene_env *env)
 {
     const ks_scene_def *def = s->opt->scene;
     const char *paths[KS_USER_FILES_MAX];
-    int n = 0;
-    while (n < KS_USER_FILES_MAX && def->kernel_file && def->kernel_file(s->opt, n)) {
-        paths[n] = def->kernel_file(s->opt, n);
-        ++n;
-    }
+    const int n = ks_user_files_paths(s->opt, paths, KS_USER_FILES_MAX);
     if (!n) return KS_OK;
     if (s->mode != KS_HIST_BYTES)
         return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes; not with --bins or --words");

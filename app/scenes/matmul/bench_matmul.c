@@ -142,11 +142,7 @@ static ks_status build_users(const ks_options *opt, const ks_device_info *dev, c
                              const int block[3], bench_users *b)
 {
     const char *paths[KS_MATMUL_BENCH_MAX_USERS];
-    int n = 0;
-    while (n < KS_MATMUL_BENCH_MAX_USERS && opt->scene->kernel_file(opt, n)) {
-        paths[n] = opt->scene->kernel_file(opt, n);
-        ++n;
-    }
+    const int n = ks_user_files_paths(opt, paths, KS_MATMUL_BENCH_MAX_USERS);
     ks_user_files *files = NULL;
     const ks_user_files_desc ud = {
         .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,
