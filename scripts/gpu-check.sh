@@ -32,7 +32,8 @@
 #   multigpu  several GPUs (needs two, NCCL, and mpirun for its MPI half): test_laplace_multi_gpu,
 #             tests/laplace/multigpu_bench.sh, then the scaling benches of docs/scaling.md: strong
 #             (regq and tblock at 1024^3, vec2d at 16384^2) and weak (512^3 and 16384^2 a GPU),
-#             threaded and under mpirun -np 2, each against one GPU in the same run
+#             threaded and under mpirun -np 2, each against one GPU in the same run; then the
+#             live view on 2 GPUs (headless, 90 frames of 40 iterations) against the bench's row
 #   faults    the user-kernel tests whose kernels fault (an out-of-bounds write, an endless loop),
 #             which every other step skips (KS_TEST_NO_FAULTS): on some GPUs a fault leaves the GPU
 #             unable to switch between busy processes until it is reset (NVIDIA Xid 31, then 109),
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift 2 ;;
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^set -u$/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|library|multigpu|faults) steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
