@@ -39,6 +39,19 @@ ks_status ks_reduce_check_variant(ks_reduce_gpu *g, ks_reduce_variant v, const f
     return KS_OK;
 }
 
+ks_status ks_reduce_check_user(ks_reduce_gpu *g, const ks_reduce_user *u, const char *name, int bx, double gold_sum,
+                               double abs_sum, int exact)
+{
+    const ks_reduce_desc d = ks_reduce_gpu_desc(g);
+    KS_TRY(ks_reduce_gpu_run_user(g, u, bx)); /* zeroes the sum, then adds into it */
+    double got = 0.0;
+    KS_TRY(ks_reduce_gpu_sum_result(g, &got));
+    if (ks_reduce_sum_check(got, gold_sum, d.n, abs_sum, exact) != 0)
+        return ks_fail(KS_ERR_INVALID, "reduce %s (block %d) wrong at N = %lld: %.9g, want %.9g (tolerance %.3g)", name,
+                       bx, d.n, got, gold_sum, exact ? 0.0 : ks_reduce_sum_tolerance(d.n, abs_sum));
+    return KS_OK;
+}
+
 /* The variants to run: the chosen ones, each op's CUB variant first when any of that op runs. */
 static int chosen_variants(const ks_reduce_bench_desc *d, ks_reduce_variant *out)
 {
@@ -86,8 +99,9 @@ static void add_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *vari
     w->vs_cub = cub_ms > 0 && ms > 0 ? cub_ms / ms : -1.0;
 }
 
-/* Every variant of vs on the context's input against the gold (host copies made here). */
-static ks_status check_variant(ks_reduce_gpu *g, const ks_reduce_variant *vs, int vn)
+/* Every variant of vs and every user's kernel of d on the context's input against the gold (host copies made here). */
+static ks_status check_variant(ks_reduce_gpu *g, const ks_reduce_variant *vs, int vn, const ks_reduce_bench_desc *bd,
+                               int user_block)
 {
     const ks_reduce_desc d = ks_reduce_gpu_desc(g);
     KS_TRY(ks_host_memory_check(3.0 * 4.0 * (double)d.n, "the reduce bench's gold check"));
@@ -98,6 +112,8 @@ static ks_status check_variant(ks_reduce_gpu *g, const ks_reduce_variant *vs, in
         ks_reduce_gold_scan(x, gold, d.n);
         const double sum = ks_reduce_gold_sum(x, d.n), abs_sum = ks_reduce_abs_sum(x, d.n);
         for (int k = 0; st == KS_OK && k < vn; ++k) st = ks_reduce_check_variant(g, vs[k], x, sum, abs_sum, gold, 0, got);
+        for (int k = 0; st == KS_OK && k < bd->user_n; ++k)
+            st = ks_reduce_check_user(g, bd->users[k], bd->user_names[k], user_block, sum, abs_sum, 0);
     }
     free(x);
     free(gold);
@@ -176,7 +192,10 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
 
     ks_reduce_variant vs[KS_REDUCE_NUM];
     const int vn = chosen_variants(d, vs);
-    if ((long long)size_n * vn > KS_REDUCE_BENCH_MAX_ROWS)
+    if (d->user_n < 0 || d->user_n > KS_REDUCE_BENCH_MAX_USERS)
+        return ks_fail(KS_ERR_INVALID, "bench reduce: at most %d kernel files", KS_REDUCE_BENCH_MAX_USERS);
+    const int user_block = d->user_block > 0 ? d->user_block : KS_REDUCE_DEFAULT_BLOCK;
+    if ((long long)size_n * (vn + d->user_n) > KS_REDUCE_BENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench reduce: too many sizes x variants (at most %d rows)",
                        KS_REDUCE_BENCH_MAX_ROWS);
     ks_device_info info;
@@ -193,17 +212,17 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
     if (copy_bytes > 1073741824.0) copy_bytes = 1073741824.0;
     KS_TRY(ks_cuda_measure_copy_gbs((size_t)copy_bytes, 10, &r->t_peak_gbs));
     snprintf(r->check, sizeof r->check,
-             "every variant checked against the CPU gold (double) before timing: random non-zero input, outputs "
+             "every variant%s checked against the CPU gold (double) before timing: random non-zero input, outputs "
              "poisoned with NaN, at N = %lld and at each timed N (host memory permitting); sums within "
              "eps*(2 sqrt N + log2 N + 2)*sum|x|, scans element by element likewise",
-             KS_REDUCE_BENCH_CHECK_N);
+             d->user_n ? " and kernel file" : "", KS_REDUCE_BENCH_CHECK_N);
 
     ks_status st = KS_OK;
     {   /* the odd size first */
         const ks_reduce_desc cd = {KS_REDUCE_BENCH_CHECK_N, seed, r->block, KS_REDUCE_INPUT_RANDOM};
         ks_reduce_gpu *g = NULL;
         st = ks_reduce_gpu_create(&cd, &g);
-        if (st == KS_OK) st = check_variant(g, vs, vn);
+        if (st == KS_OK) st = check_variant(g, vs, vn, d, user_block);
         ks_reduce_gpu_destroy(g);
         KS_TRY(st);
     }
@@ -220,7 +239,7 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         ks_reduce_gpu *g = NULL;
         st = ks_reduce_gpu_create(&gd, &g);
         if (st == KS_OK) {
-            st = check_variant(g, vs, vn);
+            st = check_variant(g, vs, vn, d, user_block);
             if (st == KS_ERR_OUT_OF_MEMORY) { /* the host cannot hold the gold: the odd size vouched for them */
                 char text[128];
                 snprintf(text, sizeof text, "N = %lld not checked against the gold (host memory)", n);
@@ -237,6 +256,13 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
             if (st != KS_OK) break;
             if (vs[k] == ks_reduce_cub_variant(vi->op)) cub_ms[vi->op] = t.median_ms;
             add_row(r, vi->op, vi->name, n, t.median_ms, t.min_ms, t.launches, cub_ms[vi->op]);
+        }
+        for (int k = 0; st == KS_OK && k < d->user_n; ++k) { /* users' kernels: sums, after ours */
+            ks_reduce_timing t;
+            st = ks_reduce_gpu_time_user(g, d->users[k], user_block, r->span_ms, r->warmup, r->reps, &t);
+            if (st == KS_OK)
+                add_row(r, KS_REDUCE_OP_SUM, d->user_names[k], n, t.median_ms, t.min_ms, t.launches,
+                        cub_ms[KS_REDUCE_OP_SUM]);
         }
         ks_reduce_gpu_destroy(g);
     }

@@ -10,12 +10,17 @@
 #include <stddef.h>
 
 #include "reduce.h"
+#include "reduce_user.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { KS_REDUCE_BENCH_MAX_SIZES = 8, KS_REDUCE_BENCH_MAX_ROWS = KS_REDUCE_BENCH_MAX_SIZES * KS_REDUCE_NUM };
+enum {
+    KS_REDUCE_BENCH_MAX_SIZES = 8,
+    KS_REDUCE_BENCH_MAX_USERS = 8, /* users' kernels (--kernel-file) */
+    KS_REDUCE_BENCH_MAX_ROWS = KS_REDUCE_BENCH_MAX_SIZES * (KS_REDUCE_NUM + KS_REDUCE_BENCH_MAX_USERS),
+};
 /* The GPU default N (2^28 floats, 1 GiB) and the CPU's (2^24). */
 #define KS_REDUCE_BENCH_GPU_N (1LL << 28)
 #define KS_REDUCE_BENCH_CPU_N (1LL << 24)
@@ -33,13 +38,20 @@ typedef struct ks_reduce_bench_desc {
     int reps;                     /* spans; 0 -> 7 */
     int warmup;                   /* 0 -> 3 */
     double mem_bytes;             /* device memory to stay under (0: no limit) */
+    /* Users' kernels (--kernel-file), loaded: each one more sum row after ours, named
+       user_names[i], run at user_block (0 -> 256), checked against the gold like ours
+       (at the odd size and each timed N) before it is timed. */
+    const ks_reduce_user *const *users;
+    const char *const *user_names;
+    int user_n;                   /* 0..KS_REDUCE_BENCH_MAX_USERS */
+    int user_block;
 } ks_reduce_bench_desc;
 
 typedef struct ks_reduce_bench_row {
     char device[256];    /* as the result's */
     char cc[8];          /* as the result's */
     char op[8];          /* "sum", "scan" */
-    char variant[16];    /* "sum_shuffle", ..., "cpu" */
+    char variant[64];    /* "sum_shuffle", ..., "cpu", or a --kernel-file's name */
     long long n;
     double ms;           /* median per run */
     double min_ms;
@@ -70,6 +82,11 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
  * KS_ERR_INVALID naming the variant, N and the first mismatch otherwise. */
 ks_status ks_reduce_check_variant(ks_reduce_gpu *g, ks_reduce_variant v, const float *x, double gold_sum,
                                   double abs_sum, const float *gold_scan, int exact, float *scratch);
+
+/* Checks user kernel u (named name, at block bx) on g's input against the gold as
+ * ks_reduce_check_variant checks a sum. */
+ks_status ks_reduce_check_user(ks_reduce_gpu *g, const ks_reduce_user *u, const char *name, int bx, double gold_sum,
+                               double abs_sum, int exact);
 
 #ifdef __cplusplus
 }

@@ -233,10 +233,10 @@ extern "C" ks_status ks_reduce_gpu_scan_read(ks_reduce_gpu *g, long long i, floa
     return KS_OK;
 }
 
-static ks_status time_span(ks_reduce_gpu *g, ks_reduce_variant v, int k, double *ms)
+static ks_status time_span(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, int k, double *ms)
 {
     KS_CUDA_TRY(cudaEventRecord(g->e0, g->stream));
-    for (int i = 0; i < k; ++i) KS_TRY(ks_reduce_gpu_run(g, v));
+    for (int i = 0; i < k; ++i) KS_TRY(run(g, what));
     KS_CUDA_TRY(cudaEventRecord(g->e1, g->stream));
     KS_CUDA_TRY(cudaEventSynchronize(g->e1));
     float f = 0.0f;
@@ -245,16 +245,15 @@ static ks_status time_span(ks_reduce_gpu *g, ks_reduce_variant v, int k, double 
     return KS_OK;
 }
 
-extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, int warmup, int reps,
-                                        ks_reduce_timing *out)
+ks_status ks_rd_time_runs(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, double span_ms, int warmup, int reps,
+                          ks_reduce_timing *out)
 {
-    if (!ks_reduce_variant_get(v)) return ks_fail(KS_ERR_INVALID, "reduce: unknown variant %d", (int)v);
     if (span_ms <= 0) span_ms = 20.0;
     if (warmup <= 0) warmup = 3;
     if (reps <= 0) reps = 7;
-    for (int i = 0; i < warmup; ++i) KS_TRY(ks_reduce_gpu_run(g, v));
+    for (int i = 0; i < warmup; ++i) KS_TRY(run(g, what));
     double one = 0.0;
-    KS_TRY(time_span(g, v, 1, &one));
+    KS_TRY(time_span(g, run, what, 1, &one));
     double k = one > 0 ? ceil(span_ms / one) : 100000.0;
     if (k < 1) k = 1;
     if (k > 100000) k = 100000;
@@ -262,7 +261,7 @@ extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, d
     if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
     ks_status st = KS_OK;
     for (int r = 0; r < reps && st == KS_OK; ++r) {
-        st = time_span(g, v, (int)k, &ms[r]);
+        st = time_span(g, run, what, (int)k, &ms[r]);
         ms[r] /= k;
     }
     if (st == KS_OK) {
@@ -273,4 +272,16 @@ extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, d
     }
     free(ms);
     return st;
+}
+
+static ks_status run_ours(ks_reduce_gpu *g, const void *what)
+{
+    return ks_reduce_gpu_run(g, *(const ks_reduce_variant *)what);
+}
+
+extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, int warmup, int reps,
+                                        ks_reduce_timing *out)
+{
+    if (!ks_reduce_variant_get(v)) return ks_fail(KS_ERR_INVALID, "reduce: unknown variant %d", (int)v);
+    return ks_rd_time_runs(g, run_ours, &v, span_ms, warmup, reps, out);
 }

@@ -106,6 +106,12 @@ __device__ __forceinline__ float ks_rd_block_sum_shuffle(float v)
 
 /* reduce_cuda.cu: cudaMalloc of bytes (at least 4), a failure named after what. */
 ks_status ks_rd_dev_alloc(void **p, size_t bytes, const char *what);
+/* reduce_cuda.cu: the timing of ks_reduce_gpu_time (reduce.h says how) for any
+ * run: run(g, what) enqueues one run (ours: a variant; reduce_user.cu: a user's
+ * kernel and its block). */
+typedef ks_status (*ks_rd_run_fn)(ks_reduce_gpu *g, const void *what);
+ks_status ks_rd_time_runs(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, double span_ms, int warmup, int reps,
+                          ks_reduce_timing *out);
 
 /* Tiles of scan_lookback over n floats (the status words it needs). */
 static inline long long ks_rd_lookback_tiles(long long n)

@@ -1,18 +1,22 @@
 /* `kernelscope bench reduce`: every sum and scan variant at each N, checked
  * against the CPU gold first, then timed back to back (kernels/reduce/
  * reduce_bench.h says how); a table on stdout, bench_reduce.csv and
- * bench_reduce.png (T_eff / T_peak per variant) in --out. */
+ * bench_reduce.png (T_eff / T_peak per variant) in --out. Users' kernels
+ * (--kernel-file) are sum rows after ours, named after their files: checked in
+ * the checker process first, then against the gold and timed like ours. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/bench/bench_output.h"
+#include "app/kernel/user_files.h"
 #include "app/run_outputs.h"
 #include "app/scenes.h"
 #include "app/scenes/reduce/reduce_options.h"
 #include "app/signals.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/reduce/reduce_bench.h"
+#include "kernels/reduce/reduce_user.h"
 #include "render/chart.h"
 
 ks_status ks_bench_reduce(const ks_bench_env *env);
@@ -26,6 +30,60 @@ typedef struct reduce_bench {
     ks_reduce_bench_result r;
     int block[KS_REDUCE_BENCH_MAX_ROWS]; /* the block of each row's fastest run; 0: the variant's own */
 } reduce_bench;
+
+/* The bench's loaded kernel files (--kernel-file), run after ours. */
+typedef struct bench_users {
+    ks_reduce_user *u[KS_USER_FILES_MAX];
+    char names[KS_USER_FILES_MAX][64]; /* each file's variant name (its base name) */
+    const char *name_of[KS_USER_FILES_MAX];
+    int n;
+    int block;                         /* --block, default 256 */
+} bench_users;
+
+static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+{
+    (void)cubin; /* the loader tells CUBIN from PTX itself */
+    bench_users *b = user;
+    ks_reduce_user *u = NULL;
+    KS_TRY(ks_reduce_user_load(name, code, size, &u));
+    ks_reduce_user_destroy(b->u[slot]);
+    b->u[slot] = u;
+    return KS_OK;
+}
+
+static void free_users(bench_users *b)
+{
+    for (int i = 0; i < KS_USER_FILES_MAX; ++i) ks_reduce_user_destroy(b->u[i]);
+    memset(b, 0, sizeof *b);
+}
+
+/* Compiled and checked in the checker process at the first size, loaded here. */
+static ks_status build_users(const ks_options *opt, const ks_device_info *dev, long long first, bench_users *b)
+{
+    const char *paths[KS_USER_FILES_MAX];
+    const int n = ks_user_files_paths(opt, paths, KS_USER_FILES_MAX);
+    ks_user_files *files = NULL;
+    ks_user_files_desc ud = {
+        .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,
+        .block = {b->block, 1, 1}, .watch = 0, .load = load_user, .user = b,
+    };
+    ks_reduce_check_grid(first, 0, ud.grid); /* the bench sums random input */
+    const ks_status st = ks_user_files_create(&ud, &files);
+    for (int i = 0; i < n; ++i) { /* the row's name: the file's (ks_reduce_user_name is the path) */
+        if (files && b->u[i]) snprintf(b->names[i], sizeof b->names[i], "%s", ks_user_files_name(files, i));
+        b->name_of[i] = b->names[i];
+    }
+    ks_user_files_destroy(files); /* built once; the code stays loaded in b */
+    b->n = n;
+    return st;
+}
+
+/* 1 when row w is a kernel file's (its name is none of ours). */
+static int user_row(const ks_reduce_bench_row *w)
+{
+    ks_reduce_variant v;
+    return strcmp(w->variant, "cpu") != 0 && ks_reduce_variant_parse(w->variant, &v) != 0;
+}
 
 static size_t table_text(const void *b_, int n, char *buf, size_t cap)
 {
@@ -141,7 +199,9 @@ static void keep_fastest(reduce_bench *b, const ks_reduce_bench_result *t, int b
     for (int i = 0; i < r->row_n; ++i) {
         ks_reduce_bench_row *k = &r->rows[i];
         ks_reduce_variant v;
-        if (ks_reduce_variant_parse(k->variant, &v) != 0 || k->ms <= 0) continue;
+        if (user_row(k)) v = KS_REDUCE_SUM_CUB; /* a user's kernel sums: the model and the reference of a sum */
+        else if (ks_reduce_variant_parse(k->variant, &v) != 0) continue;
+        if (k->ms <= 0) continue;
         k->t_peak_gbs = r->t_peak_gbs;
         k->t_eff_gbs = ks_reduce_model_bytes(v, k->n) / (k->ms * 1e6);
         k->ratio = k->t_eff_gbs / r->t_peak_gbs;
@@ -161,10 +221,12 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     d.use_cuda = env->use_cuda;
     d.sizes = ro->size_n ? ro->sizes : NULL;
     d.size_n = ro->size_n;
+    int ours = 0;
     for (int k = 0; k < opt->kernel_count; ++k) {
         ks_reduce_variant v;
-        if (ks_reduce_variant_parse(opt->kernels[k], &v) == 0) d.variants[v] = 1;
+        if (ks_reduce_variant_parse(opt->kernels[k], &v) == 0) d.variants[v] = ours = 1;
     }
+    if (opt->kernel_count && !ours) d.variants[KS_REDUCE_SUM_CUB] = 1; /* only files named: with the reference */
     d.block = opt->block_count ? opt->blocks[0][0] : 0;
     d.seed = (unsigned)opt->seed;
     d.reps = opt->reps > 1 ? (opt->reps < 50 ? opt->reps : 50) : 0;
@@ -177,6 +239,30 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
     }
     ks_reduce_bench_result *r = &b->r;
+    /* Users' kernels (--kernel-file): compiled and checked in the checker process at the
+       first size, then loaded here, checked against the gold and timed like ours. */
+    bench_users *users = calloc(1, sizeof *users);
+    if (!users) {
+        free(b);
+        free(t);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
+    }
+    users->block = opt->block_count ? opt->blocks[0][0] : KS_REDUCE_DEFAULT_BLOCK;
+    const char *paths[KS_USER_FILES_MAX];
+    if (env->use_cuda && ks_user_files_paths(opt, paths, KS_USER_FILES_MAX)) {
+        const ks_status bst = build_users(opt, env->device, ro->size_n ? ro->sizes[0] : KS_REDUCE_BENCH_GPU_N, users);
+        if (bst != KS_OK) {
+            free_users(users);
+            free(users);
+            free(b);
+            free(t);
+            return bst;
+        }
+    }
+    d.users = (const ks_reduce_user *const *)users->u;
+    d.user_names = users->name_of;
+    d.user_n = users->n;
+    d.user_block = users->block;
     const int sweep = env->use_cuda && !opt->block_count;
     printf("kernelscope bench reduce on %s (%s backend)%s\n", env->use_cuda ? env->device->name : "host CPU",
            env->use_cuda ? "cuda" : "cpu", sweep ? ": blocks 128, 256, 512, 1024 for the variants that take one" : "");
@@ -185,9 +271,11 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     ks_status st = ks_reduce_bench_run(&d, r);
     for (int i = 0; i < r->row_n; ++i) {
         ks_reduce_variant v;
-        b->block[i] = ks_reduce_variant_parse(r->rows[i].variant, &v) == 0 && ks_reduce_variant_get(v)->uses_block
+        b->block[i] = user_row(&r->rows[i]) ? users->block
+                      : ks_reduce_variant_parse(r->rows[i].variant, &v) == 0 && ks_reduce_variant_get(v)->uses_block
                           ? d.block ? d.block : KS_REDUCE_DEFAULT_BLOCK : 0;
     }
+    d.user_n = 0; /* the block sweep is ours: a user's kernel runs at its own block, timed once */
     for (int k = 1; sweep && k < KS_SWEEP_N && st == KS_OK && !ks_signals_stop_requested(); ++k) {
         d.block = ks_sweep_blocks[k];
         st = ks_reduce_bench_run(&d, t);
@@ -207,6 +295,8 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
                                           .files = {{"bench_reduce.csv", csv_text}}, .charts = write_chart, .ctx = b};
         st = ks_bench_output_write(&out, KS_OK);
     }
+    free_users(users);
+    free(users);
     free(t);
     free(b);
     return st;

@@ -8,7 +8,14 @@ typedef struct ks_reduce_opts {
     int size_n;                   /* --size N (elements; bench: a list); 0: the default */
     long long sizes[8];
     int integer;                  /* --values integer: small integers (the scan is exact) */
+    const char *kernel_files[8];  /* --kernel-file FILE (repeatable): users' sum kernels (the contract
+                                     in kernels/reduce/reduce_contract.h), each one more variant
+                                     named after the file */
+    int kernel_file_count;
 } ks_reduce_opts;
+
+/* 1 when name is a --kernel-file's variant name (its base name). */
+int ks_reduce_kernel_file_named(const ks_options *o, const char *name);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_reduce_options;

@@ -8,7 +8,10 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
+#include "app/scenes/reduce/reduce_kernel_check.h"
+#include "kernels/common/ks_util.h"
 #include "kernels/reduce/reduce.h"
+#include "kernels/reduce/reduce_contract.h"
 
 ks_status ks_bench_reduce(const ks_bench_env *env);
 extern const ks_scene_api ks_scene_reduce_api;
@@ -46,6 +49,45 @@ static ks_status set_values(ks_options *o, void *own, const char *name, const ch
     else return ks_fail(KS_ERR_INVALID, "%s: unknown values '%s' (random, integer)", name, quoted(v));
     return KS_OK;
 }
+static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    ks_reduce_opts *r = own;
+    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
+    const int most = (int)(sizeof r->kernel_files / sizeof r->kernel_files[0]);
+    if (r->kernel_file_count == most) return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, most);
+    r->kernel_files[r->kernel_file_count++] = v;
+    return KS_OK;
+}
+
+/* Each --kernel-file is one more variant, named after the file (its last path
+ * part): a name of its own, not one of ours, not another file's. */
+static ks_status check_kernel_files(const ks_reduce_opts *r)
+{
+    for (int f = 0; f < r->kernel_file_count; ++f) {
+        const char *base = ks_path_base_name(r->kernel_files[f]);
+        ks_reduce_variant v;
+        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(r->kernel_files[f]));
+        if (strlen(base) >= 64)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s': a file name of at most 63 bytes", quoted(base));
+        if (ks_reduce_variant_parse(base, &v) == 0)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' is the name of a built-in kernel", quoted(base));
+        for (int g = 0; g < f; ++g)
+            if (strcmp(ks_path_base_name(r->kernel_files[g]), base) == 0)
+                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
+                               quoted(base));
+    }
+    return KS_OK;
+}
+
+int ks_reduce_kernel_file_named(const ks_options *o, const char *name)
+{
+    const ks_reduce_opts *r = KS_REDUCE_OPTS(o);
+    for (int f = 0; f < r->kernel_file_count; ++f)
+        if (strcmp(ks_path_base_name(r->kernel_files[f]), name) == 0) return 1;
+    return 0;
+}
+
 static void variants(char *buf, size_t len) { ks_reduce_variant_list(KS_REDUCE_OP_NUM, buf, len); }
 static void colormaps(char *buf, size_t len) { ks_colormap_list(buf, len); }
 
@@ -53,7 +95,12 @@ static const ks_flag_row ks_reduce_flags[] = {
     {"--size", "N", "elements (K/M/G suffixes; default 16M on CUDA, 1M on CPU; bench: a list,\n"
                     "default 256M on CUDA, 16M on CPU)", 0, NULL},
     {"--kernel", "NAME", "%s (bench: a list; default all)", 0, NULL, NULL, variants},
-    {"--block", "Bx1", "threads per block B, a power of two in 32..1024 (default 256)", 0, NULL},
+    {"--kernel-file", "FILE",
+     "your own sum kernel, one more variant named after the file (the\ncontract below; kernelscope new-kernel reduce "
+     "writes a starter);\ncompiled with NVRTC, checked in a child process, reloaded on every\nsave; repeatable; "
+     "sums only, not with a scan_* --kernel",
+     KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
+    {"--block", "Bx1", "threads per block B, a power of two in 32..1024 (default 256; your\nkernels' too)", 0, NULL},
     {"--values", "random|integer", "the input: random floats in (-1, 1) or small integers (exact scans)",
      KS_IN_LIVE | KS_IN_BENCH, set_values},
     {"--seed", "S", "input seed (default 1)", 0, NULL},
@@ -70,13 +117,19 @@ static ks_status finish(ks_options *o)
     if (o->size_text) KS_TRY(for_each_item(r, "--size", o->size_text, add_size));
     if (o->mode == KS_MODE_LIVE && (r->size_n > 1 || o->kernel_count > 1 || o->block_count > 1))
         return ks_fail(KS_ERR_INVALID, "--size/--kernel/--block: one value each for the live view (lists are for bench)");
+    KS_TRY(check_kernel_files(r));
     for (int k = 0; k < o->kernel_count; ++k) {
         ks_reduce_variant v;
-        if (ks_reduce_variant_parse(o->kernels[k], &v) != 0) {
+        if (ks_reduce_variant_parse(o->kernels[k], &v) != 0 && !ks_reduce_kernel_file_named(o, o->kernels[k])) {
             char names[256];
             variants(names, sizeof names);
-            return ks_fail(KS_ERR_INVALID, "--kernel: unknown reduce kernel '%s' (%s)", quoted(o->kernels[k]), names);
+            return ks_fail(KS_ERR_INVALID, "--kernel: unknown reduce kernel '%s' (%s%s)", quoted(o->kernels[k]), names,
+                           r->kernel_file_count ? ", or a --kernel-file's name" : "");
         }
+        if (r->kernel_file_count && ks_reduce_variant_parse(o->kernels[k], &v) == 0 &&
+            ks_reduce_variant_get(v)->op == KS_REDUCE_OP_SCAN)
+            return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels sum; the scan (--kernel %s) stays with "
+                           "kernelscope's variants", o->kernels[k]);
     }
     for (int b = 0; b < o->block_count; ++b) {
         const int t = o->blocks[b][0];
@@ -87,6 +140,21 @@ static ks_status finish(ks_options *o)
     }
     return KS_OK;
 }
+
+static const char *kernel_file(const ks_options *o, int i)
+{
+    const ks_reduce_opts *r = KS_REDUCE_OPTS(o);
+    return i >= 0 && i < r->kernel_file_count ? r->kernel_files[i] : NULL;
+}
+
+/* kernels/reduce/starters/NAME.cu, embedded at build time. sum_tree and sum_shuffle
+ * are two launches (partials, then their sum) and sum_onepass needs a ticket counter
+ * and a partials array; CUB's are a library; the scans have no contract: only
+ * sum_atomic is one kernel of the contract as it is, and sum_shuffle's first launch
+ * is, once its partial goes to *out by atomicAdd. */
+extern const char ks_reduce_starter_sum_atomic[], ks_reduce_starter_sum_shuffle[];
+static const ks_kernel_from ks_reduce_from[] = {
+    {"sum_atomic", ks_reduce_starter_sum_atomic}, {"sum_shuffle", ks_reduce_starter_sum_shuffle}, {NULL, NULL}};
 
 static ks_status bench(const ks_bench_env *e) { return ks_bench_reduce(e); }
 
@@ -102,4 +170,9 @@ const ks_scene_def ks_scene_reduce = {
     .live = &ks_scene_reduce_api,
     .bench = bench,
     .solver_stage = "reduce",
+    .kernel_contract = KS_REDUCE_CONTRACT,
+    .kernel_starter = KS_REDUCE_STARTER,
+    .kernel_from = ks_reduce_from,
+    .kernel_file = kernel_file,
+    .kernel_check = ks_reduce_kernel_check,
 };

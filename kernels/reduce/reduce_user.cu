@@ -1,0 +1,171 @@
+/* A user's reduce kernel (reduce_user.h): its code loaded by
+ * kernels/common/user_library.h, launched by the contract's rule
+ * (reduce_contract.h): the grid covers the floats, kernelscope_items_per_thread
+ * a thread, into a zeroed float. */
+#include "reduce_cuda_internal.h"
+
+#include "kernels/common/user_library.h"
+#include "reduce_contract.h"
+#include "reduce_user.h"
+
+struct ks_reduce_user {
+    ks_user_library mod;
+    ks_reduce_user_attrs attrs;
+    char name[256];
+};
+
+/* The file's kernelscope_items_per_thread, or 1 without one. */
+static ks_status read_items(const ks_user_library *mod, const char *name, int *p)
+{
+    *p = 1;
+    int found = 0;
+    KS_TRY(ks_user_library_ints(mod, name, KS_REDUCE_USER_ITEMS, 1, p, &found));
+    if (found && (*p < 1 || *p > KS_REDUCE_USER_ITEMS_MAX))
+        return ks_fail(KS_ERR_INVALID, "%s: " KS_REDUCE_USER_ITEMS " is %d: 1 to %d", name, *p, KS_REDUCE_USER_ITEMS_MAX);
+    return KS_OK;
+}
+
+extern "C" ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out)
+{
+    *out = NULL;
+    if (!code || !size) return ks_fail(KS_ERR_INVALID, "%s: no code to load", name);
+    ks_reduce_user *u = (ks_reduce_user *)calloc(1, sizeof *u);
+    if (!u) return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
+    snprintf(u->name, sizeof u->name, "%s", name);
+    ks_status st = ks_user_library_load(name, code, KS_REDUCE_USER_ENTRY, &u->mod);
+    if (st == KS_OK) {
+        u->attrs.registers = u->mod.registers;
+        u->attrs.static_smem = u->mod.static_smem;
+        u->attrs.max_threads = u->mod.max_threads;
+        st = read_items(&u->mod, name, &u->attrs.items_per_thread);
+    }
+    if (st != KS_OK) {
+        ks_reduce_user_destroy(u);
+        return st;
+    }
+    *out = u;
+    return KS_OK;
+}
+
+extern "C" void ks_reduce_user_destroy(ks_reduce_user *u)
+{
+    if (!u) return;
+    ks_user_library_unload(&u->mod);
+    free(u);
+}
+
+extern "C" const char *ks_reduce_user_name(const ks_reduce_user *u) { return u ? u->name : ""; }
+
+extern "C" void ks_reduce_user_get_attrs(const ks_reduce_user *u, ks_reduce_user_attrs *out) { *out = u->attrs; }
+
+/* The contract's grid for block bx over n floats. */
+static unsigned long long grid_of(const ks_reduce_user *u, long long n, int bx)
+{
+    const unsigned long long per = (unsigned long long)bx * (unsigned long long)u->attrs.items_per_thread;
+    return ((unsigned long long)n + per - 1) / per;
+}
+
+extern "C" ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int bx)
+{
+    if (bx < KS_REDUCE_MIN_BLOCK || bx > KS_REDUCE_MAX_BLOCK || (bx & (bx - 1)))
+        return ks_fail(KS_ERR_INVALID, "%s: block %dx1: a power of two in %d..%d", u->name, bx, KS_REDUCE_MIN_BLOCK,
+                       KS_REDUCE_MAX_BLOCK);
+    if (bx > u->attrs.max_threads)
+        return ks_fail(KS_ERR_INVALID, "%s: block %dx1 has %d threads; the compiled kernel takes at most %d", u->name, bx,
+                       bx, u->attrs.max_threads);
+    const unsigned long long grid = grid_of(u, n, bx);
+    if (grid > 2147483647ull)
+        return ks_fail(KS_ERR_INVALID, "%s: block %dx1 needs %llu blocks for %lld floats (at most 2^31 - 1): a larger "
+                       "block or more floats a thread", u->name, bx, grid, n);
+    return KS_OK;
+}
+
+/* The contract's launch: adds x[0..n) into *out (n >= 1). */
+static ks_status launch(const ks_reduce_user *u, int bx, const float *x, long long n, float *out, cudaStream_t s)
+{
+    KS_TRY(ks_reduce_user_check_block(u, n, bx));
+    void *args[] = {(void *)&x, (void *)&n, (void *)&out};
+    KS_CUDA_TRY(cudaLaunchKernel((const void *)u->mod.fn, dim3((unsigned)grid_of(u, n, bx)), dim3((unsigned)bx), args,
+                                 0, s));
+    return KS_OK;
+}
+
+typedef struct user_run {
+    const ks_reduce_user *u;
+    int bx;
+} user_run;
+
+static ks_status run_user(ks_reduce_gpu *g, const void *what)
+{
+    const user_run *r = (const user_run *)what;
+    KS_CUDA_TRY(cudaMemsetAsync(g->result, 0, sizeof(float), g->stream));
+    KS_TRY(launch(r->u, r->bx, g->x, g->d.n, g->result, g->stream));
+    return KS_OK;
+}
+
+extern "C" ks_status ks_reduce_gpu_run_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx)
+{
+    const user_run r = {u, bx};
+    KS_TRY(run_user(g, &r));
+    KS_CUDA_TRY_LAUNCH("reduce (your kernel)");
+    return KS_OK;
+}
+
+extern "C" ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx, double span_ms,
+                                             int warmup, int reps, ks_reduce_timing *out)
+{
+    KS_TRY(ks_reduce_user_check_block(u, g->d.n, bx));
+    const user_run r = {u, bx};
+    KS_TRY(ks_rd_time_runs(g, run_user, &r, span_ms, warmup, reps, out));
+    KS_CUDA_TRY_LAUNCH("reduce (your kernel)");
+    return KS_OK;
+}
+
+/* ---- the check's run on its own buffers ---- */
+
+enum { KS_RD_PROBE_WORDS = 2 * KS_REDUCE_PROBE_FLANK + 1 };
+
+static ks_status probe_run(const ks_reduce_user *u, int bx, const float *x, long long n, long long split, float *dx,
+                           float *dout, cudaStream_t s, ks_reduce_probe *out)
+{
+    float words[KS_RD_PROBE_WORDS];
+    for (int i = 0; i < KS_RD_PROBE_WORDS; ++i) words[i] = nanf(""); /* the flanks */
+    words[KS_REDUCE_PROBE_FLANK] = 0.0f;                           /* *out starts at zero */
+    KS_CUDA_TRY(cudaMemcpyAsync(dx, x, (size_t)n * sizeof(float), cudaMemcpyHostToDevice, s));
+    KS_CUDA_TRY(cudaMemsetAsync(dx + n, 0xFF, KS_REDUCE_PROBE_GUARD * sizeof(float), s)); /* NaN past the end */
+    KS_CUDA_TRY(cudaMemcpyAsync(dout, words, sizeof words, cudaMemcpyHostToDevice, s));
+    float *acc = dout + KS_REDUCE_PROBE_FLANK;
+    if (split > 0) KS_TRY(launch(u, bx, dx, split, acc, s));
+    KS_TRY(launch(u, bx, dx + split, n - split, acc, s));
+    KS_CUDA_TRY(cudaMemcpyAsync(words, dout, sizeof words, cudaMemcpyDeviceToHost, s));
+    KS_CUDA_TRY(cudaStreamSynchronize(s));
+    out->sum = words[KS_REDUCE_PROBE_FLANK];
+    out->flank_ok = 1;
+    for (int i = 0; i < KS_RD_PROBE_WORDS; ++i) /* NaN bits, written by nobody: still NaN */
+        if (i != KS_REDUCE_PROBE_FLANK && !isnan(words[i])) out->flank_ok = 0;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const float *x, long long n, long long split,
+                                          ks_reduce_probe *out)
+{
+    if (n < 1 || split < 0 || split >= n || split % 4)
+        return ks_fail(KS_ERR_INVALID, "reduce: a probe of %lld floats split at %lld", n, split);
+    float *dx = NULL, *dout = NULL;
+    cudaStream_t s = NULL;
+    ks_status st = ks_rd_dev_alloc((void **)&dx, (size_t)(n + KS_REDUCE_PROBE_GUARD) * sizeof(float), "the check's input");
+    if (st == KS_OK) st = ks_rd_dev_alloc((void **)&dout, KS_RD_PROBE_WORDS * sizeof(float), "the check's sum");
+    if (st == KS_OK) {
+        const cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "reduce: cudaStreamCreate: %s", cudaGetErrorString(e));
+    }
+    if (st == KS_OK) st = probe_run(u, bx, x, n, split, dx, dout, s, out);
+    if (st == KS_OK) { /* a fault shows here: KS_ERR_CUDA, the caller gives the context up */
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "%s: %s", u->name, cudaGetErrorString(e));
+    }
+    if (s) cudaStreamDestroy(s);
+    cudaFree(dx);
+    cudaFree(dout);
+    return st;
+}

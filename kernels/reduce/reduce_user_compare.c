@@ -1,0 +1,41 @@
+/* The check of a user's reduce kernel, its host side (reduce_user.h): the
+ * live size in a checker request, and a sum against the expected one. */
+#include <math.h>
+#include <stdio.h>
+
+#include "reduce_user.h"
+
+void ks_reduce_check_grid(long long n, int integer, int grid[3])
+{
+    grid[0] = 1 + (int)(n & ((1LL << 30) - 1));
+    grid[1] = 1 + (int)(n >> 30);
+    grid[2] = 1 + (integer != 0);
+}
+
+long long ks_reduce_check_n(const int grid[3])
+{
+    return ((long long)(grid[1] - 1) << 30) + (long long)(grid[0] - 1);
+}
+
+int ks_reduce_check_integer(const int grid[3])
+{
+    return grid[2] == 2;
+}
+
+ks_reduce_verdict ks_reduce_user_verdict(double got, double want, double tol)
+{
+    ks_reduce_verdict v = {.got = got, .want = want, .tol = tol};
+    v.err = isfinite(got) ? fabs(got - want) : INFINITY;
+    v.ok = tol > 0 ? v.err <= tol : v.err == 0.0;
+    return v;
+}
+
+void ks_reduce_verdict_text(const ks_reduce_verdict *v, long long n, const char *what, const char *against, char *buf,
+                            size_t cap)
+{
+    char tol[48];
+    if (v->tol > 0) snprintf(tol, sizeof tol, "tolerance %.3g", v->tol);
+    else snprintf(tol, sizeof tol, "exact");
+    snprintf(buf, cap, "differs from %s on %lld float%s (%s): %.9g where %.9g is expected (error %.3g, %s)", against, n,
+             n == 1 ? "" : "s", what, v->got, v->want, v->err, tol);
+}
