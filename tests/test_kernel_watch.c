@@ -217,9 +217,13 @@ typedef struct checks {
 } checks;
 
 /* Refuses with a message, then through ks_fail only, then passes. */
-static ks_status check(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
+static ks_status check(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap,
+                       int block[3])
 {
     checks *c = user;
+    block[0] = 32 + c->calls; /* what the build must carry back */
+    block[1] = 4;
+    block[2] = 2;
     assert_int_equal(slot, 0);
     assert_non_null(code);
     assert_true(size > 0);
@@ -272,6 +276,9 @@ static void test_check(void **state)
     next_build(w, &x);
     expect_ok(&x, 0, 3);
     assert_int_equal(x.cubin, 1);
+    assert_int_equal(x.checked_block[0], 34); /* this build's check, the third */
+    assert_int_equal(x.checked_block[1], 4);
+    assert_int_equal(x.checked_block[2], 2);
     assert_non_null(strstr(x.message, "ms, checked in "));
     assert_true(x.check_ms >= 0 && x.read_ms >= 0);
     ks_kernel_build_free(&x);

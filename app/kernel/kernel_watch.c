@@ -98,7 +98,7 @@ static void build(ks_kernel_watch *w, int i, ks_kernel_build *b)
     if (b->compiled && w->d.check) {
         ks_error_clear(); /* a check that fails without a msg may have said why through ks_fail */
         t = ks_now_seconds();
-        b->status = w->d.check(w->d.check_user, i, r.code, r.code_size, r.cubin, msg, sizeof msg);
+        b->status = w->d.check(w->d.check_user, i, r.code, r.code_size, r.cubin, msg, sizeof msg, b->checked_block);
         b->check_ms = ms_since(t);
         msg[sizeof msg - 1] = '\0';
         if (b->status != KS_OK && !msg[0])

@@ -31,13 +31,17 @@ typedef struct ks_kernel_build {
     double seen_at;             /* ks_now_seconds() when the change was noticed (or the rebuild asked) */
     double read_ms, compile_ms, check_ms; /* reading the file, NVRTC, the check (0 when not reached) */
     long long generation;       /* per slot: 1 for its first build, then 2, 3, ... */
+    int checked_block[3];       /* the block the check ran this code at (0 0 0 without a check):
+                                   carried with the build, since the caller's block may change
+                                   again while a later build is being checked */
 } ks_kernel_build;
 
 /* The check a compiled build must pass before it is handed out, called on
  * the worker thread: KS_OK, or a failure whose one-line reason goes into msg
- * (cap bytes). The caller's own state (grid, block) is its to lock. */
+ * (cap bytes); block gets the block it checked the code at (the build's
+ * checked_block). The caller's own state (grid, block) is its to lock. */
 typedef ks_status (*ks_kernel_check_fn)(void *user, int slot, const void *code, size_t code_size, int cubin,
-                                        char *msg, size_t cap);
+                                        char *msg, size_t cap, int block[3]);
 
 typedef struct ks_kernel_watch_desc {
     const char *const *paths;   /* the files (their text is copied); each is a slot */

@@ -32,7 +32,6 @@ typedef struct uf_file {
     double save_to_run_ms;       /* of the last build that runs */
     /* the worker's, under lock */
     int block[3];                /* the block the next check runs with */
-    int check_block[3];          /* the block of its latest check */
     char passed[KS_KCHECK_MSG_MAX]; /* the check's words */
 } uf_file;
 
@@ -43,14 +42,15 @@ struct ks_user_files {
     uf_file files[KS_USER_FILES_MAX];
     ks_kchecker *checker;
     ks_kernel_watch *watch;
-    pthread_mutex_t lock;        /* files[].block, .check_block, .passed */
+    pthread_mutex_t lock;        /* files[].block, .passed */
     char banner[KS_VIEW_TEXT];
     int banner_error;
     double banner_until;
 };
 
 /* The watch's check (its worker thread): the build in the checker process. */
-static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
+static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap,
+                             int checked_block[3])
 {
     ks_user_files *u = user;
     uf_file *f = &u->files[slot];
@@ -61,8 +61,8 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     memcpy(req.grid, u->d.grid, sizeof req.grid);
     pthread_mutex_lock(&u->lock);
     memcpy(req.block, f->block, sizeof req.block);
-    memcpy(f->check_block, f->block, sizeof f->check_block);
     pthread_mutex_unlock(&u->lock);
+    memcpy(checked_block, req.block, sizeof req.block);
     req.code = code;
     req.code_size = size;
     req.cubin = cubin;
@@ -133,7 +133,7 @@ static ks_status apply(ks_user_files *u, ks_kernel_build *b, int running)
     f->failed = 0;
     char passed[KS_KCHECK_MSG_MAX];
     pthread_mutex_lock(&u->lock);
-    memcpy(f->checked, f->check_block, sizeof f->checked); /* the block the code may run with */
+    memcpy(f->checked, b->checked_block, sizeof f->checked); /* the block the code may run with: its own check's */
     snprintf(passed, sizeof passed, "%s", f->passed);
     pthread_mutex_unlock(&u->lock);
     f->save_to_run_ms = (t1 - b->seen_at) * 1e3;

@@ -110,14 +110,17 @@ ks_status ks_lsolver_diff(ks_lsolver *a, ks_lsolver *b, float tol, ks_ldiff *out
 __global__ void laplace_diff_slice_kernel(const float *a, const float *b, size_t base, size_t sa, size_t sb, int w,
                                           int h, float *out)
 {
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
-    const size_t p = base + (size_t)x * sa + (size_t)y * sb;
-    const float u = a[p], v = b[p];
-    float d = u == v ? 0.0f : fabsf(u - v); /* == first: inf against inf is no difference */
-    if (isnan(u) != isnan(v)) d = INFINITY; /* one of them never wrote it */
-    else if (isnan(d)) d = 0.0f; /* both NaN: both left the cell alone alike */
-    out[(size_t)y * w + x] = d;
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w) return;
+    /* rows by grid stride: a tall slice may have more rows than a grid's 65535 blocks cover */
+    for (int y = blockIdx.y * blockDim.y + threadIdx.y; y < h; y += gridDim.y * blockDim.y) {
+        const size_t p = base + (size_t)x * sa + (size_t)y * sb;
+        const float u = a[p], v = b[p];
+        float d = u == v ? 0.0f : fabsf(u - v); /* == first: inf against inf is no difference */
+        if (isnan(u) != isnan(v)) d = INFINITY; /* one of them never wrote it */
+        else if (isnan(d)) d = 0.0f; /* both NaN: both left the cell alone alike */
+        out[(size_t)y * w + x] = d;
+    }
 }
 
 ks_status ks_lsolver_diff_slice(ks_lsolver *a, ks_lsolver *b, ks_axis axis, int index, float *host)
@@ -142,7 +145,8 @@ ks_status ks_lsolver_diff_slice(ks_lsolver *a, ks_lsolver *b, ks_axis axis, int 
     KS_CUDA_TRY(cudaStreamSynchronize(b->stream));
     float *d = NULL;
     KS_CUDA_TRY(cudaMalloc((void **)&d, bytes));
-    const dim3 block(32, 8), grid((unsigned)((w + 31) / 32), (unsigned)((h + 7) / 8));
+    const int rows = (h + 7) / 8;
+    const dim3 block(32, 8), grid((unsigned)((w + 31) / 32), (unsigned)(rows < 65535 ? rows : 65535));
     laplace_diff_slice_kernel<<<grid, block, 0, a->stream>>>(a->cur, b->cur, (size_t)base, (size_t)sa, (size_t)sb, w,
                                                              h, d);
     cudaError_t e = cudaGetLastError();

@@ -361,6 +361,19 @@ static ks_status job_alloc(int i, void *arg)
     if (d->ops.wait) {
         KS_CUDA_TRY(cudaMalloc((void **)&d->signal, sizeof *d->signal));
         KS_CUDA_TRY(cudaMemset(d->signal, 0, sizeof *d->signal));
+        /* A driver may offer the entry points yet refuse stream memory
+         * operations on this device: tried once here, so that tblock takes the
+         * scratch path, rather than failing on one GPU mid-exchange while its
+         * neighbour waits in NCCL for it. */
+        const CUdeviceptr a = (CUdeviceptr)(uintptr_t)d->signal;
+        if (d->ops.wait((CUstream)d->xs, a, 0, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS ||
+            d->ops.write((CUstream)d->xs, a, 0, CU_STREAM_WRITE_VALUE_DEFAULT) != CUDA_SUCCESS ||
+            cudaStreamSynchronize(d->xs) != cudaSuccess) {
+            cudaGetLastError();
+            d->ops.wait = d->ops.write = NULL;
+            cudaFree(d->signal);
+            d->signal = NULL; /* fused_edges() is then false */
+        }
     }
     if (d->index > 0) KS_CUDA_TRY(cudaMalloc((void **)&d->scratch[0], bytes));
     if (d->index < m->count - 1) KS_CUDA_TRY(cudaMalloc((void **)&d->scratch[1], bytes));

@@ -142,9 +142,12 @@ static int check_live(const ks_kcheck_request *req, int id, const int block[3], 
     if (!c->yours) {
         ks_status st = ks_lsolver_create(g, &c->yours);
         if (st == KS_OK) st = ks_lsolver_create(g, &c->ours);
-        if (st == KS_ERR_OUT_OF_MEMORY) { /* the live view holds its own fields: say so, check the rest */
+        if (st != KS_OK) { /* neither kept: the next request starts afresh */
             ks_lsolver_destroy(c->yours);
-            c->yours = NULL;
+            ks_lsolver_destroy(c->ours);
+            c->yours = c->ours = NULL;
+        }
+        if (st == KS_ERR_OUT_OF_MEMORY) { /* the live view holds its own fields: say so, check the rest */
             *skipped = 1;
             return 1;
         }

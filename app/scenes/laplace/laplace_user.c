@@ -28,7 +28,6 @@ typedef struct user_file {
     int checked[3];              /* the block its running code passed the check with */
     int recheck[3];              /* a block asked for (the keys), being checked (rechecking) */
     int rechecking;
-    int check_block[3];          /* the block of its latest check (worker; under lock) */
     char line[KS_KERNEL_WATCH_MSG]; /* what its last build did */
     int failed;                  /* the last build was refused */
     char log[KS_USER_LOG_LINES][KS_VIEW_TEXT];
@@ -209,7 +208,8 @@ static void diff_task(void *user)
 }
 
 /* The watch's check (its worker thread): the build in the checker process. */
-static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap)
+static ks_status check_build(void *user, int slot, const void *code, size_t size, int cubin, char *msg, size_t cap,
+                             int checked_block[3])
 {
     ks_laplace_user *u = user;
     ks_kcheck_request req;
@@ -221,12 +221,12 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     req.grid[2] = u->grid.nz;
     pthread_mutex_lock(&u->lock);
     memcpy(req.block, u->blocks[slot], sizeof req.block);
-    memcpy(u->files[slot].check_block, req.block, sizeof req.block);
     /* the view on: the build's check brings the picture along, no second check */
     req.diff = u->diff.on;
     req.axis = (int)u->diff.axis;
     req.index = u->diff.index;
     pthread_mutex_unlock(&u->lock);
+    memcpy(checked_block, req.block, sizeof req.block);
     req.code = code;
     req.code_size = size;
     req.cubin = cubin;
@@ -304,7 +304,7 @@ static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solve
     f->loaded = 1;
     f->failed = 0;
     pthread_mutex_lock(&u->lock);
-    memcpy(f->checked, f->check_block, sizeof f->checked); /* the block the code may run with */
+    memcpy(f->checked, b->checked_block, sizeof f->checked); /* the block the code may run with: its own check's */
     pthread_mutex_unlock(&u->lock);
     f->compile_ms = b->compile_ms;
     f->check_ms = b->check_ms;

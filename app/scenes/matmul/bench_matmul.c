@@ -25,12 +25,12 @@ enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 static ks_status chart(const ks_matmul_bench_result *r, const char *dir)
 {
     enum { MAXS = KS_CHART_MAX_SERIES };
-    char names[MAXS][32];
+    char names[MAXS][80]; /* a kernel file's name has up to 63 bytes */
     double x[MAXS][KS_MATMUL_BENCH_MAX_ROWS], y[MAXS][KS_MATMUL_BENCH_MAX_ROWS];
     int n[MAXS] = {0}, series_n = 0;
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];
-        char name[32];
+        char name[80];
         if (strcmp(w->variant, "tiled") == 0) snprintf(name, sizeof name, "tiled %d", w->tile);
         else snprintf(name, sizeof name, "%s", w->variant);
         int s = 0;

@@ -130,14 +130,14 @@ static ks_status write_chart(const void *b_, const char *dir)
 {
     const ks_reduce_bench_result *r = &((const reduce_bench *)b_)->r;
     enum { NS = KS_CHART_MAX_SERIES, NV = KS_REDUCE_NUM + 2 };
-    char vnames[NV][40], labels[NV][40], snames[NS][48];
+    char vnames[NV][80], labels[NV][80], snames[NS][48]; /* a kernel file's name has up to 63 bytes */
     const char *tick_labels[NV];
     double ticks[NV], xs[NS][NV], ys[NS][NV];
     ks_chart_series series[NS];
     int nv = 0, ns = 0;
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        char full[40], label[40]; /* "sum_tree" -> "tree"; the CPU's rows are "cpu" for both ops */
+        char full[80], label[80]; /* "sum_tree" -> "tree"; the CPU's rows are "cpu" for both ops */
         snprintf(full, sizeof full, "%s %s", w->op, w->variant);
         const size_t op_len = strlen(w->op);
         snprintf(label, sizeof label, "%s",
