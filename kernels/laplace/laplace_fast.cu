@@ -13,31 +13,6 @@
 
 #include "laplace_launch.h"
 
-unsigned ks_fdiv_up(long long a, long long b) { return (unsigned)((a + b - 1) / b); }
-
-/* How to cut a marched axis of `span` planes/rows into chunks. Each group of
- * `group` chunks costs `unit` blocks; `cap` blocks are resident at once.
- * Picks the chunk length that maximises (blocks / blocks the waves could
- * hold) x (chunk / (chunk + halo)): a tail wave idles SMs, short chunks
- * re-read `halo` planes each. */
-int ks_pick_chunk(int span, long long unit, int group, long long cap, int halo, int min_len)
-{
-    if (cap < 1) cap = 1;
-    int best_len = span;
-    double best = -1.0;
-    const long long max_groups = (span + group - 1) / group;
-    for (long long g = 1; g <= max_groups && g <= 8192; ++g) {
-        long long len = (span + g * group - 1) / (g * group);
-        if (len < min_len && g > 1) break;
-        const long long chunks = (span + len - 1) / len;
-        const long long blocks = unit * ((chunks + group - 1) / group);
-        const long long waves = (blocks + cap - 1) / cap;
-        const double score = (double)blocks / (double)(waves * cap) * (double)len / (double)(len + halo);
-        if (score > best + 1e-9) best = score, best_len = (int)len;
-    }
-    return best_len;
-}
-
 long long ks_resident_blocks(const void *fn, int threads, size_t smem, const cudaDeviceProp *p)
 {
     int per_sm = 0;

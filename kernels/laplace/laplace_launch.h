@@ -7,6 +7,7 @@
 
 #include "kernels/common/cuda_check.h"
 #include "laplace.h"
+#include "laplace_chunks.h" /* ks_fdiv_up, ks_pick_chunk, tblock's plan */
 
 /* A temporally blocked launch over one GPU's slab of several
  * (laplace_multi.cu): it writes the planes [lo, hi) of the slow axis and
@@ -121,11 +122,7 @@ static __device__ __forceinline__ float4 ks_stencil4_x4(float xl, float4 c, floa
 }
 #endif
 
-/* Launch-shape helpers of the optimised variants (laplace_fast.cu). */
-unsigned ks_fdiv_up(long long a, long long b); /* ceil(a / b) */
-/* How to cut a marched axis of `span` planes/rows into chunks (see the definition). */
-int ks_pick_chunk(int span, long long unit, int group, long long cap, int halo, int min_len);
-/* Blocks of fn resident on the whole device at once (at least one per SM). */
+/* Launch-shape helper of the optimised variants (laplace_fast.cu): blocks of fn resident on the whole device at once (at least one per SM). */
 long long ks_resident_blocks(const void *fn, int threads, size_t smem, const cudaDeviceProp *p);
 
 #endif

@@ -527,47 +527,42 @@ static int tblock_vec_shape(const int b[3], int T, const cudaDeviceProp *p)
            b[1] * KS_TBV_ROWS > 2 * T && tblock_vec_smem(b[1], T) + 256 <= p->sharedMemPerBlockOptin;
 }
 
-/* The chunks of a launch with `tiles` tiles a plane and `resident` blocks
- * resident at once: the planes cut for whole waves (ks_pick_chunk). With
- * sw->edges (a slab of several GPUs), the edge range's blocks come first and
- * the first chunks, which start beside them, are longer by about the edge's
- * march, so that the chunks started once the edge blocks end finish with
- * them (2 H100s, 512^3 a GPU: one wave of 65 edge and 65 first-chunk blocks,
- * then 65 more). *gz: the blocks along z. */
+/* The launch's chunks (ks_tb_plan_make), with sw->edges on a slab of several
+ * GPUs: the plan's signal count goes back to the caller. *gz: the blocks along z. */
 static ks_status tb_make_chunks(const ks_lsweep *sw, long long tiles, long long resident, int T,
                                 tb_chunks *c, unsigned *gz)
 {
     ks_ledges *e = sw->edges;
-    memset(c, 0, sizeof *c);
-    c->lo = e ? e->lo : 1;
-    c->hi = e ? e->hi : sw->grid->nz - 1;
-    const int span = c->hi - c->lo;
-    if (span < 1 || (e && (e->lo < 1 || e->hi > sw->grid->nz - 1)))
-        return ks_fail(KS_ERR_INVALID, "tblock: planes [%d, %d) of a %d-plane grid", c->lo, c->hi,
-                       sw->grid->nz);
-    c->len = c->first_len = ks_pick_chunk(span, tiles, 1, resident, 2 * T, 4 * T);
-    int chunks = (int)ks_fdiv_up(span, c->len);
-    if (e && e->edge_hi > e->edge_lo) {
-        c->edges = 1;
-        c->edge_lo = e->edge_lo;
-        c->edge_hi = e->edge_hi;
-        if (chunks >= 2 && tiles * 2 <= resident) {
-            const int march = e->edge_hi - e->edge_lo + 2 * T;
-            c->first_len = min(span - chunks + 1, (int)ks_fdiv_up(span, chunks) + march * (chunks - 1) / chunks);
-            c->len = (int)ks_fdiv_up(span - c->first_len, chunks - 1);
-            chunks = 1 + (int)ks_fdiv_up(span - c->first_len, c->len);
-        }
-    }
+    ks_tb_plan_desc d;
+    memset(&d, 0, sizeof d);
+    d.nz = sw->grid->nz;
+    d.steps = T;
+    d.tiles = tiles;
+    d.resident = resident;
     if (e) {
-        c->low_end = e->low_end;
-        c->signal = e->signal;
-        if (c->low_end > 0 && (c->low_end <= c->lo || c->low_end > c->lo + c->first_len))
-            return ks_fail(KS_ERR_INVALID, "tblock: the low edge [%d, %d) is not within the first chunk of %d planes",
-                           c->lo, c->low_end, c->first_len);
-        if ((c->edges || c->low_end) && !c->signal) return ks_fail(KS_ERR_INVALID, "tblock: edges without a signal");
-        e->signals = (int)(tiles * (c->edges + (c->low_end > 0)));
+        d.lo = e->lo;
+        d.hi = e->hi;
+        d.edge_lo = e->edge_lo;
+        d.edge_hi = e->edge_hi;
+        d.low_end = e->low_end;
     }
-    *gz = (unsigned)(c->edges + chunks);
+    ks_tb_plan p;
+    KS_TRY(ks_tb_plan_make(&d, &p));
+    memset(c, 0, sizeof *c);
+    c->lo = p.lo;
+    c->hi = p.hi;
+    c->first_len = p.first_len;
+    c->len = p.len;
+    c->edges = p.edges;
+    c->edge_lo = p.edge_lo;
+    c->edge_hi = p.edge_hi;
+    c->low_end = p.low_end;
+    if (e) {
+        c->signal = e->signal;
+        if (p.signals > 0 && !c->signal) return ks_fail(KS_ERR_INVALID, "tblock: edges without a signal");
+        e->signals = p.signals;
+    }
+    *gz = p.gz;
     return KS_OK;
 }
 

@@ -38,6 +38,8 @@ if(KS_CUDA) # gpu tests exist only there
   target_link_libraries(test_user_kernel_gpu PRIVATE ks_test_util)
   add_dependencies(test_user_kernel_gpu kernelscope)
 endif()
+# tblock's chunk plan (the one launch a slab of several GPUs, laplace_chunks.h): coverage, edge first, refusals.
+ks_add_test(NAME test_laplace_chunks LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_chunks.c TIMEOUT 60)
 # Slabs for several GPUs, and the N-domain CPU solver bit for bit against one domain.
 ks_add_test(NAME test_laplace_domains LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_domains.c
             TIMEOUT 120)
