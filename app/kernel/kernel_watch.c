@@ -178,7 +178,10 @@ static void *worker_fails(ks_kernel_watch *w, const char *what, int e)
         snprintf(n->b.message, sizeof n->b.message, "kernel watch stopped: %s: %s", what, strerror(e));
         enqueue(w, n);
     }
+    const int task = w->task_due; /* asked before the stop: it still runs once, so its caller hears back */
+    w->task_due = 0;
     pthread_mutex_unlock(&w->lock);
+    if (task) w->d.task(w->d.check_user);
     return NULL;
 }
 

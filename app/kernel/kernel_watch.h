@@ -74,8 +74,9 @@ int ks_kernel_watch_poll(ks_kernel_watch *w, ks_kernel_build *out);
  * served once it ends (requests in between merge into one). */
 ks_status ks_kernel_watch_rebuild(ks_kernel_watch *w, int slot);
 /* Asks the worker to call desc.task once, after the build it may be running
- * (requests in between merge into one). Never blocks. KS_ERR_INVALID without
- * a task; KS_ERR_IO once the worker stopped on an error. */
+ * (requests in between merge into one; one asked before the worker stops on
+ * an error still runs). Never blocks. KS_ERR_INVALID without a task;
+ * KS_ERR_IO once the worker stopped on an error. */
 ks_status ks_kernel_watch_task(ks_kernel_watch *w);
 /* 1 while a build is queued or running (for tests and the panel). */
 int ks_kernel_watch_busy(ks_kernel_watch *w);
