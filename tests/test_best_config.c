@@ -35,14 +35,6 @@ static ks_best_entry entry(const char *dev, const char *scene, const char *varia
     return e;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_round_trip_and_find(void **state)
 {
     (void)state;
@@ -89,7 +81,7 @@ static void expect_ignored(const char *content, const char *needle)
     char dir[256], path[512], notice[512];
     ks_test_tmpdir(dir, sizeof dir, "best");
     snprintf(path, sizeof path, "%s/best.tsv", dir);
-    write_file(path, content);
+    ks_test_write_file(path, content);
     ks_best_store *l = calloc(1, sizeof *l);
     l->count = 99;
     l->known = ks_scene_knows_kernel;
@@ -154,7 +146,7 @@ static void test_numbers_checked(void **state)
     char dir[256], path[512], notice[512];
     ks_test_tmpdir(dir, sizeof dir, "best");
     snprintf(path, sizeof path, "%s/best.tsv", dir);
-    write_file(path, KS_HEAD "GPU\tlaplace3d\tregq\t4096x4096x4096\t1024x1x1\t0.1\t9\n");
+    ks_test_write_file(path, KS_HEAD "GPU\tlaplace3d\tregq\t4096x4096x4096\t1024x1x1\t0.1\t9\n");
     ks_best_store *l = calloc(1, sizeof *l);
     l->known = ks_scene_knows_kernel;
     ks_best_load(path, l, notice, sizeof notice);
@@ -205,7 +197,7 @@ static void test_special_files(void **state)
     expect_notice(dir, "not a regular file"); /* a directory */
 
     snprintf(path, sizeof path, "%s/empty.tsv", dir);
-    write_file(path, "");
+    ks_test_write_file(path, "");
     expect_notice(path, "empty file");
     unlink(path);
 
@@ -280,7 +272,7 @@ static void test_notice_escapes_path(void **state)
     char dir[256], path[512];
     ks_test_tmpdir(dir, sizeof dir, "best");
     snprintf(path, sizeof path, "%s/\x1b[31mred\r.tsv", dir);
-    write_file(path, "");
+    ks_test_write_file(path, "");
     char notice[512];
     ks_best_store *l = calloc(1, sizeof *l);
     l->known = ks_scene_knows_kernel;
@@ -298,7 +290,7 @@ static void test_stale_entries_dropped(void **state)
     char dir[256], path[512], notice[512];
     ks_test_tmpdir(dir, sizeof dir, "best");
     snprintf(path, sizeof path, "%s/best.tsv", dir);
-    write_file(path, "# kernelscope best-config v1\n"
+    ks_test_write_file(path, "# kernelscope best-config v1\n"
                      "GPU\tlaplace3d\told_kernel\t512x512x512\t32x8x1\t0.1\t900\n"
                      "GPU\tlaplace3d\tregq\t512x512x512\t64x4x1\t0.2\t800\n"
                      "GPU\tspheres\tregq\t512x512x512\t64x4x1\t0.2\t800\n");

@@ -112,14 +112,6 @@ static void test_new_kernel_refuses(void **state)
     assert_non_null(strstr(r.out, "usage: kernelscope new-kernel SCENE"));
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_kernel_file_compiles(void **state)
 {
     (void)state;
@@ -166,7 +158,7 @@ static void test_kernel_file_errors(void **state)
     char dir[256], path[512], want[1200];
     ks_test_tmpdir(dir, sizeof dir, "kfileerr");
     snprintf(path, sizeof path, "%s/bad.cu", dir);
-    write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
+    ks_test_write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
                      "{\n"
                      "    v[0] = w;\n"
                      "    v[1] = u[0]\n"

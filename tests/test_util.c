@@ -347,6 +347,14 @@ char *ks_test_read_file(const char *path)
     return buf;
 }
 
+void ks_test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) fail_msg("cannot write %s", path);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 char *ks_test_run_headless_read(const char *const *argv, const char *dir, const char *name, ks_run_result *r)
 {
     const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};

@@ -66,6 +66,8 @@ double ks_test_cpu_seconds(pid_t pid);
 /* The first 64 KiB of a file as a zero-terminated string (malloc'd), or NULL
  * when it cannot be opened. */
 char *ks_test_read_file(const char *path);
+/* Writes text to path (created or truncated); fails the calling test when it cannot. */
+void ks_test_write_file(const char *path, const char *text);
 /* Runs argv with no display (DISPLAY and WAYLAND_DISPLAY unset), as a bench
  * does headless: skips the calling test where headless GL (EGL) cannot start,
  * fails it on any other non-zero exit. Then returns dir/name (read as

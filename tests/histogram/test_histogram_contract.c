@@ -72,14 +72,6 @@ static void test_starters_compile(void **state)
     free(text);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
@@ -150,7 +142,7 @@ static void test_kernel_file_errors(void **state)
     char dir[256], path[512], want[1200];
     ks_test_tmpdir(dir, sizeof dir, "herr");
     snprintf(path, sizeof path, "%s/bad.cu", dir);
-    write_file(path, "extern \"C\" __global__ void histogram(const unsigned char *data, unsigned long long n,\n"
+    ks_test_write_file(path, "extern \"C\" __global__ void histogram(const unsigned char *data, unsigned long long n,\n"
                      "                                     unsigned int *bins)\n"
                      "{\n"
                      "    atomicAdd(&bins[data[q]], 1u);\n"

@@ -70,14 +70,6 @@ static void test_starters_compile(void **state)
     free(text);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
@@ -136,7 +128,7 @@ static void test_kernel_file_errors(void **state)
     char dir[256], path[512], want[1200];
     ks_test_tmpdir(dir, sizeof dir, "mmerr");
     snprintf(path, sizeof path, "%s/bad.cu", dir);
-    write_file(path, "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C,\n"
+    ks_test_write_file(path, "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C,\n"
                      "                                  int M, int N, int K)\n"
                      "{\n"
                      "    C[0] = A[0] * q;\n"

@@ -79,14 +79,6 @@ static void test_starters_compile(void **state)
     free(text);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
@@ -161,7 +153,7 @@ static void test_kernel_file_errors(void **state)
     char dir[256], path[512], want[1200];
     ks_test_tmpdir(dir, sizeof dir, "rerr");
     snprintf(path, sizeof path, "%s/bad.cu", dir);
-    write_file(path, "extern \"C\" __global__ void reduce(const float *x, long long n, float *out)\n"
+    ks_test_write_file(path, "extern \"C\" __global__ void reduce(const float *x, long long n, float *out)\n"
                      "{\n"
                      "    atomicAdd(out, x[q]);\n"
                      "    out[0] += 1\n"
