@@ -177,9 +177,16 @@ static int user_kernels_without_device(const ks_scene_def *scene, const ks_optio
 }
 
 /* The checker process (app/kernel/kernel_checker.h): its CUDA context made
- * before the first request, each request checked by its scene's row. */
+ * before the first request (on the GPU its parent named, a spare one beside
+ * the live view's), each request checked by its scene's row. */
+static int checker_device = -1;
+
 static void checker_warm(void)
 {
+    if (checker_device >= 0 && ks_cuda_use_device(checker_device) != KS_OK) {
+        /* the default device then; the first check says whatever else went wrong */
+        ks_error_clear();
+    }
     size_t free_b, total_b;
     ks_cuda_free_memory(&free_b, &total_b); /* makes the context; a failure shows in the first check */
     ks_error_clear();
@@ -371,7 +378,11 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) return ks_kchecker_child_main(0, 1, checker_warm, checker_check);
+    if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) {
+        for (int i = 2; i + 1 < argc; ++i)
+            if (strcmp(argv[i], KS_KCHECK_DEVICE_ARG) == 0) checker_device = atoi(argv[i + 1]);
+        return ks_kchecker_child_main(0, 1, checker_warm, checker_check);
+    }
     if (ks_new_kernel_asked(argc, argv)) return new_kernel(argc, argv);
     /* Under mpirun: join the job, take this machine's GPU of the rank, and
      * leave printing to rank 0 (the others' errors still reach stderr). */

@@ -267,7 +267,7 @@ void stages_panel(const ks_view *v)
     const ks_vfield *share = ks_view_find(v, KS_VIEW_SOLVER_SHARE);
     const ks_vfield *interval = ks_view_find(v, KS_VIEW_FRAME_INTERVAL);
     if (share && interval && !share->is_text && !interval->is_text)
-        ImGui::Text("solver share %.0f %% of a %.3f ms frame interval", 100.0 * share->value, interval->value);
+        ImGui::TextWrapped("solver share %.0f %% of a %.3f ms frame interval", 100.0 * share->value, interval->value);
     if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
@@ -402,6 +402,24 @@ void help_panel(const ks_view *v)
     help_text(v->help_scene, 1);
 }
 
+/* The open help's height (window-local, its title bar included) at a width: its content laid
+ * out once in a window off the screen, as the help will lay it out. */
+float measure_help(const ks_view *v, float width, float title)
+{
+    const ImGuiStyle &st = ImGui::GetStyle();
+    ImGui::SetNextWindowPos(ImVec2(-4.0f * width, 0.0f), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(width, 1.0e5f), ImGuiCond_Always);
+    float h = 0.0f;
+    if (ImGui::Begin("##help_measure", NULL,
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoSavedSettings |
+                         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoBackground)) {
+        help_panel(v);
+        h = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + st.WindowPadding.y;
+    }
+    ImGui::End();
+    return title + h;
+}
+
 int count_lines(const char *s)
 {
     int n = 0;
@@ -472,6 +490,10 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     // what the panels measured last frame beats the estimate (the plot fills what it gets)
     for (int p = 0; p < P_NUM; ++p)
         if (ui->natural[p] > 0.0f && p != P_PLOT && p != P_ROOF && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
+    // the frame H opens the help: its height measured now, so that this frame already has the
+    // settled size (the estimate above, off by a wrapped line or a scroll bar, would wrap and
+    // place the text differently for that one frame)
+    if (help && help != ui->help_shown) want[P_HELP] = measure_help(v, fmaxf(W - col - 2.0f * m, 4.0f * px), title);
     // fit the column: the scene panel gives up height first, down to 40% of the
     // column, then the plot; then every panel in proportion, down to its title
     float hgt[P_NUM] = {0};
@@ -560,7 +582,12 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         }
         if (p == P_HELP && (help_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!help, ImGuiCond_Always);
         if (p == P_ROOF && (roof_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!roof, ImGuiCond_Always);
-        if (ImGui::Begin(PANEL_NAMES[p], NULL, wf)) {
+        // the help's opening frame: its scroll bar from the height measured above, not from a
+        // content size ImGui has not seen yet, so that the text wraps as the settled frames wrap it
+        ImGuiWindowFlags pf = wf;
+        if (p == P_HELP && help && help_changed)
+            pf |= want[P_HELP] <= H - top - m ? ImGuiWindowFlags_NoScrollbar : ImGuiWindowFlags_AlwaysVerticalScrollbar;
+        if (ImGui::Begin(PANEL_NAMES[p], NULL, pf)) {
             switch (p) {
             case P_SCENE: scene_panel(f); break;
             case P_STAGES: stages_panel(v); break;

@@ -28,6 +28,7 @@
 /* child side: what the fake check reports besides the request */
 static const char *child_tag = ""; /* argv[2] of the child: extra_args arrive */
 static int child_warm;              /* warm() ran before the first check */
+static const char *child_device = "none"; /* what followed KS_KCHECK_DEVICE_ARG, if it came */
 
 static void fake_warm(void) { child_warm = 1; }
 
@@ -55,6 +56,11 @@ static ks_status fake_check(const ks_kcheck_request *req, ks_kcheck_result *out)
 {
     const char *s = req->scene;
     int w = 0, h = 0;
+    if (strcmp(s, "device") == 0) { /* the GPU its parent named */
+        out->passed = 1;
+        snprintf(out->message, sizeof out->message, "device %s", child_device);
+        return KS_OK;
+    }
     if (strcmp(s, "pass") == 0) {
         char file[KS_QUOTE_MAX];
         out->passed = 1;
@@ -177,10 +183,26 @@ static void test_pass_mismatch_refusal(void **state)
     assert_string_equal(r.message, "no scene 'nope' checks kernels");
     r = run(c, "escape", "k.cu", 100); /* the message crosses the wire byte for byte */
     assert_string_equal(r.message, "two\nlines \\ and \\n\\\\ end ");
+    r = run(c, "device", "k.cu", 100); /* no device asked for: the child is told none */
+    assert_string_equal(r.message, "device none");
     assert_int_equal(ks_kchecker_pid(c), pid);
     expect_pass(c, 1000, "tag1");
     destroy(c);
     ks_kchecker_destroy(NULL);
+}
+
+/* desc.device: the child is told the GPU to check on (1 + its ordinal), after the extra args. */
+static void test_device_named(void **state)
+{
+    (void)state;
+    const char *const extra[] = {"tag1", NULL};
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.extra_args = extra, .device = 3}, &c), KS_OK);
+    const ks_kcheck_result r = run(c, "device", "k.cu", 100);
+    assert_int_equal(r.passed, 1);
+    assert_string_equal(r.message, "device 2");
+    expect_pass(c, 1, "tag1"); /* the extra args still come first */
+    destroy(c);
 }
 
 static void test_hang_times_out(void **state)
@@ -481,6 +503,8 @@ static void test_bad_exe(void **state)
     ks_kchecker *c = NULL;
     assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.timeout_s = -1}, &c), KS_ERR_INVALID);
     assert_null(c);
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.device = -1}, &c), KS_ERR_INVALID);
+    assert_null(c);
     errno = 0;
     assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* the failed children were reaped too */
     assert_int_equal(errno, ECHILD);
@@ -581,12 +605,14 @@ int main(int argc, char **argv)
         return raw_child(argv[3], argv[4], atoi(argv[5]));
     if (argc >= 2 && strcmp(argv[1], KS_KCHECK_ARG) == 0) {
         child_tag = argc >= 3 ? argv[2] : "";
+        for (int i = 2; i + 1 < argc; ++i)
+            if (strcmp(argv[i], KS_KCHECK_DEVICE_ARG) == 0) child_device = argv[i + 1];
         return ks_kchecker_child_main(0, 1, fake_warm, fake_check);
     }
     for (size_t i = 0; i < sizeof code; ++i) code[i] = (unsigned char)((i * 2654435761u) >> 13);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass_mismatch_refusal),
-        cmocka_unit_test(test_hang_times_out),
+        cmocka_unit_test(test_device_named), cmocka_unit_test(test_hang_times_out),
         cmocka_unit_test(test_segv),
         cmocka_unit_test(test_exit_status),
         cmocka_unit_test(test_fatal_replaces),

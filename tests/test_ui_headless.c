@@ -381,6 +381,8 @@ static void test_help_first_frame(void **state)
         /* the first frame's rows as a settled frame draws them: the top part of the panel, left of
          * where a scroll bar may come or go, differs in few pixels */
         unsigned char *later = draw(w, h, 1, 1, 3);
+        snprintf(name, sizeof name, "ui_%dx%d_help_settled", w, h);
+        snapshot(name, later, w, h);
         long differ = 0, area = 0;
         for (int y = (int)help.y; y < (int)(help.y + 0.6f * help.h); ++y)
             for (int x = (int)help.x; x < (int)(help.x + 0.85f * help.w); ++x, ++area) {

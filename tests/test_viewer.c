@@ -323,6 +323,13 @@ static void test_record(void **state)
     (void)state;
     char path[512], cmd[1200];
     ks_viewer *v = NULL;
+    snprintf(path, sizeof path, "%s/run.mp4", dir);
+    if (ks_viewer_create(&(ks_viewer_desc){.record = path}, &v) == KS_VIEWER_EINVALID &&
+        strstr(ks_viewer_last_error(), "without video")) {
+        skip(); /* a build without FFmpeg's libraries (-DKS_VIDEO=OFF): record is refused in one line */
+    }
+    ks_viewer_destroy(v);
+    v = NULL;
     snprintf(path, sizeof path, "%s/nope/run.mp4", dir); /* a folder that is not there: not writable */
     assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.record = path}, &v), KS_VIEWER_EIO);
     snprintf(path, sizeof path, "%s/run.avi", dir);
@@ -338,10 +345,6 @@ static void test_record(void **state)
         ks_test_sleep_ms(10); /* a solver's step: the video is real time, 25 frames a second */
     }
     const int st = ks_viewer_close(v);
-    if (st != 0 && strstr(ks_viewer_last_error(), "without")) { /* a build without FFmpeg says so */
-        fprintf(stderr, "%s\n", ks_viewer_last_error());
-        return;
-    }
     if (st != 0) fail_msg("%s", ks_viewer_last_error());
     FILE *probe = NULL;
     snprintf(cmd, sizeof cmd,

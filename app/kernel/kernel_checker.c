@@ -461,6 +461,7 @@ ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out)
     const ks_kchecker_desc d = desc ? *desc : (ks_kchecker_desc){0};
     const double timeout_s = d.timeout_s == 0 ? 10.0 : d.timeout_s;
     if (!(timeout_s > 0 && timeout_s <= 1e6)) return ks_fail(KS_ERR_INVALID, "check time limit %g s", d.timeout_s);
+    if (d.device < 0) return ks_fail(KS_ERR_INVALID, "checker device %d", d.device - 1);
     char self[PATH_MAX];
     if (!d.exe) { /* this binary, as the kernel names it (the path we ran by may be relative) */
         const ssize_t n = readlink("/proc/self/exe", self, sizeof self);
@@ -472,7 +473,7 @@ ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out)
     size_t extra = 0;
     while (d.extra_args && d.extra_args[extra]) ++extra;
     ks_kchecker *c = calloc(1, sizeof *c);
-    if (c) c->argv = calloc(extra + 3, sizeof *c->argv);
+    if (c) c->argv = calloc(extra + 5, sizeof *c->argv);
     if (!c || !c->argv) {
         free(c);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "no memory for the checker");
@@ -481,6 +482,11 @@ ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out)
     c->timeout_s = timeout_s;
     int ok = (c->argv[0] = strdup(d.exe ? d.exe : self)) && (c->argv[1] = strdup(KS_KCHECK_ARG));
     for (size_t i = 0; ok && i < extra; ++i) ok = (c->argv[2 + i] = strdup(d.extra_args[i])) != NULL;
+    if (ok && d.device > 0) {
+        char ordinal[16];
+        snprintf(ordinal, sizeof ordinal, "%d", d.device - 1);
+        ok = (c->argv[2 + extra] = strdup(KS_KCHECK_DEVICE_ARG)) && (c->argv[3 + extra] = strdup(ordinal));
+    }
     const ks_status st = ok ? child_start(c) : ks_fail(KS_ERR_OUT_OF_MEMORY, "no memory for the checker");
     if (st != KS_OK) {
         ks_kchecker_destroy(c);

@@ -18,6 +18,7 @@
 
 /* The argument that makes the binary a checker child: `kernelscope __kernel-check` */
 #define KS_KCHECK_ARG "__kernel-check"
+#define KS_KCHECK_DEVICE_ARG "--check-device" /* then the device's ordinal */
 
 enum {
     KS_KCHECK_NAME_MAX = 32,     /* scene name bytes, NUL included */
@@ -75,6 +76,8 @@ typedef struct ks_kchecker_desc {
     const char *exe;        /* the binary to exec; NULL: this one (/proc/self/exe) */
     const char *const *extra_args; /* NULL-terminated, passed after KS_KCHECK_ARG (tests); may be NULL */
     double timeout_s;       /* one check's limit; 0: 10 */
+    int device;             /* 1 + the CUDA device the child checks on (passed as
+                               KS_KCHECK_DEVICE_ARG N after the extra args); 0: the default */
 } ks_kchecker_desc;
 
 typedef struct ks_kchecker ks_kchecker;

@@ -14,6 +14,7 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/signals.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
 
 enum { KS_UF_LOG_LINES = 3 }; /* compile lines the panel shows */
@@ -172,7 +173,11 @@ ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
             st = ks_fail(KS_ERR_INVALID, "--kernel-file: the name of '%s' is too long", KS_QUOTED(f->path));
         memcpy(f->block, d->block, sizeof f->block);
     }
-    if (st == KS_OK) st = ks_kchecker_create(&(ks_kchecker_desc){0}, &u->checker);
+    /* the checks on another GPU of the same kind when there is one: a kernel that faults there
+       cannot stall this one (a fault can leave a GPU unable to switch to its other programs) */
+    const int spare = ks_cuda_spare_device();
+    if (st == KS_OK) st = ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, &u->checker);
+    if (st == KS_OK && spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
     const ks_kernel_watch_desc wd = {
         .paths = d->paths,
         .count = d->count,

@@ -42,6 +42,7 @@ ks_status ks_cuda_use_device(int ordinal)
     return KS_NO_CUDA("choosing a GPU");
 }
 int ks_cuda_stalled(void) { return 0; }
+int ks_cuda_spare_device(void) { return -1; }
 
 ks_status ks_cuda_measure_fma_gflops(int reps, double *gflops)
 {

@@ -73,6 +73,27 @@ extern "C" ks_status ks_cuda_use_device(int ordinal)
     return KS_OK;
 }
 
+extern "C" int ks_cuda_spare_device(void)
+{
+    int count = 0, cur = 0, major = 0, minor = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || cudaGetDevice(&cur) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, cur) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, cur) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    for (int d = 0; d < count; ++d) {
+        int ma = 0, mi = 0;
+        if (d == cur || cudaDeviceGetAttribute(&ma, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
+            cudaDeviceGetAttribute(&mi, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        if (ma == major && mi == minor) return d;
+    }
+    return -1;
+}
+
 extern "C" ks_status ks_cuda_probe(ks_device_info *info)
 {
     std::memset(info, 0, sizeof *info);

@@ -51,6 +51,10 @@ ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int
                                ks_kernel_attrs *out);
 /* Makes `ordinal` this thread's device (an MPI rank's GPU, before the probe). */
 ks_status ks_cuda_use_device(int ordinal);
+/* Another GPU of the same compute capability as this thread's device (the
+ * lowest such ordinal), for work that must not share a GPU with it; -1 when
+ * there is none (or no CUDA). */
+int ks_cuda_spare_device(void);
 /* Waits for all device work (used at shutdown and in tests). */
 ks_status ks_cuda_sync(void);
 /* 1 once a wait for the GPU gave up (KS_GPU_STALL_S, cuda_check.h): its work

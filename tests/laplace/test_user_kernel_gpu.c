@@ -7,7 +7,9 @@
  * run goes on. The tests that make a kernel fault run last: on some GPUs
  * (H100 in a virtual machine, driver 580) a fault in one process leaves the
  * GPU unable to switch between two busy contexts (NVIDIA Xid 31, then Xid
- * 109 for the next one), which would stall the tests after them;
+ * 109 for the next one), which would stall the tests after them (a live run
+ * checks on a second GPU of the same kind when there is one, which keeps its
+ * own GPU clear of its checks' faults);
  * KS_TEST_NO_FAULTS=1 skips them (scripts/gpu-check.sh runs them in a step
  * of their own, after everything else). Exits 77 (skipped) without a CUDA
  * device or NVRTC. */
@@ -98,11 +100,12 @@ static void test_check_in_process(void **state)
     assert_non_null(strstr(res.message, "on the live grid (4 iterations, max error 0)"));
 
     /* --from regq: 4 x 1 x 4 points a thread (kernelscope_points_per_thread); float4 rows on the live
-       grid (nx % 4 == 0), the plain path on the odd check grid; a 2-part and a 3-part block */
+       grid (nx % 4 == 0), the plain path on the odd check grid; a 2-part and a 3-part block, and one
+       whose warps span two z layers (8x2: the plain path everywhere) */
     ks_nvrtc_result regq;
     compile(ks_laplace_starter_regq, "regq.cu", &regq);
-    const int blocks[2][3] = {{32, 8, 1}, {32, 4, 4}};
-    for (int b = 0; b < 2; ++b) {
+    const int blocks[3][3] = {{32, 8, 1}, {32, 4, 4}, {8, 2, 4}};
+    for (int b = 0; b < 3; ++b) {
         req = request("laplace3d", "regq.cu", &regq, 96, 70, 45);
         memcpy(req.block, blocks[b], sizeof req.block);
         memset(&res, 0, sizeof res);
@@ -442,9 +445,11 @@ int main(void)
         cmocka_unit_test(test_diff_in_child),
         cmocka_unit_test_teardown(test_live_reload, end_live_run),
         cmocka_unit_test(test_bench_rows),
-        /* the faults last (see the top) */
-        cmocka_unit_test(test_check_in_child),
+        /* the faults last (see the top); the live one first: the endless loop of
+           test_check_in_child, run on the default GPU, can leave that GPU unable to switch
+           to another context for minutes after its process was killed */
         cmocka_unit_test_teardown(test_live_fault, end_live_run),
+        cmocka_unit_test(test_check_in_child),
     };
     const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*diff*": a few of them */
     if (only && *only) cmocka_set_test_filter(only);

@@ -12,6 +12,7 @@
 #include "app/scenes.h"
 #include "app/signals.h"
 #include "app/user_kernel.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
 #include "render/image_io.h"
 #include "serve/server.h"
@@ -432,7 +433,11 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
         memcpy(u->blocks[i], ks_lvariant_get(f->id)->default_block, sizeof u->blocks[i]);
         if (d->opt->block_count) memcpy(u->blocks[i], d->opt->blocks[0], sizeof u->blocks[i]);
     }
-    ks_status st = ks_kchecker_create(&(ks_kchecker_desc){0}, &u->checker);
+    /* the checks on another GPU of the same kind when there is one: a kernel that faults there
+       cannot stall this one (a fault can leave a GPU unable to switch to its other programs) */
+    const int spare = ks_cuda_spare_device();
+    ks_status st = ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, &u->checker);
+    if (st == KS_OK && spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
     const ks_kernel_watch_desc wd = {
         .paths = paths,
         .count = count,

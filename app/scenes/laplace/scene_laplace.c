@@ -314,11 +314,17 @@ static void poll_readback(ks_laplace_scene *s)
  * only once the last frame's picture work there drained, while the GPUs had
  * started at once (tblock 1024^3 on 2 H200s at 40 iterations a frame: 0.423
  * ms an iteration that way, 0.451 in the bench). The residual's all-reduce
- * is waited for on the host: its stage takes the host clock. */
+ * is waited for on the host: its stage takes the host clock.
+ * The run starts once the last frame's picture work is done: beside it, that
+ * work slowed the display GPU's update and so, at each exchange, every GPU
+ * (laplace2d 16384^2 on 2 H200s, whose slice is the whole field: a live
+ * iteration 16 % over the bench's, the picture's 1.2 ms a frame costing 1.7
+ * ms of update); one after the other, each stage shows its own time. */
 static ks_status compute_multi(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
 {
     ks_stage_timer_host_clock(ctx->timer, s->stage_residual);
     KS_TRY(ensure_view(s));
+    KS_TRY(ks_lsolver_wait(s->solver));
     poll_readback(s);
     if (iters > 0) {
         const int residual = residual_due(s, ctx);

@@ -4,7 +4,8 @@
 // planes k-1, k and k+1 in registers (a register queue), so every value of u
 // is read from memory about once. Rows whose width is a multiple of 4 are read
 // as float4, and the x neighbours at the ends of a thread's 4 points come from
-// the threads beside it by warp shuffle; other widths take a plain path.
+// the threads beside it by warp shuffle; other widths, and blocks whose rows of
+// threads do not fill whole warps, take a plain path.
 //
 // It asks kernelscope for that launch: 4 points a thread along x, 1 along y,
 // 4 along z (the grid shrinks by those factors, see the contract above).
@@ -32,9 +33,15 @@ extern "C" __global__ void jacobi(const float *__restrict__ u, float *__restrict
     const int kend = min(kbeg + PLANES, nz - 1);
     const size_t sy = (size_t)nx, sz = (size_t)nx * ny;
 
-    if (nx % 4 != 0) { // rows not 16-byte aligned: the 4 points one by one
+    // The plain path: rows not 16-byte aligned, or a block whose warps would
+    // span two z layers (bx*by not a multiple of 32), where lanes of one warp
+    // could leave the plane loop at different times. The 4 points one by one.
+    // "unroll 1": unrolled, these loops cost the float4 path 16 registers.
+    if (nx % 4 != 0 || (blockDim.x * blockDim.y) % 32 != 0) {
         if (j > ny - 2) return;
+#pragma unroll 1
         for (int k = kbeg; k < kend; ++k)
+#pragma unroll 1
             for (int i = max(i0, 1); i < min(i0 + 4, nx - 1); ++i) {
                 const size_t p = i + j * sy + k * sz;
                 v[p] = stencil6(u[p - 1], u[p + 1], u[p - sy], u[p + sy], u[p - sz], u[p + sz]);
@@ -42,9 +49,9 @@ extern "C" __global__ void jacobi(const float *__restrict__ u, float *__restrict
         return;
     }
 
-    // float4 rows. Every thread runs the loop the same number of times (no
-    // early exit), so that the shuffles find their partners; a thread past
-    // the grid reads clamped addresses and stores nothing.
+    // float4 rows. A warp lies in one z layer of the block, so all its lanes
+    // march the same planes and the shuffles find their partners; a lane past
+    // the grid's x or y end reads a clamped row and stores nothing.
     const unsigned mask = __activemask();
     const int lane = (int)(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u);
     const bool left_is_lane = lane > 0 && threadIdx.x > 0; // x neighbour in the lane below
@@ -52,13 +59,13 @@ extern "C" __global__ void jacobi(const float *__restrict__ u, float *__restrict
     const bool row_live = i0 < nx && j <= ny - 2;
     const bool first = i0 == 0, last = i0 + 4 >= nx; // holding the x boundary: kept as it is
     const size_t row = (size_t)min(i0, nx - 4) + (size_t)min(j, ny - 2) * sy;
-    size_t at = row + (size_t)min(kbeg, nz - 2) * sz;
+    size_t at = row + (size_t)min(kbeg, nz - 2) * sz; // = kbeg's plane whenever the loop runs
     float4 zm = *(const float4 *)(u + at - sz);
     float4 c = *(const float4 *)(u + at);
-#pragma unroll
-    for (int s = 0; s < PLANES; ++s) {
-        const int k = kbeg + s;
-        at = row + (size_t)min(k, nz - 2) * sz;
+    // "unroll 1": unrolled, the loads of all planes are hoisted and the kernel
+    // needs 64 registers instead of 40 (fewer warps resident, measured slower).
+#pragma unroll 1
+    for (int k = kbeg; k < kend; ++k, at += sz) {
         const float4 zp = *(const float4 *)(u + at + sz);
         const float4 ym = *(const float4 *)(u + at - sy);
         const float4 yp = *(const float4 *)(u + at + sy);
@@ -71,7 +78,7 @@ extern "C" __global__ void jacobi(const float *__restrict__ u, float *__restrict
         r.y = stencil6(c.x, c.z, ym.y, yp.y, zm.y, zp.y);
         r.z = stencil6(c.y, c.w, ym.z, yp.z, zm.z, zp.z);
         r.w = last ? c.w : stencil6(c.z, xr, ym.w, yp.w, zm.w, zp.w);
-        if (row_live && k < kend) *(float4 *)(v + at) = r;
+        if (row_live) *(float4 *)(v + at) = r;
         zm = c;
         c = zp;
     }
