@@ -112,6 +112,7 @@ KS_FLAG_SETS(set_version, o->version)
 KS_FLAG_SETS(set_list_scenes, o->list_scenes)
 KS_FLAG_SETS(set_headless, o->headless)
 KS_FLAG_SETS(set_window, o->window)
+KS_FLAG_SETS(set_edit, o->edit)
 KS_FLAG_SETS(set_no_overlay, o->no_overlay)
 KS_FLAG_SETS(set_progress, o->progress)
 
@@ -281,6 +282,10 @@ static const ks_flag_row ks_common_flags[] = {
      "with --serve: require ?token=T (any address but loopback gets a\nrandom one when not given; the URL printed "
      "at start holds it)",
      KS_IN_EVERY_LIVE, set_token},
+    {"--edit", NULL,
+     "with --serve and --kernel-file: the page edits the first file\n(Compile saves it; always behind the token, made "
+     "when\nnot given)",
+     KS_IN_EVERY_LIVE, set_edit},
     {"--progress", NULL,
      "headless: a progress line every second even when stderr\nis not a terminal (it is shown on a terminal "
      "anyway)",
@@ -537,6 +542,12 @@ ks_status ks_options_finish(ks_options *o)
     if (o->headless && o->window)
         return ks_fail(KS_ERR_INVALID, "--headless and --window exclude each other");
     if (o->token && !o->serve) return ks_fail(KS_ERR_INVALID, "--token goes with --serve");
+    if (o->edit && !o->serve) return ks_fail(KS_ERR_INVALID, "--edit goes with --serve (the page is the editor)");
+    if (o->edit && !d->kernel_file)
+        return ks_fail(KS_ERR_INVALID, "--edit: %s takes no --kernel-file, so there is nothing to edit", d->name);
+    if (o->edit && !d->kernel_file(o, 0))
+        return ks_fail(KS_ERR_INVALID, "--edit needs a --kernel-file to edit (kernelscope new-kernel %s writes one)",
+                       d->name);
     /* served: run until stopped (Ctrl-C, SIGTERM, Q from the page) unless --frames says otherwise */
     if (!o->frames && o->headless && !o->serve) o->frames = 60;
     return d->finish_options ? d->finish_options(o) : KS_OK;

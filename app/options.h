@@ -51,6 +51,7 @@ typedef struct ks_options {
     char serve_addr[64];  /* --serve ADDR (default 127.0.0.1) */
     int serve_port;       /* --serve PORT (0: a free one) */
     const char *token;    /* --token, or NULL (generated when the address is not loopback) */
+    int edit;             /* --edit: the browser page edits the first --kernel-file */
     const char *dump_field; /* .npy path or NULL */
     const char *record;   /* --record FILE.mp4|.mkv: a video of what is shown, or NULL */
     int fps;              /* --fps: the video's frame rate (--record and the E key), default 60 */

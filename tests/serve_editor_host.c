@@ -2,7 +2,7 @@
  * without a GPU (tests/serve_editor_browser.sh): the source lives in memory,
  * a save's "build" runs until the page has asked twice (so the page sees it
  * busy, whatever the browser's clock), and a source containing "#error" is refused
- * with a log line, as the live view's editor (app/scenes/laplace/laplace_user.c)
+ * with a log line, as the live view's editor (app/kernel/kernel_page.c)
  * answers. Prints the URL, then serves for SECONDS. CODEMIRROR_DIR: where
  * CodeMirror is (a folder without it: the page keeps its plain text area).
  *   serve_editor_host SECONDS [CODEMIRROR_DIR] */

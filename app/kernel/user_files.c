@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "app/kernel/kernel_checker.h"
+#include "app/kernel/kernel_page.h"
 #include "app/signals.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
@@ -47,6 +48,7 @@ struct ks_user_files {
     char banner[KS_VIEW_TEXT];
     int banner_error;
     double banner_until;
+    ks_kernel_page *page; /* desc.edit: the page's editor of the first file; NULL: none */
 };
 
 /* The watch's check (its worker thread): the build in the checker process. */
@@ -152,6 +154,26 @@ static ks_status apply(ks_user_files *u, ks_kernel_build *b, int running)
     return KS_OK;
 }
 
+/* apply, then what the page (--edit) shows of the first file. */
+static ks_status take_build(ks_user_files *u, ks_kernel_build *b, int running)
+{
+    const ks_status st = apply(u, b, running);
+    if (u->page && b->slot == 0) {
+        const uf_file *f = &u->files[0];
+        const char *log[KS_UF_LOG_LINES];
+        for (int n = 0; n < KS_UF_LOG_LINES; ++n) log[n] = f->log[n];
+        ks_kernel_page_publish(u->page, b->generation, f->failed, f->line, log, KS_UF_LOG_LINES, f->save_to_run_ms);
+    }
+    return st;
+}
+
+/* The page's Compile waits while a build of any file runs. */
+static int page_busy(void *user)
+{
+    ks_user_files *u = user;
+    return u->watch && ks_kernel_watch_busy(u->watch);
+}
+
 ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
 {
     *out = NULL;
@@ -178,6 +200,9 @@ ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
     const int spare = ks_cuda_spare_device();
     if (st == KS_OK) st = ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, &u->checker);
     if (st == KS_OK && spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
+    if (st == KS_OK && d->edit && d->watch)
+        st = ks_kernel_page_create(&(ks_kernel_page_desc){.path = u->files[0].path, .busy = page_busy, .user = u},
+                                   &u->page);
     const ks_kernel_watch_desc wd = {
         .paths = d->paths,
         .count = d->count,
@@ -202,7 +227,7 @@ ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
             continue;
         }
         if (b.generation == 1) ++built;
-        st = apply(u, &b, 0);
+        st = take_build(u, &b, 0);
         ks_kernel_build_free(&b);
     }
     if (st == KS_OK && !d->watch) { /* built once: nothing more to follow */
@@ -224,11 +249,14 @@ void ks_user_files_destroy(ks_user_files *u)
     if (!u) return;
     ks_kernel_watch_destroy(u->watch); /* first: its worker may be inside a check */
     ks_kchecker_destroy(u->checker);
+    ks_kernel_page_destroy(u->page);
     pthread_mutex_destroy(&u->lock);
     free(u);
 }
 
 int ks_user_files_count(const ks_user_files *u) { return u ? u->count : 0; }
+
+const ks_server_editor *ks_user_files_editor(ks_user_files *u) { return u ? ks_kernel_page_editor(u->page) : NULL; }
 
 const char *ks_user_files_name(const ks_user_files *u, int slot)
 {
@@ -272,7 +300,7 @@ void ks_user_files_poll(ks_user_files *u, int active, const int block[3], int *c
     ks_kernel_build b;
     while (ks_kernel_watch_poll(u->watch, &b)) {
         uf_file *f = &u->files[b.slot];
-        if (apply(u, &b, 1) == KS_OK && b.slot == active) {
+        if (take_build(u, &b, 1) == KS_OK && b.slot == active) {
             *changed = 1;
         } else if (f->rechecking && f->loaded && b.slot == active) { /* refused at the new block: back to the old */
             f->rechecking = 0;

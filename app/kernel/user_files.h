@@ -5,8 +5,9 @@
  * one that fails leaves the previous code running and says why (panel,
  * banner, stderr). With watch, every save builds again (kernel_watch.h) and
  * the frame loop never waits. The scene keeps its own handles (its load);
- * this module keeps the files, their builds and their blocks. The Laplace
- * scenes have their own glue with the difference view and --edit
+ * this module keeps the files, their builds and their blocks, and with
+ * desc.edit the page's editor of the first file (kernel_page.h). The Laplace
+ * scenes have their own glue with the difference view
  * (app/scenes/laplace/laplace_user.h). */
 #ifndef KS_USER_FILES_H
 #define KS_USER_FILES_H
@@ -28,6 +29,7 @@ typedef struct ks_user_files_desc {
     int grid[3];                /* the size the check runs at (the scene's; unused sizes 1) */
     int block[3];               /* the block every file starts with */
     int watch;                  /* 1: reload on save (the live view); 0: build once (bench) */
+    int edit;                   /* with watch: the page edits the first file (--edit) */
     /* Called on the thread that calls create and poll, with a build that passed:
        the scene makes the code its own (its stream drained first). KS_OK, or a
        failure (with ks_fail's text) that refuses the build. */
@@ -48,6 +50,9 @@ int ks_user_files_paths(const struct ks_options *opt, const char **paths, int ma
 ks_status ks_user_files_create(const ks_user_files_desc *desc, ks_user_files **out);
 void ks_user_files_destroy(ks_user_files *u);
 int ks_user_files_count(const ks_user_files *u);
+struct ks_server_editor;
+/* desc.edit: the page's editor of the first file, for the server; else NULL. */
+const struct ks_server_editor *ks_user_files_editor(ks_user_files *u);
 /* The variant name of file slot (its base name). */
 const char *ks_user_files_name(const ks_user_files *u, int slot);
 /* Once a frame: finished builds loaded (desc.load), then the block file slot

@@ -127,7 +127,7 @@ static ks_status user_files(hist_scene *s, const ks_scene_env *env)
     ks_user_files_desc d = {
         .paths = paths, .count = n, .scene = def->name, .device = env->device,
         .block = {s->block[0], s->block[1], s->block[2]},
-        .watch = 1, .load = load_user, .user = s,
+        .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
     };
     ks_hist_check_grid(s->n, d.grid);
     KS_TRY(ks_user_files_create(&d, &s->files));
@@ -524,6 +524,13 @@ static ks_status finish(void *self)
     return st;
 }
 
+/* --edit: the page edits the first --kernel-file */
+static const struct ks_server_editor *editor(void *self)
+{
+    hist_scene *s = self;
+    return ks_user_files_editor(s->files);
+}
+
 const ks_scene_api ks_scene_histogram_api = {
     .name = "histogram",
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub, then your\n"
@@ -542,4 +549,5 @@ const ks_scene_api ks_scene_histogram_api = {
     .key = key,
     .view = view,
     .finish = finish,
+    .editor = editor,
 };

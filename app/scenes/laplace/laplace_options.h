@@ -28,7 +28,6 @@ typedef struct ks_laplace_opts {
                                     in kernels/laplace/laplace_contract.h), each one more
                                     variant named after the file (KS_LUSER_MAX) */
     int kernel_file_count;
-    int edit;                    /* --edit: the browser page edits the first --kernel-file */
     int gpus[16];                /* --gpus: one value N (N GPUs, ids 0..N-1), or a list: device ids
                                     in the live view, GPU counts to sweep in bench */
     int gpus_count;              /* values given (0: no --gpus) */

@@ -129,7 +129,6 @@ int ks_laplace_live_gpus(const ks_options *o, int devices[16])
     for (int i = 0; i < lp->gpus_count; ++i) devices[i] = lp->gpus[i];
     return lp->gpus_count;
 }
-KS_FLAG_SETS(set_edit, ((ks_laplace_opts *)own)->edit)
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
@@ -194,10 +193,6 @@ static const ks_flag_row ks_laplace_flags[] = {
      "your own kernel, one more variant named after the file\n(the contract below; kernelscope new-kernel writes a\n"
      "starter); compiled with NVRTC, checked in a child process,\nreloaded on every save; repeatable",
      KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
-    {"--edit", NULL,
-     "with --serve and --kernel-file: the page edits the first file\n(Compile saves it; always behind the token, made "
-     "when\nnot given)",
-     KS_IN_LIVE, set_edit},
     {"--gpus", "N | LIST",
      "several GPUs, the grid cut into slabs along z (3D) / y (2D),\nhalos exchanged with NCCL: N GPUs, or a list of "
      "device ids;\nbench: the GPU counts to compare (1,2,...); under mpirun\neach rank drives one GPU instead",
@@ -274,10 +269,6 @@ ks_status ks_laplace_finish_options(ks_options *o)
                            lp->grids[g][1], lp->grids[g][2], points);
     }
     KS_TRY(register_kernel_files(lp, dims));
-    if (lp->edit && !o->serve) return ks_fail(KS_ERR_INVALID, "--edit goes with --serve (the page is the editor)");
-    if (lp->edit && !lp->kernel_file_count)
-        return ks_fail(KS_ERR_INVALID, "--edit needs a --kernel-file to edit (kernelscope new-kernel %s writes one)",
-                       o->scene->name);
     KS_TRY(check_gpus(o, lp));
     for (int k = 0; k < o->kernel_count; ++k) {
         if (ks_lvariant_find(dims, o->kernels[k]) < 0) {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "app/kernel/kernel_checker.h"
+#include "app/kernel/kernel_page.h"
 #include "app/kernel/kernel_watch.h"
 #include "app/scenes.h"
 #include "app/signals.h"
@@ -91,22 +92,9 @@ struct ks_laplace_user {
     } diff;
     diff_pic shown;
     long long shown_serial;
-    /* --edit: what the page sees of the first file (under lock) */
-    int edit;
-    ks_server_editor editor;
-    struct {
-        long long build;       /* builds of the file seen so far */
-        int refused;           /* the last one was refused */
-        char line[KS_KERNEL_WATCH_MSG];
-        char log[KS_USER_LOG_LINES][KS_VIEW_TEXT];
-        double save_to_run_ms; /* of the last build that runs */
-        double pending_since;  /* a page's save not yet built (0: none): no second one meanwhile */
-    } page;
+    ks_kernel_page *page; /* --edit: the page's editor of the first file; NULL: none */
 };
 
-/* How long a page's save may wait for its build before another is taken
- * (the first build of a run can take the checker's start and its limit). */
-#define KS_USER_EDIT_PENDING_S 60.0
 
 /* An answer for the difference view into pic (its values taken from r). */
 static void diff_answer(diff_pic *pic, const ks_kcheck_request *req, ks_kcheck_result *r, long long code_gen)
@@ -331,83 +319,21 @@ static ks_status apply(ks_laplace_user *u, ks_kernel_build *b, ks_lsolver *solve
 /* After a build of the first file: what the page shows of it. */
 static void publish(ks_laplace_user *u, const ks_kernel_build *b)
 {
-    if (!u->edit || b->slot != 0) return;
+    if (!u->page || b->slot != 0) return;
     const user_file *f = &u->files[0];
-    pthread_mutex_lock(&u->lock);
-    u->page.build = b->generation;
-    u->page.refused = f->failed;
-    snprintf(u->page.line, sizeof u->page.line, "%s", f->line);
-    memcpy(u->page.log, f->log, sizeof u->page.log);
-    u->page.save_to_run_ms = f->save_to_run_ms;
-    u->page.pending_since = 0;
-    pthread_mutex_unlock(&u->lock);
+    const char *log[KS_USER_LOG_LINES];
+    for (int n = 0; n < KS_USER_LOG_LINES; ++n) log[n] = f->log[n];
+    ks_kernel_page_publish(u->page, b->generation, f->failed, f->line, log, KS_USER_LOG_LINES, f->save_to_run_ms);
 }
 
-/* A page's save not yet built, within KS_USER_EDIT_PENDING_S (lock held). */
-static int page_save_pending(const ks_laplace_user *u)
-{
-    return u->page.pending_since > 0 && ks_now_seconds() - u->page.pending_since < KS_USER_EDIT_PENDING_S;
-}
-
-/* The server's thread: {"file", "source" (null when it cannot be read, with
- * "read_error"), "busy", "build", "refused", "line", "log", "save_to_running_ms"}. */
-static size_t editor_describe(void *user, char *buf, size_t cap)
+/* The page's Compile waits while a build of any file runs. */
+static int page_busy(void *user)
 {
     ks_laplace_user *u = user;
-    const char *path = u->files[0].path;
-    char *src = NULL;
-    const ks_status read = ks_user_kernel_read(path, &src);
-    size_t len = 0;
-    int bad = ks_text_append(buf, cap, &len, "{\"file\":") || ks_json_append_string(buf, cap, &len, ks_path_base_name(path));
-    if (read == KS_OK)
-        bad = bad || ks_text_append(buf, cap, &len, ",\"source\":") || ks_json_append_string(buf, cap, &len, src);
-    else
-        bad = bad || ks_text_append(buf, cap, &len, ",\"source\":null,\"read_error\":") ||
-              ks_json_append_string(buf, cap, &len, ks_error_message());
-    free(src);
-    const int busy = ks_kernel_watch_busy(u->watch);
-    pthread_mutex_lock(&u->lock);
-    const int pending = page_save_pending(u);
-    bad = bad ||
-          ks_text_append(buf, cap, &len, ",\"busy\":%s,\"build\":%lld,\"refused\":%s,\"line\":", busy || pending ? "true" : "false",
-              u->page.build, u->page.refused ? "true" : "false") ||
-          ks_json_append_string(buf, cap, &len, u->page.line) || ks_text_append(buf, cap, &len, ",\"log\":[");
-    for (int n = 0; n < KS_USER_LOG_LINES && u->page.log[n][0]; ++n)
-        bad = bad || (n && ks_text_append(buf, cap, &len, ",")) || ks_json_append_string(buf, cap, &len, u->page.log[n]);
-    bad = bad || ks_text_append(buf, cap, &len, "],\"save_to_running_ms\":%.0f}", u->page.save_to_run_ms);
-    pthread_mutex_unlock(&u->lock);
-    return bad ? 0 : len;
+    return u->watch && ks_kernel_watch_busy(u->watch);
 }
 
-/* The server's thread: a page's Compile. */
-static unsigned editor_submit(void *user, const char *src, size_t len, char *msg, size_t cap)
-{
-    ks_laplace_user *u = user;
-    if (len == 0) {
-        snprintf(msg, cap, "the source is empty");
-        return 400;
-    }
-    const int busy = ks_kernel_watch_busy(u->watch);
-    pthread_mutex_lock(&u->lock);
-    const int pending = page_save_pending(u);
-    if (busy || pending) {
-        pthread_mutex_unlock(&u->lock);
-        snprintf(msg, cap, "a build is on its way; Compile again when it is done");
-        return 409;
-    }
-    /* as an editor saves: a new file beside it, then a rename (the watch sees the rename; a
-       reader never sees half a file) */
-    const ks_status st = ks_text_write(u->files[0].path, src, len);
-    if (st == KS_OK) u->page.pending_since = ks_now_seconds();
-    pthread_mutex_unlock(&u->lock);
-    if (st != KS_OK) {
-        snprintf(msg, cap, "%s", ks_error_message());
-        return 500;
-    }
-    return 0;
-}
-
-const ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u) { return u && u->edit ? &u->editor : NULL; }
+const ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u) { return u ? ks_kernel_page_editor(u->page) : NULL; }
 
 ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user **out)
 {
@@ -422,8 +348,6 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
     u->count = count;
     u->diff.slot = -1;
     u->grid = d->grid;
-    u->edit = d->edit && d->watch;
-    u->editor = (ks_server_editor){u, editor_describe, editor_submit};
     snprintf(u->scene, sizeof u->scene, "%s", d->scene);
     const char *paths[KS_LUSER_MAX];
     for (int i = 0; i < count; ++i) {
@@ -438,6 +362,8 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
     const int spare = ks_cuda_spare_device();
     ks_status st = ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, &u->checker);
     if (st == KS_OK && spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
+    if (st == KS_OK && d->edit && d->watch)
+        st = ks_kernel_page_create(&(ks_kernel_page_desc){.path = paths[0], .busy = page_busy, .user = u}, &u->page);
     const ks_kernel_watch_desc wd = {
         .paths = paths,
         .count = count,
@@ -507,6 +433,7 @@ void ks_laplace_user_destroy(ks_laplace_user *u)
     }
     ks_kernel_watch_destroy(u->watch); /* first: its worker may be inside a check */
     ks_kchecker_destroy(u->checker);
+    ks_kernel_page_destroy(u->page);
     pthread_mutex_destroy(&u->lock);
     free(u->diff.code);
     free(u->diff.fresh.values);

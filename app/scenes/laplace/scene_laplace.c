@@ -149,7 +149,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     }
 
     if (s->use_cuda) { /* users' kernels: built and checked before anything runs */
-        const ks_laplace_user_desc ud = {opt, env->device, scene_name(s), s->grid, 1, ks_laplace_opts_get(opt)->edit};
+        const ks_laplace_user_desc ud = {opt, env->device, scene_name(s), s->grid, 1, opt->edit};
         KS_TRY(ks_laplace_user_create(&ud, &s->user));
     }
     const int dims = s->grid.dims;

@@ -210,7 +210,7 @@ static ks_status user_files(matmul_scene *s, const ks_scene_env *env)
         .paths = paths, .count = n, .scene = def->name, .device = env->device,
         .grid = {s->size.m, s->size.n, s->size.k},
         .block = {s->block[0], s->block[1], s->block[2]},
-        .watch = 1, .load = load_user, .user = s,
+        .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
     };
     KS_TRY(ks_user_files_create(&d, &s->files));
     s->active = s->opt->kernel_count ? -1 : 0; /* --kernel names ours or a file */
@@ -676,6 +676,13 @@ static ks_status finish(void *self)
     return ks_npy_write_f32(path, s->c, 2, shape);
 }
 
+/* --edit: the page edits the first --kernel-file */
+static const struct ks_server_editor *editor(void *self)
+{
+    matmul_scene *s = self;
+    return ks_user_files_editor(s->files);
+}
+
 const ks_scene_api ks_scene_matmul_api = {
     .name = "matmul",
     .help = "Matmul scene\n"
@@ -692,4 +699,5 @@ const ks_scene_api ks_scene_matmul_api = {
     .key = key,
     .view = view,
     .finish = finish,
+    .editor = editor,
 };

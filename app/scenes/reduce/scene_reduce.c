@@ -141,7 +141,7 @@ static ks_status user_files(reduce_scene *s, const ks_scene_env *env)
     ks_user_files_desc d = {
         .paths = paths, .count = n, .scene = s->opt->scene->name, .device = env->device,
         .block = {s->block[0], s->block[1], s->block[2]},
-        .watch = 1, .load = load_user, .user = s,
+        .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
     };
     ks_reduce_check_grid(s->desc.n, s->desc.input == KS_REDUCE_INPUT_INTEGER, d.grid);
     KS_TRY(ks_user_files_create(&d, &s->files));
@@ -430,6 +430,13 @@ static ks_status rd_finish(void *self)
     return KS_OK;
 }
 
+/* --edit: the page edits the first --kernel-file */
+static const struct ks_server_editor *editor(void *self)
+{
+    reduce_scene *s = self;
+    return ks_user_files_editor(s->files);
+}
+
 const ks_scene_api ks_scene_reduce_api = {
     .name = "reduce",
     .help = "Tab / shift+Tab: next / previous variant, then your --kernel-file kernels (CPU backend:\n"
@@ -446,4 +453,5 @@ const ks_scene_api ks_scene_reduce_api = {
     .view = rd_view,
     .finish = rd_finish,
     .status = rd_status,
+    .editor = editor,
 };
