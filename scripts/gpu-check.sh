@@ -16,7 +16,8 @@
 #             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time)
 #   live      kernelscope bench live, when the binary has it
 #   kernel    a user's kernel (--kernel-file): save to running and the frames meanwhile
-#             (scripts/kernel-reload.py), and a starter's bench rows beside block3d
+#             (scripts/kernel-reload.py), a starter's bench rows beside block3d, and our regq,
+#             matmul's regtile and reduce's sum_shuffle as users' files beside the built-in ones
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
 #             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
 #   ncu       kernelscope's own reduce timings against Nsight Compute's gpu__time_duration.sum
@@ -253,7 +254,18 @@ RUNS
     "$KS_BINARY" bench laplace3d --grid 512 --kernel-file "$out/regq_copy.cu" --kernel regq_copy.cu \
       --kernel regq --block 32x8 --reps 20 --out "$out/kernel_bench_regq" >"$out/kernel_bench_regq.txt" 2>&1
     note_rc "bench laplace3d --kernel-file (--from regq)" $?
-    tail -n 6 "$out/kernel_bench_regq.txt" ;;
+    tail -n 6 "$out/kernel_bench_regq.txt"
+    # the other scenes' copies of ours beside the built-in ones: matmul's regtile, reduce's sum_shuffle
+    "$KS_BINARY" new-kernel matmul --from regtile -o "$out/regtile_copy.cu" >/dev/null
+    "$KS_BINARY" bench matmul --size 4096 --kernel regtile --kernel-file "$out/regtile_copy.cu" \
+      --kernel regtile_copy.cu --reps 20 --out "$out/kernel_bench_matmul" >"$out/kernel_bench_matmul.txt" 2>&1
+    note_rc "bench matmul --kernel-file (--from regtile)" $?
+    grep -E '^(regtile|regtile_copy)' "$out/kernel_bench_matmul.txt"
+    "$KS_BINARY" new-kernel reduce --from sum_shuffle -o "$out/shuffle_copy.cu" >/dev/null
+    "$KS_BINARY" bench reduce --kernel sum_shuffle --kernel-file "$out/shuffle_copy.cu" --kernel shuffle_copy.cu \
+      --block 256x1 --out "$out/kernel_bench_reduce" >"$out/kernel_bench_reduce.txt" 2>&1
+    note_rc "bench reduce --kernel-file (--from sum_shuffle)" $?
+    grep -E '(sum_shuffle|shuffle_copy)' "$out/kernel_bench_reduce.txt" | grep -v wrote ;;
   serve)
     if "$KS_BINARY" --help 2>/dev/null | grep -q "bench serve"; then
       browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
