@@ -14,7 +14,7 @@ pkgs=(cmake make gcc g++ pkg-config libglfw3-dev libglew-dev libegl-dev libgl-de
 # libopenmpi-dev, openmpi-bin: one MPI rank a GPU under mpirun (the multi-GPU solver; NCCL comes with the CUDA Toolkit)
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == *"install ok installed"* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "kernelscope: installing ${missing[*]}"

@@ -62,11 +62,13 @@ for scene in laplace2d spheres; do
   # per video: when E was pressed, when the recording was seen, when the stop key was pressed, when it was seen done
   spans=("$t0 $t1 $t2 $t3" "$t4 $t5 $t6 $t7")
   for i in 0 1; do
+    # (a here-string, not echo | grep -q: under pipefail, grep leaving at its match could end the
+    # echo with SIGPIPE and fail the check on a loaded machine)
     info=$(ffprobe -v error -select_streams v:0 -show_entries stream=codec_name,width,height \
              -show_entries format=duration -of default=nw=1 "${videos[$i]}")
-    echo "$info" | grep -qx 'codec_name=h264' || { echo "not h264: $info"; exit 1; }
-    echo "$info" | grep -qx 'width=320' || { echo "width: $info"; exit 1; }
-    echo "$info" | grep -qx 'height=240' || { echo "height: $info"; exit 1; }
+    grep -qx 'codec_name=h264' <<<"$info" || { echo "not h264: $info"; exit 1; }
+    grep -qx 'width=320' <<<"$info" || { echo "width: $info"; exit 1; }
+    grep -qx 'height=240' <<<"$info" || { echo "height: $info"; exit 1; }
     d=$(echo "$info" | sed -n 's/^duration=//p')
     pts=$(ffprobe -v error -select_streams v:0 -show_entries packet=pts_time -of csv=p=0 "${videos[$i]}" | tr '\n' ' ')
     # The length follows the wall clock between the app's start and stop of the recording. That
