@@ -461,7 +461,8 @@ ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out)
     const ks_kchecker_desc d = desc ? *desc : (ks_kchecker_desc){0};
     const double timeout_s = d.timeout_s == 0 ? 10.0 : d.timeout_s;
     if (!(timeout_s > 0 && timeout_s <= 1e6)) return ks_fail(KS_ERR_INVALID, "check time limit %g s", d.timeout_s);
-    if (d.device < 0) return ks_fail(KS_ERR_INVALID, "checker device %d", d.device - 1);
+    if (d.device < 0)
+        return ks_fail(KS_ERR_INVALID, "the checker's GPU: %d is not 1 + a device's number (0: the default)", d.device);
     char self[PATH_MAX];
     if (!d.exe) { /* this binary, as the kernel names it (the path we ran by may be relative) */
         const ssize_t n = readlink("/proc/self/exe", self, sizeof self);
