@@ -127,9 +127,13 @@ ks_status ks_serve_chart_write(const ks_serve_row *rows, int n, const char *dir)
         }
     }
     if (nseries == 0) return KS_OK;
+    /* one size in the title only when every row has it (a scene's picture may be smaller, and a
+       served picture is the view's, not the window's) */
+    int one_size = 1;
+    for (int i = 1; i < n; ++i) one_size &= strcmp(rows[i].size, rows[0].size) == 0;
     char title[400];
-    snprintf(title, sizeof title, "kernelscope bench serve on %.200s, %.24s: frames per second", rows[0].device,
-             rows[0].size);
+    snprintf(title, sizeof title, "kernelscope bench serve on %.200s%s%.24s: frames per second", rows[0].device,
+             one_size ? ", " : "", one_size ? rows[0].size : "");
     const ks_chart_desc d = {.title = title,
                              .x_label = "case", .y_label = "frames per second", .series = series,
                              .series_count = nseries, .x_ticks = ticks, .x_tick_labels = tick_labels,
