@@ -164,6 +164,10 @@ long long ks_reduce_levels_layout(ks_reduce_op op, long long n, int block, ks_re
 void ks_reduce_levels_cpu(ks_reduce_op op, const float *x, long long n, int block, float *data, ks_reduce_levels *lv);
 /* max |v| over each strip of data into lv->scale (1 where a strip is all 0). */
 void ks_reduce_levels_scales(ks_reduce_levels *lv, const float *data);
+/* What each strip of the picture holds, top to bottom, into buf (cap bytes), e.g. "1048576
+ * values; 4096 sums of 256; 16 sums of 256; the total" (sum) or "1048576 values; their scans
+ * within blocks of 256; the 4096 block sums; the scan" (scan). */
+void ks_reduce_levels_describe(const ks_reduce_levels *lv, char *buf, size_t cap);
 /* The picture of the levels (rgba host, w*h*4, rows bottom-up, strip 0 at the top):
  * strip s takes rows [s*h/count, (s+1)*h/count) from the top, its first row black
  * (for s > 0); pixel column c shows element floor(c * len / w) of the strip, its

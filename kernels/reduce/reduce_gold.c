@@ -15,6 +15,7 @@
 
 #include "kernels/common/colormap.h"
 #include "kernels/common/cpu_threads.h"
+#include "kernels/common/ks_util.h"
 #include "reduce_input.h"
 
 /* ---- variant table ---- */
@@ -274,6 +275,25 @@ long long ks_reduce_levels_layout(ks_reduce_op op, long long n, int block, ks_re
         off += lv->len[s];
     }
     return off;
+}
+
+void ks_reduce_levels_describe(const ks_reduce_levels *lv, char *buf, size_t cap)
+{
+    if (!buf || !cap) return;
+    buf[0] = '\0';
+    size_t used = 0;
+    if (lv->count < 1) return;
+    ks_text_append(buf, cap, &used, "%lld values", lv->len[0]);
+    if (lv->op == KS_REDUCE_OP_SCAN) {
+        if (lv->count == 4)
+            ks_text_append(buf, cap, &used, "; their scans within blocks of %d; the %lld block sums; the scan",
+                           lv->block, lv->len[2]);
+        return;
+    }
+    for (int s = 1; s < lv->count; ++s) {
+        if (lv->len[s] == 1) ks_text_append(buf, cap, &used, "; the total");
+        else ks_text_append(buf, cap, &used, "; %lld sums of %d", lv->len[s], lv->block);
+    }
 }
 
 void ks_reduce_levels_scales(ks_reduce_levels *lv, const float *data)

@@ -189,6 +189,20 @@ static void test_tolerances(void **state)
 
 static void test_levels(void **state)
 {
+    /* what the panel says the strips hold */
+    char text[256];
+    ks_reduce_levels d;
+    ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 1 << 20, 256, &d);
+    ks_reduce_levels_describe(&d, text, sizeof text);
+    assert_string_equal(text, "1048576 values; 4096 sums of 256; 16 sums of 256; the total");
+    ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 100, 256, &d);
+    ks_reduce_levels_describe(&d, text, sizeof text);
+    assert_string_equal(text, "100 values; the total");
+    ks_reduce_levels_layout(KS_REDUCE_OP_SCAN, 1000, 64, &d);
+    ks_reduce_levels_describe(&d, text, sizeof text);
+    assert_string_equal(text, "1000 values; their scans within blocks of 64; the 16 block sums; the scan");
+    ks_reduce_levels_describe(&d, text, 8); /* cut, still a string */
+    assert_int_equal(strlen(text), 7);
     (void)state;
     ks_reduce_levels lv;
     assert_true(ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 1, 256, &lv) == 2);

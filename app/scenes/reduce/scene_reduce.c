@@ -378,7 +378,9 @@ static void rd_view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, op == KS_REDUCE_OP_SUM ? "sum" : "last prefix sum", s->last_sum, "", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "gold", s->gold_sum, "", KS_VFMT_G4);
     if (s->check[0] && s->active < 0) ks_view_text(v, KS_VGROUP_SCENE, "check", "%s", s->check);
-    ks_view_num(v, KS_VGROUP_SCENE, "strips", s->lv.count, "", KS_VFMT_INT);
+    char strips[KS_VIEW_TEXT];
+    ks_reduce_levels_describe(&s->lv, strips, sizeof strips);
+    ks_view_text(v, KS_VGROUP_SCENE, "strips, top down", "%s", strips);
     if (s->gpu && s->active >= 0) {
         ks_reduce_user_attrs a;
         ks_reduce_user_get_attrs(s->user[s->active], &a);
