@@ -168,6 +168,12 @@ void ks_reduce_levels_scales(ks_reduce_levels *lv, const float *data);
  * values; 4096 sums of 256; 16 sums of 256; the total" (sum) or "1048576 values; their scans
  * within blocks of 256; the 4096 block sums; the scan" (scan). */
 void ks_reduce_levels_describe(const ks_reduce_levels *lv, char *buf, size_t cap);
+/* The strip and element under pixel (a, b) of a w x h picture of lv (b counts rows from the
+ * bottom, as the picture's pixels), as ks_reduce_draw_cpu draws them: 1, or 0 outside. */
+int ks_reduce_levels_at(const ks_reduce_levels *lv, int w, int h, int a, int b, int *strip, long long *index);
+/* What element index of strip holds, into buf, e.g. "sum 17 of 4096: values 4352 .. 4607"
+ * or "the total of the 16 sums above" (hover). */
+void ks_reduce_levels_element(const ks_reduce_levels *lv, int strip, long long index, char *buf, size_t cap);
 /* The picture of the levels (rgba host, w*h*4, rows bottom-up, strip 0 at the top):
  * strip s takes rows [s*h/count, (s+1)*h/count) from the top, its first row black
  * (for s > 0); pixel column c shows element floor(c * len / w) of the strip, its

@@ -296,6 +296,43 @@ void ks_reduce_levels_describe(const ks_reduce_levels *lv, char *buf, size_t cap
     }
 }
 
+int ks_reduce_levels_at(const ks_reduce_levels *lv, int w, int h, int a, int b, int *strip, long long *index)
+{
+    if (lv->count < 1 || w < 1 || h < 1 || a < 0 || b < 0 || a >= w || b >= h) return 0;
+    const int r = h - 1 - b; /* rows from the top, as the strips go */
+    const int s = (int)((long long)r * lv->count / h);
+    *strip = s;
+    *index = (long long)a * lv->len[s] / w;
+    return 1;
+}
+
+void ks_reduce_levels_element(const ks_reduce_levels *lv, int strip, long long i, char *buf, size_t cap)
+{
+    if (!buf || !cap) return;
+    buf[0] = '\0';
+    if (strip < 0 || strip >= lv->count || i < 0 || i >= lv->len[strip]) return;
+    const long long B = lv->block;
+    if (strip == 0) {
+        snprintf(buf, cap, "value %lld of %lld", i, lv->len[0]);
+    } else if (lv->op == KS_REDUCE_OP_SCAN) {
+        const long long n = lv->len[0];
+        if (strip == 1)
+            snprintf(buf, cap, "block scan at %lld: values %lld .. %lld", i, i / B * B, i);
+        else if (strip == 2)
+            snprintf(buf, cap, "block sum %lld of %lld: values %lld .. %lld", i, lv->len[2], i * B,
+                     ((i + 1) * B < n ? (i + 1) * B : n) - 1);
+        else
+            snprintf(buf, cap, "scan at %lld: values 0 .. %lld", i, i);
+    } else {
+        const long long above = lv->len[strip - 1], hi = ((i + 1) * B < above ? (i + 1) * B : above) - 1;
+        const char *what = strip == 1 ? "values" : "sums";
+        if (lv->len[strip] == 1)
+            snprintf(buf, cap, "the total of the %lld %s above", above, what);
+        else
+            snprintf(buf, cap, "sum %lld of %lld: %s %lld .. %lld", i, lv->len[strip], what, i * B, hi);
+    }
+}
+
 void ks_reduce_levels_scales(ks_reduce_levels *lv, const float *data)
 {
     for (int s = 0; s < lv->count; ++s) {

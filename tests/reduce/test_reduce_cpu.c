@@ -203,6 +203,43 @@ static void test_levels(void **state)
     assert_string_equal(text, "1000 values; their scans within blocks of 64; the 16 block sums; the scan");
     ks_reduce_levels_describe(&d, text, 8); /* cut, still a string */
     assert_int_equal(strlen(text), 7);
+    /* hover: the strip and element under a pixel (rows from the bottom), and what it adds up */
+    int strip = -1;
+    long long at = -1;
+    ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 1 << 20, 256, &d); /* 4 strips over 400 rows */
+    assert_int_equal(ks_reduce_levels_at(&d, 1000, 400, 0, 399, &strip, &at), 1); /* top left */
+    assert_int_equal(strip, 0);
+    assert_true(at == 0);
+    assert_int_equal(ks_reduce_levels_at(&d, 1000, 400, 999, 0, &strip, &at), 1); /* bottom right: the total */
+    assert_int_equal(strip, 3);
+    assert_true(at == 0);
+    assert_int_equal(ks_reduce_levels_at(&d, 1000, 400, 500, 250, &strip, &at), 1); /* row 149 from the top */
+    assert_int_equal(strip, 1);
+    assert_true(at == 2048);
+    assert_int_equal(ks_reduce_levels_at(&d, 1000, 400, 1000, 0, &strip, &at), 0);
+    assert_int_equal(ks_reduce_levels_at(&d, 1000, 400, 0, -1, &strip, &at), 0);
+    ks_reduce_levels_element(&d, 0, 12345, text, sizeof text);
+    assert_string_equal(text, "value 12345 of 1048576");
+    ks_reduce_levels_element(&d, 1, 17, text, sizeof text);
+    assert_string_equal(text, "sum 17 of 4096: values 4352 .. 4607");
+    ks_reduce_levels_element(&d, 2, 15, text, sizeof text);
+    assert_string_equal(text, "sum 15 of 16: sums 3840 .. 4095");
+    ks_reduce_levels_element(&d, 3, 0, text, sizeof text);
+    assert_string_equal(text, "the total of the 16 sums above");
+    ks_reduce_levels_element(&d, 1, 4096, text, sizeof text); /* past the strip: nothing */
+    assert_string_equal(text, "");
+    ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 1000, 256, &d); /* a short last block */
+    ks_reduce_levels_element(&d, 1, 3, text, sizeof text);
+    assert_string_equal(text, "sum 3 of 4: values 768 .. 999");
+    ks_reduce_levels_element(&d, 2, 0, text, sizeof text);
+    assert_string_equal(text, "the total of the 4 sums above");
+    ks_reduce_levels_layout(KS_REDUCE_OP_SCAN, 1000, 64, &d);
+    ks_reduce_levels_element(&d, 1, 130, text, sizeof text);
+    assert_string_equal(text, "block scan at 130: values 128 .. 130");
+    ks_reduce_levels_element(&d, 2, 15, text, sizeof text);
+    assert_string_equal(text, "block sum 15 of 16: values 960 .. 999");
+    ks_reduce_levels_element(&d, 3, 999, text, sizeof text);
+    assert_string_equal(text, "scan at 999: values 0 .. 999");
     (void)state;
     ks_reduce_levels lv;
     assert_true(ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 1, 256, &lv) == 2);

@@ -32,6 +32,7 @@ typedef struct reduce_scene {
     int use_cuda;
     double t_peak_gbs, fma_gflops;
     int w, h;
+    int probe_valid, probe_a, probe_b; /* the cursor over the picture (its pixels, rows from the bottom) */
     ks_reduce_desc desc;          /* n, seed, block, input */
     ks_reduce_variant variant;    /* CPU backend: the op's CPU routine, named "cpu" */
     ks_reduce_op op;              /* the CPU backend's op (Tab flips it) */
@@ -267,6 +268,11 @@ static ks_status rd_compute(void *self, ks_frame_ctx *ctx)
 static ks_status rd_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     reduce_scene *s = self;
+    if (ctx) {
+        s->probe_valid = ctx->probe_valid;
+        s->probe_a = ctx->probe_a;
+        s->probe_b = ctx->probe_b;
+    }
     const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "levels+draw") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     *w = s->w;
@@ -350,6 +356,20 @@ static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
     }
 }
 
+/* Hover: the strip and element under the cursor, what it adds up, and (CPU backend, whose levels
+ * are on the host) its value. */
+static void hover(const reduce_scene *s, char *buf, size_t len)
+{
+    int strip = 0;
+    long long i = 0;
+    if (!s->probe_valid || !ks_reduce_levels_at(&s->lv, s->w, s->h, s->probe_a, s->probe_b, &strip, &i)) return;
+    char what[160];
+    ks_reduce_levels_element(&s->lv, strip, i, what, sizeof what);
+    if (!what[0]) return;
+    if (!s->gpu && s->levels) snprintf(buf, len, "strip %d, %s = %.6g", strip + 1, what, s->levels[s->lv.offset[strip] + i]);
+    else snprintf(buf, len, "strip %d, %s", strip + 1, what);
+}
+
 static void rd_view(void *self, ks_view *v)
 {
     reduce_scene *s = self;
@@ -357,6 +377,7 @@ static void rd_view(void *self, ks_view *v)
     const char *name = variant_name(s);
     snprintf(v->scene, sizeof v->scene, "reduce");
     snprintf(v->image_name, sizeof v->image_name, "reduce_%.40s", name);
+    hover(s, v->hover, sizeof v->hover);
     ks_vcontrol *c = ks_view_control(v, s->gpu ? "kernel" : "op", 0, KS_KEY_TAB);
     if (c) {
         /* Tab order from the current variant round to it again: ours, then the kernel files */
