@@ -23,6 +23,9 @@ cleanup() {
 trap cleanup EXIT
 run() { # CODEMIRROR_DIR WANT SCREENSHOT: one page self-test against a fresh host
   local url="" result
+  # emptied here, before the host starts: its own redirection empties the file only once the
+  # child runs, and on a loaded machine the loop below could read the last run's URL first
+  : >"$tmp/url.txt"
   "$host" 170 "$1" >"$tmp/url.txt" 2>"$tmp/host.log" &
   hpid=$!
   for _ in $(seq 300); do # the host's own line: its URL
