@@ -43,15 +43,13 @@ static unsigned submit(ks_kernel_page *p, const char *src, char *msg, size_t cap
     return e->submit(e->user, src, strlen(src), msg, cap);
 }
 
-static char *read_all(const char *path)
+/* The file's text, compared with want. */
+static void expect_file(const char *path, const char *want)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    static char buf[4096];
-    const size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
+    char *text = ks_test_read_file(path);
+    assert_non_null(text);
+    assert_string_equal(text, want);
+    free(text);
 }
 
 static void test_refused_desc(void **state)
@@ -97,18 +95,18 @@ static void test_describe_and_compile(void **state)
 
     /* accepted: on disk whole; until its build is published the page sees it busy and a second waits */
     assert_int_equal(submit(p, "int b;\n", msg, sizeof msg), 0);
-    assert_string_equal(read_all(path), "int b;\n");
+    expect_file(path, "int b;\n");
     assert_non_null(strstr(describe(p), "\"busy\":true"));
     assert_int_equal(submit(p, "int c;\n", msg, sizeof msg), 409);
-    assert_string_equal(read_all(path), "int b;\n");
+    expect_file(path, "int b;\n");
 
-    const char *log[3] = {"mine.cu:1: error: \"x\" is undefined", "", ""};
+    const char log[3][KS_VIEW_TEXT] = {"mine.cu:1: error: \"x\" is undefined"};
     ks_kernel_page_publish(p, 2, 1, "mine.cu: 1 error", log, 3, 0.0);
     doc = describe(p);
     assert_non_null(strstr(doc, "\"busy\":false,\"build\":2,\"refused\":true,\"line\":\"mine.cu: 1 error\","
                                 "\"log\":[\"mine.cu:1: error: \\\"x\\\" is undefined\"],"));
     assert_int_equal(submit(p, "int d;\n", msg, sizeof msg), 0);
-    assert_string_equal(read_all(path), "int d;\n");
+    expect_file(path, "int d;\n");
     ks_kernel_page_publish(p, 3, 0, "build 3: compiled 20 ms", NULL, 0, 104.4);
     doc = describe(p);
     assert_non_null(strstr(doc, "\"build\":3,\"refused\":false,\"line\":\"build 3: compiled 20 ms\",\"log\":[],"
@@ -131,7 +129,7 @@ static void test_pending_expires(void **state)
     if (ks_now_seconds() - t0 < 0.05) assert_int_equal(st, 409); /* asked within its time */
     while (ks_now_seconds() - t0 < 0.06) { } /* the clock past pending_s */
     assert_int_equal(submit(p, "int c;\n", msg, sizeof msg), 0);
-    assert_string_equal(read_all(path), "int c;\n");
+    expect_file(path, "int c;\n");
     ks_kernel_page_destroy(p);
 }
 

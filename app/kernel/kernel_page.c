@@ -114,7 +114,7 @@ void ks_kernel_page_destroy(ks_kernel_page *p)
 const ks_server_editor *ks_kernel_page_editor(ks_kernel_page *p) { return p ? &p->editor : NULL; }
 
 void ks_kernel_page_publish(ks_kernel_page *p, long long build, int refused, const char *line,
-                            const char *const *log, int nlog, double save_to_run_ms)
+                            const char (*log)[KS_VIEW_TEXT], int nlog, double save_to_run_ms)
 {
     if (!p) return;
     pthread_mutex_lock(&p->lock);
@@ -122,7 +122,7 @@ void ks_kernel_page_publish(ks_kernel_page *p, long long build, int refused, con
     p->refused = refused != 0;
     snprintf(p->line, sizeof p->line, "%s", line ? line : "");
     memset(p->log, 0, sizeof p->log);
-    for (int n = 0; log && n < nlog && n < KS_PAGE_LOG_LINES; ++n) snprintf(p->log[n], sizeof p->log[n], "%s", log[n]);
+    for (int n = 0; log && n < nlog && n < KS_PAGE_LOG_LINES; ++n) snprintf(p->log[n], sizeof p->log[n], "%.*s", KS_VIEW_TEXT - 1, log[n]);
     p->save_to_run_ms = save_to_run_ms;
     p->pending_since = 0;
     pthread_mutex_unlock(&p->lock);

@@ -7,6 +7,7 @@
 #ifndef KS_KERNEL_PAGE_H
 #define KS_KERNEL_PAGE_H
 
+#include "render/view.h"
 #include "serve/server.h"
 
 typedef struct ks_kernel_page_desc {
@@ -25,9 +26,10 @@ void ks_kernel_page_destroy(ks_kernel_page *p);
 /* The server's hooks; valid until destroy. */
 const ks_server_editor *ks_kernel_page_editor(ks_kernel_page *p);
 /* A build of the file ended: its number, whether it was refused, its one-line
- * summary, its first log lines (nlog of them, each NUL-terminated) and, for
- * one that runs, the save-to-running time. A Compile waiting for it is done. */
+ * summary, its first log lines (nlog of them, as the panel keeps them; an empty
+ * one ends them) and, for one that runs, the save-to-running time. A Compile
+ * waiting for it is done. */
 void ks_kernel_page_publish(ks_kernel_page *p, long long build, int refused, const char *line,
-                            const char *const *log, int nlog, double save_to_run_ms);
+                            const char (*log)[KS_VIEW_TEXT], int nlog, double save_to_run_ms);
 
 #endif

@@ -160,9 +160,7 @@ static ks_status take_build(ks_user_files *u, ks_kernel_build *b, int running)
     const ks_status st = apply(u, b, running);
     if (u->page && b->slot == 0) {
         const uf_file *f = &u->files[0];
-        const char *log[KS_UF_LOG_LINES];
-        for (int n = 0; n < KS_UF_LOG_LINES; ++n) log[n] = f->log[n];
-        ks_kernel_page_publish(u->page, b->generation, f->failed, f->line, log, KS_UF_LOG_LINES, f->save_to_run_ms);
+        ks_kernel_page_publish(u->page, b->generation, f->failed, f->line, f->log, KS_UF_LOG_LINES, f->save_to_run_ms);
     }
     return st;
 }
@@ -172,6 +170,14 @@ static int page_busy(void *user)
 {
     ks_user_files *u = user;
     return u->watch && ks_kernel_watch_busy(u->watch);
+}
+
+ks_status ks_user_files_checker(ks_kchecker **out)
+{
+    const int spare = ks_cuda_spare_device();
+    KS_TRY(ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, out));
+    if (spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
+    return KS_OK;
 }
 
 ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
@@ -195,11 +201,7 @@ ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
             st = ks_fail(KS_ERR_INVALID, "--kernel-file: the name of '%s' is too long", KS_QUOTED(f->path));
         memcpy(f->block, d->block, sizeof f->block);
     }
-    /* the checks on another GPU of the same kind when there is one: a kernel that faults there
-       cannot stall this one (a fault can leave a GPU unable to switch to its other programs) */
-    const int spare = ks_cuda_spare_device();
-    if (st == KS_OK) st = ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, &u->checker);
-    if (st == KS_OK && spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
+    if (st == KS_OK) st = ks_user_files_checker(&u->checker);
     if (st == KS_OK && d->edit && d->watch)
         st = ks_kernel_page_create(&(ks_kernel_page_desc){.path = u->files[0].path, .busy = page_busy, .user = u},
                                    &u->page);

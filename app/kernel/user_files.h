@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_error.h"
@@ -48,6 +49,10 @@ int ks_user_files_paths(const struct ks_options *opt, const char **paths, int ma
  * (at start-up, a file that does not compile or pass is an error, its
  * compile lines on stderr first: nothing runs a kernel that was never right). */
 ks_status ks_user_files_create(const ks_user_files_desc *desc, ks_user_files **out);
+/* The checker process for users' kernels (this module's and the Laplace glue's): on another GPU
+ * of the same kind when there is one, so that a kernel that faults there cannot stall this
+ * run's GPU (a fault can leave a GPU unable to switch to its other programs); says so on stderr. */
+ks_status ks_user_files_checker(ks_kchecker **out);
 void ks_user_files_destroy(ks_user_files *u);
 int ks_user_files_count(const ks_user_files *u);
 struct ks_server_editor;

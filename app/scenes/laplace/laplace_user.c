@@ -9,11 +9,11 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_page.h"
+#include "app/kernel/user_files.h"
 #include "app/kernel/kernel_watch.h"
 #include "app/scenes.h"
 #include "app/signals.h"
 #include "app/user_kernel.h"
-#include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
 #include "render/image_io.h"
 #include "serve/server.h"
@@ -321,9 +321,7 @@ static void publish(ks_laplace_user *u, const ks_kernel_build *b)
 {
     if (!u->page || b->slot != 0) return;
     const user_file *f = &u->files[0];
-    const char *log[KS_USER_LOG_LINES];
-    for (int n = 0; n < KS_USER_LOG_LINES; ++n) log[n] = f->log[n];
-    ks_kernel_page_publish(u->page, b->generation, f->failed, f->line, log, KS_USER_LOG_LINES, f->save_to_run_ms);
+    ks_kernel_page_publish(u->page, b->generation, f->failed, f->line, f->log, KS_USER_LOG_LINES, f->save_to_run_ms);
 }
 
 /* The page's Compile waits while a build of any file runs. */
@@ -357,11 +355,7 @@ ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user 
         memcpy(u->blocks[i], ks_lvariant_get(f->id)->default_block, sizeof u->blocks[i]);
         if (d->opt->block_count) memcpy(u->blocks[i], d->opt->blocks[0], sizeof u->blocks[i]);
     }
-    /* the checks on another GPU of the same kind when there is one: a kernel that faults there
-       cannot stall this one (a fault can leave a GPU unable to switch to its other programs) */
-    const int spare = ks_cuda_spare_device();
-    ks_status st = ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, &u->checker);
-    if (st == KS_OK && spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
+    ks_status st = ks_user_files_checker(&u->checker);
     if (st == KS_OK && d->edit && d->watch)
         st = ks_kernel_page_create(&(ks_kernel_page_desc){.path = paths[0], .busy = page_busy, .user = u}, &u->page);
     const ks_kernel_watch_desc wd = {
