@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""--edit end to end on a CUDA machine: a live headless run of SCENE with a
+starter kernel file, served with --edit; this script is the page. It reads
+the editor's document (GET /kernel), sends a changed source (POST /kernel)
+and waits until the run says the new build runs, then sends a source with an
+error and waits for its refusal with a file:line log line, then stops the run
+with SIGINT and checks its summary. Prints one line a step; exit 1 on the
+first that fails.
+
+  scripts/kernel-edit.py --bin build/kernelscope --scene matmul
+"""
+import argparse
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--bin", default=os.environ.get("KS_BINARY", "kernelscope"))
+ap.add_argument("--scene", default="matmul")
+ap.add_argument("--timeout", type=float, default=60.0)
+args = ap.parse_args()
+
+work = tempfile.mkdtemp(prefix="ks_edit.")
+src = os.path.join(work, "mine.cu")
+subprocess.run([args.bin, "new-kernel", args.scene, "-o", src], check=True, stdout=subprocess.DEVNULL)
+proc = subprocess.Popen([args.bin, args.scene, "--headless", "--frames", "100000000", "--kernel-file", src,
+                         "--serve", "127.0.0.1:0", "--edit"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+lines, pending = [], ""
+
+
+def fail(why):
+    print("\n".join(lines[-15:]))
+    if proc.poll() is None:
+        proc.kill()
+    sys.exit("kernel-edit %s: %s" % (args.scene, why))
+
+
+def wait_for(pattern):
+    """The first line of the run's stderr matching pattern (read already, or within --timeout seconds)."""
+    global pending
+    for line in lines:
+        m = re.search(pattern, line)
+        if m:
+            return m
+    end = time.time() + args.timeout
+    while True:
+        while "\n" in pending:
+            line, pending = pending.split("\n", 1)
+            lines.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+        left = end - time.time()
+        ready = select.select([proc.stderr], [], [], max(left, 0))[0] if left > 0 else []
+        chunk = os.read(proc.stderr.fileno(), 65536).decode(errors="replace") if ready else ""
+        if not chunk:
+            fail("no line matching %r (%s)" % (pattern, "timed out" if not ready else "the run ended"))
+        pending += chunk
+
+
+def request(url, body=None):
+    req = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+
+
+def document():
+    status, text = request(kernel_url)
+    if status != 200:
+        fail("GET /kernel answered %d: %s" % (status, text[:200]))
+    return json.loads(text)
+
+
+def build_after(build):
+    """The editor's document once a build newer than build has ended (the run's own signal)."""
+    end = time.time() + args.timeout
+    while time.time() < end:
+        d = document()
+        if d["build"] > build and not d["busy"]:
+            return d
+        time.sleep(0.05)
+    fail("no build after build %d within %.0f s" % (build, args.timeout))
+
+
+wait_for(r"compiled in \d+ ms, checked in \d+ ms")
+url = wait_for(r"serving the live view at (\S+)").group(1)
+base, _, query = url.partition("?")
+kernel_url = base.rstrip("/") + "/kernel" + ("?" + query if query else "")
+status, _ = request(base.rstrip("/") + "/kernel")
+print("GET /kernel without the token: %d (want 403)" % status)
+if status != 403:
+    fail("the editor answered without the token")
+doc = document()
+print("the page's document: %s, %d bytes of source, build %d" % (os.path.basename(doc["file"]), len(doc["source"]),
+                                                                 doc["build"]))
+t0 = time.time()
+status, text = request(kernel_url, ("// edited from the page\n" + doc["source"]).encode())
+if status != 202:
+    fail("POST /kernel answered %d: %s" % (status, text[:200]))
+d = build_after(doc["build"])
+ms = (time.time() - t0) * 1e3
+print("Compile of a changed source: build %d, %s; the page saw it %.0f ms after the POST (run's save to running %.0f ms)"
+      % (d["build"], "refused" if d["refused"] else "runs", ms, d["save_to_running_ms"]))
+if d["refused"] or not open(src).read().startswith("// edited from the page"):
+    fail("the changed source was refused or not written: %s" % d["line"])
+status, text = request(kernel_url, (doc["source"] + "\nthis is not C++;\n").encode())
+if status != 202:
+    fail("POST /kernel (a broken source) answered %d: %s" % (status, text[:200]))
+d = build_after(d["build"])
+logline = next((l for l in d["log"] if re.search(r"mine\.cu:\d+", l)), "")
+print("Compile of a broken source: build %d, %s; log: %s" % (d["build"], "refused" if d["refused"] else "runs",
+                                                          logline or "(no file:line line)"))
+if not d["refused"] or not logline:
+    fail("the broken source was not refused with a file:line log line")
+proc.send_signal(signal.SIGINT)
+try:
+    _, err = proc.communicate(timeout=args.timeout)
+except subprocess.TimeoutExpired:
+    fail("no end within %.0f s of SIGINT" % args.timeout)
+lines += (pending + err.decode(errors="replace")).splitlines()
+if proc.returncode not in (0, 130):
+    fail("the run ended with status %d after SIGINT" % proc.returncode)
+print("kernel-edit %s: passed; the run kept going and ended on SIGINT with status %d" % (args.scene, proc.returncode))
