@@ -29,7 +29,7 @@
     "More floats a thread (optional): declare\n"                                                \
     "  extern \"C\" __constant__ int kernelscope_items_per_thread = p;\n"                     \
     "  (1 to 65536) and the grid shrinks to ceil(n/(bx*p)); which floats a thread\n"           \
-    "  takes is up to the kernel (new-kernel reduce --from sum_shuffle: p = 16,\n"             \
+    "  takes is up to the kernel (new-kernel reduce --from sum_shuffle: p = 32,\n"             \
     "  float4 loads, warp shuffles, one atomicAdd a block).\n"                                  \
     "Precision: add in float, as ours and CUB do; the result must lie within\n"               \
     "  2^-24 * (2 sqrt(n) + log2(n) + 2) * sum|x[i]| of the sum in double (float\n"           \

@@ -74,7 +74,8 @@ static void test_starters_compile(void **state)
     free(text);
     text = ks_new_kernel_text(d, "sum_shuffle", "sh.cu");
     assert_non_null(strstr(text, "new-kernel reduce --from sum_shuffle"));
-    assert_non_null(strstr(text, "extern \"C\" __constant__ int kernelscope_items_per_thread = 16;"));
+    assert_non_null(strstr(text, "constexpr int items = 32;"));
+    assert_non_null(strstr(text, "extern \"C\" __constant__ int kernelscope_items_per_thread = items;"));
     compiles(text, "sh.cu");
     free(text);
 }
