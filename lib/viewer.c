@@ -1,7 +1,10 @@
 /* kernelscope as a library (lib/kernelscope.h): a field shown is sampled
  * into a small float picture on the caller's thread (the slice, the mean of
- * the cells each pixel covers), then colormapped, kept for ks_viewer_save and
- * sent to the browser page (serve/) on the viewer's own thread. */
+ * the cells each pixel covers; for a field in device memory, on the caller's
+ * stream, lib/viewer_gpu.h), then on the viewer's own thread colormapped,
+ * kept for ks_viewer_save and shown through the app's own display
+ * (display/display.h): the window with the app's panels, the browser page,
+ * the video. */
 #include "lib/kernelscope.h"
 
 #include <math.h>
@@ -16,26 +19,47 @@
 #include "kernels/common/colormap.h"
 #include "kernels/common/ks_error.h"
 #include "kernels/common/ks_util.h"
+#include "display/display.h"
 #include "render/image_io.h"
 #include "render/view.h"
 #include "render/window.h"
 #include "serve/serve_auth.h"
-#include "serve/server.h"
-#include "serve/state_json.h"
 #include "video/recorder.h"
 #include "lib/viewer_gpu.h"
-#include "lib/viewer_window.h"
 
 enum {
     KS_VIEWER_SIDE = 1024,      /* default largest picture side */
     KS_VIEWER_SIDE_MAX = 8192,  /* largest asked for */
     KS_VIEWER_SERIES = 8,       /* value series kept */
     KS_VIEWER_STAGE_WINDOW = 64, /* timings a stage's median is taken over */
-    KS_VIEWER_STATE_MAX = 256 * 1024,
+    KS_VIEWER_WINDOW_W = 1280, /* desc.window: the app's default window */
+    KS_VIEWER_WINDOW_H = 800,
+    KS_VIEWER_PAGE_FPS = 120,  /* pictures a second to the page at most (a fast monitor's rate) */
 };
 #define KS_VIEWER_SAVE_WAIT_S 30.0 /* ks_viewer_save waits this long for the last field's picture */
 
 static _Thread_local char last_error[512];
+
+/* GLFW's calls belong to one thread, and the panels' ImGui has one context a
+ * process: one viewer window in a process at a time. */
+static pthread_mutex_t window_lock = PTHREAD_MUTEX_INITIALIZER;
+static int window_taken;
+
+static int take_window(void)
+{
+    pthread_mutex_lock(&window_lock);
+    const int free_now = !window_taken;
+    window_taken = 1;
+    pthread_mutex_unlock(&window_lock);
+    return free_now;
+}
+
+static void give_window(void)
+{
+    pthread_mutex_lock(&window_lock);
+    window_taken = 0;
+    pthread_mutex_unlock(&window_lock);
+}
 
 /* The call's status: 0, or the public code with the message kept for ks_viewer_last_error. */
 static int result(ks_status st)
@@ -77,7 +101,7 @@ struct ks_viewer {
     ks_colormap cmap;
     double lo, hi; /* lo == hi: each picture's own range */
     int max_w, max_h;
-    ks_server *server;
+    ks_display *display; /* the viewer's thread's own */
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;
@@ -106,50 +130,22 @@ struct ks_viewer {
     int nstages;
     float plot_x[KS_VIEW_PLOT], plot_y[KS_VIEW_PLOT];
     int plot_n;
-    /* the page's input */
+    /* the page's and the window's input */
     int paused, steps, quit;
-    char url[KS_SERVE_ADDR_MAX + KS_SERVE_TOKEN_MAX + 64];
-    /* --record's like: the video (the viewer's thread; opened at the first picture) */
+    /* what the display is made with, on the viewer's thread (create() waits for the outcome) */
+    int serve;
+    char serve_addr[KS_SERVE_ADDR_MAX], token[KS_SERVE_TOKEN_MAX];
+    int serve_port;
+    int want_window;
     char record[1024];
     int record_fps;
-    ks_recorder *rec;
-    double rec_start;     /* ks_now_seconds() of the first frame */
-    long long rec_pts;    /* the next frame's, in 1/record_fps periods of wall time */
-    int rec_behind;       /* the newest picture came within a period that had its frame */
-    ks_status rec_status; /* the first failure, for ks_viewer_close */
+    int display_state;    /* 0 being made, 1 made, -1 failed (display_status and display_error say why) */
+    ks_status display_status;
+    char display_error[512];
+    char url[KS_SERVE_ADDR_MAX + KS_SERVE_TOKEN_MAX + 64];
+    ks_status rec_status; /* the video's first failure, for ks_viewer_close */
     char rec_error[512];
-    /* desc.window: made by the viewer's thread, which holds its GL context */
-    int want_window;
-    int window_state;     /* 0 being made, 1 open, -1 failed (window_error says why) */
-    char window_error[512];
 };
-
-/* The viewer's thread: the picture as the video's frame of this moment: the
- * video runs in real time (at most record_fps frames a second of the
- * caller's clock; a picture that comes sooner is left out, a pause shows as
- * the picture held). Opened at the first picture, at its size. */
-static void record_picture(ks_viewer *v, const unsigned char *rgba, int w, int h)
-{
-    if (!v->record[0] || v->rec_status != KS_OK) return;
-    ks_status st = KS_OK;
-    const double now = ks_now_seconds();
-    if (v->rec) {
-        const long long due = (long long)((now - v->rec_start) * v->record_fps);
-        v->rec_behind = due < v->rec_pts;
-        if (v->rec_behind) return; /* this period has its frame; the last picture is added at the end */
-        v->rec_pts = due;
-    } else {
-        v->rec_start = now;
-        const ks_recorder_desc rd = {.path = v->record, .width = w, .height = h, .fps = v->record_fps,
-                                     .queue_frames = 8};
-        st = ks_recorder_open(&rd, &v->rec, NULL, 0);
-    }
-    if (st == KS_OK) st = ks_recorder_push(v->rec, rgba, w, h, w * 4, v->rec_pts++, NULL);
-    if (st != KS_OK) {
-        v->rec_status = st;
-        snprintf(v->rec_error, sizeof v->rec_error, "%s", ks_error_message());
-    }
-}
 
 /* ---- the field ---------------------------------------------------------- */
 
@@ -271,61 +267,63 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void publish(ks_viewer *v, const unsigned char *rgba, int w, int h)
+/* The view the display shows (the window's panels, the page's state), lock held. */
+static void make_view(ks_viewer *v, ks_view *view, int w)
 {
-    if (ks_server_wants_frame(v->server) && !ks_server_frame_pending(v->server)) {
-        const ks_frame_image img = {rgba, w, h, (size_t)w * 4, 0};
-        ks_server_publish_frame(v->server, &img);
-    }
-    static _Thread_local ks_view view; /* large: not on the stack */
-    memset(&view, 0, sizeof view);
-    pthread_mutex_lock(&v->lock);
-    snprintf(view.scene, sizeof view.scene, "%.31s", v->title); /* the page shows the scene name as its title */
-    view.frame = v->drawn_seq;
-    view.paused = v->paused;
-    ks_view_num(&view, KS_VGROUP_SCENE, "picture", w, "px wide", KS_VFMT_INT);
-    ks_view_num(&view, KS_VGROUP_SCENE, "fields shown", (double)v->shown, "", KS_VFMT_INT);
-    for (int i = 0; i < v->nvalues; ++i) ks_view_num(&view, KS_VGROUP_SCENE, v->values[i].name, v->values[i].last, "", KS_VFMT_G4);
+    memset(view, 0, sizeof *view);
+    snprintf(view->scene, sizeof view->scene, "%.31s", v->title); /* the page shows the scene name as its title */
+    view->frame = v->drawn_seq;
+    view->paused = v->paused;
+    view->no_reset_save = 1;
+    ks_view_num(view, KS_VGROUP_SCENE, "picture", w, "px wide", KS_VFMT_INT);
+    ks_view_num(view, KS_VGROUP_SCENE, "fields shown", (double)v->shown, "", KS_VFMT_INT);
+    for (int i = 0; i < v->nvalues; ++i) ks_view_num(view, KS_VGROUP_SCENE, v->values[i].name, v->values[i].last, "", KS_VFMT_G4);
     for (int i = 0; i < v->nstages; ++i) { /* median and minimum of each stage's window */
         const stage *st = &v->stages[i];
         double sorted[KS_VIEWER_STAGE_WINDOW];
         memcpy(sorted, st->ms, (size_t)st->n * sizeof *sorted);
         qsort(sorted, (size_t)st->n, sizeof *sorted, cmp_double);
-        ks_vstage *vs = &view.stages[view.nstages++];
+        ks_vstage *vs = &view->stages[view->nstages++];
         snprintf(vs->name, sizeof vs->name, "%s", st->name);
         vs->median_ms = sorted[st->n / 2];
         vs->min_ms = sorted[0];
         vs->samples = st->n;
     }
-    view.colorbar.on = 1;
-    view.colorbar.cmap = v->cmap;
-    snprintf(view.colorbar.label, sizeof view.colorbar.label, "value");
-    view.colorbar.lo = v->pic_lo;
-    view.colorbar.hi = v->pic_hi;
+    view->colorbar.on = 1;
+    view->colorbar.cmap = v->cmap;
+    snprintf(view->colorbar.label, sizeof view->colorbar.label, "value");
+    view->colorbar.lo = v->pic_lo;
+    view->colorbar.hi = v->pic_hi;
     if (v->nvalues) {
-        snprintf(view.plot.title, sizeof view.plot.title, "log10 %s", v->values[0].name);
-        view.plot.n = v->plot_n;
-        memcpy(view.plot.x, v->plot_x, sizeof view.plot.x);
-        memcpy(view.plot.y, v->plot_y, sizeof view.plot.y);
+        snprintf(view->plot.title, sizeof view->plot.title, "log10 %s", v->values[0].name);
+        view->plot.n = v->plot_n;
+        memcpy(view->plot.x, v->plot_x, sizeof view->plot.x);
+        memcpy(view->plot.y, v->plot_y, sizeof view->plot.y);
     }
-    pthread_mutex_unlock(&v->lock);
-    static _Thread_local char json[KS_VIEWER_STATE_MAX];
-    size_t len = 0;
-    if (ks_serve_state_json(&view, json, sizeof json, &len) == KS_OK) ks_server_publish_state(v->server, json, len);
+    view->help_global = "Keys\n  Space      pause / resume (ks_viewer_poll)\n  N          one step (while paused)\n"
+                        "  Esc / Q    quit\n";
 }
 
-/* Keys from the page: Space pauses and resumes, N steps, Q or Escape stops. */
+/* A key from the window, its panels or the page (lock held): Space pauses and resumes, N steps, Q or Escape stops. */
+static void take_key(ks_viewer *v, int key)
+{
+    if (key == KS_KEY_SPACE) v->paused = !v->paused;
+    else if (key == 'N') ++v->steps;
+    else if (key == 'Q' || key == KS_KEY_ESCAPE) v->quit = 1;
+}
+
 static void take_input(ks_viewer *v)
 {
+    ks_display_poll(v->display);
+    ks_window *win = ks_display_window(v->display);
+    ks_key_event key;
     ks_input_event ev;
-    while (ks_server_next_input(v->server, &ev)) {
-        if (ev.type != KS_INPUT_KEY) continue;
-        pthread_mutex_lock(&v->lock);
-        if (ev.key == KS_KEY_SPACE) v->paused = !v->paused;
-        else if (ev.key == 'N') ++v->steps;
-        else if (ev.key == 'Q' || ev.key == KS_KEY_ESCAPE) v->quit = 1;
-        pthread_mutex_unlock(&v->lock);
-    }
+    pthread_mutex_lock(&v->lock);
+    while (ks_window_next_key(win, &key)) take_key(v, key.key);
+    if (win && ks_window_should_close(win)) v->quit = 1;
+    while (ks_display_next_input(v->display, &ev))
+        if (ev.type == KS_INPUT_KEY) take_key(v, ev.key);
+    pthread_mutex_unlock(&v->lock);
 }
 
 /* CLOCK_REALTIME seconds from now, for pthread_cond_timedwait. */
@@ -346,28 +344,64 @@ static void wait_drawn(ks_viewer *v)
     while (v->drawn_seq < v->shown && pthread_cond_timedwait(&v->drawn, &v->lock, &until) == 0) {}
 }
 
-/* The window's keys, like the page's (lock held). */
-static void take_window_input(ks_viewer *v, ks_vwin *win)
+/* The display, made here on the thread that draws with it: with desc.window,
+ * a window (GL, the app's panels); otherwise no GL, the pictures go to the page
+ * and the video as they are. create() waits for the outcome. */
+static ks_status make_display(ks_viewer *v)
 {
-    int toggles, steps, quit;
-    ks_vwin_poll(win, &toggles, &steps, &quit);
-    if (toggles % 2) v->paused = !v->paused;
-    v->steps += steps;
-    v->quit |= quit;
+    ks_display_desc dd = {0};
+    dd.gl = v->want_window;
+    dd.window = (ks_window_desc){KS_VIEWER_WINDOW_W, KS_VIEWER_WINDOW_H, 0, 0, v->title};
+    dd.max_width = v->max_w;
+    dd.max_height = v->max_h;
+    dd.panels = v->want_window;
+    dd.video_fps = v->record_fps;
+    const ks_display_serve_desc sd = {.addr = v->serve_addr, .port = v->serve_port, .token = v->token,
+                                      .fps = KS_VIEWER_PAGE_FPS};
+    if (v->serve) dd.serve = &sd;
+    KS_TRY(ks_display_create(&dd, &v->display));
+    if (v->serve) snprintf(v->url, sizeof v->url, "%s", ks_display_serve_url(ks_display_page(v->display)));
+    if (!v->record[0]) return KS_OK;
+    int w = 0, h = 0; /* a window's frame as shown; without one, the first picture's size */
+    ks_window_size(ks_display_window(v->display), &w, &h);
+    return ks_display_video_start(ks_display_video_of(v->display), v->record, w, h, 0);
 }
 
-/* desc.window: made here, on the thread that draws into it; create() waits for the outcome. */
-static ks_vwin *open_window(ks_viewer *v)
+/* The frame through the display (lock not held): the picture, or the last one again (redraw). */
+static void show_frame(ks_viewer *v, const unsigned char *rgba, int w, int h, int redraw)
 {
-    ks_vwin *win = NULL;
-    const ks_status st = ks_vwin_create(v->title, v->max_w < 1024 ? v->max_w : 1024, v->max_h < 768 ? v->max_h : 768,
-                                        &win);
+    static _Thread_local ks_view view; /* large: not on the stack */
     pthread_mutex_lock(&v->lock);
-    v->window_state = st == KS_OK ? 1 : -1;
-    if (st != KS_OK) snprintf(v->window_error, sizeof v->window_error, "%s", ks_error_message());
-    pthread_cond_broadcast(&v->drawn);
+    make_view(v, &view, w);
     pthread_mutex_unlock(&v->lock);
-    return win;
+    const ks_display_frame f = {.view = &view, .rgba = rgba, .width = w, .height = h, .panels = 1, .redraw = redraw};
+    char msg[512];
+    ks_ui_actions act;
+    if (ks_display_show(v->display, &f, &act, msg, sizeof msg) != KS_OK)
+        ks_error_clear(); /* a window or page that failed this frame tries again with the next */
+    pthread_mutex_lock(&v->lock);
+    for (int i = 0; i < act.nkeys; ++i) take_key(v, act.keys[i].key); /* the panel's buttons */
+    pthread_mutex_unlock(&v->lock);
+    if (msg[0] && v->rec_status == KS_OK) { /* the video failed and stopped; the page and the window go on */
+        v->rec_status = KS_ERR_IO;
+        snprintf(v->rec_error, sizeof v->rec_error, "%s", msg);
+    }
+}
+
+/* The end of the thread: the video ends on the last picture, then the display goes. */
+static void finish_display(ks_viewer *v, const unsigned char *rgba, int w, int h)
+{
+    ks_display_video *video = ks_display_video_of(v->display);
+    ks_status st = v->rec_status == KS_OK && rgba ? ks_display_video_last(video, ks_display_renderer(v->display),
+                                                                         v->want_window ? NULL : rgba, w, h)
+                                                  : KS_OK;
+    if (st == KS_OK) st = ks_display_video_stop(video, NULL, 0);
+    if (st != KS_OK && v->rec_status == KS_OK) {
+        v->rec_status = st;
+        snprintf(v->rec_error, sizeof v->rec_error, "%s", ks_error_message());
+    }
+    ks_display_destroy(v->display);
+    v->display = NULL;
 }
 
 static void *viewer_main(void *arg)
@@ -376,26 +410,29 @@ static void *viewer_main(void *arg)
     float *field = NULL;
     unsigned char *rgba = NULL;
     size_t cap = 0;
-    ks_vwin *win = v->want_window ? open_window(v) : NULL;
-    if (v->want_window && !win) return NULL;
+    int pic_w = 0, pic_h = 0; /* the last picture drawn */
+    const ks_status made = make_display(v);
     pthread_mutex_lock(&v->lock);
+    v->display_state = made == KS_OK ? 1 : -1;
+    v->display_status = made;
+    if (made != KS_OK) snprintf(v->display_error, sizeof v->display_error, "%s", ks_error_message());
+    pthread_cond_broadcast(&v->drawn);
+    if (made != KS_OK) {
+        pthread_mutex_unlock(&v->lock);
+        ks_display_destroy(v->display);
+        v->display = NULL;
+        return NULL;
+    }
     while (!v->stop) {
         if (v->shown == v->taken) {
             /* a page's keys and state come in now and then even when nothing is shown; a
              * window's events more often, and its picture drawn again (a resize, an expose) */
-            const struct timespec until = deadline_in(win ? 0.03 : 0.1);
+            const struct timespec until = deadline_in(v->want_window ? 0.03 : 0.1);
             pthread_cond_timedwait(&v->wake, &v->lock, &until);
-            if (win) {
-                take_window_input(v, win);
-                pthread_mutex_unlock(&v->lock);
-                if (ks_vwin_draw(win, NULL, 0, 0) != KS_OK) ks_error_clear(); /* the next picture tries again */
-                pthread_mutex_lock(&v->lock);
-            }
-            if (v->server) {
-                pthread_mutex_unlock(&v->lock);
-                take_input(v);
-                pthread_mutex_lock(&v->lock);
-            }
+            pthread_mutex_unlock(&v->lock);
+            take_input(v);
+            if (v->want_window && pic_w) show_frame(v, rgba, pic_w, pic_h, 1);
+            pthread_mutex_lock(&v->lock);
             continue;
         }
         /* superseded device fields: their copies end before their slots are used again */
@@ -459,26 +496,15 @@ static void *viewer_main(void *arg)
             v->drawn_seq = seq;
         }
         pthread_cond_broadcast(&v->drawn);
-        if (win) {
-            take_window_input(v, win);
-            pthread_mutex_unlock(&v->lock);
-            if (ks_vwin_draw(win, rgba, w, h) != KS_OK) ks_error_clear(); /* the page and the file still get it */
-            pthread_mutex_lock(&v->lock);
-        }
-        if (v->record[0]) {
-            pthread_mutex_unlock(&v->lock);
-            record_picture(v, rgba, w, h);
-            pthread_mutex_lock(&v->lock);
-        }
-        if (v->server) {
-            pthread_mutex_unlock(&v->lock);
-            publish(v, rgba, w, h);
-            take_input(v);
-            pthread_mutex_lock(&v->lock);
-        }
+        pthread_mutex_unlock(&v->lock);
+        pic_w = w;
+        pic_h = h;
+        show_frame(v, rgba, w, h, 0);
+        take_input(v);
+        pthread_mutex_lock(&v->lock);
     }
     pthread_mutex_unlock(&v->lock);
-    ks_vwin_destroy(win);
+    finish_display(v, rgba, pic_w, pic_h);
     free(field);
     free(rgba);
     return NULL;
@@ -522,8 +548,14 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
         if (!(x && *x) && !(wl && *wl))
             return ks_fail(KS_ERR_GL, "ks_viewer_create: window: no display (set DISPLAY, or serve the page instead)");
     }
+    if (desc.window && !take_window())
+        return ks_fail(KS_ERR_UNSUPPORTED, "ks_viewer_create: window: another viewer of this process has a window "
+                                           "(one at a time)");
     ks_viewer *v = calloc(1, sizeof *v);
-    if (!v) return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: out of host memory");
+    if (!v) {
+        if (desc.window) give_window();
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: out of host memory");
+    }
     snprintf(v->title, sizeof v->title, "%s", desc.title ? desc.title : "kernelscope");
     v->cmap = cmap;
     v->lo = desc.range[0];
@@ -538,33 +570,26 @@ static ks_status create(const ks_viewer_desc *d, ks_viewer **out)
     pthread_cond_init(&v->wake, NULL);
     pthread_cond_init(&v->drawn, NULL);
     ks_status st = KS_OK;
-    if (desc.serve) {
-        char addr[KS_SERVE_ADDR_MAX], token[KS_SERVE_TOKEN_MAX] = "";
-        int port = 0;
-        st = ks_serve_parse_listen(desc.serve, addr, &port);
+    if (desc.serve) { /* checked here; the page itself is the display's (display/display_serve.h) */
+        v->serve = 1;
+        st = ks_serve_parse_listen(desc.serve, v->serve_addr, &v->serve_port);
         if (st == KS_OK && desc.token) {
             st = ks_serve_check_token_text(desc.token);
-            if (st == KS_OK) snprintf(token, sizeof token, "%s", desc.token);
-        } else if (st == KS_OK && !ks_serve_addr_is_loopback(addr)) {
-            st = ks_serve_make_token(token, sizeof token);
+            if (st == KS_OK) snprintf(v->token, sizeof v->token, "%s", desc.token);
         }
-        ks_server_desc sd = {0};
-        sd.addr = addr;
-        sd.port = port;
-        sd.token = token;
-        if (st == KS_OK) st = ks_server_create(&sd, &v->server);
-        if (st == KS_OK) snprintf(v->url, sizeof v->url, "%s", ks_server_url(v->server));
     }
     if (st == KS_OK) {
         if (pthread_create(&v->thread, NULL, viewer_main, v) != 0)
             st = ks_fail(KS_ERR_OUT_OF_MEMORY, "ks_viewer_create: cannot start the viewer's thread");
         else v->thread_started = 1;
     }
-    if (st == KS_OK && v->want_window) { /* the thread makes the window; its outcome is ours */
+    if (st == KS_OK) { /* the thread makes the display (the window, the page); its outcome is ours */
         pthread_mutex_lock(&v->lock);
-        while (v->window_state == 0) pthread_cond_wait(&v->drawn, &v->lock);
+        while (v->display_state == 0) pthread_cond_wait(&v->drawn, &v->lock);
         pthread_mutex_unlock(&v->lock);
-        if (v->window_state < 0) st = ks_fail(KS_ERR_GL, "ks_viewer_create: window: %s", v->window_error);
+        if (v->display_state < 0)
+            st = ks_fail(v->display_status, "ks_viewer_create: %s%s", v->want_window ? "window: " : "",
+                         v->display_error);
     }
     if (st != KS_OK) {
         ks_viewer_destroy(v);
@@ -805,23 +830,11 @@ static ks_status close_viewer(ks_viewer *v)
         pthread_mutex_unlock(&v->lock);
         pthread_join(v->thread, NULL);
     }
-    if (v->rec && v->rec_status == KS_OK && v->rec_behind && v->rgba) { /* the video ends on the last picture */
-        v->rec_status = ks_recorder_push(v->rec, v->rgba, v->pic_w, v->pic_h, v->pic_w * 4, v->rec_pts, NULL);
-        if (v->rec_status != KS_OK) snprintf(v->rec_error, sizeof v->rec_error, "%s", ks_error_message());
-    }
-    if (v->rec_status != KS_OK) {
+    if (v->rec_status != KS_OK) { /* the thread finished the video, or found it failed */
         st = v->rec_status;
         snprintf(why, sizeof why, "%s", v->rec_error);
     }
-    if (v->rec) {
-        const ks_status closed = v->rec_status == KS_OK ? ks_recorder_close(v->rec, NULL) : KS_OK;
-        if (v->rec_status != KS_OK) ks_recorder_abort(v->rec);
-        if (closed != KS_OK && st == KS_OK) {
-            st = closed;
-            snprintf(why, sizeof why, "%s", ks_error_message());
-        }
-    }
-    ks_server_destroy(v->server);
+    if (v->want_window) give_window();
     ks_vgpu_destroy(v->gpu);
     free(v->pending);
     free(v->rgba);

@@ -244,10 +244,12 @@ void scene_panel(Frame &f)
     if (ImGui::Button(v->paused ? "Resume" : "Pause")) push_key(f.out, KS_KEY_SPACE);
     ImGui::SameLine();
     if (ImGui::Button("Step")) push_key(f.out, 'N');
-    ImGui::SameLine();
-    if (ImGui::Button("Reset")) push_key(f.out, 'R');
-    ImGui::SameLine();
-    if (ImGui::Button("Save")) push_key(f.out, 'S');
+    if (!v->no_reset_save) {
+        ImGui::SameLine();
+        if (ImGui::Button("Reset")) push_key(f.out, 'R');
+        ImGui::SameLine();
+        if (ImGui::Button("Save")) push_key(f.out, 'S');
+    }
     const ImGuiTableFlags tf = ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("fields", 2, tf)) {
         ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthStretch, 0.42f);

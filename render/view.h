@@ -134,6 +134,8 @@ typedef struct ks_view {
     char image_name[64];       /* saved file names, e.g. "spheres_global" */
     long long frame;
     int paused;
+    int no_reset_save;  /* 1: the panel has no Reset and Save buttons (a library viewer: a program's
+                           field has nothing to reset, and ks_viewer_save saves) */
     int nfields;
     ks_vfield fields[KS_VIEW_FIELDS];
     int nstages;

@@ -29,7 +29,8 @@
 #   library   libkernelscope with device memory: examples/my_solver (built into tests/), the
 #             library's cost to a 16384^2 solver that shows every iteration (tests/perf_viewer),
 #             the CuPy example's page rate (scripts/page-fps.py), and the Python examples with
-#             CuPy and PyTorch where they are installed, 300 steps each, their last pictures kept
+#             CuPy and PyTorch where they are installed, 300 steps each, their last pictures kept,
+#             and tests/test_python_gpu.py (device arrays' pictures against host arrays')
 #             (the module from python/, the library from --bin)
 #   multigpu  several GPUs (needs two, NCCL, and mpirun for its MPI half): test_laplace_multi_gpu,
 #             tests/laplace/multigpu_bench.sh, then the scaling benches of docs/scaling.md: strong
@@ -166,6 +167,11 @@ RUNS
       note_rc "examples/heat_cupy.py streamed to its page (no URL: $(tail -n 1 "$out/heat_cupy_live.txt"))" 1
     fi
     kill "$cupy_pid" 2>/dev/null; wait "$cupy_pid" 2>/dev/null
+    # CuPy and PyTorch arrays against host arrays, through both interfaces; show() never waits
+    PYTHONPATH="$here/python" KERNELSCOPE_LIBRARY="$lib" timeout 300 python3 "$here/tests/test_python_gpu.py" \
+      "$out/python_gpu" >"$out/python_gpu.txt" 2>&1
+    note_rc "tests/test_python_gpu.py (CuPy, PyTorch)" $?
+    cat "$out/python_gpu.txt"
     for ex in heat_cupy torch_field; do
       PYTHONPATH="$here/python" KERNELSCOPE_LIBRARY="$lib" timeout 180 python3 "$here/examples/$ex.py" --steps 300 \
         --save "$out/$ex.png" >"$out/$ex.txt" 2>&1

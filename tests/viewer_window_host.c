@@ -53,6 +53,10 @@ int main(int argc, char **argv)
         ks_viewer_poll(v, &in);
         steps += in.steps;
         paused = in.paused;
+        if (in.steps) { /* the test's signal that a step arrived */
+            printf("steps=%d\n", steps);
+            fflush(stdout);
+        }
         if (in.quit) {
             printf("quit steps=%d paused=%d\n", steps, paused);
             return ks_viewer_close(v) == KS_VIEWER_OK ? 0 : 1;

@@ -1,6 +1,7 @@
-/* The frame loop: creates the parts (app/live/live_input.h, live_path.h,
- * live_output.h, live_stats.h, live_record.h, live_serve.h) and calls them
- * once a frame; the view's frame-level fields. */
+/* The frame loop: creates the parts (the display, display/display.h, with
+ * its window, panels, page and video; app/live/live_input.h, live_path.h,
+ * live_output.h, live_stats.h) and calls them once a frame; the view's
+ * frame-level fields. */
 #include "kernels/common/ks_util.h"
 #include "app/live/live.h"
 
@@ -11,14 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "display/display.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/ui.h"
 #include "app/live/live_input.h"
 #include "app/live/live_output.h"
 #include "app/live/live_path.h"
-#include "app/live/live_record.h"
-#include "app/live/live_serve.h"
 #include "app/live/live_stats.h"
 #include "app/scenes.h"
 #include "app/signals.h"
@@ -28,9 +28,11 @@ struct ks_live {
     const ks_scene_env *env;
     const ks_scene_api *api;
     void *scene;
-    ks_window *win;
+    ks_display *display;       /* window, renderer, panels, page, video */
+    ks_window *win;            /* the display's parts, which the loop drives */
     ks_renderer *renderer;
     ks_ui *ui;                 /* the panels (ImGui) */
+    ks_display_video *video;   /* --record and the E key */
     ks_live_path *path;        /* how pictures reach GL (ring, interop, copy path) */
     ks_live_input input;       /* keys, mouse, page input; the viewport's owner */
     ks_live_output out;        /* pictures, CSV, progress, summary */
@@ -43,8 +45,6 @@ struct ks_live {
     ks_vmessage_kind message_kind; /* error (red banner) or notice */
     double message_until;      /* host seconds */
     ks_view view;              /* this frame's view model (scene + frame fields) */
-    ks_live_rec rec;           /* --record and the E key */
-    ks_live_serve *serve;      /* --serve: the browser viewer's server; NULL without */
     char notices[640];         /* set-up notices (font, interop fallback), held until the run starts so
                                   that an error ending set-up stands alone on stderr */
     ks_live_frame_hook hook;   /* a benchmark's per-frame call; NULL: none */
@@ -87,8 +87,6 @@ static const char ks_global_help[] = "Keys\n"
                                      "  E          start / stop recording a video (MP4 under --out)\n"
                                      "  Esc / Q    quit\n";
 
-static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
-
 ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
 {
     if (!out) return ks_fail(KS_ERR_INVALID, "live: no output pointer");
@@ -107,31 +105,52 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
 
     /* The scene first: its input errors come before any window opens. */
     KS_TRY(api->create(env, &l->scene));
-    ks_window_desc wd = {0};
-    wd.width = env->opt->width;
-    wd.height = env->opt->height;
-    wd.headless = desc->display != KS_LIVE_WINDOW;
-    wd.hidden = desc->display == KS_LIVE_HEADLESS_HIDDEN;
-    wd.title = "kernelscope";
-    KS_TRY(ks_window_create(&wd, &l->win));
     int max_w = 0, max_h = 0;
     api->max_image_size(l->scene, &max_w, &max_h);
-    if (api->zoomable) {
-        /* the picture is at most the picture area: room for the largest screen */
-        int sw = 0, sh = 0;
-        ks_window_max_size(l->win, &sw, &sh);
-        max_w = clampi(sw > max_w ? sw : max_w, 1, KS_VIEWPORT_MAX_AREA);
-        max_h = clampi(sh > max_h ? sh : max_h, 1, KS_VIEWPORT_MAX_AREA);
-    }
-    const ks_renderer_desc rd = {(size_t)max_w * (size_t)max_h};
-    KS_TRY(ks_renderer_create(&rd, &l->renderer));
+    const ks_options *opt = env->opt;
+    ks_display_desc dd = {0};
+    dd.gl = 1;
+    dd.window.width = opt->width;
+    dd.window.height = opt->height;
+    dd.window.headless = desc->display != KS_LIVE_WINDOW;
+    dd.window.hidden = desc->display == KS_LIVE_HEADLESS_HIDDEN;
+    dd.window.title = "kernelscope";
+    dd.max_width = max_w;
+    dd.max_height = max_h;
+    dd.fit_screen = api->zoomable; /* the picture is at most the picture area: room for the largest screen */
+    dd.panels = 1;
+    dd.video_fps = opt->fps;
+    dd.video_by_frame = dd.window.headless;
+    char notice[256], serve_notice[800] = "";
+    dd.notice = notice;
+    dd.notice_cap = sizeof notice;
+    const ks_display_serve_desc sd = {.addr = opt->serve_addr, .port = opt->serve_port, .token = opt->token,
+                                      .fps = opt->fps, .use_cuda = env->use_cuda, .h264 = 1,
+                                      .editor = api->editor ? api->editor(l->scene) : NULL,
+                                      .notice = serve_notice, .notice_cap = sizeof serve_notice};
+    if (opt->serve) dd.serve = &sd;
+    KS_TRY(ks_display_create(&dd, &l->display));
+    l->win = ks_display_window(l->display);
+    l->renderer = ks_display_renderer(l->display);
+    l->ui = ks_display_ui(l->display);
+    l->video = ks_display_video_of(l->display);
+    ks_display_max_picture(l->display, &max_w, &max_h);
     ks_renderer_set_one_to_one(l->renderer, api->zoomable);
-    const ks_live_input_desc id = {l->win, l->renderer, api, l->scene, !env->opt->no_overlay, max_w, max_h};
+    const ks_live_input_desc id = {l->win, l->renderer, api, l->scene, !opt->no_overlay, max_w, max_h};
     ks_live_input_init(&l->input, &id);
-    char notice[256];
-    const ks_ui_desc ud = {.window = l->win, .notice = notice, .notice_cap = sizeof notice};
-    KS_TRY(ks_ui_create(&ud, &l->ui));
     if (notice[0]) hold_notice(l, "%s", notice);
+    if (opt->serve) { /* the page's lines now: a test or a user waits for the URL */
+        for (const char *line = serve_notice; *line;) {
+            const char *end = strchr(line, '\n');
+            const int n = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(stderr, "kernelscope: %.*s\n", n, line);
+            line += n + (end != NULL);
+        }
+        fprintf(stderr, "kernelscope: serving the live view at %s  (also /stream.mjpg, /state.json)\n",
+                ks_display_serve_url(ks_display_page(l->display)));
+        if (sd.editor) fprintf(stderr, "kernelscope: --edit: the page edits the kernel file (Compile saves it)\n");
+        fflush(stderr);
+    }
     const ks_stage_timer_desc td = {env->use_cuda, api->stream(l->scene)};
     KS_TRY(ks_stage_timer_create(&td, &l->timer));
     l->stage_frame = ks_stage_timer_stage(l->timer, KS_FRAME_STAGE); /* the first column of the CSV */
@@ -150,9 +169,6 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     if (path_notice[0]) hold_notice(l, "%s", path_notice);
     const ks_live_output_desc od = {env->opt, ks_window_is_headless(l->win), l->renderer, api, l->scene};
     ks_live_output_init(&l->out, &od);
-    const ks_live_serve_desc sd = {.opt = env->opt, .use_cuda = env->use_cuda, .max_width = max_w, .max_height = max_h,
-                                   .editor = api->editor ? api->editor(l->scene) : NULL};
-    if (env->opt->serve) KS_TRY(ks_live_serve_create(&sd, &l->serve));
     return KS_OK;
 }
 
@@ -160,14 +176,10 @@ void ks_live_destroy(ks_live *l)
 {
     if (!l) return;
     if (l->scene) l->api->destroy(l->scene);
-    ks_live_serve_destroy(l->serve); /* before the GL context goes */
     ks_stage_timer_destroy(l->timer);
     ks_live_path_destroy(l->path);
-    ks_ui_destroy(l->ui);
-    ks_renderer_destroy(l->renderer);
-    ks_window_destroy(l->win);
-    ks_live_output_abort(&l->out); /* only left open when the run never reached its end */
-    ks_live_rec_abort(&l->rec);    /* likewise */
+    ks_display_destroy(l->display); /* drops a video the run never finished */
+    ks_live_output_abort(&l->out);  /* only left open when the run never reached its end */
     free(l);
 }
 
@@ -218,25 +230,24 @@ static void view_frame(ks_live *l, ks_view *v)
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
     v->roof.show = ctl->roofline;
-    if (l->rec.rec) ks_view_text(v, KS_VGROUP_FRAME, "recording", "%s", ks_recorder_path(l->rec.rec));
+    if (l->video->rec) ks_view_text(v, KS_VGROUP_FRAME, "recording", "%s", ks_recorder_path(l->video->rec));
 }
 
-/* The video: the E key starts / stops a recording, then the frame just
- * composed goes to it (app/live/live_record.c). */
-static ks_status record_frame(ks_live *l)
+/* The E key: starts or stops a recording; the display records from the next frame shown. */
+static void record_key(ks_live *l)
 {
+    if (!l->input.ctl.rec_toggle) return;
+    l->input.ctl.rec_toggle = 0;
     char msg[1200] = "";
-    if (l->input.ctl.rec_toggle) {
-        int w, h;
-        ks_window_size(l->win, &w, &h);
-        l->input.ctl.rec_toggle = 0;
-        const ks_status toggled = ks_live_rec_toggle(&l->rec, l->env->opt->out_dir, l->env->opt->scene->name,
-                                                     l->frame, w, h, msg, sizeof msg);
-        show_message(l, toggled == KS_OK ? KS_VMSG_NOTICE : KS_VMSG_ERROR, msg);
-    }
-    ks_status st = ks_live_rec_frame(&l->rec, l->renderer, msg, sizeof msg);
-    if (msg[0]) show_message(l, KS_VMSG_ERROR, msg); /* only a failure that ended the recording says anything */
-    return st;
+    int w, h;
+    ks_window_size(l->win, &w, &h);
+    const int videos = l->video->videos;
+    const ks_status toggled = ks_display_video_toggle(l->video, l->env->opt->out_dir, l->env->opt->scene->name,
+                                                      l->frame, w, h, msg, sizeof msg);
+    if (l->video->notice[0]) fprintf(stderr, "kernelscope: %s\n", l->video->notice);
+    l->video->notice[0] = '\0';
+    if (l->video->videos > videos) ks_note_wrote(l->video->last);
+    show_message(l, toggled == KS_OK ? KS_VMSG_NOTICE : KS_VMSG_ERROR, msg);
 }
 
 /* Whether this frame must show its own picture rather than the previous
@@ -250,27 +261,22 @@ static int show_own_picture(const ks_live *l)
     return opt->frames && l->frame + 1 >= opt->frames;
 }
 
-/* The GL side of a frame: overlay state, picture, panels, present. */
-static ks_status show_frame(ks_live *l, int fb_w, int fb_h, const float area[4], ks_ui_actions *act)
+/* The frame shown: overlay state, then the display draws the picture and
+ * the panels, presents, and hands the frame to the video and the pages. Right
+ * after the present, before this frame's slot is unmapped (display.c says why). */
+static ks_status show_frame(ks_live *l, const float area[4], ks_ui_actions *act)
 {
     memset(&l->view, 0, sizeof l->view);
     l->api->view(l->scene, &l->view);
     view_frame(l, &l->view);
-    KS_TRY(ks_renderer_begin(l->renderer, fb_w, fb_h, ks_live_input_picture_area(&l->input, area)));
-    ks_status st_ui = ks_ui_frame(l->ui, &l->view, fb_w, fb_h, l->input.ctl.overlay, l->input.ctl.help, act);
-    KS_TRY(ks_renderer_end(l->renderer));
-    KS_TRY(st_ui);
-    return ks_window_present(l->win);
-}
-
-/* What takes the composed frame: the video, the viewers' read-back. Right
- * after the present, before this frame's slot is unmapped: GL commands issued
- * after the unmap wait for the whole solver, and the video's synchronous read
- * would hold the host (and so the next frame's launches) until it ends. */
-static ks_status frame_consumers(ks_live *l)
-{
-    KS_TRY(record_frame(l));
-    return ks_live_serve_frame(l->serve, l->renderer, &l->view, ks_live_input_take_web(&l->input));
+    record_key(l);
+    const ks_display_frame f = {.view = &l->view, .area = ks_live_input_picture_area(&l->input, area),
+                                .panels = l->input.ctl.overlay, .help = l->input.ctl.help,
+                                .force_state = ks_live_input_take_web(&l->input)};
+    char msg[1200];
+    KS_TRY(ks_display_show(l->display, &f, act, msg, sizeof msg));
+    if (msg[0]) show_message(l, KS_VMSG_ERROR, msg); /* only a failure that ended the recording says anything */
+    return KS_OK;
 }
 
 /* One frame on the GPU and on GL. Pipelined (pbo and copy paths): the solver
@@ -281,8 +287,7 @@ static ks_status frame_consumers(ks_live *l)
  * runs this frame's solver while the host uploads, draws the panels and
  * presents. One frame of display lag, except on the frames that must show
  * their own picture (drawn first, then shown). */
-static ks_status compute_and_show(ks_live *l, ks_frame_ctx *ctx, int fb_w, int fb_h, const float area[4],
-                                  ks_ui_actions *act)
+static ks_status compute_and_show(ks_live *l, ks_frame_ctx *ctx, const float area[4], ks_ui_actions *act)
 {
     const int slot = (int)(l->frame % KS_RENDERER_RING);
     l->lagged = ks_live_path_pipelined(l->path) && !show_own_picture(l);
@@ -291,16 +296,14 @@ static ks_status compute_and_show(ks_live *l, ks_frame_ctx *ctx, int fb_w, int f
     KS_TRY(l->api->compute(l->scene, ctx));
     if (l->lagged) {
         KS_TRY(ks_live_path_show(l->path, (int)((l->frame - 1) % KS_RENDERER_RING)));
-        KS_TRY(show_frame(l, fb_w, fb_h, area, act));
-        KS_TRY(frame_consumers(l));
+        KS_TRY(show_frame(l, area, act));
     }
     KS_TRY(ks_live_path_draw(l->path, ctx, slot));
     KS_TRY(ks_stage_timer_end(l->timer, l->stage_frame));
     KS_TRY(ks_stage_timer_frame_end(l->timer));
     if (l->lagged) return KS_OK;
     KS_TRY(ks_live_path_show(l->path, slot));
-    KS_TRY(show_frame(l, fb_w, fb_h, area, act));
-    return frame_consumers(l);
+    return show_frame(l, area, act);
 }
 
 /* The saves the keys asked for, once the frame is composed. */
@@ -329,11 +332,11 @@ static void key_saves(ks_live *l)
 static ks_status run_frame(ks_live *l, int *quit)
 {
     const ks_options *opt = l->env->opt;
-    ks_window_poll(l->win);
+    ks_display_poll(l->display);
     ks_key_event ev;
     while (ks_window_next_key(l->win, &ev)) take_key(l, ks_live_input_key(&l->input, &ev, quit));
     ks_input_event web;
-    while (ks_live_serve_next_input(l->serve, &web)) take_key(l, ks_live_input_web(&l->input, &web, quit));
+    while (ks_display_next_input(l->display, &web)) take_key(l, ks_live_input_web(&l->input, &web, quit));
     if (ks_window_should_close(l->win)) *quit = 1;
     if (ks_signals_stop_requested()) *quit = 1; /* Ctrl-C / SIGTERM between frames */
     if (*quit) return KS_OK;
@@ -349,7 +352,7 @@ static ks_status run_frame(ks_live *l, int *quit)
 
     ks_ui_actions act;
     memset(&act, 0, sizeof act);
-    KS_TRY(compute_and_show(l, &ctx, fb_w, fb_h, area, &act));
+    KS_TRY(compute_and_show(l, &ctx, area, &act));
     /* what the mouse asked for goes the way of a key press */
     l->input.mouse_captured = act.mouse_captured;
     for (int i = 0; i < act.nkeys; ++i) take_key(l, ks_live_input_key(&l->input, &act.keys[i], quit));
@@ -374,11 +377,12 @@ ks_status ks_live_run(ks_live *l)
     fputs(l->notices, stderr); /* set-up went well: its notices now */
     l->notices[0] = '\0';
     KS_TRY(ks_live_output_start(&l->out));
-    ks_live_rec_init(&l->rec, opt->fps, ks_window_is_headless(l->win));
     if (opt->record) { /* the composed frame's size: the window's framebuffer */
         int w, h;
         ks_window_size(l->win, &w, &h);
-        KS_TRY(ks_live_rec_start(&l->rec, opt->record, w, h, 1));
+        const ks_status st = ks_display_video_start(l->video, opt->record, w, h, 1);
+        if (l->video->notice[0]) fprintf(stderr, "kernelscope: %s\n", l->video->notice);
+        KS_TRY(st);
     }
 
     /* The frames; a failure stops them, but what was measured and asked for is still written. */
@@ -394,14 +398,16 @@ ks_status ks_live_run(ks_live *l)
         _exit(1);
     }
     char video[1200] = "";
-    ks_status st_out = ks_live_rec_stop(&l->rec, video, sizeof video); /* a stop by signal still ends the file */
+    const int videos = l->video->videos;
+    ks_status st_out = ks_display_video_stop(l->video, video, sizeof video); /* a stop by signal still ends the file */
+    if (l->video->videos > videos) ks_note_wrote(l->video->last);
     if (st_out == KS_OK) st_out = ks_stage_timer_drain(l->timer);
     ks_status st_csv = ks_live_output_close(&l->out, l->timer);
     if (st_out == KS_OK) st_out = st_csv;
     if (st != KS_OK) return ks_fail(st, "%s", first_error); /* the first failure is the one to report */
     KS_TRY(st_out);
     KS_TRY(l->api->finish(l->scene));
-    ks_live_output_summary(&l->out, l->frame, l->timer, video, &l->rec);
+    ks_live_output_summary(&l->out, l->frame, l->timer, video, l->video);
     return KS_OK;
 }
 
@@ -429,10 +435,13 @@ ks_status ks_live_measure(ks_live *l, int last_frames, ks_live_stats *out)
     return KS_OK;
 }
 
-int ks_live_serve_port_of(const ks_live *l) { return ks_live_serve_port(l->serve); }
-const char *ks_live_serve_encoder_of(const ks_live *l, int h264) { return ks_live_serve_encoder(l->serve, h264); }
-const char *ks_live_record_encoder_of(const ks_live *l) { return l->rec.rec ? ks_recorder_encoder(l->rec.rec) : ""; }
+int ks_live_serve_port_of(const ks_live *l) { return ks_display_serve_port(ks_display_page(l->display)); }
+const char *ks_live_serve_encoder_of(const ks_live *l, int h264)
+{
+    return ks_display_serve_encoder(ks_display_page(l->display), h264);
+}
+const char *ks_live_record_encoder_of(const ks_live *l) { return l->video->rec ? ks_recorder_encoder(l->video->rec) : ""; }
 int ks_live_serve_viewer_stats_of(const ks_live *l, struct ks_server_viewer_stats *out)
 {
-    return ks_live_serve_viewer_stats(l->serve, out);
+    return ks_display_serve_viewer_stats(ks_display_page(l->display), out);
 }

@@ -81,7 +81,7 @@ ks_status ks_live_output_close(ks_live_output *o, ks_stage_timer *timer)
 }
 
 void ks_live_output_summary(ks_live_output *o, long long frames, const ks_stage_timer *timer, const char *video,
-                            const ks_live_rec *rec)
+                            const ks_display_video *rec)
 {
     const ks_options *opt = o->d.opt;
     /* the flag table lets --dump-field reach only the scenes that write it */

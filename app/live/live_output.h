@@ -9,7 +9,7 @@
 #include "kernels/common/stage_timer.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
-#include "app/live/live_record.h"
+#include "display/display_video.h"
 #include "app/run_outputs.h"
 #include "app/scene.h"
 
@@ -62,7 +62,7 @@ ks_status ks_live_output_close(ks_live_output *o, ks_stage_timer *timer);
 /* The summary line after the scene's finish: frames, the scene's status,
  * stage medians, what was written (pictures, CSV, --dump-field, video). */
 void ks_live_output_summary(ks_live_output *o, long long frames, const ks_stage_timer *timer, const char *video,
-                            const ks_live_rec *rec);
+                            const ks_display_video *rec);
 /* A run that never reached its end: drops the CSV in progress. */
 void ks_live_output_abort(ks_live_output *o);
 
