@@ -4,8 +4,11 @@ starter kernel file, served with --edit; this script is the page. It reads
 the editor's document (GET /kernel), sends a changed source (POST /kernel)
 and waits until the run says the new build runs, then sends a source with an
 error and waits for its refusal with a file:line log line, then stops the run
-with SIGINT and checks its summary. Prints one line a step; exit 1 on the
-first that fails.
+with SIGINT and checks its summary. In matmul it also presses D (the
+difference view) and reads the page's state: the running build equals
+regtile, then a build that leaves C's last column unwritten is refused and
+its difference names every element of that column. Prints one line a step;
+exit 1 on the first that fails.
 
   scripts/kernel-edit.py --bin build/kernelscope --scene matmul
 """
@@ -14,6 +17,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -38,10 +42,16 @@ lines, pending = [], ""
 
 
 def fail(why):
+    said = lines + pending.splitlines()
+    if any("needs a CUDA device" in l or "no CUDA device" in l for l in said):
+        proc.kill()
+        print("skipped: no CUDA device here (%s)" % said[-1])
+        shutil.rmtree(work, ignore_errors=True)
+        sys.exit(77)  # a test of the GPU machines (ctest's label gpu)
     print("\n".join(lines[-15:]))
     if proc.poll() is None:
         proc.kill()
-    sys.exit("kernel-edit %s: %s" % (args.scene, why))
+    sys.exit("kernel-edit %s: %s (its files kept in %s)" % (args.scene, why, work))
 
 
 def wait_for(pattern):
@@ -83,6 +93,28 @@ def document():
     return json.loads(text)
 
 
+def state_field(label):
+    """A field of the page's state document (/state.json), "" when it is not there."""
+    status, text = request(base.rstrip("/") + "/state.json" + ("?" + query if query else ""))
+    if status != 200:
+        fail("GET /state.json answered %d" % status)
+    for f in json.loads(text)["view"]["fields"]:
+        if f["label"] == label:
+            return f["value"]
+    return ""
+
+
+def field_says(label, words):
+    """Waits (the run's own state, --timeout at most) until the field holds every one of words."""
+    end = time.time() + args.timeout
+    while time.time() < end:
+        value = state_field(label)
+        if all(w in value for w in words):
+            return value
+        time.sleep(0.05)
+    fail("the field %r never said %r (last: %r)" % (label, words, state_field(label)))
+
+
 def build_after(build):
     """The editor's document once a build newer than build has ended (the run's own signal)."""
     end = time.time() + args.timeout
@@ -115,6 +147,24 @@ print("Compile of a changed source: build %d, %s; the page saw it %.0f ms after 
       % (d["build"], "refused" if d["refused"] else "runs", ms, d["save_to_running_ms"]))
 if d["refused"] or not open(src).read().startswith("// edited from the page"):
     fail("the changed source was refused or not written: %s" % d["line"])
+if args.scene == "matmul":  # the difference view: D, from the page as from the window
+    status, _ = request(base.rstrip("/") + "/key?k=d" + ("&" + query if query else ""), b"")
+    if status != 204:
+        fail("POST /key?k=d answered %d" % status)
+    print("D: %s" % field_says("difference view", ["equals regtile in all"]))
+    wrong = doc["source"].replace("if (i >= M || j >= N) return;", "if (i >= M || j >= N - 1) return;")
+    if wrong == doc["source"]:
+        fail("the starter's bounds check was not found")
+    status, text = request(kernel_url, wrong.encode())
+    if status != 202:
+        fail("POST /kernel (a wrong kernel) answered %d: %s" % (status, text[:200]))
+    d = build_after(d["build"])
+    if not d["refused"]:
+        fail("a kernel that leaves C's last column alone was not refused")
+    m = state_field("C = A*B")
+    rows = int(m.split("x")[0])  # "MxN = MxK * KxN"
+    print("D after a wrong build: %s" % field_says("difference view", [
+        "(refused)", "%d of " % rows, "(inf: left unwritten)"]))
 status, text = request(kernel_url, (doc["source"] + "\nthis is not C++;\n").encode())
 if status != 202:
     fail("POST /kernel (a broken source) answered %d: %s" % (status, text[:200]))
@@ -132,4 +182,5 @@ except subprocess.TimeoutExpired:
 lines += (pending + err.decode(errors="replace")).splitlines()
 if proc.returncode not in (0, 130):
     fail("the run ended with status %d after SIGINT" % proc.returncode)
+shutil.rmtree(work, ignore_errors=True)
 print("kernel-edit %s: passed; the run kept going and ended on SIGINT with status %d" % (args.scene, proc.returncode))

@@ -35,6 +35,7 @@ typedef struct uf_file {
     /* the worker's, under lock */
     int block[3];                /* the block the next check runs with */
     char passed[KS_KCHECK_MSG_MAX]; /* the check's words */
+    ks_user_files_diff diff;     /* desc.diff: the newest check's difference slice, not yet taken */
 } uf_file;
 
 struct ks_user_files {
@@ -69,6 +70,12 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     req.code = code;
     req.code_size = size;
     req.cubin = cubin;
+    int dw = 0, dh = 0;
+    if (u->d.diff) { /* the whole output, the slice across z of the check's box */
+        req.axis = 2;
+        req.index = 0;
+        req.diff = ks_kcheck_diff_dims(&req, &dw, &dh) && (long long)dw * dh <= KS_KCHECK_DIFF_MAX;
+    }
     ks_kcheck_result r;
     memset(&r, 0, sizeof r);
     const ks_status st = ks_kchecker_run(u->checker, &req, &r);
@@ -78,6 +85,16 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
         return st;
     }
     snprintf(msg, cap, "%s", r.message);
+    if (u->d.diff) { /* the newest answer replaces one the frame thread has not taken */
+        ks_user_files_diff d = {.values = r.diff, .w = r.diff_w, .h = r.diff_h, .passed = r.passed, .asked = req.diff};
+        snprintf(d.why, sizeof d.why, "%s", r.diff ? "" : !req.diff ? "the output is too large to send" : r.message);
+        r.diff = NULL;
+        pthread_mutex_lock(&u->lock);
+        free(f->diff.values);
+        f->diff = d;
+        f->diff.fresh = 1;
+        pthread_mutex_unlock(&u->lock);
+    }
     ks_kcheck_result_free(&r);
     if (!r.passed) return KS_ERR_INVALID;
     pthread_mutex_lock(&u->lock);
@@ -252,11 +269,26 @@ void ks_user_files_destroy(ks_user_files *u)
     ks_kernel_watch_destroy(u->watch); /* first: its worker may be inside a check */
     ks_kchecker_destroy(u->checker);
     ks_kernel_page_destroy(u->page);
+    for (int i = 0; i < u->count; ++i) free(u->files[i].diff.values);
     pthread_mutex_destroy(&u->lock);
     free(u);
 }
 
 int ks_user_files_count(const ks_user_files *u) { return u ? u->count : 0; }
+
+int ks_user_files_take_diff(ks_user_files *u, int slot, ks_user_files_diff *out)
+{
+    if (!u || slot < 0 || slot >= u->count) return 0;
+    pthread_mutex_lock(&u->lock);
+    const int fresh = u->files[slot].diff.fresh;
+    if (fresh) {
+        *out = u->files[slot].diff;
+        out->fresh = 0;
+        memset(&u->files[slot].diff, 0, sizeof u->files[slot].diff);
+    }
+    pthread_mutex_unlock(&u->lock);
+    return fresh;
+}
 
 const ks_server_editor *ks_user_files_editor(ks_user_files *u) { return u ? ks_kernel_page_editor(u->page) : NULL; }
 

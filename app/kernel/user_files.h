@@ -31,6 +31,9 @@ typedef struct ks_user_files_desc {
     int block[3];               /* the block every file starts with */
     int watch;                  /* 1: reload on save (the live view); 0: build once (bench) */
     int edit;                   /* with watch: the page edits the first file (--edit) */
+    int diff;                   /* 1: every check also answers with the difference of the whole
+                                   output (the slice across z of grid; ks_user_files_take_diff); the
+                                   scene's kernel_check makes it, after a refusal too */
     /* Called on the thread that calls create and poll, with a build that passed:
        the scene makes the code its own (its stream drained first). KS_OK, or a
        failure (with ks_fail's text) that refuses the build. */
@@ -39,6 +42,18 @@ typedef struct ks_user_files_desc {
 } ks_user_files_desc;
 
 typedef struct ks_user_files ks_user_files;
+
+/* A check's difference slice (desc.diff): |yours - ours| for each cell of the
+ * output, w x h, cell (a, b) at a + b * w (kernel_checker.h); values NULL when
+ * the check made none (why says why). The build it came from passed or not. */
+typedef struct ks_user_files_diff {
+    float *values;              /* malloc'd; the taker frees it */
+    int w, h;
+    int passed;                 /* the build passed its check */
+    int asked;                  /* it was asked for (0: the output is too large to send) */
+    int fresh;                  /* (internal) not yet taken */
+    char why[KS_KCHECK_MSG_MAX]; /* with no values: why there are none */
+} ks_user_files_diff;
 
 struct ks_options;
 /* The --kernel-file paths of opt's scene (its registry row's kernel_file), at
@@ -58,6 +73,9 @@ int ks_user_files_count(const ks_user_files *u);
 struct ks_server_editor;
 /* desc.edit: the page's editor of the first file, for the server; else NULL. */
 const struct ks_server_editor *ks_user_files_editor(ks_user_files *u);
+/* The newest difference slice of file slot's checks, when one came since the
+ * last take: 1 and *out filled (the caller frees out->values); else 0. Any thread. */
+int ks_user_files_take_diff(ks_user_files *u, int slot, ks_user_files_diff *out);
 /* The variant name of file slot (its base name). */
 const char *ks_user_files_name(const ks_user_files *u, int slot);
 /* Once a frame: finished builds loaded (desc.load), then the block file slot

@@ -9,6 +9,7 @@
 
 #include "kernels/common/cellmap.h"
 #include "kernels/common/colormap.h"
+#include "kernels/common/diff_colour.h"
 #include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
 #include "kernels/common/field.h"       /* ks_grid, ks_axis, slices */
 #include "kernels/common/ks_error.h"
@@ -68,24 +69,11 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
 /* ---- The difference view (a user's kernel against ours, laplace_cpu.c) ----
  * The values are |yours - ours| over a slice, w x h, cell (a, b) at a + b*w
  * (ks_slice_point's cells), each >= 0, or +inf where one field was left
- * unwritten (NaN) and the other not. Pixel (p, q) of a view (m: the cellmap
- * over the w x h cells) shows the LARGEST value of the cells it covers, so one
- * wrong cell stays visible however far out the view is zoomed. Colours: a
- * pixel whose cells are all exactly 0 is KS_LDIFF_ZERO_RGBA, a grey that no
- * entry of the map has; any other value v the entry ks_colormap_index(v, 0,
- * 1/max) of KS_LDIFF_CMAP (+inf and values above max the last entry). */
-#define KS_LDIFF_CMAP KS_CMAP_INFERNO
-#define KS_LDIFF_ZERO_RGBA {96, 96, 96, 255}
-/* The colour of one value v (>= 0 or +inf) for the range [0, max]. */
-void ks_laplace_diff_color(float v, float max, unsigned char rgba[4]);
-/* The slice's summary: the largest finite value (0 when none), the cells
- * above 0 (+inf included) and the +inf ones. */
-typedef struct ks_ldiff_stats {
-    float max;
-    long long nonzero, unwritten;
-} ks_ldiff_stats;
-void ks_laplace_diff_stats(const float *diff, size_t n, ks_ldiff_stats *out);
-/* The view's picture (rows bottom-up, RGBA8, m->x.pixels x m->y.pixels) of the
+ * unwritten (NaN) and the other not; their colours and summary are
+ * kernels/common/diff_colour.h's. Pixel (p, q) of a view (m: the cellmap over
+ * the w x h cells) shows the LARGEST value of the cells it covers, so one
+ * wrong cell stays visible however far out the view is zoomed.
+ * The view's picture (rows bottom-up, RGBA8, m->x.pixels x m->y.pixels) of the
  * values for the range [0, max]; KS_ERR_INVALID unless m is valid and covers
  * w x h cells. */
 ks_status ks_laplace_diff_render_view(const float *diff, int w, int h, const ks_cellmap *m, float max,

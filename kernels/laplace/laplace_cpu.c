@@ -276,36 +276,6 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
 
 /* ---- the difference view (laplace.h) ---- */
 
-static const unsigned char ks_ldiff_zero[4] = KS_LDIFF_ZERO_RGBA;
-
-/* The colour of v for [0, max] (inv_span its 1/max) from the map's table. */
-static const unsigned char *diff_colour(const unsigned char table[256][4], float v, float max, float inv_span)
-{
-    if (v == 0.0f) return ks_ldiff_zero;
-    /* +inf, and anything over an empty range, is the top of the map */
-    if (isinf(v) || !(max > 0.0f)) return table[255];
-    return table[ks_colormap_index(v, 0.0f, inv_span)];
-}
-
-void ks_laplace_diff_color(float v, float max, unsigned char rgba[4])
-{
-    unsigned char table[256][4];
-    ks_colormap_table_rgba(KS_LDIFF_CMAP, table);
-    memcpy(rgba, diff_colour(table, v, max, ks_colormap_inv_span(0.0f, max)), 4);
-}
-
-void ks_laplace_diff_stats(const float *diff, size_t n, ks_ldiff_stats *out)
-{
-    memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < n; ++i) {
-        const float v = diff[i];
-        if (!(v > 0.0f)) continue;
-        ++out->nonzero;
-        if (isinf(v)) ++out->unwritten;
-        else if (v > out->max) out->max = v;
-    }
-}
-
 ks_status ks_laplace_diff_render_view(const float *diff, int w, int h, const ks_cellmap *m, float max,
                                       unsigned char *rgba)
 {
@@ -315,7 +285,7 @@ ks_status ks_laplace_diff_render_view(const float *diff, int w, int h, const ks_
         return ks_fail(KS_ERR_INVALID, "view of %d x %d cells over a %d x %d difference slice", m->x.cells, m->y.cells,
                        w, h);
     unsigned char table[256][4];
-    ks_colormap_table_rgba(KS_LDIFF_CMAP, table);
+    ks_colormap_table_rgba(KS_DIFF_CMAP, table);
     const float inv_span = ks_colormap_inv_span(0.0f, max);
     const int pw = m->x.pixels, ph = m->y.pixels;
 #ifdef _OPENMP
@@ -333,7 +303,7 @@ ks_status ks_laplace_diff_render_view(const float *diff, int w, int h, const ks_
                     const float d = diff[(size_t)y * (size_t)w + (size_t)x];
                     if (d > v) v = d;
                 }
-            memcpy(rgba + ((size_t)q * (size_t)pw + (size_t)p) * 4, diff_colour(table, v, max, inv_span), 4);
+            memcpy(rgba + ((size_t)q * (size_t)pw + (size_t)p) * 4, ks_diff_colour_of(table, v, max, inv_span), 4);
         }
     }
     return KS_OK;

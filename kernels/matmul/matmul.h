@@ -74,6 +74,11 @@ void ks_matmul_mismatch_text(const ks_matmul_mismatch *m, const ks_matmul_size *
 /* The CPU's picture of C, as ks_matmul_gpu_draw draws it (rgba host, rows bottom-up). */
 void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
                         float lo, float hi, int grid_tile, unsigned char *rgba);
+/* The difference view's picture (rgba host, rows bottom-up, laid out as
+ * ks_matmul_draw_cpu's): diff holds |yours - ours| of C[i][j] at i + j * M
+ * (kernels/common/diff_colour.h's values and colours); a pixel shows the
+ * largest of the elements it covers, so one wrong element stays visible. */
+void ks_matmul_draw_diff_cpu(const ks_matmul_size *s, const float *diff, int w, int h, float max, unsigned char *rgba);
 /* ---- how the work was done: one record per block tile of C ---- */
 /* What a picture of C shows (the V key cycles them). */
 typedef enum ks_matmul_picture {
@@ -190,6 +195,8 @@ ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture p
                                    unsigned long long last, int w, int h, void *rgba);
 /* ks_matmul_shade_bands_cpu on the device, over the picture in rgba (device, w x h). */
 ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, int w, int h, void *rgba);
+/* A picture made on the host into rgba (device, w * h * 4 bytes), on the scene's stream. */
+ks_status ks_matmul_gpu_upload_picture(ks_matmul_gpu *g, void *rgba, const unsigned char *host, int w, int h);
 /* One element of C (synchronises). */
 ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
 

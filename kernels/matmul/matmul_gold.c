@@ -1,6 +1,7 @@
 /* Matmul inputs, size parsing, CPU gold, variant table and DRAM model (matmul.h). */
 #include "matmul.h"
 #include "matmul_draw.h"
+#include "kernels/common/diff_colour.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -174,6 +175,29 @@ void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, c
             } else {
                 memcpy(out, lut[ks_colormap_index(mean, lo, inv)], 4);
             }
+        }
+    }
+}
+
+void ks_matmul_draw_diff_cpu(const ks_matmul_size *s, const float *diff, int w, int h, float max, unsigned char *rgba)
+{
+    unsigned char table[256][4];
+    ks_colormap_table_rgba(KS_DIFF_CMAP, table);
+    const float inv_span = ks_colormap_inv_span(0.0f, max);
+#pragma omp parallel for schedule(static)
+    for (int py = 0; py < h; ++py) {
+        long long i0, i1;
+        ks_matmul_cells(h - 1 - py, s->m, h, &i0, &i1);
+        for (int px = 0; px < w; ++px) {
+            long long j0, j1;
+            ks_matmul_cells(px, s->n, w, &j0, &j1);
+            float v = 0.0f; /* the largest: a lone wrong element must not average away */
+            for (long long j = j0; j < j1; ++j)
+                for (long long i = i0; i < i1; ++i) {
+                    const float d = diff[i + j * s->m];
+                    if (d > v) v = d;
+                }
+            memcpy(rgba + 4 * ((size_t)py * w + px), ks_diff_colour_of(table, v, max, inv_span), 4);
         }
     }
 }

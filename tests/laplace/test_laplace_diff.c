@@ -15,15 +15,15 @@
 #include "kernels/common/colormap.h"
 #include "kernels/laplace/laplace.h"
 
-static const unsigned char zero_rgba[4] = KS_LDIFF_ZERO_RGBA;
+static const unsigned char zero_rgba[4] = KS_DIFF_ZERO_RGBA;
 
-static void colour(float v, float max, unsigned char out[4]) { ks_laplace_diff_color(v, max, out); }
+static void colour(float v, float max, unsigned char out[4]) { ks_diff_color(v, max, out); }
 
 /* The map's entry e, as the picture uses it. */
 static const unsigned char *entry(int e)
 {
     static unsigned char table[256][4];
-    ks_colormap_table_rgba(KS_LDIFF_CMAP, table);
+    ks_colormap_table_rgba(KS_DIFF_CMAP, table);
     return table[e];
 }
 
@@ -100,12 +100,12 @@ static void test_stats(void **state)
 {
     (void)state;
     const float d[6] = {0.0f, 0.25f, INFINITY, 1e-7f, 0.0f, INFINITY};
-    ks_ldiff_stats st;
-    ks_laplace_diff_stats(d, 6, &st);
+    ks_diff_stats st;
+    ks_diff_summarize(d, 6, &st);
     assert_true(st.max == 0.25f); /* the largest finite value */
     assert_int_equal(st.nonzero, 4);
     assert_int_equal(st.unwritten, 2);
-    ks_laplace_diff_stats(d, 1, &st);
+    ks_diff_summarize(d, 1, &st);
     assert_true(st.max == 0.0f);
     assert_int_equal(st.nonzero, 0);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kernels/common/ks_util.h"
+#include "kernels/common/diff_colour.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_draw.h"
 #include "kernels/matmul/matmul_bench.h"
@@ -187,6 +188,32 @@ static void test_picture(void **state)
         white_cols += all;
     }
     assert_int_equal(white_cols, 1);
+}
+
+/* The difference view's picture: a 6x4 C (diff at i + j * M) drawn 2x2, each pixel
+ * a 3x2 block of elements; the largest of a block shows, however small the rest. */
+static void test_diff_picture(void **state)
+{
+    (void)state;
+    const ks_matmul_size s = {6, 4, 1};
+    float d[24] = {0};
+    d[4 + 3 * 6] = 2.0f;      /* C[4][3]: bottom-right pixel (rows bottom-up: row 0 is C rows 3..5) */
+    d[1 + 0 * 6] = INFINITY; /* C[1][0]: top-left, left unwritten */
+    d[0 + 2 * 6] = 0.5f;      /* C[0][2]: top-right, a quarter of the range */
+    unsigned char px[2 * 2 * 4], want[4];
+    ks_matmul_draw_diff_cpu(&s, d, 2, 2, 2.0f, px);
+    ks_diff_color(INFINITY, 2.0f, want);
+    assert_memory_equal(px + 4 * 2, want, 4); /* top-left: pixel (0, 1) */
+    ks_diff_color(0.5f, 2.0f, want);
+    assert_memory_equal(px + 4 * 3, want, 4); /* top-right */
+    ks_diff_color(2.0f, 2.0f, want);
+    assert_memory_equal(px + 4 * 1, want, 4); /* bottom-right */
+    const unsigned char grey[4] = KS_DIFF_ZERO_RGBA;
+    assert_memory_equal(px, grey, 4); /* bottom-left: all exactly 0 */
+    /* the NaN rule of the values: one side unwritten is +inf, both or equal infinities 0 */
+    assert_true(isinf(ks_diff_value(NAN, 1.0f)) && isinf(ks_diff_value(1.0f, NAN)));
+    assert_true(ks_diff_value(NAN, NAN) == 0.0f && ks_diff_value(INFINITY, INFINITY) == 0.0f);
+    assert_true(ks_diff_value(1.0f, 3.5f) == 2.5f);
 }
 
 /* The tile picture on made-up records: 5x7 C in tiles of 2 (3 across, 3 down), drawn 1:1
@@ -464,7 +491,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gold_exact), cmocka_unit_test(test_first_diff), cmocka_unit_test(test_size_parse),
-        cmocka_unit_test(test_model),      cmocka_unit_test(test_picture),    cmocka_unit_test(test_csv),
+        cmocka_unit_test(test_model),      cmocka_unit_test(test_picture), cmocka_unit_test(test_diff_picture),    cmocka_unit_test(test_csv),
         cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field), cmocka_unit_test(test_tile_picture),
         cmocka_unit_test(test_picture_modes), cmocka_unit_test(test_bands),
     };

@@ -15,6 +15,7 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/diff_colour.h"
 #include "kernels/common/nvrtc_compile.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_contract.h"
@@ -49,8 +50,9 @@ static const char ks_skips_column[] =
     "}\n";
 
 /* Compiles source for this device and checks it in the checker process at
- * the live size M=300 N=200 K=100 with block bx x by. */
-static void check(ks_kchecker *c, const char *source, int bx, int by, ks_kcheck_result *res)
+ * the live size M=300 N=200 K=100 with block bx x by; diff: with the
+ * difference of all of C (user_files.h's desc.diff: the slice across z). */
+static void check_diff(ks_kchecker *c, const char *source, int bx, int by, int diff, ks_kcheck_result *res)
 {
     ks_nvrtc_result code;
     const ks_status st = ks_nvrtc_compile(
@@ -68,9 +70,16 @@ static void check(ks_kchecker *c, const char *source, int bx, int by, ks_kcheck_
     req.code = code.code;
     req.code_size = code.code_size;
     req.cubin = code.cubin;
+    req.diff = diff;
+    req.axis = 2;
     assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
     fprintf(stderr, "check: %s\n", res->message);
     ks_nvrtc_result_free(&code);
+}
+
+static void check(ks_kchecker *c, const char *source, int bx, int by, ks_kcheck_result *res)
+{
+    check_diff(c, source, bx, by, 0, res);
 }
 
 static void test_check(void **state)
@@ -109,6 +118,47 @@ static void test_check(void **state)
     assert_false(res.passed);
     assert_non_null(strstr(res.message, "differs from the CPU gold at M=37 N=29 K=23 at C[0][28]: ")); /* NaN, any sign */
     assert_non_null(strstr(res.message, "(never written); 37 elements differ, max error inf"));
+    ks_kchecker_destroy(c);
+}
+
+/* The difference view's answer (M=300 N=200): C[i][j]'s |yours - regtile| at
+ * i + j * M; a refused kernel has one too (the live size runs for it). */
+static void test_diff(void **state)
+{
+    (void)state;
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kcheck_result res;
+    enum { M = 300, N = 200 };
+    check_diff(c, KS_MATMUL_STARTER, 16, 16, 1, &res); /* right: zero everywhere (regtile's order of adds) */
+    assert_true(res.passed);
+    assert_non_null(res.diff);
+    assert_int_equal(res.diff_w, M);
+    assert_int_equal(res.diff_h, N);
+    ks_diff_stats st;
+    ks_diff_summarize(res.diff, (size_t)M * N, &st);
+    assert_int_equal(st.nonzero, 0);
+    ks_kcheck_result_free(&res);
+
+    check_diff(c, ks_off_by_one, 16, 16, 1, &res); /* refused by the gold; C[20][11] one too large */
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "differs from the CPU gold")); /* the refusal's own words */
+    assert_non_null(res.diff);
+    ks_diff_summarize(res.diff, (size_t)M * N, &st);
+    assert_int_equal(st.nonzero, 1);
+    assert_int_equal(st.unwritten, 0);
+    const float at = res.diff[20 + 11 * M];
+    assert_true(at > 0.5f && at < 1.5f);
+    ks_kcheck_result_free(&res);
+
+    check_diff(c, ks_skips_column, 16, 16, 1, &res); /* the last column left NaN: +inf there, nothing else */
+    assert_false(res.passed);
+    assert_non_null(res.diff);
+    ks_diff_summarize(res.diff, (size_t)M * N, &st);
+    assert_int_equal(st.nonzero, M);
+    assert_int_equal(st.unwritten, M);
+    for (int i = 0; i < M; ++i) assert_true(isinf(res.diff[i + (size_t)(N - 1) * M]));
+    ks_kcheck_result_free(&res);
     ks_kchecker_destroy(c);
 }
 
@@ -160,6 +210,7 @@ int main(void)
     if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_diff),
         cmocka_unit_test(test_live),
         cmocka_unit_test(test_bench_rows),
     };

@@ -16,3 +16,11 @@ if(KS_CUDA) # gpu tests exist only there
   target_link_libraries(test_matmul_user_gpu PRIVATE ks_test_util)
   add_dependencies(test_matmul_user_gpu kernelscope)
 endif()
+# --edit and the difference view end to end on the GPU (scripts/kernel-edit.py is the page): a
+# changed source runs, D shows it equal to regtile, a wrong one is refused and its difference
+# names the column it left unwritten, a broken one is refused with file:line.
+if(KS_CUDA AND Python3_EXECUTABLE)
+  add_test(NAME test_matmul_edit_diff_gpu COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/kernel-edit.py
+           --bin $<TARGET_FILE:kernelscope> --scene matmul)
+  set_tests_properties(test_matmul_edit_diff_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

@@ -54,7 +54,7 @@ typedef struct diff_pic {
     int axis, index;
     float *values;           /* w x h (malloc'd), NULL: none, why says why */
     int w, h;
-    ks_ldiff_stats stats;
+    ks_diff_stats stats;
     int final;               /* none for this build on any slice (a fault, a time-out): not asked again */
     char why[KS_KCHECK_MSG_MAX];
 } diff_pic;
@@ -109,7 +109,7 @@ static void diff_answer(diff_pic *pic, const ks_kcheck_request *req, ks_kcheck_r
     pic->w = r->diff_w;
     pic->h = r->diff_h;
     r->diff = NULL;
-    if (pic->values) ks_laplace_diff_stats(pic->values, (size_t)pic->w * (size_t)pic->h, &pic->stats);
+    if (pic->values) ks_diff_summarize(pic->values, (size_t)pic->w * (size_t)pic->h, &pic->stats);
     pic->final = !pic->values; /* the slice is never why: the sizes were checked before asking */
     if (!pic->values) snprintf(pic->why, sizeof pic->why, "%s", r->message);
 }

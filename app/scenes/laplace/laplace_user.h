@@ -67,7 +67,7 @@ typedef struct ks_laplace_diff {
     int axis, index, w, h;  /* READY: the slice and its cells */
     const float *values;    /* READY: w x h, cell (a, b) at a + b*w (laplace.h's difference view);
                                the module's, valid until the next ks_laplace_user_diff */
-    ks_ldiff_stats stats;   /* READY: of the values */
+    ks_diff_stats stats;   /* READY: of the values */
     long long serial;       /* changes whenever the values do (the picture is made again) */
     char why[KS_KCHECK_MSG_MAX]; /* NONE: why there is no picture */
 } ks_laplace_diff;

@@ -149,7 +149,7 @@ static void view_diff(const ks_laplace_scene *s, ks_view *v)
         v->message_kind = KS_VMSG_NOTICE;
     }
     if (!ks_laplace_scene_diff_shown(s)) return;
-    v->colorbar.cmap = KS_LDIFF_CMAP;
+    v->colorbar.cmap = KS_DIFF_CMAP;
     v->colorbar.lo = 0.0;
     v->colorbar.hi = scene_diff_range(d);
     v->colorbar.hist_n = 0; /* the field's histogram says nothing of the difference */

@@ -27,6 +27,7 @@
 #include "kernels/common/fma_peak.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_user.h"
+#include "app/kernel/user_diff.h"
 #include "render/image_io.h"
 #include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
@@ -71,6 +72,10 @@ typedef struct matmul_scene {
     int active;               /* the file that runs, -1: one of ours (variant) */
     int block[3];             /* the users' kernels' block: --block, [ ] */
     int run_block[3];         /* the block the active file runs with this frame (its checked one) */
+    ks_user_diff diff;        /* D: |yours - regtile| over C, from each file's check */
+    unsigned char *diff_rgba; /* its picture, made on the host */
+    long long diff_serial;    /* the answer it was made from (-1: none) */
+    int diff_slot;
 } matmul_scene;
 
 /* Blocks [ ] cycle a user's kernel through, by thread count. */
@@ -177,6 +182,8 @@ static void destroy(void *self)
     ks_user_files_destroy(s->files); /* first: its worker may be inside a check */
     for (int i = 0; i < s->nuser; ++i) ks_matmul_user_destroy(s->user[i]);
     ks_matmul_gpu_destroy(s->gpu);
+    ks_user_diff_free(&s->diff);
+    free(s->diff_rgba);
     free(s->a);
     free(s->b);
     free(s->c);
@@ -210,7 +217,7 @@ static ks_status user_files(matmul_scene *s, const ks_scene_env *env)
         .paths = paths, .count = n, .scene = def->name, .device = env->device,
         .grid = {s->size.m, s->size.n, s->size.k},
         .block = {s->block[0], s->block[1], s->block[2]},
-        .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
+        .watch = 1, .edit = s->opt->edit, .diff = 1, .load = load_user, .user = s,
     };
     KS_TRY(ks_user_files_create(&d, &s->files));
     s->active = s->opt->kernel_count ? -1 : 0; /* --kernel names ours or a file */
@@ -311,6 +318,7 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
         ks_user_files_poll(s->files, s->active, s->block, &changed, s->run_block, &reverted);
         if (reverted) memcpy(s->block, s->run_block, sizeof s->block); /* refused there: back to the one it passed at */
         if (changed) ks_timing_window_clear(&s->times); /* new code: its own times */
+        ks_user_diff_poll(&s->diff, s->files);
     }
     if (ctx && !ctx->step) return KS_OK;
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "matmul") : -1;
@@ -353,6 +361,33 @@ static int hovered_band(const matmul_scene *s, ks_matmul_band *band)
     return 1;
 }
 
+/* D: the difference picture of the file the view is of, made on the host
+ * when its answer is new, copied into the slot each frame. 1 when drawn. */
+static ks_status draw_diff(matmul_scene *s, void *rgba, int *drawn)
+{
+    const int slot = ks_user_diff_slot(s->files, s->active);
+    *drawn = ks_user_diff_shown(&s->diff, slot);
+    if (!*drawn) return KS_OK;
+    const size_t bytes = (size_t)s->w * (size_t)s->h * 4;
+    if (!s->diff_rgba) {
+        s->diff_rgba = malloc(bytes);
+        if (!s->diff_rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the difference picture");
+        s->diff_serial = -1;
+    }
+    if (s->diff_serial != s->diff.serial[slot] || s->diff_slot != slot) {
+        const ks_user_files_diff *d = &s->diff.d[slot];
+        if (d->w != s->size.m || d->h != s->size.n)
+            return ks_fail(KS_ERR_INVALID, "difference of %dx%d elements for C of %dx%d", d->w, d->h, s->size.m,
+                           s->size.n);
+        ks_matmul_draw_diff_cpu(&s->size, d->values, s->w, s->h, ks_user_diff_range(&s->diff, slot), s->diff_rgba);
+        s->diff_serial = s->diff.serial[slot];
+        s->diff_slot = slot;
+    }
+    if (s->gpu) return ks_matmul_gpu_upload_picture(s->gpu, rgba, s->diff_rgba, s->w, s->h);
+    memcpy(rgba, s->diff_rgba, bytes);
+    return KS_OK;
+}
+
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     matmul_scene *s = self;
@@ -366,7 +401,11 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     const int stage = ctx && ctx->timer ? ks_stage_timer_stage(ctx->timer, "draw") : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     if (s->pic != KS_MATMUL_PIC_VALUE) KS_TRY(fetch_records(s));
-    if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) {
+    int diff_drawn = 0;
+    KS_TRY(draw_diff(s, rgba, &diff_drawn));
+    if (diff_drawn) {
+        /* the difference is the picture */
+    } else if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) {
         if (s->gpu)
             KS_TRY(ks_matmul_gpu_draw_tiles(s->gpu, s->rec_bt, s->pic, s->pal, s->lut, s->first, s->last, s->w, s->h,
                                             rgba));
@@ -417,6 +456,9 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     *handled = 1;
     s->notice[0] = '\0';
     switch (ev->key) {
+    case 'D':
+        (void)ks_user_diff_toggle(&s->diff, s->files, s->gpu != NULL, s->notice, sizeof s->notice);
+        return KS_OK;
     case 'V':
         s->pic = (ks_matmul_picture)((s->pic + (ev->shift ? KS_MATMUL_PIC_NUM - 1 : 1)) % KS_MATMUL_PIC_NUM);
         if (s->gpu) KS_TRY(ks_matmul_gpu_set_record(s->gpu, s->pic != KS_MATMUL_PIC_VALUE));
@@ -484,6 +526,9 @@ static void hover(matmul_scene *s, char *buf, size_t len)
         v = s->c[(size_t)i * s->size.n + j];
     }
     snprintf(buf, len, "C[%d][%d] = %g", i, j, (double)v);
+    const int slot = ks_user_diff_slot(s->files, s->active);
+    if (ks_user_diff_shown(&s->diff, slot))
+        cat(buf, len, "  |yours - regtile| = %g", (double)s->diff.d[slot].values[(size_t)i + (size_t)j * s->size.m]);
     const int K = s->size.k;
     if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) {
         /* the tile under the cursor: who computed it, when, and what fed it */
@@ -662,6 +707,8 @@ static void view(void *self, ks_view *v)
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "C[i][j]");
     if (s->pic != KS_MATMUL_PIC_VALUE) tiles_view(s, v);
     ks_user_files_view(s->files, s->active, v);
+    ks_user_diff_view(&s->diff, s->files, ks_user_diff_slot(s->files, s->active),
+                      ks_matmul_variant_get(KS_MATMUL_REGTILE)->name, "elements of C", v);
     hover(s, v->hover, sizeof v->hover);
 }
 
@@ -689,6 +736,7 @@ const ks_scene_api ks_scene_matmul_api = {
             "  Tab        next variant (naive, tiled, regtile, cublas, then your --kernel-file kernels)\n"
             "  [ / ]      smaller / larger tile (tiled: 8, 16, 32); your kernel: smaller / larger block\n"
             "  V          next picture: tiles by finish time (default), C's values, tiles by SM (CPU: thread)\n"
+            "  D          difference view: |your kernel - regtile| over C (--kernel-file), from its last check\n"
             "  hover      C[i][j], its tile's SM and time, the tiles of A and B it read (their bands lit)\n",
     .create = create,
     .destroy = destroy,

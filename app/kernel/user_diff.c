@@ -1,0 +1,101 @@
+#include "app/kernel/user_diff.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/common/ks_util.h"
+
+void ks_user_diff_poll(ks_user_diff *ud, ks_user_files *files)
+{
+    const int n = ks_user_files_count(files);
+    for (int i = 0; i < n && i < KS_USER_FILES_MAX; ++i) {
+        ks_user_files_diff d;
+        if (!ks_user_files_take_diff(files, i, &d)) continue;
+        free(ud->d[i].values);
+        ud->d[i] = d;
+        ud->have[i] = 1;
+        memset(&ud->stats[i], 0, sizeof ud->stats[i]);
+        if (d.values) ks_diff_summarize(d.values, (size_t)d.w * (size_t)d.h, &ud->stats[i]);
+        ++ud->serial[i];
+    }
+}
+
+int ks_user_diff_slot(const ks_user_files *files, int active)
+{
+    return ks_user_files_count(files) > 0 ? (active >= 0 ? active : 0) : -1;
+}
+
+int ks_user_diff_shown(const ks_user_diff *ud, int slot)
+{
+    return ud->on && slot >= 0 && slot < KS_USER_FILES_MAX && ud->have[slot] && ud->d[slot].values;
+}
+
+float ks_user_diff_range(const ks_user_diff *ud, int slot)
+{
+    const float m = slot >= 0 && slot < KS_USER_FILES_MAX ? ud->stats[slot].max : 0.0f;
+    return m > 0.0f ? m : 1.0f;
+}
+
+int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cuda, char *notice, size_t cap)
+{
+    if (ks_user_files_count(files) > 0) {
+        ud->on = !ud->on;
+        return 1;
+    }
+    ud->on = 0;
+    snprintf(notice, cap, "D: no difference view: %s",
+             use_cuda ? "no --kernel-file kernel to compare with ours"
+                      : "the CPU backend runs no user kernels (--kernel-file needs a CUDA device)");
+    return 0;
+}
+
+void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int slot, const char *ours,
+                       const char *cells, ks_view *v)
+{
+    if (slot < 0) return;
+    ks_view_toggle(v, "difference", 'D', ud->on ? "on" : "off", ud->on ? "off" : "on");
+    if (!ud->on) return;
+    const char *name = ks_user_files_name(files, slot);
+    const ks_user_files_diff *d = &ud->d[slot];
+    const ks_diff_stats *st = &ud->stats[slot];
+    char line[KS_VIEW_TEXT];
+    size_t used = 0; /* a long reason is cut to the line */
+    if (!ud->have[slot])
+        ks_text_append(line, sizeof line, &used, "no check of %s has answered since the view was made; save it to "
+                                                 "check it again", name);
+    else if (!d->values)
+        ks_text_append(line, sizeof line, &used, "no difference picture of %s: %s", name, d->why);
+    else if (st->nonzero == 0)
+        ks_text_append(line, sizeof line, &used, "%s equals %s in all %lld %s", name, ours, (long long)d->w * d->h,
+                       cells);
+    else
+        ks_text_append(line, sizeof line, &used, "%s%s against %s: %lld of %lld %s differ%s, max %.2e%s; grey: exactly 0, "
+                       "a pixel shows its cells' largest", name, d->passed ? "" : " (refused)", ours, st->nonzero,
+                       (long long)d->w * d->h, cells, st->unwritten ? " (inf: left unwritten)" : "", st->max,
+                       d->passed ? " (within the check's tolerance)" : "");
+    ks_view_text(v, KS_VGROUP_SCENE, "difference view", "%s", line);
+    if (!ks_user_diff_shown(ud, slot)) {
+        if (!v->message[0]) { /* the learner must know why the picture is not the difference */
+            size_t n = 0;
+            ks_text_append(v->message, sizeof v->message, &n, "D: %s", line);
+            v->message_kind = KS_VMSG_NOTICE;
+        }
+        return;
+    }
+    v->colorbar.on = 1;
+    v->colorbar.cmap = KS_DIFF_CMAP;
+    v->colorbar.lo = 0.0;
+    v->colorbar.hi = ks_user_diff_range(ud, slot);
+    v->colorbar.hist_n = 0;
+    if (st->nonzero == 0)
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s| = 0 (grey)", ours);
+    else
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s|, max %.1e (grey: 0)", ours, st->max);
+}
+
+void ks_user_diff_free(ks_user_diff *ud)
+{
+    for (int i = 0; i < KS_USER_FILES_MAX; ++i) free(ud->d[i].values);
+    memset(ud, 0, sizeof *ud);
+}

@@ -1,0 +1,40 @@
+/* The difference view (D) of a scene whose users' kernels write one output
+ * (user_files.h with desc.diff: matmul's C, histogram's bins): each file's
+ * newest check answers with |yours - ours| for every output cell, the build
+ * refused or not, and the scene draws it in place of its picture. This module
+ * keeps those answers (taken from the files each frame), says on the panel
+ * what they show or why there is none, and gives the colour bar. The Laplace
+ * scenes have their own, over a slice they choose (laplace_user.h). */
+#ifndef KS_USER_DIFF_H
+#define KS_USER_DIFF_H
+
+#include "app/kernel/user_files.h"
+#include "kernels/common/diff_colour.h"
+#include "render/view.h"
+
+typedef struct ks_user_diff {
+    int on;                                   /* D */
+    ks_user_files_diff d[KS_USER_FILES_MAX];  /* each file's newest answer (values owned) */
+    int have[KS_USER_FILES_MAX];              /* an answer came */
+    ks_diff_stats stats[KS_USER_FILES_MAX];
+    long long serial[KS_USER_FILES_MAX];      /* grows with each answer: the scene draws anew */
+} ks_user_diff;
+
+/* Takes the answers that came since the last frame. */
+void ks_user_diff_poll(ks_user_diff *ud, ks_user_files *files);
+/* The file the view is of: the one that runs (active >= 0), else the first. */
+int ks_user_diff_slot(const ks_user_files *files, int active);
+/* 1 when the view is on and file slot has values to show. */
+int ks_user_diff_shown(const ks_user_diff *ud, int slot);
+/* The largest value of slot's answer for the colour range (1 when all are 0). */
+float ks_user_diff_range(const ks_user_diff *ud, int slot);
+/* D: on / off; 0 and a line in notice when there is nothing to compare (no kernel file, or the CPU backend). */
+int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cuda, char *notice, size_t cap);
+/* The panel's toggle and its line (what is shown, or why nothing), and with
+ * values shown the colour bar; ours: the reference the check compares with;
+ * cells: what a cell is ("elements of C", "bins"). */
+void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int slot, const char *ours,
+                       const char *cells, ks_view *v);
+void ks_user_diff_free(ks_user_diff *ud);
+
+#endif
