@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import subprocess
@@ -25,6 +24,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+
+from stderr_lines import StderrLines
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--bin", default=os.environ.get("KS_BINARY", "kernelscope"))
@@ -38,43 +39,26 @@ subprocess.run([args.bin, "new-kernel", args.scene, "-o", src], check=True, stdo
 proc = subprocess.Popen([args.bin, args.scene, "--headless", "--frames", "100000000", "--kernel-file", src,
                          "--serve", "127.0.0.1:0", "--edit"],
                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-lines, pending = [], ""
 
 
 def fail(why):
-    said = lines + pending.splitlines()
+    said = out.all_said()
     if any("needs a CUDA device" in l or "no CUDA device" in l for l in said):
         proc.kill()
         print("skipped: no CUDA device here (%s)" % said[-1])
         shutil.rmtree(work, ignore_errors=True)
         sys.exit(77)  # a test of the GPU machines (ctest's label gpu)
-    print("\n".join(lines[-15:]))
+    print("\n".join(said[-15:]))
     if proc.poll() is None:
         proc.kill()
     sys.exit("kernel-edit %s: %s (its files kept in %s)" % (args.scene, why, work))
 
 
+out = StderrLines(proc, args.timeout, fail)
+
+
 def wait_for(pattern):
-    """The first line of the run's stderr matching pattern (read already, or within --timeout seconds)."""
-    global pending
-    for line in lines:
-        m = re.search(pattern, line)
-        if m:
-            return m
-    end = time.time() + args.timeout
-    while True:
-        while "\n" in pending:
-            line, pending = pending.split("\n", 1)
-            lines.append(line)
-            m = re.search(pattern, line)
-            if m:
-                return m
-        left = end - time.time()
-        ready = select.select([proc.stderr], [], [], max(left, 0))[0] if left > 0 else []
-        chunk = os.read(proc.stderr.fileno(), 65536).decode(errors="replace") if ready else ""
-        if not chunk:
-            fail("no line matching %r (%s)" % (pattern, "timed out" if not ready else "the run ended"))
-        pending += chunk
+    return out.wait_for(pattern, seen=True)
 
 
 def request(url, body=None):
@@ -179,7 +163,7 @@ try:
     _, err = proc.communicate(timeout=args.timeout)
 except subprocess.TimeoutExpired:
     fail("no end within %.0f s of SIGINT" % args.timeout)
-lines += (pending + err.decode(errors="replace")).splitlines()
+out.finish(err.decode(errors="replace"))
 if proc.returncode not in (0, 130):
     fail("the run ended with status %d after SIGINT" % proc.returncode)
 shutil.rmtree(work, ignore_errors=True)

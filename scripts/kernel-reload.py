@@ -11,14 +11,14 @@ the rest, which the app prints when it ends.
 """
 import argparse
 import os
-import re
-import select
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from stderr_lines import StderrLines
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--bin", default=os.environ.get("KS_BINARY", "kernelscope"))
@@ -35,10 +35,6 @@ subprocess.run([args.bin, "new-kernel", args.scene, "-o", src], check=True, stdo
 base = open(src).read()
 proc = subprocess.Popen([args.bin, args.scene, "--headless", "--grid", args.grid, "--frames", "100000000",
                          "--kernel-file", src], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-lines = []
-pending = ""
-
-
 def dump_state():
     """Where the run and its checker process wait (Linux /proc), for a line that never came."""
     for pid in [proc.pid] + [int(c) for c in open("/proc/%d/task/%d/children" % (proc.pid, proc.pid)).read().split()]:
@@ -54,35 +50,24 @@ def dump_state():
             print("  (%s)" % e)
 
 
-def wait_for(pattern):
-    """The first line of the run's stderr matching pattern, within --timeout seconds."""
-    global pending
-    end = time.time() + args.timeout
-    while True:
-        while "\n" in pending:
-            line, pending = pending.split("\n", 1)
-            lines.append(line)
-            m = re.search(pattern, line)
-            if m:
-                return m
-        left = end - time.time()
-        ready = select.select([proc.stderr], [], [], max(left, 0))[0] if left > 0 else []
-        chunk = os.read(proc.stderr.fileno(), 65536).decode(errors="replace") if ready else ""
-        if not chunk:
-            print("\n".join(lines[-20:]))
-            if proc.poll() is None:
-                dump_state()
-                time.sleep(1)
-                dump_state()
-                proc.send_signal(signal.SIGINT)  # a live frame loop says so and prints its summary
-                try:
-                    print(proc.communicate(timeout=10)[1].decode(errors="replace"))
-                except subprocess.TimeoutExpired:
-                    print("(no answer to SIGINT in 10 s)")
-            proc.kill()
-            sys.exit("kernel-reload: %s before a line matching %r" %
-                     ("no answer in %.0f s" % args.timeout if ready == [] else "the run ended", pattern))
-        pending += chunk
+def silence(why):
+    """No line came: what the run said last and where it waits, then stop it."""
+    print("\n".join(out.lines[-20:]))
+    if proc.poll() is None:
+        dump_state()
+        time.sleep(1)
+        dump_state()
+        proc.send_signal(signal.SIGINT)  # a live frame loop says so and prints its summary
+        try:
+            print(proc.communicate(timeout=10)[1].decode(errors="replace"))
+        except subprocess.TimeoutExpired:
+            print("(no answer to SIGINT in 10 s)")
+    proc.kill()
+    sys.exit("kernel-reload: %s" % why)
+
+
+out = StderrLines(proc, args.timeout, silence)
+wait_for = out.wait_for
 
 
 first = wait_for(r"compiled in (\d+) ms, checked in (\d+) ms")
@@ -102,11 +87,12 @@ for i in range(args.saves + 1):
     time.sleep(args.pause)  # a user saves now and then: frames without a build in between
 proc.send_signal(signal.SIGINT)
 try:
-    _, out = proc.communicate(timeout=args.timeout)
+    _, rest = proc.communicate(timeout=args.timeout)
 except subprocess.TimeoutExpired:
     proc.kill()
-    _, out = proc.communicate()
-lines += (pending + out.decode(errors="replace")).splitlines()
+    _, rest = proc.communicate()
+out.finish(rest.decode(errors="replace"))
+lines = out.lines
 names = ("save to running", "NVRTC compile", "check (child)", "swap")
 print("%d saves of a %d-line %s kernel, grid %s:" % (len(rows), base.count("\n"), args.scene, args.grid))
 for k, name in enumerate(names):
