@@ -17,7 +17,8 @@
 #   live      kernelscope bench live, when the binary has it
 #   kernel    a user's kernel (--kernel-file): save to running and the frames meanwhile
 #             (scripts/kernel-reload.py), a starter's bench rows beside block3d, and our regq,
-#             matmul's regtile and reduce's sum_shuffle as users' files beside the built-in ones,
+#             matmul's regtile, histogram's shared and reduce's sum_shuffle as users' files beside
+#             the built-in ones,
 #             and --edit's Compile end to end in matmul, histogram and reduce (scripts/kernel-edit.py)
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
 #             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
@@ -273,6 +274,11 @@ RUNS
       --block 256x1 --out "$out/kernel_bench_reduce" >"$out/kernel_bench_reduce.txt" 2>&1
     note_rc "bench reduce --kernel-file (--from sum_shuffle)" $?
     grep -E '(sum_shuffle|shuffle_copy)' "$out/kernel_bench_reduce.txt" | grep -v wrote
+    "$KS_BINARY" new-kernel histogram --from shared -o "$out/shared_copy.cu" >/dev/null
+    "$KS_BINARY" bench histogram --kernel shared --kernel-file "$out/shared_copy.cu" --kernel shared_copy.cu \
+      --out "$out/kernel_bench_histogram" >"$out/kernel_bench_histogram.txt" 2>&1
+    note_rc "bench histogram --kernel-file (--from shared)" $?
+    grep -E '(shared|shared_copy)' "$out/kernel_bench_histogram.txt" | grep -v wrote
     # --edit end to end in the scenes whose kernel files user_files.c serves: the page's Compile
     for sc in matmul histogram reduce; do
       python3 "$here/scripts/kernel-edit.py" --bin "$KS_BINARY" --scene "$sc" >"$out/kernel_edit_$sc.txt" 2>&1

@@ -69,11 +69,14 @@ void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int s
     else if (st->nonzero == 0)
         ks_text_append(line, sizeof line, &used, "%s equals %s in all %lld %s", name, ours, (long long)d->w * d->h,
                        cells);
-    else
-        ks_text_append(line, sizeof line, &used, "%s%s against %s: %lld of %lld %s differ%s, max %.2e%s; grey: exactly 0, "
+    else {
+        char max[48] = ""; /* the largest finite difference; none when every one is a cell left unwritten */
+        if (st->max > 0.0f) snprintf(max, sizeof max, ", max %.2e", (double)st->max);
+        ks_text_append(line, sizeof line, &used, "%s%s against %s: %lld of %lld %s differ%s%s%s; grey: exactly 0, "
                        "a pixel shows its cells' largest", name, d->passed ? "" : " (refused)", ours, st->nonzero,
-                       (long long)d->w * d->h, cells, st->unwritten ? " (inf: left unwritten)" : "", st->max,
+                       (long long)d->w * d->h, cells, st->unwritten ? " (inf: left unwritten)" : "", max,
                        d->passed ? " (within the check's tolerance)" : "");
+    }
     ks_view_text(v, KS_VGROUP_SCENE, "difference view", "%s", line);
     if (!ks_user_diff_shown(ud, slot)) {
         if (!v->message[0]) { /* the learner must know why the picture is not the difference */
@@ -90,8 +93,10 @@ void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int s
     v->colorbar.hist_n = 0;
     if (st->nonzero == 0)
         snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s| = 0 (grey)", ours);
-    else
+    else if (st->max > 0.0f)
         snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s|, max %.1e (grey: 0)", ours, st->max);
+    else
+        snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s|: inf, left unwritten (grey: 0)", ours);
 }
 
 void ks_user_diff_free(ks_user_diff *ud)
