@@ -28,7 +28,7 @@
     "More bytes a thread (optional): declare\n"                                                \
     "  extern \"C\" __constant__ int kernelscope_bytes_per_thread = p;\n"                     \
     "  (1 to 65536) and the grid shrinks to ceil(n/(bx*p)); which bytes a thread\n"            \
-    "  takes is up to the kernel (new-kernel histogram --from shared: p = 16,\n"               \
+    "  takes is up to the kernel (new-kernel histogram --from shared: p = 128,\n"              \
     "  a block's bins in shared memory).\n"                                                     \
     "Read nothing outside data[0..n), write nothing outside bins[0..256); counts\n"           \
     "  are exact (unsigned int).\n"

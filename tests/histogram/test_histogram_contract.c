@@ -67,7 +67,8 @@ static void test_starters_compile(void **state)
     free(text);
     text = ks_new_kernel_text(d, "shared", "sh.cu");
     assert_non_null(strstr(text, "new-kernel histogram --from shared"));
-    assert_non_null(strstr(text, "extern \"C\" __constant__ int kernelscope_bytes_per_thread = 16;"));
+    assert_non_null(strstr(text, "constexpr int bytes_per_thread = 128;"));
+    assert_non_null(strstr(text, "extern \"C\" __constant__ int kernelscope_bytes_per_thread = bytes_per_thread;"));
     compiles(text, "sh.cu");
     free(text);
 }
