@@ -92,10 +92,23 @@ typedef struct ks_viewer_field {
                                   default stream); the picture's sampling and copy are queued on it */
 } ks_viewer_field;
 
+/* Keys for your program (ks_viewer_input.keys): a letter is its upper-case
+ * ASCII code ('A'..'Z'; N and Q step and quit), a digit '0'..'9', and these. */
+enum {
+    KS_VIEWER_KEYS = 32, /* keys kept between two polls; more are dropped (keys_dropped) */
+    KS_VIEWER_KEY_TAB = 256, KS_VIEWER_KEY_LEFT, KS_VIEWER_KEY_RIGHT, KS_VIEWER_KEY_UP, KS_VIEWER_KEY_DOWN,
+    KS_VIEWER_KEY_PAGE_UP, KS_VIEWER_KEY_PAGE_DOWN, KS_VIEWER_KEY_LEFT_BRACKET, KS_VIEWER_KEY_RIGHT_BRACKET,
+    KS_VIEWER_KEY_PLUS, KS_VIEWER_KEY_MINUS, KS_VIEWER_KEY_F1, KS_VIEWER_KEY_PERIOD, KS_VIEWER_KEY_COMMA,
+    KS_VIEWER_KEY_HOME
+};
+
 typedef struct ks_viewer_input {
-    int paused;   /* the page asked for a pause (Space), and no step since */
+    int paused;   /* the page or the window asked for a pause (Space), and no step since */
     int steps;    /* single steps asked (N) since the last poll */
-    int quit;     /* the page asked to stop (Q) */
+    int quit;     /* the page or the window asked to stop (Q, Escape, the window's close button) */
+    int nkeys;    /* other keys pressed since the last poll, oldest first, in keys[0 .. nkeys) */
+    int keys[KS_VIEWER_KEYS];
+    int keys_dropped; /* keys pressed since the last poll beyond KS_VIEWER_KEYS */
 } ks_viewer_input;
 
 int ks_viewer_create(const ks_viewer_desc *desc, ks_viewer **out);
@@ -123,8 +136,10 @@ int ks_viewer_stage(ks_viewer *v, const char *name, void *start_event, void *end
  * at path, written through a temporary name; its size in *width, *height
  * (either may be NULL). KS_VIEWER_EINVALID before any field was shown. */
 int ks_viewer_save(ks_viewer *v, const char *path, int *width, int *height);
-/* What the page asked for since the last poll. */
+/* What the page and the window asked for since the last poll. */
 int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input);
+/* A key's name as the page sends it ("r", "5", "left", "page_up", "plus"); NULL for no such key. */
+const char *ks_viewer_key_name(int key);
 /* The page to open ("" without serve). */
 const char *ks_viewer_url(const ks_viewer *v);
 /* The calling thread's last error, one line ("" after a success). */

@@ -24,6 +24,7 @@
 #include "render/view.h"
 #include "render/window.h"
 #include "serve/serve_auth.h"
+#include "serve/serve_keys.h"
 #include "video/recorder.h"
 #include "lib/viewer_gpu.h"
 
@@ -132,6 +133,7 @@ struct ks_viewer {
     int plot_n;
     /* the page's and the window's input */
     int paused, steps, quit;
+    int keys[KS_VIEWER_KEYS], nkeys, keys_dropped; /* the other keys, for ks_viewer_poll */
     /* what the display is made with, on the viewer's thread (create() waits for the outcome) */
     int serve;
     char serve_addr[KS_SERVE_ADDR_MAX], token[KS_SERVE_TOKEN_MAX];
@@ -304,12 +306,25 @@ static void make_view(ks_viewer *v, ks_view *view, int w)
                         "  Esc / Q    quit\n";
 }
 
+_Static_assert(KS_KEY_HOME - KS_KEY_TAB == KS_VIEWER_KEY_HOME - KS_VIEWER_KEY_TAB &&
+                   KS_KEY_PERIOD - KS_KEY_TAB == KS_VIEWER_KEY_PERIOD - KS_VIEWER_KEY_TAB,
+               "the public keys follow render/window.h's order from Tab to Home");
+
+/* One more key for the program's poll (lock held). */
+static void put_key(ks_viewer *v, int key)
+{
+    if (v->nkeys < KS_VIEWER_KEYS) v->keys[v->nkeys++] = key;
+    else ++v->keys_dropped;
+}
+
 /* A key from the window, its panels or the page (lock held): Space pauses and resumes, N steps, Q or Escape stops. */
 static void take_key(ks_viewer *v, int key)
 {
     if (key == KS_KEY_SPACE) v->paused = !v->paused;
     else if (key == 'N') ++v->steps;
     else if (key == 'Q' || key == KS_KEY_ESCAPE) v->quit = 1;
+    else if (key >= KS_KEY_TAB && key <= KS_KEY_HOME) put_key(v, KS_VIEWER_KEY_TAB + (key - KS_KEY_TAB));
+    else if ((key >= 'A' && key <= 'Z') || (key >= '0' && key <= '9')) put_key(v, key);
 }
 
 static void take_input(ks_viewer *v)
@@ -805,6 +820,10 @@ int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input)
     input->paused = v->paused;
     input->steps = v->steps;
     input->quit = v->quit;
+    input->nkeys = v->nkeys;
+    memcpy(input->keys, v->keys, sizeof input->keys);
+    input->keys_dropped = v->keys_dropped;
+    v->nkeys = v->keys_dropped = 0;
     v->steps = 0;
     if (input->steps) v->paused = 1; /* a step pauses after it, as in the live view */
     pthread_mutex_unlock(&v->lock);
@@ -812,6 +831,18 @@ int ks_viewer_poll(ks_viewer *v, ks_viewer_input *input)
 }
 
 const char *ks_viewer_url(const ks_viewer *v) { return v ? v->url : ""; }
+
+const char *ks_viewer_key_name(int key)
+{
+    static const char *const digits[10] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+    static const char *const more[] = {"period", "comma", "home"}; /* the window's only */
+    if (key >= '0' && key <= '9') return digits[key - '0'];
+    if (key >= 'A' && key <= 'Z') return ks_serve_key_name(key);
+    if (key < KS_VIEWER_KEY_TAB || key > KS_VIEWER_KEY_HOME) return NULL;
+    const int internal = KS_KEY_TAB + (key - KS_VIEWER_KEY_TAB);
+    if (internal >= KS_KEY_PERIOD) return more[internal - KS_KEY_PERIOD];
+    return ks_serve_key_name(internal);
+}
 
 static ks_status close_viewer(ks_viewer *v)
 {

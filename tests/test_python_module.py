@@ -5,6 +5,8 @@ Run by tests/python_module.sh: python test_python_module.py CONSUMER SCRATCH"""
 import os
 import subprocess
 import sys
+import time
+import urllib.request
 
 import numpy as np
 
@@ -131,6 +133,22 @@ try:
     assert os.path.getsize(video) > 0 and not any(n.startswith("run.mkv.tmp") for n in os.listdir(scratch))
 except ks.Error as e:  # a library built without FFmpeg says so; anything else is a failure
     assert "without" in str(e), str(e)
+# 5. keys from the page reach poll(): your own by name, Space as the pause
+with ks.Viewer(serve="127.0.0.1:0") as v:
+    v.show(cube[0])
+    for name in ("r", "left", "space"):
+        with urllib.request.urlopen(urllib.request.Request(v.url.rstrip("/") + "/key?k=" + name, data=b"",
+                                                           method="POST"), timeout=10) as answer:
+            assert answer.status == 204
+    keys, paused = [], False
+    for _ in range(1500):  # the viewer's thread takes them now and then: its poll() is the signal
+        asked = v.poll()
+        keys += asked["keys"]
+        paused = asked["paused"]
+        if keys == ["r", "left"] and paused:
+            break
+        time.sleep(0.02)
+    assert keys == ["r", "left"] and paused, (keys, paused)
 closed = ks.Viewer()
 closed.close()
 try:

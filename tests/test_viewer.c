@@ -229,9 +229,30 @@ static void test_serve(void **state)
     assert_non_null(strstr(answer, "residual"));
     assert_non_null(strstr(answer, "\"stages_ms\":{\"jacobi\":5"));
     assert_int_equal(http_get(port, "/", answer, sizeof answer), 200); /* the viewer page */
+    /* keys from the page: R and Left for the program, Space a pause; in the order sent */
+    const char *sent[] = {"/key?k=r", "/key?k=left", "/key?k=space"};
+    for (int i = 0; i < 3; ++i) assert_int_equal(ks_test_http(port, "POST", sent[i], NULL, 0, 0, answer, sizeof answer), 204);
+    int keys[8], nkeys = 0, paused = 0;
     ks_viewer_input in;
-    assert_int_equal(ks_viewer_poll(v, &in), 0);
-    assert_int_equal(in.quit, 0);
+    for (int i = 0; i < 1500 && !(nkeys == 2 && paused); ++i) { /* the viewer's thread takes them now and then */
+        assert_int_equal(ks_viewer_poll(v, &in), 0);
+        for (int k = 0; k < in.nkeys && nkeys < 8; ++k) keys[nkeys++] = in.keys[k];
+        paused = in.paused;
+        assert_int_equal(in.quit, 0);
+        assert_int_equal(in.keys_dropped, 0);
+        if (!(nkeys == 2 && paused)) ks_test_sleep_ms(20);
+    }
+    assert_int_equal(nkeys, 2);
+    assert_int_equal(keys[0], 'R');
+    assert_int_equal(keys[1], KS_VIEWER_KEY_LEFT);
+    assert_true(paused);
+    assert_string_equal(ks_viewer_key_name('R'), "r");
+    assert_string_equal(ks_viewer_key_name('5'), "5");
+    assert_string_equal(ks_viewer_key_name(KS_VIEWER_KEY_LEFT), "left");
+    assert_string_equal(ks_viewer_key_name(KS_VIEWER_KEY_PLUS), "plus");
+    assert_string_equal(ks_viewer_key_name(KS_VIEWER_KEY_HOME), "home");
+    assert_null(ks_viewer_key_name(KS_VIEWER_KEY_HOME + 1));
+    assert_null(ks_viewer_key_name(' '));
     ks_viewer_destroy(v);
 }
 

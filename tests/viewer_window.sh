@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libkernelscope's window under an X server: the viewer opens its window and
 # draws the field with the app's panels; keys pressed in it and a click on
-# its Step button (XTEST, as a user's) reach ks_viewer_poll: N a step, Q the stop. Without a display, create fails with
+# its Step button (XTEST, as a user's) reach ks_viewer_poll: N a step, R one of
+# the program's keys, Q the stop. Without a display, create fails with
 # KS_VIEWER_EDISPLAY and one line.
 # Usage (ctest runs it under xvfb-run): viewer_window.sh HOST_PROGRAM
 set -u
@@ -34,6 +35,10 @@ xdotool key --delay 50 n n
 wait_steps 2
 xdotool mousemove --window "$win" 1026 43 click 1
 wait_steps 3
+xdotool key r # a key of the program's own
+while read -r -t 60 line <&3; do [ "$line" = "key=r" ] && break; done
+[ "$line" = "key=r" ] || { echo "FAIL: the R key did not reach ks_viewer_poll (last: ${line:-nothing})"; kill $pid; exit 1; }
+echo "ok: the R key reached ks_viewer_poll's keys"
 xdotool key q
 if ! read -r -t 60 line <&3; then line="nothing"; fi
 wait $pid

@@ -57,6 +57,10 @@ int main(int argc, char **argv)
             printf("steps=%d\n", steps);
             fflush(stdout);
         }
+        for (int k = 0; k < in.nkeys; ++k) { /* and that a key of the program's arrived */
+            printf("key=%s\n", ks_viewer_key_name(in.keys[k]));
+            fflush(stdout);
+        }
         if (in.quit) {
             printf("quit steps=%d paused=%d\n", steps, paused);
             return ks_viewer_close(v) == KS_VIEWER_OK ? 0 : 1;

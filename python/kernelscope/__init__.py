@@ -78,8 +78,12 @@ class _Field(ctypes.Structure):
                 ("slice", ctypes.c_longlong), ("stream", ctypes.c_void_p)]
 
 
+_KEYS = 32  # KS_VIEWER_KEYS
+
+
 class _Input(ctypes.Structure):
-    _fields_ = [("paused", ctypes.c_int), ("steps", ctypes.c_int), ("quit", ctypes.c_int)]
+    _fields_ = [("paused", ctypes.c_int), ("steps", ctypes.c_int), ("quit", ctypes.c_int), ("nkeys", ctypes.c_int),
+                ("keys", ctypes.c_int * _KEYS), ("keys_dropped", ctypes.c_int)]
 
 
 _lib = None
@@ -107,6 +111,8 @@ def _library():
         lib.ks_viewer_save.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int),
                                        ctypes.POINTER(ctypes.c_int)]
         lib.ks_viewer_poll.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
+        lib.ks_viewer_key_name.argtypes = [ctypes.c_int]
+        lib.ks_viewer_key_name.restype = ctypes.c_char_p
         lib.ks_viewer_url.argtypes = [ctypes.c_void_p]
         lib.ks_viewer_url.restype = ctypes.c_char_p
         lib.ks_viewer_last_error.restype = ctypes.c_char_p
@@ -333,10 +339,13 @@ class Viewer:
         return w.value, h.value
 
     def poll(self):
-        """What the page asked for since the last poll: dict(paused, steps, quit)."""
+        """What the page and the window asked for since the last poll: dict(paused, steps, quit, keys),
+        keys the other keys pressed, oldest first, by the page's names ("r", "5", "left", "plus")."""
         i = _Input()
-        _check(_library().ks_viewer_poll(self._handle(), ctypes.byref(i)))
-        return {"paused": bool(i.paused), "steps": i.steps, "quit": bool(i.quit)}
+        lib = _library()
+        _check(lib.ks_viewer_poll(self._handle(), ctypes.byref(i)))
+        keys = [lib.ks_viewer_key_name(i.keys[k]).decode() for k in range(i.nkeys)]
+        return {"paused": bool(i.paused), "steps": i.steps, "quit": bool(i.quit), "keys": keys}
 
     def close(self):
         """Ends the viewer (the recording finished and renamed into place); a kernelscope.Error
