@@ -2,12 +2,14 @@
 """A user's 2D heat solver in NumPy, watched in the browser with kernelscope.
 
     pip install ./python                     # once; the C library installed with cmake --install
-    python3 examples/heat_numpy.py           # prints the page's URL; Q on the page stops it
+    python3 examples/heat_numpy.py           # prints the page's URL; on the page Space pauses, N
+                                             # steps, R starts again from a cold plate, Q stops
 
 Jacobi iterations on a square plate whose top edge is hot; the page shows the field and the
 residual as it converges. --steps N stops after N iterations, --save FILE.png keeps the last
 picture (what the tests run)."""
 import argparse
+import time
 
 import numpy as np
 
@@ -36,7 +38,12 @@ with ks.Viewer(serve=a.serve or None, title="heat (NumPy)", colormap="inferno", 
         v.show(u)
         v.value("residual", residual)
         asked = v.poll()
+        while asked["paused"] and not asked["steps"] and not asked["quit"]:  # Space: wait for Space again, or N
+            time.sleep(0.02)
+            asked = v.poll()
         if asked["quit"]:
             break
+        if "r" in asked["keys"]:  # R, a key of this program's own: the plate cold again
+            u[:-1, :] = 0.0
     if a.save:
         print("kernelscope: saved a %d x %d picture after %d iterations (residual %.3g)" % (*v.save(a.save), it, residual))
