@@ -340,6 +340,15 @@ static void test_invalid_requests(void **state)
         req.index = bad_slices[i][4];
         expect_invalid(c, &req);
     }
+    /* a difference of its own cells (a histogram's bins): each at least 1, not too many */
+    const int bad_cells[][2] = {{0, 5}, {256, 0}, {-1, 1}, {5000, 5000}};
+    for (size_t i = 0; i < sizeof bad_cells / sizeof *bad_cells; ++i) {
+        req = request("diff", "k.cu", 10);
+        req.diff = 1;
+        req.axis = 2;
+        memcpy(req.cells, bad_cells[i], sizeof req.cells);
+        expect_invalid(c, &req);
+    }
     expect_invalid(c, NULL);
     assert_int_equal(ks_kchecker_pid(c), pid); /* refused up front: the child never saw them */
     expect_pass(c, 10, "tag1");
@@ -390,7 +399,22 @@ static void test_diff_payload(void **state)
         assert_null(r.diff);
         expect_pass(c, 100, "tag1"); /* the line after the values is read as a line */
     }
-    ks_kcheck_request req = diff_request("diff", 4, 3, 5, 2, 1);
+    ks_kcheck_request req = diff_request("diff", 100, 100, 100, 2, 0);
+    req.cells[0] = 256, req.cells[1] = 1; /* its own cells, not the grid's: 256 bins */
+    int w = 0, h = 0;
+    assert_true(ks_kcheck_diff_dims(&req, &w, &h));
+    assert_int_equal(w, 256);
+    assert_int_equal(h, 1);
+    ks_kcheck_result rc;
+    assert_int_equal(ks_kchecker_run(c, &req, &rc), KS_OK);
+    assert_non_null(rc.diff);
+    assert_int_equal(rc.diff_w, 256);
+    assert_int_equal(rc.diff_h, 1);
+    for (int i = 0; i < 256; ++i)
+        if (!(rc.diff[i] == diff_value(i))) fail_msg("cells 256 x 1, cell %d: %g", i, (double)rc.diff[i]);
+    ks_kcheck_result_free(&rc);
+    expect_pass(c, 100, "tag1");
+    req = diff_request("diff", 4, 3, 5, 2, 1);
     req.diff = 0; /* not asked: none sent */
     ks_kcheck_result r;
     assert_int_equal(ks_kchecker_run(c, &req, &r), KS_OK);
@@ -436,7 +460,7 @@ static void test_diff_malformed(void **state)
     (void)state;
     static const char twelve[] = "0,0,0,0,0.5,0,0,0,0,0,0,inf";
     int replaced = 0;
-    ks_kcheck_result r = raw_answer("kscheck/2 0 0 7 4 3 wrong at (i,j,k) = (0,1,1)", twelve, -1, 1, &replaced);
+    ks_kcheck_result r = raw_answer("kscheck/3 0 0 7 4 3 wrong at (i,j,k) = (0,1,1)", twelve, -1, 1, &replaced);
     assert_string_equal(r.message, "wrong at (i,j,k) = (0,1,1)"); /* the well-formed one, taken */
     assert_non_null(r.diff);
     assert_true(r.diff[4] == 0.5f && r.diff[0] == 0.0f && isinf(r.diff[11]));
@@ -447,15 +471,15 @@ static void test_diff_malformed(void **state)
         int cut, diff;
         const char *why;
     } bad[] = {
-        {"kscheck/2 0 0 7 3 4 m", twelve, -1, 1, "the check process sent a malformed answer"},   /* other sizes */
-        {"kscheck/2 0 0 7 4 3 m", "0,0,0,0,0,0,0,0,0,0,0,nan", -1, 1, "the check process sent a malformed answer"},
-        {"kscheck/2 0 0 7 4 3 m", "0,0,0,0,0,0,-1,0,0,0,0,0", -1, 1, "the check process sent a malformed answer"},
-        {"kscheck/2 0 0 7 4 3 m", twelve, -1, 0, "the check process sent a malformed answer"}, /* unasked */
-        {"kscheck/2 0 0 7 100000 100000 m", "", -1, 1, "the check process sent a malformed answer"}, /* huge */
-        {"kscheck/2 0 0 7 99999999999 3 m", "", -1, 1, "the check process sent a malformed answer"},
-        {"kscheck/2 0 0 7 4 m", "", -1, 1, "the check process sent a malformed answer"},       /* a size missing */
-        {"kscheck/2 0 0 7 -4 3 m", "", -1, 1, "the check process sent a malformed answer"},    /* a sign */
-        {"kscheck/2 0 0 7 4 3 m", twelve, 20, 1, "the check process died: exited with status 0"}, /* cut short */
+        {"kscheck/3 0 0 7 3 4 m", twelve, -1, 1, "the check process sent a malformed answer"},   /* other sizes */
+        {"kscheck/3 0 0 7 4 3 m", "0,0,0,0,0,0,0,0,0,0,0,nan", -1, 1, "the check process sent a malformed answer"},
+        {"kscheck/3 0 0 7 4 3 m", "0,0,0,0,0,0,-1,0,0,0,0,0", -1, 1, "the check process sent a malformed answer"},
+        {"kscheck/3 0 0 7 4 3 m", twelve, -1, 0, "the check process sent a malformed answer"}, /* unasked */
+        {"kscheck/3 0 0 7 100000 100000 m", "", -1, 1, "the check process sent a malformed answer"}, /* huge */
+        {"kscheck/3 0 0 7 99999999999 3 m", "", -1, 1, "the check process sent a malformed answer"},
+        {"kscheck/3 0 0 7 4 m", "", -1, 1, "the check process sent a malformed answer"},       /* a size missing */
+        {"kscheck/3 0 0 7 -4 3 m", "", -1, 1, "the check process sent a malformed answer"},    /* a sign */
+        {"kscheck/3 0 0 7 4 3 m", twelve, 20, 1, "the check process died: exited with status 0"}, /* cut short */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         r = raw_answer(bad[i].line, bad[i].values, bad[i].cut, bad[i].diff, &replaced);
@@ -538,36 +562,39 @@ static void test_child_strict(void **state)
 {
     (void)state;
     assert_int_equal(CHILD_EXIT(""), 0);
-    assert_int_equal(CHILD_EXIT("kscheck/2 pass 1 1 1 1 1 1 0 0 3 2 0 0 0\nabxyz"), 0);
-    assert_int_equal(CHILD_EXIT("kscheck/2 pass 1 1 1 1 1 1 0 0 3 2 0 0 0\nabxyzkscheck/2 mismatch 1 1 1 1 1 1 0 0 1 0 0 0 0\nq"), 0);
-    assert_int_equal(CHILD_EXIT("kscheck/2 fatal 1 1 1 1 1 1 0 0 1 0 0 0 0\nq"), 3);
-    assert_int_equal(CHILD_EXIT("kscheck/2 diff 4 3 2 1 1 1 0 0 1 0 1 2 1\nq"), 0); /* a slice asked for */
+    assert_int_equal(CHILD_EXIT("kscheck/3 pass 1 1 1 1 1 1 0 0 3 2 0 0 0 0 0\nabxyz"), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/3 pass 1 1 1 1 1 1 0 0 3 2 0 0 0 0 0\nabxyzkscheck/3 mismatch 1 1 1 1 1 1 0 0 1 0 0 0 0 0 0\nq"), 0);
+    assert_int_equal(CHILD_EXIT("kscheck/3 fatal 1 1 1 1 1 1 0 0 1 0 0 0 0 0 0\nq"), 3);
+    assert_int_equal(CHILD_EXIT("kscheck/3 diff 4 3 2 1 1 1 0 0 1 0 1 2 1 0 0\nq"), 0); /* a slice asked for */
+    assert_int_equal(CHILD_EXIT("kscheck/3 diff 4 3 2 1 1 1 0 0 1 0 1 2 1 256 1\nq"), 0); /* cells of its own */
     const char *const bad[] = {
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 10 0 0 0 0\nabc",     /* code cut short */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 3 2 0 0 0\na",        /* file name cut short */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0 0",            /* no end of line */
-        "kscheck/1 pass 1 1 1 1 1 1 0 0 1 0\nx",              /* another version */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0\nx",          /* a field missing */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0 0 7\nx",      /* one too many */
-        "kscheck/2 pass  1 1 1 1 1 0 0 1 0 0 0 0\nx",         /* two spaces */
-        "kscheck/2 pass 0 1 1 1 1 1 0 0 1 0 0 0 0\nx",        /* an empty grid */
-        "kscheck/2 pass 1 1 1 1 1 1 0 2 1 0 0 0 0\nx",        /* cubin neither 0 nor 1 */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 -1 0 0 0 0\nx",       /* a sign */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 0 0 0 0 0\n",         /* no code */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 16777217 0 0 0 0\nx", /* too much code */
-        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 256 0 0 0\nx",      /* too long a file name */
-        "kscheck/2 pass 1 1 1 99999999999 1 1 0 0 1 0 0 0 0\nx",
-        "kscheck/2 pass 4 3 2 1 1 1 0 0 1 0 2 2 1\nx",        /* diff neither 0 nor 1 */
-        "kscheck/2 pass 4 3 2 1 1 1 0 0 1 0 1 3 1\nx",        /* no axis 3 */
-        "kscheck/2 pass 4 3 2 1 1 1 0 0 1 0 1 2 2\nx",        /* a slice past the grid */
-        "kscheck/2 pass 4 3 1 1 1 1 0 0 1 0 1 0 1\nx",        /* a 2D grid: its z slice only */
-        "kscheck/2 pass 5000 5000 3 1 1 1 0 0 1 0 1 2 1\nx",  /* a slice over KS_KCHECK_DIFF_MAX */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 10 0 0 0 0 0 0\nabc",     /* code cut short */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 3 2 0 0 0 0 0\na",        /* file name cut short */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 1 0 0 0 0 0 0",            /* no end of line */
+        "kscheck/2 pass 1 1 1 1 1 1 0 0 1 0 0 0 0\nx",          /* another version */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 1 0 0 0 0 0\nx",      /* a field missing */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 1 0 0 0 0 0 0 7\nx",  /* one too many */
+        "kscheck/3 pass  1 1 1 1 1 0 0 1 0 0 0 0 0 0\nx",     /* two spaces */
+        "kscheck/3 pass 0 1 1 1 1 1 0 0 1 0 0 0 0 0 0\nx",    /* an empty grid */
+        "kscheck/3 pass 1 1 1 1 1 1 0 2 1 0 0 0 0 0 0\nx",    /* cubin neither 0 nor 1 */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 -1 0 0 0 0 0 0\nx",   /* a sign */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 0 0 0 0 0 0 0\n",     /* no code */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 16777217 0 0 0 0 0 0\nx", /* too much code */
+        "kscheck/3 pass 1 1 1 1 1 1 0 0 1 256 0 0 0 0 0\nx",  /* too long a file name */
+        "kscheck/3 pass 1 1 1 99999999999 1 1 0 0 1 0 0 0 0 0 0\nx",
+        "kscheck/3 pass 4 3 2 1 1 1 0 0 1 0 2 2 1 0 0\nx",    /* diff neither 0 nor 1 */
+        "kscheck/3 pass 4 3 2 1 1 1 0 0 1 0 1 3 1 0 0\nx",    /* no axis 3 */
+        "kscheck/3 pass 4 3 2 1 1 1 0 0 1 0 1 2 2 0 0\nx",    /* a slice past the grid */
+        "kscheck/3 pass 4 3 1 1 1 1 0 0 1 0 1 0 1 0 0\nx",    /* a 2D grid: its z slice only */
+        "kscheck/3 pass 5000 5000 3 1 1 1 0 0 1 0 1 2 1 0 0\nx",  /* a slice over KS_KCHECK_DIFF_MAX */
+        "kscheck/3 pass 4 3 2 1 1 1 0 0 1 0 1 2 1 0 5\nx",    /* cells of its own, one of them 0 */
+        "kscheck/3 pass 4 3 2 1 1 1 0 0 1 0 1 2 1 5000 5000\nx", /* cells over KS_KCHECK_DIFF_MAX */
         "\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         if (child_exit(bad[i], strlen(bad[i])) != 2) fail_msg("request %zu was not refused", i);
     }
-    assert_int_equal(CHILD_EXIT("kscheck/2 pass 1 1 1 1 1 1 0 0 1 2 0 0 0\na\0x"), 2); /* a NUL in the file name */
+    assert_int_equal(CHILD_EXIT("kscheck/3 pass 1 1 1 1 1 1 0 0 1 2 0 0 0 0 0\na\0x"), 2); /* a NUL in the file name */
 }
 
 /* The raw child (see the top): "ready", then for each request line the
@@ -583,7 +610,7 @@ static int raw_child(const char *line, const char *values, int cut)
         p = *end == ',' ? end + 1 : end;
         if (end == p && *p) return 2;
     }
-    char ready[] = "kscheck/2 ready\n";
+    char ready[] = "kscheck/3 ready\n";
     if (write(1, ready, sizeof ready - 1) != (ssize_t)(sizeof ready - 1)) return 2;
     char ch;
     ssize_t got;

@@ -1,9 +1,10 @@
-/* The checker process (kernel_checker.h). Wire protocol, version 2, all lines
+/* The checker process (kernel_checker.h). Wire protocol, version 3, all lines
  * ASCII and '\n'-terminated, numbers in decimal:
- *   child -> parent, once after warm():  "kscheck/2 ready"
- *   request:  "kscheck/2 SCENE GX GY GZ BX BY BZ ITERS CUBIN CODE_SIZE FILE_LEN DIFF AXIS INDEX",
- *             then FILE_LEN bytes of file name, then CODE_SIZE bytes of code
- *   answer:   "kscheck/2 PASSED FATAL CHILD_US DIFF_W DIFF_H MESSAGE", the message
+ *   child -> parent, once after warm():  "kscheck/3 ready"
+ *   request:  "kscheck/3 SCENE GX GY GZ BX BY BZ ITERS CUBIN CODE_SIZE FILE_LEN DIFF AXIS INDEX CELLS_W CELLS_H",
+ *             then FILE_LEN bytes of file name, then CODE_SIZE bytes of code;
+ *             CELLS_W CELLS_H: the difference's own cells (0 0: the slice of AXIS and INDEX)
+ *   answer:   "kscheck/3 PASSED FATAL CHILD_US DIFF_W DIFF_H MESSAGE", the message
  *             with '\' sent as "\\" and a newline as "\n", so any byte fits on
  *             the line; then DIFF_W * DIFF_H float32 values (this host's byte
  *             order: parent and child are one binary), the difference slice.
@@ -32,7 +33,7 @@
 
 extern char **environ; /* what the child gets: ours */
 
-#define KCHECK_MAGIC "kscheck/2"
+#define KCHECK_MAGIC "kscheck/3"
 enum {
     KCHECK_HEADER_MAX = 256,  /* a request's header line, '\n' included */
     KCHECK_LINE_MAX = 2 * KS_KCHECK_MSG_MAX + 96, /* an answer line: every message byte escaped */
@@ -209,9 +210,10 @@ static io_result send_all(ks_kchecker *c, const void *p, size_t n, double deadli
 static io_result send_request(ks_kchecker *c, const ks_kcheck_request *req, size_t file_len, double deadline)
 {
     char head[KCHECK_HEADER_MAX];
-    snprintf(head, sizeof head, KCHECK_MAGIC " %s %d %d %d %d %d %d %d %d %zu %zu %d %d %d\n", req->scene, req->grid[0],
-             req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2], req->iters, req->cubin ? 1 : 0,
-             req->code_size, file_len, req->diff ? 1 : 0, req->diff ? req->axis : 0, req->diff ? req->index : 0);
+    snprintf(head, sizeof head, KCHECK_MAGIC " %s %d %d %d %d %d %d %d %d %zu %zu %d %d %d %d %d\n", req->scene,
+             req->grid[0], req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2], req->iters,
+             req->cubin ? 1 : 0, req->code_size, file_len, req->diff ? 1 : 0, req->diff ? req->axis : 0,
+             req->diff ? req->index : 0, req->diff ? req->cells[0] : 0, req->diff ? req->cells[1] : 0);
     sigset_t pipe_set, old, pending;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
@@ -358,6 +360,12 @@ static io_result read_diff(ks_kchecker *c, const ks_kcheck_request *req, ks_kche
 
 int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h)
 {
+    if (req->cells[0] || req->cells[1]) {
+        if (req->cells[0] < 1 || req->cells[1] < 1) return 0;
+        *w = req->cells[0];
+        *h = req->cells[1];
+        return 1;
+    }
     const int *g = req->grid;
     const int flat = g[2] == 1; /* a 2D grid: its one slice, across z */
     if (req->axis < 0 || req->axis > 2 || (flat && req->axis != 2) || req->index < 0 || req->index >= g[req->axis])
@@ -397,6 +405,8 @@ static ks_status check_request(const ks_kcheck_request *req, size_t *file_len)
                            req->grid[0], req->grid[1], req->grid[2], req->block[0], req->block[1], req->block[2]);
     if (req->iters < 0) return ks_fail(KS_ERR_INVALID, "a check request with %d iterations", req->iters);
     int w = 0, h = 0;
+    if (req->diff && (req->cells[0] || req->cells[1]) && !ks_kcheck_diff_dims(req, &w, &h))
+        return ks_fail(KS_ERR_INVALID, "a difference of %dx%d cells (each at least 1)", req->cells[0], req->cells[1]);
     if (req->diff && !ks_kcheck_diff_dims(req, &w, &h))
         return ks_fail(KS_ERR_INVALID, "a difference slice outside the grid (axis %d, index %d of %dx%dx%d)", req->axis,
                        req->index, req->grid[0], req->grid[1], req->grid[2]);
@@ -538,7 +548,7 @@ static int read_request(int fd, ks_kcheck_request *req, void **code)
         if (++n == sizeof line) return -1;
     }
     line[n] = '\0';
-    enum { TOKENS = 15 };
+    enum { TOKENS = 17 };
     char *tok[TOKENS];
     int count = 0;
     for (char *p = line;;) { /* single spaces between tokens, none empty */
@@ -549,9 +559,10 @@ static int read_request(int fd, ks_kcheck_request *req, void **code)
         if (!sp) break;
         p = sp + 1;
     }
-    static const long long lo[TOKENS - 2] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0};
+    static const long long lo[TOKENS - 2] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0};
     static const long long hi[TOKENS - 2] = {INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, 1,
-                                             KS_KCHECK_CODE_MAX, KS_KCHECK_FILE_MAX - 1, 1, 2, INT_MAX};
+                                             KS_KCHECK_CODE_MAX, KS_KCHECK_FILE_MAX - 1, 1, 2, INT_MAX, INT_MAX,
+                                             INT_MAX};
     long long v[TOKENS - 2];
     if (count != TOKENS || strcmp(tok[0], KCHECK_MAGIC) != 0 || !scene_ok(tok[1], strlen(tok[1]))) return -1;
     for (int i = 0; i < TOKENS - 2; ++i)
@@ -569,6 +580,8 @@ static int read_request(int fd, ks_kcheck_request *req, void **code)
     req->diff = (int)v[10];
     req->axis = (int)v[11];
     req->index = (int)v[12];
+    req->cells[0] = (int)v[13];
+    req->cells[1] = (int)v[14];
     int w, h;
     if (req->diff && (!ks_kcheck_diff_dims(req, &w, &h) || (long long)w * h > KS_KCHECK_DIFF_MAX)) return -1;
     if (xfer(fd, req->file, file_len, 0) != 0 || memchr(req->file, '\0', file_len)) return -1;

@@ -44,6 +44,9 @@ typedef struct ks_kcheck_request {
        index 0), ks_slice_dims's cells: ks_kcheck_diff_dims. */
     int diff;
     int axis, index;
+    /* With diff, for a scene whose output is not a field on grid (histogram's
+       bins): the difference's w x h cells; 0 0: the slice of axis and index. */
+    int cells[2];
 } ks_kcheck_request;
 
 typedef struct ks_kcheck_result {
@@ -65,8 +68,8 @@ typedef struct ks_kcheck_result {
     int diff_w, diff_h;
 } ks_kcheck_result;
 
-/* The cells of the difference slice a request asks for; 0 (w, h untouched)
- * when its axis or index lies outside its grid. */
+/* The cells of the difference slice a request asks for (its cells when set);
+ * 0 (w, h untouched) when its axis or index lies outside its grid. */
 int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h);
 /* Frees the difference slice (the rest is plain data). NULL is fine. */
 void ks_kcheck_result_free(ks_kcheck_result *r);

@@ -74,6 +74,7 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     if (u->d.diff) { /* the whole output, the slice across z of the check's box */
         req.axis = 2;
         req.index = 0;
+        memcpy(req.cells, u->d.diff_cells, sizeof req.cells);
         req.diff = ks_kcheck_diff_dims(&req, &dw, &dh) && (long long)dw * dh <= KS_KCHECK_DIFF_MAX;
     }
     ks_kcheck_result r;

@@ -32,8 +32,9 @@ typedef struct ks_user_files_desc {
     int watch;                  /* 1: reload on save (the live view); 0: build once (bench) */
     int edit;                   /* with watch: the page edits the first file (--edit) */
     int diff;                   /* 1: every check also answers with the difference of the whole
-                                   output (the slice across z of grid; ks_user_files_take_diff); the
-                                   scene's kernel_check makes it, after a refusal too */
+                                   output (ks_user_files_take_diff): the slice across z of grid, or
+                                   diff_cells; the scene's kernel_check makes it, after a refusal too */
+    int diff_cells[2];          /* with diff: the output's w x h when it is not grid's (0 0: grid's) */
     /* Called on the thread that calls create and poll, with a build that passed:
        the scene makes the code its own (its stream drained first). KS_OK, or a
        failure (with ks_fail's text) that refuses the build. */
