@@ -4,10 +4,11 @@ starter kernel file, served with --edit; this script is the page. It reads
 the editor's document (GET /kernel), sends a changed source (POST /kernel)
 and waits until the run says the new build runs, then sends a source with an
 error and waits for its refusal with a file:line log line, then stops the run
-with SIGINT and checks its summary. In matmul it also presses D (the
-difference view) and reads the page's state: the running build equals
-regtile, then a build that leaves C's last column unwritten is refused and
-its difference names every element of that column. Prints one line a step;
+with SIGINT and checks its summary. In matmul and histogram it also presses
+D (the difference view) and reads the page's state: the running build equals
+ours, then a wrong build (C's last column left unwritten; the byte 'e' never
+counted) is refused and its difference names what it got wrong. Prints one
+line a step;
 exit 1 on the first that fails.
 
   scripts/kernel-edit.py --bin build/kernelscope --scene matmul
@@ -131,24 +132,31 @@ print("Compile of a changed source: build %d, %s; the page saw it %.0f ms after 
       % (d["build"], "refused" if d["refused"] else "runs", ms, d["save_to_running_ms"]))
 if d["refused"] or not open(src).read().startswith("// edited from the page"):
     fail("the changed source was refused or not written: %s" % d["line"])
-if args.scene == "matmul":  # the difference view: D, from the page as from the window
+# The difference view (D, pressed on the page as in the window): what the starter's check answered,
+# then a wrong kernel (refused) and its difference. Per scene: the reference, the change that makes
+# the starter wrong, and the words its difference must bring.
+DIFF = {
+    "matmul": ("regtile", ("if (i >= M || j >= N) return;", "if (i >= M || j >= N - 1) return;"),
+               lambda: ["(refused)", "%d of " % int(state_field("C = A*B").split("x")[0]), "(inf: left unwritten)"]),
+    "histogram": ("cub", ("if (i < n) atomicAdd", "if (i < n && data[i] != 'e') atomicAdd"),
+                  lambda: ["(refused)", "1 of 256 bins differ"]),
+}
+if args.scene in DIFF:
+    ours, (right, wrong_text), words = DIFF[args.scene]
     status, _ = request(base.rstrip("/") + "/key?k=d" + ("&" + query if query else ""), b"")
     if status != 204:
         fail("POST /key?k=d answered %d" % status)
-    print("D: %s" % field_says("difference view", ["equals regtile in all"]))
-    wrong = doc["source"].replace("if (i >= M || j >= N) return;", "if (i >= M || j >= N - 1) return;")
+    print("D: %s" % field_says("difference view", ["equals %s in all" % ours]))
+    wrong = doc["source"].replace(right, wrong_text)
     if wrong == doc["source"]:
-        fail("the starter's bounds check was not found")
+        fail("the starter's line %r was not found" % right)
     status, text = request(kernel_url, wrong.encode())
     if status != 202:
         fail("POST /kernel (a wrong kernel) answered %d: %s" % (status, text[:200]))
     d = build_after(d["build"])
     if not d["refused"]:
-        fail("a kernel that leaves C's last column alone was not refused")
-    m = state_field("C = A*B")
-    rows = int(m.split("x")[0])  # "MxN = MxK * KxN"
-    print("D after a wrong build: %s" % field_says("difference view", [
-        "(refused)", "%d of " % rows, "(inf: left unwritten)"]))
+        fail("a wrong kernel was not refused: %s" % d["line"])
+    print("D after a wrong build: %s" % field_says("difference view", words()))
 status, text = request(kernel_url, (doc["source"] + "\nthis is not C++;\n").encode())
 if status != 202:
     fail("POST /kernel (a broken source) answered %d: %s" % (status, text[:200]))

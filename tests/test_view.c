@@ -442,6 +442,43 @@ static void test_laplace_diff_key_cpu(void **state)
     ks_stage_timer_destroy(timer);
 }
 
+/* D in matmul and histogram on the CPU backend: one line says why there is no difference view,
+ * and the scene runs on. */
+static void test_diff_key_cpu_scenes(void **state)
+{
+    (void)state;
+    static ks_view v;
+    const char *const scenes[] = {"matmul", "histogram"};
+    for (int k = 0; k < 2; ++k) {
+        ks_options opt;
+        char *argv[4] = {"kernelscope", (char *)scenes[k], "--size", k == 0 ? "64" : "1M"};
+        memset(&opt, 0, sizeof opt);
+        check_ok(ks_options_parse(4, argv, &opt), "options");
+        ks_options_backend_defaults(&opt, 0);
+        ks_device_info dev = {0};
+        const ks_scene_env env = {.opt = &opt, .device = &dev, .t_peak_gbs = 10.0};
+        const ks_scene_api *api = ks_scene_def_find(scenes[k])->live;
+        void *scene = NULL;
+        check_ok(api->create(&env, &scene), "create");
+        int w = 0, h = 0, handled = 0;
+        api->max_image_size(scene, &w, &h);
+        unsigned char *rgba = malloc((size_t)w * h * 4);
+        assert_non_null(rgba);
+        const ks_key_event d = {'D', 0};
+        check_ok(api->key(scene, &d, &handled), "key D");
+        assert_int_equal(handled, 1);
+        ks_frame_ctx ctx = {.step = 1};
+        check_ok(api->compute(scene, &ctx), "compute");
+        check_ok(api->draw(scene, &ctx, rgba, &w, &h), "draw");
+        memset(&v, 0, sizeof v);
+        api->view(scene, &v);
+        assert_non_null(strstr(v.message, "D: no difference view: the CPU backend runs no user kernels"));
+        assert_null(ks_view_find(&v, "difference view")); /* nothing on: nothing to say of it */
+        free(rgba);
+        api->destroy(scene);
+    }
+}
+
 static void test_spheres(void **state)
 {
     (void)state;
@@ -510,7 +547,7 @@ int main(void)
         cmocka_unit_test(test_laplace3d),
         cmocka_unit_test(test_laplace_residual_cadence),
         cmocka_unit_test(test_laplace2d),
-        cmocka_unit_test(test_laplace_diff_key_cpu),
+        cmocka_unit_test(test_laplace_diff_key_cpu), cmocka_unit_test(test_diff_key_cpu_scenes),
         cmocka_unit_test(test_spheres),
         cmocka_unit_test(test_matmul_roof),
         cmocka_unit_test(test_histogram_roof),

@@ -51,7 +51,7 @@ int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cu
 }
 
 void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int slot, const char *ours,
-                       const char *cells, ks_view *v)
+                       const char *cells, const char *how, int colour_bar, ks_view *v)
 {
     if (slot < 0) return;
     ks_view_toggle(v, "difference", 'D', ud->on ? "on" : "off", ud->on ? "off" : "on");
@@ -66,16 +66,19 @@ void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int s
                                                  "check it again", name);
     else if (!d->values)
         ks_text_append(line, sizeof line, &used, "no difference picture of %s: %s", name, d->why);
-    else if (st->nonzero == 0)
+    else if (st->nonzero == 0 && d->passed)
         ks_text_append(line, sizeof line, &used, "%s equals %s in all %lld %s", name, ours, (long long)d->w * d->h,
                        cells);
+    else if (st->nonzero == 0) /* wrong elsewhere: on the check's own inputs */
+        ks_text_append(line, sizeof line, &used, "%s was refused, yet equals %s in all %lld %s of the live run: its "
+                       "check's line says where it is wrong", name, ours, (long long)d->w * d->h, cells);
     else {
         char max[48] = ""; /* the largest finite difference; none when every one is a cell left unwritten */
         if (st->max > 0.0f) snprintf(max, sizeof max, ", max %.2e", (double)st->max);
-        ks_text_append(line, sizeof line, &used, "%s%s against %s: %lld of %lld %s differ%s%s%s; grey: exactly 0, "
-                       "a pixel shows its cells' largest", name, d->passed ? "" : " (refused)", ours, st->nonzero,
-                       (long long)d->w * d->h, cells, st->unwritten ? " (inf: left unwritten)" : "", max,
-                       d->passed ? " (within the check's tolerance)" : "");
+        ks_text_append(line, sizeof line, &used, "%s%s against %s: %lld of %lld %s differ%s%s%s; %s", name,
+                       d->passed ? "" : " (refused)", ours, st->nonzero, (long long)d->w * d->h, cells,
+                       st->unwritten ? " (inf: left unwritten)" : "", max,
+                       d->passed ? " (within the check's tolerance)" : "", how);
     }
     ks_view_text(v, KS_VGROUP_SCENE, "difference view", "%s", line);
     if (!ks_user_diff_shown(ud, slot)) {
@@ -86,6 +89,7 @@ void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int s
         }
         return;
     }
+    if (!colour_bar) return;
     v->colorbar.on = 1;
     v->colorbar.cmap = KS_DIFF_CMAP;
     v->colorbar.lo = 0.0;

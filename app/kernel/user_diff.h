@@ -30,11 +30,13 @@ int ks_user_diff_shown(const ks_user_diff *ud, int slot);
 float ks_user_diff_range(const ks_user_diff *ud, int slot);
 /* D: on / off; 0 and a line in notice when there is nothing to compare (no kernel file, or the CPU backend). */
 int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cuda, char *notice, size_t cap);
-/* The panel's toggle and its line (what is shown, or why nothing), and with
- * values shown the colour bar; ours: the reference the check compares with;
- * cells: what a cell is ("elements of C", "bins"). */
+/* The panel's toggle and its line (what is shown, or why nothing); ours: the
+ * reference the check compares with; cells: what a cell is ("elements of C",
+ * "bins"); how: how the picture shows them (the line's end); colour_bar: the
+ * picture is in the difference colours (diff_colour.h), so the colour bar is
+ * theirs while it is shown. */
 void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int slot, const char *ours,
-                       const char *cells, ks_view *v);
+                       const char *cells, const char *how, int colour_bar, ks_view *v);
 void ks_user_diff_free(ks_user_diff *ud);
 
 #endif

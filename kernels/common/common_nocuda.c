@@ -16,6 +16,12 @@ ks_status ks_cuda_probe(ks_device_info *info)
     return KS_OK;
 }
 
+ks_status ks_cuda_upload(void *dst, const void *src, size_t bytes, void *stream)
+{
+    (void)dst, (void)src, (void)bytes, (void)stream;
+    return KS_NO_CUDA("upload");
+}
+
 ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs)
 {
     (void)bytes, (void)reps, (void)gbs;

@@ -187,6 +187,12 @@ struct copy_bench {
 
 } // namespace
 
+extern "C" ks_status ks_cuda_upload(void *dst, const void *src, size_t bytes, void *stream)
+{
+    KS_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+    return KS_OK;
+}
+
 extern "C" ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs)
 {
     if (bytes == 0 || reps <= 0) return ks_fail(KS_ERR_INVALID, "copy bandwidth: empty measurement");

@@ -42,6 +42,9 @@ ks_status ks_cuda_probe(ks_device_info *info);
 /* Device-to-device copy bandwidth, counting bytes read + written, GB/s
  * (1e9 bytes): median of reps event-timed cudaMemcpyAsync of bytes after warm-up. */
 ks_status ks_cuda_measure_copy_gbs(size_t bytes, int reps, double *gbs);
+/* bytes of host memory at src into device memory at dst, queued on stream (a
+ * cudaStream_t; NULL: the default stream); src may be reused on return. */
+ks_status ks_cuda_upload(void *dst, const void *src, size_t bytes, void *stream);
 /* Free device memory right now, bytes. */
 ks_status ks_cuda_free_memory(size_t *free_bytes, size_t *total_bytes);
 /* Registers, shared memory and occupancy of kernel `fn` (a __global__

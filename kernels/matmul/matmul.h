@@ -195,8 +195,6 @@ ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture p
                                    unsigned long long last, int w, int h, void *rgba);
 /* ks_matmul_shade_bands_cpu on the device, over the picture in rgba (device, w x h). */
 ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, int w, int h, void *rgba);
-/* A picture made on the host into rgba (device, w * h * 4 bytes), on the scene's stream. */
-ks_status ks_matmul_gpu_upload_picture(ks_matmul_gpu *g, void *rgba, const unsigned char *host, int w, int h);
 /* One element of C (synchronises). */
 ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value);
 

@@ -578,12 +578,6 @@ extern "C" ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul
     return KS_OK;
 }
 
-extern "C" ks_status ks_matmul_gpu_upload_picture(ks_matmul_gpu *g, void *rgba, const unsigned char *host, int w, int h)
-{
-    KS_CUDA_TRY(cudaMemcpyAsync(rgba, host, (size_t)w * (size_t)h * 4, cudaMemcpyHostToDevice, g->stream));
-    return KS_OK;
-}
-
 /* ---- a user's kernel (matmul_user.h) ---- */
 
 extern "C" ks_status ks_matmul_gpu_run_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3])

@@ -61,12 +61,6 @@ ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, i
     KS_MNO;
 }
 
-ks_status ks_matmul_gpu_upload_picture(ks_matmul_gpu *g, void *rgba, const unsigned char *host, int w, int h)
-{
-    (void)rgba, (void)host, (void)w, (void)h;
-    KS_MNO;
-}
-
 /* A user's kernel (matmul_user.h): nothing loads without CUDA. */
 ks_status ks_matmul_user_load(const char *name, const void *code, size_t size, ks_matmul_user **out)
 {

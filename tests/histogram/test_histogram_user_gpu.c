@@ -55,9 +55,16 @@ static const char ks_zero_per_thread[] = "extern \"C\" __constant__ int kernelsc
                                          "    if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&bins[data[0]], 1u);\n"
                                          "}\n";
 
+/* Never counts the byte 'e': every check input with an 'e' is short in that bin alone. */
+static const char ks_skips_e[] = KS_SIG "{\n"
+                                        "    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                        "    if (i < n && data[i] != 'e') atomicAdd(&bins[data[i]], 1u);\n"
+                                        "}\n";
+
 /* Compiles source for this device and checks it in the checker process with
- * a live input of 3000017 bytes and block bx. */
-static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *res)
+ * a live input of 3000017 bytes and block bx; diff: with the difference by
+ * byte (user_files.h's desc.diff_cells 256 x 1). */
+static void check_diff(ks_kchecker *c, const char *source, int bx, int diff, ks_kcheck_result *res)
 {
     ks_nvrtc_result code;
     const ks_status st = ks_nvrtc_compile(
@@ -75,9 +82,42 @@ static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *
     req.code = code.code;
     req.code_size = code.code_size;
     req.cubin = code.cubin;
+    req.diff = diff;
+    req.axis = 2;
+    req.cells[0] = 256, req.cells[1] = 1;
     assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
     fprintf(stderr, "check: %s\n", res->message);
     ks_nvrtc_result_free(&code);
+}
+
+static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *res)
+{
+    check_diff(c, source, bx, 0, res);
+}
+
+/* The difference view's answer: |yours - cub| by byte on the live input's
+ * first run; a refused kernel has one too (the live size runs for it). */
+static void test_diff(void **state)
+{
+    (void)state;
+    ks_kchecker *c = NULL;
+    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kcheck_result res;
+    check_diff(c, KS_HIST_STARTER, 256, 1, &res);
+    assert_true(res.passed);
+    assert_non_null(res.diff);
+    assert_int_equal(res.diff_w, 256);
+    assert_int_equal(res.diff_h, 1);
+    for (int b = 0; b < 256; ++b) assert_true(res.diff[b] == 0.0f);
+    ks_kcheck_result_free(&res);
+    check_diff(c, ks_skips_e, 256, 1, &res);
+    assert_false(res.passed);
+    assert_non_null(res.diff);
+    for (int b = 0; b < 256; ++b)
+        if (b == 'e') assert_true(res.diff[b] > 1000.0f); /* 3 MB of generated text: many an 'e' */
+        else assert_true(res.diff[b] == 0.0f);
+    ks_kcheck_result_free(&res);
+    ks_kchecker_destroy(c);
 }
 
 static void test_check(void **state)
@@ -173,6 +213,7 @@ int main(void)
     if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_diff),
         cmocka_unit_test(test_live),
         cmocka_unit_test(test_bench_rows),
     };

@@ -18,3 +18,11 @@ if(KS_CUDA) # gpu tests exist only there
   target_link_libraries(test_histogram_user_gpu PRIVATE ks_test_util)
   add_dependencies(test_histogram_user_gpu kernelscope)
 endif()
+# --edit and the difference view end to end on the GPU (scripts/kernel-edit.py is the page): a
+# changed source runs, D shows it equal to cub, a kernel that never counts 'e' is refused and its
+# difference is that one bin, a broken one is refused with file:line.
+if(KS_CUDA AND Python3_EXECUTABLE)
+  add_test(NAME test_histogram_edit_diff_gpu COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/kernel-edit.py
+           --bin $<TARGET_FILE:kernelscope> --scene histogram)
+  set_tests_properties(test_histogram_edit_diff_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()

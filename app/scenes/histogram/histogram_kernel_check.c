@@ -6,7 +6,9 @@
  * (0xA5) that the kernel must not count, and the larger ones are counted in
  * two launches into the same bins, as the live view's chunks are, so a
  * kernel that sets bins instead of adding to them fails. The request's grid
- * carries the live size (ks_hist_check_grid), its block the user's. */
+ * carries the live size (ks_hist_check_grid), its block the user's. With
+ * req->diff (its cells 256 x 1) the live size runs even after a refusal, and
+ * the answer carries |yours - cub| for each bin of its first run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,9 +87,10 @@ static int check_case(const ks_hist_user *u, const int block[3], int q, ks_kchec
     return ok;
 }
 
-/* The live size against cub, iters times. *skipped: no room for another copy of the input. */
+/* The live size against cub, iters times. *skipped: no room for another copy of the input.
+ * diff (256 values, may be NULL): |yours - cub| of each bin after the first run. */
 static int check_live(const ks_hist_user *u, const int block[3], size_t n, int iters, ks_kcheck_result *out,
-                      int *skipped)
+                      int *skipped, float *diff, int *diff_made)
 {
     if (refused_block(u, n, block, out)) return 0;
     if (!ks_hcheck_live || ks_hcheck_live_n != n) {
@@ -119,6 +122,12 @@ static int check_live(const ks_hist_user *u, const int block[3], size_t n, int i
         if (failed_cuda(ks_hist_gpu_whole_user(ks_hcheck_live, u, block), out, "running it on the live size") ||
             failed_cuda(ks_hist_gpu_counts(ks_hcheck_live, got), out, "running it on the live size"))
             return 0;
+        if (it == 0 && diff) {
+            for (int b = 0; b < KS_HCHECK_BINS; ++b)
+                diff[b] = got[b] > ks_hcheck_live_want[b] ? (float)(got[b] - ks_hcheck_live_want[b])
+                                                          : (float)(ks_hcheck_live_want[b] - got[b]);
+            *diff_made = 1;
+        }
         ks_hist_mismatch m;
         if (ks_hist_compare(got, ks_hcheck_live_want, KS_HCHECK_BINS, &m) != KS_OK) {
             char what[64];
@@ -142,8 +151,26 @@ ks_status ks_hist_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *o
     int ok = live >= 1 && live <= KS_HIST_MAX_BYTES, skipped = 0;
     if (!ok) snprintf(out->message, sizeof out->message, "a live size of %zu bytes (1..%llu)", live, KS_HIST_MAX_BYTES);
     const int ncases = (int)(sizeof ks_hcheck_cases / sizeof ks_hcheck_cases[0]);
+    float *diff = NULL;
+    int diff_made = 0, w = 0, h = 0;
+    if (req->diff && ks_kcheck_diff_dims(req, &w, &h) && w * h == KS_HCHECK_BINS) diff = malloc(KS_HCHECK_BINS * sizeof *diff);
+    const int sized = ok;
     for (int q = 0; ok && q < ncases; ++q) ok = check_case(u, req->block, q, out);
-    if (ok) ok = check_live(u, req->block, live, iters, out, &skipped);
+    if (ok) {
+        ok = check_live(u, req->block, live, iters, out, &skipped, diff, &diff_made);
+    } else if (sized && diff && !out->fatal) { /* refused already: the live size runs for the difference alone */
+        ks_kcheck_result scratch;
+        memset(&scratch, 0, sizeof scratch);
+        (void)check_live(u, req->block, live, 1, &scratch, &skipped, diff, &diff_made);
+        out->fatal = scratch.fatal;
+    }
+    if (diff_made) { /* the loop sends it and frees it */
+        out->diff = diff;
+        out->diff_w = w;
+        out->diff_h = h;
+    } else {
+        free(diff);
+    }
     if (ok) {
         out->passed = 1;
         if (skipped)

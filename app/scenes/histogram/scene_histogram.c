@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "app/kernel/user_files.h"
+#include "app/kernel/user_diff.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
@@ -64,6 +66,9 @@ typedef struct hist_scene {
     int run_block[3];         /* the block the active file runs with this frame (its checked one) */
     const char *dump_path;
     char notice[256];
+    ks_user_diff diff;        /* D: |yours - cub| by bin, from each file's check */
+    uint64_t diff_counts[256];
+    unsigned char *diff_rgba; /* its picture, made on the host */
 } hist_scene;
 
 static void destroy(void *self)
@@ -76,6 +81,8 @@ static void destroy(void *self)
     free(s->data);
     free(s->counts);
     free(s->mask);
+    ks_user_diff_free(&s->diff);
+    free(s->diff_rgba);
     free(s);
 }
 
@@ -128,6 +135,7 @@ static ks_status user_files(hist_scene *s, const ks_scene_env *env)
         .paths = paths, .count = n, .scene = def->name, .device = env->device,
         .block = {s->block[0], s->block[1], s->block[2]},
         .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
+        .diff = 1, .diff_cells = {256, 1}, /* the difference by byte */
     };
     ks_hist_check_grid(s->n, d.grid);
     KS_TRY(ks_user_files_create(&d, &s->files));
@@ -257,6 +265,7 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
         ks_user_files_poll(s->files, s->active, s->block, &changed, s->run_block, &reverted);
         if (reverted) memcpy(s->block, s->run_block, sizeof s->block); /* refused there: back to the one it passed at */
         if (changed) ks_timing_window_clear(&s->win[win_index(s)]); /* new code: its own times */
+        ks_user_diff_poll(&s->diff, s->files);
     }
     if (ctx && !ctx->step) return KS_OK;
     if (s->pos >= s->n) {
@@ -298,6 +307,21 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
         s->probe_a = ctx->probe_a;
         s->probe_b = ctx->probe_b;
     }
+    const int slot = ks_user_diff_slot(s->files, s->active);
+    if (ks_user_diff_shown(&s->diff, slot)) { /* D: the bars of |yours - cub|, by byte, on a linear axis */
+        const ks_user_files_diff *d = &s->diff.d[slot];
+        for (int b = 0; b < 256; ++b) s->diff_counts[b] = b < d->w * d->h ? (uint64_t)d->values[b] : 0;
+        ks_hist_axes_make(s->diff_counts, 256, KS_HIST_BYTES, 0, s->w, s->h, &s->axes, s->mask);
+        const size_t bytes = (size_t)s->w * (size_t)s->h * 4;
+        if (!s->gpu) {
+            ks_hist_draw_bars_cpu(s->diff_counts, 256, 0, &s->axes, s->mask, rgba, s->w, s->h);
+            return KS_OK;
+        }
+        if (!s->diff_rgba && !(s->diff_rgba = malloc(bytes)))
+            return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the difference picture");
+        ks_hist_draw_bars_cpu(s->diff_counts, 256, 0, &s->axes, s->mask, s->diff_rgba, s->w, s->h);
+        return ks_cuda_upload(rgba, s->diff_rgba, bytes, ks_hist_gpu_stream(s->gpu));
+    }
     /* the labels come from the counts on the host (GPU: a copy of bins counts) */
     if (s->gpu) KS_TRY(ks_hist_gpu_counts(s->gpu, s->counts));
     ks_hist_axes_make(s->counts, s->bins, s->mode, s->log_scale, s->w, s->h, &s->axes, s->mask);
@@ -334,6 +358,9 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     *handled = 1;
     s->notice[0] = '\0';
     switch (ev->key) {
+    case 'D':
+        (void)ks_user_diff_toggle(&s->diff, s->files, s->gpu != NULL, s->notice, sizeof s->notice);
+        return KS_OK;
     case KS_KEY_TAB: {
         if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: the gold has no variants");
         /* ours in order, then the kernel files, then round again */
@@ -379,15 +406,18 @@ static void hover(const hist_scene *s, char *buf, size_t len)
     const unsigned b0 = (unsigned)((uint64_t)col * s->bins / (unsigned)ax->cols);
     unsigned b1 = (unsigned)((uint64_t)(col + 1) * s->bins / (unsigned)ax->cols);
     if (b1 <= b0) b1 = b0 + 1;
+    const int shown = ks_user_diff_shown(&s->diff, ks_user_diff_slot(s->files, s->active));
+    const uint64_t *of = shown ? s->diff_counts : s->counts; /* D: the difference's bars */
     uint64_t c = 0;
-    for (unsigned b = b0; b < b1; ++b) c += s->counts[b];
+    for (unsigned b = b0; b < b1; ++b) c += of[b];
     char name[32], last[32];
     ks_hist_bin_label(s->mode, s->bins, b0, name, sizeof name);
     if (b1 - b0 == 1) {
-        snprintf(buf, len, "%s %s: %llu", s->mode == KS_HIST_BYTES ? "byte" : "bin", name, (unsigned long long)c);
+        snprintf(buf, len, "%s %s: %s%llu", s->mode == KS_HIST_BYTES ? "byte" : "bin", name,
+                 shown ? "|yours - cub| = " : "", (unsigned long long)c);
     } else {
         ks_hist_bin_label(s->mode, s->bins, b1 - 1, last, sizeof last);
-        snprintf(buf, len, "bins %s .. %s: %llu", name, last, (unsigned long long)c);
+        snprintf(buf, len, "bins %s .. %s: %s%llu", name, last, shown ? "|yours - cub| = " : "", (unsigned long long)c);
     }
 }
 
@@ -486,6 +516,8 @@ static void view(void *self, ks_view *v)
         v->message_kind = KS_VMSG_NOTICE; /* a hint (an option ignored, a variant skipped), not a failure */
     }
     ks_user_files_view(s->files, s->active, v);
+    ks_user_diff_view(&s->diff, s->files, ks_user_diff_slot(s->files, s->active), "cub", "bins",
+                      "the bars: |yours - cub| by byte, from the check's first run of the live size", 0, v);
 }
 
 /* The counts as .npy, shape (bins,): uint32 while the total fits, else int64. */
@@ -539,6 +571,7 @@ const ks_scene_api ks_scene_histogram_api = {
             "L: log scale on / off\n"
             "+ / -: double / halve the bytes counted per frame\n"
             "R: clear the counts and start the pass again\n"
+            "D: difference view: |your kernel - cub| by byte (--kernel-file), from its last check\n"
             "hover: the byte (bin) under the cursor and its count",
     .create = create,
     .destroy = destroy,

@@ -28,6 +28,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_user.h"
 #include "app/kernel/user_diff.h"
+#include "kernels/common/cuda_device.h"
 #include "render/image_io.h"
 #include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
@@ -383,7 +384,7 @@ static ks_status draw_diff(matmul_scene *s, void *rgba, int *drawn)
         s->diff_serial = s->diff.serial[slot];
         s->diff_slot = slot;
     }
-    if (s->gpu) return ks_matmul_gpu_upload_picture(s->gpu, rgba, s->diff_rgba, s->w, s->h);
+    if (s->gpu) return ks_cuda_upload(rgba, s->diff_rgba, bytes, ks_matmul_gpu_stream(s->gpu));
     memcpy(rgba, s->diff_rgba, bytes);
     return KS_OK;
 }
@@ -708,7 +709,8 @@ static void view(void *self, ks_view *v)
     if (s->pic != KS_MATMUL_PIC_VALUE) tiles_view(s, v);
     ks_user_files_view(s->files, s->active, v);
     ks_user_diff_view(&s->diff, s->files, ks_user_diff_slot(s->files, s->active),
-                      ks_matmul_variant_get(KS_MATMUL_REGTILE)->name, "elements of C", v);
+                      ks_matmul_variant_get(KS_MATMUL_REGTILE)->name, "elements of C",
+                      "grey: exactly 0, a pixel shows its elements' largest", 1, v);
     hover(s, v->hover, sizeof v->hover);
 }
 
