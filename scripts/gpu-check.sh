@@ -281,7 +281,8 @@ RUNS
     grep -E '(shared|shared_copy)' "$out/kernel_bench_histogram.txt" | grep -v wrote
     # --edit end to end in the scenes whose kernel files user_files.c serves: the page's Compile
     for sc in matmul histogram reduce; do
-      python3 "$here/scripts/kernel-edit.py" --bin "$KS_BINARY" --scene "$sc" >"$out/kernel_edit_$sc.txt" 2>&1
+      python3 "$here/scripts/kernel-edit.py" --bin "$KS_BINARY" --scene "$sc" --shot "$out/shots" \
+        >"$out/kernel_edit_$sc.txt" 2>&1
       note_rc "kernel-edit.py --scene $sc" $?
       cat "$out/kernel_edit_$sc.txt"
     done ;;

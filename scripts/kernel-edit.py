@@ -32,13 +32,15 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--bin", default=os.environ.get("KS_BINARY", "kernelscope"))
 ap.add_argument("--scene", default="matmul")
 ap.add_argument("--timeout", type=float, default=60.0)
+ap.add_argument("--shot", help="a folder: the difference view of the wrong build saved there (F) as SCENE_diff.png")
 args = ap.parse_args()
 
 work = tempfile.mkdtemp(prefix="ks_edit.")
 src = os.path.join(work, "mine.cu")
 subprocess.run([args.bin, "new-kernel", args.scene, "-o", src], check=True, stdout=subprocess.DEVNULL)
+shots = os.path.join(work, "shots")
 proc = subprocess.Popen([args.bin, args.scene, "--headless", "--frames", "100000000", "--kernel-file", src,
-                         "--serve", "127.0.0.1:0", "--edit"],
+                         "--serve", "127.0.0.1:0", "--edit", "--out", shots],
                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -157,6 +159,18 @@ if args.scene in DIFF:
     if not d["refused"]:
         fail("a wrong kernel was not refused: %s" % d["line"])
     print("D after a wrong build: %s" % field_says("difference view", words()))
+    if args.shot:  # F: the picture as drawn, the difference; the file's arrival is the run's signal
+        status, _ = request(base.rstrip("/") + "/key?k=f" + ("&" + query if query else ""), b"")
+        end = time.time() + args.timeout
+        saved = []
+        while not saved and time.time() < end:
+            saved = [f for f in os.listdir(shots) if f.endswith(".png")] if os.path.isdir(shots) else []
+            time.sleep(0.05)
+        if not saved:
+            fail("F saved no picture in %s" % shots)
+        os.makedirs(args.shot, exist_ok=True)
+        shutil.copy(os.path.join(shots, saved[0]), os.path.join(args.shot, "%s_diff.png" % args.scene))
+        print("the difference view saved as %s" % os.path.join(args.shot, "%s_diff.png" % args.scene))
 status, text = request(kernel_url, (doc["source"] + "\nthis is not C++;\n").encode())
 if status != 202:
     fail("POST /kernel (a broken source) answered %d: %s" % (status, text[:200]))
