@@ -25,8 +25,10 @@
 #include "serve/ws_viewer.h"
 #include "test_util.h"
 
-static const char ks_header[] = "device,scene,variant,size,case,encoder,frames,solver_ms_per_iter,solver_ratio,"
-                                "loop_fps,viewer_fps,viewer_mbit_s,latency_ms,latency_samples,cc\n";
+#define KS_HEADER_LINE                                                                            \
+    "device,scene,variant,size,case,encoder,frames,solver_ms_per_iter,solver_ratio,loop_fps,viewer_fps," \
+    "viewer_mbit_s,latency_ms,latency_samples,cc\n"
+static const char ks_header[] = KS_HEADER_LINE;
 
 /* ---- the latency probe ---- */
 
@@ -138,6 +140,91 @@ static void test_ratios_and_csv(void **state)
     assert_non_null(strstr(table, "viewer fps"));
     assert_non_null(strstr(table, "21.5 (n=24)"));
     free(table);
+}
+
+/* --replot's reader: the CSV the writer makes reads back to the same rows (a quoted device
+ * name with a quote and a comma, "-" for what was not measured), and anything else is refused
+ * with the line and what is wrong. */
+static void test_csv_read_back(void **state)
+{
+    (void)state;
+    ks_serve_row rows[3] = {row("spheres", "none", 2.0), row("spheres", "jpeg", 2.1), row("laplace3d", "record", 1.0)};
+    snprintf(rows[0].device, sizeof rows[0].device, "GPU \"X\", rev 2");
+    snprintf(rows[1].device, sizeof rows[1].device, "GPU \"X\", rev 2");
+    rows[1].viewer_fps = 61.25;
+    rows[1].viewer_mbit_s = 120.5;
+    rows[1].latency_ms = 21.5;
+    rows[1].latency_samples = 24;
+    ks_bench_serve_ratios(rows, 3);
+    char *csv = ks_bench_serve_csv(rows, 3);
+    assert_non_null(csv);
+    ks_serve_row back[4];
+    int n = 0;
+    assert_int_equal(ks_bench_serve_parse_csv(csv, back, 4, &n), KS_OK);
+    assert_int_equal(n, 3);
+    char *again = ks_bench_serve_csv(back, n);
+    assert_string_equal(again, csv); /* every field as written */
+    assert_string_equal(back[0].device, "GPU \"X\", rev 2");
+    assert_true(back[1].viewer_fps == 61.25 && back[1].latency_samples == 24);
+    assert_true(back[2].viewer_fps < 0.0 && back[2].latency_ms < 0.0); /* "-" */
+    free(again);
+    assert_int_equal(ks_bench_serve_parse_csv(csv, back, 2, &n), KS_ERR_INVALID); /* more rows than room */
+    /* not what bench serve writes: each refused in one line naming the line */
+    const char *const bad[] = {
+        "",
+        "device,scene\n",
+        KS_HEADER_LINE,                                                                  /* no rows */
+        KS_HEADER_LINE "\"GPU,spheres,binned,1920x1080,none,-,120,2.0,1.0,200.00,-,-,-,0,9.0\n", /* open quote */
+        KS_HEADER_LINE "GPU,spheres,binned,1920x1080,none,-,120,2.0,1.0,200.00,-,-,-,0\n",        /* a field short */
+        KS_HEADER_LINE "GPU,spheres,binned,1920x1080,nope,-,120,2.0,1.0,200.00,-,-,-,0,9.0\n",    /* no such case */
+        KS_HEADER_LINE "GPU,spheres,binned,1920x1080,none,-,12x,2.0,1.0,200.00,-,-,-,0,9.0\n",    /* not a number */
+        KS_HEADER_LINE "GPU,spheres,binned,1920x1080,none,-,120,-,1.0,200.00,-,-,-,0,9.0\n",      /* a needed figure */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        if (ks_bench_serve_parse_csv(bad[i], back, 4, &n) != KS_ERR_INVALID) fail_msg("case %zu was taken", i);
+        assert_null(strchr(ks_error_message(), '\n'));
+    }
+    assert_non_null(strstr((ks_bench_serve_parse_csv(bad[4], back, 4, &n), ks_error_message()), "line 2"));
+    free(csv);
+}
+
+/* bench serve --replot: an earlier run's CSV drawn again, nothing run; a bad file is one line, exit 2. */
+static void test_replot(void **state)
+{
+    (void)state;
+    char dir[256], csv_path[512], out[512], bad_path[512];
+    ks_test_tmpdir(dir, sizeof dir, "replot");
+    ks_serve_row rows[2] = {row("spheres", "none", 2.0), row("spheres", "jpeg", 2.1)};
+    rows[1].viewer_fps = 60.0;
+    rows[1].viewer_mbit_s = 100.0;
+    char *csv = ks_bench_serve_csv(rows, 2);
+    snprintf(csv_path, sizeof csv_path, "%s/in.csv", dir);
+    ks_test_write_file(csv_path, csv);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ks_run_result r;
+    assert_int_equal(ks_test_run((const char *const[]){NULL, "bench", "serve", "--replot", csv_path, "--out", out, NULL},
+                                 NULL, &r), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "2 rows of"));
+    assert_non_null(strstr(r.out, "nothing run"));
+    char path[700];
+    snprintf(path, sizeof path, "%s/bench_serve.png", out);
+    char *png = ks_test_read_file(path);
+    assert_non_null(png);
+    assert_memory_equal(png, "\x89PNG", 4);
+    free(png);
+    snprintf(path, sizeof path, "%s/bench_serve.csv", out);
+    char *written = ks_test_read_file(path);
+    assert_non_null(written);
+    assert_string_equal(written, csv);
+    free(written);
+    snprintf(bad_path, sizeof bad_path, "%s/bad.csv", dir);
+    ks_test_write_file(bad_path, "device,scene\n");
+    assert_int_equal(ks_test_run((const char *const[]){NULL, "bench", "serve", "--replot", bad_path, NULL}, NULL, &r), 0);
+    assert_int_equal(r.exit_code, 2);
+    assert_int_equal(ks_test_count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "not a bench_serve.csv"));
+    free(csv);
 }
 
 /* A viewer row whose viewer received nothing in the timed frames fails the
@@ -364,6 +451,8 @@ int main(void)
         cmocka_unit_test(test_probe_measures_first_changed_frame),
         cmocka_unit_test(test_probe_timeout_and_no_samples),
         cmocka_unit_test(test_ratios_and_csv),
+        cmocka_unit_test(test_csv_read_back),
+        cmocka_unit_test(test_replot),
         cmocka_unit_test(test_viewer_row_without_frames),
         cmocka_unit_test(test_viewer_cannot_connect),
         cmocka_unit_test(test_cpu_run),

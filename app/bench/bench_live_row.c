@@ -115,6 +115,7 @@ const ks_scene_def ks_scene_bench_live = {
 
 typedef struct ks_serve_bench_opts {
     const char *browser; /* --browser PATH: a Chromium to open the page with, or NULL */
+    const char *replot;  /* --replot CSV: an earlier run's rows drawn again, or NULL */
 } ks_serve_bench_opts;
 
 static ks_status set_browser(ks_options *o, void *own, const char *name, const char *v)
@@ -127,12 +128,22 @@ static ks_status set_browser(ks_options *o, void *own, const char *name, const c
     return KS_OK;
 }
 
+static ks_status set_replot(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    if (!*v) return ks_fail(KS_ERR_INVALID, "%s: an empty path", name);
+    ((ks_serve_bench_opts *)own)->replot = v;
+    return KS_OK;
+}
+
 static const ks_flag_row ks_serve_flags[] = {
     {"--browser", "PATH", "also rows from a headless Chromium on the page (its own fps)", KS_IN_BENCH, set_browser},
+    {"--replot", "CSV", "nothing run: an earlier run's bench_serve.csv drawn again into --out (table, .txt, .csv, .png)",
+     KS_IN_BENCH, set_replot},
 };
 static const ks_option_group ks_bench_serve_group = {
     "kernelscope bench serve (the live loop with the viewer's server: none, jpeg, h264, record)",
-    sizeof(ks_serve_bench_opts), ks_serve_flags, 1,
+    sizeof(ks_serve_bench_opts), ks_serve_flags, 2,
     "  --kernel LIST           the cases: Laplace kernels / sphere memory variants (default\n"
     "                          spheres binned and laplace3d regq; CPU: laplace2d and spheres)\n"
     "  --grid N, --spheres N   the Laplace grid (default 512^3; CPU 256^2), the sphere count\n"
@@ -148,7 +159,18 @@ const char *ks_bench_serve_browser(const ks_options *o)
     return so ? so->browser : NULL;
 }
 
-static ks_status finish_serve(ks_options *o) { return ks_runner_finish_options(o, "serve"); }
+const char *ks_bench_serve_replot_path(const ks_options *o)
+{
+    const ks_serve_bench_opts *so = ks_options_own_const(o, &ks_bench_serve_group);
+    return so ? so->replot : NULL;
+}
+
+static ks_status finish_serve(ks_options *o)
+{
+    /* a bad file is the user's error: said before the device is looked at, and alone */
+    if (ks_bench_serve_replot_path(o)) KS_TRY(ks_bench_serve_replot_check(ks_bench_serve_replot_path(o)));
+    return ks_runner_finish_options(o, "serve");
+}
 
 /* the picture: 1920x1080 on the CUDA backend, 1280x800 on the CPU one */
 static void serve_backend_defaults(ks_options *o, int use_cuda)

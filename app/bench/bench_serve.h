@@ -37,6 +37,18 @@ char *ks_bench_serve_table(const ks_serve_row *rows, int n);
 char *ks_bench_serve_csv(const ks_serve_row *rows, int n);
 /* KS_ERR_IO when the row had a viewer (or a browser) that received no frame in its timed frames. */
 ks_status ks_bench_serve_check_row(const ks_serve_row *r);
+/* The rows of a bench_serve.csv's text (as ks_bench_serve_csv writes it; "-": not measured), at most
+ * max into rows: *n of them. KS_ERR_INVALID, with the line and what is wrong, for any other text. */
+ks_status ks_bench_serve_parse_csv(const char *text, ks_serve_row *rows, int max, int *n);
+/* bench serve --replot CSV: the table, bench_serve.txt, .csv and .png of an earlier run's rows in
+ * out_dir, nothing run (a chart drawn again after a fix, or on another machine). */
+ks_status ks_bench_serve_replot(const char *csv_path, const char *out_dir);
+/* The rows of the bench_serve.csv at path (ks_bench_serve_parse_csv), up to max. */
+ks_status ks_bench_serve_read_csv(const char *path, ks_serve_row *rows, int max, int *n);
+/* The options' check of --replot: the file is read and its rows parsed (then dropped). */
+ks_status ks_bench_serve_replot_check(const char *csv_path);
+/* bench serve --replot CSV, or NULL. */
+const char *ks_bench_serve_replot_path(const ks_options *o);
 /* Sets solver_ratio of every row from the none row of its scene and variant. */
 void ks_bench_serve_ratios(ks_serve_row *rows, int n);
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/common/ks_util.h"
@@ -72,6 +73,118 @@ size_t ks_serve_csv_text(const void *rows_, int n, char *buf, size_t cap)
                         r->loop_fps, vfps, mbit, lat, r->latency_samples, r->cc[0] ? r->cc : "-");
     }
     return used;
+}
+
+/* ---- Reading a CSV back (--replot) ---- */
+
+#define KS_SERVE_CSV_HEADER                                                                              \
+    "device,scene,variant,size,case,encoder,frames,solver_ms_per_iter,solver_ratio,loop_fps,viewer_fps," \
+    "viewer_mbit_s,latency_ms,latency_samples,cc"
+enum { KS_SERVE_CSV_FIELDS = 15 };
+
+/* The fields of one line into field[] (each NUL-terminated in place): the first may be quoted
+ * ("" a quote inside); the count, or -1 for a malformed quote. */
+static int split_csv(char *line, char *field[], int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max) return max + 1;
+        if (*p == '"') { /* quoted: up to the closing quote, "" kept as one */
+            char *out = ++p;
+            field[n++] = out;
+            for (;;) {
+                if (!*p) return -1;
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    ++p;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+            *out = '\0';
+            if (*p && *p != ',') return -1;
+        } else {
+            field[n++] = p;
+            p += strcspn(p, ",");
+        }
+        if (!*p) return n;
+        *p++ = '\0';
+    }
+}
+
+/* A measured figure, or -1 for "-"; 0 and a nonzero return for anything else. */
+static int csv_number(const char *f, double *v)
+{
+    if (strcmp(f, "-") == 0) {
+        *v = -1.0;
+        return 0;
+    }
+    char *end = NULL;
+    *v = strtod(f, &end);
+    return !*f || *end || !isfinite(*v);
+}
+
+static int copy_field(char *dst, size_t cap, const char *f)
+{
+    if (!*f || strlen(f) >= cap) return 1;
+    snprintf(dst, cap, "%s", f);
+    return 0;
+}
+
+ks_status ks_bench_serve_parse_csv(const char *text, ks_serve_row *rows, int max, int *n)
+{
+    *n = 0;
+    const size_t hl = strlen(KS_SERVE_CSV_HEADER);
+    if (strncmp(text, KS_SERVE_CSV_HEADER, hl) != 0 || (text[hl] != '\n' && text[hl] != '\r'))
+        return ks_fail(KS_ERR_INVALID, "not a bench_serve.csv: its first line is not the header \"%.40s...\"",
+                       KS_SERVE_CSV_HEADER);
+    const char *p = strchr(text, '\n');
+    for (int line_no = 2; p && p[1]; ++line_no) {
+        const char *start = p + 1;
+        p = strchr(start, '\n');
+        size_t len = p ? (size_t)(p - start) : strlen(start);
+        if (len && start[len - 1] == '\r') --len;
+        if (len == 0) continue;
+        if (len >= 1024) return ks_fail(KS_ERR_INVALID, "line %d: longer than 1023 bytes", line_no);
+        if (*n == max) return ks_fail(KS_ERR_INVALID, "more than %d rows", max);
+        char line[1024];
+        memcpy(line, start, len);
+        line[len] = '\0';
+        char *f[KS_SERVE_CSV_FIELDS];
+        const int nf = split_csv(line, f, KS_SERVE_CSV_FIELDS);
+        if (nf != KS_SERVE_CSV_FIELDS)
+            return ks_fail(KS_ERR_INVALID, "line %d: %s, not %d fields", line_no, nf < 0 ? "an unclosed quote" : "another count",
+                           KS_SERVE_CSV_FIELDS);
+        ks_serve_row *r = &rows[*n];
+        memset(r, 0, sizeof *r);
+        double num[8];
+        const int idx[8] = {6, 7, 8, 9, 10, 11, 12, 13};
+        int bad = copy_field(r->device, sizeof r->device, f[0]) || copy_field(r->scene, sizeof r->scene, f[1]) ||
+                  copy_field(r->variant, sizeof r->variant, f[2]) || copy_field(r->size, sizeof r->size, f[3]) ||
+                  copy_field(r->kase, sizeof r->kase, f[4]) || copy_field(r->encoder, sizeof r->encoder, f[5]) ||
+                  copy_field(r->cc, sizeof r->cc, f[14]);
+        for (int k = 0; k < 8 && !bad; ++k) bad = csv_number(f[idx[k]], &num[k]);
+        int kase = 0;
+        while (!bad && kase < KS_CASE_NUM && strcmp(ks_case_names[kase], r->kase) != 0) ++kase;
+        if (bad || kase == KS_CASE_NUM || num[0] < 0 || num[1] < 0 || num[3] < 0 || num[7] < 0)
+            return ks_fail(KS_ERR_INVALID, "line %d: a field that is not what bench serve writes", line_no);
+        r->frames = (int)num[0];
+        r->solver_ms_per_iter = num[1];
+        r->solver_ratio = num[2] > 0.0 ? num[2] : 0.0;
+        r->loop_fps = num[3];
+        r->viewer_fps = num[4];
+        r->viewer_mbit_s = num[5];
+        r->latency_ms = num[6];
+        r->latency_samples = (int)num[7];
+        if (strcmp(r->cc, "-") == 0) r->cc[0] = '\0';
+        ++*n;
+    }
+    if (*n == 0) return ks_fail(KS_ERR_INVALID, "no rows after the header");
+    return KS_OK;
 }
 
 char *ks_bench_serve_table(const ks_serve_row *rows, int n) { return ks_bench_text(ks_serve_table_text, rows, n); }
