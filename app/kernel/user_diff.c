@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
 
 void ks_user_diff_poll(ks_user_diff *ud, ks_user_files *files)
@@ -39,6 +40,7 @@ float ks_user_diff_range(const ks_user_diff *ud, int slot)
 
 int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cuda, char *notice, size_t cap)
 {
+    ud->drawn_slot = -1; /* a picture kept from before may have been drawn over by the scene's own */
     if (ks_user_files_count(files) > 0) {
         ud->on = !ud->on;
         return 1;
@@ -103,8 +105,30 @@ void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int s
         snprintf(v->colorbar.label, sizeof v->colorbar.label, "|yours - %s|: inf, left unwritten (grey: 0)", ours);
 }
 
+ks_status ks_user_diff_picture(ks_user_diff *ud, int slot, int w, int h, ks_user_diff_draw_fn draw, void *user,
+                               int on_device, void *stream, void *rgba)
+{
+    const size_t bytes = (size_t)w * (size_t)h * 4;
+    if (bytes > ud->rgba_cap) {
+        unsigned char *p = realloc(ud->rgba, bytes);
+        if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the difference picture");
+        ud->rgba = p;
+        ud->rgba_cap = bytes;
+        ud->drawn_slot = -1;
+    }
+    if (ud->drawn_slot != slot || ud->drawn_serial != ud->serial[slot]) {
+        draw(user, &ud->d[slot], ks_user_diff_range(ud, slot), ud->rgba);
+        ud->drawn_slot = slot;
+        ud->drawn_serial = ud->serial[slot];
+    }
+    if (on_device) return ks_cuda_upload(rgba, ud->rgba, bytes, stream);
+    memcpy(rgba, ud->rgba, bytes);
+    return KS_OK;
+}
+
 void ks_user_diff_free(ks_user_diff *ud)
 {
     for (int i = 0; i < KS_USER_FILES_MAX; ++i) free(ud->d[i].values);
+    free(ud->rgba);
     memset(ud, 0, sizeof *ud);
 }

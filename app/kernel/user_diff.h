@@ -17,7 +17,11 @@ typedef struct ks_user_diff {
     ks_user_files_diff d[KS_USER_FILES_MAX];  /* each file's newest answer (values owned) */
     int have[KS_USER_FILES_MAX];              /* an answer came */
     ks_diff_stats stats[KS_USER_FILES_MAX];
-    long long serial[KS_USER_FILES_MAX];      /* grows with each answer: the scene draws anew */
+    long long serial[KS_USER_FILES_MAX];      /* grows with each answer: the picture is drawn anew */
+    unsigned char *rgba;                      /* the picture last drawn (ks_user_diff_picture), host */
+    size_t rgba_cap;
+    long long drawn_serial;                   /* the answer it was drawn from */
+    int drawn_slot;                           /* its file; -1: none (nothing drawn since D) */
 } ks_user_diff;
 
 /* Takes the answers that came since the last frame. */
@@ -37,6 +41,13 @@ int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cu
  * theirs while it is shown. */
 void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int slot, const char *ours,
                        const char *cells, const char *how, int colour_bar, ks_view *v);
+/* The scene's picture of an answer (w x h RGBA, rows bottom-up, host memory); max: its range. */
+typedef void (*ks_user_diff_draw_fn)(void *user, const ks_user_files_diff *d, float max, unsigned char *rgba);
+/* The view's picture of file slot into rgba: drawn by draw on the host when the file's answer (or
+ * the file) is new since the last picture, else the one kept; then copied into rgba, which is
+ * device memory, copied on stream, when on_device. Call only while ks_user_diff_shown. */
+ks_status ks_user_diff_picture(ks_user_diff *ud, int slot, int w, int h, ks_user_diff_draw_fn draw, void *user,
+                               int on_device, void *stream, void *rgba);
 void ks_user_diff_free(ks_user_diff *ud);
 
 #endif

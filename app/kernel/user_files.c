@@ -35,7 +35,8 @@ typedef struct uf_file {
     /* the worker's, under lock */
     int block[3];                /* the block the next check runs with */
     char passed[KS_KCHECK_MSG_MAX]; /* the check's words */
-    ks_user_files_diff diff;     /* desc.diff: the newest check's difference slice, not yet taken */
+    ks_user_files_diff diff;     /* desc.diff: the newest check's difference slice */
+    int diff_fresh;              /* ... not yet taken */
 } uf_file;
 
 struct ks_user_files {
@@ -93,7 +94,7 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
         pthread_mutex_lock(&u->lock);
         free(f->diff.values);
         f->diff = d;
-        f->diff.fresh = 1;
+        f->diff_fresh = 1;
         pthread_mutex_unlock(&u->lock);
     }
     ks_kcheck_result_free(&r);
@@ -281,11 +282,12 @@ int ks_user_files_take_diff(ks_user_files *u, int slot, ks_user_files_diff *out)
 {
     if (!u || slot < 0 || slot >= u->count) return 0;
     pthread_mutex_lock(&u->lock);
-    const int fresh = u->files[slot].diff.fresh;
-    if (fresh) {
-        *out = u->files[slot].diff;
-        out->fresh = 0;
-        memset(&u->files[slot].diff, 0, sizeof u->files[slot].diff);
+    uf_file *f = &u->files[slot];
+    const int fresh = f->diff_fresh;
+    if (fresh) { /* the values go with it */
+        *out = f->diff;
+        memset(&f->diff, 0, sizeof f->diff);
+        f->diff_fresh = 0;
     }
     pthread_mutex_unlock(&u->lock);
     return fresh;

@@ -52,7 +52,6 @@ typedef struct ks_user_files_diff {
     int w, h;
     int passed;                 /* the build passed its check */
     int asked;                  /* it was asked for (0: the output is too large to send) */
-    int fresh;                  /* (internal) not yet taken */
     char why[KS_KCHECK_MSG_MAX]; /* with no values: why there are none */
 } ks_user_files_diff;
 

@@ -16,7 +16,6 @@
 
 #include "app/kernel/user_files.h"
 #include "app/kernel/user_diff.h"
-#include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
@@ -67,8 +66,7 @@ typedef struct hist_scene {
     const char *dump_path;
     char notice[256];
     ks_user_diff diff;        /* D: |yours - cub| by bin, from each file's check */
-    uint64_t diff_counts[256];
-    unsigned char *diff_rgba; /* its picture, made on the host */
+    uint64_t diff_counts[256]; /* the bars of the picture last drawn of it */
 } hist_scene;
 
 static void destroy(void *self)
@@ -82,7 +80,6 @@ static void destroy(void *self)
     free(s->counts);
     free(s->mask);
     ks_user_diff_free(&s->diff);
-    free(s->diff_rgba);
     free(s);
 }
 
@@ -297,6 +294,17 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     return KS_OK;
 }
 
+/* D: the picture of an answer's difference (ks_user_diff_picture's draw); its layout stays the
+ * scene's for the hover while the view is on. */
+static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, unsigned char *rgba)
+{
+    hist_scene *s = user;
+    (void)max; /* the bars have their own axis */
+    for (int b = 0; b < 256; ++b) s->diff_counts[b] = b < d->w * d->h ? (uint64_t)d->values[b] : 0;
+    ks_hist_axes_make(s->diff_counts, 256, KS_HIST_BYTES, 0, s->w, s->h, &s->axes, s->mask);
+    ks_hist_draw_bars_cpu(s->diff_counts, 256, 0, &s->axes, s->mask, rgba, s->w, s->h);
+}
+
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
 {
     hist_scene *s = self;
@@ -308,20 +316,9 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
         s->probe_b = ctx->probe_b;
     }
     const int slot = ks_user_diff_slot(s->files, s->active);
-    if (ks_user_diff_shown(&s->diff, slot)) { /* D: the bars of |yours - cub|, by byte, on a linear axis */
-        const ks_user_files_diff *d = &s->diff.d[slot];
-        for (int b = 0; b < 256; ++b) s->diff_counts[b] = b < d->w * d->h ? (uint64_t)d->values[b] : 0;
-        ks_hist_axes_make(s->diff_counts, 256, KS_HIST_BYTES, 0, s->w, s->h, &s->axes, s->mask);
-        const size_t bytes = (size_t)s->w * (size_t)s->h * 4;
-        if (!s->gpu) {
-            ks_hist_draw_bars_cpu(s->diff_counts, 256, 0, &s->axes, s->mask, rgba, s->w, s->h);
-            return KS_OK;
-        }
-        if (!s->diff_rgba && !(s->diff_rgba = malloc(bytes)))
-            return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the difference picture");
-        ks_hist_draw_bars_cpu(s->diff_counts, 256, 0, &s->axes, s->mask, s->diff_rgba, s->w, s->h);
-        return ks_cuda_upload(rgba, s->diff_rgba, bytes, ks_hist_gpu_stream(s->gpu));
-    }
+    if (ks_user_diff_shown(&s->diff, slot)) /* D: the bars of |yours - cub|, by byte, on a linear axis */
+        return ks_user_diff_picture(&s->diff, slot, s->w, s->h, draw_diff_picture, s, s->gpu != NULL,
+                                    s->gpu ? ks_hist_gpu_stream(s->gpu) : NULL, rgba);
     /* the labels come from the counts on the host (GPU: a copy of bins counts) */
     if (s->gpu) KS_TRY(ks_hist_gpu_counts(s->gpu, s->counts));
     ks_hist_axes_make(s->counts, s->bins, s->mode, s->log_scale, s->w, s->h, &s->axes, s->mask);

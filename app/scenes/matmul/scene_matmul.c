@@ -28,7 +28,6 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_user.h"
 #include "app/kernel/user_diff.h"
-#include "kernels/common/cuda_device.h"
 #include "render/image_io.h"
 #include "app/scenes/matmul/matmul_options.h"
 #include "app/scene.h"
@@ -74,9 +73,6 @@ typedef struct matmul_scene {
     int block[3];             /* the users' kernels' block: --block, [ ] */
     int run_block[3];         /* the block the active file runs with this frame (its checked one) */
     ks_user_diff diff;        /* D: |yours - regtile| over C, from each file's check */
-    unsigned char *diff_rgba; /* its picture, made on the host */
-    long long diff_serial;    /* the answer it was made from (-1: none) */
-    int diff_slot;
 } matmul_scene;
 
 /* Blocks [ ] cycle a user's kernel through, by thread count. */
@@ -184,7 +180,6 @@ static void destroy(void *self)
     for (int i = 0; i < s->nuser; ++i) ks_matmul_user_destroy(s->user[i]);
     ks_matmul_gpu_destroy(s->gpu);
     ks_user_diff_free(&s->diff);
-    free(s->diff_rgba);
     free(s->a);
     free(s->b);
     free(s->c);
@@ -362,31 +357,24 @@ static int hovered_band(const matmul_scene *s, ks_matmul_band *band)
     return 1;
 }
 
-/* D: the difference picture of the file the view is of, made on the host
- * when its answer is new, copied into the slot each frame. 1 when drawn. */
+/* D: the picture of an answer's difference (ks_user_diff_picture's draw). */
+static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, unsigned char *rgba)
+{
+    const matmul_scene *s = user;
+    ks_matmul_draw_diff_cpu(&s->size, d->values, s->w, s->h, max, rgba);
+}
+
+/* D: the difference picture of the file the view is of. 1 when drawn. */
 static ks_status draw_diff(matmul_scene *s, void *rgba, int *drawn)
 {
     const int slot = ks_user_diff_slot(s->files, s->active);
     *drawn = ks_user_diff_shown(&s->diff, slot);
     if (!*drawn) return KS_OK;
-    const size_t bytes = (size_t)s->w * (size_t)s->h * 4;
-    if (!s->diff_rgba) {
-        s->diff_rgba = malloc(bytes);
-        if (!s->diff_rgba) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the difference picture");
-        s->diff_serial = -1;
-    }
-    if (s->diff_serial != s->diff.serial[slot] || s->diff_slot != slot) {
-        const ks_user_files_diff *d = &s->diff.d[slot];
-        if (d->w != s->size.m || d->h != s->size.n)
-            return ks_fail(KS_ERR_INVALID, "difference of %dx%d elements for C of %dx%d", d->w, d->h, s->size.m,
-                           s->size.n);
-        ks_matmul_draw_diff_cpu(&s->size, d->values, s->w, s->h, ks_user_diff_range(&s->diff, slot), s->diff_rgba);
-        s->diff_serial = s->diff.serial[slot];
-        s->diff_slot = slot;
-    }
-    if (s->gpu) return ks_cuda_upload(rgba, s->diff_rgba, bytes, ks_matmul_gpu_stream(s->gpu));
-    memcpy(rgba, s->diff_rgba, bytes);
-    return KS_OK;
+    const ks_user_files_diff *d = &s->diff.d[slot];
+    if (d->w != s->size.m || d->h != s->size.n)
+        return ks_fail(KS_ERR_INVALID, "difference of %dx%d elements for C of %dx%d", d->w, d->h, s->size.m, s->size.n);
+    return ks_user_diff_picture(&s->diff, slot, s->w, s->h, draw_diff_picture, s, s->gpu != NULL,
+                                s->gpu ? ks_matmul_gpu_stream(s->gpu) : NULL, rgba);
 }
 
 static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
