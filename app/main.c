@@ -244,6 +244,13 @@ static int run(int argc, char **argv)
         ks_error_prefix("--record");
         return fail(KS_EXIT_USAGE);
     }
+    /* A kernel file that cannot be read (missing, not a file, too big) is bad input: said alone,
+     * before the device is probed and its lines printed, and before a bench makes its folder. */
+    for (int i = 0; scene->kernel_file && scene->kernel_file(&opt, i); ++i) {
+        char *source = NULL;
+        if (ks_user_kernel_read(scene->kernel_file(&opt, i), &source) != KS_OK) return fail(KS_EXIT_USAGE);
+        free(source);
+    }
     if (ks_mpi_active() && opt.mode != KS_MODE_BENCH && !scene->mpi_follow) {
         ks_fail(KS_ERR_UNSUPPORTED, "%s has no live view under mpirun (laplace3d and laplace2d have)", scene->name);
         return fail(KS_EXIT_USAGE);

@@ -181,7 +181,7 @@ RUNS
       note_rc "examples/$ex.py (300 steps)" $rc
     done ;;
   faults)
-    env -u KS_TEST_NO_FAULTS "$bin/tests/test_user_kernel_gpu" >"$out/faults_test_user_kernel_gpu.log" 2>&1
+    env -u KS_TEST_NO_FAULTS KS_TEST_FAULTS_ONLY=1 "$bin/tests/test_user_kernel_gpu" >"$out/faults_test_user_kernel_gpu.log" 2>&1
     rc=$?
     note_rc "faults test_user_kernel_gpu: $(grep -cE '^\[       OK \]' "$out/faults_test_user_kernel_gpu.log") passed" $rc
     { dmesg 2>/dev/null || journalctl -k 2>/dev/null; } | grep -i 'xid' >"$out/xid.txt"

@@ -2,19 +2,30 @@
 # `pip install ./python` into a fresh virtual environment (offline: the module's build backend is
 # its own, standard library only), then tests/test_python_module.py in it, against the built C
 # library (KERNELSCOPE_LIBRARY). The environment sees the system's NumPy (--system-site-packages):
-# the first of PYTHON, the build's Python and /usr/bin/python3 that has NumPy runs it; none: skipped (77).
+# the first of PYTHON, the build's Python and /usr/bin/python3 whose environments see NumPy runs it;
+# none: skipped (77).
 # Usage: python_module.sh SOURCE_DIR LIBRARY CONSUMER [PYTHON]
 set -eu
 src=$1 lib=$2 consumer=$3
-py=""
-for p in ${4:-} python3 /usr/bin/python3; do
-  if command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy, venv" 2>/dev/null; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "skipped: no Python with NumPy and venv (Debian: python3-numpy python3-venv)"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ks_python.XXXXXX")
 ok=0
 trap '[ "$ok" = 1 ] && rm -rf "$tmp" || echo "kept $tmp (the scratch of a failed test)"' EXIT
-"$py" -m venv --system-site-packages "$tmp/venv"
+# A Python that is itself a virtual environment hands a new one its base's packages, not its own:
+# a candidate counts only when NumPy imports inside the environment made from it.
+py=""
+for p in ${4:-} python3 /usr/bin/python3; do
+  command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy, venv" 2>/dev/null || continue
+  rm -rf "$tmp/venv"
+  if "$p" -m venv --system-site-packages "$tmp/venv" && "$tmp/venv/bin/python" -c "import numpy" 2>/dev/null; then
+    py=$p
+    break
+  fi
+done
+if [ -z "$py" ]; then
+  ok=1
+  echo "skipped: no Python whose virtual environments see NumPy (Debian: python3-numpy python3-venv)"
+  exit 77
+fi
 # a copy: pip builds in place, and the source tree stays clean
 cp -r "$src/python" "$tmp/python"
 "$tmp/venv/bin/pip" install --no-index --disable-pip-version-check -q "$tmp/python"

@@ -70,7 +70,13 @@ ws_text() { # a masked text frame (mask 0: the payload goes as is), payload < 12
 
 start main --serve 0
 base=${url%/}
-check "listens on loopback only" "$(ss -ltn 2>/dev/null | grep -c "127.0.0.1:$port ")" 1
+# listeners PORT: the address (hex, as the kernel writes it) of each listening TCP socket on PORT,
+# IPv4 and IPv6, read from /proc (no ss or netstat needed)
+listeners() {
+  awk -v p="$(printf '%04X' "$1")" 'FNR > 1 && $4 == "0A" { split($2, a, ":"); if (a[2] == p) printf "%s ", a[1] }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+check "listens on loopback only" "$(listeners "$port")" "0100007F "
 check "GET /" "$(code "$base/")" 200
 curl -s --max-time 10 "$base/" | grep -q '<canvas' && check "page has a canvas" yes yes || check "page has a canvas" no yes
 check "GET /state.json" "$(code "$base/state.json")" 200

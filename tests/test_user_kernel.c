@@ -26,7 +26,9 @@ static ks_run_result r;
 static void run_expect(const char *const *argv, int code)
 {
     ks_test_run(argv, NULL, &r);
-    if (r.exit_code != code) fprintf(stderr, "stdout: %s\nstderr: %s\n", r.out, r.err);
+    if (r.exit_code != code || (code == 2 && ks_test_count_lines(r.err) != 1))
+        fprintf(stderr, "%s %s: exit %d\nstdout: %s\nstderr: %s\n", argv[1], argv[2] ? argv[2] : "", r.exit_code,
+                r.out, r.err);
     assert_int_equal(r.exit_code, code);
     if (code == 2) assert_int_equal(ks_test_count_lines(r.err), 1);
 }
@@ -209,6 +211,10 @@ static void test_kernel_file_refuses(void **state)
     run_expect((const char *const[]){NULL, "spheres", "--kernel-file", path, NULL}, 2); /* not its flag */
     run_expect((const char *const[]){NULL, "bench", "laplace3d", "--kernel-file", path, NULL}, 2);
     assert_non_null(strstr(r.err, "is larger than 64 KiB"));
+    assert_string_equal(r.out, ""); /* refused before the device is probed or a results folder named */
+    run_expect((const char *const[]){NULL, "laplace3d", "--kernel-file", path, "--headless", "--frames", "1", NULL}, 2);
+    assert_non_null(strstr(r.err, "is larger than 64 KiB"));
+    assert_string_equal(r.out, "");
 }
 
 /* The app's own checker process (`kernelscope __kernel-check`) serves a

@@ -10,8 +10,9 @@
  * 109 for the next one), which would stall the tests after them (a live run
  * checks on a second GPU of the same kind when there is one, which keeps its
  * own GPU clear of its checks' faults);
- * KS_TEST_NO_FAULTS=1 skips them (scripts/gpu-check.sh runs them in a step
- * of their own, after everything else). Exits 77 (skipped) without a CUDA
+ * KS_TEST_NO_FAULTS=1 skips them and KS_TEST_FAULTS_ONLY=1 runs them alone:
+ * ctest runs them as test_user_kernel_faults_gpu, after every other test, and
+ * scripts/gpu-check.sh in a step of their own, last. Exits 77 (skipped) without a CUDA
  * device or NVRTC. */
 #include <math.h>
 #include <setjmp.h>
@@ -275,7 +276,6 @@ static void test_diff_in_child(void **state)
 static void test_check_in_child(void **state)
 {
     (void)state;
-    if (getenv("KS_TEST_NO_FAULTS")) skip();
     ks_kchecker *c = NULL;
     const ks_kchecker_desc d = {.exe = ks_test_binary(), .timeout_s = 4.0};
     assert_int_equal(ks_kchecker_create(&d, &c), KS_OK);
@@ -393,7 +393,6 @@ static void test_live_reload(void **state)
 static void test_live_fault(void **state)
 {
     (void)state;
-    if (getenv("KS_TEST_NO_FAULTS")) skip();
     char path[512], text[4096];
     ks_test_proc p;
     start_live(&p, "ukfault", path, sizeof path);
@@ -445,13 +444,18 @@ int main(void)
         cmocka_unit_test(test_diff_in_child),
         cmocka_unit_test_teardown(test_live_reload, end_live_run),
         cmocka_unit_test(test_bench_rows),
-        /* the faults last (see the top); the live one first: the endless loop of
-           test_check_in_child, run on the default GPU, can leave that GPU unable to switch
-           to another context for minutes after its process was killed */
+    };
+    /* the faults last (see the top); the live one first: the endless loop of
+       test_check_in_child, run on the default GPU, can leave that GPU unable to switch
+       to another context for minutes after its process was killed */
+    const struct CMUnitTest faults[] = {
         cmocka_unit_test_teardown(test_live_fault, end_live_run),
         cmocka_unit_test(test_check_in_child),
     };
     const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*diff*": a few of them */
     if (only && *only) cmocka_set_test_filter(only);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = 0;
+    if (!getenv("KS_TEST_FAULTS_ONLY")) failed += cmocka_run_group_tests_name("user kernels", tests, NULL, NULL);
+    if (!getenv("KS_TEST_NO_FAULTS")) failed += cmocka_run_group_tests_name("faults", faults, NULL, NULL);
+    return failed ? 1 : 0;
 }

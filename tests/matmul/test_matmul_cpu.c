@@ -331,7 +331,7 @@ static void test_bands(void **state)
 /* What a saved picture holds: its distinct RGB colours (up to 4096 counted), whether the
  * colormap's first and last entries are among them (the time picture's first and last tile;
  * the values picture's least and greatest element), and whether every colour is a unit's
- * palette entry (units 0..7) or a tile edge (the SM / thread picture). */
+ * palette entry or a tile edge (the SM / thread picture). */
 typedef struct pic_facts {
     int w, h, colours, ends, units_only;
 } pic_facts;
@@ -364,7 +364,7 @@ static pic_facts picture_facts(const char *path)
         first |= same_rgb(c, lut[0]);
         last |= same_rgb(c, lut[255]);
         int unit = same_rgb(c, edge);
-        for (int u = 0; u < 8 && !unit; ++u) unit = same_rgb(c, pal[u]);
+        for (int u = 0; u < 256 && !unit; ++u) unit = same_rgb(c, pal[u]);
         f.units_only &= unit;
     }
     f.ends = first && last;
@@ -375,7 +375,8 @@ static pic_facts picture_facts(const char *path)
 /* The live scene on the CPU backend draws each picture; C stays the gold's. Without --picture
  * it shows the tiles by finish time: a few flat tiles (130x70 in 64-wide tiles: 3 x 2), the
  * first in the colormap's first colour, the last in its last, where C's values have many
- * colours and the SM / thread picture only the threads' colours. */
+ * colours and the SM / thread picture only the threads' colours: as many as threads computed
+ * tiles, which depends on the machine's cores (at most the 6 tiles), and the edges. */
 static void test_picture_modes(void **state)
 {
     (void)state;
@@ -396,7 +397,8 @@ static void test_picture_modes(void **state)
         assert_true(f[q].w == 70 * 7 && f[q].h == 130 * 7);
     }
     assert_true(f[0].colours > 16 && f[0].ends && !f[0].units_only); /* values */
-    assert_true(f[1].colours >= 2 && f[1].colours <= 3 && f[1].units_only); /* sm: 2 threads' colours, edges */
+    if (!(f[1].colours >= 2 && f[1].colours <= 7 && f[1].units_only)) /* sm: 1 to 6 threads' colours, edges */
+        fail_msg("sm: %d colours, units only %d: not the thread picture", f[1].colours, f[1].units_only);
     for (int q = 2; q < 4; ++q) /* time, and the default: one colour a tile (at most 6) and the edges */
         if (!(f[q].colours >= 3 && f[q].colours <= 7 && f[q].ends && !f[q].units_only))
             fail_msg("%s: %d colours, ends %d, units only %d: not the time picture", pics[q] ? pics[q] : "default",
