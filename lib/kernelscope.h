@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define KS_VIEWER_API_VERSION 2
+#define KS_VIEWER_API_VERSION 3 /* 3: KS_VIEWER_BROADCAST */
 
 enum {
     KS_VIEWER_OK = 0,
@@ -79,13 +79,21 @@ typedef struct ks_viewer_desc {
                               ks_viewer_poll like the page's keys. One window a process. */
 } ks_viewer_desc;
 
+/* A stride of 0 bytes (a broadcast array: every point along the axis is the same one); 0 itself
+ * means packed. The field's points must lie in memory the caller can read: data and the strides
+ * are checked against overflow and the ends of the address space, never against the buffer. */
+#define KS_VIEWER_BROADCAST (-0x7fffffffffffffffLL - 1)
+
 typedef struct ks_viewer_field {
     const void *data;          /* the first point, (0, 0[, 0]) */
     ks_viewer_dtype dtype;
     ks_viewer_memory memory;
     int dims;                  /* 2 or 3 */
     long long size[3];         /* points along x, y[, z]; x is the picture's width */
-    long long stride[3];       /* bytes from a point to the next along x, y, z; 0: packed, x fastest */
+    long long stride[3];       /* bytes from a point to the next along x, y, z, negative ones too;
+                                  KS_VIEWER_BROADCAST: 0 bytes (every point along that axis is the
+                                  same one); 0: the axis before's stride times its size (all 0:
+                                  packed, x fastest) */
     int slice_axis;            /* 3D: the slice shown is across 0: z (default), 1: x, 2: y */
     long long slice;           /* 3D: the slice along that axis, counted from 1; 0: the middle one */
     void *stream;              /* KS_VIEWER_DEVICE: the cudaStream_t your solver runs on (NULL: the

@@ -174,6 +174,53 @@ typedef struct slice {
     const unsigned char *base;
 } slice;
 
+/* |x| as an unsigned number (LLONG_MIN too). */
+static unsigned long long magnitude(long long x) { return x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x; }
+
+/* The field's strides in bytes (KS_VIEWER_BROADCAST as 0, a 0 as the axis before's stride times its
+ * size), and a check that every point's address can be computed: the bytes the points reach below data
+ * and above it, each |stride| * (size - 1) added up, span at most PTRDIFF_MAX bytes and stay inside
+ * the address space. The library cannot know the buffer's size; it can refuse what no buffer could hold. */
+static ks_status field_strides(const ks_viewer_field *f, long long elem, long long stride[3])
+{
+    unsigned long long below = 0, above = (unsigned long long)elem;
+    for (int a = 0; a < f->dims; ++a) {
+        long long st = f->stride[a];
+        if (st == KS_VIEWER_BROADCAST) {
+            st = 0;
+        } else if (st == 0 && a > 0) {
+            if (stride[a - 1] == 0)
+                return ks_fail(KS_ERR_INVALID, "ks_viewer_show: stride[%d] is 0 (packed) after a broadcast axis: "
+                                               "give it in bytes", a);
+            if (__builtin_mul_overflow(stride[a - 1], f->size[a - 1], &st))
+                return ks_fail(KS_ERR_INVALID, "ks_viewer_show: the packed stride of axis %d overflows (sizes %lld x "
+                                               "%lld x %lld)", a, f->size[0], f->size[1], f->size[2]);
+        } else if (st == 0) {
+            st = elem;
+        }
+        stride[a] = st;
+        unsigned long long reach = 0;
+        if (__builtin_mul_overflow(magnitude(st), (unsigned long long)(f->size[a] - 1), &reach) ||
+            __builtin_add_overflow(st < 0 ? below : above, reach, st < 0 ? &below : &above) ||
+            below > (unsigned long long)PTRDIFF_MAX || above > (unsigned long long)PTRDIFF_MAX ||
+            below + above > (unsigned long long)PTRDIFF_MAX) /* each < 2^63 there: the sum cannot wrap */
+            return ks_fail(KS_ERR_INVALID, "ks_viewer_show: the field's extent overflows (size[%d] = %lld, stride "
+                                           "%lld bytes)", a, f->size[a], st);
+    }
+    const uintptr_t at = (uintptr_t)f->data;
+    if (at < below || UINTPTR_MAX - at < above)
+        return ks_fail(KS_ERR_INVALID, "ks_viewer_show: the field runs off the address space (%llu bytes below data, "
+                                       "%llu above)", below, above);
+    if (f->memory == KS_VIEWER_DEVICE) { /* the kernel loads each point as its type: a misaligned one would fault */
+        int aligned = at % (uintptr_t)elem == 0;
+        for (int a = 0; a < f->dims; ++a) aligned = aligned && stride[a] % elem == 0;
+        if (!aligned)
+            return ks_fail(KS_ERR_INVALID, "ks_viewer_show: a field in device memory must be aligned: data and "
+                                           "strides multiples of %lld bytes (make a contiguous copy)", elem);
+    }
+    return KS_OK;
+}
+
 static ks_status check_field(const ks_viewer_field *f, slice *s)
 {
     if (!f) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: no field");
@@ -182,13 +229,11 @@ static ks_status check_field(const ks_viewer_field *f, slice *s)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_show: unknown dtype %d", (int)f->dtype);
     if (f->dims != 2 && f->dims != 3) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: dims must be 2 or 3, not %d", f->dims);
     if (!f->data) return ks_fail(KS_ERR_INVALID, "ks_viewer_show: the field has no data");
-    long long stride[3];
-    const long long elem = (long long)dtype_bytes(f->dtype);
-    for (int a = 0; a < f->dims; ++a) {
+    for (int a = 0; a < f->dims; ++a)
         if (f->size[a] < 1 || f->size[a] > (1LL << 31))
             return ks_fail(KS_ERR_INVALID, "ks_viewer_show: size[%d] = %lld (1 .. 2^31)", a, f->size[a]);
-        stride[a] = f->stride[a] ? f->stride[a] : a == 0 ? elem : stride[a - 1] * f->size[a - 1];
-    }
+    long long stride[3] = {0, 0, 0};
+    KS_TRY(field_strides(f, (long long)dtype_bytes(f->dtype), stride));
     const unsigned char *base = f->data;
     if (f->dims == 2) {
         *s = (slice){f->size[0], f->size[1], stride[0], stride[1], base};
@@ -201,7 +246,7 @@ static ks_status check_field(const ks_viewer_field *f, slice *s)
     if (f->slice < 0 || f->slice > n)
         return ks_fail(KS_ERR_INVALID, "ks_viewer_show: slice %lld of %lld (counted from 1; 0: the middle)", f->slice, n);
     const long long index = f->slice ? f->slice - 1 : n / 2;
-    base += index * stride[across];
+    base += index * stride[across]; /* inside the reach checked above */
     if (across == 2) *s = (slice){f->size[0], f->size[1], stride[0], stride[1], base};
     else if (across == 0) *s = (slice){f->size[1], f->size[2], stride[1], stride[2], base};
     else *s = (slice){f->size[0], f->size[2], stride[0], stride[2], base};
@@ -230,11 +275,12 @@ static void sample(const slice *s, ks_viewer_dtype t, int pw, int ph, float *out
         const long long y0 = (long long)qy * s->h / ph, y1 = (long long)(qy + 1) * s->h / ph;
         for (int px = 0; px < pw; ++px) {
             const long long x0 = (long long)px * s->w / pw, x1 = (long long)(px + 1) * s->w / pw;
+            /* along a broadcast axis (a step of 0) every cell is the same one: read it once */
+            const long long ye = s->step_y == 0 || y1 <= y0 ? y0 + 1 : y1, xe = s->step_x == 0 || x1 <= x0 ? x0 + 1 : x1;
             double sum = 0.0;
-            for (long long y = y0; y < (y1 > y0 ? y1 : y0 + 1); ++y)
-                for (long long x = x0; x < (x1 > x0 ? x1 : x0 + 1); ++x)
-                    sum += value_at(s->base + x * s->step_x + y * s->step_y, t);
-            const long long cells = (y1 > y0 ? y1 - y0 : 1) * (x1 > x0 ? x1 - x0 : 1);
+            for (long long y = y0; y < ye; ++y)
+                for (long long x = x0; x < xe; ++x) sum += value_at(s->base + x * s->step_x + y * s->step_y, t);
+            const long long cells = (ye - y0) * (xe - x0);
             out[(size_t)py * (size_t)pw + (size_t)px] = (float)(sum / (double)cells);
         }
     }

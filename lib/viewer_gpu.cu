@@ -25,7 +25,8 @@ __global__ void sample_kernel(ks_vgpu_job j, float *out)
     const int qy = j.ph - 1 - py; /* y grows upward */
     const long long y0 = (long long)qy * j.h / j.ph, y1 = (long long)(qy + 1) * j.h / j.ph;
     const long long x0 = (long long)px * j.w / j.pw, x1 = (long long)(px + 1) * j.w / j.pw;
-    const long long ye = y1 > y0 ? y1 : y0 + 1, xe = x1 > x0 ? x1 : x0 + 1;
+    /* along a broadcast axis (a step of 0) every cell is the same one: read it once, as the host does */
+    const long long ye = j.step_y == 0 || y1 <= y0 ? y0 + 1 : y1, xe = j.step_x == 0 || x1 <= x0 ? x0 + 1 : x1;
     const unsigned char *base = (const unsigned char *)j.base;
     double sum = 0.0;
     for (long long y = y0; y < ye; ++y)

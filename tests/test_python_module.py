@@ -60,6 +60,24 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
         np.sort(rng.random(100))
     assert picture(cube.astype(np.float64), "f64.png") == picture(cube, "f32.png")
 
+    # broadcasts (strides of 0 bytes) show their values, even 2^60 points of one; negative strides (flipped
+    # views) and big-endian arrays show what their contiguous native copies show
+    assert picture(np.broadcast_to(np.float32(0.25), (1000, 1000)), "b.png") == \
+        picture(np.full((1000, 1000), 0.25, np.float32), "b_copy.png")
+    assert picture(np.broadcast_to(np.float32(0.75), (2 ** 30, 2 ** 30)), "b_huge.png") == \
+        picture(np.full((1024, 1024), 0.75, np.float32), "b_huge_copy.png")
+    for name, a in [("row", np.broadcast_to(cube[0, 0], (11, 19))), ("col", np.broadcast_to(cube[0, :, :1], (11, 19))),
+                    ("flip", cube[3, ::-1]), ("mirror", cube[3, :, ::-2]), ("be4", cube[3].astype(">f4")),
+                    ("be8", cube[3].astype(">f8")), ("bei4", (cube[3] * 200).astype(">i4"))]:
+        assert picture(a, name + ".png") == picture(np.ascontiguousarray(a, a.dtype.newbyteorder("=")),
+                                                    name + "_copy.png"), name
+    for name, a, kw in [("b3", np.broadcast_to(cube[2], (5, 11, 19)), {"axis": "x", "index": 3}),
+                        ("f3", cube[::-1, ::-2, ::-1], {"axis": "y", "index": 4}),
+                        ("be3", cube.astype(">f4"), {"axis": "z", "index": 2})]:
+        assert picture(a, name + ".png", **kw) == picture(np.ascontiguousarray(a, a.dtype.newbyteorder("=")),
+                                                          name + "_copy.png", **kw), name
+    assert picture(cube, "last.png", index=-1) == picture(cube[6], "last2d.png")  # Python's negative index
+
     # DLPack alone (as JAX offers it): the same picture as the array itself, a strided view too
     class OnlyDLPack:
         def __init__(self, a):
@@ -89,14 +107,28 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
     class OnGpuBadType:
         __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f2", "data": (4096, False), "version": 3}
 
+    class OnGpuMasked:
+        __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f4", "data": (4096, False), "version": 3,
+                                    "mask": object()}
+
+    class OnGpuBigEndian:
+        __cuda_array_interface__ = {"shape": (2, 2), "typestr": ">f4", "data": (4096, False), "version": 3}
+
+    class OnGpuMisaligned:  # strides the GPU cannot load floats at: refused in every build
+        __cuda_array_interface__ = {"shape": (2, 2), "typestr": "<f4", "data": (4096, False), "strides": (8, 2),
+                                    "version": 3}
+
     bad = [(lambda: v.show(np.zeros((2, 2), np.int16)), "dtype int16"),
+           (lambda: v.show(OnGpuMasked()), "mask"),
+           (lambda: v.show(OnGpuBigEndian()), "big-endian"),
+           (lambda: v.show(OnGpuMisaligned()), "aligned"),
+           (lambda: v.show(cube, index=-8), "index -8 along z"),
            (lambda: v.show(np.zeros((2, 2, 2, 2), np.float32)), "4-dimensional"),
            (lambda: v.show(np.zeros((5,), np.float32)), "1-dimensional"),
            (lambda: v.show(cube, axis="w"), "axis 'w'"),
-           (lambda: v.show(cube, index=99), "slice 100 of 7"),
+           (lambda: v.show(cube, index=99), "index 99 along z"),
            (lambda: v.show(OnGpu()), "has no data"),
            (lambda: v.show(OnGpuBadType()), "dtype <f2"),
-           (lambda: v.show(np.zeros((2, 2), np.float32)[::-1]), "negative strides"),
            (lambda: v.value("", 1.0), "a name of 1 to"),
            (lambda: v.stage_ms("x", -1.0), "-1 ms"),
            (lambda: v.save(os.path.join(scratch, "no-such-folder", "x.png")), "x.png")]
@@ -107,6 +139,32 @@ with ks.Viewer(range=(0.0, 1.0)) as v:
             assert words in str(e), (words, str(e))
         else:
             raise AssertionError("no error for: " + words)
+# bad arguments are ValueErrors (kernelscope.Error too): the library's, and what Python alone sees, such as
+# a NUL in a string (C would stop at it) or a number past the C field's 32 or 64 bits (ctypes would cut it)
+with ks.Viewer() as v:
+    v.show(cube[0])
+    refused = [(lambda: ks.Viewer(title="heat\0x"), "NUL"), (lambda: ks.Viewer(serve="127.0.0.1:0\0x"), "NUL"),
+               (lambda: ks.Viewer(colormap="gray\0"), "NUL"), (lambda: ks.Viewer(token="t" * 32 + "\0"), "NUL"),
+               (lambda: ks.Viewer(record=os.path.join(scratch, "r.mp4\0.txt")), "NUL"),
+               (lambda: ks.Viewer(max_size=(2 ** 32 + 64, 64)), "max_size"),
+               (lambda: ks.Viewer(max_size=(64, -2 ** 40)), "max_size"),
+               (lambda: ks.Viewer(max_size=(64,)), "max_size"),
+               (lambda: ks.Viewer(record_fps=2 ** 32 + 30), "record_fps"),
+               (lambda: ks.Viewer(range=(0.0,)), "range"),
+               (lambda: ks.Viewer(range=(0.0, float("nan"))), "range"),
+               (lambda: ks.Viewer(max_size=(9000, 64)), "max_width"),
+               (lambda: v.value("resid\0ual", 1.0), "NUL"), (lambda: v.stage_ms("a\0b", 1.0), "NUL"),
+               (lambda: v.stage("a\0b"), "NUL"), (lambda: v.save(os.path.join(scratch, "a.png\0b")), "NUL"),
+               (lambda: v.show(cube, index=2 ** 64), "index"), (lambda: v.show(cube, index=1.5), "index"),
+               (lambda: v.show(np.zeros((2, 2), np.float32)[:, :0]), "size[0] = 0")]
+    for call, words in refused:
+        try:
+            call()
+        except ValueError as e:
+            assert isinstance(e, ks.Error) and words in str(e) and "\n" not in str(e), (words, str(e))
+        else:
+            raise AssertionError("no ValueError for: " + words)
+    assert not os.path.exists(os.path.join(scratch, "r.mp4"))
 for kw, words in [({"colormap": "rainbow"}, "unknown colormap 'rainbow'"), ({"range": (2, 1)}, "range 2 .. 1"),
                   ({"title": 5}, "title must be a str"), ({"serve": "127.0.0.1:99999"}, "99999")]:
     try:
@@ -157,4 +215,4 @@ except ks.Error as e:
     assert "closed" in str(e)
 else:
     raise AssertionError("a closed viewer took a field")
-print("ok: the Python module's picture equals C's; layouts, slices and dtypes agree; %d bad inputs refused" % (len(bad) + 5))
+print("ok: the Python module's picture equals C's; layouts, slices and dtypes agree; %d bad inputs refused" % (len(bad) + len(refused) + 5))

@@ -3,6 +3,7 @@
  * colormap (every dtype, strided and padded layouts, 3D slices along each
  * axis, downsampled by the mean of the cells), the page serving the picture
  * and the series, and every bad argument as a status with one line. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -165,6 +166,75 @@ static void test_strides_and_slices(void **state)
     ks_viewer_destroy(v);
 }
 
+/* A field's picture saved and held to want[y][x] (w x h, rows bottom-up) over [0, 4095]. */
+static void expect_shown(ks_viewer *v, const ks_viewer_field *f, const char *name, const double *want, int w, int h)
+{
+    assert_int_equal(ks_viewer_show(v, f), 0);
+    expect_saved(v, name, want, w, h, 0, 4095, KS_CMAP_VIRIDIS);
+}
+
+/* Strides of 0 bytes (KS_VIEWER_BROADCAST, a broadcast array) read the one point there is along that
+ * axis, even for a field of 2^62 points; negative strides walk back from data; a host field at an odd
+ * address is read as it is. Each buffer is malloc'd to its exact size: ASan sees any read past it. */
+static void test_broadcast_negative_unaligned(void **state)
+{
+    (void)state;
+    enum { W = 23, H = 17, N = 1000 };
+    static double vals[W * H], want[W * H];
+    field_values(vals, W * H, 13u);
+    static float grid[H][W];
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) grid[y][x] = (float)vals[y * W + x];
+    ks_viewer *v = NULL;
+    assert_int_equal(ks_viewer_create(&(ks_viewer_desc){.range = {0, 4095}}, &v), 0);
+    const long long B = KS_VIEWER_BROADCAST;
+    float *one = malloc(sizeof *one), *row = malloc(W * sizeof *row), *col = malloc(H * sizeof *col);
+    assert_true(one && row && col);
+    *one = 1234.0f;
+    static double flat[1024 * 1024];
+    for (int i = 0; i < 1024 * 1024; ++i) flat[i] = 1234.0;
+    /* np.broadcast_to(np.float32(1234), (1000, 1000)) */
+    expect_shown(v, &(ks_viewer_field){.data = one, .dims = 2, .size = {N, N}, .stride = {B, B}}, "bcast.png", flat, N, N);
+    /* 2^31 x 2^31 points of one value: the picture's 1024 x 1024 pixels each read it once */
+    expect_shown(v, &(ks_viewer_field){.data = one, .dims = 2, .size = {1LL << 31, 1LL << 31}, .stride = {B, B}},
+                 "bcast_huge.png", flat, 1024, 1024);
+    /* a row repeated (numpy strides (0, 4)) and a column repeated ((4, 0)) */
+    for (int x = 0; x < W; ++x) row[x] = grid[5][x];
+    for (int y = 0; y < H; ++y) col[y] = grid[y][7];
+    for (int i = 0; i < W * H; ++i) want[i] = grid[5][i % W];
+    expect_shown(v, &(ks_viewer_field){.data = row, .dims = 2, .size = {W, H}, .stride = {4, B}}, "bcast_row.png", want,
+                 W, H);
+    for (int i = 0; i < W * H; ++i) want[i] = grid[i / W][7];
+    expect_shown(v, &(ks_viewer_field){.data = col, .dims = 2, .size = {W, H}, .stride = {B, 4}}, "bcast_col.png", want,
+                 W, H);
+    /* 3D: one plane repeated along z (strides (0, W*4, 4)); its middle slice is that plane, and a slice
+     * across x is the plane's column 7 repeated along z */
+    expect_shown(v, &(ks_viewer_field){.data = grid, .dims = 3, .size = {W, H, 9}, .stride = {4, W * 4, B}},
+                 "bcast_z.png", vals, W, H);
+    for (int z = 0; z < 9; ++z)
+        for (int y = 0; y < H; ++y) want[z * H + y] = grid[y][7];
+    expect_shown(v, &(ks_viewer_field){.data = grid, .dims = 3, .size = {W, H, 9}, .stride = {4, W * 4, B},
+                                       .slice_axis = 1, .slice = 8},
+                 "bcast_z_x.png", want, H, 9);
+    /* negative strides: upside down (data at the last row, rows going back), and mirrored */
+    for (int i = 0; i < W * H; ++i) want[i] = grid[H - 1 - i / W][i % W];
+    expect_shown(v, &(ks_viewer_field){.data = &grid[H - 1][0], .dims = 2, .size = {W, H}, .stride = {4, -W * 4}},
+                 "flip_y.png", want, W, H);
+    for (int i = 0; i < W * H; ++i) want[i] = grid[i / W][W - 1 - i % W];
+    expect_shown(v, &(ks_viewer_field){.data = &grid[0][W - 1], .dims = 2, .size = {W, H}, .stride = {-4, W * 4}},
+                 "flip_x.png", want, W, H);
+    /* a float field one byte into a buffer */
+    unsigned char *bytes = malloc(sizeof grid + 1);
+    assert_non_null(bytes);
+    memcpy(bytes + 1, grid, sizeof grid);
+    expect_shown(v, &(ks_viewer_field){.data = bytes + 1, .dims = 2, .size = {W, H}}, "odd.png", vals, W, H);
+    ks_viewer_destroy(v);
+    free(bytes);
+    free(one);
+    free(row);
+    free(col);
+}
+
 /* A field larger than the picture: each pixel is the mean of the cells it covers. */
 static void test_downsampled(void **state)
 {
@@ -296,6 +366,33 @@ static void test_bad_arguments(void **state)
         assert_true(strlen(ks_viewer_last_error()) > 10);
         assert_null(strchr(ks_viewer_last_error(), '\n')); /* one line */
     }
+    /* strides and sizes whose reach overflows, or runs off either end of the address space (never read:
+     * refused before the first point), and device fields the GPU could not read aligned (a misaligned
+     * load would end the caller's CUDA context): refused in every build, with or without CUDA */
+    const long long B = KS_VIEWER_BROADCAST;
+    const struct {
+        ks_viewer_field f;
+        const char *words;
+    } reach[] = {
+        {{.data = f, .dims = 2, .size = {1LL << 31, 1LL << 31}, .stride = {1LL << 40, 4}}, "overflow"},
+        {{.data = f, .dims = 3, .size = {1LL << 31, 1LL << 31, 1LL << 31}, .dtype = KS_VIEWER_F64}, "overflow"},
+        {{.data = f, .dims = 2, .size = {2, 2}, .stride = {LLONG_MAX, 4}}, "overflow"},
+        {{.data = f, .dims = 2, .size = {2, 2}, .stride = {-LLONG_MAX, 4}}, "overflow"},
+        {{.data = f, .dims = 2, .size = {2, 2}, .stride = {B, 0}}, "after a broadcast"},
+        {{.data = (const void *)16, .dims = 2, .size = {100, 1}, .stride = {-4, 0}}, "address space"},
+        {{.data = (const void *)(UINTPTR_MAX - 8), .dims = 2, .size = {100, 1}}, "address space"},
+        {{.data = (const char *)f + 2, .dims = 2, .size = {2, 2}, .memory = KS_VIEWER_DEVICE}, "aligned"},
+        {{.data = f, .dims = 2, .size = {2, 2}, .stride = {6, 12}, .memory = KS_VIEWER_DEVICE}, "aligned"},
+        {{.data = f, .dims = 3, .size = {2, 2, 2}, .stride = {8, 16, 2}, .dtype = KS_VIEWER_F64,
+          .memory = KS_VIEWER_DEVICE},
+         "aligned"},
+    };
+    for (size_t i = 0; i < sizeof reach / sizeof reach[0]; ++i) {
+        assert_int_equal(ks_viewer_show(v, &reach[i].f), KS_VIEWER_EINVALID);
+        if (!strstr(ks_viewer_last_error(), reach[i].words))
+            fail_msg("case %zu: '%s' does not say '%s'", i, ks_viewer_last_error(), reach[i].words);
+        assert_null(strchr(ks_viewer_last_error(), '\n'));
+    }
     /* device memory: refused by a build without CUDA, and where there is no GPU (a GPU test shows it working) */
     const ks_viewer_field on_device = {.data = f, .dims = 2, .size = {2, 2}, .memory = KS_VIEWER_DEVICE};
     if (!KS_HAVE_CUDA) {
@@ -425,7 +522,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_picture_dtypes), cmocka_unit_test(test_strides_and_slices),
-        cmocka_unit_test(test_downsampled),    cmocka_unit_test(test_serve),
+        cmocka_unit_test(test_downsampled),    cmocka_unit_test(test_broadcast_negative_unaligned),
+        cmocka_unit_test(test_serve),
         cmocka_unit_test(test_bad_arguments),  cmocka_unit_test(test_threads), cmocka_unit_test(test_record),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -16,14 +16,16 @@ installed (`cmake --install`) where the loader finds it, or named by the environ
 KERNELSCOPE_LIBRARY (the path of libkernelscope.so). It takes NumPy arrays, and arrays in GPU
 memory through __cuda_array_interface__ (CuPy, PyTorch CUDA tensors, Numba): their picture is
 sampled by a kernel queued on the array's own stream, so show() does not wait for the GPU. Every
-failure is a kernelscope.Error with the library's one-line message.
+failure is a kernelscope.Error with the library's one-line message; a bad argument is also a
+ValueError (kernelscope.InvalidArgument).
 """
 import ctypes
 import ctypes.util
+import operator
 import os
 import sys
 
-__all__ = ["Viewer", "Error", "library_path"]
+__all__ = ["Viewer", "Error", "InvalidArgument", "library_path"]
 __version__ = "0.1.0"
 
 
@@ -31,8 +33,18 @@ class Error(RuntimeError):
     """A call the library refused, with its one-line reason."""
 
 
+class InvalidArgument(Error, ValueError):
+    """A bad argument (the library's KS_VIEWER_EINVALID, or what Python sees first: a NUL byte in a
+    string, a number past the C field's range)."""
+
+
+_EINVALID = 1  # KS_VIEWER_EINVALID
+_BROADCAST = -2 ** 63  # KS_VIEWER_BROADCAST: a stride of 0 bytes (0 itself means packed)
+_INT_MAX, _LL_MAX = 2 ** 31 - 1, 2 ** 63 - 1
+
+
 _DTYPES = {"float32": 0, "float64": 1, "uint8": 2, "int32": 3}
-_TYPESTRS = {"<f4": 0, "<f8": 1, "|u1": 2, "<u1": 2, "<i4": 3}
+_TYPESTRS = {"<f4": 0, "<f8": 1, "|u1": 2, "<u1": 2, "<i4": 3}  # little-endian, as every CUDA GPU
 _SIZES = {0: 4, 1: 8, 2: 1, 3: 4}
 _AXES = {"z": 0, "x": 1, "y": 2}
 
@@ -124,15 +136,38 @@ def _library():
 
 def _check(status):
     if status != 0:
-        raise Error(_library().ks_viewer_last_error().decode("utf-8", "replace"))
+        message = _library().ks_viewer_last_error().decode("utf-8", "replace")
+        raise (InvalidArgument if status == _EINVALID else Error)(message)
 
 
 def _text(s, what):
+    """s as the C string it is; a NUL byte inside would end it early, silently: refused."""
     if s is None:
         return None
     if not isinstance(s, str):
         raise Error("%s must be a str, not %s" % (what, type(s).__name__))
+    if "\0" in s:
+        raise InvalidArgument("%s has a NUL byte at %d (a C string would end there)" % (what, s.index("\0")))
     return s.encode()
+
+
+def _int(x, what, lo, hi):
+    """x as a whole number in lo .. hi (the C field's range: ctypes would cut a larger one silently)."""
+    try:
+        n = operator.index(x)
+    except TypeError:
+        raise InvalidArgument("%s must be an integer, not %s" % (what, type(x).__name__)) from None
+    if not lo <= n <= hi:
+        raise InvalidArgument("%s = %d is out of range (%d .. %d)" % (what, n, lo, hi))
+    return n
+
+
+def _pair(x, what):
+    try:
+        first, second = x
+    except (TypeError, ValueError):
+        raise InvalidArgument("%s must be a pair, not %r" % (what, x)) from None
+    return first, second
 
 
 class _Stage:
@@ -197,12 +232,15 @@ class Viewer:
         self._keep = [_text(title, "title"), _text(serve, "serve"), _text(token, "token"), _text(colormap, "colormap"),
                       _text(None if record is None else os.fspath(record), "record")]
         d.title, d.serve, d.token, d.colormap, d.record = self._keep
-        d.record_fps = int(record_fps)
+        d.record_fps = _int(record_fps, "record_fps", -_INT_MAX - 1, _INT_MAX)  # the library's range: 0 .. 240
         d.window = 1 if window else 0
         if range is not None:
-            d.range[0], d.range[1] = float(range[0]), float(range[1])
+            lo, hi = _pair(range, "range")
+            d.range[0], d.range[1] = float(lo), float(hi)
         if max_size is not None:
-            d.max_width, d.max_height = int(max_size[0]), int(max_size[1])
+            w, h = _pair(max_size, "max_size")
+            d.max_width = _int(w, "max_size's width", -_INT_MAX - 1, _INT_MAX)
+            d.max_height = _int(h, "max_size's height", -_INT_MAX - 1, _INT_MAX)
         handle = ctypes.c_void_p()
         _check(lib.ks_viewer_create(ctypes.byref(d), ctypes.byref(handle)))
         self._v = handle
@@ -235,12 +273,18 @@ class Viewer:
         a = np.asarray(array)
         if a.dtype.name not in _DTYPES:
             raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % a.dtype)
-        self._show(a.ctypes.data, _DTYPES[a.dtype.name], 0, a.shape, a.strides, None, axis, index,
-                   "use numpy.ascontiguousarray")  # the library copies what it shows
+        if not a.dtype.isnative:  # big-endian ('>f4'): the library reads this machine's byte order
+            a = a.astype(a.dtype.newbyteorder("="))
+        self._show(a.ctypes.data, _DTYPES[a.dtype.name], 0, a.shape, a.strides, None, axis, index)
 
     def _show_device(self, cai, axis, index):
         """An array in GPU memory, described by its __cuda_array_interface__ (version 2 or 3)."""
         shape, typestr = tuple(cai["shape"]), cai["typestr"]
+        if cai.get("mask") is not None:
+            raise Error("an array with a mask (__cuda_array_interface__['mask']): kernelscope shows every point")
+        if typestr[:1] == ">" and typestr[1:] in ("f4", "f8", "i4"):
+            raise Error("dtype %s is big-endian: kernelscope reads the GPU's byte order (make a little-endian copy)"
+                        % typestr)
         if typestr not in _TYPESTRS:
             raise Error("dtype %s: kernelscope shows float32, float64, uint8 and int32" % typestr)
         dtype = _TYPESTRS[typestr]
@@ -251,8 +295,7 @@ class Viewer:
                 strides.insert(0, step)
                 step *= n
         stream = cai.get("stream")  # version 3: the stream the array's work is on (None: no need)
-        self._show(cai["data"][0], dtype, 1, shape, strides, stream if stream not in (None, 0) else None, axis, index,
-                   "make a contiguous copy")
+        self._show(cai["data"][0], dtype, 1, shape, strides, stream if stream not in (None, 0) else None, axis, index)
 
     def _show_dlpack(self, obj, axis, index):
         """An array that offers DLPack (__dlpack__, __dlpack_device__): host memory, or CUDA memory
@@ -283,27 +326,37 @@ class Viewer:
                 for n in reversed(shape):
                     strides.insert(0, step)
                     step *= n
-            self._show((t.data or 0) + t.byte_offset, dtype, 1 if on_gpu else 0, shape, strides, None, axis, index,
-                       "make a contiguous copy")
+            self._show((t.data or 0) + t.byte_offset, dtype, 1 if on_gpu else 0, shape, strides, None, axis, index)
         finally:  # the tensor is ours to give back: mark the capsule used and call its deleter once
             api.PyCapsule_SetName(capsule, _DL_USED)
             if managed.deleter:
                 managed.deleter(address)
 
-    def _show(self, data, dtype, memory, shape, strides, stream, axis, index, contiguous_hint):
-        """The field for the library: sizes and strides reversed, as its axes are x fastest
-        (C order is (z, y, x))."""
+    def _show(self, data, dtype, memory, shape, strides, stream, axis, index):
+        """The field for the library: sizes and strides reversed, as its axes are x fastest (C order is
+        (z, y, x)); a stride of 0 bytes (a broadcast) as KS_VIEWER_BROADCAST, negative ones as they are
+        (the library checks that every point's address can be computed)."""
+        shape, strides = tuple(shape), tuple(strides)
         if len(shape) not in (2, 3):
             raise Error("a %d-dimensional array: kernelscope shows 2D and 3D fields" % len(shape))
-        if any(st < 0 for st in strides):
-            raise Error("arrays with negative strides are not taken (%s)" % contiguous_hint)
+        if len(strides) != len(shape):
+            raise Error("%d strides for %d dimensions" % (len(strides), len(shape)))
         f = _Field()
-        f.data, f.dtype, f.memory, f.dims, f.stream = data, dtype, memory, len(shape), stream
-        for i, (n, st) in enumerate(zip(reversed(tuple(shape)), reversed(tuple(strides)))):
-            f.size[i], f.stride[i] = n, st
+        f.data = _int(data or 0, "the data pointer", 0, 2 ** 64 - 1)
+        f.dtype, f.memory, f.dims, f.stream = dtype, memory, len(shape), stream
+        for i, (n, st) in enumerate(zip(reversed(shape), reversed(strides))):
+            f.size[i] = _int(n, "the size of axis %d" % i, 0, _LL_MAX)
+            st = _int(st, "the stride of axis %d" % i, -_LL_MAX, _LL_MAX)
+            f.stride[i] = st if st != 0 else _BROADCAST
         f.slice_axis = _AXES[axis]
-        if index is not None:
-            f.slice = int(index) + 1
+        if index is not None and len(shape) == 3:
+            cut = {"z": 0, "y": 1, "x": 2}[axis]  # the C-order axis the slice is across
+            n = shape[cut]
+            i = _int(index, "index", -_LL_MAX, _LL_MAX)
+            if not -n <= i < n:
+                raise InvalidArgument("index %d along %s: the array has %d slices there (0 .. %d, or -%d .. -1)"
+                                      % (i, axis, n, n - 1, n))
+            f.slice = (i % n) + 1  # the library counts from 1
         _check(_library().ks_viewer_show(self._handle(), ctypes.byref(f)))
 
     def value(self, name, x):
