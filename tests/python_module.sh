@@ -37,4 +37,24 @@ mkdir "$tmp/scratch"
    --save "$tmp/scratch/heat.png" | tee "$tmp/example.log")
 grep -q "open http://127.0.0.1:" "$tmp/example.log" && grep -q "saved a 96 x 96 picture after 300 iterations" "$tmp/example.log" ||
   { echo "FAIL: examples/heat_numpy.py"; exit 1; }
+# Ctrl-C once its page is served (its own line): the picture saved, the viewer closed, exit 130, no traceback.
+# Job control on: a job started in the background without it would ignore SIGINT.
+set -m
+(cd "$tmp" && KERNELSCOPE_LIBRARY="$lib" exec "$tmp/venv/bin/python" "$src/examples/heat_numpy.py" --size 96 \
+   --save "$tmp/scratch/stopped.png") >"$tmp/sigint.out" 2>"$tmp/sigint.err" &
+pid=$!
+set +m
+until grep -q "open http://127.0.0.1:" "$tmp/sigint.out"; do
+  kill -0 "$pid" 2>/dev/null || { cat "$tmp/sigint.out" "$tmp/sigint.err"; echo "FAIL: the example ended before serving"; exit 1; }
+  sleep 0.05
+done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+if [ "$rc" != 130 ] || grep -q Traceback "$tmp/sigint.err" || ! grep -q "stopped by Ctrl-C" "$tmp/sigint.err" ||
+   ! grep -q "saved a 96 x 96 picture" "$tmp/sigint.out"; then
+  cat "$tmp/sigint.out" "$tmp/sigint.err"
+  echo "FAIL: Ctrl-C in examples/heat_numpy.py: exit $rc (want 130, the picture saved, no traceback)"
+  exit 1
+fi
 ok=1
