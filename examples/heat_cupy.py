@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A user's 2D heat solver in CuPy, on the GPU, watched in the browser with kernelscope.
 
-    pip install ./python            # the C library installed with cmake --install (built with CUDA)
-    python3 examples/heat_cupy.py   # prints the page's URL; Q on the page stops it
+    .venv/bin/python examples/heat_cupy.py   # prints the page's URL; Q on the page stops it
+
+(The module and the C library, built with CUDA, installed as the README's "Show your own field"
+says, in a venv that sees CuPy.)
 
 The field stays on the GPU: kernelscope reads it through __cuda_array_interface__ and samples the
 picture with a kernel on CuPy's current stream, so show() does not wait for the GPU.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A field computed with PyTorch on the GPU (a 2D wave), watched in the browser with kernelscope.
 
-    pip install ./python
-    python3 examples/torch_field.py     # prints the page's URL; Q on the page stops it
+    .venv/bin/python examples/torch_field.py   # prints the page's URL; Q on the page stops it
+
+(The module and the C library installed as the README's "Show your own field" says, in a venv that
+sees PyTorch.)
 
 The tensor stays on the GPU: kernelscope reads it through __cuda_array_interface__ on PyTorch's
 current stream. --steps N stops after N steps, --save FILE.png keeps the last picture."""

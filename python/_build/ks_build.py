@@ -12,7 +12,8 @@ NAME, VERSION = "kernelscope", "0.1.0"
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIST_INFO = "%s-%s.dist-info" % (NAME, VERSION)
 METADATA = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: Watch a field of your own program live in a "
-            "browser page (the kernelscope C library)\nRequires-Python: >=3.8\n" % (NAME, VERSION))
+            "browser page (the kernelscope C library)\nRequires-Python: >=3.8\n"
+            "Requires-Dist: numpy\n" % (NAME, VERSION))  # pyproject.toml's dependencies
 WHEEL = "Wheel-Version: 1.0\nGenerator: ks_build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
 
 

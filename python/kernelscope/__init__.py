@@ -11,9 +11,11 @@
     v.save("last.png")
     v.close()
 
-A thin layer (ctypes) over the kernelscope C library (lib/kernelscope.h), which must be
-installed (`cmake --install`) where the loader finds it, or named by the environment variable
-KERNELSCOPE_LIBRARY (the path of libkernelscope.so). It takes NumPy arrays, and arrays in GPU
+A thin layer (ctypes) over the kernelscope C library (lib/kernelscope.h). `cmake --install build
+--prefix PREFIX` installs the library and this module's source with the library's path written in
+(PREFIX/share/kernelscope/python): pip-installed from there, the module loads that library. The
+environment variable KERNELSCOPE_LIBRARY (the path of libkernelscope.so) overrides it; without
+either, the loader's own search. It takes NumPy arrays, and arrays in GPU
 memory through __cuda_array_interface__ (CuPy, PyTorch CUDA tensors, Numba): their picture is
 sampled by a kernel queued on the array's own stream, so show() does not wait for the GPU. Every
 failure is a kernelscope.Error with the library's one-line message; a bad argument is also a
@@ -102,8 +104,18 @@ _lib = None
 
 
 def library_path():
-    """Where the C library is looked for: KERNELSCOPE_LIBRARY, else the loader's own search."""
-    return os.environ.get("KERNELSCOPE_LIBRARY") or ctypes.util.find_library("kernelscope") or "libkernelscope.so.0"
+    """Where the C library is looked for: KERNELSCOPE_LIBRARY; else the library installed with this module
+    (cmake --install wrote its path into the module's source); else the loader's own search."""
+    given = os.environ.get("KERNELSCOPE_LIBRARY")
+    if given:
+        return given
+    try:
+        from ._installed import LIBRARY
+    except ImportError:  # the module from the source tree (pip install ./python)
+        LIBRARY = None
+    if LIBRARY and os.path.exists(LIBRARY):
+        return LIBRARY
+    return ctypes.util.find_library("kernelscope") or "libkernelscope.so.0"
 
 
 def _library():
@@ -113,8 +125,9 @@ def _library():
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:
-            raise Error("cannot load the kernelscope C library (%s): install it with cmake --install, or set "
-                        "KERNELSCOPE_LIBRARY to its path" % e) from None
+            raise Error("cannot load the kernelscope C library (%s): install it with cmake --install and this "
+                        "module from PREFIX/share/kernelscope/python, or set KERNELSCOPE_LIBRARY to its path"
+                        % e) from None
         lib.ks_viewer_create.argtypes = [ctypes.POINTER(_Desc), ctypes.POINTER(ctypes.c_void_p)]
         lib.ks_viewer_show.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Field)]
         lib.ks_viewer_value.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_double]
