@@ -56,9 +56,17 @@ def run(a):
 
 
 def main():
+    def at_least(lo):
+        def integer(text):  # argparse says what is wrong in one line and exits 2
+            n = int(text)
+            if n < lo:
+                raise argparse.ArgumentTypeError("%s: at least %d" % (text, lo))
+            return n
+        return integer
+
     ap = argparse.ArgumentParser()
-    ap.add_argument("--size", type=int, default=512)
-    ap.add_argument("--steps", type=int, default=0, help="stop after this many iterations (0: when the page says Q)")
+    ap.add_argument("--size", type=at_least(3), default=512, help="points along each side (at least 3)")
+    ap.add_argument("--steps", type=at_least(0), default=0, help="stop after this many iterations (0: when the page says Q)")
     ap.add_argument("--serve", default="127.0.0.1:0")
     ap.add_argument("--save", help="the last picture, as a PNG")
     a = ap.parse_args()

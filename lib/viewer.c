@@ -175,7 +175,10 @@ typedef struct slice {
 } slice;
 
 /* |x| as an unsigned number (LLONG_MIN too). */
-static unsigned long long magnitude(long long x) { return x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x; }
+static unsigned long long magnitude(long long x)
+{
+    return x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+}
 
 /* The field's strides in bytes (KS_VIEWER_BROADCAST as 0, a 0 as the axis before's stride times its
  * size), and a check that every point's address can be computed: the bytes the points reach below data

@@ -13,7 +13,11 @@ set -eu
 src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ks_readme.XXXXXX")
 ok=0 pid=
-trap '[ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null; [ "$ok" = 1 ] && rm -rf "$tmp" || echo "kept $tmp (the scratch of a failed test)"' EXIT
+finish() {
+  [ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
+  [ "$ok" = 1 ] && rm -rf "$tmp" || echo "kept $tmp (the scratch of a failed test)"
+}
+trap finish EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # the README's commands, in its order (the C line and the Python lines are two routes from one install)

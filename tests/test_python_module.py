@@ -156,7 +156,8 @@ with ks.Viewer() as v:
                (lambda: v.value("resid\0ual", 1.0), "NUL"), (lambda: v.stage_ms("a\0b", 1.0), "NUL"),
                (lambda: v.stage("a\0b"), "NUL"), (lambda: v.save(os.path.join(scratch, "a.png\0b")), "NUL"),
                (lambda: v.show(cube, index=2 ** 64), "index"), (lambda: v.show(cube, index=1.5), "index"),
-               (lambda: v.show(np.zeros((2, 2), np.float32)[:, :0]), "size[0] = 0")]
+               (lambda: v.show(np.zeros((2, 2), np.float32)[:, :0]), "size[0] = 0"),
+               (lambda: ks.Viewer(title="heat \udcff"), "UTF-8")]
     for call, words in refused:
         try:
             call()
@@ -165,6 +166,9 @@ with ks.Viewer() as v:
         else:
             raise AssertionError("no ValueError for: " + words)
     assert not os.path.exists(os.path.join(scratch, "r.mp4"))
+    # a file name as the file system has it, as open() takes it: bytes that are not UTF-8 too
+    assert v.save(os.path.join(scratch, "caf\udce9.png")) == v.save(os.path.join(scratch.encode(), b"b.png"))
+    assert os.path.exists(os.path.join(scratch.encode(), b"caf\xe9.png"))
 for kw, words in [({"colormap": "rainbow"}, "unknown colormap 'rainbow'"), ({"range": (2, 1)}, "range 2 .. 1"),
                   ({"title": 5}, "title must be a str"), ({"serve": "127.0.0.1:99999"}, "99999")]:
     try:

@@ -194,7 +194,8 @@ static void test_broadcast_negative_unaligned(void **state)
     static double flat[1024 * 1024];
     for (int i = 0; i < 1024 * 1024; ++i) flat[i] = 1234.0;
     /* np.broadcast_to(np.float32(1234), (1000, 1000)) */
-    expect_shown(v, &(ks_viewer_field){.data = one, .dims = 2, .size = {N, N}, .stride = {B, B}}, "bcast.png", flat, N, N);
+    expect_shown(v, &(ks_viewer_field){.data = one, .dims = 2, .size = {N, N}, .stride = {B, B}}, "bcast.png", flat, N,
+                 N);
     /* 2^31 x 2^31 points of one value: the picture's 1024 x 1024 pixels each read it once */
     expect_shown(v, &(ks_viewer_field){.data = one, .dims = 2, .size = {1LL << 31, 1LL << 31}, .stride = {B, B}},
                  "bcast_huge.png", flat, 1024, 1024);

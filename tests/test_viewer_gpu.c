@@ -1,7 +1,8 @@
 /* libkernelscope with fields in CUDA device memory: the picture of a device
  * field (sampled by a kernel on the caller's stream) equals the host path's
  * picture of the same values, byte for byte, for a packed field, a strided 3D
- * slice and a downsampled one; show() returns without waiting for the GPU
+ * slice, a downsampled one, broadcasts (strides of 0 bytes) and a flipped
+ * one; show() returns without waiting for the GPU
  * (the caller's stream keeps its own work queued). Exits 77 without a device. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,6 +81,22 @@ static void test_device_equals_host(void **state)
     fh.slice_axis = fd.slice_axis = 1;    /* across x: strided */
     fh.slice = fd.slice = 7;
     same_picture(v, &fh, &fd, "across_x");
+    /* strides of 0 bytes and negative ones: a row repeated 5000 times (each pixel the mean of its
+     * columns, the rows read once), a point repeated 2^60 times, the first plane upside down */
+    const long long B = KS_VIEWER_BROADCAST;
+    const ks_viewer_field layouts[] = {
+        {.data = h, .dims = 2, .size = {NX, 5000}, .stride = {4, B}},
+        {.data = h + 7, .dims = 2, .size = {1LL << 30, 1LL << 30}, .stride = {B, B}},
+        {.data = h + (size_t)(NY - 1) * NX, .dims = 2, .size = {NX, NY}, .stride = {4, -4LL * NX}},
+    };
+    const char *names[] = {"broadcast_rows", "broadcast_point", "flipped"};
+    for (int l = 0; l < 3; ++l) {
+        ks_viewer_field lh = layouts[l], ld = layouts[l];
+        ld.data = (const char *)d + ((const char *)lh.data - (const char *)h);
+        ld.memory = KS_VIEWER_DEVICE;
+        ld.stream = stream;
+        same_picture(v, &lh, &ld, names[l]);
+    }
     /* show() does not wait: a long kernel of the caller's queued first, show returns at once */
     double t0 = ks_now_seconds();
     for (int i = 0; i < 50; ++i) assert_int_equal(ks_viewer_show(v, &fd), 0);

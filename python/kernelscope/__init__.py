@@ -154,14 +154,27 @@ def _check(status):
 
 
 def _text(s, what):
-    """s as the C string it is; a NUL byte inside would end it early, silently: refused."""
+    """s as the C string it is, UTF-8; a NUL byte inside would end it early, silently: refused."""
     if s is None:
         return None
     if not isinstance(s, str):
         raise Error("%s must be a str, not %s" % (what, type(s).__name__))
     if "\0" in s:
         raise InvalidArgument("%s has a NUL byte at %d (a C string would end there)" % (what, s.index("\0")))
-    return s.encode()
+    try:
+        return s.encode()
+    except UnicodeEncodeError as e:
+        raise InvalidArgument("%s is not text that UTF-8 can hold (%s)" % (what, e.reason)) from None
+
+
+def _path(p, what):
+    """A file name (str, bytes or os.PathLike) as the bytes the file system takes, as open() would."""
+    if p is None:
+        return None
+    b = os.fsencode(p)
+    if b"\0" in b:
+        raise InvalidArgument("%s has a NUL byte at %d (a C string would end there)" % (what, b.index(b"\0")))
+    return b
 
 
 def _int(x, what, lo, hi):
@@ -243,7 +256,7 @@ class Viewer:
         d = _Desc()
         # the bytes objects must live as long as the call
         self._keep = [_text(title, "title"), _text(serve, "serve"), _text(token, "token"), _text(colormap, "colormap"),
-                      _text(None if record is None else os.fspath(record), "record")]
+                      _path(record, "record")]
         d.title, d.serve, d.token, d.colormap, d.record = self._keep
         d.record_fps = _int(record_fps, "record_fps", -_INT_MAX - 1, _INT_MAX)  # the library's range: 0 .. 240
         d.window = 1 if window else 0
@@ -400,7 +413,7 @@ class Viewer:
     def save(self, path):
         """The newest picture as a PNG; returns (width, height)."""
         w, h = ctypes.c_int(), ctypes.c_int()
-        _check(_library().ks_viewer_save(self._handle(), _text(os.fspath(path), "path"), ctypes.byref(w),
+        _check(_library().ks_viewer_save(self._handle(), _path(path, "path"), ctypes.byref(w),
                                          ctypes.byref(h)))
         return w.value, h.value
 
