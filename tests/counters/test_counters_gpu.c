@@ -1,0 +1,617 @@
+/* Known kernels give known counters (GPU). Every CUPTI call is traced to
+ * stdout with its status, and every measurement printed as the panel's rows
+ * and the CSV line, so one run tells what the GPU offers and what it measured:
+ *  - a copy of N floats moves 2 * N * 4 bytes of DRAM, within 2 %;
+ *  - a warp reading consecutive floats needs 4 sectors a request, one reading
+ *    floats 128 bytes apart 32;
+ *  - a 32-way shared-memory conflict shows 32 passes an instruction, a
+ *    conflict-free one 1;
+ *  - the timeline's kernel spans match CUDA-event times within 5 %, and its
+ *    DRAM and SM samples line up with them;
+ *  - another CUPTI subscriber (as Nsight would hold) and a refused permission
+ *    (faked, KS_COUNTERS_FAKE) each give one line, and measuring works again after;
+ *  - the kernels' results are right after CUPTI's replays (outputs poisoned first).
+ * Exits 77 without a CUDA device. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cuda_runtime.h>
+
+#include "counters/counters.h"
+#include "counters/timeline.h"
+#include "counters_test_kernels.h"
+#include "kernels/common/ks_util.h"
+#if KS_HAVE_CUPTI
+#include <cupti_callbacks.h>
+#endif
+
+static void cuda_ok(cudaError_t e, const char *what)
+{
+    if (e != cudaSuccess) fail_msg("%s: %s", what, cudaGetErrorString(e));
+}
+
+static void ok(ks_status st, const char *what)
+{
+    if (st != KS_OK) fail_msg("%s: %s (%s)", what, ks_error_message(), ks_counters_why_short(ks_counters_last_why()));
+}
+
+static void trace(void *user, const char *line)
+{
+    (void)user;
+    printf("    | %s\n", line);
+    fflush(stdout);
+}
+
+static ks_counters *counters; /* made by the first test, used by the next */
+static cudaStream_t stream;
+
+static void print_set(const ks_counter_set *s, const char *title, double model_bytes)
+{
+    printf("  == %s: %s (%s, cc %d, %s), %d kernel(s), %d dropped, %d passes\n", title, s->device, s->chip, s->cc,
+           ks_counters_gen_name(s->gen), s->nkernels, s->dropped, s->passes);
+    for (int k = 0; k < s->nkernels; ++k) {
+        printf("  -- kernel %d: %s\n", k, s->kernels[k].name);
+        for (int id = 0; id < KS_CTR_NUM; ++id)
+            printf("     %-28s %-74s %s%.6g\n", ks_counters_info((ks_counter_id)id)->key,
+                   s->metric[id][0] ? s->metric[id] : "(absent)", s->kernels[k].present[id] ? "" : "absent ",
+                   s->kernels[k].values[id]);
+        ks_counter_row rows[KS_COUNTER_ROWS];
+        const int n = ks_counters_rows(s, k, model_bytes, rows, KS_COUNTER_ROWS);
+        printf("     panel:\n");
+        for (int i = 0; i < n; ++i)
+            printf("       %-56.56s %14s %-11s | %s | %s\n", rows[i].label, rows[i].value, rows[i].unit, rows[i].words,
+                   rows[i].hover);
+        char csv[512];
+        ks_counters_csv_values(s, k, model_bytes, csv, sizeof csv);
+        printf("     csv: %s\n     csv: %s\n", ks_counters_csv_header(), csv);
+    }
+    fflush(stdout);
+}
+
+static double measure_timed(ks_status (*launch)(void *, void *), void *user, ks_counter_set *out)
+{
+    const double t0 = ks_now_seconds();
+    ok(ks_counters_measure(counters, launch, user, stream, out), "measure");
+    return (ks_now_seconds() - t0) * 1e3;
+}
+
+static void poison(float *d, size_t n) { cuda_ok(cudaMemset(d, 0xFF, n * sizeof(float)), "poison"); }
+
+/* ---- create ---- */
+
+static void test_create(void **state)
+{
+    (void)state;
+    if (!ks_counters_built()) {
+        ks_counters_desc d = {0};
+        assert_int_equal(ks_counters_create(&d, &counters), KS_ERR_UNSUPPORTED);
+        printf("  no counters in this build: %s\n", ks_error_message());
+        skip();
+    }
+    char path[512];
+    ok(ks_counters_library(path, sizeof path), "library");
+    printf("  libcupti: %s\n", path);
+    ks_counters_desc d = {0};
+    d.device = -1;
+    d.trace = trace;
+    const double t0 = ks_now_seconds();
+    ok(ks_counters_create(&d, &counters), "create");
+    printf("  create took %.1f ms\n", (ks_now_seconds() - t0) * 1e3);
+    ks_counter_set s;
+    ks_counters_describe(counters, &s);
+    printf("  %s, chip %s, cc %d, table %s, %d passes; metrics:\n", s.device, s.chip, s.cc,
+           ks_counters_gen_name(s.gen), s.passes);
+    int absent = 0;
+    for (int id = 0; id < KS_CTR_NUM; ++id) {
+        printf("    %-28s %s\n", ks_counters_info((ks_counter_id)id)->key, s.metric[id][0] ? s.metric[id] : "ABSENT");
+        absent += !s.metric[id][0];
+    }
+    printf("  %d of %d metrics absent on this GPU\n", absent, KS_CTR_NUM);
+    assert_true(s.passes >= 1);
+    /* what every Turing-or-later GPU has, and the tests below need */
+    const ks_counter_id needed[] = {KS_CTR_DURATION_NS,         KS_CTR_DRAM_READ_BYTES,     KS_CTR_DRAM_WRITE_BYTES,
+                                    KS_CTR_GLD_SECTORS,         KS_CTR_GLD_REQUESTS,        KS_CTR_GST_SECTORS,
+                                    KS_CTR_GST_REQUESTS,        KS_CTR_SHARED_LD_WAVEFRONTS, KS_CTR_SHARED_LD_INST,
+                                    KS_CTR_SHARED_LD_CONFLICTS, KS_CTR_SM_CLOCK_HZ};
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; ++i)
+        if (!s.metric[needed[i]][0]) fail_msg("%s is absent", ks_counters_info(needed[i])->key);
+}
+
+/* ---- DRAM bytes of a copy ---- */
+
+typedef struct copy_job {
+    const float *in;
+    float *out;
+    size_t n;
+} copy_job;
+
+static ks_status launch_copy(void *user, void *st)
+{
+    const copy_job *j = user;
+    return kst_copy(j->in, j->out, j->n, st);
+}
+
+static void check_copy(const float *d_out, size_t n)
+{
+    float *h = malloc(n * sizeof *h);
+    assert_non_null(h);
+    cuda_ok(cudaMemcpy(h, d_out, n * sizeof *h, cudaMemcpyDeviceToHost), "copy back");
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) bad += h[i] != kst_expected(i);
+    free(h);
+    if (bad) fail_msg("%zu of %zu copied floats are wrong after the replays", bad, n);
+}
+
+static void test_copy_dram_bytes(void **state)
+{
+    (void)state;
+    if (counters == NULL) skip();
+    size_t free_b = 0, total_b = 0;
+    cuda_ok(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    /* 2^29 floats (2 GiB each way), 40 times an H200's L2, so what L2 holds at either end of the
+     * kernel is within 1.5 % of the bytes; smaller where memory is short (replay keeps copies) */
+    size_t n = (size_t)1 << 29;
+    while (n > ((size_t)1 << 22) && 4 * n * sizeof(float) > free_b / 2) n /= 2;
+    printf("  copy of %zu floats (%.0f MiB each way), device memory free %.1f GiB\n", n,
+           n * 4.0 / 1048576.0, free_b / 1073741824.0);
+    float *in = NULL, *out = NULL;
+    cuda_ok(cudaMalloc((void **)&in, n * sizeof(float)), "cudaMalloc in");
+    cuda_ok(cudaMalloc((void **)&out, n * sizeof(float)), "cudaMalloc out");
+    ok(kst_fill(in, n, stream), "fill");
+    poison(out, n);
+    cuda_ok(cudaDeviceSynchronize(), "sync");
+    copy_job job = {in, out, n};
+    const double model = 2.0 * (double)n * sizeof(float);
+    double bytes[2];
+    for (int rep = 0; rep < 2; ++rep) {
+        ks_counter_set s;
+        const double ms = measure_timed(launch_copy, &job, &s);
+        char title[64];
+        snprintf(title, sizeof title, "copy, measure %d (%.1f ms with replays)", rep + 1, ms);
+        print_set(&s, title, model);
+        assert_int_equal(s.nkernels, 1);
+        ks_counter_derived d;
+        ks_counters_derive(&s.kernels[0], model, &d);
+        printf("  DRAM read %.0f (%.3f of N*4), written %.0f (%.3f), total / model %.4f, %.0f GB/s\n",
+               d.dram_read_bytes, d.dram_read_bytes / (model / 2), d.dram_write_bytes, d.dram_write_bytes / (model / 2),
+               d.bytes_vs_model, d.dram_gbs);
+        assert_true(fabs(d.bytes_vs_model - 1.0) <= 0.02);
+        assert_true(fabs(d.dram_read_bytes / (model / 2) - 1.0) <= 0.05);
+        assert_true(fabs(d.dram_write_bytes / (model / 2) - 1.0) <= 0.05);
+        printf("  float4 loads: %.3f sectors a request (16 expected: a warp's 512 bytes)\n", d.gld_sectors_per_request);
+        bytes[rep] = d.dram_bytes;
+        check_copy(out, n);
+        poison(out, n);
+        /* the name last: the figures above matter even where launch names fail */
+        assert_non_null(strstr(s.kernels[0].name, "kst_copy_kernel"));
+    }
+    printf("  two measures agree within %.3f %%\n", 100.0 * fabs(bytes[1] / bytes[0] - 1.0));
+    assert_true(fabs(bytes[1] / bytes[0] - 1.0) < 0.01);
+    cudaFree(in);
+    cudaFree(out);
+}
+
+/* ---- coalescing ---- */
+
+typedef struct read_job {
+    const float *in;
+    float *out_c, *out_s;
+    size_t n;
+} read_job;
+
+static ks_status launch_reads(void *user, void *st)
+{
+    const read_job *j = user;
+    KS_TRY(kst_read_coalesced(j->in, j->out_c, j->n, st));
+    return kst_read_strided(j->in, j->out_s, j->n, st);
+}
+
+static void test_sectors_per_request(void **state)
+{
+    (void)state;
+    if (counters == NULL) skip();
+    const size_t n = (size_t)1 << 20; /* outputs; the strided one reads 32 * n floats */
+    float *in = NULL, *oc = NULL, *os = NULL;
+    cuda_ok(cudaMalloc((void **)&in, 32 * n * sizeof(float)), "cudaMalloc");
+    cuda_ok(cudaMalloc((void **)&oc, n * sizeof(float)), "cudaMalloc");
+    cuda_ok(cudaMalloc((void **)&os, n * sizeof(float)), "cudaMalloc");
+    ok(kst_fill(in, 32 * n, stream), "fill");
+    poison(oc, n);
+    poison(os, n);
+    cuda_ok(cudaDeviceSynchronize(), "sync");
+    read_job job = {in, oc, os, n};
+    ks_counter_set s;
+    const double ms = measure_timed(launch_reads, &job, &s);
+    char title[64];
+    snprintf(title, sizeof title, "coalesced and strided loads (%.1f ms)", ms);
+    print_set(&s, title, 0.0);
+    assert_int_equal(s.nkernels, 2); /* in launch order: coalesced, strided */
+    ks_counter_derived c, st;
+    ks_counters_derive(&s.kernels[0], 0.0, &c);
+    ks_counters_derive(&s.kernels[1], 0.0, &st);
+    printf("  load sectors / request: consecutive %.3f, strided %.3f; store: %.3f, %.3f\n", c.gld_sectors_per_request,
+           st.gld_sectors_per_request, c.gst_sectors_per_request, st.gst_sectors_per_request);
+    assert_true(fabs(c.gld_sectors_per_request - 4.0) < 0.1);
+    assert_true(fabs(st.gld_sectors_per_request - 32.0) < 0.5);
+    assert_true(fabs(c.gst_sectors_per_request - 4.0) < 0.1);
+    assert_true(fabs(st.gst_sectors_per_request - 4.0) < 0.1);
+    float *h = malloc(2 * n * sizeof *h);
+    assert_non_null(h);
+    cuda_ok(cudaMemcpy(h, oc, n * sizeof *h, cudaMemcpyDeviceToHost), "copy back");
+    cuda_ok(cudaMemcpy(h + n, os, n * sizeof *h, cudaMemcpyDeviceToHost), "copy back");
+    for (size_t i = 0; i < n; ++i) {
+        if (h[i] != 2.0f * kst_expected(i)) fail_msg("coalesced out[%zu] = %g", i, h[i]);
+        if (h[n + i] != 2.0f * kst_expected(32 * i)) fail_msg("strided out[%zu] = %g", i, h[n + i]);
+    }
+    free(h);
+    cudaFree(in);
+    cudaFree(oc);
+    cudaFree(os);
+    assert_non_null(strstr(s.kernels[0].name, "kst_read_coalesced_kernel"));
+    assert_non_null(strstr(s.kernels[1].name, "kst_read_strided_kernel"));
+}
+
+/* ---- bank conflicts ---- */
+
+typedef struct shared_job {
+    float *out_free, *out_conflict;
+    int blocks, reps;
+} shared_job;
+
+static ks_status launch_shared(void *user, void *st)
+{
+    const shared_job *j = user;
+    KS_TRY(kst_shared(j->out_free, j->blocks, 1, j->reps, st));
+    return kst_shared(j->out_conflict, j->blocks, 32, j->reps, st);
+}
+
+static void test_bank_conflicts(void **state)
+{
+    (void)state;
+    if (counters == NULL) skip();
+    shared_job job = {NULL, NULL, 264, 16};
+    const size_t n = (size_t)job.blocks * 128;
+    cuda_ok(cudaMalloc((void **)&job.out_free, n * sizeof(float)), "cudaMalloc");
+    cuda_ok(cudaMalloc((void **)&job.out_conflict, n * sizeof(float)), "cudaMalloc");
+    poison(job.out_free, n);
+    poison(job.out_conflict, n);
+    cuda_ok(cudaDeviceSynchronize(), "sync");
+    ks_counter_set s;
+    const double ms = measure_timed(launch_shared, &job, &s);
+    char title[64];
+    snprintf(title, sizeof title, "shared memory, conflict-free then 32-way (%.1f ms)", ms);
+    print_set(&s, title, 0.0);
+    assert_int_equal(s.nkernels, 2);
+    ks_counter_derived f, c;
+    ks_counters_derive(&s.kernels[0], 0.0, &f);
+    ks_counters_derive(&s.kernels[1], 0.0, &c);
+    const double inst = s.kernels[1].values[KS_CTR_SHARED_LD_INST] + s.kernels[1].values[KS_CTR_SHARED_ST_INST];
+    const double expect_inst = (double)job.blocks * 4 * 32 * (job.reps + 1);
+    printf("  passes per shared instruction: conflict-free %.3f, 32-way %.3f; conflicts %.0f and %.0f; "
+           "shared instructions %.0f (expected %.0f)\n",
+           f.shared_ways, c.shared_ways, f.bank_conflicts, c.bank_conflicts, inst, expect_inst);
+    assert_true(fabs(inst / expect_inst - 1.0) < 0.01);
+    assert_true(f.shared_ways < 1.1);
+    assert_true(c.shared_ways > 30.0 && c.shared_ways < 33.0);
+    assert_true(c.bank_conflicts >= 0.9 * 31.0 * inst);
+    assert_true(f.bank_conflicts <= 0.05 * inst);
+    float *h = malloc(2 * n * sizeof *h);
+    assert_non_null(h);
+    cuda_ok(cudaMemcpy(h, job.out_free, n * sizeof *h, cudaMemcpyDeviceToHost), "copy back");
+    cuda_ok(cudaMemcpy(h + n, job.out_conflict, n * sizeof *h, cudaMemcpyDeviceToHost), "copy back");
+    for (size_t i = 0; i < 2 * n; ++i) {
+        const float want = kst_shared_expected((int)(i % 32), job.reps);
+        if (h[i] != want) fail_msg("shared out[%zu] = %g, expected %g", i, h[i], want);
+    }
+    free(h);
+    cudaFree(job.out_free);
+    cudaFree(job.out_conflict);
+    assert_non_null(strstr(s.kernels[0].name, "kst_shared_kernel<1>"));
+    assert_non_null(strstr(s.kernels[1].name, "kst_shared_kernel<32>"));
+}
+
+/* ---- refusals: permission (faked) and another subscriber (real) ---- */
+
+static ks_status launch_small_copy(void *user, void *st)
+{
+    float *buf = user;
+    return kst_copy(buf, buf + (1 << 20), 1 << 20, st);
+}
+
+static void test_permission_refused(void **state)
+{
+    (void)state;
+    if (counters == NULL) skip();
+    float *buf = NULL;
+    cuda_ok(cudaMalloc((void **)&buf, (size_t)2 << 22), "cudaMalloc");
+    ks_counter_set s;
+    /* the driver's NVreg_RestrictProfilingToAdminUsers answers CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (35) */
+    setenv("KS_COUNTERS_FAKE", "cuptiRangeProfilerEnable=35", 1);
+    const ks_status st = ks_counters_measure(counters, launch_small_copy, buf, stream, &s);
+    unsetenv("KS_COUNTERS_FAKE");
+    printf("  refused measure: %s\n", ks_error_message());
+    assert_int_equal(st, KS_ERR_UNSUPPORTED);
+    assert_int_equal(ks_counters_last_why(), KS_CTRS_PERMISSION);
+    assert_non_null(strstr(ks_error_message(), "NVreg_RestrictProfilingToAdminUsers"));
+    assert_non_null(strstr(ks_error_message(), "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"));
+    /* and at create, where the counter availability is asked for */
+    setenv("KS_COUNTERS_FAKE", "cuptiProfilerGetCounterAvailability=35", 1);
+    ks_counters *other = NULL;
+    ks_counters_desc d = {0};
+    d.device = -1;
+    const ks_status cst = ks_counters_create(&d, &other);
+    unsetenv("KS_COUNTERS_FAKE");
+    printf("  refused create: %s\n", ks_error_message());
+    assert_int_equal(cst, KS_ERR_UNSUPPORTED);
+    assert_null(other);
+    assert_int_equal(ks_counters_last_why(), KS_CTRS_PERMISSION);
+    /* nothing stuck: the next measure works */
+    ok(ks_counters_measure(counters, launch_small_copy, buf, stream, &s), "measure after the refusal");
+    assert_int_equal(s.nkernels, 1);
+    cudaFree(buf);
+}
+
+#if KS_HAVE_CUPTI
+static void CUPTIAPI other_tool(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+    (void)u;
+    (void)d;
+    (void)id;
+    (void)data;
+}
+#endif
+
+static void test_other_profiler(void **state)
+{
+    (void)state;
+#if KS_HAVE_CUPTI
+    if (counters == NULL) skip();
+    /* our subscriber goes with the last object; then a tool of our own takes CUPTI first */
+    ks_counters_destroy(counters);
+    counters = NULL;
+    CUpti_SubscriberHandle sub = NULL;
+    CUpti_SubscriberParams p;
+    memset(&p, 0, sizeof p);
+    p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    p.subscriberName = "a test tool";
+    const CUptiResult r = cuptiSubscribe_v2(&sub, other_tool, NULL, &p);
+    printf("  the test's own cuptiSubscribe_v2: %d\n", (int)r);
+    assert_int_equal(r, CUPTI_SUCCESS);
+    ks_counters_desc d = {0};
+    d.device = -1;
+    ks_counters *c = NULL;
+    const ks_status st = ks_counters_create(&d, &c);
+    printf("  create beside another subscriber: %s\n", ks_error_message());
+    assert_int_equal(st, KS_ERR_UNSUPPORTED);
+    assert_null(c);
+    assert_int_equal(ks_counters_last_why(), KS_CTRS_OTHER_PROFILER);
+    assert_non_null(strstr(ks_error_message(), "another profiler"));
+    ks_timeline *tl = NULL;
+    ks_timeline_desc td = {0};
+    td.device = -1;
+    assert_int_equal(ks_timeline_create(&td, &tl), KS_ERR_UNSUPPORTED);
+    printf("  timeline beside another subscriber: %s\n", ks_error_message());
+    assert_int_equal(ks_counters_last_why(), KS_CTRS_OTHER_PROFILER);
+    assert_int_equal(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
+    /* once it is gone, counters again */
+    d.trace = trace;
+    ok(ks_counters_create(&d, &counters), "create after the other tool left");
+#else
+    skip();
+#endif
+}
+
+/* ---- the timeline ---- */
+
+typedef struct timed_kernel {
+    const char *name; /* in the span */
+    double event_ms;
+    int kind; /* 0 spin, 1 copy */
+} timed_kernel;
+
+static double mean_inside(const ks_tl_sample *s, int ns, uint64_t a, uint64_t b, int sm, int *count)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < ns; ++i) {
+        const uint64_t mid = s[i].t0_ns / 2 + s[i].t1_ns / 2;
+        const float v = sm ? s[i].sm_pct : s[i].dram_pct;
+        if (mid < a || mid >= b || isnan(v)) continue;
+        sum += v;
+        ++n;
+    }
+    *count = n;
+    return n ? sum / n : NAN;
+}
+
+static void test_timeline(void **state)
+{
+    (void)state;
+    if (!ks_counters_built()) skip();
+    int sms = 0, dev = 0;
+    cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda_ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
+    const size_t n = (size_t)1 << 28;
+    float *in = NULL, *out = NULL;
+    cuda_ok(cudaMalloc((void **)&in, n * sizeof(float)), "cudaMalloc");
+    cuda_ok(cudaMalloc((void **)&out, n * sizeof(float)), "cudaMalloc");
+    ok(kst_fill(in, n, stream), "fill");
+    cuda_ok(cudaDeviceSynchronize(), "sync");
+
+    ks_timeline_desc d = {0};
+    d.device = -1;
+    d.interval_us = 20;
+    d.trace = trace;
+    ks_timeline *tl = NULL;
+    const double t0 = ks_now_seconds();
+    ok(ks_timeline_create(&d, &tl), "timeline create");
+    printf("  timeline create took %.1f ms\n", (ks_now_seconds() - t0) * 1e3);
+    ok(ks_timeline_start(tl), "timeline start");
+
+    /* spin 3 ms, copy, spin 1 ms, copy, spin 2 ms: each between events */
+    timed_kernel k[5] = {{"kst_spin_kernel", 0, 0}, {"kst_copy_kernel", 0, 1}, {"kst_spin_kernel", 0, 0},
+                         {"kst_copy_kernel", 0, 1}, {"kst_spin_kernel", 0, 0}};
+    const unsigned long long spin_ns[5] = {3000000, 0, 1000000, 0, 2000000};
+    cudaEvent_t ev[6];
+    for (int i = 0; i < 6; ++i) cuda_ok(cudaEventCreate(&ev[i]), "event");
+    cuda_ok(cudaEventRecord(ev[0], stream), "record");
+    for (int i = 0; i < 5; ++i) {
+        if (k[i].kind == 0)
+            ok(kst_spin(spin_ns[i], 4 * sms, stream), "spin");
+        else
+            ok(kst_copy(in, out, n, stream), "copy");
+        cuda_ok(cudaEventRecord(ev[i + 1], stream), "record");
+    }
+    cuda_ok(cudaStreamSynchronize(stream), "sync");
+    for (int i = 0; i < 5; ++i) {
+        float ms = 0;
+        cuda_ok(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), "elapsed");
+        k[i].event_ms = ms;
+    }
+    ok(ks_timeline_flush(tl), "timeline flush");
+    ok(ks_timeline_stop(tl), "timeline stop");
+    ok(ks_timeline_flush(tl), "timeline flush after stop");
+
+    enum { MAX_S = 65536, MAX_K = 256 };
+    ks_tl_sample *s = malloc(MAX_S * sizeof *s);
+    ks_tl_span *sp = malloc(MAX_K * sizeof *sp);
+    assert_non_null(s);
+    assert_non_null(sp);
+    int ns = 0, nsp = 0;
+    ok(ks_timeline_read(tl, s, MAX_S, &ns, sp, MAX_K, &nsp), "timeline read");
+    ks_timeline_info info;
+    ks_timeline_get_info(tl, &info);
+    printf("  timeline: DRAM from %s%s%s, SM from %s; every %.0f us (%s trigger); gpu - cpu %lld ns; "
+           "PM clock %s; %llu samples, %llu spans, %llu decodes, %llu overflows, %llu errors (%s), %llu records "
+           "dropped\n",
+           info.dram_metric[0], info.dram_metric[1][0] ? " + " : "", info.dram_metric[1], info.sm_metric,
+           info.interval_us, info.time_trigger ? "time" : "system-clock", (long long)info.gpu_minus_cpu_ns,
+           !info.domain_known ? "unknown" : info.domain == KS_TL_DOMAIN_GPU ? "GPU" : "CPU",
+           (unsigned long long)info.samples, (unsigned long long)info.spans,
+           (unsigned long long)info.decode_passes, (unsigned long long)info.overflows,
+           (unsigned long long)info.decode_errors, info.last_error, (unsigned long long)info.records_dropped);
+    printf("  read %d samples, %d spans\n", ns, nsp);
+    for (int i = 0; i < nsp; ++i)
+        printf("    span %d: %s stream %u, %llu..%llu (%.4f ms)\n", i, sp[i].name, sp[i].stream,
+               (unsigned long long)sp[i].start_ns, (unsigned long long)sp[i].end_ns,
+               (sp[i].end_ns - sp[i].start_ns) * 1e-6);
+    if (ns > 0)
+        printf("    samples: first %llu..%llu, last %llu..%llu\n", (unsigned long long)s[0].t0_ns,
+               (unsigned long long)s[0].t1_ns, (unsigned long long)s[ns - 1].t0_ns,
+               (unsigned long long)s[ns - 1].t1_ns);
+    /* our five kernels: the last five spans named so (earlier ones belong to other tests) */
+    int at[5], found = 0;
+    for (int i = nsp - 1, want = 4; i >= 0 && want >= 0; --i)
+        if (strcmp(sp[i].name, k[want].name) == 0) {
+            at[want--] = i;
+            ++found;
+        }
+    assert_int_equal(found, 5);
+    int bad_time = 0;
+    for (int i = 0; i < 5; ++i) {
+        const ks_tl_span *x = &sp[at[i]];
+        const double span_ms = (x->end_ns - x->start_ns) * 1e-6;
+        int cd = 0, cs = 0;
+        const double dram = mean_inside(s, ns, x->start_ns, x->end_ns, 0, &cd);
+        const double smp = mean_inside(s, ns, x->start_ns, x->end_ns, 1, &cs);
+        printf("  %s: span %.4f ms, events %.4f ms (%+.2f %%); DRAM %.1f %% (%d samples), SM %.1f %% (%d)\n",
+               k[i].name, span_ms, k[i].event_ms, 100.0 * (span_ms / k[i].event_ms - 1.0), dram, cd, smp, cs);
+        bad_time += fabs(span_ms / k[i].event_ms - 1.0) > 0.05;
+    }
+    /* the strip a window would draw over the five kernels */
+    ks_tl_strip *strip = malloc(sizeof *strip);
+    assert_non_null(strip);
+    const uint64_t w0 = sp[at[0]].start_ns, w1 = sp[at[4]].end_ns;
+    ok(ks_tl_strip_build(s, ns, sp, nsp, w1, w1 - w0, 100, 8, strip), "strip");
+    printf("  strip over %.2f ms, 100 columns (DRAM, SM in tenths; kernels):\n    ", (w1 - w0) * 1e-6);
+    for (int c = 0; c < 100; ++c) putchar(isnan(strip->dram_pct[c]) ? '.' : '0' + (int)fminf(9.0f, strip->dram_pct[c] / 10.0f));
+    printf("\n    ");
+    for (int c = 0; c < 100; ++c) putchar(isnan(strip->sm_pct[c]) ? '.' : '0' + (int)fminf(9.0f, strip->sm_pct[c] / 10.0f));
+    printf("\n    ");
+    for (int c = 0, m = 0; c < 100; ++c) {
+        while (m < strip->nmarks && strip->marks[m].x1 <= c) ++m;
+        putchar(m < strip->nmarks && strip->marks[m].x0 <= c ? (strip->marks[m].name[4] == 'c' ? 'C' : 'S') : ' ');
+    }
+    printf("\n");
+    const int64_t lag = ks_tl_best_lag(s, ns, sp, nsp, 2000000, 10000);
+    printf("  best lag of the spans against the samples: %+lld ns (0 when the clocks line up)\n", (long long)lag);
+    free(strip);
+
+    int cd = 0, cs = 0;
+    const double copy_dram = mean_inside(s, ns, sp[at[1]].start_ns, sp[at[1]].end_ns, 0, &cd);
+    const double spin_dram = mean_inside(s, ns, sp[at[0]].start_ns, sp[at[0]].end_ns, 0, &cs);
+    int csm = 0;
+    const double spin_sm = mean_inside(s, ns, sp[at[0]].start_ns, sp[at[0]].end_ns, 1, &csm);
+    ks_timeline_destroy(tl);
+    for (int i = 0; i < 6; ++i) cudaEventDestroy(ev[i]);
+    cudaFree(in);
+    cudaFree(out);
+    free(s);
+    free(sp);
+    assert_int_equal(bad_time, 0);
+    assert_true(info.samples > 0);
+    assert_true(cd > 0 && copy_dram > 50.0);
+    assert_true(cs > 0 && spin_dram < 10.0);
+    assert_true(csm > 0 && spin_sm > 80.0);
+    assert_true(llabs(lag) <= 100000);
+}
+
+/* After the timeline's PM sampler is gone, the range profiler still measures. */
+static void test_counters_after_timeline(void **state)
+{
+    (void)state;
+    if (counters == NULL) skip();
+    float *buf = NULL;
+    cuda_ok(cudaMalloc((void **)&buf, (size_t)2 << 22), "cudaMalloc");
+    ks_counter_set s;
+    ok(ks_counters_measure(counters, launch_small_copy, buf, stream, &s), "measure after the timeline");
+    print_set(&s, "small copy after the timeline", 2.0 * 4.0 * (1 << 20));
+    assert_int_equal(s.nkernels, 1);
+    assert_true(s.kernels[0].present[KS_CTR_DRAM_READ_BYTES]);
+    /* a measure while a timeline samples: either works or says why in one line */
+    ks_timeline_desc d = {0};
+    d.device = -1;
+    ks_timeline *tl = NULL;
+    ok(ks_timeline_create(&d, &tl), "timeline create");
+    ok(ks_timeline_start(tl), "timeline start");
+    const ks_status st = ks_counters_measure(counters, launch_small_copy, buf, stream, &s);
+    printf("  measure while the timeline samples: %s\n", st == KS_OK ? "measured" : ks_error_message());
+    if (st != KS_OK) {
+        assert_true(strncmp(ks_error_message(), "hardware counters: ", 19) == 0);
+        assert_int_not_equal(ks_counters_last_why(), KS_CTRS_OK);
+    }
+    ok(ks_timeline_stop(tl), "timeline stop");
+    ks_timeline_destroy(tl);
+    cudaFree(buf);
+}
+
+int main(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        printf("device 0: %s, compute capability %d.%d, %d SMs, L2 %d MiB, %.1f GiB\n", prop.name, prop.major,
+               prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, prop.totalGlobalMem / 1073741824.0);
+    if (cudaStreamCreate(&stream) != cudaSuccess) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create),           cmocka_unit_test(test_copy_dram_bytes),
+        cmocka_unit_test(test_sectors_per_request), cmocka_unit_test(test_bank_conflicts),
+        cmocka_unit_test(test_permission_refused), cmocka_unit_test(test_other_profiler),
+        cmocka_unit_test(test_timeline),         cmocka_unit_test(test_counters_after_timeline),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    ks_counters_destroy(counters);
+    cudaStreamDestroy(stream);
+    return failed;
+}
