@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/*.c: the sphere scene-file parser,
 # the best-config store reader, and the server's request handling: route
-# dispatch and query, POST bodies, WebSocket messages) with clang, ASan and
-# UBSan, and runs each for a bounded time from its seed corpus.
+# dispatch and query, POST bodies, WebSocket messages, and one connection's
+# bytes: pipelined requests, their heads and bodies, then WebSocket frames)
+# with clang, ASan and UBSan, and runs each for a bounded time from its seed
+# corpus.
 #   scripts/fuzz.sh [seconds]       seconds per target, default 60
 # scripts/test.sh runs it with 20 s a target, so a target that no longer
 # builds or finds something fails CI.
@@ -49,7 +51,7 @@ flags=(-std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-r
   app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c kernels/common/ks_util.c \
   kernels/common/tmpfiles.c render/image_io.c $(pkg-config --libs stb) -lm
 serve_src=(serve/request.c serve/serve_auth.c serve/serve_keys.c kernels/common/ks_error.c kernels/common/ks_util.c)
-for t in route post_body ws_message; do
+for t in route post_body ws_message pipeline; do
   "$cc" "${flags[@]}" $(pkg-config --cflags libwebsockets) -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${serve_src[@]}" \
     $(pkg-config --libs libwebsockets) -lm
 done
@@ -57,13 +59,15 @@ done
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export TMPDIR="${TMPDIR:-/tmp}"
 status=0
-for t in scene best_config route post_body ws_message; do
+for t in scene best_config route post_body ws_message pipeline; do
   seeds="tests/fuzz/corpus_${t%_config}"
   found="$out/corpus_${t%_config}"
   mkdir -p "$found"
+  max_len=4096
+  [ "$t" = pipeline ] && max_len=20000 # past the 8 KiB head limit, with requests after it
   echo "fuzz.sh: fuzz_$t for ${secs} s (seeds: $seeds)"
   rc=0
-  (cd "$out" && "./fuzz_$t" -max_total_time="$secs" -max_len=4096 -timeout=10 -print_final_stats=1 \
+  (cd "$out" && "./fuzz_$t" -max_total_time="$secs" -max_len="$max_len" -timeout=10 -print_final_stats=1 \
      "$(basename "$found")" "$root/$seeds") >"$out/fuzz_$t.log" 2>&1 || rc=$?
   grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|SUMMARY|artifact_prefix|Test unit written)" \
     "$out/fuzz_$t.log" || true

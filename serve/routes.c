@@ -1,6 +1,10 @@
-/* The lws protocol callback: the routes, the token check, and sending.
- * Everything here runs on the service thread. Each connection sends one item
- * at a time in chunks of KS_SERVE_CHUNK bytes, one chunk per writable
+/* The lws protocol callback. Every connection is a raw socket: lws accepts,
+ * reads and writes the bytes; the framing of requests, the answers and the
+ * WebSocket frames are ours (request.c decides, this file acts), so that a
+ * pipelined request, an oversized head or an unmasked frame is handled the
+ * way docs/serve.md says and not the way lws's HTTP code happens to.
+ * Everything here runs on the service thread. Each connection sends one
+ * item at a time in chunks of KS_SERVE_CHUNK bytes, one chunk per writable
  * callback, so a slow client holds one reference and the kernel's socket
  * buffer, nothing more; when it is ready for the next item it takes the
  * newest, and what it missed is dropped. */
@@ -9,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "serve/serve_keys.h"
 
@@ -22,7 +27,7 @@ static ks_server *server_of(struct lws *wsi)
 
 /* ---- sending ------------------------------------------------------------- */
 
-/* A POST /kernel body that will not be acted on (the connection or the transaction ended). */
+/* A POST /kernel body that will not be acted on (the connection or the request ended). */
 static void drop_source(ks_conn *c)
 {
     ks_hub_item_unref(c->source);
@@ -61,43 +66,66 @@ static void gather(const ks_conn *c, size_t off, unsigned char *dst, size_t n)
     }
 }
 
-/* Writes the next chunk. Returns -1 to close the connection, 0 otherwise; c->sending drops to 0 when done. */
-static int send_chunk(ks_server *s, struct lws *wsi, ks_conn *c, int http_final)
+/* Writes the next chunk (lws keeps what the socket does not take and sends it
+ * before the next writable callback). -1 to close the connection; c->sending
+ * drops to 0 when the item is out. */
+static int send_chunk(ks_server *s, struct lws *wsi, ks_conn *c)
 {
     size_t n = c->total - c->off;
     if (n > KS_SERVE_CHUNK) n = KS_SERVE_CHUNK;
     unsigned char *p = s->scratch + LWS_PRE;
     gather(c, c->off, p, n);
-    const int first = c->off == 0, last = c->off + n == c->total;
-    enum lws_write_protocol mode;
-    if (c->kind == KS_CONN_WS) mode = lws_write_ws_flags(c->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY, first, last);
-    else mode = (last && http_final) ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP;
-    if (lws_write(wsi, p, n, mode) < (int)n) return -1;
+    if (n && lws_write(wsi, p, n, LWS_WRITE_RAW) < (int)n) return -1;
     c->off += n;
-    if (last) release_item(c);
+    if (c->off == c->total) release_item(c);
     return 0;
 }
 
-static void start_item(ks_conn *c, ks_hub_item *it, const unsigned char *body, size_t body_len)
+static void start_item(struct lws *wsi, ks_conn *c, ks_hub_item *it, const unsigned char *body, size_t body_len)
 {
     c->item = it;
     c->body = body;
     c->total = c->head_len + body_len + c->tail_len;
     c->off = 0;
     c->sending = 1;
+    lws_callback_on_writable(wsi);
 }
 
-/* ---- one-shot responses -------------------------------------------------- */
-
-/* Headers every answer carries: no caching, no sniffing, no token in a Referer. */
-static int common_headers(struct lws *wsi, unsigned char **p, unsigned char *end)
+/* Our side is done: once lws has sent all it holds, shut it (a FIN, not a
+ * reset that could destroy the answer in the client's buffer) and drop what
+ * the client still sends until it closes or KS_SERVE_LINGER_SECS pass. */
+static void close_gracefully(struct lws *wsi, ks_conn *c)
 {
-    return lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:", (const unsigned char *)"no-store", 8,
-                                       p, end) ||
-           lws_add_http_header_by_name(wsi, (const unsigned char *)"x-content-type-options:",
-                                       (const unsigned char *)"nosniff", 7, p, end) ||
-           lws_add_http_header_by_name(wsi, (const unsigned char *)"referrer-policy:",
-                                       (const unsigned char *)"no-referrer", 11, p, end);
+    c->shut_pending = 1;
+    lws_callback_on_writable(wsi);
+}
+
+/* ---- answers ------------------------------------------------------------- */
+
+static const char *reason_of(unsigned status)
+{
+    switch (status) {
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 411: return "Length Required";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 417: return "Expectation Failed";
+    case 421: return "Misdirected Request";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "";
+    }
 }
 
 /* The page: its own inline script and style, fetch and WebSocket to this server, nothing from elsewhere, no framing. */
@@ -105,60 +133,64 @@ static const char ks_page_csp[] = "default-src 'none'; script-src 'self' 'unsafe
                                   "img-src 'self' blob: data:; connect-src 'self'; base-uri 'none'; "
                                   "form-action 'none'; frame-ancestors 'none'";
 
+/* An answer: its head into c->head, then the body (none for HEAD). len < 0:
+ * no Content-Length (a stream). Every answer says no caching, no sniffing,
+ * no token in a Referer. */
 static int respond(struct lws *wsi, ks_conn *c, unsigned status, const char *type, ks_hub_item *it,
-                   const unsigned char *body, size_t len)
+                   const unsigned char *body, long long len)
 {
-    unsigned char buf[LWS_PRE + 1536], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-    c->kind = KS_CONN_HTTP;
-    const int page = body == ks_serve_page;
-    if (lws_add_http_common_headers(wsi, status, type, len, &p, end) || common_headers(wsi, &p, end) ||
-        (page && lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
-                                             (const unsigned char *)ks_page_csp, (int)strlen(ks_page_csp), &p, end)) ||
-        (c->close_after && lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
-                                                       (const unsigned char *)"close", 5, &p, end)) ||
-        lws_finalize_write_http_header(wsi, start, &p, end)) {
+    const int close = c->then == KS_THEN_CLOSE;
+    int n = snprintf(c->head, sizeof c->head,
+                     "HTTP/1.1 %u %s\r\n%s%s%scache-control: no-store\r\nx-content-type-options: nosniff\r\n"
+                     "referrer-policy: no-referrer\r\n%s%s%s",
+                     status, reason_of(status), type ? "content-type: " : "", type ? type : "", type ? "\r\n" : "",
+                     body == ks_serve_page ? "content-security-policy: " : "", body == ks_serve_page ? ks_page_csp : "",
+                     body == ks_serve_page ? "\r\n" : "");
+    if (len >= 0 && status != 204)
+        n += snprintf(c->head + n, sizeof c->head - (size_t)n, "content-length: %lld\r\n", len);
+    n += snprintf(c->head + n, sizeof c->head - (size_t)n, "%s\r\n", close ? "connection: close\r\n" : "");
+    if (n >= (int)sizeof c->head) { /* cannot happen: the head is ours and short */
         ks_hub_item_unref(it);
         return -1;
     }
-    if (len == 0 || c->head_only) {
-        /* ended from the writable callback, as a body would be: pipelined requests stay in order */
+    c->head_len = (size_t)n;
+    c->tail_len = 0;
+    if (c->head_only || len <= 0) {
         ks_hub_item_unref(it);
-        c->complete_pending = 1;
-        lws_callback_on_writable(wsi);
-        return 0;
+        start_item(wsi, c, NULL, NULL, 0);
+    } else {
+        start_item(wsi, c, it, body, (size_t)len);
     }
-    start_item(c, it, body, len);
-    lws_callback_on_writable(wsi);
     return 0;
 }
 
 static int respond_text(struct lws *wsi, ks_conn *c, unsigned status, const char *text)
 {
-    return respond(wsi, c, status, "text/plain; charset=utf-8", NULL, (const unsigned char *)text, strlen(text));
+    return respond(wsi, c, status, "text/plain; charset=utf-8", NULL, (const unsigned char *)text, (long long)strlen(text));
 }
 
 /* ---- streaming connections ----------------------------------------------- */
 
-static void stream_add(ks_server *s, ks_conn *c, struct lws *wsi, ks_conn_kind kind, ks_frame_kind want)
+static void stream_add(ks_server *s, ks_conn *c, ks_conn_kind kind, ks_frame_kind want)
 {
     c->kind = kind;
-    c->wsi = wsi;
     c->want = want;
     c->next = s->streams;
     s->streams = c;
+    c->streaming = 1;
     ks_encode_worker_want(s->worker, want, +1);
 }
 
 static void stream_remove(ks_server *s, ks_conn *c)
 {
+    if (!c->streaming) return;
     for (ks_conn **pp = &s->streams; *pp; pp = &(*pp)->next)
         if (*pp == c) {
             *pp = c->next;
             ks_encode_worker_want(s->worker, c->want, -1);
             break;
         }
-    release_item(c);
-    c->kind = KS_CONN_NONE;
+    c->streaming = 0;
 }
 
 static ks_hub_slot slot_of(ks_frame_kind k)
@@ -173,16 +205,35 @@ static int stream_has_news(ks_server *s, const ks_conn *c)
     return ks_frame_hub_seq(s->hub, slot_of(c->want)) > c->frame_seq;
 }
 
+/* A server's WebSocket frame header (FIN set, never masked) for a payload of n bytes into h: its length. */
+static size_t ws_header(unsigned char *h, int opcode, size_t n)
+{
+    h[0] = (unsigned char)(0x80 | opcode);
+    if (n < 126) {
+        h[1] = (unsigned char)n;
+        return 2;
+    }
+    if (n <= 0xffff) {
+        h[1] = 126;
+        h[2] = (unsigned char)(n >> 8);
+        h[3] = (unsigned char)n;
+        return 4;
+    }
+    h[1] = 127;
+    for (int i = 0; i < 8; ++i) h[2 + i] = (unsigned char)((unsigned long long)n >> (56 - 8 * i));
+    return 10;
+}
+
 /* Picks the next item for a stream (the state first, then the newest frame). 1: one started. */
-static int stream_next(ks_server *s, ks_conn *c)
+static int stream_next(ks_server *s, struct lws *wsi, ks_conn *c)
 {
     if (c->kind == KS_CONN_WS && ks_frame_hub_seq(s->hub, KS_HUB_STATE) > c->state_seq) {
         ks_hub_item *it = ks_frame_hub_get(s->hub, KS_HUB_STATE);
         if (it) {
             c->state_seq = it->seq;
-            c->text = 1;
-            c->head_len = c->tail_len = 0;
-            start_item(c, it, it->data, it->size);
+            c->head_len = ws_header((unsigned char *)c->head, 1, it->size);
+            c->tail_len = 0;
+            start_item(wsi, c, it, it->data, it->size);
             return 1;
         }
     }
@@ -205,6 +256,8 @@ static int stream_next(ks_server *s, ks_conn *c)
     c->frame_seq = it->seq;
     if (c->kind == KS_CONN_WS) {
         unsigned char *h = (unsigned char *)c->head;
+        const size_t w = ws_header(h, 2, KS_SERVE_FRAME_HEADER + it->size);
+        h += w;
         h[0] = (unsigned char)it->kind;
         h[1] = (unsigned char)(it->keyframe ? 1 : 0);
         h[2] = h[3] = 0;
@@ -212,87 +265,71 @@ static int stream_next(ks_server *s, ks_conn *c)
             h[4 + i] = (unsigned char)((unsigned)it->width >> (8 * i));
             h[8 + i] = (unsigned char)((unsigned)it->height >> (8 * i));
         }
-        c->head_len = KS_SERVE_FRAME_HEADER;
+        c->head_len = w + KS_SERVE_FRAME_HEADER;
         c->tail_len = 0;
-        c->text = 0;
     } else {
         int n = snprintf(c->head, sizeof c->head,
                          "--ksframe\r\nContent-Type: image/jpeg\r\nContent-Length: %zu\r\n\r\n", it->size);
         c->head_len = (size_t)n;
         c->tail_len = 2;
     }
-    start_item(c, it, it->data, it->size);
+    start_item(wsi, c, it, it->data, it->size);
     return 1;
 }
 
-/* The close of a connection that sent a bad message, once no message of ours
- * is half sent: a close frame cannot cut into one, and lws, asked to close
- * mid-message, drops the connection without a close frame at all. */
-static int ws_close_now(struct lws *wsi, ks_conn *c)
+/* A control frame of ours (close, pong): payload at most 125 bytes. */
+static void ws_control(struct lws *wsi, ks_conn *c, int opcode, const unsigned char *payload, size_t n)
 {
-    const char *why = c->close_code == LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE ? "text only"
-                      : c->close_code == LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE  ? "too large"
-                                                                              : "bad message";
-    lws_close_reason(wsi, (enum lws_close_status)c->close_code, (unsigned char *)why, strlen(why));
-    return -1;
+    unsigned char *h = (unsigned char *)c->head;
+    const size_t w = ws_header(h, opcode, n);
+    memcpy(h + w, payload, n);
+    c->head_len = w + n;
+    c->tail_len = 0;
+    start_item(wsi, c, NULL, NULL, 0);
+}
+
+/* The close frame of a connection that sent a bad message (or closed), once
+ * no message of ours is half sent: a close frame cannot cut into one. */
+static void ws_close_now(struct lws *wsi, ks_conn *c)
+{
+    const char *why = c->close_code == 1000 ? "" : c->close_code == 1003 ? "text only"
+                      : c->close_code == 1009 ? "too large" : c->close_code == 1002 ? "protocol error" : "bad message";
+    unsigned char payload[32];
+    payload[0] = (unsigned char)(c->close_code >> 8);
+    payload[1] = (unsigned char)c->close_code;
+    memcpy(payload + 2, why, strlen(why));
+    c->then = KS_THEN_CLOSE;
+    ws_control(wsi, c, 8, payload, 2 + strlen(why));
 }
 
 static int stream_writable(ks_server *s, struct lws *wsi, ks_conn *c)
 {
+    if (c->sending) {
+        if (send_chunk(s, wsi, c)) return -1;
+        if (c->sending) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+        if (c->then == KS_THEN_CLOSE) { /* that was our close frame */
+            close_gracefully(wsi, c);
+            return 0;
+        }
+    }
+    /* between messages: a close that is due, a pong, then the newest news */
     if (c->close_code) {
-        if (!c->sending) return ws_close_now(wsi, c);
-        if (send_chunk(s, wsi, c, 0)) return -1;
-        lws_callback_on_writable(wsi); /* the rest of the message, then the close */
+        ws_close_now(wsi, c);
         return 0;
     }
-    if (!c->sending && !stream_next(s, c)) return 0;
-    if (send_chunk(s, wsi, c, 0)) return -1;
-    if (c->sending || stream_has_news(s, c)) lws_callback_on_writable(wsi);
+    if (c->pong_pending) {
+        c->pong_pending = 0;
+        ws_control(wsi, c, 10, c->pong, c->pong_len);
+        return 0;
+    }
+    if (stream_has_news(s, c)) stream_next(s, wsi, c);
     return 0;
 }
 
 /* ---- requests ------------------------------------------------------------ */
-
-/* A ks_req and the bytes it points at. */
-typedef struct req_store {
-    ks_req r;
-    char args[KS_REQ_ARGS_MAX][256];
-    char host[256], origin[256], length[64], expect[64];
-} req_store;
-
-/* The header's text into dst, or NULL when absent (or longer than dst: the checks refuse "" too). */
-static const char *header(struct lws *wsi, enum lws_token_indexes t, char *dst, int cap)
-{
-    if (lws_hdr_total_length(wsi, t) <= 0) return NULL;
-    if (lws_hdr_copy(wsi, dst, cap, t) < 0) dst[0] = '\0';
-    return dst;
-}
-
-static void fill_req(ks_server *s, struct lws *wsi, const char *path, int upgrade, req_store *q)
-{
-    memset(&q->r, 0, sizeof q->r);
-    ks_req *r = &q->r;
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0) r->method = KS_REQ_GET;
-    else if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0) r->method = KS_REQ_HEAD;
-    else if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0) r->method = KS_REQ_POST;
-    r->upgrade = upgrade;
-    r->path = path;
-    for (int i = 0; i < KS_REQ_ARGS_MAX; ++i) {
-        if (lws_hdr_copy_fragment(wsi, q->args[i], (int)sizeof q->args[i], WSI_TOKEN_HTTP_URI_ARGS, i) <= 0) break;
-        r->args[r->nargs++] = q->args[i];
-    }
-    r->host = header(wsi, WSI_TOKEN_HOST, q->host, (int)sizeof q->host);
-    r->origin = header(wsi, WSI_TOKEN_ORIGIN, q->origin, (int)sizeof q->origin);
-    r->content_length = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, q->length, (int)sizeof q->length);
-    r->expect = header(wsi, WSI_TOKEN_HTTP_EXPECT, q->expect, (int)sizeof q->expect);
-    r->uri_len = strlen(path) + (size_t)lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS);
-    for (int t = 0; t < WSI_TOKEN_COUNT; ++t) r->head_len += (size_t)lws_hdr_total_length(wsi, (enum lws_token_indexes)t);
-    r->addr = s->addr;
-    r->port = s->port;
-    r->token = s->token;
-    r->editor = s->editor.describe != NULL;
-    r->editor_code = s->editor_js != NULL;
-}
 
 static int press_key(ks_server *s, int key, int shift)
 {
@@ -314,7 +351,7 @@ static int kernel_document(ks_server *s, struct lws *wsi, ks_conn *c)
         ks_hub_item_unref(it);
         return respond_text(wsi, c, 503, "the kernel file cannot be read now\n");
     }
-    return respond(wsi, c, 200, "application/json", it, it->data, it->size);
+    return respond(wsi, c, 200, "application/json", it, it->data, (long long)it->size);
 }
 
 /* POST /kernel, its body in: the editor takes it (202) or says why not. */
@@ -331,94 +368,142 @@ static int kernel_save(ks_server *s, struct lws *wsi, ks_conn *c)
     if (!it) return respond_text(wsi, c, 503, "out of memory\n");
     /* a one-line answer; the build's outcome comes with GET /kernel */
     it->size = (size_t)snprintf((char *)it->data, sizeof msg + 64, "%s\n", status ? msg : "saved; building");
-    return respond(wsi, c, status ? status : 202, "text/plain; charset=utf-8", it, it->data, it->size);
+    return respond(wsi, c, status ? status : 202, "text/plain; charset=utf-8", it, it->data, (long long)it->size);
+}
+
+/* The 101 for /ws: the frames follow once it is out. */
+static int accept_websocket(struct lws *wsi, ks_conn *c, const char *key)
+{
+    char accept[29];
+    ks_ws_accept_key(key, accept);
+    c->then = KS_THEN_WS;
+    c->head_len = (size_t)snprintf(c->head, sizeof c->head,
+                                   "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n"
+                                   "sec-websocket-accept: %s\r\n\r\n",
+                                   accept);
+    c->tail_len = 0;
+    start_item(wsi, c, NULL, NULL, 0);
+    return 0;
 }
 
 /* Acts on a decided request: the request (and its body) is complete and valid. */
-static int act(ks_server *s, struct lws *wsi, ks_conn *c, const ks_req_answer *a)
+static int act(ks_server *s, struct lws *wsi, ks_conn *c, const ks_req_answer *a, const char *ws_key)
 {
     switch (a->route) {
     case KS_ROUTE_KERNEL: return kernel_document(s, wsi, c);
     case KS_ROUTE_EDITOR_JS:
-        return respond(wsi, c, 200, "text/javascript; charset=utf-8", NULL, s->editor_js, s->editor_js_len);
-    case KS_ROUTE_EDITOR_CSS: return respond(wsi, c, 200, "text/css; charset=utf-8", NULL, s->editor_css, s->editor_css_len);
+        return respond(wsi, c, 200, "text/javascript; charset=utf-8", NULL, s->editor_js, (long long)s->editor_js_len);
+    case KS_ROUTE_EDITOR_CSS:
+        return respond(wsi, c, 200, "text/css; charset=utf-8", NULL, s->editor_css, (long long)s->editor_css_len);
     case KS_ROUTE_KERNEL_SAVE: return kernel_save(s, wsi, c);
-    case KS_ROUTE_PAGE: return respond(wsi, c, 200, "text/html; charset=utf-8", NULL, ks_serve_page, ks_serve_page_len);
+    case KS_ROUTE_PAGE:
+        return respond(wsi, c, 200, "text/html; charset=utf-8", NULL, ks_serve_page, (long long)ks_serve_page_len);
     case KS_ROUTE_STATE: {
         ks_hub_item *it = ks_frame_hub_get(s->hub, KS_HUB_STATE);
         if (!it) return respond_text(wsi, c, 503, "no state yet\n");
-        return respond(wsi, c, 200, "application/json", it, it->data, it->size);
+        return respond(wsi, c, 200, "application/json", it, it->data, (long long)it->size);
     }
     case KS_ROUTE_KEY:
         if (press_key(s, a->key, a->shift) != 0) return respond_text(wsi, c, 503, "input queue full, try again\n");
         return respond(wsi, c, 204, NULL, NULL, NULL, 0);
-    case KS_ROUTE_MJPEG: {
-        unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-        if (lws_add_http_common_headers(wsi, 200, "multipart/x-mixed-replace; boundary=ksframe",
-                                        LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||
-            common_headers(wsi, &p, end) || lws_finalize_write_http_header(wsi, start, &p, end))
-            return -1;
-        if (c->head_only) { /* no stream to follow: the connection ends here */
-            c->complete_pending = 1;
-            c->close_after = 1;
-            lws_callback_on_writable(wsi);
-            return 0;
-        }
-        stream_add(s, c, wsi, KS_CONN_MJPEG, KS_FRAME_JPEG);
-        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0); /* a stream has no end to wait for */
-        if (stream_has_news(s, c)) lws_callback_on_writable(wsi);
-        return 0;
-    }
+    case KS_ROUTE_MJPEG:
+        /* HEAD: no stream follows, and the connection ends with the head */
+        c->then = c->head_only ? KS_THEN_CLOSE : KS_THEN_MJPEG;
+        return respond(wsi, c, 200, "multipart/x-mixed-replace; boundary=ksframe", NULL, NULL, -1);
+    case KS_ROUTE_WS: return accept_websocket(wsi, c, ws_key);
     default: return respond_text(wsi, c, a->status, a->text ? a->text : "\n");
     }
 }
 
-static int http_request(ks_server *s, struct lws *wsi, ks_conn *c, const char *path)
+/* Decides a whole head. 0: answered or its body awaited; -1: close. */
+static int http_head(ks_server *s, struct lws *wsi, ks_conn *c, const unsigned char *head, size_t len)
 {
-    req_store store, *q = &store;
-    fill_req(s, wsi, path, 0, q);
-    ks_req_answer a;
-    ks_req_decide(&q->r, &a);
-    c->kind = KS_CONN_HTTP;
-    c->head_only = q->r.method == KS_REQ_HEAD;
-    /* HEAD: lws would wait for the body its content-length announced; close instead */
-    c->close_after = a.close || c->head_only;
-    c->has_pending = 0;
-    if (a.body_len > 0 && !a.close) {
-        /* the body comes first, then the answer: nothing is acted on for a request cut short */
-        c->body_in.declared = a.body_len;
-        c->body_in.got = 0;
-        c->pending = a;
-        c->has_pending = 1;
-        if (a.route == KS_ROUTE_KERNEL_SAVE) { /* kept: it is the new source */
-            drop_source(c);
-            if (!(c->source = ks_hub_item_new((size_t)a.body_len))) return respond_text(wsi, c, 503, "out of memory\n");
-            c->source->size = 0;
-        }
-        return 0;
+    char store[KS_REQ_HEAD_MAX + 1];
+    ks_req r;
+    const char *why = NULL;
+    const unsigned status = ks_req_parse(head, len, store, &r, &why);
+    c->head_only = 0;
+    if (status) { /* where this head's body ends is unknown: answer and close */
+        c->then = KS_THEN_CLOSE;
+        return respond_text(wsi, c, status, why);
     }
-    return act(s, wsi, c, &a);
+    r.addr = s->addr;
+    r.port = s->port;
+    r.token = s->token;
+    r.editor = s->editor.describe != NULL;
+    r.editor_code = s->editor_js != NULL;
+    ks_req_answer a;
+    ks_req_decide(&r, &a);
+    c->head_only = r.method == KS_REQ_HEAD;
+    c->then = a.close ? KS_THEN_CLOSE : KS_THEN_NEXT;
+    if (a.body_unread) /* refused before its body (413, 417, a bad length): that is not read */
+        return act(s, wsi, c, &a, NULL);
+    if (a.route == KS_ROUTE_WS) return act(s, wsi, c, &a, r.ws_key); /* frames follow the head (no body) */
+    /* the body comes first, then the answer: nothing is acted on for a request cut short */
+    c->body_in.declared = a.body_len;
+    c->body_in.got = 0;
+    c->pending = a;
+    c->has_pending = 1;
+    ks_req_stream_body(&c->stream, a.body_len);
+    if (a.route == KS_ROUTE_KERNEL_SAVE) { /* kept: it is the new source */
+        drop_source(c);
+        if (!(c->source = ks_hub_item_new((size_t)a.body_len))) {
+            c->has_pending = 0;
+            c->then = KS_THEN_CLOSE;
+            return respond_text(wsi, c, 503, "out of memory\n");
+        }
+        c->source->size = 0;
+    }
+    return 0;
 }
 
-/* The upgrade to /ws, checked like a request. 0: accept; 1: refused (answered here). */
-static int confirm_upgrade(ks_server *s, struct lws *wsi)
+static void drop_input(ks_conn *c, size_t n)
 {
-    char path[KS_REQ_URI_MAX + 1] = "";
-    if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) path[0] = '\0';
-    req_store store, *q = &store;
-    fill_req(s, wsi, path, 1, q);
-    ks_req_answer a;
-    ks_req_decide(&q->r, &a);
-    if (a.route == KS_ROUTE_WS) return 0;
-    const char *text = a.text ? a.text : "\n";
-    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-    if (lws_add_http_common_headers(wsi, a.status, "text/plain; charset=utf-8", strlen(text), &p, end) ||
-        common_headers(wsi, &p, end) || lws_finalize_http_header(wsi, &p, end) || (size_t)(end - p) < strlen(text))
-        return -1;
-    memcpy(p, text, strlen(text));
-    p += strlen(text);
-    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS);
-    return 1;
+    memmove(c->in, c->in + n, c->in_len - n);
+    c->in_len -= n;
+}
+
+/* Takes requests from c->in, one at a time: a request waits while the one
+ * before it is being answered (reading stops meanwhile). -1: close. */
+static int http_input(ks_server *s, struct lws *wsi, ks_conn *c)
+{
+    while (!c->sending && c->kind == KS_CONN_HTTP && !c->shut_pending && !c->lingering) {
+        ks_req_step st;
+        ks_req_stream_step(&c->stream, c->in, c->in_len, &st);
+        int rc = 0;
+        switch (st.kind) {
+        case KS_STEP_MORE: drop_input(c, st.used); break;
+        case KS_STEP_HEAD:
+            rc = http_head(s, wsi, c, c->in + st.head_off, st.head_len);
+            drop_input(c, st.used);
+            break;
+        case KS_STEP_BODY:
+            if (ks_req_body_feed(&c->body_in, st.used) < 0) return -1; /* cannot happen: the stream stops at the end */
+            if (c->source) { /* within the declared size: the feed refuses more */
+                memcpy(c->source->data + c->source->size, c->in, st.used);
+                c->source->size += st.used;
+            }
+            drop_input(c, st.used);
+            break;
+        case KS_STEP_BODY_DONE:
+            if (c->has_pending) {
+                c->has_pending = 0;
+                rc = act(s, wsi, c, &c->pending, NULL);
+            }
+            break;
+        case KS_STEP_REFUSE: /* a head over the limit: where the next one starts is unknown */
+            c->then = KS_THEN_CLOSE;
+            c->head_only = 0;
+            rc = respond_text(wsi, c, st.status,
+                              st.status == 414 ? "URI too long\n" : "request header fields too large\n");
+            break;
+        }
+        if (rc) return -1;
+        if (st.kind == KS_STEP_MORE) break;
+    }
+    /* reading goes on only while a request is being gathered: pipelined ones wait in c->in */
+    lws_rx_flow_control(wsi, !c->sending && !c->shut_pending);
+    return 0;
 }
 
 /* ---- WebSocket input ----------------------------------------------------- */
@@ -469,92 +554,132 @@ static int ws_message(ks_server *s, ks_conn *c, const char *msg, size_t len)
     return 0;
 }
 
-/* Refuses what the page sent: the close goes out from the writable callback
- * (ws_close_now), after the message being sent; nothing more is read. */
-static int ws_refuse(struct lws *wsi, ks_conn *c, int code)
+/* Closes with code once the message on its way out is whole; nothing more is read. */
+static void ws_refuse(struct lws *wsi, ks_conn *c, int code)
 {
     c->close_code = code;
     c->rx_len = 0;
     lws_rx_flow_control(wsi, 0);
     lws_callback_on_writable(wsi);
-    return 0;
 }
 
-static int ws_receive(ks_server *s, struct lws *wsi, ks_conn *c, const void *in, size_t len)
+/* Bytes from a page: frames (ks_ws_rx_step checks them), messages acted on when whole. */
+static void ws_input(ks_server *s, struct lws *wsi, ks_conn *c, unsigned char *buf, size_t len)
 {
-    if (c->close_code) return 0; /* refused already: the close is on its way */
-    if (lws_frame_is_binary(wsi)) return ws_refuse(wsi, c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE);
-    if (c->rx_len + len > KS_SERVE_WS_MSG_MAX) return ws_refuse(wsi, c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE);
-    memcpy(c->rx + c->rx_len, in, len);
-    c->rx_len += len;
-    if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi)) return 0;
-    c->rx[c->rx_len] = '\0';
-    const int code = ws_message(s, c, c->rx, c->rx_len);
-    c->rx_len = 0;
-    return code ? ws_refuse(wsi, c, code) : 0;
+    while (len && !c->close_code) {
+        ks_ws_rx_out o;
+        ks_ws_rx_step(&c->ws_rx, buf, len, &o);
+        buf += o.used;
+        len -= o.used;
+        switch (o.kind) {
+        case KS_WSRX_DATA: /* within KS_SERVE_WS_MSG_MAX: the frame parser refuses longer messages (1009) */
+            memcpy(c->rx + c->rx_len, o.data, o.n);
+            c->rx_len += o.n;
+            if (o.end) {
+                c->rx[c->rx_len] = '\0';
+                const int code = ws_message(s, c, c->rx, c->rx_len);
+                c->rx_len = 0;
+                if (code) ws_refuse(wsi, c, code);
+            }
+            break;
+        case KS_WSRX_PING:
+            memcpy(c->pong, o.data, o.n);
+            c->pong_len = o.n;
+            c->pong_pending = 1;
+            lws_callback_on_writable(wsi);
+            break;
+        case KS_WSRX_CLOSE: ws_refuse(wsi, c, (int)o.code); break;
+        case KS_WSRX_ERROR: ws_refuse(wsi, c, (int)o.code); break;
+        default: break;
+        }
+    }
 }
 
 /* ---- the callback -------------------------------------------------------- */
+
+/* An answer is out: what its request asked to follow. -1: close. */
+static int answered(ks_server *s, struct lws *wsi, ks_conn *c)
+{
+    switch (c->then) {
+    case KS_THEN_CLOSE: close_gracefully(wsi, c); return 0;
+    case KS_THEN_MJPEG:
+        stream_add(s, c, KS_CONN_MJPEG, KS_FRAME_JPEG);
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0); /* a stream has no end to wait for */
+        lws_rx_flow_control(wsi, 1);                 /* what the client sends is dropped; its close is seen */
+        if (stream_has_news(s, c)) lws_callback_on_writable(wsi);
+        return 0;
+    case KS_THEN_WS:
+        stream_add(s, c, KS_CONN_WS, KS_FRAME_JPEG);
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
+        lws_rx_flow_control(wsi, 1);
+        lws_callback_on_writable(wsi);
+        if (c->in_len) { /* frames that came with the upgrade */
+            const size_t n = c->in_len;
+            c->in_len = 0;
+            ws_input(s, wsi, c, c->in, n);
+        }
+        return 0;
+    default: /* the next request, maybe already here: whole within KS_SERVE_HEAD_SECS, or the keep-alive time */
+        c->begun = c->in_len > 0;
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, c->begun ? KS_SERVE_HEAD_SECS : KS_SERVE_KEEPALIVE_SECS);
+        return http_input(s, wsi, c);
+    }
+}
 
 static int ks_serve_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     ks_server *s = server_of(wsi);
     ks_conn *c = user;
+    /* stopping: every connection that is served asks to be closed, so that the service loop always returns */
+    const int stopping = s && atomic_load(&s->stop);
     switch (reason) {
-    case LWS_CALLBACK_HTTP:
-        return http_request(s, wsi, c, in ? (const char *)in : "");
-    case LWS_CALLBACK_HTTP_BODY:
-        if (!c->has_pending) return 0; /* a refused request's body: the connection closes after the answer */
-        if (ks_req_body_feed(&c->body_in, len) < 0) return -1;
-        if (c->source) { /* within the declared size: the feed refuses more */
-            memcpy(c->source->data + c->source->size, in, len);
-            c->source->size += len;
-        }
-        return 0;
-    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        if (!c->has_pending || c->body_in.got != c->body_in.declared) return 0;
-        c->has_pending = 0;
-        return act(s, wsi, c, &c->pending);
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (!s) return 0;
-        if (c->kind == KS_CONN_MJPEG) return stream_writable(s, wsi, c);
-        if (c->kind != KS_CONN_HTTP) return 0;
-        if (c->complete_pending) {
-            c->complete_pending = 0;
-        } else {
-            if (!c->sending) return 0;
-            if (send_chunk(s, wsi, c, 1)) return -1;
-            if (c->sending) {
-                lws_callback_on_writable(wsi);
-                return 0;
-            }
-        }
-        if (c->close_after) return -1;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
-    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return confirm_upgrade(s, wsi);
-    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_RAW_ADOPT:
+        if (!c || !s) return -1;
         memset(c, 0, sizeof *c);
-        stream_add(s, c, wsi, KS_CONN_WS, KS_FRAME_JPEG);
-        lws_callback_on_writable(wsi);
+        c->wsi = wsi;
+        c->begun = 1; /* the first request must be whole within KS_SERVE_HEAD_SECS of the connection */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, KS_SERVE_HEAD_SECS);
         return 0;
-    case LWS_CALLBACK_RECEIVE:
-        return ws_receive(s, wsi, c, in, len);
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return c->kind == KS_CONN_WS ? stream_writable(s, wsi, c) : 0;
-    case LWS_CALLBACK_CLOSED:
-    case LWS_CALLBACK_CLOSED_HTTP:
+    case LWS_CALLBACK_RAW_RX:
+        if (!c || !s || stopping) return -1;
+        if (c->lingering || c->kind == KS_CONN_MJPEG) return 0; /* dropped: nothing more is read from it */
+        if (c->kind == KS_CONN_WS) {
+            if (!c->close_code) ws_input(s, wsi, c, in, len);
+            return 0;
+        }
+        if (len > sizeof c->in - c->in_len) return -1; /* cannot happen: reading stops before the room runs out */
+        if (!c->begun) { /* a request's first byte: it must be whole, body and all, in time (slow clients) */
+            c->begun = 1;
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, KS_SERVE_HEAD_SECS);
+        }
+        memcpy(c->in + c->in_len, in, len);
+        c->in_len += len;
+        return http_input(s, wsi, c);
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        if (!c || !s || stopping) return -1;
+        if (c->shut_pending) { /* all we sent has left lws: shut our side, read until the client closes */
+            c->shut_pending = 0;
+            c->lingering = 1;
+            shutdown(lws_get_socket_fd(wsi), SHUT_WR);
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, KS_SERVE_LINGER_SECS);
+            lws_rx_flow_control(wsi, 1);
+            return 0;
+        }
+        if (c->lingering) return 0;
+        if (c->kind != KS_CONN_HTTP) return stream_writable(s, wsi, c);
+        if (!c->sending) return 0;
+        if (send_chunk(s, wsi, c)) return -1;
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, KS_SERVE_HEAD_SECS); /* an answer goes on while it is read */
+        if (c->sending) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
+        return answered(s, wsi, c);
+    case LWS_CALLBACK_RAW_CLOSE:
         if (!c || !s) return 0;
         drop_source(c);
-        if (c->kind == KS_CONN_WS || c->kind == KS_CONN_MJPEG) stream_remove(s, c);
-        else release_item(c);
-        return 0;
-    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-        /* the HTTP transaction is over (keep-alive goes on): drop what it held */
-        if (c && c->kind == KS_CONN_HTTP) {
-            drop_source(c);
-            release_item(c);
-        }
+        stream_remove(s, c);
+        release_item(c);
         return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (!s) return 0;
@@ -568,6 +693,6 @@ static int ks_serve_callback(struct lws *wsi, enum lws_callback_reasons reason, 
 }
 
 const struct lws_protocols ks_serve_protocols[] = {
-    {"kernelscope", ks_serve_callback, sizeof(ks_conn), 4096, 0, NULL, 0},
+    {"kernelscope", ks_serve_callback, sizeof(ks_conn), KS_SERVE_RX_MAX, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };

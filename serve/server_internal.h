@@ -17,39 +17,68 @@ enum {
     KS_SERVE_CHUNK = 64 * 1024,   /* bytes written per writable callback */
     KS_SERVE_WS_MSG_MAX = KS_REQ_WS_MSG_MAX, /* largest input message a page may send */
     KS_SERVE_FRAME_HEADER = 12,   /* binary ws message: kind, flags, 2 spare, u32 width, u32 height (LE) */
+    KS_SERVE_RX_MAX = 4096,       /* lws's read buffer (pt_serv_buf_size): the most one read hands us */
+    /* a connection's unread bytes: a head not yet whole (at most KS_REQ_HEAD_MAX, else 431) and one read */
+    KS_SERVE_IN_MAX = KS_REQ_HEAD_MAX + KS_SERVE_RX_MAX,
+    KS_SERVE_HEAD_SECS = 10,      /* a request, head and body, must be whole this long after its first byte;
+                                     an answer must go on (a chunk taken) within it */
+    KS_SERVE_KEEPALIVE_SECS = 5,  /* between requests on a connection */
+    KS_SERVE_LINGER_SECS = 5,     /* after our last byte: reading (and dropping) until the client closes */
 };
 
-typedef enum ks_conn_kind { KS_CONN_NONE = 0, KS_CONN_HTTP, KS_CONN_MJPEG, KS_CONN_WS } ks_conn_kind;
+/* What a connection is doing. */
+typedef enum ks_conn_kind {
+    KS_CONN_HTTP = 0,  /* reading requests and answering them, one at a time */
+    KS_CONN_MJPEG,     /* /stream.mjpg: JPEG parts until it closes */
+    KS_CONN_WS,        /* a WebSocket: frames both ways */
+} ks_conn_kind;
+
+/* What follows the answer being sent. */
+typedef enum ks_conn_then {
+    KS_THEN_NEXT = 0,  /* the next request (keep-alive) */
+    KS_THEN_CLOSE,     /* close: shut our side, drop what the client still sends until it closes */
+    KS_THEN_MJPEG,     /* the stream's parts */
+    KS_THEN_WS,        /* WebSocket frames */
+} ks_conn_then;
 
 /* Per connection (lws allocates it zeroed: per_session_data_size). */
 typedef struct ks_conn {
     ks_conn_kind kind;
     struct lws *wsi;
     struct ks_conn *next;          /* streaming connections (mjpeg, ws) */
-    /* the item being sent: a one-shot body, a frame or a state message */
+    int streaming;                 /* on the server's list of streams */
+    /* the item being sent: a one-shot answer, a frame or a state message */
     const unsigned char *body;     /* static body (the page) or item->data */
     ks_hub_item *item;             /* reference held while sending it */
-    char head[160];                /* bytes sent before the body (ws frame header, mjpeg part header) */
+    char head[1024];               /* bytes sent before the body (answer head, ws frame header, mjpeg part header) */
     size_t head_len, tail_len;     /* tail: "\r\n" after an mjpeg part */
     size_t total, off;             /* head + body + tail; bytes sent */
-    int text;                      /* ws: text message */
     int sending;                   /* 1 while an item is on its way */
-    int complete_pending;          /* an answer without a body: end the transaction when writable */
-    int close_after;               /* close once the answer is out (body unread, HEAD) */
+    ks_conn_then then;             /* after the answer on its way */
+    int shut_pending;              /* close once lws has sent all it holds (then shut our side) */
+    int lingering;                 /* our side shut: what comes is dropped until the client closes */
     /* what this connection has seen */
     ks_frame_kind want;            /* ws: JPEG or H.264; mjpeg: JPEG */
     int need_key;                  /* H.264: wait for a key frame */
     unsigned long long frame_seq, state_seq;
-    /* input */
-    char rx[KS_SERVE_WS_MSG_MAX + 1];
-    size_t rx_len;
-    int close_code;                /* ws: a bad message came; close with this code once the
-                                      message on its way out is whole (0: none) */
+    /* requests: the bytes not yet taken (a head being gathered, pipelined requests waiting their turn) */
+    unsigned char in[KS_SERVE_IN_MAX];
+    size_t in_len;
+    ks_req_stream stream;
+    int begun;                     /* bytes of the next request came: it has KS_SERVE_HEAD_SECS to be whole */
     /* a request with a body is answered once the body is in (so a key is pressed only then) */
     ks_req_body body_in;
     ks_req_answer pending;
     int has_pending, head_only;
     ks_hub_item *source;           /* POST /kernel: the body as it arrives (declared size) */
+    /* WebSocket input */
+    ks_ws_rx ws_rx;
+    char rx[KS_SERVE_WS_MSG_MAX + 1];
+    size_t rx_len;
+    unsigned char pong[125];       /* a ping's payload, answered when no message of ours is half sent */
+    size_t pong_len;
+    int pong_pending;
+    int close_code;                /* ws: close with this code once the message on its way out is whole (0: none) */
 } ks_conn;
 
 struct ks_server {

@@ -1,7 +1,8 @@
 /* libFuzzer target: the route dispatch and the query (ks_req_decide). The
  * input is a request head in lines: "METHOD PATH?QUERY", then "Name: value"
- * headers (Host, Origin, Content-Length, Expect, Upgrade), as lws would hand
- * them over (query split on '&'). Whatever it holds: a key is pressed only by
+ * headers (Host, Origin, Content-Length, Expect, Upgrade, Transfer-Encoding,
+ * Connection, Sec-WebSocket-Key and -Version), the fields ks_req_parse fills
+ * (query split on '&'; fuzz_pipeline drives the parser itself). Whatever it holds: a key is pressed only by
  * POST /key with a known key, a WebSocket only accepted on GET /ws, never
  * with a foreign Origin or Host, a token, when one is set, always needed;
  * /kernel (an editor) only with an editor and a token, a source only by POST
@@ -64,6 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else if (strcasecmp(line, "content-length") == 0) r.content_length = v;
         else if (strcasecmp(line, "expect") == 0) r.expect = v;
         else if (strcasecmp(line, "upgrade") == 0) r.upgrade = 1;
+        else if (strcasecmp(line, "transfer-encoding") == 0) r.transfer_encoding = v;
+        else if (strcasecmp(line, "sec-websocket-key") == 0) r.ws_key = v;
+        else if (strcasecmp(line, "sec-websocket-version") == 0) r.ws_version = v;
+        else if (strcasecmp(line, "connection") == 0) r.close = strcasecmp(v, "close") == 0;
     }
     ks_req_answer a;
     ks_req_decide(&r, &a);
@@ -83,7 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (a.route == KS_ROUTE_KEY && (r.method != KS_REQ_POST || strcmp(path, "/key") != 0 || !a.key)) abort();
     if ((a.route == KS_ROUTE_KEY || a.route == KS_ROUTE_WS) && r.origin && !ks_req_origin_ok(r.origin, r.addr, r.port))
         abort();
-    if (a.route == KS_ROUTE_WS && (!r.upgrade || r.method != KS_REQ_GET || strcmp(path, "/ws") != 0)) abort();
+    if (a.route == KS_ROUTE_WS && (!r.upgrade || r.method != KS_REQ_GET || strcmp(path, "/ws") != 0 || !r.ws_key)) abort();
+    /* whatever the answer, where the next request starts is known, or the connection closes */
+    if (r.transfer_encoding && (a.route != KS_ROUTE_ANSWER || !a.body_unread)) abort(); /* a chunked body is never read */
+    if (a.body_unread && !a.close) abort();
+    if (!a.body_unread && a.body_len != (r.content_length ? ks_req_content_length(r.content_length) : 0)) abort();
     free(text);
     return 0;
 }
