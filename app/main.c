@@ -217,8 +217,10 @@ static int run(int argc, char **argv)
     }
     const ks_scene_def *scene = opt.scene;
 
-    /* Outputs first, before any device or display work; folders are created
-     * only once the run starts. bench writes into results/<scene>-<time>/ unless told. */
+    /* Outputs first, before any device or display work and before the first frame: each
+     * folder is tried with a file made and removed (a run that could not write its results
+     * is refused, not found out at its end); folders are created only once the run starts.
+     * bench writes into results/<scene>-<time>/ unless told. */
     static char results_dir[128];
     if (opt.mode == KS_MODE_BENCH && !opt.out_set) {
         const time_t now = time(NULL);
@@ -250,6 +252,11 @@ static int run(int argc, char **argv)
         char *source = NULL;
         if (ks_user_kernel_read(scene->kernel_file(&opt, i), &source) != KS_OK) return fail(KS_EXIT_USAGE);
         free(source);
+    }
+    /* --edit saves the first kernel file from the page through a temporary beside it */
+    if (opt.edit && ks_output_file_usable(scene->kernel_file(&opt, 0)) != KS_OK) {
+        ks_error_prefix("--edit");
+        return fail(KS_EXIT_USAGE);
     }
     if (ks_mpi_active() && opt.mode != KS_MODE_BENCH && !scene->mpi_follow) {
         ks_fail(KS_ERR_UNSUPPORTED, "%s has no live view under mpirun (laplace3d and laplace2d have)", scene->name);

@@ -1,16 +1,13 @@
 /* kernelscope new-kernel (app/new_kernel.h). */
 #include "app/new_kernel.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "app/scenes.h"
-#include "kernels/common/tmpfiles.h"
+#include "kernels/common/out_file.h"
 
 int ks_new_kernel_asked(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "new-kernel") == 0; }
 
@@ -71,49 +68,24 @@ char *ks_new_kernel_text(const ks_scene_def *d, const char *from, const char *fi
     return text;
 }
 
-/* Writes text to path through "<path>.tmp-<pid>", then links it into place:
- * link() fails when path exists, so a file made meanwhile is never replaced. */
+/* Writes text to path through a temporary beside it, linked into place: the
+ * link fails when path exists, so a file made meanwhile is never replaced. */
 static ks_status write_new(const char *path, const char *text)
 {
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return ks_fail(KS_ERR_INVALID, "new-kernel: -o: the path is too long");
-    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return ks_fail(KS_ERR_IO, "new-kernel: cannot write '%s': %s", KS_QUOTED(path), strerror(errno));
-    const int slot = ks_tmpfiles_add(tmp);
-    const size_t len = strlen(text);
-    size_t done = 0;
-    while (done < len) {
-        const ssize_t n = write(fd, text + done, len - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        done += (size_t)n;
+    ks_out_file *f = NULL;
+    ks_status st = ks_out_file_open(&(ks_out_file_desc){.path = path, .no_clobber = 1, .sync = 1}, &f);
+    if (st == KS_OK) st = ks_out_file_write(f, text, strlen(text));
+    if (st != KS_OK) {
+        ks_out_file_abort(f);
+        ks_error_prefix("new-kernel");
+        return st;
     }
-    const int write_errno = done < len ? (errno ? errno : EIO) : 0;
-    if (close(fd) != 0 || write_errno) {
-        const int e = write_errno ? write_errno : errno;
-        unlink(tmp);
-        ks_tmpfiles_remove(slot);
-        return ks_fail(KS_ERR_IO, "new-kernel: cannot write '%s': %s", KS_QUOTED(path), strerror(e));
-    }
-    int st = link(tmp, path);
-    int e = errno;
-    if (st != 0 && (e == EPERM || e == ENOSYS || e == EOPNOTSUPP)) { /* no hard links here */
-        struct stat sb;
-        if (lstat(path, &sb) == 0) {
-            e = EEXIST;
-        } else {
-            st = rename(tmp, path);
-            e = errno;
-        }
-    }
-    unlink(tmp); /* after a link (or a rename, when it is gone already) */
-    ks_tmpfiles_remove(slot);
-    if (st != 0 && e == EEXIST)
+    st = ks_out_file_commit(f);
+    if (st == KS_ERR_INVALID)
         return ks_fail(KS_ERR_INVALID, "new-kernel: '%s' exists; it is left as it is (remove it or give -o ANOTHER.cu)",
                        KS_QUOTED(path));
-    if (st != 0) return ks_fail(KS_ERR_IO, "new-kernel: cannot write '%s': %s", KS_QUOTED(path), strerror(e));
-    return KS_OK;
+    if (st != KS_OK) ks_error_prefix("new-kernel");
+    return st;
 }
 
 ks_status ks_new_kernel_run(int argc, char **argv, char *path, size_t path_len, int *help)

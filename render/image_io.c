@@ -1,5 +1,6 @@
-/* Picture and field writers. Each one writes "<path>.tmp-<pid>" and renames it
- * over <path> only when every byte made it, so readers never see half a file. */
+/* Picture and field writers. Each one writes a temporary beside <path>
+ * (kernels/common/out_file.h) and renames it over <path> only when every byte
+ * made it, so readers never see half a file. */
 #include "image_io.h"
 
 #include <errno.h>
@@ -15,7 +16,7 @@
 
 #include <stb/stb_image_write.h>
 
-#include "kernels/common/tmpfiles.h"
+#include "kernels/common/out_file.h"
 
 const char *ks_image_format_ext(ks_image_format f)
 {
@@ -41,83 +42,25 @@ int ks_image_format_parse(const char *name, ks_image_format *f)
     return -1;
 }
 
-/* ---- atomic file: temporary name, commit by rename ---------------------- */
+/* ---- whole files: kernels/common/out_file.h -------------------------------- */
 
-typedef struct atomic_file {
-    const char *path; /* final name */
-    char *tmp;        /* "<path>.tmp-<pid>", malloc'd */
-    FILE *fp;
-    int err;          /* first errno seen while writing; 0 = fine so far */
-    int slot;         /* ks_tmpfiles slot of tmp, -1 when none */
-} atomic_file;
-
-static ks_status atomic_open(atomic_file *af, const char *path)
+/* A failed write is not reported here: the file keeps the first failure, and
+ * ks_out_file_commit reports it (and removes the temporary). */
+static void sink_write(ks_out_file *f, const void *data, size_t len)
 {
-    memset(af, 0, sizeof *af);
-    af->slot = -1;
-    if (path == NULL || path[0] == '\0') return ks_fail(KS_ERR_INVALID, "empty output path");
-    af->path = path;
-    size_t n = strlen(path) + 32;
-    af->tmp = malloc(n);
-    if (af->tmp == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", KS_QUOTED(path));
-    snprintf(af->tmp, n, "%s.tmp-%ld", path, (long)getpid());
-    af->slot = ks_tmpfiles_add(af->tmp); /* before it exists: a quit in between unlinks nothing */
-    af->fp = fopen(af->tmp, "wb");
-    if (af->fp == NULL) {
-        int e = errno;
-        ks_tmpfiles_remove(af->slot);
-        free(af->tmp);
-        af->tmp = NULL;
-        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", KS_QUOTED(path), strerror(e));
-    }
-    return KS_OK;
+    (void)ks_out_file_write(f, data, len);
 }
 
-static void atomic_write(atomic_file *af, const void *data, size_t len)
+static ks_status out_open(const char *path, ks_out_file **f)
 {
-    if (af->err != 0 || len == 0) return;
-    errno = 0;
-    if (fwrite(data, 1, len, af->fp) != len) af->err = errno != 0 ? errno : EIO;
-}
-
-/* Drops the temporary file; used on every failure path. */
-static void atomic_abort(atomic_file *af)
-{
-    if (af->fp != NULL) fclose(af->fp);
-    if (af->tmp != NULL) unlink(af->tmp);
-    ks_tmpfiles_remove(af->slot);
-    af->slot = -1;
-    free(af->tmp);
-    af->fp = NULL;
-    af->tmp = NULL;
-}
-
-static ks_status atomic_commit(atomic_file *af)
-{
-    int e = af->err;
-    if (e == 0 && fflush(af->fp) != 0) e = errno;
-    if (e == 0 && ferror(af->fp)) e = EIO;
-    /* fclose can be where a full disk shows up (delayed write) */
-    int closed = fclose(af->fp);
-    af->fp = NULL;
-    if (e == 0 && closed != 0) e = errno;
-    if (e == 0 && rename(af->tmp, af->path) != 0) e = errno;
-    if (e != 0) {
-        atomic_abort(af);
-        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", KS_QUOTED(af->path), strerror(e));
-    }
-    ks_tmpfiles_remove(af->slot);
-    af->slot = -1;
-    free(af->tmp);
-    af->tmp = NULL;
-    return KS_OK;
+    return ks_out_file_open(&(ks_out_file_desc){.path = path}, f);
 }
 
 /* ---- pictures ----------------------------------------------------------- */
 
 static void png_sink(void *ctx, void *data, int size)
 {
-    atomic_write(ctx, data, (size_t)size);
+    sink_write(ctx, data, (size_t)size);
 }
 
 ks_status ks_image_write(const char *path, ks_image_format f, const unsigned char *rgba, int w,
@@ -140,24 +83,24 @@ ks_status ks_image_write(const char *path, ks_image_format f, const unsigned cha
     if (rgb == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", KS_QUOTED(path));
     for (size_t i = 0; i < npix; ++i) memcpy(rgb + 3 * i, rgba + 4 * i, 3);
 
-    atomic_file af;
-    ks_status st = atomic_open(&af, path);
+    ks_out_file *out = NULL;
+    ks_status st = out_open(path, &out);
     if (st != KS_OK) {
         free(rgb);
         return st;
     }
     if (f == KS_FMT_PNG) {
         /* to_func so that our own error tracking sees every write */
-        if (!stbi_write_png_to_func(png_sink, &af, w, h, 3, rgb, w * 3) && af.err == 0)
-            af.err = ENOMEM; /* stb only fails on allocation */
+        if (!stbi_write_png_to_func(png_sink, out, w, h, 3, rgb, w * 3))
+            ks_out_file_set_error(out, ENOMEM); /* stb only fails on allocation */
     } else {
         char head[64];
         int n = snprintf(head, sizeof head, "P6\n%d %d\n255\n", w, h);
-        atomic_write(&af, head, (size_t)n);
-        atomic_write(&af, rgb, npix * 3);
+        sink_write(out, head, (size_t)n);
+        sink_write(out, rgb, npix * 3);
     }
     free(rgb);
-    return atomic_commit(&af);
+    return ks_out_file_commit(out);
 }
 
 /* ---- NumPy -------------------------------------------------------------- */
@@ -205,9 +148,9 @@ ks_status ks_npy_write(const char *path, ks_npy_dtype dtype, const void *data, i
     memset(header + PREAMBLE + dlen, ' ', hlen - (size_t)dlen - 1);
     header[total - 1] = '\n';
 
-    atomic_file af;
-    KS_TRY(atomic_open(&af, path));
-    atomic_write(&af, header, total);
+    ks_out_file *out = NULL;
+    KS_TRY(out_open(path, &out));
+    sink_write(out, header, total);
     /* explicit little-endian bytes, whatever the host order */
     const unsigned char *in = data;
     unsigned char buf[4096];
@@ -223,12 +166,12 @@ ks_status ks_npy_write(const char *path, ks_npy_dtype dtype, const void *data, i
         }
         for (size_t b = 0; b < es; ++b) buf[fill++] = (unsigned char)(u >> (8 * b));
         if (fill == sizeof buf) {
-            atomic_write(&af, buf, fill);
+            sink_write(out, buf, fill);
             fill = 0;
         }
     }
-    atomic_write(&af, buf, fill);
-    return atomic_commit(&af);
+    sink_write(out, buf, fill);
+    return ks_out_file_commit(out);
 }
 
 ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape)
@@ -242,24 +185,24 @@ ks_status ks_text_write(const char *path, const char *text, size_t len)
 {
     if (text == NULL && len > 0)
         return ks_fail(KS_ERR_INVALID, "cannot write '%s': no text", KS_QUOTED(path ? path : "(null)"));
-    atomic_file af;
-    KS_TRY(atomic_open(&af, path));
-    atomic_write(&af, text, len);
-    return atomic_commit(&af);
+    ks_out_file *out = NULL;
+    KS_TRY(out_open(path, &out));
+    sink_write(out, text, len);
+    return ks_out_file_commit(out);
 }
 
 /* ---- streamed file ------------------------------------------------------- */
 
 struct ks_out_stream {
-    atomic_file af;
+    ks_out_file *file;
 };
 
 ks_status ks_stream_open(const char *path, ks_out_stream **out)
 {
     *out = NULL;
     ks_out_stream *s = malloc(sizeof *s);
-    if (s == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", path);
-    ks_status st = atomic_open(&s->af, path);
+    if (s == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory writing '%s'", KS_QUOTED(path));
+    ks_status st = out_open(path, &s->file);
     if (st != KS_OK) {
         free(s);
         return st;
@@ -268,19 +211,16 @@ ks_status ks_stream_open(const char *path, ks_out_stream **out)
     return KS_OK;
 }
 
+/* No buffer of ours: each row is in the file as soon as it is written. */
 ks_status ks_stream_write(ks_out_stream *s, const char *text, size_t len)
 {
-    atomic_write(&s->af, text, len);
-    if (s->af.err == 0 && fflush(s->af.fp) != 0) s->af.err = errno != 0 ? errno : EIO;
-    if (s->af.err != 0)
-        return ks_fail(KS_ERR_IO, "cannot write '%s': %s", s->af.path, strerror(s->af.err));
-    return KS_OK;
+    return ks_out_file_write(s->file, text, len);
 }
 
 ks_status ks_stream_commit(ks_out_stream *s)
 {
     if (s == NULL) return KS_OK;
-    ks_status st = atomic_commit(&s->af);
+    ks_status st = ks_out_file_commit(s->file);
     free(s);
     return st;
 }
@@ -288,7 +228,7 @@ ks_status ks_stream_commit(ks_out_stream *s)
 void ks_stream_abort(ks_out_stream *s)
 {
     if (s == NULL) return;
-    atomic_abort(&s->af);
+    ks_out_file_abort(s->file);
     free(s);
 }
 
@@ -320,6 +260,19 @@ static int make_dirs(const char *dir)
     return 0;
 }
 
+/* A file made in dir and removed: a real try, since access(W_OK) says yes to
+ * root on sysfs. 0, or an errno value. */
+static int probe_folder(const char *dir)
+{
+    const size_t n = strlen(dir) + sizeof "/.kernelscope-probe";
+    char *probe = malloc(n);
+    if (probe == NULL) return ENOMEM;
+    snprintf(probe, n, "%s/.kernelscope-probe", dir);
+    const int e = ks_out_file_probe(probe);
+    free(probe);
+    return e;
+}
+
 ks_status ks_output_dir_check(const char *dir)
 {
     if (dir == NULL || dir[0] == '\0') return ks_fail(KS_ERR_INVALID, "empty output directory");
@@ -333,20 +286,8 @@ ks_status ks_output_dir_check(const char *dir)
     }
     if (!S_ISDIR(sb.st_mode)) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(ENOTDIR));
 
-    /* a real probe: access(W_OK) says yes to root on read-only mounts and sysfs */
-    size_t n = strlen(dir) + 48;
-    char *probe = malloc(n);
-    if (probe == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory checking '%s'", KS_QUOTED(dir));
-    snprintf(probe, n, "%s/.kernelscope-probe-%ld", dir, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) {
-        int e = errno;
-        free(probe);
-        return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
-    }
-    close(fd);
-    unlink(probe);
-    free(probe);
+    const int e = probe_folder(dir);
+    if (e != 0) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
     return KS_OK;
 }
 
@@ -379,10 +320,10 @@ ks_status ks_output_dir_usable(const char *dir)
             *slash = '\0';
         }
     }
-    int ok = S_ISDIR(sb.st_mode) && access(p, W_OK | X_OK) == 0;
-    int e = S_ISDIR(sb.st_mode) ? errno : ENOTDIR;
+    /* the folder itself, or the one the missing ones would be made in, must take a file */
+    const int e = S_ISDIR(sb.st_mode) ? probe_folder(p) : ENOTDIR;
     free(p);
-    if (!ok) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
+    if (e != 0) return ks_fail(KS_ERR_IO, "cannot write to '%s': %s", KS_QUOTED(dir), strerror(e));
     return KS_OK;
 }
 
@@ -403,11 +344,16 @@ ks_status ks_output_file_usable(const char *path)
         return ks_fail(KS_ERR_INVALID, "'%s' names a folder, not a file", path);
     }
     struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { /* the rename at the end would fail */
+        free(dir);
+        return ks_fail(KS_ERR_INVALID, "'%s' is a folder, not a file", KS_QUOTED(path));
+    }
     int e = 0;
     if (stat(dir, &sb) != 0) e = errno;
     else if (!S_ISDIR(sb.st_mode)) e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0) e = errno;
-    ks_status st = e ? ks_fail(KS_ERR_IO, "cannot write '%s': folder '%s': %s", path, dir, strerror(e))
+    else e = ks_out_file_probe(path); /* where the writer's own temporary will go */
+    ks_status st = e ? ks_fail(KS_ERR_IO, "cannot write '%s': folder '%s': %s", KS_QUOTED(path), KS_QUOTED(dir),
+                               strerror(e))
                      : KS_OK;
     free(dir);
     return st;

@@ -1,5 +1,7 @@
-/* Writing pictures and fields. Every writer goes to "<path>.tmp-<pid>" first
- * and renames on success, so a failed or interrupted write leaves nothing. */
+/* Writing pictures and fields. Every writer goes to a temporary beside the
+ * target first and renames on success (kernels/common/out_file.h: created
+ * exclusively under a random name, never through a symlink; a replaced file
+ * keeps its mode), so a failed or interrupted write leaves nothing. */
 #ifndef KS_IMAGE_IO_H
 #define KS_IMAGE_IO_H
 
@@ -32,18 +34,18 @@ ks_status ks_npy_write(const char *path, ks_npy_dtype dtype, const void *data, i
 ks_status ks_npy_write_f32(const char *path, const float *data, int ndim, const size_t *shape);
 /* Writes len bytes of text (CSV etc.) atomically. */
 ks_status ks_text_write(const char *path, const char *text, size_t len);
-/* A text file written as a run goes (the timings CSV): "<path>.tmp-<pid>" gets every
- * write flushed at once; commit renames it over path, abort removes it. The path must
- * outlive the stream. */
+/* A text file written as a run goes (the timings CSV): its temporary gets every
+ * write at once (no buffer); commit renames it over path, abort removes it. */
 typedef struct ks_out_stream ks_out_stream;
 ks_status ks_stream_open(const char *path, ks_out_stream **out);
 ks_status ks_stream_write(ks_out_stream *s, const char *text, size_t len);
 ks_status ks_stream_commit(ks_out_stream *s); /* frees s; NULL is fine */
 void ks_stream_abort(ks_out_stream *s);       /* frees s; NULL is fine */
-/* Checks, creating nothing, that dir is a writable folder or could be created
- * (its nearest existing ancestor is a writable folder). */
+/* Checks, leaving nothing, that dir is a writable folder or could be created
+ * (its nearest existing ancestor is a writable folder). Each check makes a
+ * file and removes it: access() says yes to root where no file can be made. */
 ks_status ks_output_dir_usable(const char *dir);
-/* Checks, creating nothing, that path's folder exists and is writable (--dump-field). */
+/* Checks, leaving nothing, that a file can be written at path (--dump-field, --record). */
 ks_status ks_output_file_usable(const char *path);
 /* Checks that dir exists (creating it if missing) and is writable; message says why not. */
 ks_status ks_output_dir_check(const char *dir);

@@ -44,12 +44,12 @@ echo "fuzz.sh: using $cc ($($cc --version | head -1))"
 
 flags=(-std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Werror)
-# each target with the sources its code calls (ks_util.c: UTF-8 checks in messages; tmpfiles.c: the store's atomic save)
+# each target with the sources its code calls (ks_util.c: UTF-8 checks in messages; tmpfiles.c, out_file.c: the store's atomic save)
 "$cc" "${flags[@]}" -o "$out/fuzz_scene" tests/fuzz/fuzz_scene.c kernels/spheres/spheres.c \
   kernels/common/ks_error.c kernels/common/ks_util.c -lm
 "$cc" "${flags[@]}" $(pkg-config --cflags stb) -o "$out/fuzz_best_config" tests/fuzz/fuzz_best_config.c \
   app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c kernels/common/ks_util.c \
-  kernels/common/tmpfiles.c render/image_io.c $(pkg-config --libs stb) -lm
+  kernels/common/tmpfiles.c kernels/common/out_file.c render/image_io.c $(pkg-config --libs stb) -lm
 serve_src=(serve/request.c serve/serve_auth.c serve/serve_keys.c kernels/common/ks_error.c kernels/common/ks_util.c)
 for t in route post_body ws_message pipeline; do
   "$cc" "${flags[@]}" $(pkg-config --cflags libwebsockets) -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${serve_src[@]}" \

@@ -16,3 +16,7 @@ add_test(NAME test_start_sh COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_start_sh.sh
 set_tests_properties(test_start_sh PROPERTIES LABELS cpu TIMEOUT 60)
 # kernels/common/nvrtc_compile.h: NVRTC's log as file:line lines; compiles where the toolkit has NVRTC (no GPU).
 ks_add_test(NAME test_nvrtc LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_nvrtc.c TIMEOUT 60)
+# kernels/common/out_file.h: the temporary every output goes through. getrandom is wrapped
+# so that the test can plant symlinks and files at exactly the names the writer will draw.
+ks_add_test(NAME test_out_file LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_out_file.c TIMEOUT 60)
+target_link_options(test_out_file PRIVATE "LINKER:--wrap=getrandom")

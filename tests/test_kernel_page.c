@@ -3,13 +3,16 @@
  * published), and its Compile: an empty source, a Compile while a build runs
  * or while the last Compile waits for its build, and a file that cannot be
  * written are refused with their HTTP status and one line; an accepted one is
- * on disk whole, and only the build's publication lets the next one in. */
+ * on disk whole, and only the build's publication lets the next one in. A save
+ * keeps the file's mode and never writes through a symlink planted beside it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -149,6 +152,40 @@ static void test_unwritable(void **state)
     ks_kernel_page_destroy(p);
 }
 
+
+/* Someone who can write to the kernel's folder plants a symlink at the name the
+ * save's temporary used to take ("<file>.tmp-<pid>"): the save must neither
+ * write the POST body into the file it points to nor make the kernel file a
+ * link. A kernel file kept private (0600) stays so after the save. */
+static void test_save_planted_symlink_and_mode(void **state)
+{
+    (void)state;
+    char dir[256], path[512], victim[512], planted[600], msg[256];
+    ks_test_tmpdir(dir, sizeof dir, "kpagelink");
+    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s.tmp-%ld", path, (long)getpid());
+    ks_test_write_file(victim, "precious\n");
+    ks_test_write_file(path, "int a;\n");
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(symlink(victim, planted), 0);
+    const mode_t old_mask = umask(022);
+    building = 0;
+    ks_kernel_page *p = NULL;
+    assert_int_equal(ks_kernel_page_create(&(ks_kernel_page_desc){.path = path, .busy = fake_busy}, &p), KS_OK);
+    assert_int_equal(submit(p, "int evil;\n", msg, sizeof msg), 0);
+    umask(old_mask);
+    expect_file(victim, "precious\n");
+    expect_file(path, "int evil;\n");
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode));
+    if ((sb.st_mode & 07777) != 0600) fail_msg("the save made mine.cu %o (it was 0600)", (unsigned)(sb.st_mode & 07777));
+    assert_int_equal(lstat(planted, &sb), 0); /* the planted link is left as it was */
+    assert_true(S_ISLNK(sb.st_mode));
+    ks_kernel_page_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_describe_and_compile),
         cmocka_unit_test(test_pending_expires),
         cmocka_unit_test(test_unwritable),
+        cmocka_unit_test(test_save_planted_symlink_and_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
-/* image_io: every writer's output read back byte for byte, and every failure
- * path leaves neither the file nor its temporary behind. */
+/* image_io: every writer's output read back byte for byte, every failure
+ * path leaves neither the file nor its temporary behind, a symlink planted
+ * where the temporary could go is never written through, and a replaced file
+ * keeps its mode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -398,6 +400,154 @@ static void test_output_dir(void **state)
     assert_int_equal(ks_output_dir_check(""), KS_ERR_INVALID);
 }
 
+
+/* A victim file and a symlink to it at the temporary name the writers used to
+ * take ("<path>.tmp-<pid>"): no writer may write through it, and the output
+ * must be a plain file of its own. */
+static void plant(const char *target, const char *victim)
+{
+    char link_path[700];
+    snprintf(link_path, sizeof link_path, "%s.tmp-%ld", target, (long)getpid());
+    assert_int_equal(symlink(victim, link_path), 0);
+}
+
+static void expect_victim_untouched(const char *victim)
+{
+    size_t len = 0;
+    unsigned char *buf = read_all(victim, &len);
+    assert_non_null(buf);
+    assert_int_equal(len, 6);
+    assert_memory_equal(buf, "victim", 6);
+    free(buf);
+}
+
+static void expect_plain_file(const char *path)
+{
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    if (!S_ISREG(sb.st_mode)) fail_msg("%s is not a regular file (mode %o)", path, (unsigned)sb.st_mode);
+}
+
+static void test_planted_symlink(void **state)
+{
+    (void)state;
+    char victim[512];
+    path_in(victim, sizeof victim, "victim");
+    assert_int_equal(ks_text_write(victim, "victim", 6), KS_OK);
+    unsigned char *rgba = make_rgba(8, 8);
+    const size_t shape[] = {2, 2};
+    const float f4[4] = {1, 2, 3, 4};
+    char png[512], ppm[512], npy[512], txt[512], csv[512];
+    path_in(png, sizeof png, "a.png");
+    path_in(ppm, sizeof ppm, "a.ppm");
+    path_in(npy, sizeof npy, "a.npy");
+    path_in(txt, sizeof txt, "a.txt");
+    path_in(csv, sizeof csv, "a.csv");
+    const char *targets[] = {png, ppm, npy, txt, csv};
+    for (int i = 0; i < 5; ++i) plant(targets[i], victim);
+    assert_int_equal(ks_image_write(png, KS_FMT_PNG, rgba, 8, 8), KS_OK);
+    assert_int_equal(ks_image_write(ppm, KS_FMT_PPM, rgba, 8, 8), KS_OK);
+    assert_int_equal(ks_npy_write_f32(npy, f4, 2, shape), KS_OK);
+    assert_int_equal(ks_text_write(txt, "text\n", 5), KS_OK);
+    ks_out_stream *s = NULL;
+    assert_int_equal(ks_stream_open(csv, &s), KS_OK);
+    assert_int_equal(ks_stream_write(s, "a,b\n", 4), KS_OK);
+    assert_int_equal(ks_stream_commit(s), KS_OK);
+    expect_victim_untouched(victim);
+    for (int i = 0; i < 5; ++i) expect_plain_file(targets[i]);
+    size_t len = 0;
+    unsigned char *buf = read_all(txt, &len);
+    assert_int_equal(len, 5);
+    assert_memory_equal(buf, "text\n", 5);
+    free(buf);
+    /* the planted links are left as they were; no temporary of ours beside them */
+    assert_int_equal(count_entries(g_dir, ".tmp-"), 5);
+    assert_int_equal(count_entries(g_dir, ""), 11);
+    free(rgba);
+}
+
+/* A file that is replaced keeps its mode (the editor's save of a 0600 kernel
+ * file stays 0600); a new one gets 0666 less the umask. */
+static void test_mode_kept(void **state)
+{
+    (void)state;
+    const mode_t old_mask = umask(022);
+    char path[512], fresh[512];
+    path_in(path, sizeof path, "mine.cu");
+    path_in(fresh, sizeof fresh, "fresh.txt");
+    const mode_t modes[] = {0600, 0640, 0755, 0444};
+    for (int i = 0; i < 4; ++i) {
+        assert_int_equal(ks_text_write(path, "a\n", 2), KS_OK);
+        assert_int_equal(chmod(path, modes[i]), 0);
+        assert_int_equal(ks_text_write(path, "__global__ void k() {}\n", 23), KS_OK);
+        struct stat sb;
+        assert_int_equal(stat(path, &sb), 0);
+        if ((sb.st_mode & 07777) != modes[i])
+            fail_msg("mode %o became %o", (unsigned)modes[i], (unsigned)(sb.st_mode & 07777));
+        unsigned char *rgba = make_rgba(2, 2);
+        assert_int_equal(ks_image_write(path, KS_FMT_PNG, rgba, 2, 2), KS_OK); /* every writer alike */
+        free(rgba);
+        assert_int_equal(stat(path, &sb), 0);
+        assert_int_equal(sb.st_mode & 07777, modes[i]);
+        assert_int_equal(unlink(path), 0);
+    }
+    assert_int_equal(ks_text_write(fresh, "x", 1), KS_OK);
+    struct stat sb;
+    assert_int_equal(stat(fresh, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0644);
+    umask(077);
+    assert_int_equal(unlink(fresh), 0);
+    assert_int_equal(ks_text_write(fresh, "x", 1), KS_OK);
+    assert_int_equal(stat(fresh, &sb), 0);
+    assert_int_equal(sb.st_mode & 07777, 0600);
+    umask(old_mask);
+    assert_int_equal(count_entries(g_dir, ".tmp-"), 0);
+}
+
+/* A stream that is given up leaves nothing; one in progress is a file beside
+ * its target named with the ".tmp-" marker. */
+static void test_stream_abort(void **state)
+{
+    (void)state;
+    char csv[512];
+    path_in(csv, sizeof csv, "t.csv");
+    ks_out_stream *s = NULL;
+    assert_int_equal(ks_stream_open(csv, &s), KS_OK);
+    assert_int_equal(ks_stream_write(s, "a\n", 2), KS_OK);
+    assert_int_equal(count_entries(g_dir, "t.csv.tmp-"), 1);
+    ks_stream_abort(s);
+    assert_int_equal(count_entries(g_dir, ""), 0);
+}
+
+/* The checks made before a run: a real file made and removed, so that a folder
+ * that says yes to access() but takes no file (sysfs, even for root) is refused. */
+static void test_output_usable(void **state)
+{
+    (void)state;
+    char file[512], sub[512];
+    path_in(file, sizeof file, "f.npy");
+    path_in(sub, sizeof sub, "new/deeper");
+    assert_int_equal(ks_output_file_usable(file), KS_OK);
+    assert_int_equal(ks_output_dir_usable(g_dir), KS_OK);
+    assert_int_equal(ks_output_dir_usable(sub), KS_OK);
+    assert_int_equal(count_entries(g_dir, ""), 0); /* nothing left, no folder made */
+    assert_int_equal(ks_output_file_usable(g_dir), KS_ERR_INVALID); /* a folder: the rename would fail at the end */
+    assert_non_null(strstr(ks_error_message(), "is a folder"));
+    struct stat sb;
+    if (stat("/sys/kernel", &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        assert_int_equal(ks_output_file_usable("/sys/kernel/f.npy"), KS_ERR_IO);
+        assert_non_null(strstr(ks_error_message(), "/sys/kernel/f.npy"));
+        assert_int_equal(ks_output_dir_usable("/sys/kernel"), KS_ERR_IO);
+        assert_int_equal(ks_output_dir_usable("/sys/kernel/frames/a"), KS_ERR_IO);
+    }
+    char plain[512], under[600];
+    path_in(plain, sizeof plain, "plain");
+    assert_int_equal(ks_text_write(plain, "x", 1), KS_OK);
+    snprintf(under, sizeof under, "%s/f.npy", plain);
+    assert_int_equal(ks_output_file_usable(under), KS_ERR_IO);
+    assert_non_null(strstr(ks_error_message(), "Not a directory"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +560,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rename_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mode_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_abort, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_usable, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -300,6 +300,71 @@ static void test_dump_into_missing_folder(void **state)
     assert_false(file_exists(out_dir)); /* rejected before anything was made */
 }
 
+/* A folder that takes no new file whatever access() says of it: for root, sysfs
+ * (every permission check passes there, yet no file can be made); for anyone
+ * else a folder without write permission. 0 when there is none to use. */
+static int unwritable_folder(char *buf, size_t len, const char *dir)
+{
+    struct stat sb;
+    if (geteuid() == 0) {
+        snprintf(buf, len, "/sys/kernel");
+        return stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode);
+    }
+    snprintf(buf, len, "%s/readonly", dir);
+    return mkdir(buf, 0700) == 0;
+}
+
+/* Every output path is tried before the first frame (issue 34: a --dump-field
+ * that could not be written was found out after the whole run, exit 1, no
+ * summary): an output that cannot be written is bad input, one line, exit 2,
+ * nothing on stdout (the run never started). */
+static void test_unwritable_outputs_refused(void **state)
+{
+    (void)state;
+    char dir[256], ro[300], dump[400], frames[400], bench_out[400], kernel[400];
+    ks_test_tmpdir(dir, sizeof dir, "unwritable");
+    if (!unwritable_folder(ro, sizeof ro, dir)) skip();
+    snprintf(dump, sizeof dump, "%s/f.npy", ro);
+    snprintf(frames, sizeof frames, "%s/frames", ro);
+    snprintf(bench_out, sizeof bench_out, "%s/bench", ro);
+    if (geteuid() == 0) {
+        snprintf(kernel, sizeof kernel, "%s/profiling", ro); /* a small readable file there */
+    } else {
+        snprintf(kernel, sizeof kernel, "%s/mine.cu", ro);
+        ks_test_write_file(kernel, "__global__ void k() {}\n");
+        assert_int_equal(chmod(ro, 0500), 0);
+    }
+    const char *env[] = {"DISPLAY=", "WAYLAND_DISPLAY=", NULL};
+    const struct {
+        const char *needle;
+        const char *argv[20];
+    } cases[] = {
+        {"--dump-field", {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "40", "--grid", "64",
+                          "--dump-field", dump, NULL}},
+        {"--dump-field", {NULL, "laplace3d", "--backend", "cpu", "--headless", "--frames", "2", "--grid", "16",
+                          "--dump-field", dump, NULL}},
+        {"--out", {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "2", "--grid", "64",
+                   "--save-every", "1", "--out", frames, NULL}},
+        {"--out", {NULL, "laplace2d", "--backend", "cpu", "--headless", "--frames", "2", "--grid", "64", "--out",
+                   ro, "--save-every", "1", NULL}},
+        {"--out", {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--reps", "2", "--out", bench_out,
+                   NULL}},
+        {"--out", {NULL, "bench", "laplace2d", "--backend", "cpu", "--grid", "64", "--reps", "2", "--out", ro, NULL}},
+        {"--edit", {NULL, "laplace3d", "--backend", "cpu", "--headless", "--serve", "127.0.0.1:0", "--edit",
+                    "--kernel-file", kernel, NULL}},
+    };
+    const int have_kernel = file_exists(kernel);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        if (!have_kernel && strcmp(cases[c].needle, "--edit") == 0) continue;
+        ks_run_result r;
+        assert_int_equal(ks_test_run(cases[c].argv, env, &r), 0);
+        if (r.exit_code != 2 || ks_test_count_lines(r.err) != 1 || !strstr(r.err, cases[c].needle) ||
+            !strstr(r.err, ro) || r.out[0])
+            fail_msg("case %zu (%s): exit %d\nstdout: %s\nstderr: %s", c, cases[c].needle, r.exit_code, r.out, r.err);
+    }
+    if (geteuid() != 0) chmod(ro, 0700);
+}
+
 /* Input refused during set-up: one line on stderr (no notices before it), exit 2, no folder. */
 static void refused(const char *needle, const char *const *argv, const char *made)
 {
@@ -540,6 +605,7 @@ int main(void)
     srand(ks_seed);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dump_into_missing_folder),
+        cmocka_unit_test(test_unwritable_outputs_refused),
         cmocka_unit_test(test_rejected_run_creates_no_folder),
         cmocka_unit_test(test_error_after_ui_stands_alone),
         cmocka_unit_test(test_names_summary_progress),

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_checker.h"
+#include "app/new_kernel.h"
 #include "app/scenes.h"
 #include "kernels/common/nvrtc_compile.h"
 #include "kernels/laplace/laplace_contract.h"
@@ -88,6 +89,45 @@ static void test_new_kernel_writes(void **state)
     free(text);
     snprintf(path, sizeof path, "%s/regq2.cu", dir);
     run_expect((const char *const[]){NULL, "new-kernel", "laplace3d", "--from=regq", "-o", path, NULL}, 0);
+}
+
+/* new-kernel's file goes through a temporary beside it: a symlink planted at
+ * the name that temporary used to take ("<file>.tmp-<pid>", run in this process
+ * so that the pid is known) neither stops the write nor is written through. */
+static void test_new_kernel_planted_symlink(void **state)
+{
+    (void)state;
+    char dir[256], path[512], victim[512], planted[600], written[1024];
+    ks_test_tmpdir(dir, sizeof dir, "newkernel-link");
+    snprintf(path, sizeof path, "%s/k.cu", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s.tmp-%ld", path, (long)getpid());
+    ks_test_write_file(victim, "precious\n");
+    assert_int_equal(symlink(victim, planted), 0);
+    char *argv[] = {"kernelscope", "new-kernel", "laplace3d", "-o", path, NULL};
+    int help = 1;
+    const mode_t old_mask = umask(027);
+    const ks_status st = ks_new_kernel_run(5, argv, written, sizeof written, &help);
+    umask(old_mask);
+    if (st != KS_OK) fail_msg("new-kernel: %s", ks_error_message());
+    assert_int_equal(help, 0);
+    char *text = ks_test_read_file(victim);
+    assert_string_equal(text, "precious\n");
+    free(text);
+    struct stat sb;
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true(S_ISREG(sb.st_mode));
+    assert_int_equal(sb.st_mode & 07777, 0640); /* 0666 less the umask */
+    text = ks_test_read_file(path);
+    assert_non_null(strstr(text, "__global__"));
+    free(text);
+    /* and the file now there is never replaced */
+    assert_int_equal(ks_new_kernel_run(5, argv, written, sizeof written, &help), KS_ERR_INVALID);
+    assert_non_null(strstr(ks_error_message(), "exists"));
+    assert_int_equal(unlink(planted), 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(unlink(victim), 0);
+    assert_int_equal(rmdir(dir), 0); /* nothing else left */
 }
 
 static void test_new_kernel_refuses(void **state)
@@ -256,6 +296,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_kernel_writes),
         cmocka_unit_test(test_new_kernel_refuses),
+        cmocka_unit_test(test_new_kernel_planted_symlink),
         cmocka_unit_test(test_kernel_file_compiles),
         cmocka_unit_test(test_kernel_file_errors),
         cmocka_unit_test(test_kernel_file_refuses),

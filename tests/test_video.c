@@ -1,7 +1,8 @@
 /* video/: the low-latency H.264 stream encoder (Annex B, SPS/PPS/IDR first,
  * keyframes on request, decodes back to the right size and colours) and the
  * recorder (MP4/MKV read back through libavformat, temporary name gone,
- * bad names refused, the drop count). libx264 on the CPU: no GPU needed. */
+ * bad names refused, the drop count, a symlink planted beside the file never
+ * written through, a replaced file's mode kept). libx264 on the CPU: no GPU needed. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -249,6 +251,18 @@ static void tmpdir(char *buf, size_t len)
     assert_non_null(mkdtemp(buf));
 }
 
+/* Entries of dir whose name holds needle. */
+static int count_named(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strstr(e->d_name, needle)) ++n;
+    closedir(d);
+    return n;
+}
+
 /* Frames, size and codec of a file, read back through libavformat. */
 static void probe(const char *path, int *frames, int *w, int *h, int *is_h264)
 {
@@ -276,7 +290,7 @@ static void record_file(const char *ext)
     char dir[512], path[600], tmp[700];
     tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/clip.%s", dir, ext);
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    snprintf(tmp, sizeof tmp, "clip.%s.tmp-", ext); /* the temporary's marker */
     ks_recorder_desc d = {0};
     d.path = path;
     d.width = 161; /* rounded down to 160 */
@@ -287,7 +301,7 @@ static void record_file(const char *ext)
     ks_recorder *r = NULL;
     assert_int_equal(ks_recorder_open(&d, &r, NULL, 0), KS_OK);
     assert_string_equal(ks_recorder_encoder(r), "libx264");
-    assert_int_equal(access(tmp, F_OK), 0); /* written under the temporary name */
+    assert_int_equal(count_named(dir, tmp), 1); /* written under a temporary name beside it */
     assert_int_not_equal(access(path, F_OK), 0);
     for (int i = 0; i < 20; ++i) {
         unsigned char *pic = make_picture(200, 150, i); /* scaled to the video's size */
@@ -304,7 +318,7 @@ static void record_file(const char *ext)
     assert_int_equal(st.frames_dropped, 0);
     assert_int_equal(st.frames_pushed, 20);
     assert_true(st.seconds > 0.79 && st.seconds < 0.81);
-    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_equal(count_named(dir, tmp), 0);
     int frames, w, h, h264;
     probe(path, &frames, &w, &h, &h264);
     assert_int_equal(frames, 20);
@@ -330,10 +344,9 @@ static void test_record_mkv(void **state)
 static void test_record_drop_and_abort(void **state)
 {
     (void)state;
-    char dir[512], path[600], tmp[700];
+    char dir[512], path[600];
     tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/a.mp4", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     ks_recorder_desc d = {0};
     d.path = path;
     d.width = 64;
@@ -351,7 +364,7 @@ static void test_record_drop_and_abort(void **state)
     free(pic);
     ks_recorder_abort(r); /* no file, no temporary */
     assert_int_not_equal(access(path, F_OK), 0);
-    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_equal(count_named(dir, ""), 0);
 
     assert_int_equal(ks_recorder_open(&d, &r, NULL, 0), KS_OK);
     ks_recorder_drop(r, 0);
@@ -368,6 +381,62 @@ static void test_record_drop_and_abort(void **state)
     rmdir(dir);
 }
 
+/* A symlink planted where the recorder's temporary used to go
+ * ("<path>.tmp-<pid>"): FFmpeg must not open it by name and write through it;
+ * the video is a plain file of its own, and a video recorded over an
+ * existing 0600 file stays 0600. */
+static void test_record_planted_symlink(void **state)
+{
+    (void)state;
+    char dir[512], path[600], victim[600], planted[700];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/v.mp4", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(victim, "w");
+    assert_non_null(f);
+    fputs("precious\n", f);
+    fclose(f);
+    assert_int_equal(symlink(victim, planted), 0);
+    for (int round = 0; round < 2; ++round) { /* a new file, then one replaced */
+        ks_recorder_desc d = {0};
+        d.path = path;
+        d.width = 64;
+        d.height = 48;
+        d.fps = 10;
+        d.queue_frames = 64;
+        d.encoder = "libx264";
+        ks_recorder *r = NULL;
+        if (ks_recorder_open(&d, &r, NULL, 0) != KS_OK) fail_msg("open: %s", ks_error_message());
+        for (int i = 0; i < 5; ++i) {
+            unsigned char *pic = make_picture(64, 48, i);
+            assert_int_equal(ks_recorder_push(r, pic, 64, 48, 256, i, NULL), KS_OK);
+            free(pic);
+        }
+        ks_recorder_stats st;
+        if (ks_recorder_close(r, &st) != KS_OK) fail_msg("close: %s", ks_error_message());
+        struct stat sb;
+        assert_int_equal(lstat(path, &sb), 0);
+        assert_true(S_ISREG(sb.st_mode));
+        if (round == 1) assert_int_equal(sb.st_mode & 07777, 0600);
+        assert_int_equal(chmod(path, 0600), 0);
+        int frames, w, h, h264;
+        probe(path, &frames, &w, &h, &h264);
+        assert_int_equal(frames, 5);
+        assert_int_equal(w, 64);
+    }
+    f = fopen(victim, "r");
+    char text[32] = "";
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_string_equal(text, "precious\n");
+    assert_int_equal(count_named(dir, ".tmp-"), 1); /* the planted link, nothing of ours */
+    unlink(planted);
+    unlink(victim);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_record_bad_names(void **state)
 {
     (void)state;
@@ -379,6 +448,9 @@ static void test_record_bad_names(void **state)
     assert_int_equal(ks_recorder_check_path("/nonexistent-ks-folder/a.mp4"), KS_ERR_IO);
     assert_int_equal(ks_recorder_check_path("/etc/hostname/a.mkv"), KS_ERR_IO);
     assert_int_equal(ks_recorder_check_path("a.mkv"), KS_OK);
+    struct stat sys;
+    if (stat("/sys/kernel", &sys) == 0 && S_ISDIR(sys.st_mode)) /* access() says yes there to root; no file can be made */
+        assert_int_equal(ks_recorder_check_path("/sys/kernel/v.mp4"), KS_ERR_IO);
     char dir[512], sub[600];
     tmpdir(dir, sizeof dir);
     snprintf(sub, sizeof sub, "%s/x.mp4", dir);
@@ -405,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_record_mp4),
         cmocka_unit_test(test_record_mkv),
         cmocka_unit_test(test_record_drop_and_abort),
+        cmocka_unit_test(test_record_planted_symlink),
         cmocka_unit_test(test_record_bad_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

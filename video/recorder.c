@@ -11,10 +11,17 @@
 
 #include <libavformat/avformat.h>
 
-#include "kernels/common/tmpfiles.h"
+#include "kernels/common/out_file.h"
 #include "venc.h"
 
-enum { KS_REC_QUEUE_MAX = 64 };
+enum { KS_REC_QUEUE_MAX = 64, KS_REC_IO_BUFFER = 1 << 16 };
+
+/* AVIOContext's write callback took a non-const buffer before libavformat 61. */
+#if LIBAVFORMAT_VERSION_MAJOR < 61
+typedef uint8_t ks_avio_bytes;
+#else
+typedef const uint8_t ks_avio_bytes;
+#endif
 
 typedef struct ks_rec_slot {
     unsigned char *rgba;
@@ -25,8 +32,8 @@ typedef struct ks_rec_slot {
 
 struct ks_recorder {
     char path[1024];
-    char tmp[1024 + 32];
-    int tmp_slot;                  /* ks_tmpfiles slot, -1 when none */
+    ks_out_file *file;             /* the temporary beside path; NULL once committed or removed */
+    AVIOContext *io;               /* FFmpeg writes through our descriptor: it never opens a name */
     int fps, width, height;
     AVFormatContext *fmt;
     AVStream *stream;
@@ -67,7 +74,7 @@ static const char *container_of(const char *path)
     return NULL;
 }
 
-/* The folder of path exists and can be written. */
+/* The folder of path exists and takes a file (a real try: access() says yes to root on sysfs). */
 static ks_status folder_writable(const char *path)
 {
     char dir[1024];
@@ -79,7 +86,7 @@ static ks_status folder_writable(const char *path)
     int e = 0;
     if (stat(dir, &sb) != 0) e = errno;
     else if (!S_ISDIR(sb.st_mode)) e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0) e = errno;
+    else e = ks_out_file_probe(path);
     if (e) return ks_fail(KS_ERR_IO, "cannot write '%s': folder '%s': %s", KS_QUOTED(path), KS_QUOTED(dir), strerror(e));
     return KS_OK;
 }
@@ -164,12 +171,58 @@ static void *worker_main(void *arg)
 
 /* ---- open / push / close -------------------------------------------------- */
 
+/* ---- the file: an AVIOContext over the temporary's descriptor ------------- */
+
+static int io_write(void *opaque, ks_avio_bytes *buf, int size)
+{
+    ks_out_file *f = opaque;
+    if (ks_out_file_write(f, buf, (size_t)size) != KS_OK) return AVERROR(ks_out_file_error(f));
+    return size;
+}
+
+static int64_t io_seek(void *opaque, int64_t offset, int whence)
+{
+    const int fd = ks_out_file_fd(opaque);
+    if (whence & AVSEEK_SIZE) {
+        struct stat sb;
+        return fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : AVERROR(errno);
+    }
+    const off_t at = lseek(fd, (off_t)offset, whence & ~AVSEEK_FORCE);
+    return at < 0 ? AVERROR(errno) : (int64_t)at;
+}
+
+/* Creates the temporary and the context FFmpeg writes through. */
+static ks_status io_open(ks_recorder *r)
+{
+    KS_TRY(ks_out_file_open(&(ks_out_file_desc){.path = r->path}, &r->file));
+    unsigned char *buf = av_malloc(KS_REC_IO_BUFFER);
+    if (buf) r->io = avio_alloc_context(buf, KS_REC_IO_BUFFER, 1, r->file, NULL, io_write, io_seek);
+    if (!r->io) {
+        av_free(buf);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory for the video file's buffer");
+    }
+    r->fmt->pb = r->io;
+    return KS_OK;
+}
+
+/* Writes out what the context holds and frees it; its first write error, else 0. */
+static int io_close(ks_recorder *r)
+{
+    if (!r->io) return 0;
+    avio_flush(r->io);
+    const int err = r->io->error;
+    if (r->fmt) r->fmt->pb = NULL;
+    av_freep(&r->io->buffer); /* the context's buffer may have been replaced: free the one it holds */
+    avio_context_free(&r->io);
+    return err;
+}
+
 static void free_all(ks_recorder *r)
 {
-    if (r->fmt) {
-        if (r->fmt->pb) avio_closep(&r->fmt->pb);
-        avformat_free_context(r->fmt);
-    }
+    io_close(r);
+    ks_out_file_abort(r->file);
+    r->file = NULL;
+    if (r->fmt) avformat_free_context(r->fmt);
     avcodec_free_context(&r->enc);
     av_frame_free(&r->frame);
     av_packet_free(&r->pkt);
@@ -180,16 +233,9 @@ static void free_all(ks_recorder *r)
     free(r);
 }
 
-static void remove_tmp(ks_recorder *r)
-{
-    if (r->tmp[0]) unlink(r->tmp);
-    ks_tmpfiles_remove(r->tmp_slot);
-    r->tmp_slot = -1;
-}
-
 static ks_status open_file(ks_recorder *r, const ks_recorder_desc *d, char *notice, size_t notice_len)
 {
-    int err = avformat_alloc_output_context2(&r->fmt, NULL, container_of(r->path), r->tmp);
+    int err = avformat_alloc_output_context2(&r->fmt, NULL, container_of(r->path), r->path);
     if (err < 0 || !r->fmt) return ks_venc_fail(KS_ERR_UNSUPPORTED, err, "no muxer for the file");
     ks_venc_desc vd = {0};
     vd.use = KS_VENC_RECORD;
@@ -211,13 +257,7 @@ static ks_status open_file(ks_recorder *r, const ks_recorder_desc *d, char *noti
     KS_TRY(ks_venc_frame_alloc(r->enc, &r->frame));
     r->pkt = av_packet_alloc();
     if (!r->pkt) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of memory for a video packet");
-    r->tmp_slot = ks_tmpfiles_add(r->tmp); /* before it exists: a quit in between unlinks nothing */
-    err = avio_open(&r->fmt->pb, r->tmp, AVIO_FLAG_WRITE);
-    if (err < 0) {
-        char what[1200];
-        snprintf(what, sizeof what, "cannot write '%s'", KS_QUOTED(r->tmp));
-        return ks_venc_fail(KS_ERR_IO, err, what);
-    }
+    KS_TRY(io_open(r));
     err = avformat_write_header(r->fmt, NULL);
     if (err < 0) return ks_venc_fail(KS_ERR_IO, err, "cannot write the file header");
     r->header_written = 1;
@@ -236,7 +276,6 @@ ks_status ks_recorder_open(const ks_recorder_desc *d, ks_recorder **out, char *n
     if (!r) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     pthread_mutex_init(&r->lock, NULL);
     pthread_cond_init(&r->wake, NULL);
-    r->tmp_slot = -1;
     r->last_pts = -1;
     r->fps = d->fps > 0 ? d->fps : 60;
     r->width = d->width & ~1;
@@ -244,7 +283,6 @@ ks_status ks_recorder_open(const ks_recorder_desc *d, ks_recorder **out, char *n
     r->nslots = d->queue_frames > 0 ? d->queue_frames : 4;
     if (r->nslots > KS_REC_QUEUE_MAX) r->nslots = KS_REC_QUEUE_MAX;
     snprintf(r->path, sizeof r->path, "%s", d->path);
-    snprintf(r->tmp, sizeof r->tmp, "%s.tmp-%ld", d->path, (long)getpid());
     ks_status st = open_file(r, d, notice, notice_len);
     if (st == KS_OK) {
         if (pthread_create(&r->worker, NULL, worker_main, r) != 0)
@@ -353,13 +391,11 @@ ks_status ks_recorder_close(ks_recorder *r, ks_recorder_stats *stats)
             int err = av_write_trailer(r->fmt);
             if (err < 0) st = ks_venc_fail(KS_ERR_IO, err, "cannot write the file's end");
         }
-        if (r->fmt->pb) {
-            int err = avio_closep(&r->fmt->pb);
-            if (st == KS_OK && err < 0) st = ks_venc_fail(KS_ERR_IO, err, "cannot write the file");
-        }
-        if (st == KS_OK && rename(r->tmp, r->path) != 0)
-            st = ks_fail(KS_ERR_IO, "cannot rename '%s' to '%s': %s", KS_QUOTED(r->tmp), KS_QUOTED(r->path),
-                         strerror(errno));
+        const int err = io_close(r);
+        if (st == KS_OK && err < 0) st = ks_venc_fail(KS_ERR_IO, err, "cannot write the file");
+        if (st == KS_OK) st = ks_out_file_commit(r->file); /* renamed into place, or removed */
+        else ks_out_file_abort(r->file);
+        r->file = NULL;
         if (st != KS_OK) ks_error_prefix("recording '%s'", KS_QUOTED(r->path));
     }
     if (stats) {
@@ -368,14 +404,7 @@ ks_status ks_recorder_close(ks_recorder *r, ks_recorder_stats *stats)
         stats->frames_dropped = r->dropped;
         stats->seconds = r->last_pts >= 0 ? (double)(r->last_pts + 1) / r->fps : 0.0;
     }
-    if (st == KS_OK) {
-        ks_tmpfiles_remove(r->tmp_slot);
-        r->tmp_slot = -1;
-        r->tmp[0] = '\0';
-    } else {
-        remove_tmp(r);
-    }
-    free_all(r);
+    free_all(r); /* after a failure before the trailer: removes the temporary */
     return st;
 }
 
@@ -383,9 +412,7 @@ void ks_recorder_abort(ks_recorder *r)
 {
     if (!r) return;
     stop_worker(r);
-    if (r->fmt && r->fmt->pb) avio_closep(&r->fmt->pb);
-    remove_tmp(r);
-    free_all(r);
+    free_all(r); /* the temporary is removed */
 }
 
 const char *ks_recorder_path(const ks_recorder *r)

@@ -8,9 +8,11 @@
  * are written stay on the caller's clock (pts in 1/fps units), so a drop shows
  * as a held frame, never as a faster video.
  *
- * The file is written under "<path>.tmp-<pid>" (registered with
- * kernels/common/tmpfiles.h, so a second Ctrl-C removes it) and renamed by
- * ks_recorder_close once the encoder is flushed and the trailer written. */
+ * The file is written under a temporary name beside it (kernels/common/out_file.h:
+ * created exclusively, never through a symlink, removed by a second Ctrl-C);
+ * FFmpeg writes through our descriptor and never opens a file by name. It is
+ * renamed by ks_recorder_close once the encoder is flushed and the trailer
+ * written. */
 #ifndef KS_RECORDER_H
 #define KS_RECORDER_H
 
@@ -41,7 +43,8 @@ typedef struct ks_recorder_stats {
 
 /* The name ends in ".mp4" or ".mkv" (case-insensitive) and fits. */
 ks_status ks_recorder_check_name(const char *path);
-/* The name, and its folder exists and can be written: the checks made before a run starts. */
+/* The name, and its folder exists and takes a file (one is made and removed): the checks
+ * made before a run starts. */
 ks_status ks_recorder_check_path(const char *path);
 
 /* Opens the encoder and the temporary file. *notice (may be NULL) receives a

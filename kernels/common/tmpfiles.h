@@ -1,7 +1,8 @@
 /* Registry of the temporary files being written right now, so that a signal
  * handler can remove them before the process quits at once (second Ctrl-C).
- * Registration copies the name into a fixed slot; ks_tmpfiles_unlink_all is
- * async-signal-safe (unlink only). */
+ * Registration copies the name into a fixed slot (any thread may register);
+ * ks_tmpfiles_unlink_all is async-signal-safe (lock-free atomics and unlink
+ * only). Files register through out_file.h. */
 #ifndef KS_TMPFILES_H
 #define KS_TMPFILES_H
 
