@@ -93,6 +93,12 @@ typedef struct ks_scene_api {
     double (*work_per_frame)(void *self, const char **label);
     /* Optional: a kernel file the browser page may edit (--edit; serve/server.h), NULL: none. */
     const struct ks_server_editor *(*editor)(void *self);
+    /* Optional: 1 when something that came in off the frame loop waits for a
+     * frame to take it and show it (a kernel file's build, a difference
+     * picture, a GPU readback of what the last frames asked). A paused run
+     * that idles (app/live/live.c) asks this between its waits and draws a
+     * frame when it says 1. NULL: never. */
+    int (*ready)(void *self);
 } ks_scene_api;
 
 #endif

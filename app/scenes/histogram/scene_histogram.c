@@ -560,6 +560,13 @@ static const struct ks_server_editor *editor(void *self)
     return ks_user_files_editor(s->files);
 }
 
+/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
+static int ready(void *self)
+{
+    hist_scene *s = self;
+    return ks_user_files_ready(s->files);
+}
+
 const ks_scene_api ks_scene_histogram_api = {
     .name = "histogram",
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub, then your\n"
@@ -580,4 +587,5 @@ const ks_scene_api ks_scene_histogram_api = {
     .view = view,
     .finish = finish,
     .editor = editor,
+    .ready = ready,
 };

@@ -460,6 +460,13 @@ static const struct ks_server_editor *editor(void *self)
     return ks_user_files_editor(s->files);
 }
 
+/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
+static int ready(void *self)
+{
+    reduce_scene *s = self;
+    return ks_user_files_ready(s->files);
+}
+
 const ks_scene_api ks_scene_reduce_api = {
     .name = "reduce",
     .help = "Tab / shift+Tab: next / previous variant, then your --kernel-file kernels (CPU backend:\n"
@@ -477,4 +484,5 @@ const ks_scene_api ks_scene_reduce_api = {
     .finish = rd_finish,
     .status = rd_status,
     .editor = editor,
+    .ready = ready,
 };
