@@ -16,3 +16,4 @@ add_test(NAME test_start_sh COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_start_sh.sh
 set_tests_properties(test_start_sh PROPERTIES LABELS cpu TIMEOUT 60)
 # kernels/common/nvrtc_compile.h: NVRTC's log as file:line lines; compiles where the toolkit has NVRTC (no GPU).
 ks_add_test(NAME test_nvrtc LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_nvrtc.c TIMEOUT 60)
+ks_add_test(NAME test_host_peak LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_host_peak.c TIMEOUT 60)

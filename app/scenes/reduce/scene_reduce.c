@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/scene_peak.h"
 #include "app/kernel/user_files.h"
 #include "app/scene.h"
 #include "app/scenes.h"
@@ -31,6 +32,7 @@ typedef struct reduce_scene {
     const ks_options *opt;
     int use_cuda;
     double t_peak_gbs, fma_gflops;
+    const ks_scene_env *env;      /* T_peak's verdict (app/scene_peak.h) */
     int w, h;
     int probe_valid, probe_a, probe_b; /* the cursor over the picture (its pixels, rows from the bottom) */
     ks_reduce_desc desc;          /* n, seed, block, input */
@@ -163,6 +165,7 @@ static ks_status rd_create(const ks_scene_env *env, void **self)
     s->opt = opt;
     s->use_cuda = env->use_cuda;
     s->t_peak_gbs = env->t_peak_gbs;
+    s->env = env;
     s->fma_gflops = env->fma_gflops;
     s->w = opt->width > 0 ? opt->width : 1280;
     s->h = opt->height > 0 ? opt->height : 800;
@@ -419,10 +422,8 @@ static void rd_view(void *self, ks_view *v)
     if (ks_timing_window_stats(window(s), &t)) {
         ks_view_num(v, KS_VGROUP_KERNEL, "time per run (back to back)", t.median_ms, "ms", KS_VFMT_F4);
         ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t.median_gbs, "GB/s", KS_VFMT_F1);
-        if (s->t_peak_gbs > 0) {
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t.median_gbs / s->t_peak_gbs, "x", KS_VFMT_F2);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_peak (copy)", s->t_peak_gbs, "GB/s", KS_VFMT_INT);
-        }
+        ks_scene_peak_ratio(v, s->env, KS_VGROUP_KERNEL, "T_eff/T_peak", t.median_gbs);
+        ks_scene_peak_rows(v, s->env, KS_VGROUP_KERNEL, "T_peak");
         const ks_reduce_variant cub = ks_reduce_cub_variant(op);
         ks_timing_stats tc;
         if (s->gpu && (s->active >= 0 || s->variant != cub) && ks_timing_window_stats(&s->win[cub], &tc) &&
