@@ -78,8 +78,10 @@ static void notices_flush(void)
     ks_notices_len = 0;
 }
 
-/* The CPU backend's threads and waiting, on stdout as the run starts (not
- * among the notices, so that input a bench refuses stays the one line on stderr). */
+/* The CPU backend's threads and waiting, on stdout as a bench starts: its
+ * figures depend on them (a live run does not say it: one line of noise on
+ * every run). Not among the notices, so that input a bench refuses stays the
+ * one line on stderr. */
 static void cpu_policy_line(int use_cuda)
 {
     if (use_cuda) return;
@@ -177,7 +179,7 @@ static int run(int argc, char **argv)
     ks_options opt;
     if (ks_options_parse(argc, argv, &opt) != KS_OK) return fail(KS_EXIT_USAGE);
     if (opt.help) {
-        ks_options_print_help();
+        ks_options_print_help(&opt);
         return KS_EXIT_OK;
     }
     if (opt.version) {
@@ -344,10 +346,7 @@ static int run(int argc, char **argv)
         ks_error_prefix("--out"); /* the folder is made only now that the run starts */
         st = KS_ERR_IO;
     }
-    if (st == KS_OK) {
-        notices_flush();
-        cpu_policy_line(use_cuda);
-    }
+    if (st == KS_OK) notices_flush();
     if (st != KS_OK) {
         code = fail(setup_exit_code(st));
     } else if (ks_live_run(live) != KS_OK) {
