@@ -148,6 +148,10 @@ static ks_status draw(ks_display *d, const ks_display_frame *f, ks_ui_actions *a
         at = area;
     }
     KS_TRY(ks_renderer_begin(d->renderer, fb_w, fb_h, at));
+    if (d->ui) { /* the captions of the view go over the picture where it was drawn */
+        float pic[4];
+        ks_ui_set_picture_rect(d->ui, ks_renderer_picture_rect(d->renderer, pic) ? pic : NULL);
+    }
     ks_ui_actions none;
     ks_status st_ui = d->ui ? ks_ui_frame(d->ui, f->view, fb_w, fb_h, f->panels, f->help, act ? act : &none) : KS_OK;
     KS_TRY(ks_renderer_end(d->renderer));

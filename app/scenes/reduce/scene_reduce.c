@@ -405,6 +405,11 @@ static void rd_view(void *self, ks_view *v)
     char strips[KS_VIEW_TEXT];
     ks_reduce_levels_describe(&s->lv, strips, sizeof strips);
     ks_view_text(v, KS_VGROUP_SCENE, "strips, top down", "%s", strips);
+    for (int k = 0; k < s->lv.count; ++k) { /* each strip's caption over its top left corner */
+        char strip[64];
+        ks_reduce_levels_strip_name(&s->lv, k, strip, sizeof strip);
+        ks_view_label(v, 0.0f, (float)k / (float)s->lv.count, "%d: %s", k + 1, strip);
+    }
     if (s->gpu && s->active >= 0) {
         ks_reduce_user_attrs a;
         ks_reduce_user_get_attrs(s->user[s->active], &a);
