@@ -490,7 +490,8 @@ int ks_window_wait(ks_window *w, double seconds)
 {
     if (w == NULL || w->glfw == NULL || w->headless) return 0;
     const unsigned long before = w->events;
-    glfwWaitEventsTimeout(seconds > 0.0 ? seconds : 0.0);
+    if (seconds > 0.0) glfwWaitEventsTimeout(seconds);
+    else glfwPollEvents(); /* GLFW refuses a timeout of 0 */
     glfwGetFramebufferSize(w->glfw, &w->fb_w, &w->fb_h);
     return w->events != before || glfwWindowShouldClose(w->glfw);
 }
