@@ -11,6 +11,7 @@
 #include "kernels/common/cpu_threads.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/fma_peak.h"
+#include "kernels/common/host_peak.h"
 #include "kernels/common/mpi_job.h"
 #include "app/best_config.h"
 #include "app/live/live.h"
@@ -77,36 +78,10 @@ static void notices_flush(void)
     ks_notices_len = 0;
 }
 
-/* The CPU backend's ceiling: memcpy bandwidth, read + write bytes, median of 5. */
-static double measure_host_copy_gbs(size_t bytes)
-{
-    char *a = malloc(bytes), *b = malloc(bytes);
-    double best[5] = {0};
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return 0.0;
-    }
-    memset(a, 0x5a, bytes);
-    memset(b, 0, bytes);
-    for (int r = 0; r < 5; ++r) {
-        const double t0 = ks_now_seconds();
-        memcpy(b, a, bytes);
-        best[r] = 2.0 * (double)bytes / (ks_now_seconds() - t0) / 1e9;
-    }
-    free(a);
-    free(b);
-    for (int i = 1; i < 5; ++i)
-        for (int j = i; j > 0 && best[j] < best[j - 1]; --j) {
-            double t = best[j];
-            best[j] = best[j - 1];
-            best[j - 1] = t;
-        }
-    return best[2];
-}
-
-/* The CPU backend's threads and waiting, on stdout as the run starts (not
- * among the notices, so that input a bench refuses stays the one line on stderr). */
+/* The CPU backend's threads and waiting, on stdout as a bench starts: its
+ * figures depend on them (a live run does not say it: one line of noise on
+ * every run). Not among the notices, so that input a bench refuses stays the
+ * one line on stderr. */
 static void cpu_policy_line(int use_cuda)
 {
     if (use_cuda) return;
@@ -204,7 +179,7 @@ static int run(int argc, char **argv)
     ks_options opt;
     if (ks_options_parse(argc, argv, &opt) != KS_OK) return fail(KS_EXIT_USAGE);
     if (opt.help) {
-        ks_options_print_help();
+        ks_options_print_help(&opt);
         return KS_EXIT_OK;
     }
     if (opt.version) {
@@ -338,6 +313,7 @@ static int run(int argc, char **argv)
     /* Live view. */
     ks_scene_env env;
     memset(&env, 0, sizeof env);
+    ks_host_peak host_peak;
     env.opt = &opt;
     env.use_cuda = use_cuda;
     env.device = &device;
@@ -352,8 +328,11 @@ static int run(int argc, char **argv)
             free(best);
             return fail(KS_EXIT_FAILURE);
         }
+    } else if (ks_host_peak_measure(NULL, &host_peak) == KS_OK) { /* the copy by the solver's threads, repeated */
+        env.t_peak_gbs = host_peak.gbs;
+        env.host_peak = &host_peak;
     } else {
-        env.t_peak_gbs = measure_host_copy_gbs((size_t)128 << 20);
+        ks_error_clear(); /* no memory for the copy: the panel goes without T_peak */
     }
 
     const ks_scene_api *api = scene->live;
@@ -374,10 +353,7 @@ static int run(int argc, char **argv)
         ks_error_prefix("--out"); /* the folder is made only now that the run starts */
         st = KS_ERR_IO;
     }
-    if (st == KS_OK) {
-        notices_flush();
-        cpu_policy_line(use_cuda);
-    }
+    if (st == KS_OK) notices_flush();
     if (st != KS_OK) {
         code = fail(setup_exit_code(st));
     } else if (ks_live_run(live) != KS_OK) {

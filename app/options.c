@@ -488,6 +488,7 @@ static ks_status parse_scene_word(ks_options *o, const char *word, int *have_sce
     if (*have_scene) return ks_fail(KS_ERR_INVALID, "more than one scene given ('%s')", word);
     o->scene = d;
     *have_scene = 1;
+    o->scene_given = 1;
     return KS_OK;
 }
 
@@ -599,8 +600,106 @@ static void print_rows(const ks_flag_row *rows, int n)
     }
 }
 
-void ks_options_print_help(void)
+/* The contract of scene d's own kernels (--kernel-file), indented. */
+static void print_contract(const ks_scene_def *d)
 {
+    printf("\n%s kernel contract (your own kernel):\n", d->name);
+    for (const char *p = d->kernel_contract; *p;) {
+        const size_t n = strcspn(p, "\n");
+        printf("  %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* "--frames N" entries wrapped in lines of at most 100 columns, after two spaces. */
+static void print_brief(const ks_flag_row *const *rows, int n)
+{
+    int col = 0;
+    for (int k = 0; k < n; ++k) {
+        char item[96];
+        const int w = snprintf(item, sizeof item, "%s%s%s", rows[k]->name, rows[k]->arg ? " " : "",
+                               rows[k]->arg ? rows[k]->arg : "");
+        if (col && col + 2 + w > 100) {
+            putchar('\n');
+            col = 0;
+        }
+        col += printf("%s%s", col ? "  " : "  ", item);
+    }
+    if (col) putchar('\n');
+}
+
+/* kernelscope SCENE --help (or bench SCENE --help): the scene's flags in
+ * full, the flags every view (or bench) takes in brief, its keys and its
+ * kernel contract; --help alone prints everything (ks_options_print_help). */
+static void print_scene_help(const ks_options *o)
+{
+    const ks_scene_def *d = o->scene;
+    const int bench = o->mode == KS_MODE_BENCH;
+    printf("kernelscope %s: %s%s, %s\n\nusage: kernelscope %s%s [options]\n", KS_VERSION, bench ? "bench " : "",
+           d->name, d->summary, bench ? "bench " : "", d->name);
+    if (d->kernel_contract) printf("       kernelscope new-kernel %s [-o FILE]   (a starter for your own kernel)\n", d->name);
+    /* its own rows first (a common flag in its words too), then what it borrows from other
+     * scenes' groups, then the common flags: in full those it opts into, in brief the rest */
+    const int nflags = flag_count();
+    const char *shown[KS_FLAGS_MAX];
+    int nshown = 0;
+    const ks_flag_row *every[KS_FLAGS_MAX];
+    int nevery = 0;
+    printf("\n%s%s options:\n", bench ? "bench " : "", d->name);
+    for (int pass = 0; pass < 3; ++pass)
+        for (int k = 0; k < nflags; ++k) {
+            const ks_flag_ref f = flag_at(k);
+            if (!f.row->help) continue;
+            const int own = f.group && f.group == d->options;
+            if (pass == 0 ? !own || !applies_by_name(&f, d, o->mode)
+                          : pass == 1 ? !f.group || own || !f.row->set || !applies(&f, d, o->mode)
+                                      : f.group || !applies(&f, d, o->mode))
+                continue;
+            int dup = 0;
+            for (int i = 0; i < nshown && !dup; ++i) dup = strcmp(shown[i], f.row->name) == 0;
+            /* a borrowed flag the scene's own notes describe in its words (bench live's --grid LIST) */
+            if (pass > 0 && d->options && d->options->help_notes && strstr(d->options->help_notes, f.row->name))
+                dup = 1;
+            if (dup) continue;
+            if (pass == 2 && (f.row->in & (bench ? KS_IN_EVERY_BENCH : KS_IN_EVERY_LIVE))) {
+                if (strcmp(f.row->name, "--list-scenes") != 0) every[nevery++] = f.row;
+                continue;
+            }
+            print_rows(f.row, 1);
+            shown[nshown++] = f.row->name;
+        }
+    if (d->options && d->options->help_notes) fputs(d->options->help_notes, stdout);
+    printf("\nOptions of every %s (kernelscope --help says what each does):\n", bench ? "bench" : "view");
+    print_brief(every, nevery);
+    if (!bench && d->live && d->live->help) {
+        printf("\nKeys (H in the window shows them all; Space pauses, N steps, S saves, Q quits):\n");
+        for (const char *p = d->live->help; *p;) {
+            const size_t n = strcspn(p, "\n");
+            const int title = p == d->live->help && n > 6 && strncmp(p + n - 6, " scene", 6) == 0;
+            if (!title) printf("%s%.*s\n", p[0] == ' ' ? "" : "  ", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+    }
+    if (d->kernel_contract && ks_flag_named(bench ? d->takes_bench : d->takes_live, "--kernel-file")) print_contract(d);
+    else if (d->kernel_contract) {
+        for (int k = 0; k < nflags; ++k) {
+            const ks_flag_ref f = flag_at(k);
+            if (f.group == d->options && strcmp(f.row->name, "--kernel-file") == 0 && applies(&f, d, o->mode)) {
+                print_contract(d);
+                break;
+            }
+        }
+    }
+    printf("\nEvery scene and option: kernelscope --help. Exit status: 0 ok, 1 runtime failure, 2 bad input,\n"
+           "130 / 143 stopped by SIGINT / SIGTERM.\n");
+}
+
+void ks_options_print_help(const ks_options *o)
+{
+    if (o && o->scene_given) {
+        print_scene_help(o);
+        return;
+    }
     char views[160], names[160];
     ks_scene_def_names("|", 1, views, sizeof views);
     ks_scene_def_names("|", 0, names, sizeof names);
@@ -619,13 +718,7 @@ void ks_options_print_help(void)
     }
     for (int i = 0; i < ks_scene_def_count(); ++i) { /* the contract of a user's kernel (--kernel-file) */
         const ks_scene_def *d = ks_scene_def_at(i);
-        if (!d->kernel_contract) continue;
-        printf("\n%s kernel contract (your own kernel):\n", d->name);
-        for (const char *p = d->kernel_contract; *p;) {
-            const size_t n = strcspn(p, "\n");
-            printf("  %.*s\n", (int)n, p);
-            p += n + (p[n] == '\n');
-        }
+        if (d->kernel_contract) print_contract(d);
     }
     printf("\nAll scenes (flags the scenes above describe apply only where they do):\n");
     for (int k = 0; k < KS_COMMON_FLAGS; ++k)

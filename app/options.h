@@ -59,6 +59,7 @@ typedef struct ks_options {
     int seed_set;
     int reps;             /* bench: timed repetitions per configuration, default 20 */
     int help, version, list_scenes;
+    int scene_given;      /* a scene word was given (--help then describes that scene alone) */
     unsigned char flags_given[KS_FLAGS_MAX]; /* 1: flag k was given (options.c numbers them) */
     /* Each option group's storage (the scene's own struct, zero meaning default),
      * reached through ks_options_own; plain bytes, so that a copy of the options
@@ -87,7 +88,9 @@ const void *ks_options_own_const(const ks_options *o, const struct ks_option_gro
 int ks_options_given(const ks_options *o, const char *name);
 /* Picture size --size WxH (16..16384 each) into o->width/height. */
 ks_status ks_options_size_wh(ks_options *o);
-void ks_options_print_help(void);
+/* --help: with a scene word, the common options in brief and that scene's (of
+ * the live view, or of its bench) in full; without one, everything. */
+void ks_options_print_help(const ks_options *o);
 /* One line per scene for scripts: "NAME view|bench-only [SAMPLE ARGS...]". */
 void ks_options_print_scenes(void);
 

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/host_peak.h"
 #include "kernels/common/stage_timer.h"
 #include "render/view.h"
 #include "render/viewport.h"
@@ -28,6 +29,8 @@ typedef struct ks_scene_env {
     int use_cuda;                 /* 1: CUDA backend, 0: CPU */
     const ks_device_info *device; /* present == 0 on the CPU backend without a device */
     double t_peak_gbs;            /* copy bandwidth measured at start-up (CPU: memcpy) */
+    const ks_host_peak *host_peak; /* the CPU backend's T_peak with its repetitions' spread (NULL on
+                                     CUDA); a ratio to it is shown through app/scene_peak.h */
     double fma_gflops;            /* FP32 FMA peak measured at start-up; 0 on the CPU backend */
     const ks_best_store *best;    /* best measured configurations (may be empty) */
 } ks_scene_env;
@@ -93,6 +96,12 @@ typedef struct ks_scene_api {
     double (*work_per_frame)(void *self, const char **label);
     /* Optional: a kernel file the browser page may edit (--edit; serve/server.h), NULL: none. */
     const struct ks_server_editor *(*editor)(void *self);
+    /* Optional: 1 when something that came in off the frame loop waits for a
+     * frame to take it and show it (a kernel file's build, a difference
+     * picture, a GPU readback of what the last frames asked). A paused run
+     * that idles (app/live/live.c) asks this between its waits and draws a
+     * frame when it says 1. NULL: never. */
+    int (*ready)(void *self);
 } ks_scene_api;
 
 #endif

@@ -27,8 +27,12 @@ static void on_signal(int sig)
         _exit(128 + sig);
     }
     ks_stop_signal = sig;
-    static const char msg[] = "\nkernelscope: stopping once this frame (or bench row) is done; Ctrl-C again quits now\n";
-    say(msg, sizeof msg - 1, sig);
+    /* in the words of what came: a script's SIGTERM is no Ctrl-C, and its second one quits too */
+    static const char by_key[] = "\nkernelscope: stopping once this frame (or bench row) is done; Ctrl-C again quits now\n";
+    static const char by_term[] =
+        "\nkernelscope: SIGTERM: stopping once this frame (or bench row) is done; a second SIGTERM quits now\n";
+    if (sig == SIGINT) say(by_key, sizeof by_key - 1, sig);
+    else say(by_term, sizeof by_term - 1, sig);
 }
 
 void ks_signals_install(void)

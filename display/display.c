@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "render/viewport.h"
 
@@ -91,6 +92,33 @@ void ks_display_poll(ks_display *d) { ks_window_poll(d->win); }
 
 int ks_display_next_input(ks_display *d, ks_input_event *ev) { return ks_display_serve_next_input(d->page, ev); }
 
+int ks_display_wait(ks_display *d, double seconds)
+{
+    if (!(seconds > 0.0)) seconds = 0.0;
+    if (seconds > 1.0) seconds = 1.0;
+    const int window = d->win && ks_window_glfw(d->win) != NULL;
+    if (window && d->page) { /* in slices, looking at the page's queue between them */
+        for (double left = seconds; left > 0.0; left -= 0.05) {
+            if (ks_window_wait(d->win, left < 0.05 ? left : 0.05)) return KS_DISPLAY_WOKE_WINDOW;
+            if (ks_display_serve_wait_input(d->page, 0.0)) return KS_DISPLAY_WOKE_PAGE;
+        }
+        return 0;
+    }
+    if (window) return ks_window_wait(d->win, seconds) ? KS_DISPLAY_WOKE_WINDOW : 0;
+    if (d->page) return ks_display_serve_wait_input(d->page, seconds) ? KS_DISPLAY_WOKE_PAGE : 0;
+    /* nothing can wake it but a signal, which ends the sleep early */
+    const struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+int ks_display_wants_pictures(ks_display *d) { return d && ks_display_serve_wants_pictures(d->page); }
+
+ks_status ks_display_publish_state(ks_display *d, const ks_view *view)
+{
+    return d && d->page ? ks_display_serve_publish_state(d->page, view) : KS_OK;
+}
+
 /* A host picture into the renderer, bottom row first. */
 static ks_status upload(ks_display *d, const unsigned char *rgba, int w, int h)
 {
@@ -120,6 +148,10 @@ static ks_status draw(ks_display *d, const ks_display_frame *f, ks_ui_actions *a
         at = area;
     }
     KS_TRY(ks_renderer_begin(d->renderer, fb_w, fb_h, at));
+    if (d->ui) { /* the captions of the view go over the picture where it was drawn */
+        float pic[4];
+        ks_ui_set_picture_rect(d->ui, ks_renderer_picture_rect(d->renderer, pic) ? pic : NULL);
+    }
     ks_ui_actions none;
     ks_status st_ui = d->ui ? ks_ui_frame(d->ui, f->view, fb_w, fb_h, f->panels, f->help, act ? act : &none) : KS_OK;
     KS_TRY(ks_renderer_end(d->renderer));

@@ -70,6 +70,18 @@ void ks_display_max_picture(const ks_display *d, int *width, int *height);
  * (1 while events remain); keys come out of ks_window_next_key. */
 void ks_display_poll(ks_display *d);
 int ks_display_next_input(ks_display *d, ks_input_event *ev);
+/* Sleeps up to seconds (at most 1) until there is input: a window event or
+ * input from a page (ks_display_poll and next_input then take it). Returns
+ * what woke it, KS_DISPLAY_WOKE_WINDOW or KS_DISPLAY_WOKE_PAGE, or 0 after
+ * the time. A window with a page wakes for the page's input within 50 ms
+ * (GLFW's wait cannot be woken by the server's thread). */
+enum { KS_DISPLAY_WOKE_WINDOW = 1, KS_DISPLAY_WOKE_PAGE = 2 };
+int ks_display_wait(ks_display *d, double seconds);
+/* 1 while a page's viewer waits for pictures (0 without a page). */
+int ks_display_wants_pictures(ks_display *d);
+/* The page's state document from view now (no page: nothing): the last frame
+ * drawn before the loop waits, so that /state.json says what is shown. */
+ks_status ks_display_publish_state(ks_display *d, const ks_view *view);
 
 /* Draws and shows the frame (with gl), then hands it to the video and the
  * page. act (may be NULL) gets what the mouse asked of the panels; msg gets

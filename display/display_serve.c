@@ -116,6 +116,13 @@ int ks_display_serve_next_input(ks_display_serve *ds, ks_input_event *ev)
     return ds ? ks_server_next_input(ds->server, ev) : 0;
 }
 
+int ks_display_serve_wait_input(ks_display_serve *ds, double seconds)
+{
+    return ds ? ks_server_wait_input(ds->server, seconds) : 0;
+}
+
+int ks_display_serve_wants_pictures(ks_display_serve *ds) { return ds && ks_server_wants_frame(ds->server); }
+
 static ks_status publish_state(ks_display_serve *ds, const ks_view *v)
 {
     size_t len = 0;
@@ -189,6 +196,13 @@ ks_status ks_display_serve_frame(ks_display_serve *ds, ks_renderer *r, const uns
         }
     }
     return KS_OK;
+}
+
+ks_status ks_display_serve_publish_state(ks_display_serve *ds, const ks_view *v)
+{
+    if (!ds) return KS_OK;
+    ds->last_state = ks_now_seconds();
+    return publish_state(ds, v);
 }
 
 int ks_display_serve_port(const ks_display_serve *ds) { return ds ? ks_server_port(ds->server) : 0; }

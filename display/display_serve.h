@@ -37,6 +37,12 @@ void ks_display_serve_destroy(ks_display_serve *ds);
 const char *ks_display_serve_url(const ks_display_serve *ds);
 /* Input from the pages, oldest first; 1 while events remain. */
 int ks_display_serve_next_input(ks_display_serve *ds, ks_input_event *ev);
+/* Waits up to seconds (at most 1) for input from the pages; 1 when some is queued (0 for NULL). */
+int ks_display_serve_wait_input(ks_display_serve *ds, double seconds);
+/* 1 while a viewer waits for pictures (0 for NULL). */
+int ks_display_serve_wants_pictures(ks_display_serve *ds);
+/* The state document from v now, whatever the pace (KS_OK for NULL). */
+ks_status ks_display_serve_publish_state(ks_display_serve *ds, const ks_view *v);
 /* After a frame is drawn: the state (at most every 1/60 s, or now when
  * force) and the picture (when a viewer waits, the encoder is free and one is
  * due): rgba (rows top-down, w x h) when given, else the renderer's. */

@@ -525,6 +525,16 @@ void ks_renderer_set_one_to_one(ks_renderer *r, int on)
     if (r) r->one_to_one = on != 0;
 }
 
+int ks_renderer_picture_rect(const ks_renderer *r, float rect[4])
+{
+    if (r == NULL || !(r->pic_w > 0.0f) || !(r->pic_h > 0.0f)) return 0;
+    rect[0] = r->pic_x;
+    rect[1] = r->pic_y;
+    rect[2] = r->pic_w;
+    rect[3] = r->pic_h;
+    return 1;
+}
+
 int ks_renderer_pick(const ks_renderer *r, double fb_x, double fb_y, int *a, int *b)
 {
     if (r == NULL || !(r->pic_w > 0.0f) || !(r->pic_h > 0.0f)) return 0;

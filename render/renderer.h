@@ -57,6 +57,9 @@ void ks_renderer_set_one_to_one(ks_renderer *r, int on);
  * the picture fitted into area (x, y, w, h in pixels, origin bottom-left; NULL:
  * the whole frame). The framebuffer stays bound so the UI draws over it. */
 ks_status ks_renderer_begin(ks_renderer *r, int fb_w, int fb_h, const float area[4]);
+/* The picture's rectangle in the last frame begun (x, y, w, h in framebuffer
+ * pixels, origin bottom-left); 0 when no picture was drawn. */
+int ks_renderer_picture_rect(const ks_renderer *r, float rect[4]);
 /* Ends the frame: puts the composed frame on the default framebuffer (if any). */
 ks_status ks_renderer_end(ks_renderer *r);
 /* The last composed frame, RGBA8, rows top-down; *rgba is malloc'd (caller frees). */

@@ -46,6 +46,13 @@ void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float 
  * visible = 0: only the message banner and the help panel (if help). */
 ks_status ks_ui_frame(ks_ui *ui, const ks_view *view, int fb_w, int fb_h, int visible, int help,
                       ks_ui_actions *out);
+/* Where the picture is in the next frame (x, y, w, h in framebuffer pixels,
+ * origin bottom-left; NULL: none), for the view's captions over it. */
+void ks_ui_set_picture_rect(ks_ui *ui, const float rect[4]);
+/* Test hook: 1 when the Scene panel's row `label` ("scene" for the scene's
+ * name) lay in the part of the panel shown in the last frame, not scrolled
+ * or cut away. */
+int ks_ui_row_shown(const ks_ui *ui, const char *label);
 /* Test hook: the panels of the last frame (ImGui's own window rectangles). */
 int ks_ui_panel_rects(const ks_ui *ui, ks_ui_rect *rects, int max);
 /* Font pixel size in use (0 before the first frame). */

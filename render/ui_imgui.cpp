@@ -40,6 +40,11 @@ struct ks_ui {
     float natural[P_NUM]; // content height each panel asked for last frame (0: not known)
     int nrects;
     ks_ui_rect rects[KS_UI_MAX_PANELS];
+    float key_h;          // the Scene panel's height down to its key rows' end, measured last frame (0: not yet)
+    int nshown;           // the Scene panel's rows drawn in sight last frame (ks_ui_row_shown)
+    char shown[KS_VIEW_FIELDS + 1][KS_VIEW_NAME];
+    int have_pic;         // pic holds where the picture is (ks_ui_set_picture_rect)
+    float pic[4];         // x, y, w, h: framebuffer pixels, origin bottom-left
 };
 
 static float font_px_for(int fb_w, int fb_h)
@@ -142,6 +147,20 @@ void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float 
 
 float ks_ui_font_px(const ks_ui *ui) { return ui ? ui->font_px : 0.0f; }
 
+int ks_ui_row_shown(const ks_ui *ui, const char *label)
+{
+    for (int i = 0; ui && i < ui->nshown; ++i)
+        if (strcmp(ui->shown[i], label) == 0) return 1;
+    return 0;
+}
+
+void ks_ui_set_picture_rect(ks_ui *ui, const float rect[4])
+{
+    if (ui == NULL) return;
+    ui->have_pic = rect != NULL;
+    if (rect) memcpy(ui->pic, rect, sizeof ui->pic);
+}
+
 int ks_ui_panel_rects(const ks_ui *ui, ks_ui_rect *rects, int max)
 {
     if (ui == NULL) return 0;
@@ -188,19 +207,61 @@ bool is_control(const ks_view *v, const char *label)
     return false;
 }
 
-void field_rows(const ks_view *v, ks_vgroup g)
+/* The rows a picture of the run must show whatever the panel's height (a saved
+ * frame cannot scroll): what runs (the variant under the names scenes give it)
+ * and where (device, backend) how fast (fps). They come first, after the scene's
+ * name; the rest follows in the scene's order. */
+const char *const KEY_ROWS[] = {"variant", "kernel", "memory", "routine", "device", "backend", "fps"};
+
+bool is_key_row(const char *label)
+{
+    for (const char *k : KEY_ROWS)
+        if (strcmp(k, label) == 0) return true;
+    return false;
+}
+
+/* Notes that the row just begun with label is in sight (ks_ui_row_shown). */
+void note_shown(ks_ui *ui, const char *label)
+{
+    if (ImGui::IsItemVisible() && ui->nshown < (int)(sizeof ui->shown / sizeof ui->shown[0]))
+        snprintf(ui->shown[ui->nshown++], sizeof ui->shown[0], "%s", label);
+}
+
+void field_row(ks_ui *ui, const ks_vfield *fd)
+{
+    char val[160];
+    ks_view_format(fd, val, sizeof val);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextWrapped("%s", fd->label); // long labels wrap, never cut
+    note_shown(ui, fd->label);
+    ImGui::TableNextColumn();
+    if (fd->unit[0]) ImGui::TextWrapped("%s %s", val, fd->unit);
+    else ImGui::TextWrapped("%s", val);
+}
+
+void key_rows(ks_ui *ui, const ks_view *v)
+{
+    if (v->scene[0]) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted("scene");
+        note_shown(ui, "scene");
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", v->scene);
+    }
+    for (const char *k : KEY_ROWS) {
+        const ks_vfield *fd = ks_view_find(v, k);
+        if (fd && !is_control(v, k)) field_row(ui, fd); // a control shows with its buttons, below
+    }
+}
+
+void field_rows(ks_ui *ui, const ks_view *v, ks_vgroup g)
 {
     for (int i = 0; i < v->nfields; ++i) {
         const ks_vfield *fd = &v->fields[i];
-        if (fd->group != g || is_control(v, fd->label)) continue; // shown with its buttons
-        char val[160];
-        ks_view_format(fd, val, sizeof val);
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", fd->label); // long labels wrap, never cut
-        ImGui::TableNextColumn();
-        if (fd->unit[0]) ImGui::TextWrapped("%s %s", val, fd->unit);
-        else ImGui::TextWrapped("%s", val);
+        if (fd->group != g || is_control(v, fd->label) || is_key_row(fd->label)) continue; // shown above
+        field_row(ui, fd);
     }
 }
 
@@ -210,6 +271,7 @@ void control_row(Frame &f, const ks_vcontrol *c, int idx)
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(c->label);
+    note_shown(f.ui, c->label);
     ImGui::TableNextColumn();
     if (c->key_prev && ImGui::SmallButton("<")) push_key(f.out, c->key_prev);
     if (c->key_prev) ImGui::SameLine();
@@ -254,10 +316,15 @@ void scene_panel(Frame &f)
     if (ImGui::BeginTable("fields", 2, tf)) {
         ImGui::TableSetupColumn("label", ImGuiTableColumnFlags_WidthStretch, 0.42f);
         ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.58f);
+        key_rows(f.ui, v);
+        // how tall the panel must stay for them (window-local, scrolling included): the layout's floor
+        const ImGuiStyle &st = ImGui::GetStyle();
+        f.ui->key_h = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + ImGui::GetScrollY() + st.CellPadding.y +
+                      st.WindowPadding.y;
         for (int i = 0; i < v->ncontrols; ++i) control_row(f, &v->controls[i], i);
-        field_rows(v, KS_VGROUP_KERNEL);
-        field_rows(v, KS_VGROUP_SCENE);
-        field_rows(v, KS_VGROUP_FRAME);
+        field_rows(f.ui, v, KS_VGROUP_KERNEL);
+        field_rows(f.ui, v, KS_VGROUP_SCENE);
+        field_rows(f.ui, v, KS_VGROUP_FRAME);
         ImGui::EndTable();
     }
 }
@@ -438,6 +505,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     if (ui == NULL || v == NULL || out == NULL) return ks_fail(KS_ERR_INVALID, "ui: frame without ui, view or actions");
     memset(out, 0, sizeof *out);
     ui->nrects = 0;
+    ui->nshown = 0;
     if (fb_w <= 0 || fb_h <= 0) return KS_OK;
     ImGui::SetCurrentContext(ui->ctx);
     ImGuiIO &io = ImGui::GetIO();
@@ -480,7 +548,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
                            visible || help};
     const int roof = v->roof.show != 0;
     float want[P_NUM] = {0};
-    int nctl_lines = v->ncontrols + 1;
+    int nctl_lines = v->ncontrols + 2; // the buttons, the scene's name
     want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
     want[P_STAGES] = title + pad + line * (float)(v->nstages + 1 + (ks_view_find(v, KS_VIEW_SOLVER_SHARE) != nullptr));
     want[P_TABLE] = title + pad + line * (float)(v->table.nrows + 2);
@@ -526,11 +594,19 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         sum -= give;
     }
     if (sum > avail) {
+        // every panel in proportion, down to its title; the scene panel down to its key rows (a
+        // saved frame cannot scroll to them): measured last frame, else a line each
+        float floor_h[P_NUM];
+        int nkey = v->scene[0] != 0;
+        for (const char *k : KEY_ROWS) nkey += ks_view_find(v, k) != nullptr && !is_control(v, k);
+        const float key_h = ui->key_h > 0.0f ? ui->key_h : title + pad + ImGui::GetFrameHeight() + line * (float)nkey;
+        for (int p = 0; p < P_NUM; ++p) floor_h[p] = title;
+        floor_h[P_SCENE] = fminf(hgt[P_SCENE], fmaxf(title, ceilf(key_h)));
         for (int p = 0; p < P_NUM; ++p)
-            if (present[p] && hgt[p] > 0.0f) rest += hgt[p] - title;
+            if (present[p] && hgt[p] > 0.0f) rest += hgt[p] - floor_h[p];
         const float k = rest > 0.0f ? fminf(1.0f, (sum - avail) / rest) : 1.0f;
         for (int p = 0; p < P_NUM; ++p)
-            if (present[p] && hgt[p] > 0.0f) hgt[p] = floorf(hgt[p] - (hgt[p] - title) * k);
+            if (present[p] && hgt[p] > 0.0f) hgt[p] = floorf(hgt[p] - (hgt[p] - floor_h[p]) * k);
     }
     int sig = 0;
     for (int p = 0; p < P_NUM; ++p) sig |= present[p] << p;
@@ -548,6 +624,23 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     const bool roof_changed = roof != ui->roof_shown;
     ui->roof_shown = roof;
 
+    // the view's captions over the picture, with the panels (under them: drawn first)
+    if (visible && ui->have_pic && v->nlabels > 0) {
+        ImDrawList *dl = ImGui::GetBackgroundDrawList();
+        const float x0 = ui->pic[0] / scale, y0 = ((float)fb_h - ui->pic[1] - ui->pic[3]) / scale;
+        const float pw = ui->pic[2] / scale, ph = ui->pic[3] / scale, gap = floorf(px * 0.25f);
+        for (int i = 0; i < v->nlabels; ++i) {
+            const ks_vlabel *l = &v->labels[i];
+            const ImVec2 size = ImGui::CalcTextSize(l->text);
+            // inside the picture: a caption at its right or bottom edge moves in
+            const float x = fminf(x0 + l->x * pw + gap, x0 + pw - size.x - 2.0f * gap);
+            const float y = fminf(y0 + l->y * ph + gap, y0 + ph - size.y - 2.0f * gap);
+            const ImVec2 a(fmaxf(x, x0), fmaxf(y, y0));
+            dl->AddRectFilled(ImVec2(a.x - gap, a.y - gap * 0.5f), ImVec2(a.x + size.x + gap, a.y + size.y + gap * 0.5f),
+                              IM_COL32(0, 0, 0, 170), 3.0f);
+            dl->AddText(a, IM_COL32(255, 255, 255, 255), l->text);
+        }
+    }
     const ImGuiWindowFlags wf = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     float top = m; // below the banner: where the open help goes
     if (v->message[0]) {

@@ -39,6 +39,18 @@ void ks_view_text(ks_view *v, ks_vgroup g, const char *label, const char *fmt, .
     va_end(ap);
 }
 
+void ks_view_label(ks_view *v, float x, float y, const char *fmt, ...)
+{
+    if (v->nlabels >= KS_VIEW_LABELS) return;
+    ks_vlabel *l = &v->labels[v->nlabels++];
+    l->x = x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* NaN lands at 0 */
+    l->y = y > 0.0f ? (y < 1.0f ? y : 1.0f) : 0.0f;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    va_end(ap);
+}
+
 const ks_vfield *ks_view_find(const ks_view *v, const char *label)
 {
     for (int i = 0; i < v->nfields; ++i)

@@ -122,6 +122,15 @@ typedef struct ks_vcontrol {
     int choice_key[KS_VIEW_CHOICES]; /* 0: cycle with key_next */
 } ks_vcontrol;
 
+/* A caption drawn over the picture with the panels (the strips of reduce's
+ * picture): its top-left corner at a fraction of the picture, x from the left,
+ * y from the top. */
+enum { KS_VIEW_LABELS = 8 };
+typedef struct ks_vlabel {
+    float x, y;
+    char text[64];
+} ks_vlabel;
+
 /* What the banner says: an error (red) or a notice of something done ("saved ..."). */
 typedef enum ks_vmessage_kind {
     KS_VMSG_ERROR = 0, /* the default: a message of unknown kind is shown as the error it may be */
@@ -173,6 +182,8 @@ typedef struct ks_view {
         int pic_w, pic_h;        /* the picture, pixels */
         char rule[KS_VIEW_NAME]; /* what a pixel over several cells shows */
     } viewport;
+    int nlabels;
+    ks_vlabel labels[KS_VIEW_LABELS]; /* captions over the picture (ks_view_label) */
     char hover[KS_VIEW_TEXT];   /* value under the cursor, "" none */
     char message[KS_VIEW_TEXT]; /* banner (errors, "saved ..."), "" none */
     ks_vmessage_kind message_kind; /* how the banner is styled */
@@ -185,6 +196,9 @@ void ks_view_num(ks_view *v, ks_vgroup g, const char *label, double value, const
                  ks_vfmt fmt);
 void ks_view_text(ks_view *v, ks_vgroup g, const char *label, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Adds a caption over the picture at (x, y), fractions of the picture from its
+ * top left (clamped to 0..1); ignored when full. */
+void ks_view_label(ks_view *v, float x, float y, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The field with that label, or NULL. */
 const ks_vfield *ks_view_find(const ks_view *v, const char *label);
 /* Frame fields the panels look up by label (the live loop writes them, the stage panel reads them).

@@ -62,6 +62,7 @@ struct ks_window {
     double scroll;               /* wheel notches not yet taken */
     ks_key_event keys[KS_KEY_QUEUE]; /* ring buffer */
     int key_head, key_count;
+    unsigned long events;        /* input and window events seen (ks_window_wait tells a wake from a timeout) */
     char gl_desc[256];           /* "GL_VERSION / GL_RENDERER" */
 };
 
@@ -296,6 +297,7 @@ static void key_callback(GLFWwindow *gw, int key, int scancode, int action, int 
 {
     (void)scancode;
     ks_window *w = glfwGetWindowUserPointer(gw);
+    if (w != NULL) ++w->events; /* a release too: the panels see it */
     if (w == NULL || (action != GLFW_PRESS && action != GLFW_REPEAT)) return;
     int k = map_key(key, mods);
     if (k == KS_KEY_NONE || w->key_count == KS_KEY_QUEUE) return;
@@ -309,8 +311,45 @@ static void scroll_callback(GLFWwindow *gw, double dx, double dy)
 {
     (void)dx;
     ks_window *w = glfwGetWindowUserPointer(gw);
-    if (w != NULL) w->scroll += dy;
+    if (w == NULL) return;
+    w->scroll += dy;
+    ++w->events;
 }
+
+/* The events that change what the panels show without a key: the pointer,
+ * its buttons, focus, an expose. Counted only; ImGui's backend, installed
+ * after these, chains to them and takes the event itself. */
+static void count_event(GLFWwindow *gw)
+{
+    ks_window *w = glfwGetWindowUserPointer(gw);
+    if (w != NULL) ++w->events;
+}
+static void cursor_pos_callback(GLFWwindow *gw, double x, double y)
+{
+    (void)x, (void)y;
+    count_event(gw);
+}
+static void cursor_enter_callback(GLFWwindow *gw, int entered)
+{
+    (void)entered;
+    count_event(gw);
+}
+static void mouse_button_callback(GLFWwindow *gw, int button, int action, int mods)
+{
+    (void)button, (void)action, (void)mods;
+    count_event(gw);
+}
+static void char_callback(GLFWwindow *gw, unsigned int c)
+{
+    (void)c;
+    count_event(gw);
+}
+static void focus_callback(GLFWwindow *gw, int focused)
+{
+    (void)focused;
+    count_event(gw);
+}
+static void refresh_callback(GLFWwindow *gw) { count_event(gw); }
 
 static void framebuffer_size_callback(GLFWwindow *gw, int width, int height)
 {
@@ -318,6 +357,7 @@ static void framebuffer_size_callback(GLFWwindow *gw, int width, int height)
     if (w == NULL || w->headless) return;
     w->fb_w = width;
     w->fb_h = height;
+    ++w->events;
 }
 
 static ks_status glfw_create(ks_window *w, int width, int height, const char *title, int visible)
@@ -350,6 +390,12 @@ static ks_status glfw_create(ks_window *w, int width, int height, const char *ti
     /* before the UI starts: ImGui's GLFW backend chains to it */
     glfwSetScrollCallback(w->glfw, scroll_callback);
     glfwSetFramebufferSizeCallback(w->glfw, framebuffer_size_callback);
+    glfwSetCursorPosCallback(w->glfw, cursor_pos_callback);
+    glfwSetCursorEnterCallback(w->glfw, cursor_enter_callback);
+    glfwSetMouseButtonCallback(w->glfw, mouse_button_callback);
+    glfwSetCharCallback(w->glfw, char_callback);
+    glfwSetWindowFocusCallback(w->glfw, focus_callback);
+    glfwSetWindowRefreshCallback(w->glfw, refresh_callback);
     glfwMakeContextCurrent(w->glfw);
     /* no vsync: the overlay should time kernels, not the display's refresh */
     glfwSwapInterval(0);
@@ -438,6 +484,16 @@ void ks_window_poll(ks_window *w)
     if (w->headless) return; /* an invisible window's size is not the picture's */
     /* the callback covers resizes; this also catches a size set before it was installed */
     glfwGetFramebufferSize(w->glfw, &w->fb_w, &w->fb_h);
+}
+
+int ks_window_wait(ks_window *w, double seconds)
+{
+    if (w == NULL || w->glfw == NULL || w->headless) return 0;
+    const unsigned long before = w->events;
+    if (seconds > 0.0) glfwWaitEventsTimeout(seconds);
+    else glfwPollEvents(); /* GLFW refuses a timeout of 0 */
+    glfwGetFramebufferSize(w->glfw, &w->fb_w, &w->fb_h);
+    return w->events != before || glfwWindowShouldClose(w->glfw);
 }
 
 int ks_window_next_key(ks_window *w, ks_key_event *ev)

@@ -45,6 +45,10 @@ int ks_window_is_headless(const ks_window *w);
 void ks_window_size(const ks_window *w, int *width, int *height);
 /* Processes window events; queued key presses (and repeats) come out of next_key. */
 void ks_window_poll(ks_window *w);
+/* A window: waits up to seconds for an event (a key, the pointer, a resize,
+ * an expose, a close), processing it as ks_window_poll does; 1 when one came.
+ * Headless: returns 0 at once. */
+int ks_window_wait(ks_window *w, double seconds);
 int ks_window_next_key(ks_window *w, ks_key_event *ev); /* 1 while events remain */
 /* Cursor in framebuffer pixels, origin bottom-left; 0 when outside or headless. */
 int ks_window_cursor(const ks_window *w, double *x, double *y);

@@ -33,5 +33,9 @@ void ks_input_queue_destroy(ks_input_queue *q);
 int ks_input_queue_push(ks_input_queue *q, const ks_input_event *ev);
 /* 1 and *ev while events remain. */
 int ks_input_queue_pop(ks_input_queue *q, ks_input_event *ev);
+/* Waits up to seconds (at most 1) for an event to be queued; 1 when one is
+ * there (it stays queued for ks_input_queue_pop), 0 after the time. A paused
+ * live loop that has nothing to draw sleeps here rather than spinning. */
+int ks_input_queue_wait(ks_input_queue *q, double seconds);
 
 #endif

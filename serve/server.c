@@ -231,6 +231,8 @@ int ks_server_next_input(ks_server *s, ks_input_event *ev)
     return ks_input_queue_pop(s->input, ev);
 }
 
+int ks_server_wait_input(ks_server *s, double seconds) { return ks_input_queue_wait(s->input, seconds); }
+
 const char *ks_server_encoder_name(const ks_server *s, ks_frame_kind kind)
 {
     return ks_encode_worker_encoder_name(s->worker, kind);

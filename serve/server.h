@@ -75,6 +75,8 @@ ks_status ks_server_publish_frame(ks_server *s, const ks_frame_image *img);
 ks_status ks_server_publish_state(ks_server *s, const char *json, size_t len);
 /* Input from the pages, oldest first; 1 while events remain. */
 int ks_server_next_input(ks_server *s, ks_input_event *ev);
+/* Waits up to seconds (at most 1) for input from a page; 1 when some is queued. */
+int ks_server_wait_input(ks_server *s, double seconds);
 /* The pages' reports so far (zeroed before the first). */
 void ks_server_viewer_stats_get(ks_server *s, ks_server_viewer_stats *out);
 /* The encoder's name for that kind ("libjpeg-turbo", "nvjpeg", "libx264", ...); "" when none. */

@@ -29,6 +29,16 @@ add_dependencies(test_cli kernelscope)
 ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 60)
 target_link_libraries(test_cli_input PRIVATE ks_test_util m)
 add_dependencies(test_cli_input kernelscope)
+# What a run says besides its work: no OpenMP line on a live run, no NVENC line without an NVIDIA
+# driver, a scene's own --help.
+ks_add_test(NAME test_cli_notices LABEL cpu SOURCES test_cli_notices.c TIMEOUT 120)
+target_link_libraries(test_cli_notices PRIVATE ks_test_util ${CMAKE_DL_LIBS})
+add_dependencies(test_cli_notices kernelscope)
+if(TEST test_cli_notices)
+  set_property(TEST test_cli_notices APPEND PROPERTY LABELS gl)
+  set_property(TEST test_cli_notices APPEND PROPERTY ENVIRONMENT
+               "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
+endif()
 
 add_executable(test_app_gpu_bin test_app_render.c)
 target_link_libraries(test_app_gpu_bin PRIVATE ks_test_util PkgConfig::CMOCKA)
@@ -84,3 +94,6 @@ if(KS_READELF)
            COMMAND sh -c "! ${KS_READELF} -d \"$1\" | grep -q 'NEEDED.*libcuda\\.so'" sh $<TARGET_FILE:kernelscope>)
   set_tests_properties(test_no_driver_needed PROPERTIES LABELS cpu)
 endif()
+# The README's lists: every package scripts/install-deps.sh installs, every form of the command.
+add_test(NAME test_readme_lists COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/readme_lists.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(test_readme_lists PROPERTIES LABELS cpu TIMEOUT 30)

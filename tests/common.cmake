@@ -20,3 +20,4 @@ ks_add_test(NAME test_nvrtc LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_n
 # so that the test can plant symlinks and files at exactly the names the writer will draw.
 ks_add_test(NAME test_out_file LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_out_file.c TIMEOUT 60)
 target_link_options(test_out_file PRIVATE "LINKER:--wrap=getrandom")
+ks_add_test(NAME test_host_peak LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_host_peak.c TIMEOUT 60)

@@ -81,7 +81,9 @@ press period
 saving "$screen" xdotool key s           # one level in with the key: 640 x 400
 press 0
 saving "$screen" xdotool key s           # the whole grid again: 533 x 400
-press h; press c; press a; press plus; press minus; press Up; press Next; press space; press n; press r
+press h; press c; press a; press plus; press minus; press Up; press Next
+# paused, the run idles between events: a key wakes it for a frame or more (N: the step's)
+xdotool key space; wait_frames 1; xdotool key n; wait_frames 1; xdotool key r; wait_frames 1
 xdotool key q
 wait $pid || { echo "kernelscope exited $?"; cat "$out/stderr"; exit 1; }
 

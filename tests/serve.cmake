@@ -4,11 +4,21 @@ add_test(NAME test_serve_http COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_http.sh 
 set_tests_properties(test_serve_http PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
 add_test(NAME test_serve_browser COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_browser.sh $<TARGET_FILE:kernelscope>)
 set_tests_properties(test_serve_browser PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 180 RUN_SERIAL TRUE)
+# A paused run with nobody watching idles: the frame counter stops, N still steps one frame, a viewer
+# still gets pictures, a --frames run still ends.
+add_test(NAME test_serve_idle COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_idle.sh $<TARGET_FILE:kernelscope>)
+set_tests_properties(test_serve_idle PROPERTIES LABELS "cpu;gl" SKIP_RETURN_CODE 77 TIMEOUT 300)
+ks_add_xvfb_test(NAME test_serve_idle_window LABELS "cpu;gl" TIMEOUT 300 NEEDS xdotool
+                 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/serve_idle.sh $<TARGET_FILE:kernelscope> window)
+if(TEST test_serve_idle_window)
+  set_property(TEST test_serve_idle_window APPEND PROPERTY ENVIRONMENT
+               "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
+endif()
 ks_add_test(NAME test_serve_units LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_serve_units.c TIMEOUT 60)
 target_link_libraries(test_serve_units PRIVATE ks_test_util)
 # Sanitizer builds: the kernelscope processes these scripts start open a GL context (see the gl list in
 # tests/CMakeLists.txt for why leak detection needs these suppressions there).
-foreach(t test_serve_http test_serve_browser)
+foreach(t test_serve_http test_serve_browser test_serve_idle)
   set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
                "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 endforeach()

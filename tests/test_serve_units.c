@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,34 @@ static void test_input_queue(void **state)
         assert_int_equal(ev.key, i); /* oldest first */
     }
     assert_int_equal(ks_input_queue_pop(q, &ev), 0);
+    ks_input_queue_destroy(q);
+}
+
+static void *push_one(void *arg)
+{
+    const ks_input_event ev = {.type = KS_INPUT_KEY, .key = 'N'};
+    ks_input_queue_push(arg, &ev);
+    return NULL;
+}
+
+/* The paused live loop's wait: it ends when another thread queues an event
+ * (which stays queued), and says 0 when nothing came. */
+static void test_input_queue_wait(void **state)
+{
+    (void)state;
+    ks_input_queue *q = NULL;
+    assert_int_equal(ks_input_queue_create(&q), KS_OK);
+    assert_int_equal(ks_input_queue_wait(q, 0.01), 0);
+    assert_int_equal(ks_input_queue_wait(q, 0.0), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, push_one, q), 0);
+    while (!ks_input_queue_wait(q, 1.0)) {} /* a loaded machine may take a while to run the thread */
+    pthread_join(t, NULL);
+    ks_input_event ev;
+    assert_int_equal(ks_input_queue_wait(q, 0.0), 1); /* still queued */
+    assert_int_equal(ks_input_queue_pop(q, &ev), 1);
+    assert_int_equal(ev.key, 'N');
+    assert_int_equal(ks_input_queue_wait(q, 0.0), 0);
     ks_input_queue_destroy(q);
 }
 
@@ -894,7 +923,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_listen), cmocka_unit_test(test_tokens), cmocka_unit_test(test_keys),
-        cmocka_unit_test(test_input_queue), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
+        cmocka_unit_test(test_input_queue), cmocka_unit_test(test_input_queue_wait), cmocka_unit_test(test_hub), cmocka_unit_test(test_jpeg),
         cmocka_unit_test(test_state_viewer), cmocka_unit_test(test_origin_host), cmocka_unit_test(test_serve_localhost), cmocka_unit_test(test_bodies),
         cmocka_unit_test(test_methods), cmocka_unit_test(test_ws_messages), cmocka_unit_test(test_kernel_routes),
         cmocka_unit_test(test_kernel_editor_server), cmocka_unit_test(test_framing), cmocka_unit_test(test_parse),

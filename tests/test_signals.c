@@ -92,13 +92,12 @@ static void test_first_signal_ends_a_read(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-/* The "stopping" line on a stderr that is no terminal (a pipe here) starts
- * the line: no blank line before it (issue 23 item 10). The child says
- * "ready" once its handler is in place; the parent waits for that, not a
- * fixed time. */
-static void test_stopping_line_has_no_blank_line(void **state)
+/* The "stopping" line after sig, on a stderr that is no terminal (a pipe
+ * here): it starts the line, no blank line before it (issue 23 item 10). The
+ * child says "ready" once its handler is in place; the parent waits for that,
+ * not a fixed time. */
+static void stopping_line(int sig, char *text, size_t cap)
 {
-    (void)state;
     int out[2], err[2];
     assert_int_equal(pipe(out), 0);
     assert_int_equal(pipe(err), 0);
@@ -112,17 +111,16 @@ static void test_stopping_line_has_no_blank_line(void **state)
         if (write(out[1], "ready\n", 6) != 6) _exit(4);
         /* the signal may come before a blocking call starts: wait on the flag, in short polls */
         for (int i = 0; i < 6000 && !ks_signals_stop_requested(); ++i) poll(NULL, 0, 10);
-        _exit(ks_signals_stop_requested() == SIGINT ? 0 : 3);
+        _exit(ks_signals_stop_requested() == sig ? 0 : 3);
     }
     close(out[1]);
     close(err[1]);
     char ready[8] = "";
     assert_int_equal(read(out[0], ready, 6), 6); /* blocks until the handler is installed */
-    kill(pid, SIGINT);
-    char text[512];
+    kill(pid, sig);
     size_t used = 0;
     ssize_t n;
-    while (used < sizeof text - 1 && (n = read(err[0], text + used, sizeof text - 1 - used)) > 0) used += (size_t)n;
+    while (used < cap - 1 && (n = read(err[0], text + used, cap - 1 - used)) > 0) used += (size_t)n;
     text[used] = '\0';
     int status = 0;
     waitpid(pid, &status, 0);
@@ -130,13 +128,31 @@ static void test_stopping_line_has_no_blank_line(void **state)
     close(err[0]);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_stopping_line_has_no_blank_line(void **state)
+{
+    (void)state;
+    char text[512];
+    stopping_line(SIGINT, text, sizeof text);
     assert_string_equal(text,
                         "kernelscope: stopping once this frame (or bench row) is done; Ctrl-C again quits now\n");
+}
+
+/* SIGTERM (a script, a service manager) is said as itself, not as a Ctrl-C (issue 34 item 12). */
+static void test_stopping_line_names_sigterm(void **state)
+{
+    (void)state;
+    char text[512];
+    stopping_line(SIGTERM, text, sizeof text);
+    assert_string_equal(text, "kernelscope: SIGTERM: stopping once this frame (or bench row) is done; a second "
+                              "SIGTERM quits now\n");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_first_signal_ends_a_read),
-                                       cmocka_unit_test(test_stopping_line_has_no_blank_line)};
+                                       cmocka_unit_test(test_stopping_line_has_no_blank_line),
+                                       cmocka_unit_test(test_stopping_line_names_sigterm)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,6 +131,8 @@ static unsigned char *draw(int w, int h, int visible, int help, int frames)
         float area[4];
         ks_ui_picture_area(g_ui, w, h, visible, area);
         check_ok(ks_renderer_begin(g_r, w, h, area), "begin");
+        float pic[4]; /* as the display does: the view's captions go where the picture was drawn */
+        ks_ui_set_picture_rect(g_ui, ks_renderer_picture_rect(g_r, pic) ? pic : NULL);
         ks_ui_actions act;
         check_ok(ks_ui_frame(g_ui, &g_view, w, h, visible, help, &act), "ui frame");
         assert_int_equal(act.nkeys, 0); /* no mouse headless: nothing asked for */
@@ -398,6 +400,78 @@ static void test_help_first_frame(void **state)
     }
 }
 
+/* Issue 34 item 13: a saved frame cannot scroll, so the Scene panel shows its
+ * key rows (the scene, what runs, where, how fast) first, whatever else it
+ * holds: with more rows than fit, the panel is cut, never those. */
+static void test_key_rows_in_sight(void **state)
+{
+    (void)state;
+    const ks_view keep = g_view;
+    for (int i = 0; i < 24; ++i) { /* within KS_VIEW_FIELDS with the fields below */
+        char label[32];
+        snprintf(label, sizeof label, "row %d", i);
+        ks_view_num(&g_view, KS_VGROUP_SCENE, label, i, "", KS_VFMT_INT);
+    }
+    ks_view_text(&g_view, KS_VGROUP_FRAME, "backend", "cuda");
+    ks_view_num(&g_view, KS_VGROUP_FRAME, "fps", 59.9, "", KS_VFMT_F1);
+    assert_non_null(ks_view_find(&g_view, "fps"));
+    const int sizes[][2] = {{1280, 800}, {800, 600}};
+    for (int k = 0; k < 2; ++k) {
+        unsigned char *f = draw(sizes[k][0], sizes[k][1], 1, 0, 3);
+        char name[64];
+        snprintf(name, sizeof name, "ui_%dx%d_key_rows", sizes[k][0], sizes[k][1]);
+        snapshot(name, f, sizes[k][0], sizes[k][1]);
+        free(f);
+        assert_false(ks_ui_row_shown(g_ui, "row 23")); /* the panel is cut... */
+        const char *key[] = {"scene", "variant", "device", "backend", "fps", "kernel"};
+        for (int i = 0; i < 6; ++i) /* ...below these */
+            if (!ks_ui_row_shown(g_ui, key[i])) fail_msg("%dx%d: the row '%s' is out of sight", sizes[k][0], sizes[k][1], key[i]);
+    }
+    g_view = keep;
+}
+
+/* White pixels (caption text) in the picture's top-left corner, w x h box, of frame f (fw wide). */
+static int caption_pixels(const unsigned char *f, int fw, int fh, int bw, int bh)
+{
+    float pic[4];
+    if (!ks_renderer_picture_rect(g_r, pic)) return -1;
+    const int x0 = (int)pic[0], top = fh - (int)(pic[1] + pic[3]); /* rows of f run top-down */
+    int n = 0;
+    for (int y = top; y < top + bh && y < fh; ++y)
+        for (int x = x0; x < x0 + bw && x < fw; ++x) {
+            const unsigned char *p = f + ((size_t)y * (size_t)fw + (size_t)x) * 4;
+            n += p[0] > 200 && p[1] > 200 && p[2] > 200;
+        }
+    return n;
+}
+
+/* Issue 34 item 13: the view's captions (reduce names its strips so) are drawn over the picture,
+ * at their place in it, with the panels; none without panels. */
+static void test_picture_captions(void **state)
+{
+    (void)state;
+    const ks_view keep = g_view;
+    g_view.message[0] = '\0'; /* the banner would sit over the picture's corner */
+    const int w = 1280, h = 800;
+    unsigned char *f = draw(w, h, 1, 0, 2);
+    const int bare = caption_pixels(f, w, h, 160, 40);
+    free(f);
+    assert_int_equal(bare, 0); /* the picture alone has no white */
+    ks_view_label(&g_view, 0.0f, 0.0f, "1: 1048576 values");
+    ks_view_label(&g_view, 0.0f, 0.5f, "2: 4096 sums of 256");
+    assert_int_equal(g_view.nlabels, 2);
+    f = draw(w, h, 1, 0, 2);
+    snapshot("ui_captions", f, w, h);
+    const int shown = caption_pixels(f, w, h, 160, 40);
+    free(f);
+    if (shown < 30) fail_msg("the caption over the picture's corner: %d white pixels", shown);
+    f = draw(w, h, 0, 0, 2); /* panels hidden (O): the bare picture */
+    const int hidden = caption_pixels(f, w, h, 160, 40);
+    free(f);
+    assert_int_equal(hidden, 0);
+    g_view = keep;
+}
+
 int main(void)
 {
     ks_window_desc desc = {.width = 800, .height = 600, .headless = 1};
@@ -421,6 +495,8 @@ int main(void)
         cmocka_unit_test(test_font_fallback),
         cmocka_unit_test(test_help_first_frame),
         cmocka_unit_test(test_message_kinds),
+        cmocka_unit_test(test_key_rows_in_sight),
+        cmocka_unit_test(test_picture_captions),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ks_ui_destroy(g_ui);

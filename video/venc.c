@@ -1,5 +1,6 @@
 #include "venc.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -47,8 +48,19 @@ ks_status ks_venc_fail(ks_status code, int averr, const char *what)
 /* NVENC is probed once per process: a GPU without a video engine (H100, H200)
  * or a machine without the NVIDIA driver gives the same answer every time. */
 static pthread_mutex_t ks_nvenc_lock = PTHREAD_MUTEX_INITIALIZER;
-static int ks_nvenc_state;          /* 0 not tried, 1 opens, -1 does not */
+static int ks_nvenc_state;          /* 0 not tried, 1 opens, -1 does not, -2 no NVIDIA driver to try */
 static char ks_nvenc_reason[128];
+
+/* NVENC lives in the NVIDIA driver (libcuda, libnvidia-encode). Without it
+ * there is nothing to try and nothing to say: the device probe has said "no
+ * NVIDIA driver found" already, or the CPU backend was asked for, and libx264
+ * is then simply the encoder. */
+static int nvidia_driver_loadable(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE); /* FFmpeg's NVENC opens it too */
+    if (h) dlclose(h);
+    return h != NULL;
+}
 
 static void set_common(AVCodecContext *c, const ks_venc_desc *d)
 {
@@ -128,6 +140,7 @@ ks_status ks_venc_open(const ks_venc_desc *d, AVCodecContext **out, char *notice
         return KS_OK;
     }
     pthread_mutex_lock(&ks_nvenc_lock);
+    if (ks_nvenc_state == 0 && !nvidia_driver_loadable()) ks_nvenc_state = -2;
     int state = ks_nvenc_state;
     if (state >= 0) {
         ks_log_line[0] = '\0';
@@ -150,7 +163,7 @@ ks_status ks_venc_open(const ks_venc_desc *d, AVCodecContext **out, char *notice
     pthread_mutex_unlock(&ks_nvenc_lock);
     int err = try_open("libx264", d, out);
     if (err < 0) return ks_venc_fail(KS_ERR_UNSUPPORTED, err, "cannot open the libx264 encoder");
-    if (notice && notice_len)
+    if (notice && notice_len && state != -2)
         snprintf(notice, notice_len, "no NVENC session could be opened (%s); H.264 is encoded with libx264 on the CPU",
                  reason);
     return KS_OK;

@@ -139,6 +139,7 @@ struct ks_live_bench {
     int use_cuda;
     const ks_best_store *best;
     double t_peak_gbs, fma_gflops; /* for the scenes' views, as the live view measures them at start-up */
+    ks_host_peak host_peak;        /* the CPU backend's T_peak and its spread */
     unsigned modes[2];
     int nmodes;
     int has_window; /* window among the modes */
@@ -191,6 +192,7 @@ static ks_status run_live(const ks_live_bench *b, const ks_options *run, unsigne
     env.use_cuda = b->use_cuda;
     env.device = b->dev;
     env.t_peak_gbs = b->t_peak_gbs;
+    env.host_peak = b->use_cuda ? NULL : &b->host_peak;
     env.fma_gflops = b->fma_gflops;
     env.best = b->best;
     ks_live *live = NULL;
@@ -362,7 +364,8 @@ ks_status ks_bench_live(const ks_options *opt, const ks_device_info *dev, int us
         KS_TRY(ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &b.t_peak_gbs));
         KS_TRY(ks_cuda_measure_fma_gflops(5, &b.fma_gflops));
     } else {
-        b.t_peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20);
+        KS_TRY(ks_host_peak_measure(NULL, &b.host_peak));
+        b.t_peak_gbs = b.host_peak.gbs;
     }
     b.rows = calloc(KS_LIVE_MAX_ROWS, sizeof *b.rows);
     if (!b.rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");

@@ -8,26 +8,19 @@
 
 #include "kernels/common/ks_util.h"
 #include "render/chart.h"
+#include "kernels/common/host_peak.h"
 #include "render/image_io.h"
 #include "app/bench/bench_output.h"
 
 double ks_roof_host_copy_gbs(size_t bytes)
 {
-    char *a = malloc(bytes), *b = malloc(bytes);
-    double best = 0.0;
-    if (a && b) {
-        memset(a, 0x5a, bytes);
-        memset(b, 0, bytes);
-        for (int r = 0; r < 3; ++r) {
-            const double t0 = ks_now_seconds();
-            memcpy(b, a, bytes);
-            const double dt = ks_now_seconds() - t0;
-            if (dt > 0.0) best = fmax(best, 2.0 * (double)bytes / dt / 1e9);
-        }
+    const ks_host_peak_desc d = {.bytes = bytes};
+    ks_host_peak p;
+    if (ks_host_peak_measure(&d, &p) != KS_OK) {
+        ks_error_clear(); /* out of memory: no ceiling */
+        return 0.0;
     }
-    free(a);
-    free(b);
-    return best;
+    return p.gbs;
 }
 
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms)

@@ -25,8 +25,9 @@ typedef struct ks_roof_chart {
     ks_roof_pt pts[KS_ROOF_MAX_POINTS];
 } ks_roof_chart;
 
-/* The CPU backend's bandwidth ceiling for a bench: memcpy of bytes, read +
- * write, best of 3 (0 when out of memory). */
+/* The CPU backend's bandwidth ceiling for a bench: T_peak of a copy of
+ * bytes (kernels/common/host_peak.h: every thread, repeated, the best), read +
+ * write; 0 when out of memory. */
 double ks_roof_host_copy_gbs(size_t bytes);
 /* Adds a point (ignored when full, when ms or bytes is not > 0 or flops < 0).
  * A point with no flops (histogram) is drawn at the chart's left edge at the

@@ -59,6 +59,7 @@ struct ks_serve_bench {
     int use_cuda;
     const ks_best_store *best;
     double t_peak_gbs, fma_gflops;
+    ks_host_peak host_peak; /* the CPU backend's T_peak and its spread */
     serve_scene scenes[KS_SERVE_MAX_CASES];
     int nscenes;
     ks_serve_row rows[KS_SERVE_MAX_ROWS];
@@ -379,6 +380,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
     env.use_cuda = b->use_cuda;
     env.device = b->dev;
     env.t_peak_gbs = b->t_peak_gbs;
+    env.host_peak = b->use_cuda ? NULL : &b->host_peak;
     env.fma_gflops = b->fma_gflops;
     env.best = b->best;
     serve_run sr;
@@ -596,7 +598,8 @@ ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int u
         st = ks_cuda_measure_copy_gbs((size_t)256 << 20, 10, &b->t_peak_gbs);
         if (st == KS_OK) st = ks_cuda_measure_fma_gflops(5, &b->fma_gflops);
     } else if (st == KS_OK) {
-        b->t_peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20);
+        st = ks_host_peak_measure(NULL, &b->host_peak);
+        b->t_peak_gbs = b->host_peak.gbs;
     }
     if (st != KS_OK) {
         free(b);

@@ -375,6 +375,15 @@ int ks_kernel_watch_busy(ks_kernel_watch *w)
     return busy;
 }
 
+int ks_kernel_watch_ready(ks_kernel_watch *w)
+{
+    if (!w) return 0;
+    pthread_mutex_lock(&w->lock);
+    const int ready = w->head != NULL;
+    pthread_mutex_unlock(&w->lock);
+    return ready;
+}
+
 void ks_kernel_build_free(ks_kernel_build *b)
 {
     if (!b) return;

@@ -80,6 +80,8 @@ ks_status ks_kernel_watch_rebuild(ks_kernel_watch *w, int slot);
 ks_status ks_kernel_watch_task(ks_kernel_watch *w);
 /* 1 while a build is queued or running (for tests and the panel). */
 int ks_kernel_watch_busy(ks_kernel_watch *w);
+/* 1 when a finished build waits for ks_kernel_watch_poll (0 for NULL). */
+int ks_kernel_watch_ready(ks_kernel_watch *w);
 void ks_kernel_build_free(ks_kernel_build *b);
 
 #endif

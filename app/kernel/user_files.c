@@ -293,6 +293,16 @@ int ks_user_files_take_diff(ks_user_files *u, int slot, ks_user_files_diff *out)
     return fresh;
 }
 
+int ks_user_files_ready(ks_user_files *u)
+{
+    if (!u) return 0;
+    int ready = ks_kernel_watch_ready(u->watch);
+    pthread_mutex_lock(&u->lock);
+    for (int i = 0; i < u->count && !ready; ++i) ready = u->files[i].diff_fresh;
+    pthread_mutex_unlock(&u->lock);
+    return ready;
+}
+
 const ks_server_editor *ks_user_files_editor(ks_user_files *u) { return u ? ks_kernel_page_editor(u->page) : NULL; }
 
 const char *ks_user_files_name(const ks_user_files *u, int slot)

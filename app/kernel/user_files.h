@@ -76,6 +76,9 @@ const struct ks_server_editor *ks_user_files_editor(ks_user_files *u);
 /* The newest difference slice of file slot's checks, when one came since the
  * last take: 1 and *out filled (the caller frees out->values); else 0. Any thread. */
 int ks_user_files_take_diff(ks_user_files *u, int slot, ks_user_files_diff *out);
+/* 1 when a finished build or a difference slice waits for the frame loop
+ * to take it (0 for NULL). Any thread. */
+int ks_user_files_ready(ks_user_files *u);
 /* The variant name of file slot (its base name). */
 const char *ks_user_files_name(const ks_user_files *u, int slot);
 /* Once a frame: finished builds loaded (desc.load), then the block file slot

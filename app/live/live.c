@@ -44,6 +44,8 @@ struct ks_live {
     char message[256];
     ks_vmessage_kind message_kind; /* error (red banner) or notice */
     double message_until;      /* host seconds */
+    int message_drawn;         /* the last frame showed the message (its end needs a frame) */
+    int settle;                /* frames still to draw after a window event before a paused run idles */
     ks_view view;              /* this frame's view model (scene + frame fields) */
     char notices[640];         /* set-up notices (font, interop fallback), held until the run starts so
                                   that an error ending set-up stands alone on stderr */
@@ -222,7 +224,8 @@ static void view_frame(ks_live *l, ks_view *v)
         out->min_ms = st.min_ms;
         out->samples = st.samples;
     }
-    if (l->message[0] && ks_now_seconds() < l->message_until) {
+    l->message_drawn = l->message[0] && ks_now_seconds() < l->message_until;
+    if (l->message_drawn) {
         snprintf(v->message, sizeof v->message, "%s", l->message);
         v->message_kind = l->message_kind;
     }
@@ -252,11 +255,12 @@ static void record_key(ks_live *l)
 
 /* Whether this frame must show its own picture rather than the previous
  * one: the first frame, a frame that is saved (its picture is read back from
- * GL), and the last frame of a --frames run. */
+ * GL), the last frame of a --frames run, and a paused frame (a single step's
+ * picture is the one a paused run may then keep showing while it idles). */
 static int show_own_picture(const ks_live *l)
 {
     const ks_options *opt = l->env->opt;
-    if (l->frame == 0 || l->input.ctl.save_format) return 1;
+    if (l->frame == 0 || l->input.ctl.save_format || l->input.ctl.paused) return 1;
     if (ks_live_output_saves(&l->out, l->frame + 1)) return 1;
     return opt->frames && l->frame + 1 >= opt->frames;
 }
@@ -371,6 +375,46 @@ static ks_status run_frame(ks_live *l, int *quit)
     return KS_OK;
 }
 
+/* A paused run idles: while nothing needs a new frame it waits for input
+ * instead of drawing the same picture again as fast as it can (a frame that
+ * steps nothing is cheap, so such a loop spins faster, and costs more CPU,
+ * than a running one). What needs a frame: a step (N), a key's save or
+ * recording, a recording in progress (the video shows the pause as the
+ * picture held), a page's viewer waiting for pictures, a window's panels
+ * settling after an event, a message to take down, the scene's results
+ * that came in off the frame loop (ks_scene_api.ready), a stop. A --frames
+ * run never idles: its paused frames count toward N, so it ends as asked. */
+static int can_idle(const ks_live *l)
+{
+    const ks_live_controls *c = &l->input.ctl;
+    if (!c->paused || c->single || c->save_format || c->save_bare || c->rec_toggle) return 0;
+    if (l->frame == 0 || l->env->opt->frames || l->hook || l->settle > 0) return 0;
+    if (ks_display_video_on(l->video) || ks_display_wants_pictures(l->display)) return 0;
+    if (l->message_drawn && ks_now_seconds() >= l->message_until) return 0;
+    if (l->api->ready && l->api->ready(l->scene)) return 0;
+    return !ks_signals_stop_requested() && !ks_window_should_close(l->win);
+}
+
+enum { KS_IDLE_SLICE_MS = 100 }; /* how often an idle run looks again at what needs a frame */
+
+/* Waits while the run can idle; a window event or a page's input ends the
+ * wait (their frame follows at once), the rest is seen within a slice. */
+static ks_status idle(ks_live *l)
+{
+    if (!can_idle(l)) return KS_OK;
+    /* what is written and read while it waits is up to the frame shown: the
+     * timings of the frames drawn (CUDA events), the page's state */
+    KS_TRY(ks_stage_timer_drain(l->timer));
+    KS_TRY(ks_live_output_pump(&l->out, l->timer));
+    KS_TRY(ks_display_publish_state(l->display, &l->view));
+    int woke = 0;
+    while (!woke && can_idle(l)) woke = ks_display_wait(l->display, KS_IDLE_SLICE_MS * 1e-3);
+    /* the wait is no frame interval, and the panels take a frame or two to follow the pointer */
+    l->clock.last = 0.0;
+    if (woke == KS_DISPLAY_WOKE_WINDOW) l->settle = 2;
+    return KS_OK;
+}
+
 ks_status ks_live_run(ks_live *l)
 {
     const ks_options *opt = l->env->opt;
@@ -388,7 +432,11 @@ ks_status ks_live_run(ks_live *l)
     /* The frames; a failure stops them, but what was measured and asked for is still written. */
     int quit = 0;
     ks_status st = KS_OK;
-    while (!quit && st == KS_OK) st = run_frame(l, &quit);
+    while (!quit && st == KS_OK) {
+        st = idle(l);
+        if (st == KS_OK) st = run_frame(l, &quit);
+        if (l->settle > 0) --l->settle;
+    }
     char first_error[512] = "";
     if (st != KS_OK) snprintf(first_error, sizeof first_error, "%s", ks_error_message());
     if (st != KS_OK && ks_cuda_stalled()) {

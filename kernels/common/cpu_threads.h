@@ -25,7 +25,7 @@ extern "C" {
  * cost each (1 for small regions; at most omp_get_max_threads()). */
 int ks_cpu_threads(size_t items);
 
-/* The policy in words for the run's start-up line, e.g. "2 OpenMP threads,
+/* The policy in words for a bench's start-up line, e.g. "2 OpenMP threads,
  * passive waiting; regions under 131072 cells run on fewer threads". */
 void ks_cpu_policy_text(char *buf, size_t len);
 

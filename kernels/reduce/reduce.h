@@ -168,6 +168,9 @@ void ks_reduce_levels_scales(ks_reduce_levels *lv, const float *data);
  * values; 4096 sums of 256; 16 sums of 256; the total" (sum) or "1048576 values; their scans
  * within blocks of 256; the 4096 block sums; the scan" (scan). */
 void ks_reduce_levels_describe(const ks_reduce_levels *lv, char *buf, size_t cap);
+/* What strip s holds, into buf: "1048576 values", "4096 sums of 256", "the total"; scan:
+ * "1048576 values", "scans within blocks of 256", "4096 block sums", "the scan" ("" past the last). */
+void ks_reduce_levels_strip_name(const ks_reduce_levels *lv, int s, char *buf, size_t cap);
 /* The strip and element under pixel (a, b) of a w x h picture of lv (b counts rows from the
  * bottom, as the picture's pixels), as ks_reduce_draw_cpu draws them: 1, or 0 outside. */
 int ks_reduce_levels_at(const ks_reduce_levels *lv, int w, int h, int a, int b, int *strip, long long *index);

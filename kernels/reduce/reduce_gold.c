@@ -296,6 +296,20 @@ void ks_reduce_levels_describe(const ks_reduce_levels *lv, char *buf, size_t cap
     }
 }
 
+void ks_reduce_levels_strip_name(const ks_reduce_levels *lv, int s, char *buf, size_t cap)
+{
+    if (!buf || !cap) return;
+    buf[0] = '\0';
+    size_t used = 0;
+    if (s < 0 || s >= lv->count) return;
+    if (s == 0) ks_text_append(buf, cap, &used, "%lld values", lv->len[0]);
+    else if (lv->op == KS_REDUCE_OP_SCAN && s == 1) ks_text_append(buf, cap, &used, "scans within blocks of %d", lv->block);
+    else if (lv->op == KS_REDUCE_OP_SCAN && s == 2) ks_text_append(buf, cap, &used, "%lld block sums", lv->len[2]);
+    else if (lv->op == KS_REDUCE_OP_SCAN) ks_text_append(buf, cap, &used, "the scan");
+    else if (lv->len[s] == 1) ks_text_append(buf, cap, &used, "the total");
+    else ks_text_append(buf, cap, &used, "%lld sums of %d", lv->len[s], lv->block);
+}
+
 int ks_reduce_levels_at(const ks_reduce_levels *lv, int w, int h, int a, int b, int *strip, long long *index)
 {
     if (lv->count < 1 || w < 1 || h < 1 || a < 0 || b < 0 || a >= w || b >= h) return 0;

@@ -203,6 +203,20 @@ static void test_levels(void **state)
     assert_string_equal(text, "1000 values; their scans within blocks of 64; the 16 block sums; the scan");
     ks_reduce_levels_describe(&d, text, 8); /* cut, still a string */
     assert_int_equal(strlen(text), 7);
+    /* each strip's caption over the picture (issue 34 item 13: the strips had no names on it) */
+    const char *scan[] = {"1000 values", "scans within blocks of 64", "16 block sums", "the scan", ""};
+    for (int k = 0; k < 5; ++k) {
+        ks_reduce_levels_strip_name(&d, k, text, sizeof text);
+        assert_string_equal(text, scan[k]);
+    }
+    ks_reduce_levels_layout(KS_REDUCE_OP_SUM, 1 << 20, 256, &d);
+    const char *sum[] = {"1048576 values", "4096 sums of 256", "16 sums of 256", "the total"};
+    for (int k = 0; k < 4; ++k) {
+        ks_reduce_levels_strip_name(&d, k, text, sizeof text);
+        assert_string_equal(text, sum[k]);
+    }
+    ks_reduce_levels_strip_name(&d, -1, text, sizeof text);
+    assert_string_equal(text, "");
     /* hover: the strip and element under a pixel (rows from the bottom), and what it adds up */
     int strip = -1;
     long long at = -1;

@@ -17,6 +17,7 @@
 #include "kernels/common/fma_peak.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"
+#include "kernels/common/host_peak.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 
@@ -30,9 +31,11 @@ size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len)
                     "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
-        ks_text_measure(buf, len, &used, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%.2f,", r->device, r->variant,
-                        r->input, r->mode, r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs,
-                        r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        char pct[24] = "";
+        if (r->verdict == KS_PEAK_RATIO)
+            snprintf(pct, sizeof pct, "%.2f", r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        ks_text_measure(buf, len, &used, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%s,", r->device, r->variant,
+                        r->input, r->mode, r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs, pct);
         if (r->pct_cub >= 0) ks_text_measure(buf, len, &used, "%.1f,", r->pct_cub);
         else ks_text_measure(buf, len, &used, ",");
         ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
@@ -48,12 +51,19 @@ size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
                     "bytes", "bins", "ms", "GB/s", "%T_peak", "%cub");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
-        char cub[16] = "-";
+        char cub[16] = "-", pct[16] = "n/a";
         if (r->pct_cub >= 0) snprintf(cub, sizeof cub, "%.1f", r->pct_cub);
-        ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8.1f %8s\n", r->variant, r->input,
-                        r->mode, r->bytes, r->bins, r->ms, r->gbs,
-                        r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0, cub);
+        if (r->verdict == KS_PEAK_RATIO)
+            snprintf(pct, sizeof pct, "%.1f", r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8s %8s\n", r->variant, r->input,
+                        r->mode, r->bytes, r->bins, r->ms, r->gbs, pct, cub);
     }
+    for (int v = KS_PEAK_NONE; v <= KS_PEAK_EXCEEDED; ++v) /* why a %T_peak is not given, once per reason */
+        for (int i = 0; i < n; ++i)
+            if (rows[i].verdict == v) {
+                ks_text_measure(buf, len, &used, "%%T_peak n/a: %s\n", ks_peak_verdict_text((ks_peak_verdict)v));
+                break;
+            }
     return used;
 }
 
@@ -102,7 +112,8 @@ static ks_status build_users(const ks_options *opt, const ks_device_info *dev, s
 }
 
 /* One input at one size: check each variant (ours, then the kernel files), then time it. */
-static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const int *variants, int nv,
+static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const ks_host_peak *host,
+                           const int *variants, int nv,
                            const bench_users *users, ks_hist_input_kind kind, unsigned long long bytes,
                            ks_hist_mode mode, unsigned bins, ks_hbench_row *rows, int *nrows)
 {
@@ -120,8 +131,8 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
     /* The ceiling, in this run, on a copy of at least 256 MiB. */
     if (st == KS_OK && use_cuda)
         st = ks_cuda_measure_copy_gbs(bytes > (256ull << 20) ? (size_t)bytes : (size_t)256 << 20, 20, &t_peak);
-    /* the CPU's ceiling: the host copy rate, the roof the roofline chart draws too */
-    if (st == KS_OK && !use_cuda) t_peak = ks_roof_host_copy_gbs((size_t)64 << 20);
+    /* the CPU's ceiling: the host copy rate measured once for the run, the roof the roofline chart draws too */
+    if (!use_cuda) t_peak = host->gbs;
     const int first = *nrows;
     double cub_ms = -1.0;
     const int nu = use_cuda ? users->n : 0;
@@ -177,6 +188,8 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
         }
         if (st == KS_OK) {
             r->gbs = r->ms > 0 ? (double)bytes / (r->ms * 1e6) : 0.0;
+            double ratio;
+            if (!use_cuda) r->verdict = (int)ks_host_peak_ratio(host, r->gbs, &ratio);
             ++*nrows;
         }
     }
@@ -316,11 +329,13 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
     }
     int n = 0;
-    ks_status st = KS_OK;
+    ks_host_peak host;
+    memset(&host, 0, sizeof host);
+    ks_status st = use_cuda ? KS_OK : ks_host_peak_measure(NULL, &host); /* the CPU's T_peak, once */
     for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
         for (int si = 0; si < KS_HIST_OPTS(opt)->size_n && st == KS_OK; ++si)
             for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
-                st = bench_one(opt, device, use_cuda, variants, nv, &users, (ks_hist_input_kind)k,
+                st = bench_one(opt, device, use_cuda, &host, variants, nv, &users, (ks_hist_input_kind)k,
                                KS_HIST_OPTS(opt)->sizes[si], mode, bins_list[bi], rows, &n);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
     for (int i = 0; i < n; ++i) {

@@ -24,12 +24,15 @@ typedef struct ks_hbench_row {
     unsigned bins;
     double ms, min_ms; /* median, minimum */
     double gbs;        /* bytes read / median time */
-    double t_peak_gbs; /* device copy in this run (CPU: 0) */
+    double t_peak_gbs; /* device copy in this run (CPU: the host's copy, once for the run) */
+    int verdict;       /* ks_peak_verdict (kernels/common/host_peak.h) of gbs against a host T_peak:
+                          0, a ratio, unless T_peak is unreliable or exceeded (pct_tpeak then empty) */
     double pct_cub;    /* 100 * cub ms / ms for the same input and size; < 0: no cub */
 } ks_hbench_row;
 
 /* CSV (device, variant, input, mode, bytes, bins, ms, min_ms, gbs, t_peak_gbs,
- * pct_tpeak, pct_cub; an empty pct_cub where there is no cub) and the text
+ * pct_tpeak, pct_cub; an empty pct_cub where there is no cub, an empty
+ * pct_tpeak (n/a in the table) where the verdict gives no ratio) and the text
  * table into buf; return the length they need (snprintf-style). */
 size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len);
 size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len);

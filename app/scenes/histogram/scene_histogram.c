@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/scene_peak.h"
 #include "app/kernel/user_files.h"
 #include "app/kernel/user_diff.h"
 #include "kernels/common/ks_util.h"
@@ -33,6 +34,7 @@ enum {
 typedef struct hist_scene {
     int use_cuda;
     double t_peak_gbs;
+    const ks_scene_env *env;  /* T_peak's verdict (app/scene_peak.h) */
     double fma_gflops;
     int w, h;
     unsigned char *data; /* host copy of the input */
@@ -216,6 +218,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: out of host memory");
     s->use_cuda = env->use_cuda;
     s->t_peak_gbs = env->t_peak_gbs;
+    s->env = env;
     s->fma_gflops = env->fma_gflops;
     s->w = opt->width > 0 ? opt->width : 1280;
     s->h = opt->height > 0 ? opt->height : 800;
@@ -474,10 +477,8 @@ static void view(void *self, ks_view *v)
         const double ms = t.median_ms, gbs = t.median_gbs;
         ks_view_num(v, KS_VGROUP_KERNEL, "chunk time", ms, "ms", KS_VFMT_F4);
         ks_view_num(v, KS_VGROUP_KERNEL, "read", gbs, "GB/s", KS_VFMT_F1);
-        if (s->t_peak_gbs > 0) {
-            ks_view_num(v, KS_VGROUP_KERNEL, "read/T_peak", gbs / s->t_peak_gbs, "x", KS_VFMT_F2);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->t_peak_gbs, "GB/s", KS_VFMT_INT);
-        }
+        ks_scene_peak_ratio(v, s->env, KS_VGROUP_KERNEL, "read/T_peak", gbs);
+        ks_scene_peak_rows(v, s->env, KS_VGROUP_KERNEL, "T_peak");
         if (s->cub_ms > 0 && ms > 0) {
             ks_view_num(v, KS_VGROUP_KERNEL, "of cub", s->cub_ms / ms, "", KS_VFMT_PCT);
             ks_view_num(v, KS_VGROUP_KERNEL, "cub chunk time", s->cub_ms, "ms", KS_VFMT_F4);
@@ -560,6 +561,13 @@ static const struct ks_server_editor *editor(void *self)
     return ks_user_files_editor(s->files);
 }
 
+/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
+static int ready(void *self)
+{
+    hist_scene *s = self;
+    return ks_user_files_ready(s->files);
+}
+
 const ks_scene_api ks_scene_histogram_api = {
     .name = "histogram",
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub, then your\n"
@@ -580,4 +588,5 @@ const ks_scene_api ks_scene_histogram_api = {
     .view = view,
     .finish = finish,
     .editor = editor,
+    .ready = ready,
 };

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "kernels/common/fma_peak.h"
+#include "kernels/common/host_peak.h"
 #include "kernels/laplace/laplace.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
@@ -57,9 +58,30 @@ static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
         else snprintf(regs, sizeof regs, "-");
         if (r->occupancy > 0) snprintf(occ, sizeof occ, "%.0f%%", 100.0 * r->occupancy);
         else snprintf(occ, sizeof occ, "-");
-        ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7.3f %5s %6s%s\n", r->variant, grid,
-                        block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, regs, occ,
+        char ratio[16] = "n/a";
+        if (r->ratio >= 0.0) snprintf(ratio, sizeof ratio, "%.3f", r->ratio);
+        ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7s %5s %6s%s\n", r->variant, grid,
+                        block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, ratio, regs, occ,
                         r->best ? "  <- best" : "");
+    }
+    /* why a ratio is not given, once per reason */
+    for (int v = KS_PEAK_NONE; v <= KS_PEAK_EXCEEDED; ++v) {
+        int rows_n = 0;
+        double spread = 0.0;
+        for (int i = 0; i < n; ++i)
+            if (rows[i].ratio < 0.0 && rows[i].verdict == v) {
+                ++rows_n;
+                spread = rows[i].t_peak_spread;
+            }
+        if (!rows_n) continue;
+        if (v == KS_PEAK_UNRELIABLE)
+            ks_text_measure(buf, cap, &used, "ratio n/a: %s: T_peak's repetitions spread %.0f %% (more than %.0f %%)\n",
+                            ks_peak_verdict_text(v), 100.0 * spread, 100.0 * KS_HOST_PEAK_MAX_SPREAD);
+        else if (v == KS_PEAK_EXCEEDED)
+            ks_text_measure(buf, cap, &used, "ratio n/a: %s in %d %s: no ratio above 1 is shown\n",
+                            ks_peak_verdict_text(v), rows_n, ks_plural(rows_n, "row", "rows"));
+        else
+            ks_text_measure(buf, cap, &used, "ratio n/a: %s\n", ks_peak_verdict_text(v));
     }
     return used;
 }
@@ -69,14 +91,18 @@ static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
     const ks_bench_row *rows = rows_;
     size_t used = 0;
     ks_text_measure(buf, cap, &used, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
-                    "occupancy,best,cc\n");
+                    "occupancy,best,cc,t_peak_spread\n");
     for (int i = 0; i < n; ++i) {
         const ks_bench_row *r = &rows[i];
+        /* empty: not given (docs/benchmarks.md, "T_eff and T_peak") */
+        char ratio[24] = "", spread[24] = "";
+        if (r->ratio >= 0.0) snprintf(ratio, sizeof ratio, "%.4f", r->ratio);
+        if (r->host_peak) snprintf(spread, sizeof spread, "%.3f", r->t_peak_spread);
         /* Device names have no commas or quotes in practice; quote them anyway. */
-        ks_text_measure(buf, cap, &used, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%.4f,%d,%.3f,%d,%s\n", r->device,
+        ks_text_measure(buf, cap, &used, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%s,%d,%.3f,%d,%s,%s\n", r->device,
                         r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-                        r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, r->ratio, r->registers,
-                        r->occupancy, r->best, r->cc[0] ? r->cc : "-");
+                        r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, ratio, r->registers,
+                        r->occupancy, r->best, r->cc[0] ? r->cc : "-", spread);
     }
     return used;
 }
@@ -157,7 +183,7 @@ static ks_status check_against_gold(int dims, int variant, const int block[3])
     return st;
 }
 
-/* The CPU backend: the gold routine, host clock, memcpy ceiling. */
+/* The CPU backend: the gold routine on the host clock (T_peak is measured once for the run). */
 static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
 {
     const size_t bytes = ks_grid_bytes(g);
@@ -184,16 +210,8 @@ static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
         a = b;
         b = t;
     }
-    double copy[5];
-    for (int r = 0; r < 5; ++r) {
-        const double t0 = (ks_now_seconds() * 1e3);
-        memcpy(b, a, bytes);
-        copy[r] = 2.0 * (double)bytes / (((ks_now_seconds() * 1e3) - t0) * 1e-3) / 1e9;
-    }
     qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
-    qsort(copy, 5, sizeof *copy, ks_cmp_double);
     row->ms_per_iter = ms[reps / 2];
-    row->t_peak_gbs = copy[2];
     free(a);
     free(b);
     free(ms);
@@ -380,9 +398,11 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
 }
 
 /* PNG chart: T_eff / T_peak of each variant's best block against grid points
- * (log x), with T_peak itself as the line y = 1. */
+ * (log x), with T_peak itself as the line y = 1. On the CPU backend T_eff in
+ * GB/s under T_peak's line: a ratio there may not be given (host_peak.h). */
 static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, int n)
 {
+    const int host = n > 0 && rows[0].host_peak;
     enum { KS_MAX_VARIANTS = KS_CHART_MAX_SERIES - 1 };
     char names[KS_MAX_VARIANTS][32];
     double xs[KS_MAX_VARIANTS][KS_MAX_LIST], ys[KS_MAX_VARIANTS][KS_MAX_LIST];
@@ -405,13 +425,13 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
         }
         if (series[k].n == KS_MAX_LIST) continue;
         xs[k][series[k].n] = points;
-        ys[k][series[k].n] = rows[i].ratio;
+        ys[k][series[k].n] = host ? rows[i].t_eff_gbs : rows[i].ratio;
         ++series[k].n;
         int seen = 0;
         for (int p = 0; p < npeak; ++p) seen |= peak_x[p] == points;
         if (!seen && npeak < KS_MAX_LIST) {
             peak_x[npeak] = points;
-            peak_y[npeak++] = 1.0;
+            peak_y[npeak++] = host ? rows[i].t_peak_gbs : 1.0;
         }
     }
     if (nseries == 0) return KS_OK;
@@ -426,7 +446,9 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
         for (int b = a; b > 0 && peak_x[b] < peak_x[b - 1]; --b) {
             double t = peak_x[b]; peak_x[b] = peak_x[b - 1]; peak_x[b - 1] = t;
         }
-    series[nseries].name = "T_peak (copy)";
+    series[nseries].name = !host ? "T_peak (copy)"
+                           : rows[0].verdict == KS_PEAK_UNRELIABLE ? "T_peak (host copy; unreliable: busy CPU)"
+                                                                   : "T_peak (host copy)";
     series[nseries].x = peak_x;
     series[nseries].y = peak_y;
     series[nseries].n = npeak;
@@ -435,7 +457,8 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
     char title[384];
     snprintf(title, sizeof title, "kernelscope bench %s on %s: best block per variant",
              opt->scene->name, rows[0].device);
-    ks_chart_desc d = {.title = title, .x_label = "grid (log scale of points)", .y_label = "T_eff / T_peak",
+    ks_chart_desc d = {.title = title, .x_label = "grid (log scale of points)",
+                       .y_label = host ? "T_eff (GB/s)" : "T_eff / T_peak",
                        .log_x = 1, .series = series, .series_count = nseries};
     /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
     char tick_text[KS_MAX_LIST][48];
@@ -519,6 +542,13 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
         st = ks_cuda_measure_fma_gflops(5, &fma_gflops);
         if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n);
     } else {
+        /* T_peak once, before the grids: every thread, repeated, the best (kernels/common/host_peak.h) */
+        ks_host_peak peak;
+        st = ks_host_peak_measure(NULL, &peak);
+        if (st == KS_OK)
+            printf("T_peak %.1f GB/s: a host copy by %d %s, best of %d repetitions, spread %.0f %%%s\n", peak.gbs,
+                   peak.threads, ks_plural(peak.threads, "thread", "threads"), peak.reps, 100.0 * peak.spread,
+                   peak.reliable ? "" : " (unreliable: busy CPU)");
         for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
@@ -530,7 +560,10 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             r->grid[2] = g.nz;
             st = bench_cpu_grid(&g, opt->reps, r);
             r->t_eff_gbs = 2.0 * (double)ks_grid_bytes(&g) / (r->ms_per_iter * 1e-3) / 1e9;
-            r->ratio = r->t_eff_gbs / r->t_peak_gbs;
+            r->host_peak = 1;
+            r->t_peak_gbs = peak.gbs;
+            r->t_peak_spread = peak.spread;
+            r->verdict = (int)ks_host_peak_ratio(&peak, r->t_eff_gbs, &r->ratio);
         }
     }
     if (st == KS_OK && n == 0 && !ks_signals_stop_requested())

@@ -19,8 +19,12 @@ typedef struct ks_bench_row {
     int block[3];
     double ms_per_iter;
     double t_eff_gbs;   /* 2 x field bytes / time per iteration */
-    double t_peak_gbs;  /* copy bandwidth measured in the same run, same size */
-    double ratio;       /* t_eff / t_peak */
+    double t_peak_gbs;  /* copy bandwidth measured in the same run: a device copy of the field's size, or
+                           (host_peak) the host's copy, once for the whole run */
+    double ratio;       /* t_eff / t_peak; < 0: not given (host_peak: verdict says why) */
+    int host_peak;      /* 1: T_peak is the host's copy (kernels/common/host_peak.h), with a spread */
+    double t_peak_spread; /* host_peak: (best - median) / best of T_peak's repetitions */
+    int verdict;        /* host_peak: the ks_peak_verdict of ratio */
     int registers;
     double occupancy;   /* 0..1 */
     int best;           /* fastest block for this variant and grid */

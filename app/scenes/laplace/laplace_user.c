@@ -331,6 +331,16 @@ static int page_busy(void *user)
     return u->watch && ks_kernel_watch_busy(u->watch);
 }
 
+int ks_laplace_user_ready(ks_laplace_user *u)
+{
+    if (!u) return 0;
+    int ready = ks_kernel_watch_ready(u->watch);
+    pthread_mutex_lock(&u->lock);
+    ready |= u->diff.fresh.valid;
+    pthread_mutex_unlock(&u->lock);
+    return ready;
+}
+
 const ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u) { return u ? ks_kernel_page_editor(u->page) : NULL; }
 
 ks_status ks_laplace_user_create(const ks_laplace_user_desc *d, ks_laplace_user **out)

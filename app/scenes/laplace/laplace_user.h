@@ -45,6 +45,8 @@ ks_status ks_laplace_user_poll(ks_laplace_user *u, ks_lsolver *solver, int varia
  * temporary name and a rename (the watch then builds it), refused (409)
  * while a build is on its way. NULL without --edit. */
 const struct ks_server_editor *ks_laplace_user_editor(ks_laplace_user *u);
+/* 1 when a finished build or a difference answer waits for the frame loop (0 for NULL). */
+int ks_laplace_user_ready(ks_laplace_user *u);
 /* The panel: what the last build of each file did. */
 void ks_laplace_user_view(const ks_laplace_user *u, int variant, ks_view *v);
 

@@ -445,6 +445,16 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     tune_cadences(s);
     tune_iters(s, ctx);
     const int iters = ctx->single ? 1 : ctx->step ? scene_frame_iters(s) : 0;
+    /* what this frame asks of the GPU comes back a frame or so later: frames
+     * that step, follow a key or move the probe are followed by a few more
+     * before a paused run may idle (ready) */
+    const int probe_moved = s->probe_valid != s->asked_probe_valid ||
+                            (s->probe_valid && memcmp(s->probe, s->asked_probe, sizeof s->probe) != 0);
+    if (iters > 0 || s->keyed || probe_moved) s->readback_frames = KS_LAPLACE_READBACK_FRAMES;
+    else if (s->readback_frames > 0) --s->readback_frames;
+    s->keyed = 0;
+    s->asked_probe_valid = s->probe_valid;
+    memcpy(s->asked_probe, s->probe, sizeof s->probe);
     if (s->use_cuda) KS_TRY(compute_cuda(s, ctx, iters));
     else KS_TRY(compute_cpu(s, ctx, iters));
     if (iters > 0) s->last_iters = iters;
@@ -659,6 +669,15 @@ static const struct ks_server_editor *editor(void *self)
     return ks_laplace_user_editor(s->user);
 }
 
+/* A paused run idles unless this says 1: a user's build or difference
+ * answer waits, or (on the GPU) the residual, slice range and probe that a
+ * recent frame asked for are still on their way back (poll_readback). */
+static int ready(void *self)
+{
+    ks_laplace_scene *s = self;
+    return (s->use_cuda && s->readback_frames > 0) || ks_laplace_user_ready(s->user);
+}
+
 ks_status ks_laplace_mpi_follow(const ks_options *o)
 {
     const ks_lmulti_desc md = {ks_laplace_grid(o, 0), 1, NULL, 1, 1};
@@ -689,6 +708,7 @@ const ks_scene_api ks_scene_laplace_api = {
     .create = create,
     .destroy = destroy,
     .editor = editor,
+    .ready = ready,
     .stream = stream,
     .zoomable = 1,
     .max_image_size = max_image_size,

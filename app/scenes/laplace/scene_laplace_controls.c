@@ -122,6 +122,7 @@ ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled)
 {
     ks_laplace_scene *s = self;
     *handled = 1;
+    s->keyed = 1;
     const int page = ks_slice_max_index(&s->grid, s->axis) / 10 + 1;
     switch (ev->key) {
     case KS_KEY_TAB: return next_kernel(s);

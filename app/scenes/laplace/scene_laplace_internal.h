@@ -14,6 +14,9 @@
 #include "app/scenes/laplace/laplace_user.h"
 
 enum { KS_HISTORY = KS_VIEW_PLOT };
+/* Frames a paused run still draws after one that asked the GPU anything new:
+ * its readback lands a frame or two later. */
+enum { KS_LAPLACE_READBACK_FRAMES = 3 };
 
 typedef struct ks_laplace_scene {
     const ks_scene_env *env;
@@ -43,6 +46,9 @@ typedef struct ks_laplace_scene {
     ks_cellmap view;         /* this frame's picture: which cells each pixel shows */
     int probe_valid;
     int probe[3];
+    int keyed;               /* a scene key came since the last frame */
+    int asked_probe_valid, asked_probe[3]; /* the probe the last frame asked for */
+    int readback_frames;     /* frames still to draw before what was asked is back (ready) */
     int probe_span[2];       /* cells the probed pixel covers along its two axes */
     float probe_value;
     float hist_x[KS_HISTORY], hist_y[KS_HISTORY];

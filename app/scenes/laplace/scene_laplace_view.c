@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/scene_peak.h"
 #include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/scene_laplace_internal.h"
 #include "kernels/common/ks_util.h"
@@ -247,7 +248,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
             const double t_eff = 2.0 * field_bytes / t_iter / 1e9;
             ks_view_num(v, KS_VGROUP_KERNEL, "Jacobi", t_iter * 1e3, "ms/it", KS_VFMT_F4);
             ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t_eff, "GB/s", t_eff < 100.0 ? KS_VFMT_G4 : KS_VFMT_INT);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff / s->env->t_peak_gbs, "x", KS_VFMT_F2);
+            ks_scene_peak_ratio(v, s->env, KS_VGROUP_KERNEL, "T_eff/T_peak", t_eff);
             /* Roofline, one iteration: 6 (3D) or 4 (2D) adds and a multiply per
              * point; the field read and written once per launch (a temporally
              * blocked launch does steps_per_launch iterations). */
@@ -259,8 +260,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     }
     ks_view_roof(v, &s->roof, roof_name(s), "one Jacobi iteration", s->env->t_peak_gbs,
                  s->use_cuda ? s->env->fma_gflops : 0.0);
-    ks_view_num(v, KS_VGROUP_KERNEL, "T_peak", s->env->t_peak_gbs, s->use_cuda ? "GB/s (device copy)" : "GB/s (memcpy)",
-                KS_VFMT_INT);
+    ks_scene_peak_rows(v, s->env, KS_VGROUP_KERNEL, "T_peak");
     if (s->grid.dims == 3)
         ks_view_text(v, KS_VGROUP_SCENE, "slice", "%c = %d", ks_axis_names[s->axis], s->index);
     ks_view_num(v, KS_VGROUP_SCENE, "range lo", s->lo, "", KS_VFMT_G4);

@@ -720,6 +720,13 @@ static const struct ks_server_editor *editor(void *self)
     return ks_user_files_editor(s->files);
 }
 
+/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
+static int ready(void *self)
+{
+    matmul_scene *s = self;
+    return ks_user_files_ready(s->files);
+}
+
 const ks_scene_api ks_scene_matmul_api = {
     .name = "matmul",
     .help = "Matmul scene\n"
@@ -738,4 +745,5 @@ const ks_scene_api ks_scene_matmul_api = {
     .view = view,
     .finish = finish,
     .editor = editor,
+    .ready = ready,
 };

@@ -95,15 +95,19 @@ static size_t table_text(const void *b_, int n, char *buf, size_t cap)
                     "ms", "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        char block[16] = "-";
+        /* n/a where the CSV leaves the field empty (the CPU backend: no device copy, no CUB) */
+        char block[16] = "-", peak[32] = "n/a", ratio[32] = "n/a", vs[32] = "n/a";
         if (b->block[i]) snprintf(block, sizeof block, "%d", b->block[i]);
-        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %6s %10.4f %10.1f %10.1f %7.3f %7.3f\n", w->op,
-                        w->variant, w->n, block, w->ms, w->t_eff_gbs, w->t_peak_gbs, w->ratio, w->vs_cub);
+        if (w->t_peak_gbs > 0) snprintf(peak, sizeof peak, "%.1f", w->t_peak_gbs);
+        if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.3f", w->ratio);
+        if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.3f", w->vs_cub);
+        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %6s %10.4f %10.1f %10s %7s %7s\n", w->op, w->variant, w->n,
+                        block, w->ms, w->t_eff_gbs, peak, ratio, vs);
     }
     return used;
 }
 
-/* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (ratio and vs_cub empty: n/a) */
+/* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (t_peak_gbs, ratio and vs_cub empty: n/a) */
 static size_t csv_text(const void *b_, int n, char *buf, size_t cap)
 {
     (void)n;
@@ -114,18 +118,20 @@ static size_t csv_text(const void *b_, int n, char *buf, size_t cap)
     ks_text_measure(buf, cap, &used, "device,op,variant,n,ms,t_eff_gbs,t_peak_gbs,ratio,vs_cub,cc\n");
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        char ratio[32] = "", vs[32] = "";
+        char peak[32] = "", ratio[32] = "", vs[32] = "";
+        if (w->t_peak_gbs > 0) snprintf(peak, sizeof peak, "%.2f", w->t_peak_gbs);
         if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.4f", w->ratio);
         if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.4f", w->vs_cub);
-        ks_text_measure(buf, cap, &used, "%s,%s,%s,%lld,%.6f,%.2f,%.2f,%s,%s,%s\n", device, w->op, w->variant, w->n,
-                        w->ms, w->t_eff_gbs, w->t_peak_gbs, ratio, vs, r->cc);
+        ks_text_measure(buf, cap, &used, "%s,%s,%s,%lld,%.6f,%.2f,%s,%s,%s,%s\n", device, w->op, w->variant, w->n,
+                        w->ms, w->t_eff_gbs, peak, ratio, vs, r->cc);
     }
     return used;
 }
 
 /* The variants along x (in the table's order, named without their op), one series
  * per op and N: T_eff / T_peak (CPU: GB/s), so the variants of one size read side
- * by side and a sum's line never runs into a scan's. */
+ * by side and a sum's line never runs into a scan's. The CPU backend has one
+ * routine per op: the ops along x ("sum", "scan"), one series per N. */
 static ks_status write_chart(const void *b_, const char *dir)
 {
     const ks_reduce_bench_result *r = &((const reduce_bench *)b_)->r;
@@ -137,24 +143,27 @@ static ks_status write_chart(const void *b_, const char *dir)
     int nv = 0, ns = 0;
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
-        char full[80], label[80]; /* "sum_tree" -> "tree"; the CPU's rows are "cpu" for both ops */
+        char full[80], label[80]; /* "sum_tree" -> "tree"; the CPU's rows are "cpu" for both ops: named by op */
         snprintf(full, sizeof full, "%s %s", w->op, w->variant);
         const size_t op_len = strlen(w->op);
+        const int cpu = strcmp(w->variant, "cpu") == 0;
         snprintf(label, sizeof label, "%s",
-                 strncmp(w->variant, w->op, op_len) == 0 && w->variant[op_len] == '_' ? w->variant + op_len + 1
-                                                                                     : w->variant);
+                 cpu ? w->op
+                     : strncmp(w->variant, w->op, op_len) == 0 && w->variant[op_len] == '_' ? w->variant + op_len + 1
+                                                                                           : w->variant);
         int v = 0, k = 0;
         while (v < nv && strcmp(vnames[v], full) != 0) ++v;
         if (v == nv) {
             if (nv == NV) continue;
             snprintf(vnames[v], sizeof vnames[v], "%s", full);
-            ticks[v] = v;
+            ticks[v] = v + 1; /* category slots 1, 2, ...: half a slot of room either side */
             ++nv;
         }
         snprintf(labels[v], sizeof labels[v], "%s", label);
         tick_labels[v] = labels[v];
         char sname[48];
-        snprintf(sname, sizeof sname, "%s, N = %lld", w->op, w->n);
+        if (cpu) snprintf(sname, sizeof sname, "cpu, N = %lld", w->n);
+        else snprintf(sname, sizeof sname, "%s, N = %lld", w->op, w->n);
         while (k < ns && strcmp(snames[k], sname) != 0) ++k;
         if (k == ns) {
             if (ns == NS) continue;
@@ -162,17 +171,19 @@ static ks_status write_chart(const void *b_, const char *dir)
             series[k] = (ks_chart_series){snames[k], xs[k], ys[k], 0};
             ++ns;
         }
-        xs[k][series[k].n] = v;
+        xs[k][series[k].n] = v + 1;
         ys[k][series[k].n++] = r->use_cuda ? w->ratio : w->t_eff_gbs;
     }
     if (!ns) return KS_OK;
     char title[400];
-    snprintf(title, sizeof title, "bench reduce, %s: T_eff %s per variant", r->device,
-             r->use_cuda ? "/ T_peak (device copy)" : "(GB/s)");
+    if (r->use_cuda) snprintf(title, sizeof title, "bench reduce, %s: T_eff / T_peak (device copy) per variant", r->device);
+    else snprintf(title, sizeof title, "bench reduce, %s: T_eff (GB/s) of the sum and the scan per N", r->device);
     const ks_chart_desc d = {.width = 1280, .height = 640, .title = title,
-                             .x_label = "variant (sum: 4N bytes read; scan: 4N read + 4N written)",
+                             .x_label = r->use_cuda ? "variant (sum: 4N bytes read; scan: 4N read + 4N written)"
+                                                    : "op (sum: 4N bytes read; scan: 4N read + 4N written)",
                              .y_label = r->use_cuda ? "T_eff / T_peak" : "T_eff, GB/s", .series = series,
-                             .series_count = ns, .x_ticks = ticks, .x_tick_labels = tick_labels, .x_tick_count = nv};
+                             .series_count = ns, .x_ticks = ticks, .x_tick_labels = tick_labels, .x_tick_count = nv,
+                             .x_categories = 1};
     return ks_bench_chart_write(&d, dir, "bench_reduce.png", NULL, 0);
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/scene_peak.h"
 #include "app/kernel/user_files.h"
 #include "app/scene.h"
 #include "app/scenes.h"
@@ -31,6 +32,7 @@ typedef struct reduce_scene {
     const ks_options *opt;
     int use_cuda;
     double t_peak_gbs, fma_gflops;
+    const ks_scene_env *env;      /* T_peak's verdict (app/scene_peak.h) */
     int w, h;
     int probe_valid, probe_a, probe_b; /* the cursor over the picture (its pixels, rows from the bottom) */
     ks_reduce_desc desc;          /* n, seed, block, input */
@@ -163,6 +165,7 @@ static ks_status rd_create(const ks_scene_env *env, void **self)
     s->opt = opt;
     s->use_cuda = env->use_cuda;
     s->t_peak_gbs = env->t_peak_gbs;
+    s->env = env;
     s->fma_gflops = env->fma_gflops;
     s->w = opt->width > 0 ? opt->width : 1280;
     s->h = opt->height > 0 ? opt->height : 800;
@@ -402,6 +405,11 @@ static void rd_view(void *self, ks_view *v)
     char strips[KS_VIEW_TEXT];
     ks_reduce_levels_describe(&s->lv, strips, sizeof strips);
     ks_view_text(v, KS_VGROUP_SCENE, "strips, top down", "%s", strips);
+    for (int k = 0; k < s->lv.count; ++k) { /* each strip's caption over its top left corner */
+        char strip[64];
+        ks_reduce_levels_strip_name(&s->lv, k, strip, sizeof strip);
+        ks_view_label(v, 0.0f, (float)k / (float)s->lv.count, "%d: %s", k + 1, strip);
+    }
     if (s->gpu && s->active >= 0) {
         ks_reduce_user_attrs a;
         ks_reduce_user_get_attrs(s->user[s->active], &a);
@@ -419,10 +427,8 @@ static void rd_view(void *self, ks_view *v)
     if (ks_timing_window_stats(window(s), &t)) {
         ks_view_num(v, KS_VGROUP_KERNEL, "time per run (back to back)", t.median_ms, "ms", KS_VFMT_F4);
         ks_view_num(v, KS_VGROUP_KERNEL, "T_eff", t.median_gbs, "GB/s", KS_VFMT_F1);
-        if (s->t_peak_gbs > 0) {
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_eff/T_peak", t.median_gbs / s->t_peak_gbs, "x", KS_VFMT_F2);
-            ks_view_num(v, KS_VGROUP_KERNEL, "T_peak (copy)", s->t_peak_gbs, "GB/s", KS_VFMT_INT);
-        }
+        ks_scene_peak_ratio(v, s->env, KS_VGROUP_KERNEL, "T_eff/T_peak", t.median_gbs);
+        ks_scene_peak_rows(v, s->env, KS_VGROUP_KERNEL, "T_peak");
         const ks_reduce_variant cub = ks_reduce_cub_variant(op);
         ks_timing_stats tc;
         if (s->gpu && (s->active >= 0 || s->variant != cub) && ks_timing_window_stats(&s->win[cub], &tc) &&
@@ -460,6 +466,13 @@ static const struct ks_server_editor *editor(void *self)
     return ks_user_files_editor(s->files);
 }
 
+/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
+static int ready(void *self)
+{
+    reduce_scene *s = self;
+    return ks_user_files_ready(s->files);
+}
+
 const ks_scene_api ks_scene_reduce_api = {
     .name = "reduce",
     .help = "Tab / shift+Tab: next / previous variant, then your --kernel-file kernels (CPU backend:\n"
@@ -477,4 +490,5 @@ const ks_scene_api ks_scene_reduce_api = {
     .finish = rd_finish,
     .status = rd_status,
     .editor = editor,
+    .ready = ready,
 };
