@@ -195,14 +195,23 @@ def start_lab(scratch, env):
     return lab, token
 
 
-async def wait_for(what, check, procs, every=0.1):
-    """Waits until check() gives a true value (returned); fails when one of procs has ended."""
+ERRORS = ("(() => { const e = Array.from(document.querySelectorAll('.jp-OutputArea-output')).find((o) =>"
+          " o.innerText.includes('Traceback (most recent call last)'));"
+          " return e ? e.innerText.slice(-1500) : ''; })()")
+
+
+async def wait_for(what, check, procs, every=0.1, cdp=None):
+    """Waits until check() gives a true value (returned); fails when one of procs has ended or, with
+    cdp, when a cell of the notebook shows an error."""
     while True:
         got = check()
         if asyncio.iscoroutine(got):
             got = await got
         if got:
             return got
+        error = await cdp.eval(ERRORS) if cdp is not None else ""
+        if error:
+            raise SystemExit("FAIL: a cell failed while waiting for %s:\n%s" % (what, error))
         for name, p in procs.items():
             if p.poll() is not None:
                 raise SystemExit("FAIL: %s ended (status %d) while waiting for %s" % (name, p.returncode, what))
@@ -245,7 +254,7 @@ async def main():
     params = {"scratch": scratch, "size": a.size, "rounds": a.rounds, "seconds": a.fps}
     setup = SETUP % params
     if a.roll:  # a step cheaper than the picture: the widget's own rate, not the solver's, is measured
-        setup = setup.replace("\nv = ks.Viewer", "\nu = np.random.default_rng(1).random((N, N), dtype=np.float32)\n"
+        setup = setup.replace("\nv = ks.Viewer", "\nu = np.fromfunction(lambda y, x: np.sin(x / 40.0) * np.cos(y / 60.0), (N, N), dtype=np.float32)\n"
                               "def step(u):\n    return np.roll(u, 7, axis=1)\nv = ks.Viewer")
     cells = [cell(setup), cell(MEASURE % params if a.fps else LOOP)]
     with open(os.path.join(scratch, "widget.ipynb"), "w") as f:
@@ -291,7 +300,8 @@ async def main():
         frames = "(() => { const e = document.querySelector('%s'); return e ? +e.dataset.frames : 0; })()" % WIDGET
         if a.fps:
             return await measure(a, cdp, frames, scratch, procs)
-        n = await wait_for("3 pictures drawn in the widget", lambda: cdp.eval(frames + " >= 3 && " + frames), procs)
+        n = await wait_for("3 pictures drawn in the widget", lambda: cdp.eval(frames + " >= 3 && " + frames), procs,
+                           cdp=cdp)
         print("ok: the widget drew %d pictures" % n)
 
         # 2. a key pressed in the widget, back from poll()
@@ -300,7 +310,7 @@ async def main():
             await cdp.call("Input.dispatchKeyEvent", type=kind, key="k", code="KeyK", text="k" if kind == "keyDown" else "",
                            windowsVirtualKeyCode=75, nativeVirtualKeyCode=75)
         keys_file = os.path.join(scratch, "keys.json")
-        await wait_for("the key back from poll() (keys.json)", lambda: os.path.exists(keys_file), procs)
+        await wait_for("the key back from poll() (keys.json)", lambda: os.path.exists(keys_file), procs, cdp=cdp)
         got = json.load(open(keys_file))
         if got["keys"] != ["k"]:
             raise SystemExit("FAIL: poll() gave keys %r, not ['k']" % got["keys"])

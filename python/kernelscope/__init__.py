@@ -307,6 +307,8 @@ class Viewer:
         from . import notebook
         if self._v is None or not self.url:
             return {"text/plain": "kernelscope.Viewer(%s)" % ("closed" if self._v is None else "no page: serve=None")}
+        if not notebook.in_kernel():  # IPython in a terminal: no notebook to draw in
+            return {"text/plain": "kernelscope.Viewer(%s)" % self.url}
         if notebook.have_widget():
             return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
         return notebook.page_fallback(self.url, notebook.INSTALL_HINT) or {

@@ -647,7 +647,12 @@ class KernelMagic:
                 del self.runs[scene]
             return None
         url = _Run.URL.search(url_line).group(1)
-        # the lines printed right after the page's (the first check's line comes before it)
+        prefix = "kernelscope: %s: " % run.name
+        if not any(line.startswith(prefix) for line in run.lines):  # the check's line, when it follows the page's
+            at = run.lines.index(url_line) + 1
+            checked = run.follow(at, lambda l: l.startswith(prefix), print, self.START_TIMEOUT)
+            if checked is not None:
+                print(checked)
         self._show(run, url, display)
         return None
 
