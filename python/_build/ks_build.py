@@ -13,7 +13,8 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIST_INFO = "%s-%s.dist-info" % (NAME, VERSION)
 METADATA = ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: Watch a field of your own program live in a "
             "browser page (the kernelscope C library)\nRequires-Python: >=3.8\n"
-            "Requires-Dist: numpy\n" % (NAME, VERSION))  # pyproject.toml's dependencies
+            "Requires-Dist: numpy\nProvides-Extra: notebook\nRequires-Dist: anywidget>=0.9; extra == \"notebook\"\n"
+            "Requires-Dist: jupyterlab>=4; extra == \"notebook\"\n" % (NAME, VERSION))  # pyproject.toml's dependencies
 WHEEL = "Wheel-Version: 1.0\nGenerator: ks_build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
 
 

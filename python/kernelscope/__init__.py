@@ -20,6 +20,11 @@ memory through __cuda_array_interface__ (CuPy, PyTorch CUDA tensors, Numba): the
 sampled by a kernel queued on the array's own stream, so show() does not wait for the GPU. Every
 failure is a kernelscope.Error with the library's one-line message; a bad argument is also a
 ValueError (kernelscope.InvalidArgument).
+
+In a notebook (kernelscope.notebook): a Viewer is a live output (the last expression of a cell, or
+display(v.widget())), streamed through the notebook's own kernel connection; without serve= it
+gets a page on a free loopback port there. %load_ext kernelscope adds the %%kernelscope cell
+magic: the cell is a kernel file for a scene of the app (kernelscope SCENE --kernel-file).
 """
 import ctypes
 import ctypes.util
@@ -27,7 +32,7 @@ import operator
 import os
 import sys
 
-__all__ = ["Viewer", "Error", "InvalidArgument", "library_path"]
+__all__ = ["Viewer", "Error", "InvalidArgument", "library_path", "load_ipython_extension"]
 __version__ = "0.1.0"
 
 
@@ -253,6 +258,12 @@ class Viewer:
     def __init__(self, serve=None, title=None, colormap=None, range=None, max_size=None, token=None, record=None,
                  record_fps=0, window=False):
         lib = _library()
+        if serve is None and "ipykernel" in sys.modules:
+            from . import notebook
+            if notebook.in_kernel():  # the widget shows the page: one on loopback, reachable from this process alone
+                serve = "127.0.0.1:0"
+        self._title = title or "kernelscope"
+        self._live = None
         d = _Desc()
         # the bytes objects must live as long as the call
         self._keep = [_text(title, "title"), _text(serve, "serve"), _text(token, "token"), _text(colormap, "colormap"),
@@ -275,6 +286,33 @@ class Viewer:
     def url(self):
         """The page to open ("" without serve)."""
         return _library().ks_viewer_url(self._handle()).decode()
+
+    def widget(self, max_fps=60):
+        """The live view as a notebook widget (anywidget): the picture, the values, the plot and the
+        stage table, relayed from the viewer's page through this kernel at most max_fps pictures a
+        second; keys pressed in it reach poll(). One widget a viewer, shown as often as you like."""
+        from . import notebook
+        if not self.url:
+            raise Error("the widget shows the viewer's page: make the viewer with serve='127.0.0.1:0' (the default "
+                        "in a notebook)")
+        if not notebook.have_widget():
+            raise Error(notebook.INSTALL_HINT)
+        if self._live is None:
+            self._live = notebook.Live(self.url, title=self._title, max_fps=max_fps)
+        return self._live.widget
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        """In a notebook, the viewer shown is its widget; without anywidget, the page (Colab: through
+        its port proxy) and how to get the widget."""
+        from . import notebook
+        if self._v is None or not self.url:
+            return {"text/plain": "kernelscope.Viewer(%s)" % ("closed" if self._v is None else "no page: serve=None")}
+        if not notebook.in_kernel():  # IPython in a terminal: no notebook to draw in
+            return {"text/plain": "kernelscope.Viewer(%s)" % self.url}
+        if notebook.have_widget():
+            return self.widget()._repr_mimebundle_(include=include, exclude=exclude)
+        return notebook.page_fallback(self.url, notebook.INSTALL_HINT) or {
+            "text/plain": "kernelscope: the page, through Colab's proxy"}
 
     def _handle(self):
         if self._v is None:
@@ -431,7 +469,11 @@ class Viewer:
         when the recording could not be written."""
         if self._v is not None:
             v, self._v = self._v, None
-            _check(_library().ks_viewer_close(v))
+            try:
+                _check(_library().ks_viewer_close(v))
+            finally:
+                if getattr(self, "_live", None) is not None:
+                    self._live.stop("closed (the last picture stays)")
 
     def __enter__(self):
         return self
@@ -443,3 +485,14 @@ class Viewer:
         if getattr(self, "_v", None) is not None:
             _library().ks_viewer_destroy(self._v)
             self._v = None
+
+
+def load_ipython_extension(ipython):
+    """%load_ext kernelscope: the %%kernelscope cell magic (kernelscope.notebook)."""
+    from . import notebook
+    notebook.load_ipython_extension(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from . import notebook
+    notebook.unload_ipython_extension(ipython)
