@@ -146,9 +146,9 @@ static void test_best_lag(void **state)
  * measured gpu - cpu of 270660 ns; the PM samples every 20 us as CUPTI gave
  * them, which were on CUPTI's (host) clock: the first sample starting at
  * enable time, then one every 20 us. */
-enum { RUN1_SAMPLES = 1422 };
-static const int64_t run1_offset = 270660; /* gpu - cpu */
-static const uint64_t run1_spans[5][2] = {
+enum { H200_SAMPLES = 1422 };
+static const int64_t h200_offset = 270660; /* gpu - cpu */
+static const uint64_t h200_spans[5][2] = {
     {1795908697691013706ull, 1795908697694014711ull}, {1795908697694017174ull, 1795908697694518483ull},
     {1795908697694520915ull, 1795908697695521741ull}, {1795908697695524237ull, 1795908697696025450ull},
     {1795908697696028361ull, 1795908697698029180ull},
@@ -163,17 +163,17 @@ static double cover(uint64_t a, uint64_t b, uint64_t lo, uint64_t hi)
 
 /* The run's samples, their values what the kernels did, on the clock whose
  * timestamps are sample_clock_minus_cpu away from CUPTI's. */
-static int run1_samples(ks_tl_sample *s, int64_t sample_clock_minus_cpu)
+static int h200_samples(ks_tl_sample *s, int64_t sample_clock_minus_cpu)
 {
     const uint64_t first_end = 1795908697690668902ull;
     int n = 0;
-    for (int i = 0; i < RUN1_SAMPLES; ++i) {
+    for (int i = 0; i < H200_SAMPLES; ++i) {
         const uint64_t t0 = i == 0 ? 1795908696634726393ull : first_end + 20000ull * (uint64_t)(i - 1);
         const uint64_t t1 = i == 0 ? first_end : t0 + 20000ull;
         double dram = 0.0, sm = 0.0;
         for (int k = 0; k < 5; ++k) { /* the kernels on CUPTI's clock */
-            const double c = cover(t0, t1, run1_spans[k][0] - (uint64_t)run1_offset,
-                                   run1_spans[k][1] - (uint64_t)run1_offset);
+            const double c = cover(t0, t1, h200_spans[k][0] - (uint64_t)h200_offset,
+                                   h200_spans[k][1] - (uint64_t)h200_offset);
             sm += 99.5 * c;
             if (k == 1 || k == 3) dram += 88.0 * c;
         }
@@ -183,12 +183,12 @@ static int run1_samples(ks_tl_sample *s, int64_t sample_clock_minus_cpu)
     return n;
 }
 
-static void run1_span_list(ks_tl_span *sp)
+static void h200_span_list(ks_tl_span *sp)
 {
     memset(sp, 0, 5 * sizeof *sp);
     for (int k = 0; k < 5; ++k) {
-        sp[k].start_ns = run1_spans[k][0];
-        sp[k].end_ns = run1_spans[k][1];
+        sp[k].start_ns = h200_spans[k][0];
+        sp[k].end_ns = h200_spans[k][1];
         snprintf(sp[k].name, sizeof sp[k].name, "%s", k % 2 ? "kst_copy_kernel" : "kst_spin_kernel");
     }
 }
@@ -198,15 +198,15 @@ static void run1_span_list(ks_tl_span *sp)
 static void test_best_lag_back_to_back(void **state)
 {
     (void)state;
-    static ks_tl_sample s[RUN1_SAMPLES];
-    const int ns = run1_samples(s, 0);
+    static ks_tl_sample s[H200_SAMPLES];
+    const int ns = h200_samples(s, 0);
     ks_tl_span sp[5];
-    run1_span_list(sp);
+    h200_span_list(sp);
     const int64_t lag = ks_tl_best_lag(s, ns, sp, 5, 2000000, 10000);
-    print_message("  H200 run: best lag %+lld ns, expected about %+lld\n", (long long)lag, (long long)-run1_offset);
-    assert_true(llabs(lag + run1_offset) <= 20000);
+    print_message("  H200 run: best lag %+lld ns, expected about %+lld\n", (long long)lag, (long long)-h200_offset);
+    assert_true(llabs(lag + h200_offset) <= 20000);
     /* with the samples on the spans' clock, about 0 */
-    const int ns2 = run1_samples(s, run1_offset);
+    const int ns2 = h200_samples(s, h200_offset);
     const int64_t lag2 = ks_tl_best_lag(s, ns2, sp, 5, 2000000, 10000);
     print_message("  aligned: best lag %+lld ns\n", (long long)lag2);
     assert_true(llabs(lag2) <= 20000);
