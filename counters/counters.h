@@ -24,7 +24,8 @@ extern "C" {
 
 /* ---- What is measured: logical metrics, each mapped to a CUPTI metric name per GPU generation ---- */
 
-/* The warp-stall reasons, as Nsight Compute's Warp State Statistics names them. */
+/* The warp-stall reasons, as Nsight Compute's Warp State Statistics names
+ * them ("Selected", the cycle a warp issues, is not a stall and not here). */
 typedef enum ks_stall_id {
     KS_STALL_LONG_SCOREBOARD = 0,
     KS_STALL_MIO_THROTTLE,
@@ -43,6 +44,7 @@ typedef enum ks_stall_id {
     KS_STALL_MEMBAR,
     KS_STALL_SLEEPING,
     KS_STALL_MISC,
+    KS_STALL_GMMA,  /* Hopper's warpgroup matrix instructions (wgmma); absent on other chips */
     KS_STALL_NUM
 } ks_stall_id;
 
@@ -118,6 +120,9 @@ typedef struct ks_kernel_counters {
     char name[KS_COUNTER_NAME];
     double values[KS_CTR_NUM];          /* raw, in ks_counters_info(i)->unit */
     unsigned char present[KS_CTR_NUM];  /* 0: this GPU lacks the metric (absent, not zero) */
+    /* from the caller (ks_counters_set_launch), 0 unknown */
+    int load_bytes, store_bytes;        /* bytes a thread reads (writes) in one global access */
+    int occupancy_from_launch;          /* 1: theoretical occupancy is the launch's, not a counter */
 } ks_kernel_counters;
 
 typedef struct ks_counter_set {
@@ -132,6 +137,25 @@ typedef struct ks_counter_set {
     char metric[KS_CTR_NUM][KS_COUNTER_METRIC];
     ks_kernel_counters kernels[KS_COUNTERS_MAX_KERNELS];
 } ks_counter_set;
+
+/* What the caller knows of a kernel's launch that the counters may not give.
+ * Zero: unknown. */
+typedef struct ks_counter_launch {
+    /* the warps the launch's registers, shared memory and block size let an
+     * SM hold, of its maximum, 0..1: cudaOccupancyMaxActiveBlocksPerMultiprocessor
+     * as ks_cuda_kernel_attrs gives it (ks_kernel_attrs.occupancy) */
+    double occupancy_theoretical;
+    /* bytes each thread reads (writes) in one global load (store): 4 a float,
+     * 8 a double or float2, 16 a float4. A coalesced warp then needs that many
+     * 32-byte sectors a request: the ideal the panel holds sectors per request against. */
+    int load_bytes, store_bytes;
+} ks_counter_launch;
+
+/* Adds the launch's figures to kernel `kernel` of s (< 0: every kernel):
+ * theoretical occupancy where the GPU has no counter for it (a counter CUPTI
+ * read is kept), and the access widths. Values outside 0..1 or 1..32 bytes
+ * are left unknown. */
+void ks_counters_set_launch(ks_counter_set *s, int kernel, const ks_counter_launch *launch);
 
 /* ---- Why there are no counters: one status, one line ---- */
 
@@ -219,6 +243,7 @@ typedef struct ks_counter_derived {
     double l1_hit_pct, l2_hit_pct;
     double gld_sectors_per_request, gst_sectors_per_request;
     double sectors_per_request; /* loads and stores together */
+    double gld_ideal, gst_ideal; /* sectors a request of a coalesced warp at the launch's access width; NaN unknown */
     double bank_conflicts;      /* loads + stores */
     double shared_ways;         /* wavefronts per shared instruction: 1 conflict-free, 32 a 32-way conflict */
     double occupancy_achieved, occupancy_theoretical; /* 0..1 */

@@ -58,31 +58,30 @@ static const ks_counter_info info_table[KS_CTR_NUM] = {
                                      "Warp Cycles Per Issued Instruction",
                                      "cycles a warp takes between two of its instructions; the stalls add up to it",
                                      0},
+    /* the words fit a panel row's label (under 64 bytes); ncu's label is the hover */
     [KS_CTR_STALL_FIRST + KS_STALL_LONG_SCOREBOARD] =
         STALL_INFO("long_scoreboard", "Stall Long Scoreboard",
                    "waiting for data from global memory (long scoreboard)"),
     [KS_CTR_STALL_FIRST + KS_STALL_MIO_THROTTLE] =
-        STALL_INFO("mio_throttle", "Stall MIO Throttle",
-                   "memory-instruction queue full (MIO throttle): shared, constant or special math"),
+        STALL_INFO("mio_throttle", "Stall MIO Throttle", "shared/constant/special-math queue full (MIO throttle)"),
     [KS_CTR_STALL_FIRST + KS_STALL_LG_THROTTLE] =
         STALL_INFO("lg_throttle", "Stall LG Throttle", "global/local memory queue full (LG throttle)"),
     [KS_CTR_STALL_FIRST + KS_STALL_BARRIER] =
-        STALL_INFO("barrier", "Stall Barrier", "at a __syncthreads barrier, waiting for the block"),
+        STALL_INFO("barrier", "Stall Barrier", "at __syncthreads, waiting for the block (barrier)"),
     [KS_CTR_STALL_FIRST + KS_STALL_SHORT_SCOREBOARD] =
         STALL_INFO("short_scoreboard", "Stall Short Scoreboard",
-                   "waiting for shared memory or a slow math result (short scoreboard)"),
+                   "waiting for shared memory or slow math (short scoreboard)"),
     [KS_CTR_STALL_FIRST + KS_STALL_MATH_PIPE_THROTTLE] =
         STALL_INFO("math_pipe_throttle", "Stall Math Pipe Throttle",
                    "the math unit it needs is busy (math pipe throttle)"),
     [KS_CTR_STALL_FIRST + KS_STALL_TEX_THROTTLE] =
-        STALL_INFO("tex_throttle", "Stall TEX Throttle", "texture unit queue full (TEX throttle)"),
+        STALL_INFO("tex_throttle", "Stall Tex Throttle", "texture unit queue full (tex throttle)"),
     [KS_CTR_STALL_FIRST + KS_STALL_WAIT] =
         STALL_INFO("wait", "Stall Wait", "a fixed wait between dependent instructions (wait)"),
     [KS_CTR_STALL_FIRST + KS_STALL_NOT_SELECTED] =
         STALL_INFO("not_selected", "Stall Not Selected", "ready, but the scheduler picked another warp (not selected)"),
     [KS_CTR_STALL_FIRST + KS_STALL_NO_INSTRUCTION] =
-        STALL_INFO("no_instruction", "Stall No Instruction",
-                   "waiting for its next instruction to be fetched (no instruction)"),
+        STALL_INFO("no_instruction", "Stall No Instruction", "waiting for its next instruction (no instruction)"),
     [KS_CTR_STALL_FIRST + KS_STALL_BRANCH_RESOLVING] =
         STALL_INFO("branch_resolving", "Stall Branch Resolving", "waiting for a branch to resolve (branch resolving)"),
     [KS_CTR_STALL_FIRST + KS_STALL_DISPATCH_STALL] =
@@ -90,12 +89,13 @@ static const ks_counter_info info_table[KS_CTR_NUM] = {
     [KS_CTR_STALL_FIRST + KS_STALL_DRAIN] =
         STALL_INFO("drain", "Stall Drain", "finishing its memory writes before exiting (drain)"),
     [KS_CTR_STALL_FIRST + KS_STALL_IMC_MISS] =
-        STALL_INFO("imc_miss", "Stall IMC Miss", "waiting for constant memory (constant cache miss)"),
-    [KS_CTR_STALL_FIRST + KS_STALL_MEMBAR] =
-        STALL_INFO("membar", "Stall Membar", "at a memory fence (membar)"),
+        STALL_INFO("imc_miss", "Stall IMC Miss", "waiting for constant memory (IMC miss)"),
+    [KS_CTR_STALL_FIRST + KS_STALL_MEMBAR] = STALL_INFO("membar", "Stall Membar", "at a memory fence (membar)"),
     [KS_CTR_STALL_FIRST + KS_STALL_SLEEPING] =
-        STALL_INFO("sleeping", "Stall Sleeping", "asleep (__nanosleep) or waiting at __syncwarp (sleeping)"),
-    [KS_CTR_STALL_FIRST + KS_STALL_MISC] = STALL_INFO("misc", "Stall Misc", "other reasons (misc)"),
+        STALL_INFO("sleeping", "Stall Sleeping", "asleep (__nanosleep) or held at __syncwarp (sleeping)"),
+    [KS_CTR_STALL_FIRST + KS_STALL_MISC] = STALL_INFO("misc", "Stall Misc", "other hardware reasons (misc)"),
+    [KS_CTR_STALL_FIRST + KS_STALL_GMMA] =
+        STALL_INFO("gmma", "Stall GMMA", "waiting for warpgroup tensor-core work, wgmma (GMMA)"),
 };
 
 /* Stall metric names: ncu's Warp State Statistics breakdown (warps stalled
@@ -122,6 +122,7 @@ static const char *const stall_names[KS_STALL_NUM][2] = {
     [KS_STALL_MEMBAR] = STALL_NAMES("membar"),
     [KS_STALL_SLEEPING] = STALL_NAMES("sleeping"),
     [KS_STALL_MISC] = STALL_NAMES("misc"),
+    [KS_STALL_GMMA] = STALL_NAMES("gmma"),
 };
 
 /* Names used on every generation unless a generation's row below says otherwise. */

@@ -137,6 +137,32 @@ ks_counters_why ks_counters_why_from_cupti(int r)
     }
 }
 
+/* ---- What the caller knows of the launch ---- */
+
+static int width_ok(int bytes) { return bytes >= 1 && bytes <= 32; }
+
+static void set_launch_one(ks_kernel_counters *k, const ks_counter_launch *l)
+{
+    const double occ = l->occupancy_theoretical;
+    /* a counter CUPTI read is kept; the launch's figure fills in where the chip has none */
+    if (!k->present[KS_CTR_OCC_THEORETICAL_PCT] && occ > 0.0 && occ <= 1.0) {
+        k->values[KS_CTR_OCC_THEORETICAL_PCT] = 100.0 * occ;
+        k->present[KS_CTR_OCC_THEORETICAL_PCT] = 1;
+        k->occupancy_from_launch = 1;
+    }
+    k->load_bytes = width_ok(l->load_bytes) ? l->load_bytes : 0;
+    k->store_bytes = width_ok(l->store_bytes) ? l->store_bytes : 0;
+}
+
+void ks_counters_set_launch(ks_counter_set *s, int kernel, const ks_counter_launch *launch)
+{
+    if (s == NULL || launch == NULL || s->nkernels <= 0 || s->nkernels > KS_COUNTERS_MAX_KERNELS ||
+        kernel >= s->nkernels)
+        return;
+    for (int k = kernel < 0 ? 0 : kernel; k < (kernel < 0 ? s->nkernels : kernel + 1); ++k)
+        set_launch_one(&s->kernels[k], launch);
+}
+
 /* ---- Derived figures ---- */
 
 ks_status ks_counters_combine(const ks_counter_set *s, int kernel, ks_kernel_counters *out)
@@ -176,6 +202,14 @@ ks_status ks_counters_combine(const ks_counter_set *s, int kernel, ks_kernel_cou
         out->present[m] = (unsigned char)present;
         out->values[m] = !present ? NAN : summed ? sum : weight > 0 ? sum / weight : NAN;
     }
+    /* an access width holds for the kernels as one only when they share it */
+    out->load_bytes = s->kernels[0].load_bytes;
+    out->store_bytes = s->kernels[0].store_bytes;
+    for (int k = 1; k < s->nkernels; ++k) {
+        if (s->kernels[k].load_bytes != out->load_bytes) out->load_bytes = 0;
+        if (s->kernels[k].store_bytes != out->store_bytes) out->store_bytes = 0;
+    }
+    for (int k = 0; k < s->nkernels; ++k) out->occupancy_from_launch |= s->kernels[k].occupancy_from_launch;
     return KS_OK;
 }
 
@@ -207,6 +241,9 @@ void ks_counters_derive(const ks_kernel_counters *k, double model_bytes, ks_coun
     d->gld_sectors_per_request = ratio(gld_s, gld_r);
     d->gst_sectors_per_request = ratio(gst_s, gst_r);
     d->sectors_per_request = ratio(add(gld_s, gst_s), add(gld_r, gst_r));
+    /* 32 threads of w bytes each: 32 * w bytes, w sectors of 32 bytes */
+    d->gld_ideal = width_ok(k->load_bytes) ? (double)k->load_bytes : NAN;
+    d->gst_ideal = width_ok(k->store_bytes) ? (double)k->store_bytes : NAN;
     d->bank_conflicts = add(value_of(k, KS_CTR_SHARED_LD_CONFLICTS), value_of(k, KS_CTR_SHARED_ST_CONFLICTS));
     d->shared_ways = ratio(add(value_of(k, KS_CTR_SHARED_LD_WAVEFRONTS), value_of(k, KS_CTR_SHARED_ST_WAVEFRONTS)),
                            add(value_of(k, KS_CTR_SHARED_LD_INST), value_of(k, KS_CTR_SHARED_ST_INST)));
@@ -313,6 +350,24 @@ static ks_counter_row *metric_row(row_writer *w, const ks_kernel_counters *k, co
     return r;
 }
 
+/* Sectors per request against a coalesced warp's at the access width (ideal; NaN unknown). */
+static void sectors_words(double per_request, double ideal, const char *op, char *buf, size_t cap)
+{
+    if (isnan(ideal))
+        snprintf(buf, cap,
+                 "ideal = the bytes each thread %ss at once: 4 (float), 8 (double, float2), 16 (float4); above it: "
+                 "scattered or strided",
+                 op);
+    else if (isnan(per_request))
+        snprintf(buf, cap, "ideal %.0f for %.0f-byte %ss", ideal, ideal, op);
+    else if (per_request <= 1.1 * ideal)
+        snprintf(buf, cap, "ideal %.0f for %.0f-byte %ss (a warp's %.0f consecutive bytes): coalesced", ideal, ideal,
+                 op, 32.0 * ideal);
+    else
+        snprintf(buf, cap, "%.1fx the %.0f a coalesced warp of %.0f-byte %ss needs: scattered or strided",
+                 per_request / ideal, ideal, ideal, op);
+}
+
 int ks_counters_rows(const ks_counter_set *s, int kernel, double model_bytes, ks_counter_row *rows, int cap)
 {
     if (s == NULL || rows == NULL || cap <= 0) return 0;
@@ -356,13 +411,12 @@ int ks_counters_rows(const ks_counter_set *s, int kernel, double model_bytes, ks
     r = metric_row(&w, &k, "gld_sectors_per_request", "global load sectors / request", d.gld_sectors_per_request,
                    "%.2f", "", ld, 2);
     if (r != NULL && r->present)
-        snprintf(r->words, sizeof r->words,
-                 "4: a warp reads 128 consecutive bytes (coalesced); 32: every thread its own sector");
+        sectors_words(d.gld_sectors_per_request, d.gld_ideal, "load", r->words, sizeof r->words);
     const ks_counter_id st[] = {KS_CTR_GST_SECTORS, KS_CTR_GST_REQUESTS};
     r = metric_row(&w, &k, "gst_sectors_per_request", "global store sectors / request", d.gst_sectors_per_request,
                    "%.2f", "", st, 2);
     if (r != NULL && r->present)
-        snprintf(r->words, sizeof r->words, "4 when a warp writes 128 consecutive bytes");
+        sectors_words(d.gst_sectors_per_request, d.gst_ideal, "store", r->words, sizeof r->words);
     const ks_counter_id bc[] = {KS_CTR_SHARED_LD_CONFLICTS, KS_CTR_SHARED_ST_CONFLICTS};
     r = metric_row(&w, &k, "bank_conflicts", "shared bank conflicts", d.bank_conflicts, "%.0f", "", bc, 2);
     if (r != NULL && r->present && !isnan(d.shared_ways))
@@ -376,8 +430,15 @@ int ks_counters_rows(const ks_counter_set *s, int kernel, double model_bytes, ks
     if (r != NULL && r->present && !isnan(d.occupancy_theoretical))
         snprintf(r->words, sizeof r->words, "of %.0f %% this launch allows (theoretical)",
                  100.0 * d.occupancy_theoretical);
-    metric_row(&w, &k, "occupancy_theoretical", "theoretical occupancy", 100.0 * d.occupancy_theoretical, "%.1f",
-               "%", ot, 1);
+    r = metric_row(&w, &k, "occupancy_theoretical", "theoretical occupancy", 100.0 * d.occupancy_theoretical,
+                   "%.1f", "%", ot, 1);
+    if (r != NULL && k.occupancy_from_launch) {
+        snprintf(r->hover, sizeof r->hover,
+                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor (the launch's registers, shared memory and block)");
+        snprintf(r->words, sizeof r->words, "what the launch's resources allow (CUDA's occupancy calculator)");
+    } else if (r != NULL && !r->present) {
+        snprintf(r->words, sizeof r->words, "this GPU has no counter for it, and the launch's figure was not given");
+    }
     const ks_counter_id ck[] = {KS_CTR_SM_CLOCK_HZ};
     metric_row(&w, &k, "sm_clock", "SM clock", d.sm_clock_mhz, "%.0f", "MHz", ck, 1);
 

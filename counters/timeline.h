@@ -1,7 +1,7 @@
 /* The timeline: the GPU's DRAM throughput and SM activity sampled every
  * 20-100 us by CUPTI's PM sampler, and each kernel's start, end and name
- * from CUPTI's activity records, both on the GPU's clock (its global timer,
- * nanoseconds), kept in bounded rings that the live loop reads each frame
+ * from CUPTI's activity records, both put on the GPU's clock (its global
+ * timer, nanoseconds), kept in bounded rings that the live loop reads each frame
  * without blocking. A worker thread decodes the samples and flushes the
  * records; reading copies the newest entries.
  *
@@ -62,23 +62,41 @@ uint64_t ks_tl_ring_pushed(const ks_tl_ring *r);
 
 /* ---- Clocks ---- */
 
-/* Which clock the PM sampler's timestamps are on. */
+/* Which clock the PM sampler's timestamps are on: measured at every
+ * ks_timeline_start, never assumed (on an H200 with CUDA 13 they were on
+ * CUPTI's clock, 0.27 ms from the GPU's timer). */
 typedef enum ks_tl_domain {
     KS_TL_DOMAIN_GPU = 0, /* the GPU's global timer (as the marker kernel reads it) */
-    KS_TL_DOMAIN_CPU,     /* CUPTI's host timestamps (as its activity records carry) */
+    KS_TL_DOMAIN_CPU,     /* CUPTI's clock (host time, as its activity records carry) */
+    KS_TL_DOMAIN_OTHER,   /* neither: an offset of its own, as fitted (to about a sample interval) */
 } ks_tl_domain;
 
-/* Given a decoded sample's timestamp, CUPTI's host clock now, and the
- * measured offset gpu - cpu: the domain the timestamp is nearer to. When the
- * two clocks are within max_skew_ns of each other, GPU (they cannot be told
- * apart, and GPU needs no conversion). */
-ks_tl_domain ks_tl_pick_domain(uint64_t sample_ns, uint64_t cpu_now_ns, int64_t gpu_minus_cpu_ns,
-                               int64_t max_skew_ns);
+typedef struct ks_tl_clock_fit {
+    int measured;                 /* 1: the marker showed in the samples; else nothing below is decided */
+    ks_tl_domain domain;
+    int64_t samples_minus_cpu_ns; /* the samples' clock minus CUPTI's: 0, gpu - cpu, or the fit's */
+    int64_t fitted_ns;            /* what the samples alone gave (to about a sample interval) */
+    double contrast;              /* SM % inside the marker minus outside it, at the fit; NaN: none */
+    int distinct;                 /* 1: gpu - cpu is large enough for samples to tell the clocks apart */
+} ks_tl_clock_fit;
+
+/* Samples as the PM sampler decoded them (on their own clock), taken while a
+ * marker kernel that kept every SM busy ran from cpu_start to cpu_end on
+ * CUPTI's clock: the lag that lines the marker up with the samples' step in
+ * SM activity, and from it the samples' clock (CPU when the lag is within two
+ * intervals of 0, GPU within two intervals of gpu_minus_cpu, else OTHER).
+ * Not measured when the step is under 20 points (SM not sampled, or other
+ * work kept the SMs busy). */
+ks_tl_clock_fit ks_tl_fit_clock(const ks_tl_sample *s, int ns, uint64_t cpu_start, uint64_t cpu_end,
+                                int64_t gpu_minus_cpu_ns, int64_t interval_ns);
 
 /* The lag (ns) that, added to every span, best lines the spans up with the
- * samples: DRAM or SM activity inside spans minus outside them is largest.
- * Tried from -max_lag_ns to +max_lag_ns in steps of step_ns; 0 when nothing
- * can be told. A check of the clock alignment: near 0 when it is right. */
+ * samples: the span edges cut time into segments, DRAM and SM activity is
+ * taken as constant in each, and the lag with the least squared error wins
+ * (so kernels back to back, a copy between spins, count by their own levels).
+ * Tried from -max_lag_ns to +max_lag_ns in steps of step_ns; ties go to the
+ * lag nearest 0, and 0 when nothing can be told. A check of the clock
+ * alignment: within about a sample interval of 0 when it is right. */
 int64_t ks_tl_best_lag(const ks_tl_sample *s, int ns, const ks_tl_span *spans, int nspans, int64_t max_lag_ns,
                        int64_t step_ns);
 
@@ -158,8 +176,11 @@ typedef struct ks_timeline_info {
     double interval_us;        /* as configured */
     int time_trigger;          /* 1: interval in ns; 0: in system clocks (Turing, GA100) */
     int64_t gpu_minus_cpu_ns;  /* clock offset measured with the marker kernel */
-    int domain_known;          /* 1 once the first sample decided the PM clock's domain */
-    ks_tl_domain domain;
+    int domain_known;          /* 1 once a start measured the PM clock (ks_tl_fit_clock) */
+    ks_tl_domain domain;       /* as measured; CUPTI's clock until a start could measure it */
+    int64_t samples_minus_cpu_ns; /* the PM clock minus CUPTI's, as applied */
+    int64_t clock_fit_ns;      /* the last start's fit (samples alone) */
+    double clock_contrast;     /* and its step in SM %, NaN when it had none */
     uint64_t samples, spans;   /* pushed so far */
     uint64_t decode_passes, overflows, decode_errors, records_dropped;
     char last_error[256];      /* the worker's last failure ("" none) */
@@ -172,6 +193,10 @@ typedef struct ks_timeline_info {
  * ks_timeline_start. One timeline per process. */
 ks_status ks_timeline_create(const ks_timeline_desc *desc, ks_timeline **out);
 void ks_timeline_destroy(ks_timeline *tl);
+/* Starts sampling and measures the samples' clock: a marker kernel keeps
+ * every SM busy for 10 sampling intervals (0.5 ms at least) and
+ * ks_tl_fit_clock finds its step in the samples (a few ms, on the calling
+ * thread, whose device must be current). */
 ks_status ks_timeline_start(ks_timeline *tl);
 ks_status ks_timeline_stop(ks_timeline *tl); /* what was recorded stays readable */
 /* Waits until everything the GPU did before the call is decoded and in the

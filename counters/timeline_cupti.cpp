@@ -27,7 +27,6 @@ enum {
     HW_BUFFER_BYTES = 64 << 20, /* the PM sampler's buffer on the GPU: seconds of samples */
     ACTIVITY_BUFFER_BYTES = 1 << 20,
 };
-static const int64_t max_skew_ns = 50000000; /* clocks closer than this cannot be told apart by a sample's age */
 
 struct ks_timeline {
     const ks_cupti *api;
@@ -58,9 +57,13 @@ struct ks_timeline {
     std::mutex pm_mutex;  /* PM calls: start and stop on the caller's thread, decoding on the worker */
     int sampling;
 
-    int64_t offset_ns; /* gpu - cpu */
-    int domain_known;
-    ks_tl_domain domain;
+    int sms;
+    int64_t offset_ns; /* gpu - cpu, from create's markers */
+    /* the samples' clock, measured at each start (ks_tl_fit_clock); read by get_info without locks */
+    std::atomic<int> domain_known, domain;
+    std::atomic<int64_t> samples_minus_cpu_ns, clock_fit_ns;
+    std::atomic<double> clock_contrast;
+    std::atomic<int64_t> sample_shift_ns; /* added to a sample's timestamps: onto the GPU's clock */
     /* the marker's record, while calibrating */
     std::atomic<uint64_t> marker_start, marker_end;
 
@@ -101,9 +104,9 @@ static void take_kernel(ks_timeline *tl, const CUpti_ActivityKernel10 *k)
     char full[256];
     ks_cupti_demangle(k->name, full, sizeof full);
     if (strstr(full, KS_TL_MARKER_NAME) != nullptr) {
+        /* the clock marker: calibrating waits for it; its span stays in the ring (it did run) */
         tl->marker_start.store(k->start);
         tl->marker_end.store(k->end);
-        return;
     }
     ks_tl_span s;
     memset(&s, 0, sizeof s);
@@ -136,10 +139,13 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 /* ---- PM samples ---- */
 
-/* Decodes what the PM sampler's buffer holds into the sample ring. pm_mutex held. */
-static ks_status decode_locked(ks_timeline *tl)
+/* Decodes what the PM sampler's buffer holds into the sample ring, moved onto
+ * the GPU's clock; or, with hold, as they are into hold (while the clock is
+ * measured). pm_mutex held. */
+static ks_status decode_locked(ks_timeline *tl, std::vector<ks_tl_sample> *hold)
 {
     const ks_cupti *api = tl->api;
+    const uint64_t shift = (uint64_t)tl->sample_shift_ns.load(); /* modular: a shift may be negative */
     for (int round = 0; round < 64; ++round) {
         KS_CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params, dec);
         dec.pPmSamplingObject = tl->pm;
@@ -175,23 +181,16 @@ static ks_status decode_locked(ks_timeline *tl)
             sr = api->cuptiProfilerHostEvaluateToGpuValues(&ev);
             if (sr != CUPTI_SUCCESS)
                 return ks_cupti_fail(api, sr, "cuptiProfilerHostEvaluateToGpuValues", __FILE__, __LINE__);
-            if (!tl->domain_known) {
-                uint64_t now = 0;
-                tl->api->cuptiGetTimestamp(&now);
-                tl->domain = ks_tl_pick_domain(si.endTimestamp, now, tl->offset_ns, max_skew_ns);
-                tl->domain_known = 1;
-                ks_cupti_tracef(&tl->tr,
-                                "timeline: first sample ends at %llu, CUPTI clock now %llu, gpu - cpu %lld ns: "
-                                "samples on the %s clock",
-                                (unsigned long long)si.endTimestamp, (unsigned long long)now,
-                                (long long)tl->offset_ns, tl->domain == KS_TL_DOMAIN_GPU ? "GPU" : "CPU");
-            }
-            const uint64_t shift = tl->domain == KS_TL_DOMAIN_CPU ? (uint64_t)tl->offset_ns : 0;
             double v[KS_TL_METRICS];
             for (int m = 0; m < KS_TL_METRICS; ++m) v[m] = tl->index_of[m] >= 0 ? values[tl->index_of[m]] : NAN;
-            const ks_tl_sample s = ks_tl_decode_sample(si.startTimestamp + shift, si.endTimestamp + shift,
-                                                       v[KS_TL_DRAM], v[KS_TL_DRAM_READ], v[KS_TL_DRAM_WRITE],
-                                                       v[KS_TL_SM]);
+            ks_tl_sample s = ks_tl_decode_sample(si.startTimestamp, si.endTimestamp, v[KS_TL_DRAM],
+                                                 v[KS_TL_DRAM_READ], v[KS_TL_DRAM_WRITE], v[KS_TL_SM]);
+            if (hold != nullptr) {
+                hold->push_back(s);
+                continue;
+            }
+            s.t0_ns += shift;
+            s.t1_ns += shift;
             ks_tl_ring_push(&tl->samples, &s);
         }
         /* an empty image again for the next decode */
@@ -211,7 +210,7 @@ static void worker_main(ks_timeline *tl)
         lock.unlock();
         {
             std::lock_guard<std::mutex> pm_lock(tl->pm_mutex);
-            if (tl->sampling && decode_locked(tl) != KS_OK) {
+            if (tl->sampling && decode_locked(tl, nullptr) != KS_OK) {
                 tl->decode_errors++;
                 set_worker_error(tl, ks_error_message());
             }
@@ -362,6 +361,29 @@ static ks_status enable_sampler(ks_timeline *tl)
     return KS_OK;
 }
 
+/* Completed activity buffers until the marker's record is in (a forced
+ * flush would hand it over unfinished): its start and end on CUPTI's clock. */
+static ks_status marker_record(ks_timeline *tl, uint64_t *cs, uint64_t *ce)
+{
+    const double t0 = ks_now_seconds();
+    int flushes = 0;
+    while (tl->marker_end.load() == 0 && ks_now_seconds() - t0 < 2.0) {
+        const CUptiResult r = KS_CUPTI_CALL(tl->api, flushes < 3 ? &tl->tr : nullptr, cuptiActivityFlushAll, 0);
+        if (r != CUPTI_SUCCESS) return ks_cupti_fail(tl->api, r, "cuptiActivityFlushAll", __FILE__, __LINE__);
+        if (tl->marker_end.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ++flushes;
+    }
+    if (tl->marker_end.load() == 0)
+        (void)KS_CUPTI_CALL(tl->api, &tl->tr, cuptiActivityFlushAll, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    ks_cupti_tracef(&tl->tr, "timeline clock: marker record after %d flushes, %.1f ms", flushes,
+                    (ks_now_seconds() - t0) * 1e3);
+    *cs = tl->marker_start.load();
+    *ce = tl->marker_end.load();
+    if (*cs == 0 || *ce == 0)
+        return ks_counters_fail(KS_CTRS_FAILED, "the clock marker's activity record did not arrive");
+    return KS_OK;
+}
+
 /* gpu - cpu from the marker kernel: its global-timer readings against its activity record. */
 static ks_status calibrate(ks_timeline *tl)
 {
@@ -370,23 +392,9 @@ static ks_status calibrate(ks_timeline *tl)
         tl->marker_start.store(0);
         tl->marker_end.store(0);
         unsigned long long gpu[2] = {0, 0};
-        KS_TRY(ks_tl_marker_run(gpu, 20000));
-        /* completed buffers until the marker's record is in (a forced flush would hand it over unfinished) */
-        const double t0 = ks_now_seconds();
-        int flushes = 0;
-        while (tl->marker_end.load() == 0 && ks_now_seconds() - t0 < 2.0) {
-            const CUptiResult r = KS_CUPTI_CALL(tl->api, flushes < 3 ? &tl->tr : nullptr, cuptiActivityFlushAll, 0);
-            if (r != CUPTI_SUCCESS) return ks_cupti_fail(tl->api, r, "cuptiActivityFlushAll", __FILE__, __LINE__);
-            if (tl->marker_end.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            ++flushes;
-        }
-        if (tl->marker_end.load() == 0)
-            (void)KS_CUPTI_CALL(tl->api, &tl->tr, cuptiActivityFlushAll, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-        ks_cupti_tracef(&tl->tr, "timeline clock: marker record after %d flushes, %.1f ms", flushes,
-                        (ks_now_seconds() - t0) * 1e3);
-        const uint64_t cs = tl->marker_start.load(), ce = tl->marker_end.load();
-        if (cs == 0 || ce == 0)
-            return ks_counters_fail(KS_CTRS_FAILED, "the clock marker's activity record did not arrive");
+        KS_TRY(ks_tl_marker_run(gpu, 20000, 1));
+        uint64_t cs = 0, ce = 0;
+        KS_TRY(marker_record(tl, &cs, &ce));
         offsets[i] = (int64_t)(gpu[0] / 2 + gpu[1] / 2) - (int64_t)(cs / 2 + ce / 2);
         ks_cupti_tracef(&tl->tr,
                         "timeline clock: marker global timer %llu..%llu (%lld ns), CUPTI record %llu..%llu (%lld ns), "
@@ -397,6 +405,66 @@ static ks_status calibrate(ks_timeline *tl)
     /* the median of three */
     int64_t a = offsets[0], b = offsets[1], c = offsets[2];
     tl->offset_ns = a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
+    /* until a start measures the samples' clock: taken as CUPTI's (what an H200 showed) */
+    tl->sample_shift_ns.store(tl->offset_ns);
+    return KS_OK;
+}
+
+static const char *domain_name(int d)
+{
+    return d == KS_TL_DOMAIN_GPU ? "the GPU's timer" : d == KS_TL_DOMAIN_CPU ? "CUPTI's clock" : "a clock of its own";
+}
+
+/* Which clock the samples are on, from a marker that keeps every SM busy
+ * while sampling runs; the samples decoded meanwhile go into the ring once
+ * it is known. pm_mutex held, sampling started. */
+static ks_status align_clocks_locked(ks_timeline *tl)
+{
+    const int64_t interval_ns = llround(tl->interval_us * 1000.0);
+    const unsigned long long spin = (unsigned long long)(10 * interval_ns > 500000 ? 10 * interval_ns : 500000);
+    tl->marker_start.store(0);
+    tl->marker_end.store(0);
+    unsigned long long gpu[2] = {0, 0};
+    KS_TRY(ks_tl_marker_run(gpu, spin, 4 * (tl->sms > 0 ? tl->sms : 1)));
+    uint64_t cs = 0, ce = 0;
+    KS_TRY(marker_record(tl, &cs, &ce));
+    /* samples until the marker's end plus three intervals has passed on either clock, or 50 ms more */
+    const int64_t after = (int64_t)ce + 3 * interval_ns;
+    const int64_t need = tl->offset_ns > 0 ? after + tl->offset_ns : after;
+    std::vector<ks_tl_sample> raw;
+    const double t0 = ks_now_seconds();
+    int decodes = 0;
+    for (;;) {
+        KS_TRY(decode_locked(tl, &raw));
+        ++decodes;
+        uint64_t newest = 0, now = 0;
+        for (const ks_tl_sample &x : raw) newest = x.t1_ns > newest ? x.t1_ns : newest;
+        tl->api->cuptiGetTimestamp(&now);
+        if ((int64_t)newest >= need || (int64_t)now >= after + 50000000 || ks_now_seconds() - t0 > 2.0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const ks_tl_clock_fit f = ks_tl_fit_clock(raw.data(), (int)raw.size(), cs, ce, tl->offset_ns, interval_ns);
+    tl->clock_fit_ns.store(f.fitted_ns);
+    tl->clock_contrast.store(f.contrast);
+    if (f.measured) {
+        tl->domain.store((int)f.domain);
+        tl->samples_minus_cpu_ns.store(f.samples_minus_cpu_ns);
+        tl->domain_known.store(1);
+    }
+    tl->sample_shift_ns.store(tl->offset_ns - tl->samples_minus_cpu_ns.load());
+    ks_cupti_tracef(&tl->tr,
+                    "timeline clock: marker on every SM %llu..%llu on CUPTI's clock (%.3f ms), %zu samples in %d "
+                    "decodes; SM step %.1f points at a lag of %+lld ns; gpu - cpu %lld ns: samples %s%s%s",
+                    (unsigned long long)cs, (unsigned long long)ce, (double)(ce - cs) * 1e-6, raw.size(), decodes,
+                    f.contrast, (long long)f.fitted_ns, (long long)tl->offset_ns,
+                    f.measured ? "on " : "not measured (no step), taken as on ", domain_name(tl->domain.load()),
+                    f.measured && !f.distinct ? " (the clocks are too close to tell apart; either lines up)" : "");
+    const uint64_t shift = (uint64_t)tl->sample_shift_ns.load();
+    for (ks_tl_sample &x : raw) {
+        x.t0_ns += shift;
+        x.t1_ns += shift;
+        ks_tl_ring_push(&tl->samples, &x);
+    }
     return KS_OK;
 }
 
@@ -411,6 +479,7 @@ static ks_status create_steps(ks_timeline *tl, const ks_timeline_desc *d)
         return ks_counters_fail(KS_CTRS_NO_DEVICE, "cudaGetDeviceProperties failed");
     }
     tl->gen = ks_counters_generation(10 * prop.major + prop.minor);
+    tl->sms = prop.multiProcessorCount;
     ks_cupti_tracef(&tl->tr, "timeline: device %d %s, %s; libcupti %s", tl->ordinal, prop.name,
                     ks_counters_gen_name(tl->gen), tl->api->path);
     if (tl->gen == KS_GEN_UNSUPPORTED) {
@@ -486,6 +555,8 @@ ks_status ks_timeline_create(const ks_timeline_desc *desc, ks_timeline **out)
     tl->tr.user = d.trace_user;
     tl->interval_us = d.interval_us;
     tl->decode_ms = d.decode_ms ? d.decode_ms : 10;
+    tl->domain.store(KS_TL_DOMAIN_CPU);
+    tl->clock_contrast.store(NAN);
     ks_status st = ks_tl_ring_init(&tl->samples, sizeof(ks_tl_sample), (uint64_t)(d.ring_samples ? d.ring_samples : 65536));
     if (st == KS_OK) st = ks_tl_ring_init(&tl->spans, sizeof(ks_tl_span), (uint64_t)(d.ring_spans ? d.ring_spans : 8192));
     if (st == KS_OK) st = create_steps(tl, &d);
@@ -539,7 +610,14 @@ ks_status ks_timeline_start(ks_timeline *tl)
     p.pPmSamplingObject = tl->pm;
     KS_CUPTI_TRY(tl->api, &tl->tr, cuptiPmSamplingStart, &p);
     tl->sampling = 1;
-    return KS_OK;
+    const ks_status st = align_clocks_locked(tl);
+    if (st != KS_OK) {
+        KS_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params, q);
+        q.pPmSamplingObject = tl->pm;
+        (void)KS_CUPTI_CALL(tl->api, &tl->tr, cuptiPmSamplingStop, &q);
+        tl->sampling = 0;
+    }
+    return st;
 }
 
 ks_status ks_timeline_stop(ks_timeline *tl)
@@ -551,7 +629,7 @@ ks_status ks_timeline_stop(ks_timeline *tl)
     p.pPmSamplingObject = tl->pm;
     KS_CUPTI_TRY(tl->api, &tl->tr, cuptiPmSamplingStop, &p);
     /* what the buffer still holds, decoded before sampling counts as off */
-    const ks_status st = decode_locked(tl);
+    const ks_status st = decode_locked(tl, nullptr);
     tl->sampling = 0;
     return st;
 }
@@ -593,11 +671,11 @@ void ks_timeline_get_info(ks_timeline *tl, ks_timeline_info *out)
     out->interval_us = tl->interval_us;
     out->time_trigger = tl->time_trigger;
     out->gpu_minus_cpu_ns = tl->offset_ns;
-    {
-        std::lock_guard<std::mutex> lock(tl->pm_mutex);
-        out->domain_known = tl->domain_known;
-        out->domain = tl->domain;
-    }
+    out->domain_known = tl->domain_known.load();
+    out->domain = (ks_tl_domain)tl->domain.load();
+    out->samples_minus_cpu_ns = tl->samples_minus_cpu_ns.load();
+    out->clock_fit_ns = tl->clock_fit_ns.load();
+    out->clock_contrast = tl->clock_contrast.load();
     out->samples = ks_tl_ring_pushed(&tl->samples);
     out->spans = ks_tl_ring_pushed(&tl->spans);
     out->decode_passes = tl->decode_passes.load();

@@ -65,54 +65,208 @@ int ks_tl_ring_read(const ks_tl_ring *r, void *out, int max, uint64_t *first_seq
 
 /* ---- Clocks ---- */
 
-static uint64_t abs_diff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+/* A piecewise-constant fit: the span edges, moved by a lag, cut the time
+ * axis into segments; each sample (by its middle) falls in one, and the
+ * activity is modelled as constant in each. The lag whose segments explain
+ * the samples best (least squared error, DRAM and SM together) is where the
+ * edges of the activity are. Kernels back to back (a spin next to a copy)
+ * are told apart by their own levels, not only by busy against idle. */
+typedef struct lag_fit {
+    int64_t lag;
+    double sse;
+    int set;
+} lag_fit;
 
-ks_tl_domain ks_tl_pick_domain(uint64_t sample_ns, uint64_t cpu_now_ns, int64_t gpu_minus_cpu_ns,
-                               int64_t max_skew_ns)
+typedef struct fit_data {
+    int64_t *mid;      /* each usable sample's middle */
+    double (*v)[2];    /* its DRAM and SM % (NaN: not sampled) */
+    int n;
+    int64_t *edge;     /* the spans' starts and ends, sorted */
+    int nedges;
+    double (*acc)[2][3]; /* per segment and metric: count, sum, sum of squares */
+} fit_data;
+
+static int cmp_i64(const void *a, const void *b)
 {
-    if (llabs(gpu_minus_cpu_ns) <= llabs(max_skew_ns)) return KS_TL_DOMAIN_GPU;
-    const uint64_t gpu_now = cpu_now_ns + (uint64_t)gpu_minus_cpu_ns; /* modular: an offset may be negative */
-    return abs_diff(sample_ns, gpu_now) <= abs_diff(sample_ns, cpu_now_ns) ? KS_TL_DOMAIN_GPU : KS_TL_DOMAIN_CPU;
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* The activity a sample shows: DRAM %, else SM %. */
-static double activity(const ks_tl_sample *s) { return !isnan(s->dram_pct) ? s->dram_pct : s->sm_pct; }
+static void fit_data_free(fit_data *f)
+{
+    free(f->mid);
+    free(f->v);
+    free(f->edge);
+    free(f->acc);
+    memset(f, 0, sizeof *f);
+}
+
+/* 0 when there is nothing to fit (no sample with a figure, no span) or no memory. */
+static int fit_data_init(fit_data *f, const ks_tl_sample *s, int ns, const ks_tl_span *spans, int nspans)
+{
+    memset(f, 0, sizeof *f);
+    if (s == NULL || spans == NULL || ns <= 0 || nspans <= 0) return 0;
+    f->mid = malloc((size_t)ns * sizeof *f->mid);
+    f->v = malloc((size_t)ns * sizeof *f->v);
+    f->edge = malloc((size_t)nspans * 2 * sizeof *f->edge);
+    f->acc = malloc(((size_t)nspans * 2 + 1) * sizeof *f->acc);
+    if (f->mid == NULL || f->v == NULL || f->edge == NULL || f->acc == NULL) {
+        fit_data_free(f);
+        return 0;
+    }
+    for (int i = 0; i < ns; ++i) {
+        if (isnan(s[i].dram_pct) && isnan(s[i].sm_pct)) continue;
+        f->mid[f->n] = (int64_t)(s[i].t0_ns / 2 + s[i].t1_ns / 2);
+        f->v[f->n][0] = s[i].dram_pct;
+        f->v[f->n][1] = s[i].sm_pct;
+        ++f->n;
+    }
+    for (int k = 0; k < nspans; ++k) {
+        f->edge[f->nedges++] = (int64_t)spans[k].start_ns;
+        f->edge[f->nedges++] = (int64_t)spans[k].end_ns;
+    }
+    qsort(f->edge, (size_t)f->nedges, sizeof *f->edge, cmp_i64);
+    if (f->n == 0) {
+        fit_data_free(f);
+        return 0;
+    }
+    return 1;
+}
+
+/* Edges at or before t: the segment t falls in. */
+static int segment_of(const fit_data *f, int64_t t)
+{
+    int lo = 0, hi = f->nedges;
+    while (lo < hi) {
+        const int m = (lo + hi) / 2;
+        if (f->edge[m] <= t)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+static double sse_at(fit_data *f, int64_t lag)
+{
+    const int nseg = f->nedges + 1;
+    memset(f->acc, 0, (size_t)nseg * sizeof *f->acc);
+    for (int i = 0; i < f->n; ++i) {
+        const int g = segment_of(f, f->mid[i] - lag); /* the edges moved by lag */
+        for (int m = 0; m < 2; ++m) {
+            const double x = f->v[i][m];
+            if (isnan(x)) continue;
+            f->acc[g][m][0] += 1.0;
+            f->acc[g][m][1] += x;
+            f->acc[g][m][2] += x * x;
+        }
+    }
+    double sse = 0.0;
+    for (int g = 0; g < nseg; ++g)
+        for (int m = 0; m < 2; ++m)
+            if (f->acc[g][m][0] > 0) sse += f->acc[g][m][2] - f->acc[g][m][1] * f->acc[g][m][1] / f->acc[g][m][0];
+    return sse;
+}
+
+/* The best lag in [lo, hi] (steps of step); ties go to the lag nearest prefer. */
+static lag_fit fit_range(fit_data *f, int64_t lo, int64_t hi, int64_t step, int64_t prefer)
+{
+    lag_fit best = {0, INFINITY, 0};
+    for (int64_t lag = lo; lag <= hi; lag += step) {
+        const double sse = sse_at(f, lag);
+        const double tol = 1e-9 * (1.0 + fabs(best.sse));
+        if (!best.set || sse < best.sse - tol ||
+            (fabs(sse - best.sse) <= tol && llabs(lag - prefer) < llabs(best.lag - prefer))) {
+            best.lag = lag;
+            best.sse = sse;
+            best.set = 1;
+        }
+    }
+    return best;
+}
 
 int64_t ks_tl_best_lag(const ks_tl_sample *s, int ns, const ks_tl_span *spans, int nspans, int64_t max_lag_ns,
                        int64_t step_ns)
 {
-    if (s == NULL || spans == NULL || ns <= 0 || nspans <= 0 || step_ns <= 0 || max_lag_ns < 0) return 0;
-    int64_t best = 0;
-    double best_score = -INFINITY;
-    int best_set = 0;
-    for (int64_t lag = -max_lag_ns; lag <= max_lag_ns; lag += step_ns) {
-        double in_sum = 0, out_sum = 0;
-        int in_n = 0, out_n = 0;
-        for (int i = 0; i < ns; ++i) {
-            const double a = activity(&s[i]);
-            if (isnan(a)) continue;
-            const int64_t mid = (int64_t)(s[i].t0_ns / 2 + s[i].t1_ns / 2);
-            int inside = 0;
-            for (int k = 0; k < nspans && !inside; ++k)
-                inside = mid >= (int64_t)spans[k].start_ns + lag && mid < (int64_t)spans[k].end_ns + lag;
-            if (inside) {
-                in_sum += a;
-                ++in_n;
-            } else {
-                out_sum += a;
-                ++out_n;
-            }
-        }
-        if (in_n == 0 || out_n == 0) continue;
-        const double score = in_sum / in_n - out_sum / out_n;
-        /* ties: the lag nearest zero */
-        if (score > best_score + 1e-9 || (fabs(score - best_score) <= 1e-9 && llabs(lag) < llabs(best))) {
-            best_score = score;
-            best = lag;
-            best_set = 1;
+    if (step_ns <= 0 || max_lag_ns < 0) return 0;
+    fit_data f;
+    if (!fit_data_init(&f, s, ns, spans, nspans)) return 0;
+    const lag_fit best = fit_range(&f, -(max_lag_ns / step_ns) * step_ns, max_lag_ns, step_ns, 0);
+    fit_data_free(&f);
+    return best.set ? best.lag : 0;
+}
+
+/* Mean SM % (DRAM % where SM was not sampled) of the samples inside [a, b) minus outside it. */
+static double contrast_of(const ks_tl_sample *s, int ns, int64_t a, int64_t b)
+{
+    int use_sm = 0;
+    for (int i = 0; i < ns && !use_sm; ++i) use_sm = !isnan(s[i].sm_pct);
+    double in = 0, out = 0;
+    int nin = 0, nout = 0;
+    for (int i = 0; i < ns; ++i) {
+        const double x = use_sm ? s[i].sm_pct : s[i].dram_pct;
+        if (isnan(x)) continue;
+        const int64_t mid = (int64_t)(s[i].t0_ns / 2 + s[i].t1_ns / 2);
+        if (mid >= a && mid < b) {
+            in += x;
+            ++nin;
+        } else {
+            out += x;
+            ++nout;
         }
     }
-    return best_set ? best : 0;
+    return nin > 0 && nout > 0 ? in / nin - out / nout : NAN;
+}
+
+ks_tl_clock_fit ks_tl_fit_clock(const ks_tl_sample *s, int ns, uint64_t cpu_start, uint64_t cpu_end,
+                                int64_t gpu_minus_cpu_ns, int64_t interval_ns)
+{
+    ks_tl_clock_fit out;
+    memset(&out, 0, sizeof out);
+    out.domain = KS_TL_DOMAIN_CPU;
+    out.contrast = NAN;
+    if (interval_ns < 1000) interval_ns = 1000;
+    /* searched: each clock, 2 ms around it (a clock of its own nearby shows too) */
+    const int64_t tol = 2 * interval_ns, window = 4 * interval_ns > 2000000 ? 4 * interval_ns : 2000000;
+    const int64_t step = interval_ns / 4 > 1000 ? interval_ns / 4 : 1000;
+    const int64_t off = gpu_minus_cpu_ns;
+    out.distinct = llabs(off) > 2 * tol;
+    if (cpu_end <= cpu_start) return out;
+    ks_tl_span marker;
+    memset(&marker, 0, sizeof marker);
+    marker.start_ns = cpu_start;
+    marker.end_ns = cpu_end;
+    fit_data f;
+    if (!fit_data_init(&f, s, ns, &marker, 1)) return out;
+    lag_fit best;
+    const int64_t lo = (off < 0 ? off : 0) - window, hi = (off > 0 ? off : 0) + window;
+    if (hi - lo <= 40000000) {
+        best = fit_range(&f, lo, hi, step, 0); /* one search over both clocks and what lies between */
+    } else {
+        /* clocks far apart: only around each */
+        best = fit_range(&f, -window, window, step, 0);
+        const lag_fit g = fit_range(&f, off - window, off + window, step, off);
+        if (g.set && (!best.set || g.sse < best.sse)) best = g;
+    }
+    fit_data_free(&f);
+    if (!best.set) return out;
+    out.fitted_ns = best.lag;
+    out.contrast = contrast_of(s, ns, (int64_t)cpu_start + best.lag, (int64_t)cpu_end + best.lag);
+    /* the marker keeps every SM busy: without a clear step the samples tell nothing */
+    out.measured = !isnan(out.contrast) && out.contrast >= 20.0;
+    if (!out.measured) return out;
+    const int64_t to_cpu = llabs(best.lag), to_gpu = llabs(best.lag - off);
+    if (to_cpu <= tol && to_cpu <= to_gpu) {
+        out.domain = KS_TL_DOMAIN_CPU;
+        out.samples_minus_cpu_ns = 0;
+    } else if (to_gpu <= tol) {
+        out.domain = KS_TL_DOMAIN_GPU;
+        out.samples_minus_cpu_ns = off;
+    } else {
+        out.domain = KS_TL_DOMAIN_OTHER;
+        out.samples_minus_cpu_ns = best.lag;
+    }
+    return out;
 }
 
 /* ---- Strip chart ---- */

@@ -22,6 +22,13 @@
 #             and --edit's Compile end to end in matmul, histogram and reduce (scripts/kernel-edit.py)
 #   serve     kernelscope bench serve (the browser viewer's frame rate, solver cost and key-to-picture
 #             latency at 1920x1080; with --browser when Chromium is installed), when the binary has it
+#   counters  the hardware counters (counters/, docs/counters.md): tests/counters_probe (what CUPTI
+#             offers on this GPU, the probe's kernel set measured, a 50 ms timeline; every CUPTI call
+#             traced), tests/test_counters_gpu, and, when ncu exists, the counters against Nsight
+#             Compute on the same kernels and sizes (scripts/ncu-compare.py counters --run; 2^28
+#             floats, KS_COUNTERS_SIZE=N for another): counters_probe_full.txt (the probe with its
+#             trace), counters_test_gpu.log, counters_probe.txt and counters_ours.csv (the compared
+#             run), counters_ncu.csv, counters_compare.txt (the table)
 #   ncu       kernelscope's own reduce timings against Nsight Compute's gpu__time_duration.sum
 #             (scripts/ncu-compare.py reduce), at 2^24 floats (KS_NCU_N=N for another size), block
 #             256, when ncu and tests/perf_reduce exist
@@ -56,7 +63,8 @@ while [ $# -gt 0 ]; do
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^set -u$/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|kernel|serve|ncu|window|shots|library|multigpu|faults) steps+=("$1"); shift ;;
+    tests|ptx80|sanitize|bench|live|kernel|serve|counters|ncu|window|shots|library|multigpu|faults)
+      steps+=("$1"); shift ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -292,6 +300,25 @@ RUNS
       "$KS_BINARY" bench serve ${browser:+--browser "$browser"} --out "$out" >"$out/bench_serve_run.txt" 2>&1
       note_rc "bench serve" $?
       tail -n 20 "$out/bench_serve_run.txt"
+    fi ;;
+  counters)
+    if [ ! -x "$bin/tests/counters_probe" ]; then echo "skipped counters (no tests/counters_probe)"; continue; fi
+    # its own file name: the comparison below writes counters_probe.txt for its run of the probe
+    "$bin/tests/counters_probe" >"$out/counters_probe_full.txt" 2>&1
+    note_rc "counters_probe" $?
+    grep -E '^(FAILED|probe |build:|libcupti:|device 0:)|^  (create:|measure:|DRAM from|mean DRAM|[0-9]+ samples)' \
+      "$out/counters_probe_full.txt"
+    "$bin/tests/test_counters_gpu" >"$out/counters_test_gpu.log" 2>&1
+    note_rc "test_counters_gpu: $(grep -cE '^\[       OK \]' "$out/counters_test_gpu.log") passed" $?
+    grep -E '^\[  FAILED  \]|^\[  ERROR   \]' "$out/counters_test_gpu.log"
+    if command -v ncu >/dev/null; then
+      python3 "$here/scripts/ncu-compare.py" counters --run "$bin/tests/counters_probe" \
+        --size "${KS_COUNTERS_SIZE:-268435456}" --out "$out" >"$out/counters_compare_run.txt" 2>&1
+      rc=$?
+      tail -n 3 "$out/counters_compare_run.txt"
+      note_rc "ncu-compare counters (counts within 5 % of ncu)" $rc
+    else
+      echo "skipped ncu-compare counters (no ncu)"
     fi ;;
   ncu)
     if ! command -v ncu >/dev/null || [ ! -x "$bin/tests/perf_reduce" ]; then echo "skipped ncu (no ncu or perf_reduce)"; continue; fi

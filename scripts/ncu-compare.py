@@ -30,10 +30,30 @@
       Expect scans to read a few to ~10 % slower in the bench than under ncu: back to back,
       each run also pays for writing the previous run's output back from L2, which an
       isolated profiled launch leaves for later (seen on an H100 at 2^24; sums agree within 2 %).
+  ncu-compare.py counters OURS [OURS ...] NCU
+      The hardware counters (counters/) against Nsight Compute on the same kernels, metric by
+      metric. OURS: `counters_probe --csv FILE`'s CSV (launch,kernel,grid,block,key,metric,value),
+      or what counters_probe or test_counters_gpu print. NCU: `ncu --cache-control none
+      --clock-control none --metrics <the probe's list> [--csv --print-units base] counters_probe
+      --kernels-only --size N`, its CSV or its printed report. Kernels pair in launch order by
+      name (and grid where both give it). Prints a table: kernel, metric, ours, ncu, difference
+      in percent, and whether it is within 5 % (or within the rounding of ncu's printed value).
+      Exit 1 when a count (a .sum other than the duration) is outside: counts are the same in
+      every run, while durations, throughputs, hit rates, clocks and stall cycles vary from run
+      to run and are reported only.
+  ncu-compare.py counters --run PROBE [--size N] [--out DIR] [--ncu NCU]
+      Runs both: PROBE --quiet --size N --csv DIR/counters_ours.csv (stdout in
+      DIR/counters_probe.txt), then ncu on PROBE --kernels-only --size N with the metrics the
+      probe measured (DIR/counters_ncu.csv), then the table (also DIR/counters_compare.txt).
 Prints both figures and their difference in percent (positive: ours is slower).
 """
+import argparse
 import csv
+import math
+import os
+import re
 import statistics
+import subprocess
 import sys
 
 
@@ -158,8 +178,275 @@ def reduce_main(argv):
               f"(median of {len(big)} runs, {kernels:g} kernels each), difference {diff:+.1f}%")
 
 
+# ---- counters ----
+
+def short_name(name):
+    """A kernel's name without its return type and parameters: "void k<1>(int)" -> "k<1>"."""
+    name = name.strip()
+    if name.startswith("void "):
+        name = name[5:]
+    depth = 0
+    for k, ch in enumerate(name):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            return name[:k].strip()
+    return name
+
+
+# Time in ns, frequency in Hz, bytes, the rest as printed. ncu scales with SI prefixes.
+TIME_NS = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "s": 1e9, "second": 1e9}
+PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def unit_scale(unit):
+    u = unit.strip()
+    if u in TIME_NS:
+        return TIME_NS[u]
+    if u.lower() == "hz":
+        return 1.0
+    if len(u) > 1 and u[0] in PREFIX and (u[1:].islower() or u[1:].lower() == "hz"):
+        return PREFIX[u[0]]
+    return 1.0
+
+
+def parse_number(text):
+    """(value, decimals) of ncu's printed number ("33,554,432", "1.07", "n/a": None)."""
+    t = text.strip().replace(",", "")
+    try:
+        value = float(t)
+    except ValueError:
+        return None, 0
+    decimals = len(t.split(".")[1]) if "." in t and "e" not in t.lower() else 0
+    return value, decimals
+
+
+class Launch:
+    def __init__(self, name, grid=None, block=None):
+        self.name = short_name(name)
+        self.full = name.strip()
+        self.grid = grid
+        self.block = block
+        self.values = {}  # metric -> (value, rounding)
+
+
+def ncu_launches(path):
+    """Nsight Compute's kernels in launch order, from its --csv output or its printed report."""
+    with open(path, newline="", errors="replace") as f:
+        text = f.read()
+    quoted = [l for l in text.splitlines() if l.startswith('"')]
+    launches = []
+    if quoted:
+        by_id = {}
+        for row in csv.DictReader(quoted):
+            if "Metric Name" not in row:
+                continue
+            key = row.get("ID", str(len(by_id)))
+            if key not in by_id:
+                grid = re.findall(r"\d+", row.get("Grid Size", ""))
+                block = re.findall(r"\d+", row.get("Block Size", ""))
+                by_id[key] = Launch(row.get("Kernel Name", ""), int(grid[0]) if grid else None,
+                                    int(block[0]) if block else None)
+                launches.append(by_id[key])
+            value, decimals = parse_number(row.get("Metric Value", ""))
+            if value is None:
+                continue
+            scale = unit_scale(row.get("Metric Unit", ""))
+            by_id[key].values[row["Metric Name"]] = (value * scale, 0.5 * 10 ** -decimals * scale)
+        return launches
+    head = re.compile(r"^  (?P<name>\S.*?) \((?P<g>\d+), \d+, \d+\)x\((?P<b>\d+), \d+, \d+\), Context")
+    metric = re.compile(r"^\s+(?P<m>[a-z0-9_]+__[\w.]+)\s+(?:(?P<u>[A-Za-z%/_]+)\s+)?(?P<v>[\d,.]+|n/a)\s*$")
+    for line in text.splitlines():
+        m = head.match(line)
+        if m:
+            launches.append(Launch(m.group("name"), int(m.group("g")), int(m.group("b"))))
+            continue
+        m = metric.match(line)
+        if m and launches:
+            value, decimals = parse_number(m.group("v"))
+            if value is None:
+                continue
+            scale = unit_scale(m.group("u") or "")
+            launches[-1].values[m.group("m")] = (value * scale, 0.5 * 10 ** -decimals * scale)
+    return launches
+
+
+def our_launches(path):
+    """The counters' measurements in launch order: the probe's --csv, or the probe's or the gpu test's print."""
+    with open(path, newline="", errors="replace") as f:
+        text = f.read()
+    lines = text.splitlines()
+    if lines and lines[0].startswith("launch,kernel,"):
+        launches, by_launch = [], {}
+        for row in csv.DictReader(lines):
+            key = row["launch"]
+            if key not in by_launch:
+                grid, block = int(row["grid"] or 0), int(row["block"] or 0)
+                by_launch[key] = Launch(row["kernel"], grid or None, block or None)
+                launches.append(by_launch[key])
+            by_launch[key].values[row["metric"]] = (float(row["value"]), 0.0)
+        return launches
+    accepted = {}  # key -> metric, from the probe's create section
+    for line in lines:
+        m = re.match(r"^  (\w+)\s+([a-z0-9_]+__\S+)\s+accepted$", line)
+        if m:
+            accepted[m.group(1)] = m.group(2)
+    launches = []
+    head = re.compile(r"^  (?:-- )?kernel \d+: (?P<name>.*?)(?: \(grid (?P<g>\d+), block (?P<b>\d+)\))?$")
+    with_name = re.compile(r"^\s+(?P<k>\w+)\s+(?P<m>[a-z0-9_]+__\S+)\s+(?P<v>-?[\d.]+(?:e[+-]?\d+)?|nan|inf)$")
+    key_only = re.compile(r"^    (?P<k>\w+)\s+(?P<v>-?[\d.]+(?:e[+-]?\d+)?|nan|inf)$")
+    for line in lines:
+        m = head.match(line)
+        if m:
+            launches.append(Launch(m.group("name"), int(m.group("g")) if m.group("g") else None,
+                                   int(m.group("b")) if m.group("b") else None))
+            continue
+        if not launches:
+            continue
+        m = with_name.match(line)
+        if m:
+            launches[-1].values[m.group("m")] = (float(m.group("v")), 0.0)
+            continue
+        m = key_only.match(line)
+        if m and m.group("k") in accepted:
+            launches[-1].values[accepted[m.group("k")]] = (float(m.group("v")), 0.0)
+    return [l for l in launches if l.values]
+
+
+def is_count(metric):
+    return metric.endswith(".sum") and not metric.startswith("gpu__time_duration")
+
+
+def pair(ours, theirs):
+    """(ours, ncu) for each ncu launch that has a measurement of ours: same name (and grid when both
+    give it), in launch order, each of ours used once."""
+    used, pairs = set(), []
+    for t in theirs:
+        for k, o in enumerate(ours):
+            if k in used or o.name != t.name:
+                continue
+            if o.grid and t.grid and o.grid != t.grid:
+                continue
+            used.add(k)
+            pairs.append((o, t))
+            break
+    return pairs
+
+
+def fmt(v):
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6 or abs(v) < 1e-3:
+        return f"{v:.4g}"
+    return f"{v:.4f}".rstrip("0").rstrip(".")
+
+
+def counters_table(ours_paths, ncu_path, out=sys.stdout):
+    ours = []
+    for p in ours_paths:
+        ours += our_launches(p)
+    theirs = ncu_launches(ncu_path)
+    if not ours:
+        sys.exit(f"no measurements of ours in {', '.join(ours_paths)}")
+    if not theirs:
+        sys.exit(f"no kernels in the ncu output {ncu_path}")
+    pairs = pair(ours, theirs)
+    if not pairs:
+        sys.exit("no kernel measured by both")
+    rows, bad_counts, within, total = [], [], 0, 0
+    width = max(len(m) for o, t in pairs for m in o.values if m in t.values)
+    labels = [o.name + (f" ({o.grid})" if o.grid else "") for o, _ in pairs]
+    kw = max(len("kernel"), max(len(l) for l in labels))
+    print(f"{'kernel':<{kw}} {'metric':<{width}} {'ours':>14} {'ncu':>14} {'diff %':>9}  within 5 %", file=out)
+    for (o, t), label in zip(pairs, labels):
+        sizes_differ = False
+        for metric in sorted(o.values):
+            if metric not in t.values:
+                continue
+            a = o.values[metric][0]
+            b, rounding = t.values[metric]
+            diff = 100.0 * (a - b) / abs(b) if b != 0 else (0.0 if a == 0 else math.inf)
+            ok = abs(a - b) <= max(0.05 * abs(b), rounding)
+            total += 1
+            within += ok
+            if not ok and is_count(metric):
+                bad_counts.append(f"{o.name} {metric}")
+            if metric.startswith("dram__bytes") and b > 1e6 and not (0.5 < a / b < 2.0):
+                sizes_differ = True
+            d = "-" if math.isinf(diff) else f"{diff:+.2f}"
+            note = "yes" if ok else "NO"
+            if ok and abs(a - b) > 0.05 * abs(b):
+                note = "yes (rounding)"
+            print(f"{label:<{kw}} {metric:<{width}} {fmt(a):>14} {fmt(b):>14} {d:>9}  {note}", file=out)
+        if sizes_differ:
+            print(f"  {o.name}: DRAM bytes differ by more than 2x: not the same launch sizes; compare "
+                  f"counters_probe --csv with ncu on counters_probe --kernels-only at the same --size", file=out)
+    unpaired = [t.name for t in theirs if all(t is not tt for _, tt in pairs)]
+    print(f"{within} of {total} figures within 5 % of ncu over {len(pairs)} kernels"
+          + (f"; ncu's kernels without a measurement of ours: {', '.join(unpaired)}" if unpaired else ""), file=out)
+    if bad_counts:
+        print("counts outside 5 %: " + "; ".join(bad_counts), file=out)
+    return 1 if bad_counts else 0
+
+
+def counters_run(args):
+    os.makedirs(args.out, exist_ok=True)
+    ours_csv = os.path.join(args.out, "counters_ours.csv")
+    ncu_csv = os.path.join(args.out, "counters_ncu.csv")
+    with open(os.path.join(args.out, "counters_probe.txt"), "w") as log:
+        rc = subprocess.call([args.run, "--quiet", "--size", str(args.size), "--csv", ours_csv], stdout=log,
+                             stderr=subprocess.STDOUT)
+    if rc != 0 or not os.path.exists(ours_csv):
+        sys.exit(f"counters_probe failed (exit {rc}); see {os.path.join(args.out, 'counters_probe.txt')}")
+    metrics = sorted({m for l in our_launches(ours_csv) for m in l.values})
+    with open(os.path.join(args.out, "counters_ncu_run.txt"), "w") as log:
+        rc = subprocess.call([args.ncu, "--cache-control", "none", "--clock-control", "none", "--csv",
+                              "--print-units", "base", "--metrics", ",".join(metrics), "--log-file", ncu_csv,
+                              args.run, "--kernels-only", "--size", str(args.size)], stdout=log,
+                             stderr=subprocess.STDOUT)
+    if rc != 0 or not os.path.exists(ncu_csv):
+        sys.exit(f"ncu failed (exit {rc}); see {os.path.join(args.out, 'counters_ncu_run.txt')}")
+
+    class Tee:
+        def __init__(self, *files):
+            self.files = files
+
+        def write(self, text):
+            for f in self.files:
+                f.write(text)
+
+    with open(os.path.join(args.out, "counters_compare.txt"), "w") as f:
+        return counters_table([ours_csv], ncu_csv, Tee(sys.stdout, f))
+
+
+def counters_main(argv):
+    ap = argparse.ArgumentParser(prog="ncu-compare.py counters")
+    ap.add_argument("--run", metavar="PROBE", help="counters_probe to run, with and under ncu")
+    ap.add_argument("--size", type=int, default=1 << 28, help="floats the probe's copy moves (default 2^28)")
+    ap.add_argument("--out", default=".", help="folder for the runs' files (with --run)")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("files", nargs="*", help="OURS [OURS ...] NCU (without --run)")
+    args = ap.parse_args(argv)
+    if args.run:
+        if args.files:
+            ap.error("--run takes no files")
+        return counters_run(args)
+    if len(args.files) < 2:
+        ap.error("give OURS [OURS ...] NCU, or --run PROBE")
+    for p in args.files:
+        if not os.path.isfile(p):
+            ap.error(f"no file {p}")
+    return counters_table(args.files[:-1], args.files[-1])
+
+
 def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
     mode = sys.argv[1]
+    if mode == "counters":
+        sys.exit(counters_main(sys.argv[2:]))
     if mode == "reduce":
         reduce_main(sys.argv)
         return

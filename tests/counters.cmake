@@ -3,7 +3,8 @@
 # compiled into its own test in every build (cpu); the timeline's rings and strip
 # chart with recorded data (cpu); known kernels giving known counters on a GPU,
 # with a diagnostic trace of every CUPTI call (gpu). counters_probe lists what
-# CUPTI offers on the GPU at hand (not a test; docs/counters.md).
+# CUPTI offers on the GPU at hand and writes its measured values for
+# scripts/ncu-compare.py counters (not a test; docs/counters.md).
 set(KS_COUNTERS_TESTS ${CMAKE_CURRENT_SOURCE_DIR}/counters)
 ks_add_test(NAME test_counters LABEL cpu SOURCES ${KS_COUNTERS_TESTS}/test_counters.c TIMEOUT 60)
 target_link_libraries(test_counters PRIVATE ks_counters)
@@ -30,4 +31,10 @@ if(KS_CUDA)
   target_compile_options(counters_probe PRIVATE $<$<COMPILE_LANGUAGE:C>:${KS_C_WARNINGS}>)
   target_link_libraries(counters_probe PRIVATE ks_counters)
   set_target_properties(counters_probe PROPERTIES LINKER_LANGUAGE CUDA)
+endif()
+# scripts/ncu-compare.py counters on recorded files (the probe's CSV and ncu's, and the printed forms).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_ncu_compare COMMAND ${Python3_EXECUTABLE} ${KS_COUNTERS_TESTS}/test_ncu_compare.py)
+  set_tests_properties(test_ncu_compare PROPERTIES LABELS "cpu" TIMEOUT 60)
 endif()

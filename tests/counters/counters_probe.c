@@ -5,15 +5,20 @@
  * sampler), one measured copy kernel as the panel shows it, and a short
  * timeline. Every CUPTI call is traced with its status.
  *
- *   counters_probe [--device N] [--all] [--contains TEXT] [--quiet]
- *   counters_probe --kernels-only [--device N]
+ *   counters_probe [--device N] [--size N] [--all] [--contains TEXT] [--quiet] [--csv PATH]
+ *   counters_probe --kernels-only [--device N] [--size N]
  *
  * --all lists every base metric of the chip; --contains lists those whose
- * name contains TEXT; --quiet leaves out the trace of CUPTI calls.
- * --kernels-only runs test_counters_gpu's kernels (same sizes) without
- * touching CUPTI, for Nsight Compute to measure the same launches
- * (docs/counters.md gives the ncu line). Exit 0 when every step worked, 1
- * when one failed (its line says why), 2 for bad arguments. */
+ * name contains TEXT; --quiet leaves out the trace of CUPTI calls. The
+ * measured kernels are a set with known counters (fill, a float4 copy of
+ * --size floats, default 2^28, coalesced and 32-float-strided reads,
+ * shared memory without and with a 32-way conflict); --csv writes each
+ * kernel's values there, one row a metric: launch,kernel,grid,block,key,
+ * metric,value (CUPTI's metric name and raw value). --kernels-only runs the
+ * same set, same sizes, without touching CUPTI, for Nsight Compute to
+ * measure the same launches; scripts/ncu-compare.py counters runs both and
+ * prints the table. Exit 0 when every step worked, 1 when one failed (its
+ * line says why), 2 for bad arguments. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +30,7 @@
 #include "counters/timeline.h"
 #include "counters_test_kernels.h"
 #include "kernels/common/ks_util.h"
+#include "kernels/common/out_file.h"
 
 static int quiet;
 
@@ -47,44 +53,120 @@ static int step_failed(const char *what)
     return 1;
 }
 
-typedef struct copy_job {
-    float *in, *out;
-    size_t n;
-} copy_job;
+static ks_status launch_set(void *user, void *stream) { return kst_set_run(user, stream); }
 
-static ks_status launch_copy(void *user, void *stream)
+/* The set alone, without CUPTI: what ncu measures to compare. */
+static int kernels_only(size_t n)
 {
-    const copy_job *j = user;
-    return kst_copy(j->in, j->out, j->n, stream);
+    kst_set set;
+    ks_status st = kst_set_alloc(&set, n);
+    if (st == KS_OK) st = kst_set_run(&set, NULL);
+    if (st == KS_OK && cudaDeviceSynchronize() != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "the kernels failed");
+    if (st == KS_OK) {
+        printf("kernels (copy of %zu floats):", n);
+        for (int i = 0; i < KST_SET_KERNELS; ++i) {
+            kst_launch_info li;
+            if (kst_set_info(&set, i, &li) == KS_OK) printf(" %s grid %u block %u;", li.name, li.grid, li.block);
+        }
+        printf("\n");
+    } else {
+        printf("FAILED kernels: %s\n", ks_error_message());
+    }
+    kst_set_free(&set);
+    return st != KS_OK;
 }
 
-/* test_counters_gpu's kernels at its sizes, without CUPTI: what ncu measures to compare. */
-static int kernels_only(void)
+/* A CSV field: quoted (quotes doubled) when it holds a comma or a quote ("k<1, 2>"). */
+static void csv_field(const char *text, char *out, size_t cap)
 {
-    const size_t n = (size_t)1 << 28, nr = (size_t)1 << 20;
-    float *in = NULL, *out = NULL, *oc = NULL, *os = NULL, *sf = NULL, *sc = NULL;
-    if (cudaMalloc((void **)&in, n * 4) != cudaSuccess || cudaMalloc((void **)&out, n * 4) != cudaSuccess ||
-        cudaMalloc((void **)&oc, nr * 4) != cudaSuccess || cudaMalloc((void **)&os, nr * 4) != cudaSuccess ||
-        cudaMalloc((void **)&sf, 264 * 128 * 4) != cudaSuccess || cudaMalloc((void **)&sc, 264 * 128 * 4) != cudaSuccess) {
-        printf("FAILED allocating the kernels' buffers\n");
-        return 1;
+    if (strpbrk(text, ",\"") == NULL) {
+        snprintf(out, cap, "%s", text);
+        return;
     }
-    ks_status st = kst_fill(in, n, NULL);
-    if (st == KS_OK) st = kst_copy(in, out, n, NULL);
-    if (st == KS_OK) st = kst_read_coalesced(in, oc, nr, NULL);
-    if (st == KS_OK) st = kst_read_strided(in, os, nr, NULL);
-    if (st == KS_OK) st = kst_shared(sf, 264, 1, 16, NULL);
-    if (st == KS_OK) st = kst_shared(sc, 264, 32, 16, NULL);
-    if (st == KS_OK && cudaDeviceSynchronize() != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "the kernels failed");
-    printf("kernels: %s\n", st == KS_OK ? "ran (copy, read_coalesced, read_strided, shared stride 1 and 32)"
-                                         : ks_error_message());
-    cudaFree(in);
-    cudaFree(out);
-    cudaFree(oc);
-    cudaFree(os);
-    cudaFree(sf);
-    cudaFree(sc);
-    return st != KS_OK;
+    size_t n = 0;
+    if (cap < 3) return;
+    out[n++] = '"';
+    for (const char *p = text; *p && n + 3 < cap; ++p) {
+        if (*p == '"') out[n++] = '"';
+        out[n++] = *p;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+}
+
+/* One row a metric of each measured kernel, as CUPTI named and gave it. */
+static ks_status write_csv(const char *path, const ks_counter_set *s, const kst_set *set)
+{
+    ks_out_file_desc od = {path, 0, 0};
+    ks_out_file *f = NULL;
+    KS_TRY(ks_out_file_open(&od, &f));
+    char line[512];
+    int n = snprintf(line, sizeof line, "launch,kernel,grid,block,key,metric,value\n");
+    ks_out_file_write(f, line, (size_t)n);
+    for (int k = 0; k < s->nkernels; ++k) {
+        kst_launch_info li;
+        const int known = k < KST_SET_KERNELS && kst_set_info(set, k, &li) == KS_OK;
+        char name[KS_TL_NAME], field[2 * KS_TL_NAME + 3];
+        ks_tl_short_name(s->kernels[k].name, name, sizeof name);
+        csv_field(name, field, sizeof field);
+        for (int id = 0; id < KS_CTR_NUM; ++id) {
+            if (!s->kernels[k].present[id] || !s->metric[id][0]) continue;
+            n = snprintf(line, sizeof line, "%d,%s,%u,%u,%s,%s,%.17g\n", k, field, known ? li.grid : 0,
+                         known ? li.block : 0, ks_counters_info((ks_counter_id)id)->key, s->metric[id],
+                         s->kernels[k].values[id]);
+            ks_out_file_write(f, line, (size_t)n);
+        }
+    }
+    return ks_out_file_commit(f);
+}
+
+static int measure_set(ks_counters *c, size_t n, const char *csv)
+{
+    printf("\n== the kernels of --kernels-only, measured (copy of %zu floats)\n", n);
+    kst_set set;
+    if (kst_set_alloc(&set, n) != KS_OK) return step_failed("allocating the kernels");
+    int failed = 0;
+    static ks_counter_set s;
+    const double m0 = ks_now_seconds();
+    if (ks_counters_measure(c, launch_set, &set, NULL, &s) != KS_OK) {
+        failed = step_failed("measure");
+    } else {
+        printf("  measure: %.1f ms with replays; %d kernel(s), %d dropped\n", (ks_now_seconds() - m0) * 1e3,
+               s.nkernels, s.dropped);
+        if (s.nkernels != KST_SET_KERNELS) {
+            printf("FAILED: %d kernels measured, the set has %d\n", s.nkernels, KST_SET_KERNELS);
+            failed = 1;
+        }
+        for (int k = 0; k < s.nkernels; ++k) {
+            kst_launch_info li;
+            memset(&li, 0, sizeof li);
+            if (k < KST_SET_KERNELS && kst_set_info(&set, k, &li) == KS_OK) {
+                /* what the launch knows: theoretical occupancy, access widths */
+                const ks_counter_launch l = {li.occupancy, li.load_bytes, li.store_bytes};
+                ks_counters_set_launch(&s, k, &l);
+            }
+            printf("  kernel %d: %s (grid %u, block %u)\n", k, s.kernels[k].name, li.grid, li.block);
+            for (int id = 0; id < KS_CTR_NUM; ++id)
+                if (s.kernels[k].present[id])
+                    printf("    %-28s %.6g\n", ks_counters_info((ks_counter_id)id)->key, s.kernels[k].values[id]);
+            ks_counter_row rows[KS_COUNTER_ROWS];
+            const int nr = ks_counters_rows(&s, k, li.model_bytes, rows, KS_COUNTER_ROWS);
+            for (int i = 0; i < nr; ++i)
+                printf("    %-63.63s %14s %-11s | %s | %s\n", rows[i].label, rows[i].value, rows[i].unit,
+                       rows[i].words, rows[i].hover);
+            char line[512];
+            ks_counters_csv_values(&s, k, li.model_bytes, line, sizeof line);
+            printf("    %s\n    %s\n", ks_counters_csv_header(), line);
+        }
+        if (csv != NULL) {
+            if (write_csv(csv, &s, &set) == KS_OK)
+                printf("  values: %s\n", csv);
+            else
+                failed = step_failed("writing the values");
+        }
+    }
+    kst_set_free(&set);
+    return failed;
 }
 
 static void list(int device, int pm, const char *contains)
@@ -101,7 +183,8 @@ static void list(int device, int pm, const char *contains)
 int main(int argc, char **argv)
 {
     int device = 0, all = 0, only_kernels = 0;
-    const char *contains = NULL;
+    size_t size = (size_t)1 << 28;
+    const char *contains = NULL, *csv = NULL;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
             device = atoi(argv[++i]);
@@ -113,9 +196,20 @@ int main(int argc, char **argv)
             quiet = 1;
         } else if (strcmp(argv[i], "--kernels-only") == 0) {
             only_kernels = 1;
+        } else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+            csv = argv[++i];
+        } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+            char *end = NULL;
+            const unsigned long long v = strtoull(argv[++i], &end, 0);
+            if (end == argv[i] || *end != '\0' || v % 4 != 0 || v < ((unsigned long long)32 << 20) ||
+                v > ((unsigned long long)1 << 32)) {
+                fprintf(stderr, "counters_probe: --size %s: a multiple of 4 from 33554432 to 2^32 floats\n", argv[i]);
+                return 2;
+            }
+            size = (size_t)v;
         } else {
-            fprintf(stderr, "usage: counters_probe [--device N] [--all] [--contains TEXT] [--quiet] | "
-                            "--kernels-only [--device N]\n");
+            fprintf(stderr, "usage: counters_probe [--device N] [--size N] [--all] [--contains TEXT] [--quiet] "
+                            "[--csv PATH] | --kernels-only [--device N] [--size N]\n");
             return 2;
         }
     }
@@ -125,7 +219,7 @@ int main(int argc, char **argv)
             printf("no device %d\n", device);
             return 1;
         }
-        return kernels_only();
+        return kernels_only(size);
     }
     int failed = 0;
     printf("build: counters %s (KS_HAVE_CUPTI=%d, KS_HAVE_CUDA=%d)\n", ks_counters_built() ? "built" : "not built",
@@ -182,7 +276,7 @@ int main(int argc, char **argv)
                 printf("%s%s", first ? "" : ",", s.metric[id]);
                 first = 0;
             }
-        printf(" %s --kernels-only\n", argv[0]);
+        printf(" %s --kernels-only --size %zu\n", argv[0], size);
     }
 
     printf("\n== CUPTI's lists\n");
@@ -199,39 +293,7 @@ int main(int argc, char **argv)
     }
 
     if (c != NULL) {
-        printf("\n== one copy of 2^26 floats, measured\n");
-        copy_job j = {NULL, NULL, (size_t)1 << 26};
-        if (cudaMalloc((void **)&j.in, j.n * 4) != cudaSuccess || cudaMalloc((void **)&j.out, j.n * 4) != cudaSuccess ||
-            kst_fill(j.in, j.n, NULL) != KS_OK) {
-            printf("FAILED allocating the copy\n");
-            failed = 1;
-        } else {
-            ks_counter_set s;
-            const double m0 = ks_now_seconds();
-            if (ks_counters_measure(c, launch_copy, &j, NULL, &s) != KS_OK) {
-                failed |= step_failed("measure");
-            } else {
-                printf("  measure: %.1f ms with replays; %d kernel(s), %d dropped\n", (ks_now_seconds() - m0) * 1e3,
-                       s.nkernels, s.dropped);
-                const double model = 2.0 * 4.0 * (double)j.n;
-                for (int k = 0; k < s.nkernels; ++k) {
-                    printf("  kernel %d: %s\n", k, s.kernels[k].name);
-                    for (int id = 0; id < KS_CTR_NUM; ++id)
-                        if (s.kernels[k].present[id])
-                            printf("    %-28s %.6g\n", ks_counters_info((ks_counter_id)id)->key, s.kernels[k].values[id]);
-                    ks_counter_row rows[KS_COUNTER_ROWS];
-                    const int nr = ks_counters_rows(&s, k, model, rows, KS_COUNTER_ROWS);
-                    for (int i = 0; i < nr; ++i)
-                        printf("    %-56.56s %14s %-11s | %s | %s\n", rows[i].label, rows[i].value, rows[i].unit,
-                               rows[i].words, rows[i].hover);
-                    char csv[512];
-                    ks_counters_csv_values(&s, k, model, csv, sizeof csv);
-                    printf("    %s\n    %s\n", ks_counters_csv_header(), csv);
-                }
-            }
-        }
-        cudaFree(j.in);
-        cudaFree(j.out);
+        failed |= measure_set(c, size, csv);
         ks_counters_destroy(c);
     }
 
@@ -260,10 +322,13 @@ int main(int argc, char **argv)
         if (ks_timeline_stop(tl) != KS_OK) failed |= step_failed("timeline stop");
         ks_timeline_info info;
         ks_timeline_get_info(tl, &info);
-        printf("  DRAM from %s%s%s, SM from %s; %s trigger; gpu - cpu %lld ns; PM clock %s\n", info.dram_metric[0],
-               info.dram_metric[1][0] ? " + " : "", info.dram_metric[1], info.sm_metric,
+        printf("  DRAM from %s%s%s, SM from %s; %s trigger; gpu - cpu %lld ns; PM clock %s%s (samples - cpu %lld "
+               "ns; the marker's fit %+lld ns, SM step %.1f points)\n",
+               info.dram_metric[0], info.dram_metric[1][0] ? " + " : "", info.dram_metric[1], info.sm_metric,
                info.time_trigger ? "time" : "system-clock", (long long)info.gpu_minus_cpu_ns,
-               !info.domain_known ? "unknown" : info.domain == KS_TL_DOMAIN_GPU ? "GPU" : "CPU");
+               info.domain == KS_TL_DOMAIN_GPU ? "GPU" : info.domain == KS_TL_DOMAIN_CPU ? "CPU" : "its own",
+               info.domain_known ? ", measured" : ", NOT MEASURED", (long long)info.samples_minus_cpu_ns,
+               (long long)info.clock_fit_ns, info.clock_contrast);
         printf("  %llu samples, %llu spans, %llu decodes, %llu overflows, %llu errors%s%s, %llu records dropped\n",
                (unsigned long long)info.samples, (unsigned long long)info.spans,
                (unsigned long long)info.decode_passes, (unsigned long long)info.overflows,
@@ -287,7 +352,7 @@ int main(int argc, char **argv)
         cudaFree(a);
         cudaFree(b);
         ks_timeline_destroy(tl);
-        if (info.samples == 0 || info.decode_errors > 0) failed = 1;
+        if (info.samples == 0 || info.decode_errors > 0 || !info.domain_known) failed = 1;
     }
     printf("\nprobe %s\n", failed ? "FAILED (see the lines above)" : "ok");
     return failed;

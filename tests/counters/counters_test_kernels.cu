@@ -1,6 +1,8 @@
 /* Kernels with known counters (counters_test_kernels.h). */
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "counters_test_kernels.h"
 #include "kernels/common/cuda_check.h"
 
@@ -111,4 +113,91 @@ extern "C" ks_status kst_spin(unsigned long long ns, int blocks, void *stream)
     kst_spin_kernel<<<blocks, 256, 0, as_stream(stream)>>>(ns);
     KS_CUDA_TRY_LAUNCH("spin");
     return KS_OK;
+}
+
+/* ---- The probe's set ---- */
+
+extern "C" ks_status kst_set_alloc(kst_set *s, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->n = n;
+    s->nr = (size_t)1 << 20;
+    s->shared_blocks = 264;
+    if (n % 4 != 0 || n < 32 * s->nr) return ks_fail(KS_ERR_INVALID, "kernel set: %zu floats", n);
+    const size_t shared_out = (size_t)s->shared_blocks * 128;
+    cudaError_t e = cudaMalloc((void **)&s->in, n * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&s->out, n * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&s->out_coalesced, s->nr * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&s->out_strided, s->nr * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&s->shared_free, shared_out * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&s->shared_conflict, shared_out * sizeof(float));
+    if (e != cudaSuccess) {
+        kst_set_free(s);
+        return ks_fail(KS_ERR_CUDA, "kernel set: cudaMalloc: %s", cudaGetErrorString(e));
+    }
+    return KS_OK;
+}
+
+extern "C" void kst_set_free(kst_set *s)
+{
+    cudaFree(s->in);
+    cudaFree(s->out);
+    cudaFree(s->out_coalesced);
+    cudaFree(s->out_strided);
+    cudaFree(s->shared_free);
+    cudaFree(s->shared_conflict);
+    memset(s, 0, sizeof *s);
+}
+
+extern "C" ks_status kst_set_run(const kst_set *s, void *stream)
+{
+    KS_TRY(kst_fill(s->in, s->n, stream));
+    KS_TRY(kst_copy(s->in, s->out, s->n, stream));
+    KS_TRY(kst_read_coalesced(s->in, s->out_coalesced, s->nr, stream));
+    KS_TRY(kst_read_strided(s->in, s->out_strided, s->nr, stream));
+    KS_TRY(kst_shared(s->shared_free, s->shared_blocks, 1, 16, stream));
+    return kst_shared(s->shared_conflict, s->shared_blocks, 32, 16, stream);
+}
+
+static ks_status occupancy_of(const void *fn, int threads, double *out)
+{
+    int dev = 0, max_threads = 0, blocks = 0;
+    KS_CUDA_TRY(cudaGetDevice(&dev));
+    KS_CUDA_TRY(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev));
+    KS_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, 0));
+    *out = max_threads > 0 ? (double)blocks * threads / max_threads : 0.0;
+    return KS_OK;
+}
+
+extern "C" ks_status kst_set_info(const kst_set *s, int i, kst_launch_info *out)
+{
+    memset(out, 0, sizeof *out);
+    const void *fn = nullptr;
+    switch (i) {
+    case 0:
+        *out = {"kst_fill_kernel", blocks_for(s->n, 256), 256, 0, 0, 4, 4.0 * (double)s->n};
+        fn = (const void *)kst_fill_kernel;
+        break;
+    case 1:
+        *out = {"kst_copy_kernel", blocks_for(s->n / 4, 256), 256, 0, 16, 16, 8.0 * (double)s->n};
+        fn = (const void *)kst_copy_kernel;
+        break;
+    case 2:
+        *out = {"kst_read_coalesced_kernel", blocks_for(s->nr, 256), 256, 0, 4, 4, 8.0 * (double)s->nr};
+        fn = (const void *)kst_read_coalesced_kernel;
+        break;
+    case 3: /* no byte model: DRAM moves whole sectors (or more) of which one float is used */
+        *out = {"kst_read_strided_kernel", blocks_for(s->nr, 256), 256, 0, 4, 4, 0.0};
+        fn = (const void *)kst_read_strided_kernel;
+        break;
+    case 4:
+    case 5:
+        *out = {i == 4 ? "kst_shared_kernel<1>" : "kst_shared_kernel<32>", (unsigned)s->shared_blocks, 128, 0, 0, 4,
+                0.0};
+        fn = i == 4 ? (const void *)kst_shared_kernel<1> : (const void *)kst_shared_kernel<32>;
+        break;
+    default:
+        return ks_fail(KS_ERR_INVALID, "kernel set: no launch %d", i);
+    }
+    return occupancy_of(fn, (int)out->block, &out->occupancy);
 }

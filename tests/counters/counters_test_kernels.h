@@ -29,6 +29,35 @@ float kst_shared_expected(int lane, int reps);
 /* Every thread spins on the GPU's global timer for ns nanoseconds: the SMs busy, no DRAM. */
 ks_status kst_spin(unsigned long long ns, int blocks, void *stream);
 
+/* ---- The probe's set: the same kernels and sizes whether measured by the
+ * counters or run alone for Nsight Compute (counters_probe --kernels-only) ---- */
+
+enum { KST_SET_KERNELS = 6 };
+
+typedef struct kst_set {
+    size_t n;              /* floats copied */
+    size_t nr;             /* outputs of the coalesced and strided reads (the strided one reads 32 * nr) */
+    int shared_blocks;
+    float *in, *out, *out_coalesced, *out_strided, *shared_free, *shared_conflict;
+} kst_set;
+
+/* Buffers for the set: a copy of n floats (n a multiple of 4 and >= 32 * 2^20). */
+ks_status kst_set_alloc(kst_set *s, size_t n);
+void kst_set_free(kst_set *s);
+/* Launches, in order: fill, copy, read_coalesced, read_strided, shared stride 1, shared stride 32. */
+ks_status kst_set_run(const kst_set *s, void *stream);
+
+typedef struct kst_launch_info {
+    const char *name;          /* the kernel's name as CUPTI and ncu print it, without parameters */
+    unsigned grid, block;      /* one-dimensional */
+    double occupancy;          /* theoretical, 0..1 (cudaOccupancyMaxActiveBlocksPerMultiprocessor) */
+    int load_bytes, store_bytes; /* global bytes a thread per access (0: none) */
+    double model_bytes;        /* DRAM bytes the launch must move at least (0: no model) */
+} kst_launch_info;
+
+/* The i-th launch of kst_set_run (0 <= i < KST_SET_KERNELS), on the current device. */
+ks_status kst_set_info(const kst_set *s, int i, kst_launch_info *out);
+
 #ifdef __cplusplus
 }
 #endif

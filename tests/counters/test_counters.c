@@ -320,7 +320,7 @@ static void test_rows(void **state)
     assert_contains(r->words, "no such counter");
     r = find_row(rows, n, "gld_sectors_per_request");
     assert_string_equal(r->value, "4.00");
-    assert_contains(r->words, "coalesced");
+    assert_contains(r->words, "ideal = the bytes each thread loads at once: 4 (float)"); /* width not given */
     r = find_row(rows, n, "bank_conflicts");
     assert_string_equal(r->value, "0");
     assert_contains(r->words, "no shared-memory instructions");
@@ -365,6 +365,106 @@ static void test_rows(void **state)
     /* room for fewer rows: cut, never overrun */
     assert_int_equal(ks_counters_rows(&s, 0, 0.0, rows, 3), 3);
     assert_int_equal(ks_counters_rows(&s, 5, 0.0, rows, KS_COUNTER_ROWS), 0);
+}
+
+/* Every stall reason: ncu's Warp State Statistics label, words that fit a
+ * row's label whole, and Hopper's wgmma stall among them. */
+static void test_stall_names(void **state)
+{
+    (void)state;
+    ks_counter_row row;
+    for (int st = 0; st < KS_STALL_NUM; ++st) {
+        const ks_counter_info *a = ks_counters_info((ks_counter_id)(KS_CTR_STALL_FIRST + st));
+        if (strncmp(a->ncu, "Stall ", 6) != 0) fail_msg("%s: ncu label %s", a->key, a->ncu);
+        if (strlen(a->words) >= sizeof row.label) fail_msg("%s: \"%s\" is cut in a row", a->key, a->words);
+        assert_string_equal(a->unit, "cycles/inst");
+        assert_false(a->summed);
+    }
+    assert_string_equal(ks_counters_info(KS_CTR_STALL_FIRST + KS_STALL_TEX_THROTTLE)->ncu, "Stall Tex Throttle");
+    assert_string_equal(ks_counters_info(KS_CTR_STALL_FIRST + KS_STALL_NO_INSTRUCTION)->ncu, "Stall No Instruction");
+    assert_string_equal(ks_counters_info(KS_CTR_STALL_FIRST + KS_STALL_GMMA)->ncu, "Stall GMMA");
+    assert_string_equal(ks_counters_info(KS_CTR_STALL_FIRST + KS_STALL_GMMA)->key, "stall_gmma");
+    const char *n1[KS_CTR_CANDIDATES];
+    assert_true(ks_counters_candidates(KS_GEN_HOPPER, KS_CTR_STALL_FIRST + KS_STALL_GMMA, n1, KS_CTR_CANDIDATES) >= 1);
+    assert_string_equal(n1[0], "smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio");
+}
+
+/* The launch's figures: theoretical occupancy where the GPU has no counter
+ * (the H200: CUPTI offers none), and the access width that makes a float4
+ * copy's 16 sectors a request read as coalesced. */
+static void test_launch(void **state)
+{
+    (void)state;
+    ks_counter_set s;
+    recorded_set(&s);
+    /* as on the H200: no theoretical occupancy counter; the copy with float4 accesses, 16 sectors a request */
+    s.metric[KS_CTR_OCC_THEORETICAL_PCT][0] = '\0';
+    for (int k = 0; k < 2; ++k) {
+        s.kernels[k].present[KS_CTR_OCC_THEORETICAL_PCT] = 0;
+        s.kernels[k].values[KS_CTR_OCC_THEORETICAL_PCT] = NAN;
+    }
+    s.kernels[0].values[KS_CTR_GLD_SECTORS] = 16.0 * 2097152;
+    s.kernels[0].values[KS_CTR_GLD_REQUESTS] = 2097152;
+    s.kernels[0].values[KS_CTR_GST_SECTORS] = 16.0 * 2097152;
+    s.kernels[0].values[KS_CTR_GST_REQUESTS] = 2097152;
+    ks_counter_row rows[KS_COUNTER_ROWS];
+    int n = ks_counters_rows(&s, 0, 0.0, rows, KS_COUNTER_ROWS);
+    const ks_counter_row *r = find_row(rows, n, "occupancy_theoretical");
+    assert_string_equal(r->value, "absent");
+    assert_contains(r->words, "the launch's figure was not given");
+    assert_contains(find_row(rows, n, "gld_sectors_per_request")->words, "16 (float4)");
+
+    const ks_counter_launch copy = {0.75, 16, 16};
+    ks_counters_set_launch(&s, 0, &copy);
+    assert_int_equal(s.kernels[0].load_bytes, 16);
+    assert_int_equal(s.kernels[1].load_bytes, 0); /* only the kernel named */
+    n = ks_counters_rows(&s, 0, 0.0, rows, KS_COUNTER_ROWS);
+    r = find_row(rows, n, "occupancy_theoretical");
+    assert_string_equal(r->value, "75.0");
+    assert_true(r->present);
+    assert_contains(r->hover, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    assert_contains(r->words, "occupancy calculator");
+    assert_contains(find_row(rows, n, "occupancy_achieved")->words, "of 75 % this launch allows");
+    r = find_row(rows, n, "gld_sectors_per_request");
+    assert_string_equal(r->value, "16.00");
+    assert_contains(r->words, "ideal 16 for 16-byte loads (a warp's 512 consecutive bytes): coalesced");
+    assert_contains(find_row(rows, n, "gst_sectors_per_request")->words, "ideal 16 for 16-byte stores");
+    ks_counter_derived d;
+    ks_counters_derive(&s.kernels[0], 0.0, &d);
+    assert_true(d.gld_ideal == 16.0 && d.gst_ideal == 16.0);
+    assert_true(fabs(d.occupancy_theoretical - 0.75) < 1e-12);
+
+    /* the same sectors from 4-byte accesses: 4 times what a coalesced warp needs */
+    const ks_counter_launch scalar = {0.75, 4, 4};
+    ks_counters_set_launch(&s, 0, &scalar);
+    n = ks_counters_rows(&s, 0, 0.0, rows, KS_COUNTER_ROWS);
+    assert_contains(find_row(rows, n, "gld_sectors_per_request")->words,
+                    "4.0x the 4 a coalesced warp of 4-byte loads needs: scattered or strided");
+
+    /* every kernel; nonsense left unknown; a counter CUPTI read is kept */
+    const ks_counter_launch odd = {1.5, 0, 33};
+    ks_counters_set_launch(&s, -1, &odd);
+    assert_int_equal(s.kernels[1].load_bytes, 0);
+    assert_int_equal(s.kernels[1].store_bytes, 0);
+    assert_false(s.kernels[1].present[KS_CTR_OCC_THEORETICAL_PCT]);
+    recorded_set(&s); /* theoretical 100 % from a counter */
+    const ks_counter_launch half = {0.5, 4, 4};
+    ks_counters_set_launch(&s, -1, &half);
+    assert_true(s.kernels[0].values[KS_CTR_OCC_THEORETICAL_PCT] == 100.0);
+    assert_false(s.kernels[0].occupancy_from_launch);
+    n = ks_counters_rows(&s, 0, 0.0, rows, KS_COUNTER_ROWS);
+    assert_string_equal(find_row(rows, n, "occupancy_theoretical")->hover, "sm__maximum_warps_per_active_cycle_pct");
+
+    /* the kernels as one: a width they share holds, differing ones are unknown */
+    ks_kernel_counters all;
+    assert_int_equal(ks_counters_combine(&s, -1, &all), KS_OK);
+    assert_int_equal(all.load_bytes, 4);
+    s.kernels[1].store_bytes = 8;
+    assert_int_equal(ks_counters_combine(&s, -1, &all), KS_OK);
+    assert_int_equal(all.load_bytes, 4);
+    assert_int_equal(all.store_bytes, 0);
+    ks_counters_set_launch(NULL, 0, &half); /* no set: nothing happens */
+    ks_counters_set_launch(&s, 7, &half);   /* no such kernel */
 }
 
 static void test_rows_json(void **state)
@@ -583,7 +683,8 @@ int main(void)
         cmocka_unit_test(test_rows_json),       cmocka_unit_test(test_csv),
         cmocka_unit_test(test_why_words),       cmocka_unit_test(test_why_from_cupti),
         cmocka_unit_test(test_fail_sets_case),  cmocka_unit_test(test_create_refusals),
-        cmocka_unit_test(test_library),
+        cmocka_unit_test(test_library),         cmocka_unit_test(test_stall_names),
+        cmocka_unit_test(test_launch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* The timeline's pure parts with recorded data: the rings (a reader beside a
- * writer that laps it gets whole, consecutive items), the clock domain, the
- * lag check, the strip chart's columns and kernel marks, names and samples. */
+ * writer that laps it gets whole, consecutive items), the samples' clock
+ * measured from a marker, the lag check (on the H200 run that found the
+ * samples 0.27 ms off), the strip chart's columns and kernel marks, names and samples. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -101,22 +102,6 @@ static void test_ring_reader_beside_writer(void **state)
     ks_tl_ring_free(&r);
 }
 
-static void test_domain(void **state)
-{
-    (void)state;
-    const uint64_t cpu_now = 1700000000000000000ull;
-    const int64_t skew = 50000000;
-    /* clocks that agree cannot be told apart: the GPU's needs no conversion */
-    assert_int_equal(ks_tl_pick_domain(cpu_now - 5000000, cpu_now, 3000, skew), KS_TL_DOMAIN_GPU);
-    /* the GPU timer 10 s ahead: a sample near it is on the GPU clock, near the host's on the host's */
-    const int64_t off = 10000000000ll;
-    assert_int_equal(ks_tl_pick_domain(cpu_now + (uint64_t)off - 20000000, cpu_now, off, skew), KS_TL_DOMAIN_GPU);
-    assert_int_equal(ks_tl_pick_domain(cpu_now - 20000000, cpu_now, off, skew), KS_TL_DOMAIN_CPU);
-    /* and 10 s behind */
-    assert_int_equal(ks_tl_pick_domain(cpu_now - (uint64_t)off - 1000, cpu_now, -off, skew), KS_TL_DOMAIN_GPU);
-    assert_int_equal(ks_tl_pick_domain(cpu_now - 1000, cpu_now, -off, skew), KS_TL_DOMAIN_CPU);
-}
-
 /* 20 ms of samples every 50 us: DRAM 90 % inside the true kernels, 5 % outside. */
 static int make_samples(ks_tl_sample *s, const uint64_t (*truth)[2], int ntruth)
 {
@@ -153,6 +138,150 @@ static void test_best_lag(void **state)
     assert_int_equal(ks_tl_best_lag(s, ns, spans, 0, 1000000, 50000), 0);
     assert_int_equal(ks_tl_best_lag(s, 0, spans, 3, 1000000, 50000), 0);
     assert_int_equal(ks_tl_best_lag(s, ns, spans, 3, 1000000, 0), 0);
+}
+
+/* ---- The H200 run that showed the clocks misaligned (a gpu test's log) ----
+ * Five kernels back to back on one stream (spin 3 ms, copy 0.5 ms, spin 1 ms,
+ * copy 0.5 ms, spin 2 ms), their spans moved onto the GPU's clock with the
+ * measured gpu - cpu of 270660 ns; the PM samples every 20 us as CUPTI gave
+ * them, which were on CUPTI's (host) clock: the first sample starting at
+ * enable time, then one every 20 us. */
+enum { H200_SAMPLES = 1422 };
+static const int64_t h200_offset = 270660; /* gpu - cpu */
+static const uint64_t h200_spans[5][2] = {
+    {1795908697691013706ull, 1795908697694014711ull}, {1795908697694017174ull, 1795908697694518483ull},
+    {1795908697694520915ull, 1795908697695521741ull}, {1795908697695524237ull, 1795908697696025450ull},
+    {1795908697696028361ull, 1795908697698029180ull},
+};
+
+/* Fraction of [a, b) that [lo, hi) covers. */
+static double cover(uint64_t a, uint64_t b, uint64_t lo, uint64_t hi)
+{
+    const uint64_t x = a > lo ? a : lo, y = b < hi ? b : hi;
+    return y > x ? (double)(y - x) / (double)(b - a) : 0.0;
+}
+
+/* The run's samples, their values what the kernels did, on the clock whose
+ * timestamps are sample_clock_minus_cpu away from CUPTI's. */
+static int h200_samples(ks_tl_sample *s, int64_t sample_clock_minus_cpu)
+{
+    const uint64_t first_end = 1795908697690668902ull;
+    int n = 0;
+    for (int i = 0; i < H200_SAMPLES; ++i) {
+        const uint64_t t0 = i == 0 ? 1795908696634726393ull : first_end + 20000ull * (uint64_t)(i - 1);
+        const uint64_t t1 = i == 0 ? first_end : t0 + 20000ull;
+        double dram = 0.0, sm = 0.0;
+        for (int k = 0; k < 5; ++k) { /* the kernels on CUPTI's clock */
+            const double c = cover(t0, t1, h200_spans[k][0] - (uint64_t)h200_offset,
+                                   h200_spans[k][1] - (uint64_t)h200_offset);
+            sm += 99.5 * c;
+            if (k == 1 || k == 3) dram += 88.0 * c;
+        }
+        s[n++] = ks_tl_decode_sample(t0 + (uint64_t)sample_clock_minus_cpu, t1 + (uint64_t)sample_clock_minus_cpu,
+                                     dram, NAN, NAN, sm);
+    }
+    return n;
+}
+
+static void h200_span_list(ks_tl_span *sp)
+{
+    memset(sp, 0, 5 * sizeof *sp);
+    for (int k = 0; k < 5; ++k) {
+        sp[k].start_ns = h200_spans[k][0];
+        sp[k].end_ns = h200_spans[k][1];
+        snprintf(sp[k].name, sizeof sp[k].name, "%s", k % 2 ? "kst_copy_kernel" : "kst_spin_kernel");
+    }
+}
+
+/* Kernels back to back: the lag check finds the shift between samples and
+ * spans (the spans must move 270660 ns earlier), not the edge of its search. */
+static void test_best_lag_back_to_back(void **state)
+{
+    (void)state;
+    static ks_tl_sample s[H200_SAMPLES];
+    const int ns = h200_samples(s, 0);
+    ks_tl_span sp[5];
+    h200_span_list(sp);
+    const int64_t lag = ks_tl_best_lag(s, ns, sp, 5, 2000000, 10000);
+    print_message("  H200 run: best lag %+lld ns, expected about %+lld\n", (long long)lag, (long long)-h200_offset);
+    assert_true(llabs(lag + h200_offset) <= 20000);
+    /* with the samples on the spans' clock, about 0 */
+    const int ns2 = h200_samples(s, h200_offset);
+    const int64_t lag2 = ks_tl_best_lag(s, ns2, sp, 5, 2000000, 10000);
+    print_message("  aligned: best lag %+lld ns\n", (long long)lag2);
+    assert_true(llabs(lag2) <= 20000);
+}
+
+/* What the PM sampler gives while the clock marker runs: a first sample from
+ * enable time, then one every interval; SM % what the marker (every SM busy
+ * from cpu_start to cpu_end on CUPTI's clock) and other work (busy_pct all
+ * along) did; timestamps on a clock sample_clock_minus_cpu from CUPTI's. */
+static int marker_samples(ks_tl_sample *s, uint64_t cpu_start, uint64_t cpu_end, int64_t interval,
+                          int64_t sample_clock_minus_cpu, double busy_pct, int sm_sampled)
+{
+    const uint64_t first = cpu_start - 3 * (uint64_t)interval, last = cpu_end + 6 * (uint64_t)interval;
+    int n = 0;
+    for (uint64_t t0 = first - 1000000000ull, t1 = first; t0 < last; t0 = t1, t1 += (uint64_t)interval) {
+        double sm = busy_pct + (100.0 - busy_pct) * cover(t0, t1, cpu_start, cpu_end);
+        s[n++] = ks_tl_decode_sample(t0 + (uint64_t)sample_clock_minus_cpu, t1 + (uint64_t)sample_clock_minus_cpu,
+                                     0.0, NAN, NAN, sm_sampled ? sm : NAN);
+    }
+    return n;
+}
+
+static void test_fit_clock(void **state)
+{
+    (void)state;
+    static ks_tl_sample s[4096];
+    const uint64_t c0 = 1795908697690000000ull, c1 = c0 + 500000; /* the marker on CUPTI's clock */
+    const struct {
+        const char *what;
+        int64_t interval, gpu_minus_cpu, truth; /* truth: the samples' clock minus CUPTI's */
+        ks_tl_domain domain;
+    } cases[] = {
+        {"H200, CUDA 13: samples on CUPTI's clock", 20000, 270660, 0, KS_TL_DOMAIN_CPU},
+        {"samples on the GPU's timer", 20000, 270660, 270660, KS_TL_DOMAIN_GPU},
+        {"GPU's timer 5 ms behind, samples on it", 50000, -5000000, -5000000, KS_TL_DOMAIN_GPU},
+        {"GPU's timer 5 ms behind, samples on CUPTI's", 50000, -5000000, 0, KS_TL_DOMAIN_CPU},
+        {"GPU's timer 10 s ahead, samples on it", 100000, 10000000000ll, 10000000000ll, KS_TL_DOMAIN_GPU},
+        {"GPU's timer 10 s ahead, samples on CUPTI's", 100000, 10000000000ll, 0, KS_TL_DOMAIN_CPU},
+        {"samples on a clock of their own, 1.2 ms ahead", 20000, 270660, 1200000, KS_TL_DOMAIN_OTHER},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const int n = marker_samples(s, c0, c1, cases[i].interval, cases[i].truth, 0.0, 1);
+        const ks_tl_clock_fit f = ks_tl_fit_clock(s, n, c0, c1, cases[i].gpu_minus_cpu, cases[i].interval);
+        print_message("  %s: measured %d, domain %d, samples - cpu %+lld ns (fit %+lld, step %.1f points)\n",
+                      cases[i].what, f.measured, (int)f.domain, (long long)f.samples_minus_cpu_ns,
+                      (long long)f.fitted_ns, f.contrast);
+        assert_true(f.measured);
+        assert_true(f.distinct);
+        assert_int_equal(f.domain, cases[i].domain);
+        assert_true(llabs(f.fitted_ns - cases[i].truth) <= cases[i].interval);
+        if (cases[i].domain == KS_TL_DOMAIN_OTHER)
+            assert_true(llabs(f.samples_minus_cpu_ns - cases[i].truth) <= cases[i].interval);
+        else
+            assert_int_equal(f.samples_minus_cpu_ns, cases[i].truth); /* the marker's exact offset, not the fit's */
+        assert_true(f.contrast > 90.0);
+    }
+    /* clocks 5 us apart: either is right to within a sample */
+    int n = marker_samples(s, c0, c1, 20000, 5000, 0.0, 1);
+    ks_tl_clock_fit f = ks_tl_fit_clock(s, n, c0, c1, 5000, 20000);
+    assert_true(f.measured);
+    assert_false(f.distinct);
+    assert_true(f.domain == KS_TL_DOMAIN_CPU || f.domain == KS_TL_DOMAIN_GPU);
+    /* no step, nothing decided: SM not sampled (DRAM flat), or other work kept the SMs busy */
+    n = marker_samples(s, c0, c1, 20000, 0, 0.0, 0);
+    f = ks_tl_fit_clock(s, n, c0, c1, 270660, 20000);
+    assert_false(f.measured);
+    assert_true(f.contrast < 1.0); /* DRAM stood in for SM: flat */
+    n = marker_samples(s, c0, c1, 20000, 0, 95.0, 1);
+    f = ks_tl_fit_clock(s, n, c0, c1, 270660, 20000);
+    assert_false(f.measured);
+    /* nothing to fit */
+    f = ks_tl_fit_clock(s, 0, c0, c1, 270660, 20000);
+    assert_false(f.measured);
+    f = ks_tl_fit_clock(s, n, c1, c0, 270660, 20000);
+    assert_false(f.measured);
 }
 
 static void test_strip(void **state)
@@ -267,7 +396,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_basics), cmocka_unit_test(test_ring_reader_beside_writer),
-        cmocka_unit_test(test_domain),      cmocka_unit_test(test_best_lag),
+        cmocka_unit_test(test_fit_clock),   cmocka_unit_test(test_best_lag),
+        cmocka_unit_test(test_best_lag_back_to_back),
         cmocka_unit_test(test_strip),       cmocka_unit_test(test_names_and_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
