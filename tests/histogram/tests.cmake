@@ -26,3 +26,11 @@ if(KS_CUDA AND Python3_EXECUTABLE)
            --bin $<TARGET_FILE:kernelscope> --scene histogram)
   set_tests_properties(test_histogram_edit_diff_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+# Byte-histogram perf harness (an executable only; scripts/perf-issue38.sh runs it): the candidates
+# of kernels/histogram/hist_fast.h against CUB and warp on text, uniform and all-equal bytes.
+if(KS_CUDA)
+  add_executable(perf_hist ${CMAKE_CURRENT_LIST_DIR}/perf_hist.cu)
+  target_include_directories(perf_hist PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_options(perf_hist PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${KS_CUDA_FLAGS}>)
+  target_link_libraries(perf_hist PRIVATE ks_core)
+endif()

@@ -16,6 +16,13 @@ if(KS_CUDA) # both time the GPU through the CUDA runtime
   add_executable(perf_stream ${CMAKE_CURRENT_LIST_DIR}/perf_stream.cu)
   target_include_directories(perf_stream PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(perf_stream PRIVATE ks_core)
+
+  # regq candidates (kernels/laplace/regq_fast.h) over blocks and chunks against T_peak, and the
+  # profiling mode scripts/perf-issue38.sh gives Nsight Compute.
+  add_executable(perf_regq ${CMAKE_CURRENT_LIST_DIR}/perf_regq.cu)
+  target_include_directories(perf_regq PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_options(perf_regq PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${KS_CUDA_FLAGS}>)
+  target_link_libraries(perf_regq PRIVATE ks_core)
 endif()
 # The live view's picture (zoom, pan, mean of the covered cells) on the GPU
 # against the CPU reference, bit for bit, and the full-resolution slice for F.

@@ -24,3 +24,11 @@ if(KS_CUDA AND Python3_EXECUTABLE)
            --bin $<TARGET_FILE:kernelscope> --scene matmul)
   set_tests_properties(test_matmul_edit_diff_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
+# SGEMM perf harness (an executable only; scripts/perf-issue38.sh runs it): every tile shape of
+# kernels/matmul/sgemm_warptile.h against cuBLAS in plain FP32, checked, per size.
+if(KS_CUDA)
+  add_executable(perf_sgemm ${CMAKE_CURRENT_LIST_DIR}/perf_sgemm.cu)
+  target_include_directories(perf_sgemm PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_options(perf_sgemm PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${KS_CUDA_FLAGS}>)
+  target_link_libraries(perf_sgemm PRIVATE ks_core CUDA::cublas)
+endif()

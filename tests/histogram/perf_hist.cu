@@ -1,0 +1,251 @@
+/* Byte-histogram perf harness (an executable, not a test): the candidates of
+ * kernels/histogram/hist_fast.h against CUB (cub::DeviceHistogram::HistogramEven,
+ * as the scene calls it) and the scene's `warp`, on the scene's three inputs
+ * (ks_hist_generate, seed 1: English-like text, uniform random bytes, all 'a').
+ * Each candidate is checked exactly against a CPU count on every input (the
+ * histogram poisoned first), twice in a row (the second run needs the first's
+ * cleared scratch), and on short inputs at every misalignment.
+ * Times include clearing the histogram for every row: CUB's own init launch
+ * inside its call; `warp` a cudaMemsetAsync before its launch; the candidates
+ * write the counts in their one launch. Median of --reps (default 101)
+ * back-to-back launches between CUDA events, after 5 warm-ups; "read" is the
+ * candidates' loads alone (the floor under them).
+ * Usage: perf_hist [--bytes N] [--reps N]. Exit 77: no GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_histogram.cuh>
+#include <cuda_runtime.h>
+
+#include "kernels/common/ks_error.h"
+#include "kernels/histogram/hist_fast.h"
+#include "kernels/histogram/histogram.h"
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "perf_hist: %s: %s\n", #x, cudaGetErrorString(e_));                    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define KS(x)                                                                                      \
+    do {                                                                                           \
+        if ((x) != KS_OK) {                                                                        \
+            fprintf(stderr, "perf_hist: %s\n", ks_error_message());                                \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+enum { MAX_REPS = 1001, ROW_CUB = -1, ROW_WARP = -2, ROW_READ = -3 };
+
+typedef struct ctx {
+    cudaStream_t stream;
+    ks_hist_fast *fast;
+    ks_hist_ctx *lib;
+    int warp_id;
+    unsigned char *data; /* device */
+    size_t n;
+    unsigned *hist, *sink;
+    void *cub_tmp;
+    size_t cub_tmp_size;
+    cudaEvent_t ev[MAX_REPS + 1];
+} ctx;
+
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static void launch(ctx *x, int row, const unsigned char *data, size_t n)
+{
+    if (row == ROW_CUB) {
+        size_t need = 0;
+        CK(cub::DeviceHistogram::HistogramEven((void *)NULL, need, data, (int *)x->hist, 257, 0, 256, (int)n,
+                                               x->stream));
+        if (need > x->cub_tmp_size) {
+            CK(cudaFree(x->cub_tmp));
+            CK(cudaMalloc(&x->cub_tmp, need));
+            x->cub_tmp_size = need;
+        }
+        CK(cub::DeviceHistogram::HistogramEven(x->cub_tmp, need, data, (int *)x->hist, 257, 0, 256, (int)n,
+                                               x->stream));
+    } else if (row == ROW_WARP) {
+        CK(cudaMemsetAsync(x->hist, 0, 256 * sizeof(unsigned), x->stream));
+        ks_hist_input in;
+        memset(&in, 0, sizeof in);
+        in.data = data;
+        in.n = n;
+        in.mode = KS_HIST_BYTES;
+        in.bins = 256;
+        KS(ks_hist_run(x->lib, x->warp_id, &in, 0, n, x->hist, x->stream));
+    } else if (row == ROW_READ) {
+        KS(ks_hist_fast_read_floor(x->fast, data, n, x->sink, x->stream));
+    } else {
+        KS(ks_hist_fast_run(x->fast, row, data, n, x->hist, x->stream));
+    }
+}
+
+static double time_row(ctx *x, int row, int reps)
+{
+    for (int w = 0; w < 5; ++w) launch(x, row, x->data, x->n);
+    CK(cudaEventRecord(x->ev[0], x->stream));
+    for (int r = 0; r < reps; ++r) {
+        launch(x, row, x->data, x->n);
+        CK(cudaEventRecord(x->ev[r + 1], x->stream));
+    }
+    CK(cudaEventSynchronize(x->ev[reps]));
+    CK(cudaGetLastError());
+    static float ms[MAX_REPS];
+    for (int r = 0; r < reps; ++r) CK(cudaEventElapsedTime(&ms[r], x->ev[r], x->ev[r + 1]));
+    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
+    return ms[reps / 2];
+}
+
+/* Runs row on data[0..n) (device) and compares with want; 0 when equal. */
+static int check(ctx *x, int row, const unsigned char *data, size_t n, const unsigned *want, const char *what)
+{
+    unsigned got[256];
+    CK(cudaMemsetAsync(x->hist, 0xab, 256 * sizeof(unsigned), x->stream)); /* poison */
+    launch(x, row, data, n);
+    CK(cudaMemcpyAsync(got, x->hist, sizeof got, cudaMemcpyDeviceToHost, x->stream));
+    CK(cudaStreamSynchronize(x->stream));
+    for (int b = 0; b < 256; ++b)
+        if (got[b] != want[b]) {
+            printf("WRONG %s: bin %d has %u, not %u\n", what, b, got[b], want[b]);
+            return 1;
+        }
+    return 0;
+}
+
+static void cpu_count(const unsigned char *p, size_t n, unsigned *h)
+{
+    memset(h, 0, 256 * sizeof *h);
+    for (size_t i = 0; i < n; ++i) ++h[p[i]];
+}
+
+static const char *row_name(int row)
+{
+    return row == ROW_CUB ? "cub" : row == ROW_WARP ? "warp (scene)" : row == ROW_READ ? "read (floor)"
+                                                                    : ks_hist_fast_get(row)->name;
+}
+
+int main(int argc, char **argv)
+{
+    size_t bytes = (size_t)100 << 20;
+    int reps = 101;
+    for (int a = 1; a < argc; ++a) {
+        if (strcmp(argv[a], "--bytes") == 0 && a + 1 < argc)
+            bytes = (size_t)strtoull(argv[++a], NULL, 10);
+        else if (strcmp(argv[a], "--reps") == 0 && a + 1 < argc)
+            reps = atoi(argv[++a]);
+        else {
+            fprintf(stderr, "usage: perf_hist [--bytes N] [--reps N]\n");
+            return 2;
+        }
+    }
+    if (reps < 1 || reps > MAX_REPS || bytes < 1024 || bytes > ((size_t)1 << 31)) {
+        fprintf(stderr, "perf_hist: --reps 1..%d, --bytes 1024..2^31\n", MAX_REPS);
+        return 2;
+    }
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        fprintf(stderr, "perf_hist: no CUDA device\n");
+        return 77;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("device: %s, %d SMs, L2 %d MiB; input %zu bytes\n", prop.name, prop.multiProcessorCount,
+           prop.l2CacheSize >> 20, bytes);
+
+    ctx x;
+    memset(&x, 0, sizeof x);
+    CK(cudaStreamCreateWithFlags(&x.stream, cudaStreamNonBlocking));
+    for (int r = 0; r <= MAX_REPS; ++r) CK(cudaEventCreate(&x.ev[r]));
+    KS(ks_hist_fast_create(&x.fast));
+    KS(ks_hist_ctx_create(&x.lib));
+    x.warp_id = ks_hist_variant_find("warp");
+    x.n = bytes;
+    CK(cudaMalloc((void **)&x.data, bytes + 64));
+    CK(cudaMalloc((void **)&x.hist, 256 * sizeof(unsigned)));
+    CK(cudaMalloc((void **)&x.sink, sizeof(unsigned)));
+    unsigned char *host = (unsigned char *)malloc(bytes + 64);
+    if (!host) return 1;
+
+    const int nc = ks_hist_fast_count();
+    printf("%-8s %5s %6s %9s  %s\n", "kind", "regs", "local", "blocks/SM", "what");
+    for (int i = 0; i < nc; ++i) {
+        int bps = 0, regs = 0, local = 0;
+        KS(ks_hist_fast_attrs(x.fast, i, &bps, &regs, &local));
+        printf("%-8s %5d %6d %9d  %s\n", ks_hist_fast_get(i)->name, regs, local, bps, ks_hist_fast_get(i)->summary);
+    }
+
+    int fails = 0;
+    unsigned want[256];
+    /* short inputs at every start offset: the bytewise head and tail, the equal-16 path */
+    {
+        const size_t lens[] = {1, 15, 16, 17, 100, 4095, 1000003};
+        for (size_t l = 0; l < sizeof lens / sizeof lens[0]; ++l)
+            for (int off = 0; off < 16; off += (lens[l] > 5000 ? 3 : 1)) {
+                ks_hist_generate(l % 2 ? KS_HIST_IN_TEXT : KS_HIST_IN_UNIFORM, 7 + l, host, lens[l] + off);
+                if (l == 2) memset(host, 'a', lens[l] + off);
+                CK(cudaMemcpy(x.data, host, lens[l] + off, cudaMemcpyHostToDevice));
+                cpu_count(host + off, lens[l], want);
+                for (int i = 0; i < nc; ++i) {
+                    char what[96];
+                    snprintf(what, sizeof what, "%s, %zu bytes at offset %d", ks_hist_fast_get(i)->name, lens[l], off);
+                    fails += check(&x, i, x.data + off, lens[l], want, what);
+                }
+            }
+        printf("short inputs (1..1000003 bytes, offsets 0..15): %s\n", fails ? "WRONG" : "all candidates exact");
+    }
+
+    const ks_hist_input_kind kinds[] = {KS_HIST_IN_TEXT, KS_HIST_IN_UNIFORM, KS_HIST_IN_EQUAL};
+    double res[3][16];
+    int rows[16], nrows = 0;
+    rows[nrows++] = ROW_CUB;
+    rows[nrows++] = ROW_WARP;
+    for (int i = 0; i < nc && nrows < 15; ++i) rows[nrows++] = i;
+    rows[nrows++] = ROW_READ;
+    for (int k = 0; k < 3; ++k) {
+        ks_hist_generate(kinds[k], 1, host, bytes);
+        CK(cudaMemcpy(x.data, host, bytes, cudaMemcpyHostToDevice));
+        cpu_count(host, bytes, want);
+        for (int r = 0; r < nrows; ++r) {
+            if (rows[r] == ROW_READ) continue;
+            char what[96];
+            snprintf(what, sizeof what, "%s on %s", row_name(rows[r]), ks_hist_input_name(kinds[k]));
+            for (int twice = 0; twice < 2; ++twice) fails += check(&x, rows[r], x.data, bytes, want, what);
+        }
+        for (int r = 0; r < nrows; ++r) res[k][r] = time_row(&x, rows[r], reps);
+    }
+    printf("\n# median ms of %d back-to-back launches (each row clears or writes the histogram itself); "
+           "x_cub = CUB ms / row ms\n", reps);
+    printf("%-13s %9s %9s %9s  %7s %7s %7s  %8s\n", "variant", "text", "uniform", "equal", "x_cub", "x_cub", "x_cub",
+           "GB/s txt");
+    int best = -1;
+    double best_min = 0.0;
+    for (int r = 0; r < nrows; ++r) {
+        printf("%-13s %9.4f %9.4f %9.4f  %7.3f %7.3f %7.3f  %8.1f\n", row_name(rows[r]), res[0][r], res[1][r],
+               res[2][r], res[0][0] / res[0][r], res[1][0] / res[1][r], res[2][0] / res[2][r],
+               (double)bytes / (res[0][r] * 1e-3) / 1e9);
+        if (rows[r] >= 0) {
+            double m = 1e30;
+            for (int k = 0; k < 3; ++k) m = res[k][0] / res[k][r] < m ? res[k][0] / res[k][r] : m;
+            if (best < 0 || m > best_min) {
+                best = r;
+                best_min = m;
+            }
+        }
+    }
+    if (best >= 0)
+        printf("BEST %s: x_cub text %.3f uniform %.3f equal %.3f (worst %.3f)\n", row_name(rows[best]),
+               res[0][0] / res[0][best], res[1][0] / res[1][best], res[2][0] / res[2][best], best_min);
+    printf("check: %s\n", fails ? "SOME CANDIDATES WRONG" : "every candidate exact on every input");
+    free(host);
+    ks_hist_ctx_destroy(x.lib);
+    ks_hist_fast_destroy(x.fast);
+    return fails ? 1 : 0;
+}
