@@ -104,6 +104,23 @@ static double time_row(ctx *x, int row, int reps)
     return ms[reps / 2];
 }
 
+/* As the scene's bench times (ks_hist_gpu_time): each launch between its own
+ * two events and waited for before the next; median of reps after 3 warm-ups. */
+static double time_row_waited(ctx *x, int row, int reps)
+{
+    for (int w = 0; w < 3; ++w) launch(x, row, x->data, x->n);
+    static float ms[MAX_REPS];
+    for (int r = 0; r < reps; ++r) {
+        CK(cudaEventRecord(x->ev[0], x->stream));
+        launch(x, row, x->data, x->n);
+        CK(cudaEventRecord(x->ev[1], x->stream));
+        CK(cudaEventSynchronize(x->ev[1]));
+        CK(cudaEventElapsedTime(&ms[r], x->ev[0], x->ev[1]));
+    }
+    qsort(ms, (size_t)reps, sizeof ms[0], cmp_float);
+    return ms[reps / 2];
+}
+
 /* Runs row on data[0..n) (device) and compares with want; 0 when equal. */
 static int check(ctx *x, int row, const unsigned char *data, size_t n, const unsigned *want, const char *what)
 {
@@ -203,7 +220,7 @@ int main(int argc, char **argv)
     }
 
     const ks_hist_input_kind kinds[] = {KS_HIST_IN_TEXT, KS_HIST_IN_UNIFORM, KS_HIST_IN_EQUAL};
-    double res[3][16];
+    double res[3][16], waited[3][16];
     int rows[16], nrows = 0;
     rows[nrows++] = ROW_CUB;
     rows[nrows++] = ROW_WARP;
@@ -220,6 +237,7 @@ int main(int argc, char **argv)
             for (int twice = 0; twice < 2; ++twice) fails += check(&x, rows[r], x.data, bytes, want, what);
         }
         for (int r = 0; r < nrows; ++r) res[k][r] = time_row(&x, rows[r], reps);
+        for (int r = 0; r < nrows; ++r) waited[k][r] = time_row_waited(&x, rows[r], 51);
     }
     printf("\n# median ms of %d back-to-back launches (each row clears or writes the histogram itself); "
            "x_cub = CUB ms / row ms\n", reps);
@@ -240,6 +258,10 @@ int main(int argc, char **argv)
             }
         }
     }
+    printf("# as the scene's bench times: median of 51 launches, each waited for\n");
+    for (int r = 0; r < nrows; ++r)
+        printf("%-13s %9.4f %9.4f %9.4f  %7.3f %7.3f %7.3f\n", row_name(rows[r]), waited[0][r], waited[1][r],
+               waited[2][r], waited[0][0] / waited[0][r], waited[1][0] / waited[1][r], waited[2][0] / waited[2][r]);
     if (best >= 0)
         printf("BEST %s: x_cub text %.3f uniform %.3f equal %.3f (worst %.3f)\n", row_name(rows[best]),
                res[0][0] / res[0][best], res[1][0] / res[1][best], res[2][0] / res[2][best], best_min);
