@@ -20,18 +20,25 @@ for p in perf_sgemm perf_hist perf_regq; do
   [ -x "$bin/$p" ] || { echo "perf-issue38: no $bin/$p (build with CUDA first)" >&2; exit 2; }
 done
 mkdir -p "$out" && out=$(cd "$out" && pwd)
+# perf_sgemm loads cuBLAS from the toolkit
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 status=0
 step() { # name timeout_s command...: output to OUT_DIR/name.txt, the exit status noted
   local name=$1 limit=$2 rc
   shift 2
   timeout -k 5 "$limit" "$@" >"$out/$name.txt" 2>&1
   rc=$?
-  echo "$name: exit $rc ($(date +%T))" | tee -a "$out/steps.txt"
+  echo "$name: exit $rc ($(date +%T))" | tee -a "$out/run.txt"
   [ "$rc" = 0 ] || status=1
 }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit \
-  --format=csv >"$out/gpu.txt" 2>&1
+# run.txt: the GPU's state before and after, and each step's exit status
+gpu_state() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit \
+    --format=csv,noheader 2>&1 | sed "s/^/gpu $1: /" >>"$out/run.txt"
+}
+: >"$out/run.txt"
+gpu_state before
 step sgemm 120 "$bin/perf_sgemm"
 step hist 60 "$bin/perf_hist"
 step regq 120 "$bin/perf_regq"
@@ -44,7 +51,7 @@ ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-comput
 if [ -n "$ncu_bin" ] && [ -x "$ncu_bin" ]; then
   for size in 1024 512; do
     if [ "$SECONDS" -gt "${KS_NCU_DEADLINE_S:-200}" ]; then # keep the whole run near 4 minutes
-      echo "ncu at $size: left out, ${SECONDS}s gone" | tee -a "$out/steps.txt"
+      echo "ncu at $size: left out, ${SECONDS}s gone" | tee -a "$out/run.txt"
       continue
     fi
     best=$(awk -v s="$size" '$1 == "BEST" && $2 == s { print $3, $4, $5 }' "$out/regq.txt" | head -n 1)
@@ -59,9 +66,10 @@ if [ -n "$ncu_bin" ] && [ -x "$ncu_bin" ]; then
       "$bin/perf_regq" --profile "$size" lib 32x8 4
   done
 else
-  echo "ncu: not found, Nsight Compute runs left out" | tee -a "$out/steps.txt"
+  echo "ncu: not found, Nsight Compute runs left out" | tee -a "$out/run.txt"
 fi
 
+gpu_state after
 python3 - "$out" <<'PY'
 import csv, io, os, re, sys
 out = sys.argv[1]
@@ -71,7 +79,6 @@ def read(name):
     except OSError:
         return ""
 print("\n== summary (full outputs in %s)" % out)
-print(read("gpu.txt").strip().splitlines()[-1] if read("gpu.txt").strip() else "gpu: ?")
 s = read("sgemm.txt")
 print("-- matmul (cuBLAS plain FP32 in the same run; target >= 0.92 at 4096 and 8192)")
 for line in s.splitlines():
@@ -131,6 +138,6 @@ for size in (1024, 512):
                   get("dram__bytes_read.sum") / model, get("dram__bytes_write.sum") / model,
                   get("lts__t_sector_hit_rate.pct"), get("sm__warps_active.avg.pct_of_peak_sustained_active"),
                   get("dram__throughput.avg.pct_of_peak_sustained_elapsed"), stall_txt))
-print(read("steps.txt").strip())
+print(read("run.txt").strip())
 PY
 exit $status
