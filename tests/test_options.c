@@ -10,7 +10,7 @@
 #include "app/options.h"
 #include "app/scenes.h"
 #include "app/bench/bench_live_options.h"
-#include "app/scenes/histogram/histogram_options.h"
+#include "app/scenes/histogram/options.h"
 #include "app/scenes/laplace/laplace_options.h"
 #include "app/scenes/matmul/matmul_options.h"
 #include "app/scenes/spheres/spheres_options.h"

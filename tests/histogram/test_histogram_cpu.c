@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "app/scenes/histogram/bench_histogram.h"
+#include "app/scenes/histogram/bench.h"
 #include "kernels/common/field_histogram.h"
 #include "kernels/histogram/histogram.h"
 #include "tests/test_util.h"

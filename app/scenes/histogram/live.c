@@ -21,7 +21,8 @@
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"
 #include "render/image_io.h"
-#include "app/scenes/histogram/histogram_options.h"
+#include "app/scenes/histogram/live.h"
+#include "app/scenes/histogram/options.h"
 #include "app/scene.h"
 #include "app/scenes.h"
 

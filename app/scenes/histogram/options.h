@@ -22,6 +22,10 @@ enum { KS_HIST_USER_BLOCK = 256 }; /* a user's kernel's block without --block */
 
 /* 1 when name is a --kernel-file's variant name (its base name). */
 int ks_hist_kernel_file_named(const ks_options *o, const char *name);
+/* The i-th --kernel-file (0, 1, ...), NULL past the last (the row's kernel_file). */
+const char *ks_hist_kernel_file(const ks_options *o, int i);
+/* Sizes in bytes, bins, input, kernel names and files (the row's finish_options). */
+ks_status ks_hist_finish_options(ks_options *o);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_histogram_options;

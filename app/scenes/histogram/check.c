@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "app/scenes/histogram/histogram_kernel_check.h"
+#include "app/scenes/histogram/check.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"

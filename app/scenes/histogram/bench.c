@@ -1,6 +1,6 @@
 #include "kernels/common/ks_util.h"
-#include "app/scenes/histogram/histogram_options.h"
-#include "app/scenes/histogram/bench_histogram.h"
+#include "app/scenes/histogram/options.h"
+#include "app/scenes/histogram/bench.h"
 #include "app/run_outputs.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
-/* The histogram scene's registry row: its flags and checks. */
-#include "app/scenes/histogram/histogram_options.h"
+/* The histogram scene's flags, their storage and checks (options.h). */
+#include "app/scenes/histogram/options.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -7,11 +7,8 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "app/scenes/histogram/bench_histogram.h"
-#include "app/scenes/histogram/histogram_kernel_check.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/histogram/histogram.h"
-#include "kernels/histogram/histogram_contract.h"
 
 static ks_status add_bins(void *ctx, const char *name, const char *item)
 {
@@ -129,7 +126,7 @@ const ks_option_group ks_histogram_options = {
 };
 
 /* Sizes in bytes, bins, input. */
-static ks_status finish(ks_options *o)
+ks_status ks_hist_finish_options(ks_options *o)
 {
     ks_histogram_opts *h = ks_options_own(o, &ks_histogram_options);
     if (o->size_text) KS_TRY(for_each_item(h, "--size", o->size_text, add_size));
@@ -164,36 +161,8 @@ static ks_status finish(ks_options *o)
     return KS_OK;
 }
 
-static const char *kernel_file(const ks_options *o, int i)
+const char *ks_hist_kernel_file(const ks_options *o, int i)
 {
     const ks_histogram_opts *h = KS_HIST_OPTS(o);
     return i >= 0 && i < h->kernel_file_count ? h->kernel_files[i] : NULL;
 }
-
-extern const char ks_histogram_starter_shared[]; /* kernels/histogram/starters/shared.cu, embedded at build time */
-/* global is the starter itself; strided sizes its grid by the SM count, warp needs 64 KiB of dynamic
- * shared memory, and cub is a library: none of them keeps the contract's launch */
-static const ks_kernel_from ks_hist_from[] = {{"shared", ks_histogram_starter_shared}, {NULL, NULL}};
-
-static ks_status bench(const ks_bench_env *e) { return ks_bench_histogram(e->opt, e->device, e->use_cuda); }
-
-extern const ks_scene_api ks_scene_histogram_api;
-
-const ks_scene_def ks_scene_histogram = {
-    .name = "histogram",
-    .rank = 50,
-    .sample_args = "--size 100003",
-    .summary = "byte / pair / word histogram: global, shared and per-warp atomics, CUB",
-    .options = &ks_histogram_options,
-    .takes_live = "--kernel --block --dump-field --seed",
-    .takes_bench = "--kernel --block --seed --size",
-    .finish_options = finish,
-    .live = &ks_scene_histogram_api,
-    .bench = bench,
-    .solver_stage = "histogram",
-    .kernel_contract = KS_HIST_CONTRACT,
-    .kernel_starter = KS_HIST_STARTER,
-    .kernel_from = ks_hist_from,
-    .kernel_file = kernel_file,
-    .kernel_check = ks_hist_kernel_check,
-};
