@@ -12,7 +12,7 @@
 #include "app/bench/bench_live_options.h"
 #include "app/scenes/histogram/options.h"
 #include "app/scenes/laplace/laplace_options.h"
-#include "app/scenes/matmul/matmul_options.h"
+#include "app/scenes/matmul/options.h"
 #include "app/scenes/spheres/spheres_options.h"
 
 #define PARSE(o, ...)                                                                              \

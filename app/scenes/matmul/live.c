@@ -29,7 +29,8 @@
 #include "kernels/matmul/matmul_user.h"
 #include "app/kernel/user_diff.h"
 #include "render/image_io.h"
-#include "app/scenes/matmul/matmul_options.h"
+#include "app/scenes/matmul/live.h"
+#include "app/scenes/matmul/options.h"
 #include "app/scene.h"
 #include "app/scenes.h"
 

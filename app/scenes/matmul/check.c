@@ -14,7 +14,7 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "kernels/common/diff_colour.h"
-#include "app/scenes/matmul/matmul_kernel_check.h"
+#include "app/scenes/matmul/check.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_user.h"
 

@@ -1,16 +1,13 @@
-/* The matmul scene's registry row: its flags and checks. */
-#include "app/scenes/matmul/matmul_options.h"
+/* The matmul scene's flags, their storage and checks (options.h). */
+#include "app/scenes/matmul/options.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "app/scenes/matmul/bench_matmul.h"
-#include "app/scenes/matmul/matmul_kernel_check.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/matmul/matmul.h"
-#include "kernels/matmul/matmul_contract.h"
 
 static ks_status add_tile(void *ctx, const char *name, const char *item)
 {
@@ -122,7 +119,7 @@ const ks_option_group ks_matmul_options = {
 };
 
 /* Sizes, tiles, variant names. */
-static ks_status finish(ks_options *o)
+ks_status ks_matmul_finish_options(ks_options *o)
 {
     ks_matmul_opts *mo = ks_options_own(o, &ks_matmul_options);
     if (o->size_text) {
@@ -149,35 +146,8 @@ static ks_status finish(ks_options *o)
     return KS_OK;
 }
 
-static const char *kernel_file(const ks_options *o, int i)
+const char *ks_matmul_kernel_file(const ks_options *o, int i)
 {
     const ks_matmul_opts *mo = KS_MATMUL_OPTS(o);
     return i >= 0 && i < mo->kernel_file_count ? mo->kernel_files[i] : NULL;
 }
-
-extern const char ks_matmul_starter_regtile[]; /* kernels/matmul/starters/regtile.cu, embedded at build time */
-/* naive is the starter itself; tiled takes its tile as a template (8, 16, 32) and cublas is closed */
-static const ks_kernel_from ks_matmul_from[] = {{"regtile", ks_matmul_starter_regtile}, {NULL, NULL}};
-
-static ks_status bench(const ks_bench_env *e) { return ks_bench_matmul(e->opt, e->device, e->use_cuda); }
-
-extern const ks_scene_api ks_scene_matmul_api;
-
-const ks_scene_def ks_scene_matmul = {
-    .name = "matmul",
-    .rank = 40,
-    .sample_args = "--size 67x45x33",
-    .summary = "float32 matrix multiply: naive, shared-memory tiles, register tiles, cuBLAS",
-    .options = &ks_matmul_options,
-    .takes_live = "--kernel --block --colormap --range --dump-field",
-    .takes_bench = "--kernel --block --size",
-    .finish_options = finish,
-    .live = &ks_scene_matmul_api,
-    .bench = bench,
-    .solver_stage = "matmul",
-    .kernel_contract = KS_MATMUL_CONTRACT,
-    .kernel_starter = KS_MATMUL_STARTER,
-    .kernel_from = ks_matmul_from,
-    .kernel_file = kernel_file,
-    .kernel_check = ks_matmul_kernel_check,
-};

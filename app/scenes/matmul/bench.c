@@ -1,5 +1,5 @@
-#include "app/scenes/matmul/matmul_options.h"
-#include "app/scenes/matmul/bench_matmul.h"
+#include "app/scenes/matmul/options.h"
+#include "app/scenes/matmul/bench.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -21,6 +21,10 @@ enum { KS_MATMUL_USER_BLOCK_X = 16, KS_MATMUL_USER_BLOCK_Y = 16 }; /* a user's k
 
 /* The variant names --kernel takes: ours, then the kernel files' base names. */
 int ks_matmul_kernel_known(const ks_options *o, const char *name);
+/* The i-th --kernel-file (0, 1, ...), NULL past the last (the row's kernel_file). */
+const char *ks_matmul_kernel_file(const ks_options *o, int i);
+/* Sizes, tiles, blocks, kernel names and files (the row's finish_options). */
+ks_status ks_matmul_finish_options(ks_options *o);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_matmul_options;
