@@ -1,6 +1,5 @@
-/* The reduce scene's registry row (the course's reductions and scans): its
- * flags and checks. */
-#include "app/scenes/reduce/reduce_options.h"
+/* The reduce scene's flags, their storage and checks (options.h). */
+#include "app/scenes/reduce/options.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -8,13 +7,8 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "app/scenes/reduce/reduce_kernel_check.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/reduce/reduce.h"
-#include "kernels/reduce/reduce_contract.h"
-
-ks_status ks_bench_reduce(const ks_bench_env *env);
-extern const ks_scene_api ks_scene_reduce_api;
 
 /* One --size item: an element count with an optional K, M or G (binary) suffix. */
 static ks_status add_size(void *ctx, const char *name, const char *item)
@@ -111,7 +105,7 @@ const ks_option_group ks_reduce_options = {
     (int)(sizeof ks_reduce_flags / sizeof ks_reduce_flags[0]), NULL,
 };
 
-static ks_status finish(ks_options *o)
+ks_status ks_reduce_finish_options(ks_options *o)
 {
     ks_reduce_opts *r = ks_options_own(o, &ks_reduce_options);
     if (o->size_text) KS_TRY(for_each_item(r, "--size", o->size_text, add_size));
@@ -141,38 +135,8 @@ static ks_status finish(ks_options *o)
     return KS_OK;
 }
 
-static const char *kernel_file(const ks_options *o, int i)
+const char *ks_reduce_kernel_file(const ks_options *o, int i)
 {
     const ks_reduce_opts *r = KS_REDUCE_OPTS(o);
     return i >= 0 && i < r->kernel_file_count ? r->kernel_files[i] : NULL;
 }
-
-/* kernels/reduce/starters/NAME.cu, embedded at build time. sum_tree and sum_shuffle
- * are two launches (partials, then their sum) and sum_onepass needs a ticket counter
- * and a partials array; CUB's are a library; the scans have no contract: only
- * sum_atomic is one kernel of the contract as it is, and sum_shuffle's first launch
- * is, once its partial goes to *out by atomicAdd. */
-extern const char ks_reduce_starter_sum_atomic[], ks_reduce_starter_sum_shuffle[];
-static const ks_kernel_from ks_reduce_from[] = {
-    {"sum_atomic", ks_reduce_starter_sum_atomic}, {"sum_shuffle", ks_reduce_starter_sum_shuffle}, {NULL, NULL}};
-
-static ks_status bench(const ks_bench_env *e) { return ks_bench_reduce(e); }
-
-const ks_scene_def ks_scene_reduce = {
-    .name = "reduce",
-    .rank = 60,
-    .sample_args = "--size 1000003 --kernel scan_lookback",
-    .summary = "sum and prefix sum (scan): atomics, shared-memory tree, warp shuffles, one pass, look-back, CUB",
-    .options = &ks_reduce_options,
-    .takes_live = "--kernel --block --seed --colormap",
-    .takes_bench = "--kernel --block --seed --size",
-    .finish_options = finish,
-    .live = &ks_scene_reduce_api,
-    .bench = bench,
-    .solver_stage = "reduce",
-    .kernel_contract = KS_REDUCE_CONTRACT,
-    .kernel_starter = KS_REDUCE_STARTER,
-    .kernel_from = ks_reduce_from,
-    .kernel_file = kernel_file,
-    .kernel_check = ks_reduce_kernel_check,
-};

@@ -1,9 +1,5 @@
-/* `kernelscope bench reduce`: every sum and scan variant at each N, checked
- * against the CPU gold first, then timed back to back (kernels/reduce/
- * reduce_bench.h says how); a table on stdout, bench_reduce.csv and
- * bench_reduce.png (T_eff / T_peak per variant) in --out. Users' kernels
- * (--kernel-file) are sum rows after ours, named after their files: checked in
- * the checker process first, then against the gold and timed like ours. */
+#include "app/scenes/reduce/bench.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +8,12 @@
 #include "app/kernel/user_files.h"
 #include "app/run_outputs.h"
 #include "app/scenes.h"
-#include "app/scenes/reduce/reduce_options.h"
+#include "app/scenes/reduce/options.h"
 #include "app/signals.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/reduce/reduce_bench.h"
 #include "kernels/reduce/reduce_user.h"
 #include "render/chart.h"
-
-ks_status ks_bench_reduce(const ks_bench_env *env);
 
 /* Without --block the variants that take a block size run at each of these and
  * keep their fastest, as bench laplace3d sweeps its blocks. */

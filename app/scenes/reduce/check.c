@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "app/scenes/reduce/reduce_kernel_check.h"
+#include "app/scenes/reduce/check.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_user.h"

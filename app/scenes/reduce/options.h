@@ -16,6 +16,10 @@ typedef struct ks_reduce_opts {
 
 /* 1 when name is a --kernel-file's variant name (its base name). */
 int ks_reduce_kernel_file_named(const ks_options *o, const char *name);
+/* The i-th --kernel-file (0, 1, ...), NULL past the last (the row's kernel_file). */
+const char *ks_reduce_kernel_file(const ks_options *o, int i);
+/* Sizes, kernel names and files, blocks (the row's finish_options). */
+ks_status ks_reduce_finish_options(ks_options *o);
 
 struct ks_option_group;
 extern const struct ks_option_group ks_reduce_options;
