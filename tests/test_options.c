@@ -13,7 +13,7 @@
 #include "app/scenes/histogram/options.h"
 #include "app/scenes/laplace/laplace_options.h"
 #include "app/scenes/matmul/options.h"
-#include "app/scenes/spheres/spheres_options.h"
+#include "app/scenes/spheres/options.h"
 
 #define PARSE(o, ...)                                                                              \
     ({                                                                                             \

@@ -17,7 +17,8 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/spheres/spheres.h"
-#include "app/scenes/spheres/spheres_options.h"
+#include "app/scenes/spheres/live.h"
+#include "app/scenes/spheres/options.h"
 #include "app/scene.h"
 
 enum {

@@ -1,5 +1,5 @@
-#include "app/scenes/spheres/spheres_options.h"
-#include "app/scenes/spheres/bench_spheres.h"
+#include "app/scenes/spheres/options.h"
+#include "app/scenes/spheres/bench.h"
 
 #include <math.h>
 #include <stdio.h>
