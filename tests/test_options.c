@@ -11,7 +11,7 @@
 #include "app/scenes.h"
 #include "app/bench/bench_live_options.h"
 #include "app/scenes/histogram/options.h"
-#include "app/scenes/laplace/laplace_options.h"
+#include "app/scenes/laplace/options.h"
 #include "app/scenes/matmul/options.h"
 #include "app/scenes/spheres/options.h"
 

@@ -1,28 +1,21 @@
-/* The Laplace scenes' registry rows (laplace3d, laplace2d): their flags, option
- * checks and defaults, start-up report and the parts bench live and bench
- * serve ask for. */
-#include "app/scenes/laplace/laplace_kernel_check.h"
-#include "app/scenes/laplace/laplace_options.h"
+/* The Laplace scenes' flags (laplace3d and laplace2d share them), their
+ * storage, checks and defaults (options.h). */
+#include "app/scenes/laplace/options.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "app/scenes/laplace/bench_laplace.h"
-#include "app/scenes/laplace/bench_scaling.h"
 #include "kernels/common/mpi_job.h"
 #include "app/scenes/laplace/iters_auto.h"
 #include "kernels/common/ks_util.h"
-#include "kernels/laplace/laplace_contract.h"
 #include "kernels/laplace/laplace_multi.h"
 
 enum {
     KS_MAX_DIM = 1 << 16, /* points per axis */
     KS_MAX_ITERS = 1000000,
 };
-
-static const int ks_rank3 = 3, ks_rank2 = 2;
 
 ks_laplace_opts *ks_laplace_opts_of(ks_options *o) { return ks_options_own(o, &ks_laplace_options); }
 const ks_laplace_opts *ks_laplace_opts_get(const ks_options *o)
@@ -319,38 +312,10 @@ void ks_laplace_backend_defaults(ks_options *o, int use_cuda)
     if (!lp->fps_target_set) lp->fps_target = (int)KS_ITERS_AUTO_FPS;
 }
 
-/* ---- What main, bench live and bench serve ask ---- */
-
-/* The variants whose code differs by GPU generation: the path this binary runs on it. */
-static void report(const ks_device_info *d, void (*line)(const char *text))
-{
-    (void)d;
-    for (int id = 0; id < ks_lvariant_count(); ++id) {
-        const char *path = ks_lvariant_code_path(id);
-        if (!path) continue;
-        char text[256];
-        snprintf(text, sizeof text, "%s: %s", ks_lvariant_get(id)->name, path);
-        line(text);
-    }
-}
-
-static size_t field_bytes(const ks_options *o)
-{
-    const ks_grid g = ks_laplace_grid(o, 0);
-    return ks_grid_bytes(&g);
-}
-
-static int has_kernel(const ks_scene_def *d, const char *name)
-{
-    return ks_lvariant_find(*(const int *)d->data, name) >= 0;
-}
-static void kernel_list(const ks_scene_def *d, char *buf, size_t len)
-{
-    ks_lvariant_list(*(const int *)d->data, buf, len);
-}
+/* ---- What bench live, bench serve and main ask of the options ---- */
 
 /* --grid as bench live and bench serve read it: N is both N^3 and N^2. */
-static ks_status runner_finish(ks_options *o)
+ks_status ks_laplace_runner_finish(ks_options *o)
 {
     ks_laplace_opts *lp = ks_laplace_opts_of(o);
     for (int g = 0; g < lp->grid_count; ++g) {
@@ -363,14 +328,14 @@ static ks_status runner_finish(ks_options *o)
     return KS_OK;
 }
 
-static const char *kernel_file(const ks_options *o, int i)
+const char *ks_laplace_kernel_file(const ks_options *o, int i)
 {
     const ks_laplace_opts *lp = ks_laplace_opts_get(o);
     return i >= 0 && i < lp->kernel_file_count ? lp->kernel_files[i] : NULL;
 }
 
 /* --gpus against the machine: a CUDA device, and as many as asked (device ids that exist). */
-static ks_status backend_check(const ks_options *o, int use_cuda, int device_count)
+ks_status ks_laplace_backend_check(const ks_options *o, int use_cuda, int device_count)
 {
     const ks_laplace_opts *lp = ks_laplace_opts_get(o);
     if (!lp->gpus_count) return KS_OK;
@@ -389,40 +354,3 @@ static ks_status backend_check(const ks_options *o, int use_cuda, int device_cou
                        most == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s");
     return KS_OK;
 }
-
-static ks_status bench(const ks_bench_env *e)
-{
-    if (ks_laplace_opts_get(e->opt)->gpus_count || ks_mpi_active()) {
-        if (!e->use_cuda) return ks_fail(KS_ERR_INVALID, "--gpus: several GPUs need the cuda backend");
-        return ks_bench_laplace_scaling(e->opt, e->device);
-    }
-    return ks_bench_laplace(e->opt, e->device, e->use_cuda, e->best, e->best_path);
-}
-
-extern const ks_scene_api ks_scene_laplace_api;
-ks_status ks_laplace_mpi_follow(const ks_options *o); /* scene_laplace.c */
-ks_status ks_laplace_live_bench(const ks_scene_def *d, struct ks_live_bench *b);
-ks_status ks_laplace_serve_case(const ks_scene_def *d, struct ks_serve_bench *b, const char *variant);
-
-extern const char ks_laplace_starter_regq[]; /* kernels/laplace/starters/regq.cu, embedded at build time */
-static const ks_kernel_from ks_laplace3d_from[] = {{"regq", ks_laplace_starter_regq}, {NULL, NULL}};
-
-#define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_, contract_, starter_, from_)                                                            \
-    {                                                                                                          \
-        .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
-        .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block",  \
-        .size_is_picture = 1, .finish_options = ks_laplace_finish_options,                                     \
-        .backend_defaults = ks_laplace_backend_defaults, .backend_check = backend_check, .mpi_follow = ks_laplace_mpi_follow, .live = &ks_scene_laplace_api, .bench = bench,            \
-        .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \
-          .live_bench = ks_laplace_live_bench, .runner_finish = runner_finish, .serve_case = ks_laplace_serve_case, .has_kernel = has_kernel, \
-        .kernel_list = kernel_list, .data = data_, .sample_args = sample_, .kernel_contract = contract_,       \
-        .kernel_starter = starter_, .kernel_from = from_, .kernel_file = kernel_file, .kernel_check = ks_laplace_kernel_check,       \
-    }
-
-const ks_scene_def ks_scene_laplace3d =
-    KS_LAPLACE_ROW(10, "laplace3d", "3D Laplace equation, Jacobi iterations; a slice shown live (default)", &ks_rank3,
-                   "--grid 64 --kernel regq --iters 9", KS_LAPLACE3D_CONTRACT, KS_LAPLACE3D_STARTER,
-                   ks_laplace3d_from);
-const ks_scene_def ks_scene_laplace2d =
-    KS_LAPLACE_ROW(20, "laplace2d", "2D Laplace equation, Jacobi iterations", &ks_rank2,
-                   "--grid 301x199 --iters 9", KS_LAPLACE2D_CONTRACT, KS_LAPLACE2D_STARTER, NULL);

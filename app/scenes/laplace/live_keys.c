@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/scenes/laplace/scene_laplace_internal.h"
+#include "app/scenes/laplace/live_state.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 

@@ -1,8 +1,8 @@
 #include "kernels/common/ks_util.h"
 #include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes.h"
-#include "app/scenes/laplace/laplace_options.h"
-#include "app/scenes/laplace/bench_laplace.h"
+#include "app/scenes/laplace/options.h"
+#include "app/scenes/laplace/bench.h"
 
 #include <math.h>
 #include <stdio.h>

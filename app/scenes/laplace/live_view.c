@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "app/scenes/laplace/laplace_user.h"
-#include "app/scenes/laplace/scene_laplace_internal.h"
+#include "app/scenes/laplace/live_state.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 

@@ -10,7 +10,7 @@
 #include "app/scenes/laplace/cadence.h"
 #include "app/scene.h"
 #include "app/scenes.h"
-#include "app/scenes/laplace/laplace_options.h"
+#include "app/scenes/laplace/options.h"
 #include "app/scenes/laplace/laplace_user.h"
 
 enum { KS_HISTORY = KS_VIEW_PLOT };

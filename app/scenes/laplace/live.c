@@ -12,7 +12,8 @@
 #include "app/best_config.h"
 
 #include "app/scenes/laplace/laplace_user.h"
-#include "app/scenes/laplace/scene_laplace_internal.h"
+#include "app/scenes/laplace/live.h"
+#include "app/scenes/laplace/live_state.h"
 #include "kernels/laplace/laplace_multi.h"
 #include "kernels/common/mpi_job.h"
 

@@ -49,5 +49,11 @@ ks_grid ks_laplace_grid(const ks_options *o, int idx);
 /* The scene's checks and defaults (also run for the options bench live builds). */
 ks_status ks_laplace_finish_options(ks_options *o);
 void ks_laplace_backend_defaults(ks_options *o, int use_cuda);
+/* --grid as bench live and bench serve read it (N is both N^3 and N^2; the row's runner_finish). */
+ks_status ks_laplace_runner_finish(ks_options *o);
+/* The i-th --kernel-file (0, 1, ...), NULL past the last (the row's kernel_file). */
+const char *ks_laplace_kernel_file(const ks_options *o, int i);
+/* --gpus against the machine (the row's backend_check). */
+ks_status ks_laplace_backend_check(const ks_options *o, int use_cuda, int device_count);
 
 #endif

@@ -6,8 +6,9 @@
 #include "app/bench/bench_live.h"
 #include "app/bench/bench_serve.h"
 #include "app/scenes.h"
-#include "app/scenes/laplace/bench_laplace.h"
-#include "app/scenes/laplace/laplace_options.h"
+#include "app/scenes/laplace/bench.h"
+#include "app/scenes/laplace/live_bench.h"
+#include "app/scenes/laplace/options.h"
 #include "app/signals.h"
 
 /* The block for a variant: the best measured on this device and grid, else its own default. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "app/scenes/laplace/laplace_kernel_check.h"
+#include "app/scenes/laplace/check.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace.h"
 
