@@ -47,7 +47,6 @@ typedef struct ks_frame_ctx {
 } ks_frame_ctx;
 
 typedef struct ks_scene_api {
-    const char *name;
     const char *help; /* scene keys, '\n'-separated, for the H panel and --help */
     /* Creates the scene; validation errors (grid too large, block refused,
      * malformed scene file) come back as KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY. */

@@ -101,13 +101,6 @@ ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_
     *out = NULL;
     return KS_NO_CUDA("histogram");
 }
-void ks_hist_user_destroy(ks_hist_user *u) { (void)u; }
-const char *ks_hist_user_name(const ks_hist_user *u) { (void)u; return ""; }
-void ks_hist_user_get_attrs(const ks_hist_user *u, ks_hist_user_attrs *out)
-{
-    (void)u;
-    memset(out, 0, sizeof *out);
-}
 ks_status ks_hist_user_check_block(const ks_hist_user *u, size_t n, const int block[3])
 {
     (void)u, (void)n, (void)block;

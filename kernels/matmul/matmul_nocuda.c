@@ -68,13 +68,6 @@ ks_status ks_matmul_user_load(const char *name, const void *code, size_t size, k
     *out = NULL;
     return KS_NO_CUDA("matmul");
 }
-void ks_matmul_user_destroy(ks_matmul_user *u) { (void)u; }
-const char *ks_matmul_user_name(const ks_matmul_user *u) { (void)u; return ""; }
-void ks_matmul_user_get_attrs(const ks_matmul_user *u, ks_matmul_user_attrs *out)
-{
-    (void)u;
-    memset(out, 0, sizeof *out);
-}
 ks_status ks_matmul_user_check_block(const ks_matmul_user *u, const ks_matmul_size *s, const int block[3])
 {
     (void)u, (void)s, (void)block;

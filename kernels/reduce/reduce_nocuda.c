@@ -51,13 +51,6 @@ ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, k
     *out = NULL;
     return KS_NO_CUDA("reduce");
 }
-void ks_reduce_user_destroy(ks_reduce_user *u) { (void)u; }
-const char *ks_reduce_user_name(const ks_reduce_user *u) { (void)u; return ""; }
-void ks_reduce_user_get_attrs(const ks_reduce_user *u, ks_reduce_user_attrs *out)
-{
-    (void)u;
-    memset(out, 0, sizeof *out);
-}
 ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int bx)
 {
     (void)u, (void)n, (void)bx;

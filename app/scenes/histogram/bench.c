@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "app/kernel/user_files.h"
+#include "app/kernel/variant_set.h"
+#include "app/scenes/histogram/check.h"
 #include "app/scenes.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
@@ -57,53 +58,21 @@ size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
     return used;
 }
 
-/* The bench's loaded kernel files (--kernel-file), run after ours. */
-typedef struct bench_users {
-    ks_hist_user *u[KS_USER_FILES_MAX];
-    char names[KS_USER_FILES_MAX][64]; /* each file's variant name (its base name) */
-    int n;
-    int block[3];                      /* --block, default KS_HIST_USER_BLOCK x 1 */
-} bench_users;
-
-static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+/* Users' kernels (--kernel-file): compiled and checked in the checker process on the first size
+ * (built once), then loaded here, checked against the gold and timed like ours. */
+static ks_status build_files(const ks_options *opt, const ks_device_info *dev, size_t first, const int block[3],
+                             ks_variant_set **out)
 {
-    (void)cubin; /* the loader tells CUBIN from PTX itself */
-    bench_users *b = user;
-    ks_hist_user *u = NULL;
-    KS_TRY(ks_hist_user_load(name, code, size, &u));
-    ks_hist_user_destroy(b->u[slot]);
-    b->u[slot] = u;
-    return KS_OK;
-}
-
-static void free_users(bench_users *b)
-{
-    for (int i = 0; i < KS_USER_FILES_MAX; ++i) ks_hist_user_destroy(b->u[i]);
-    memset(b, 0, sizeof *b);
-}
-
-/* Compiled and checked in the checker process on the first size, loaded here. */
-static ks_status build_users(const ks_options *opt, const ks_device_info *dev, size_t first, bench_users *b)
-{
-    const char *paths[KS_USER_FILES_MAX];
-    const int n = ks_user_files_paths(opt, paths, KS_USER_FILES_MAX);
-    ks_user_files *files = NULL;
-    ks_user_files_desc ud = {
-        .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,
-        .block = {b->block[0], b->block[1], b->block[2]}, .watch = 0, .load = load_user, .user = b,
-    };
-    ks_hist_check_grid(first, ud.grid);
-    const ks_status st = ks_user_files_create(&ud, &files);
-    for (int i = 0; i < n; ++i) /* the row's name: the file's (ks_hist_user_name is the path) */
-        if (files && b->u[i]) snprintf(b->names[i], sizeof b->names[i], "%s", ks_user_files_name(files, i));
-    ks_user_files_destroy(files); /* built once; the code stays loaded in b */
-    b->n = n;
-    return st;
+    ks_variant_set_desc d = {.contract = &ks_hist_contract, .opt = opt, .use_cuda = 1, .device = dev,
+                             .block = {block[0], block[1], block[2]}};
+    ks_hist_check_grid(first, d.grid);
+    return ks_variant_set_create(&d, out);
 }
 
 /* One input at one size: check each variant (ours, then the kernel files), then time it. */
 static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const int *variants, int nv,
-                           const bench_users *users, ks_hist_input_kind kind, unsigned long long bytes,
+                           const ks_variant_set *files, const int user_block[3], ks_hist_input_kind kind,
+                           unsigned long long bytes,
                            ks_hist_mode mode, unsigned bins, ks_hbench_row *rows, int *nrows)
 {
     unsigned char *data = malloc((size_t)bytes);
@@ -124,7 +93,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
     if (st == KS_OK && !use_cuda) t_peak = ks_roof_host_copy_gbs((size_t)64 << 20);
     const int first = *nrows;
     double cub_ms = -1.0;
-    const int nu = use_cuda ? users->n : 0;
+    const int nu = use_cuda ? ks_variant_set_files(files) : 0;
     for (int k = 0; k < (use_cuda ? nv + nu : 1) && st == KS_OK && *nrows < KS_HBENCH_MAX_ROWS; ++k) {
         ks_hbench_row *r = &rows[*nrows];
         memset(r, 0, sizeof *r);
@@ -136,17 +105,17 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
         r->t_peak_gbs = t_peak;
         r->pct_cub = -1.0;
         if (use_cuda && k >= nv) {
-            const ks_hist_user *u = users->u[k - nv];
-            snprintf(r->variant, sizeof r->variant, "%s", users->names[k - nv]);
+            const ks_hist_user *u = ks_variant_set_code_at(files, k - nv);
+            snprintf(r->variant, sizeof r->variant, "%s", ks_variant_set_file_name(files, k - nv));
             /* no poison here: the contract adds into bins the run zeroes (its check poisons the input's tail) */
-            st = ks_hist_gpu_whole_user(g, u, users->block);
+            st = ks_hist_gpu_whole_user(g, u, user_block);
             if (st == KS_OK) st = ks_hist_gpu_counts(g, got);
             for (unsigned b = 0; b < bins && st == KS_OK; ++b)
                 if (got[b] != gold[b])
                     st = ks_fail(KS_ERR_INVALID, "bench histogram: %s differs from the gold on %s (%llu bytes, %s): "
                                  "bin %u has %llu, not %llu", r->variant, r->input, bytes, r->mode, b,
                                  (unsigned long long)got[b], (unsigned long long)gold[b]);
-            if (st == KS_OK) st = ks_hist_gpu_time_user(g, u, users->block, 3, opt->reps, &r->ms, &r->min_ms);
+            if (st == KS_OK) st = ks_hist_gpu_time_user(g, u, user_block, 3, opt->reps, &r->ms, &r->min_ms);
         } else if (use_cuda) {
             const ks_hist_variant *v = ks_hist_variant_get(variants[k]);
             snprintf(r->variant, sizeof r->variant, "%s", v->name);
@@ -300,19 +269,12 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
         return ks_fail(KS_ERR_INVALID, "bench histogram: %d bin counts x %d sizes x %d inputs x %d variants and files is more "
                        "than %d rows", nbins, KS_HIST_OPTS(opt)->size_n, KS_HB_INPUTS, use_cuda ? nv + nfiles : 1, KS_HBENCH_MAX_ROWS);
     const char *device = use_cuda && dev && dev->present ? dev->name : "cpu";
-    /* Users' kernels (--kernel-file): compiled and checked in the checker process
-       on the first size, then loaded here, checked against the gold and timed like ours. */
-    bench_users users = {.block = {opt->block_count ? opt->blocks[0][0] : KS_HIST_USER_BLOCK, 1, 1}};
-    if (use_cuda && nfiles) {
-        const ks_status bst = build_users(opt, dev, (size_t)KS_HIST_OPTS(opt)->sizes[0], &users);
-        if (bst != KS_OK) {
-            free_users(&users);
-            return bst;
-        }
-    }
+    const int user_block[3] = {opt->block_count ? opt->blocks[0][0] : KS_HIST_USER_BLOCK, 1, 1};
+    ks_variant_set *files = NULL;
+    if (use_cuda && nfiles) KS_TRY(build_files(opt, dev, (size_t)KS_HIST_OPTS(opt)->sizes[0], user_block, &files));
     ks_hbench_row *rows = calloc(KS_HBENCH_MAX_ROWS, sizeof *rows);
     if (!rows) {
-        free_users(&users);
+        ks_variant_set_destroy(files);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: no host memory");
     }
     int n = 0;
@@ -320,7 +282,7 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
         for (int si = 0; si < KS_HIST_OPTS(opt)->size_n && st == KS_OK; ++si)
             for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
-                st = bench_one(opt, device, use_cuda, variants, nv, &users, (ks_hist_input_kind)k,
+                st = bench_one(opt, device, use_cuda, variants, nv, files, user_block, (ks_hist_input_kind)k,
                                KS_HIST_OPTS(opt)->sizes[si], mode, bins_list[bi], rows, &n);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
     for (int i = 0; i < n; ++i) {
@@ -332,6 +294,6 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
                                       .files = {{"bench_histogram.csv", csv_text}}, .charts = charts, .ctx = &cc};
     if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(rows);
-    free_users(&users);
+    ks_variant_set_destroy(files);
     return st;
 }

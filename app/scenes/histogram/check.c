@@ -182,6 +182,20 @@ ks_status ks_hist_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *o
                      "matches the CPU gold exactly (%d odd sizes, 1 to %zu bytes) and cub on %zu bytes of text (%d runs)",
                      ncases, ks_hcheck_cases[ncases - 1].n, live, iters);
     }
-    if (!out->fatal) ks_hist_user_destroy(u); /* a lost context: the process ends, nothing to unload */
+    if (!out->fatal) ks_user_code_destroy(u); /* a lost context: the process ends, nothing to unload */
     return KS_OK;
 }
+
+/* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
+
+static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
+{
+    return ks_hist_user_load(name, code, size, out);
+}
+
+static ks_status check_block(const ks_user_code *code, const int grid[3], const int block[3])
+{
+    return ks_hist_user_check_block(code, ks_hist_check_bytes(grid), block);
+}
+
+const ks_variant_contract ks_hist_contract = {.load = load, .check_block = check_block};

@@ -7,20 +7,20 @@
  * (CUDA) or from the gold's counts (CPU backend), under labels made on the host
  * from the counts (a count axis, the bytes below, the tallest bytes named).
  * Users' kernels (--kernel-file) are variants after ours: checked in the
- * checker process before they run, reloaded on save (app/kernel/user_files.h);
- * [ ] change their block. */
+ * checker process before they run, reloaded on save (its variant set,
+ * app/kernel/variant_set.h, with the contract of check.c); [ ] change their block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "app/kernel/user_files.h"
-#include "app/kernel/user_diff.h"
+#include "app/kernel/variant_set.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"
 #include "render/image_io.h"
+#include "app/scenes/histogram/check.h"
 #include "app/scenes/histogram/live.h"
 #include "app/scenes/histogram/options.h"
 #include "app/scene.h"
@@ -32,6 +32,7 @@ enum {
 };
 
 typedef struct hist_scene {
+    const char *name;    /* the row's */
     int use_cuda;
     double t_peak_gbs;
     double fma_gflops;
@@ -42,7 +43,7 @@ typedef struct hist_scene {
     unsigned long long seed;
     ks_hist_mode mode;
     unsigned bins;
-    int variant;         /* ks_hist_variant index (CPU: the gold) */
+    int variant;         /* ours that runs when no file does: ks_hist_variant index (CPU: the gold) */
     size_t chunk, pos;   /* bytes per frame; next byte to count */
     int hold;            /* frames left showing the finished pass */
     long long passes;
@@ -57,30 +58,24 @@ typedef struct hist_scene {
     /* chunk times per variant, for the medians: ours, then the kernel files */
     ks_timing_window win[KS_HIST_VARIANT_NUM + KS_USER_FILES_MAX];
     const ks_options *opt;
-    /* users' kernels (--kernel-file): variants after ours */
-    ks_user_files *files;     /* NULL without any */
-    ks_hist_user *user[KS_USER_FILES_MAX]; /* each file's code that passed its check (NULL: none yet) */
-    int nuser;
-    int active;               /* the file that runs, -1: one of ours (variant) */
+    /* ours, then the users' kernels (--kernel-file), and D: |yours - cub| by bin from each file's check */
+    ks_variant_set *set;
+    const char *our_names[KS_HIST_VARIANT_NUM];
     int block[3];             /* the users' kernels' block: --block, [ ] */
-    int run_block[3];         /* the block the active file runs with this frame (its checked one) */
     const char *dump_path;
     char notice[256];
-    ks_user_diff diff;        /* D: |yours - cub| by bin, from each file's check */
-    uint64_t diff_counts[256]; /* the bars of the picture last drawn of it */
+    uint64_t diff_counts[256]; /* the bars of the picture last drawn of D */
 } hist_scene;
 
 static void destroy(void *self)
 {
     hist_scene *s = self;
     if (!s) return;
-    ks_user_files_destroy(s->files); /* first: its worker may be inside a check */
-    for (int i = 0; i < s->nuser; ++i) ks_hist_user_destroy(s->user[i]);
+    ks_variant_set_destroy(s->set); /* first: its worker may be inside a check */
     ks_hist_gpu_destroy(s->gpu);
     free(s->data);
     free(s->counts);
     free(s->mask);
-    ks_user_diff_free(&s->diff);
     free(s);
 }
 
@@ -90,58 +85,40 @@ static size_t even_up(size_t v, size_t to)
 }
 
 /* Blocks [ ] cycle a user's kernel through. */
-static const int ks_hs_user_blocks[] = {32, 64, 128, 256, 512, 1024};
+static const int ks_hs_user_blocks[][3] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1}};
 enum { KS_HS_USER_BLOCKS = (int)(sizeof ks_hs_user_blocks / sizeof ks_hs_user_blocks[0]) };
 
-static const char *variant_name(const hist_scene *s)
-{
-    if (!s->gpu) return "cpu";
-    return s->active >= 0 ? ks_user_files_name(s->files, s->active) : ks_hist_variant_get(s->variant)->name;
-}
+/* The file that runs, -1: one of ours (variant). */
+static int active(const hist_scene *s) { return s->gpu ? ks_variant_set_file(s->set) : -1; }
+
+static const char *variant_name(const hist_scene *s) { return s->gpu ? ks_variant_set_name(s->set) : "cpu"; }
 
 /* The timing window of the variant that runs. */
 static int win_index(const hist_scene *s)
 {
-    return !s->gpu ? 0 : s->active >= 0 ? KS_HIST_VARIANT_NUM + s->active : s->variant;
+    return !s->gpu ? 0 : active(s) >= 0 ? KS_HIST_VARIANT_NUM + active(s) : s->variant;
 }
 
-/* A build that passed its check (the frame thread): its code replaces the
- * file's. No launch of the old code is in flight: every chunk waits for its end event. */
-static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
-{
-    (void)cubin; /* the loader tells CUBIN from PTX itself */
-    hist_scene *s = user;
-    ks_hist_user *u = NULL;
-    KS_TRY(ks_hist_user_load(name, code, size, &u));
-    ks_hist_user_destroy(s->user[slot]);
-    s->user[slot] = u;
-    return KS_OK;
-}
+static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, int w, int h, unsigned char *rgba);
 
-/* --kernel-file: every file built and checked (on the input's size and the block it runs with)
- * before the first frame; the first of them runs unless --kernel names another variant. */
-static ks_status user_files(hist_scene *s, const ks_scene_env *env)
+/* Ours and the --kernel-file files: every file built and checked (on the input's size and the block
+ * it runs with) before the first frame; the first of them runs unless --kernel names another variant. */
+static ks_status variant_set(hist_scene *s, const ks_scene_env *env)
 {
-    const ks_scene_def *def = s->opt->scene;
-    const char *paths[KS_USER_FILES_MAX];
-    const int n = ks_user_files_paths(s->opt, paths, KS_USER_FILES_MAX);
-    if (!n) return KS_OK;
-    if (s->mode != KS_HIST_BYTES)
+    if (s->use_cuda && KS_HIST_OPTS(s->opt)->kernel_file_count && s->mode != KS_HIST_BYTES)
         return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes; not with --bins or --words");
-    s->nuser = n;
-    ks_user_files_desc d = {
-        .paths = paths, .count = n, .scene = def->name, .device = env->device,
-        .block = {s->block[0], s->block[1], s->block[2]},
-        .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
-        .diff = 1, .diff_cells = {256, 1}, /* the difference by byte */
+    for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) s->our_names[v] = ks_hist_variant_get(v)->name;
+    ks_variant_set_desc d = {
+        .contract = &ks_hist_contract, .scene = s, .opt = s->opt, .use_cuda = s->use_cuda, .device = env->device,
+        .ours = KS_HIST_VARIANT_NUM, .our_names = s->our_names, .first = s->variant,
+        .block = {s->block[0], s->block[1], s->block[2]}, .watch = 1,
+        .diff = KS_USER_DIFF_WHOLE, .diff_cells = {256, 1}, /* the difference by byte */
+        .diff_reference = "cub", .diff_cells_name = "bins",
+        .diff_how = "the bars: |yours - cub| by byte, from the check's first run of the live size",
+        .draw_diff = draw_diff_picture,
     };
     ks_hist_check_grid(s->n, d.grid);
-    KS_TRY(ks_user_files_create(&d, &s->files));
-    s->active = s->opt->kernel_count ? -1 : 0; /* --kernel names ours or a file */
-    for (int i = 0; i < n && s->opt->kernel_count && s->active < 0; ++i)
-        if (strcmp(ks_user_files_name(s->files, i), s->opt->kernels[0]) == 0) s->active = i;
-    memcpy(s->run_block, s->block, sizeof s->run_block);
-    return KS_OK;
+    return ks_variant_set_create(&d, &s->set);
 }
 
 static ks_status restart(hist_scene *s)
@@ -195,7 +172,7 @@ static ks_status setup(hist_scene *s, const ks_scene_env *env)
         KS_TRY(ks_hist_gpu_fill(s->gpu, 0));
         s->variant = ks_hist_variant_find("warp");
         if (opt->kernel_count && ks_hist_kernel_file_named(opt, opt->kernels[0])) {
-            /* a --kernel-file's name: user_files picks it */
+            /* a --kernel-file's name: the variant set picks it */
         } else if (opt->kernel_count) {
             s->variant = ks_hist_variant_find(opt->kernels[0]);
             if (s->variant < 0)
@@ -204,9 +181,8 @@ static ks_status setup(hist_scene *s, const ks_scene_env *env)
             if (s->variant == cub && s->mode == KS_HIST_WORDS)
                 return ks_fail(KS_ERR_INVALID, "--kernel cub: cub counts samples, not words (no cub with --words)");
         }
-        KS_TRY(user_files(s, env));
     }
-    return KS_OK;
+    return variant_set(s, env);
 }
 
 static ks_status create(const ks_scene_env *env, void **self)
@@ -223,7 +199,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     if (s->w > 16383) s->w = 16383;
     s->seed = opt->seed;
     s->opt = opt;
-    s->active = -1;
+    s->name = opt->scene->name;
     s->block[0] = opt->block_count ? opt->blocks[0][0] : KS_HIST_USER_BLOCK;
     s->block[1] = s->block[2] = 1;
     s->mode = KS_HIST_OPTS(opt)->words ? KS_HIST_WORDS : KS_HIST_OPTS(opt)->bins ? KS_HIST_PAIRS : KS_HIST_BYTES;
@@ -258,13 +234,9 @@ static void max_image_size(void *self, int *w, int *h)
 static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     hist_scene *s = self;
-    if (s->files) { /* builds that finished, and the block the user's kernel runs at */
-        int changed = 0, reverted = 0;
-        ks_user_files_poll(s->files, s->active, s->block, &changed, s->run_block, &reverted);
-        if (reverted) memcpy(s->block, s->run_block, sizeof s->block); /* refused there: back to the one it passed at */
-        if (changed) ks_timing_window_clear(&s->win[win_index(s)]); /* new code: its own times */
-        ks_user_diff_poll(&s->diff, s->files);
-    }
+    int changed = 0; /* builds that finished, and the block the user's kernel runs at */
+    ks_variant_set_poll(s->set, s->block, &changed);
+    if (changed) ks_timing_window_clear(&s->win[win_index(s)]); /* new code: its own times */
     if (ctx && !ctx->step) return KS_OK;
     if (s->pos >= s->n) {
         if (s->hold > 0) {
@@ -275,11 +247,12 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
         KS_TRY(restart(s));
     }
     const size_t end = s->n - s->pos < s->chunk ? s->n : s->pos + s->chunk;
-    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "histogram") : -1;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, s->opt->scene->solver_stage) : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     double ms = 0.0;
-    if (s->gpu && s->active >= 0) {
-        KS_TRY(ks_hist_gpu_chunk_user(s->gpu, s->user[s->active], s->run_block, s->pos, end, &ms));
+    if (s->gpu && active(s) >= 0) {
+        KS_TRY(ks_hist_gpu_chunk_user(s->gpu, ks_variant_set_code(s->set), ks_variant_set_run_block(s->set), s->pos,
+                                      end, &ms));
         ks_timing_window_push(&s->win[win_index(s)], ms, (double)(end - s->pos));
     } else if (s->gpu) {
         KS_TRY(ks_hist_gpu_chunk(s->gpu, s->variant, s->pos, end, &ms));
@@ -295,12 +268,12 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     return KS_OK;
 }
 
-/* D: the picture of an answer's difference (ks_user_diff_picture's draw); its layout stays the
+/* D: the picture of an answer's difference (the variant set's draw_diff); its layout stays the
  * scene's for the hover while the view is on. */
-static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, unsigned char *rgba)
+static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, int w, int h, unsigned char *rgba)
 {
     hist_scene *s = user;
-    (void)max; /* the bars have their own axis */
+    (void)max, (void)w, (void)h; /* the bars have their own axis; the picture is the scene's size */
     for (int b = 0; b < 256; ++b) s->diff_counts[b] = b < d->w * d->h ? (uint64_t)d->values[b] : 0;
     ks_hist_axes_make(s->diff_counts, 256, KS_HIST_BYTES, 0, s->w, s->h, &s->axes, s->mask);
     ks_hist_draw_bars_cpu(s->diff_counts, 256, 0, &s->axes, s->mask, rgba, s->w, s->h);
@@ -316,10 +289,9 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
         s->probe_a = ctx->probe_a;
         s->probe_b = ctx->probe_b;
     }
-    const int slot = ks_user_diff_slot(s->files, s->active);
-    if (ks_user_diff_shown(&s->diff, slot)) /* D: the bars of |yours - cub|, by byte, on a linear axis */
-        return ks_user_diff_picture(&s->diff, slot, s->w, s->h, draw_diff_picture, s, s->gpu != NULL,
-                                    s->gpu ? ks_hist_gpu_stream(s->gpu) : NULL, rgba);
+    if (ks_variant_set_diff_shown(s->set)) /* D: the bars of |yours - cub|, by byte, on a linear axis */
+        return ks_variant_set_diff_picture(s->set, s->w, s->h, s->gpu != NULL, s->gpu ? ks_hist_gpu_stream(s->gpu) : NULL,
+                                           rgba);
     /* the labels come from the counts on the host (GPU: a copy of bins counts) */
     if (s->gpu) KS_TRY(ks_hist_gpu_counts(s->gpu, s->counts));
     ks_hist_axes_make(s->counts, s->bins, s->mode, s->log_scale, s->w, s->h, &s->axes, s->mask);
@@ -332,22 +304,16 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
  * it runs at the new one once the check passed there. */
 static ks_status cycle_user_block(hist_scene *s, int dir)
 {
-    int pos = -1;
-    for (int i = 0; i < KS_HS_USER_BLOCKS; ++i)
-        if (ks_hs_user_blocks[i] == s->block[0]) pos = i;
-    for (int i = dir > 0 ? (pos >= 0 ? pos + 1 : 0) : (pos >= 0 ? pos - 1 : KS_HS_USER_BLOCKS - 1);
-         i >= 0 && i < KS_HS_USER_BLOCKS; i += dir) {
-        const int b[3] = {ks_hs_user_blocks[i], 1, 1};
-        if (pos < 0 && (dir > 0 ? b[0] <= s->block[0] : b[0] >= s->block[0])) continue; /* a block off the list */
-        if (ks_hist_user_check_block(s->user[s->active], s->n, b) != KS_OK) {
-            ks_error_clear();
-            continue;
-        }
-        memcpy(s->block, b, sizeof s->block);
-        ks_timing_window_clear(&s->win[win_index(s)]);
-        return KS_OK;
-    }
-    return ks_fail(KS_ERR_UNSUPPORTED, "no %s block for %s", dir > 0 ? "larger" : "smaller", variant_name(s));
+    KS_TRY(ks_variant_set_next_block(s->set, ks_hs_user_blocks, KS_HS_USER_BLOCKS, dir, s->block));
+    ks_timing_window_clear(&s->win[win_index(s)]);
+    return KS_OK;
+}
+
+/* Tab in word mode passes over ours that count samples, not words (cub). */
+static int no_words(void *user, int variant)
+{
+    const hist_scene *s = user;
+    return s->mode == KS_HIST_WORDS && !ks_hist_variant_get(variant)->words;
 }
 
 static ks_status key(void *self, const ks_key_event *ev, int *handled)
@@ -357,26 +323,19 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     s->notice[0] = '\0';
     switch (ev->key) {
     case 'D':
-        (void)ks_user_diff_toggle(&s->diff, s->files, s->gpu != NULL, s->notice, sizeof s->notice);
+        (void)ks_variant_set_diff_key(s->set, s->notice, sizeof s->notice);
         return KS_OK;
     case KS_KEY_TAB: {
         if (!s->gpu) return ks_fail(KS_ERR_UNSUPPORTED, "cpu backend: the gold has no variants");
-        /* ours in order, then the kernel files, then round again */
-        const int all = KS_HIST_VARIANT_NUM + s->nuser;
-        int v = s->active >= 0 ? KS_HIST_VARIANT_NUM + s->active : s->variant;
-        for (int k = 0; k < all; ++k) {
-            v = (v + (ev->shift ? all - 1 : 1)) % all;
-            if (v >= KS_HIST_VARIANT_NUM || s->mode != KS_HIST_WORDS || ks_hist_variant_get(v)->words) break;
-            snprintf(s->notice, sizeof s->notice, "cub skipped: it counts samples, not words");
-        }
-        s->active = v >= KS_HIST_VARIANT_NUM ? v - KS_HIST_VARIANT_NUM : -1;
-        if (s->active < 0) s->variant = v;
-        else memcpy(s->run_block, s->block, sizeof s->run_block); /* the poll picks the checked one */
+        int skipped = 0;
+        ks_variant_set_select(s->set, ks_variant_set_next(s->set, ev->shift ? -1 : 1, no_words, s, &skipped));
+        if (skipped) snprintf(s->notice, sizeof s->notice, "cub skipped: it counts samples, not words");
+        if (ks_variant_set_ours(s->set) >= 0) s->variant = ks_variant_set_ours(s->set);
         return KS_OK;
     }
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
-        if (!s->gpu || s->active < 0)
+        if (!s->gpu || active(s) < 0)
             return ks_fail(KS_ERR_UNSUPPORTED, "[ ] change the block of your kernels only (--kernel-file; Tab to one)");
         return cycle_user_block(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
     }
@@ -404,7 +363,7 @@ static void hover(const hist_scene *s, char *buf, size_t len)
     const unsigned b0 = (unsigned)((uint64_t)col * s->bins / (unsigned)ax->cols);
     unsigned b1 = (unsigned)((uint64_t)(col + 1) * s->bins / (unsigned)ax->cols);
     if (b1 <= b0) b1 = b0 + 1;
-    const int shown = ks_user_diff_shown(&s->diff, ks_user_diff_slot(s->files, s->active));
+    const int shown = ks_variant_set_diff_shown(s->set) != NULL;
     const uint64_t *of = shown ? s->diff_counts : s->counts; /* D: the difference's bars */
     uint64_t c = 0;
     for (unsigned b = b0; b < b1; ++b) c += of[b];
@@ -423,26 +382,16 @@ static void view(void *self, ks_view *v)
 {
     hist_scene *s = self;
     hover(s, v->hover, sizeof v->hover);
-    const ks_hist_variant *var = s->gpu && s->active < 0 ? ks_hist_variant_get(s->variant) : NULL;
-    snprintf(v->scene, sizeof v->scene, "histogram");
-    snprintf(v->image_name, sizeof v->image_name, "histogram_%.40s", variant_name(s));
+    const ks_hist_variant *var = s->gpu && active(s) < 0 ? ks_hist_variant_get(s->variant) : NULL;
+    snprintf(v->scene, sizeof v->scene, "%s", s->name);
+    snprintf(v->image_name, sizeof v->image_name, "%s_%.40s", s->name, variant_name(s));
     ks_vcontrol *c;
     if (s->gpu) {
         c = ks_view_control(v, "kernel", 0, KS_KEY_TAB);
-        if (c) {
-            /* Tab order from the current variant round to it again: ours, then the kernel files */
-            const int all = KS_HIST_VARIANT_NUM + s->nuser, at = win_index(s);
-            for (int i = 0; i < all && c->nchoices < KS_VIEW_CHOICES; ++i) {
-                const int k = (at + i) % all;
-                snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
-                         k < KS_HIST_VARIANT_NUM ? ks_hist_variant_get(k)->name
-                                                 : ks_user_files_name(s->files, k - KS_HIST_VARIANT_NUM));
-            }
-            snprintf(c->value, sizeof c->value, "%s", variant_name(s));
-        }
-        if (s->active >= 0) {
+        if (c) ks_variant_set_choices(s->set, c);
+        if (active(s) >= 0) {
             c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
-            if (c) snprintf(c->value, sizeof c->value, "%dx1", s->run_block[0]);
+            if (c) snprintf(c->value, sizeof c->value, "%dx1", ks_variant_set_run_block(s->set)[0]);
         }
     }
     c = ks_view_control(v, "chunk", KS_KEY_MINUS, KS_KEY_PLUS);
@@ -455,13 +404,13 @@ static void view(void *self, ks_view *v)
     ks_view_num(v, KS_VGROUP_SCENE, "seed", (double)s->seed, "", KS_VFMT_INT);
     ks_view_num(v, KS_VGROUP_SCENE, "pass", (double)(s->passes + 1), "", KS_VFMT_INT);
     ks_view_num(v, KS_VGROUP_SCENE, "counted", (double)s->pos / (double)s->n, "", KS_VFMT_PCT);
-    if (s->gpu && s->active >= 0) {
-        ks_hist_user_attrs a;
-        ks_hist_user_get_attrs(s->user[s->active], &a);
+    if (s->gpu && active(s) >= 0) {
+        ks_user_code_attrs a;
+        ks_user_code_get_attrs(ks_variant_set_code(s->set), &a);
         ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", variant_name(s));
         ks_view_text(v, KS_VGROUP_KERNEL, "what", "your kernel (--kernel-file)");
-        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx1, %d byte%s a thread", s->run_block[0], a.bytes_per_thread,
-                     a.bytes_per_thread == 1 ? "" : "s");
+        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx1, %d byte%s a thread", ks_variant_set_run_block(s->set)[0],
+                     a.per_thread[0], a.per_thread[0] == 1 ? "" : "s");
         ks_view_num(v, KS_VGROUP_KERNEL, "registers / thread", a.registers, "", KS_VFMT_INT);
         ks_view_num(v, KS_VGROUP_KERNEL, "static shared / block", a.static_smem, "B", KS_VFMT_INT);
     } else if (var) {
@@ -487,11 +436,9 @@ static void view(void *self, ks_view *v)
     /* Roofline, one chunk: the bytes read (no flops: the points sit at the
      * left edge, at their read rate); every variant timed so far. */
     ks_roof_log roof = {0};
-    for (int i = 0; i < (s->gpu ? KS_HIST_VARIANT_NUM + s->nuser : 1); ++i) {
+    for (int i = 0; i < (s->gpu ? ks_variant_set_count(s->set) : 1); ++i) {
         ks_timing_stats r;
-        const char *name = !s->gpu                    ? "cpu"
-                           : i < KS_HIST_VARIANT_NUM ? ks_hist_variant_get(i)->name
-                                                     : ks_user_files_name(s->files, i - KS_HIST_VARIANT_NUM);
+        const char *name = s->gpu ? ks_variant_set_name_at(s->set, i) : "cpu";
         if (ks_timing_window_stats(&s->win[i], &r))
             ks_roof_log_put(&roof, name, 0.0, r.median_gbs * r.median_ms * 1e6, r.median_ms);
     }
@@ -513,9 +460,7 @@ static void view(void *self, ks_view *v)
         snprintf(v->message, sizeof v->message, "%s", s->notice);
         v->message_kind = KS_VMSG_NOTICE; /* a hint (an option ignored, a variant skipped), not a failure */
     }
-    ks_user_files_view(s->files, s->active, v);
-    ks_user_diff_view(&s->diff, s->files, ks_user_diff_slot(s->files, s->active), "cub", "bins",
-                      "the bars: |yours - cub| by byte, from the check's first run of the live size", 0, v);
+    ks_variant_set_view(s->set, v);
 }
 
 /* The counts as .npy, shape (bins,): uint32 while the total fits, else int64. */
@@ -558,11 +503,10 @@ static ks_status finish(void *self)
 static const struct ks_server_editor *editor(void *self)
 {
     hist_scene *s = self;
-    return ks_user_files_editor(s->files);
+    return ks_variant_set_editor(s->set);
 }
 
 const ks_scene_api ks_scene_histogram_api = {
-    .name = "histogram",
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub, then your\n"
             "  --kernel-file kernels)\n"
             "[ / ]: your kernel: smaller / larger block\n"

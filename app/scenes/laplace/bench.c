@@ -1,5 +1,6 @@
 #include "kernels/common/ks_util.h"
-#include "app/scenes/laplace/laplace_user.h"
+#include "app/kernel/variant_set.h"
+#include "app/scenes/laplace/check.h"
 #include "app/scenes.h"
 #include "app/scenes/laplace/options.h"
 #include "app/scenes/laplace/bench.h"
@@ -298,16 +299,29 @@ static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int varian
     return n;
 }
 
+/* The --kernel-file files built once, on the first grid at their block (--block, else the
+ * contract's default, their rows'); the code stays loaded in their variants' rows. */
+static ks_status load_files(const ks_options *opt, const ks_device_info *dev, const bench_plan *p)
+{
+    const char *file = ks_laplace_kernel_file(opt, 0);
+    const int row = file ? ks_lvariant_find(p->dims, ks_path_base_name(file)) : -1;
+    if (row < 0) return KS_OK;
+    ks_variant_set_desc d = {.contract = &ks_laplace_contract, .opt = opt, .use_cuda = 1, .device = dev,
+                             .grid = {p->grids[0][0], p->grids[0][1], p->dims == 3 ? p->grids[0][2] : 1}};
+    memcpy(d.block, ks_lvariant_get(row)->default_block, sizeof d.block);
+    if (opt->block_count) memcpy(d.block, opt->blocks[0], sizeof d.block);
+    ks_variant_set *files = NULL;
+    KS_TRY(ks_variant_set_create(&d, &files));
+    ks_variant_set_destroy(files);
+    return KS_OK;
+}
+
 static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
                             ks_bench_row *rows, int *nrows)
 {
     /* Users' kernels (--kernel-file): compiled and checked in the checker
      * process on the first grid, then loaded here like ours. */
-    ks_laplace_user *user = NULL;
-    const ks_laplace_user_desc ud = {opt, dev, opt->scene->name,
-                                     {p->dims, p->grids[0][0], p->grids[0][1], p->dims == 3 ? p->grids[0][2] : 1}, 0};
-    KS_TRY(ks_laplace_user_create(&ud, &user));
-    ks_laplace_user_destroy(user); /* the code stays loaded */
+    KS_TRY(load_files(opt, dev, p));
     /* Correctness first: every (variant, block) on a small grid against the gold. */
     ks_grid small = {p->dims, 37, 29, p->dims == 3 ? 23 : 1};
     ks_lsolver *probe = NULL;

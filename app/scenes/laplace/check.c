@@ -239,3 +239,21 @@ ks_status ks_laplace_kernel_check(const ks_kcheck_request *req, ks_kcheck_result
                  KS_CHECK_GOLD_ITERS, gold_err, ks_lvariant_get(ks_lvariant_default(dims))->name, iters, live_err);
     return KS_OK;
 }
+
+/* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
+
+/* A file's code becomes its variant's (registered with the options, laplace.h):
+ * the variant table keeps it, so the solver runs it as it runs ours. */
+static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
+{
+    *out = NULL;
+    int id = -1;
+    for (int dims = 3; dims >= 2 && id < 0; --dims) { /* one scene a run: its files' rows are of its rank */
+        id = ks_lvariant_find(dims, name);
+        if (id >= 0 && !ks_lvariant_is_user(id)) id = -1;
+    }
+    if (id < 0) return ks_fail(KS_ERR_INVALID, "%s: no kernel file of that name", name);
+    return ks_luser_load(id, code, size);
+}
+
+const ks_variant_contract ks_laplace_contract = {.load = load, .swap = 1};

@@ -1,5 +1,9 @@
 /* The Laplace scenes (3D slice view and 2D heatmap) on either backend: the
- * CUDA solver (kernels/laplace.h) or the CPU gold routine. */
+ * CUDA solver (kernels/laplace.h) or the CPU gold routine. This file: the
+ * scene's life and its frames' compute; the field and the variant in use are
+ * live_field.c, the picture live_draw.c, the keys live_keys.c, the panel
+ * live_view.c. Users' kernels (--kernel-file) are variants after ours, in the
+ * variant set (app/kernel/variant_set.h) with the contract of check.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +15,7 @@
 #include "kernels/common/field_histogram.h"
 #include "app/best_config.h"
 
-#include "app/scenes/laplace/laplace_user.h"
+#include "app/scenes/laplace/check.h"
 #include "app/scenes/laplace/live.h"
 #include "app/scenes/laplace/live_state.h"
 #include "kernels/laplace/laplace_multi.h"
@@ -20,42 +24,7 @@
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
 #define KS_LAPLACE_CPU_RESIDUAL_MS 250.0
 
-/* Fails unless `fields` fields of the grid fit in the host memory available
- * now (SIZE_MAX: report that an allocation failed). */
-static ks_status check_host_memory(const ks_laplace_scene *s, size_t fields)
-{
-    const double need = (double)ks_grid_bytes(&s->grid) * (fields == SIZE_MAX ? 2.0 : (double)fields);
-    char what[96];
-    snprintf(what, sizeof what, "grid %dx%dx%d", s->grid.nx, s->grid.ny, s->grid.nz);
-    if (fields != SIZE_MAX) return ks_host_memory_check(need, what);
-    return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s needs %.2f GiB of host memory, %.2f GiB available",
-                   what, need / 1073741824.0, ks_host_memory_available() / 1073741824.0);
-}
 
-/* The initial field: built in a temporary buffer (CUDA) or in place (CPU). */
-ks_status ks_laplace_scene_upload_initial(ks_laplace_scene *s)
-{
-    s->total_iters = 0;
-    s->residual = -1.0;
-    s->residual_iter = 0;
-    s->hist_n = 0;
-    s->hist_stride = 1;
-    s->have_minmax = 0;
-    ks_cadence_restart(&s->res_cad); /* the new field's first residual and histogram at once */
-    ks_cadence_restart(&s->hist_cad);
-    const size_t bytes = ks_grid_bytes(&s->grid);
-    if (!s->use_cuda) {
-        ks_laplace_fill_initial(&s->grid, s->bc, s->u);
-        memcpy(s->u_prev, s->u, bytes);
-        return KS_OK;
-    }
-    float *initial = malloc(bytes);
-    if (!initial) return check_host_memory(s, SIZE_MAX);
-    ks_laplace_fill_initial(&s->grid, s->bc, initial);
-    ks_status st = s->multi ? ks_lmulti_upload(s->multi, initial) : ks_lsolver_upload(s->solver, initial);
-    free(initial);
-    return st;
-}
 
 /* --gpus: the display GPU's solver for slices along the current axis (made
  * on first use, on the stream of the first one made) becomes s->solver. */
@@ -73,16 +42,48 @@ static ks_status ensure_view(ks_laplace_scene *s)
     return KS_OK;
 }
 
-int ks_laplace_scene_view_index(const ks_laplace_scene *s)
+
+static int cmp_double(const void *a, const void *b)
 {
-    return s->multi ? ks_lmulti_slice_index(s->multi, s->axis, s->index) : s->index;
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "median 16.7 ms, p99 17.9 ms over 300 frames" of one side (sorts it). */
+static void interval_text(double *ms, int n, char *buf, size_t cap)
+{
+    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+    snprintf(buf, cap, "median %.2f ms, p99 %.2f ms over %d frames", ms[n / 2], ms[(int)(0.99 * (n - 1) + 0.5)], n);
+}
+
+/* With kernel files, once a frame: its interval, on the side of whether a build was on its way. */
+static void note_interval(ks_laplace_scene *s)
+{
+    if (!ks_variant_set_files(s->set)) return;
+    const double now = ks_now_seconds();
+    const int busy = ks_variant_set_busy(s->set);
+    if (s->intervals.last > 0 && s->intervals.n[busy] < KS_LAPLACE_INTERVALS)
+        s->intervals.ms[busy][s->intervals.n[busy]++] = (now - s->intervals.last) * 1e3;
+    s->intervals.last = now;
+}
+
+/* At the end: what compiling and checking on the side cost the frames. */
+static void say_intervals(ks_laplace_scene *s)
+{
+    if (s->intervals.n[1] < 10 || s->intervals.n[0] < 10) return;
+    char quiet[128], busy[128];
+    interval_text(s->intervals.ms[0], s->intervals.n[0], quiet, sizeof quiet);
+    interval_text(s->intervals.ms[1], s->intervals.n[1], busy, sizeof busy);
+    fprintf(stderr, "kernelscope: frame interval while a kernel file was compiled and checked: %s; otherwise %s\n",
+            busy, quiet);
 }
 
 static void destroy(void *self)
 {
     ks_laplace_scene *s = self;
     if (!s) return;
-    ks_laplace_user_destroy(s->user);
+    say_intervals(s);
+    ks_variant_set_destroy(s->set);
     if (s->multi) { /* the slice solvers share the first one's stream: it goes last */
         for (int a = 0; a < 3; ++a)
             if (s->views[a] != s->view_owner) ks_lsolver_destroy(s->views[a]);
@@ -95,6 +96,45 @@ static void destroy(void *self)
     free(s->u_prev);
     free(s->diff_rgba);
     free(s);
+}
+
+/* Before a file's code is replaced: no launch of the old code in flight, and no graph holds it. */
+static ks_status quiesce(void *scene)
+{
+    ks_laplace_scene *s = scene;
+    if (!s->solver) return KS_OK;
+    KS_TRY(ks_lsolver_wait(s->solver));
+    ks_lsolver_drop_graphs(s->solver);
+    return KS_OK;
+}
+
+/* Ours of the scene's rank, then the --kernel-file files (each a variant row, registered with the
+ * options): every file built and checked (on the live grid and the block it runs with) before
+ * the first frame; the first of them runs unless --kernel names another variant. */
+static ks_status variant_set(ks_laplace_scene *s)
+{
+    const ks_options *opt = s->env->opt;
+    const int dims = s->grid.dims;
+    int first = 0;
+    for (int id = 0; id < ks_lvariant_builtin_count() && s->ours < KS_VARIANT_OURS_MAX; ++id) {
+        if (ks_lvariant_get(id)->dims != dims) continue;
+        if (id == ks_lvariant_default(dims)) first = s->ours;
+        if (opt->kernel_count && strcmp(ks_lvariant_get(id)->name, opt->kernels[0]) == 0) first = s->ours;
+        s->our_names[s->ours] = ks_lvariant_get(id)->name;
+        s->our_ids[s->ours++] = id;
+    }
+    int block[3] = {1, 1, 1}; /* a file's block: --block, else the contract's default (its row's) */
+    const char *file = ks_laplace_kernel_file(opt, 0);
+    const int row = file ? ks_lvariant_find(dims, ks_path_base_name(file)) : -1;
+    if (row >= 0) memcpy(block, ks_lvariant_get(row)->default_block, sizeof block);
+    if (opt->block_count) memcpy(block, opt->blocks[0], sizeof block);
+    const ks_variant_set_desc d = {
+        .contract = &ks_laplace_contract, .scene = s, .quiesce = quiesce, .opt = opt, .use_cuda = s->use_cuda,
+        .device = s->env->device, .ours = s->ours, .our_names = s->our_names, .first = first,
+        .grid = {s->grid.nx, s->grid.ny, s->grid.nz}, .block = {block[0], block[1], block[2]}, .watch = 1,
+        .diff = KS_USER_DIFF_SLICE, .diff_reference = ks_lvariant_get(ks_lvariant_default(dims))->name,
+    };
+    return ks_variant_set_create(&d, &s->set);
 }
 
 static ks_status create(const ks_scene_env *env, void **self)
@@ -142,29 +182,24 @@ static ks_status create(const ks_scene_env *env, void **self)
         KS_TRY(ks_lsolver_create(&s->grid, &s->solver));
         KS_TRY(ks_lsolver_use_graphs(s->solver, s->use_graph));
     }
-    KS_TRY(check_host_memory(s, s->use_cuda ? 1 : 2));
+    KS_TRY(ks_laplace_scene_check_host_memory(s, s->use_cuda ? 1 : 2));
     if (!s->use_cuda) {
         s->u = malloc(bytes);
         s->u_prev = malloc(bytes);
-        if (!s->u || !s->u_prev) return check_host_memory(s, SIZE_MAX);
+        if (!s->u || !s->u_prev) return ks_laplace_scene_check_host_memory(s, SIZE_MAX);
     }
 
-    if (s->use_cuda) { /* users' kernels: built and checked before anything runs */
-        const ks_laplace_user_desc ud = {opt, env->device, scene_name(s), s->grid, 1, opt->edit};
-        KS_TRY(ks_laplace_user_create(&ud, &s->user));
-    }
-    const int dims = s->grid.dims;
-    s->variant = ks_lvariant_default(dims);
-    if (s->user && !opt->kernel_count) {
-        s->variant = ks_laplace_user_first(s->user); /* the reason for the run */
-    } else if (opt->kernel_count) {
-        s->variant = ks_lvariant_find(dims, opt->kernels[0]);
-    } else if (s->use_cuda && env->best && !opt->block_count) {
+    KS_TRY(variant_set(s)); /* users' kernels: built and checked before anything runs */
+    if (!ks_variant_set_files(s->set) && !opt->kernel_count && s->use_cuda && env->best && !opt->block_count) {
         /* No choice made: start with the fastest configuration measured here. */
         const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
         const ks_best_entry *e = ks_best_find(env->best, env->device->name, scene_name(s), NULL, grid);
-        if (e) s->variant = ks_lvariant_find(dims, e->variant);
+        for (int k = 0; e && k < s->ours; ++k)
+            if (strcmp(s->our_names[k], e->variant) == 0) ks_variant_set_select(s->set, k);
     }
+    /* the reason for the run: the first file, unless --kernel names another variant */
+    s->variant = ks_laplace_scene_variant_at(s, ks_variant_set_ours(s->set) >= 0 ? ks_variant_set_ours(s->set)
+                                                  : s->ours + ks_variant_set_file(s->set));
     if (opt->block_count) memcpy(s->block, opt->blocks[0], sizeof s->block);
     else ks_laplace_scene_default_block(s, s->variant, s->block);
     ks_status st = ks_laplace_scene_check_block(s, s->variant, s->block);
@@ -241,16 +276,6 @@ static void note_residual(ks_laplace_scene *s, long long iter, double rms)
     ++s->hist_n;
 }
 
-void ks_laplace_scene_apply_minmax(ks_laplace_scene *s, float mn, float mx)
-{
-    s->slice_min = mn;
-    s->slice_max = mx;
-    s->have_minmax = 1;
-    if (s->auto_range) {
-        s->lo = mn;
-        s->hi = mx > mn ? mx : mn + 1e-6f;
-    }
-}
 
 /* The cadences follow the measured medians: one residual (one histogram)
  * against the solver's part of a frame. */
@@ -353,16 +378,16 @@ static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
 {
     if (s->multi) return compute_multi(s, ctx, iters);
     poll_readback(s);
-    int reloaded = 0, reverted = 0; /* a save of the kernel in use, checked and swapped in; a block refused */
-    int block[3]; /* a user's kernel runs only at a block it passed the check with */
-    KS_TRY(ks_laplace_user_poll(s->user, s->solver, s->variant, s->block, &reloaded, block, &reverted));
-    if (reverted) memcpy(s->block, block, sizeof s->block);
+    int reloaded = 0; /* a save of the kernel in use, checked and swapped in */
+    note_interval(s);
+    ks_variant_set_poll(s->set, s->block, &reloaded); /* a block refused: s->block back to the one it passed at */
+    const int *block = ks_variant_set_run_block(s->set); /* a user's kernel runs only at a block it passed the check with */
     memcpy(s->run_block, block, sizeof s->run_block);
     if (reloaded) {
         ks_laplace_scene_refresh_attrs(s);
         ks_iters_auto_restart(&s->iters_auto);
     }
-    ks_laplace_user_diff(s->user, s->diff_on, s->axis, s->index, &s->diff); /* asks, never waits */
+    ks_variant_set_slice_diff(s->set, (int)s->axis, s->index, &s->diff); /* asks, never waits */
     if (iters > 0) {
         /* Back to back: the previous field must be iterate n-1 only when a
          * residual follows; otherwise a temporally blocked variant runs its
@@ -425,7 +450,7 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     ks_laplace_scene *s = self;
     s->timer = ctx->timer;
-    s->stage_jacobi = ks_stage_timer_solver_stage(ctx->timer, "jacobi");
+    s->stage_jacobi = ks_stage_timer_solver_stage(ctx->timer, s->env->opt->scene->solver_stage);
     s->stage_residual = ks_stage_timer_stage(ctx->timer, "residual");
     s->stage_slice = ks_stage_timer_stage(ctx->timer, "slice+colormap");
     s->stage_hist = ks_stage_timer_stage(ctx->timer, "histogram");
@@ -453,150 +478,11 @@ static ks_status compute(void *self, ks_frame_ctx *ctx)
     return KS_OK;
 }
 
-/* The whole field's values in bins over the colour range, on the frames the
- * picture is drawn: on the GPU (the solver's stream, read back a frame or so
- * later without a stall), on the CPU backend with the gold. */
-static ks_status histogram_values(ks_laplace_scene *s, ks_frame_ctx *ctx)
-{
-    if (s->use_cuda) {
-        ks_lhist got;
-        if (ks_lsolver_poll_histogram(s->solver, &got)) s->vhist = got;
-    }
-    /* on its cadence, and on the last frame of a --frames run (what the run ends with) */
-    const int frames = s->env->opt->frames;
-    const int due = ks_cadence_due(&s->hist_cad) || (frames > 0 && ctx->frame + 1 == frames);
-    if (!(s->lo < s->hi) || !due) return KS_OK;
-    if (s->use_cuda && ks_lsolver_histogram_pending(s->solver)) {
-        /* the last one is still on its way: count this one next frame (and
-         * time no request that would be skipped) */
-        ks_cadence_restart(&s->hist_cad);
-        return KS_OK;
-    }
-    KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_hist));
-    if (s->use_cuda) {
-        KS_TRY(ks_lsolver_request_histogram(s->solver, s->lo, s->hi, KS_LAPLACE_HIST_BINS,
-                                            s->total_iters));
-    } else {
-        uint64_t counts[KS_LAPLACE_HIST_BINS] = {0};
-        ks_field_hist_gold(s->u, scene_points(s), s->lo, s->hi, KS_LAPLACE_HIST_BINS, counts);
-        s->vhist.bins = KS_LAPLACE_HIST_BINS;
-        s->vhist.lo = s->lo;
-        s->vhist.hi = s->hi;
-        s->vhist.iteration = s->total_iters;
-        for (int b = 0; b < KS_LAPLACE_HIST_BINS; ++b) s->vhist.counts[b] = (unsigned)counts[b];
-    }
-    return ks_stage_timer_end(ctx->timer, s->stage_hist);
-}
 
-/* --gpus: a white line across the picture where one GPU's slab meets the
- * next (the slow axis runs up the picture in every slice but a 3D z slice,
- * which one GPU holds whole). */
-static ks_status draw_decomposition(ks_laplace_scene *s, void *rgba)
-{
-    if (s->grid.dims == 3 && s->axis == KS_AXIS_Z) return KS_OK;
-    unsigned char *pic = rgba;
-    const size_t row = (size_t)s->view.x.pixels * 4;
-    for (int r = 1; r < ks_lmulti_domains(s->multi); ++r) {
-        const int plane = ks_lmulti_slab(s->multi, r)->first;
-        for (int q = 0; q < s->view.y.pixels; ++q) {
-            int y0, y1;
-            ks_cellmap_range(&s->view.y, q, &y0, &y1);
-            if (y0 <= plane && plane < y1) { /* the lowest pixel row showing the slab's first plane */
-                KS_TRY(ks_lsolver_fill_bytes(s->solver, pic + (size_t)q * row, 0xff, row));
-                break;
-            }
-        }
-    }
-    return KS_OK;
-}
 
-/* 1 when this frame shows the difference view's values: they are of the
- * slice shown (a new slice's are on their way meanwhile: the field). */
-int ks_laplace_scene_diff_shown(const ks_laplace_scene *s)
-{
-    const ks_laplace_diff *d = &s->diff;
-    return s->diff_on && d->state == KS_LDIFF_READY && (int)s->axis == d->axis && s->index == d->index &&
-           d->w == s->view.x.cells && d->h == s->view.y.cells;
-}
 
-/* The difference picture: made on the host (the values came from the check
- * process, and a picture the size of the screen is milliseconds of work) only
- * when the values or the view change, then copied into the frame's picture. */
-static ks_status draw_diff(ks_laplace_scene *s, void *rgba)
-{
-    const size_t bytes = (size_t)s->view.x.pixels * (size_t)s->view.y.pixels * 4;
-    if (bytes > s->diff_cap) {
-        unsigned char *p = realloc(s->diff_rgba, bytes);
-        if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the difference picture");
-        s->diff_rgba = p;
-        s->diff_cap = bytes;
-        s->diff_serial = 0;
-    }
-    const ks_laplace_diff *d = &s->diff;
-    if (s->diff_serial != d->serial || memcmp(&s->diff_map, &s->view, sizeof s->view) != 0) {
-        KS_TRY(ks_laplace_diff_render_view(d->values, d->w, d->h, &s->view, scene_diff_range(d), s->diff_rgba));
-        s->diff_serial = d->serial;
-        s->diff_map = s->view;
-    }
-    if (s->use_cuda) return ks_lsolver_upload_bytes(s->solver, rgba, s->diff_rgba, bytes);
-    memcpy(rgba, s->diff_rgba, bytes);
-    return KS_OK;
-}
 
-static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
-{
-    ks_laplace_scene *s = self;
-    /* the picture of the view: its cost follows the screen, not the grid */
-    *w = s->view.x.pixels;
-    *h = s->view.y.pixels;
-    KS_TRY(ks_stage_timer_begin(ctx->timer, s->stage_slice));
-    s->diff_drawn = ks_laplace_scene_diff_shown(s);
-    if (s->diff_drawn) {
-        KS_TRY(draw_diff(s, rgba));
-    } else if (s->use_cuda) {
-        KS_TRY(ks_lsolver_render_view(s->solver, s->axis, ks_laplace_scene_view_index(s), &s->view, s->cmap, s->lo,
-                                      s->hi, rgba));
-        if (s->multi) KS_TRY(draw_decomposition(s, rgba));
-    } else
-        KS_TRY(ks_laplace_cpu_render_view(&s->grid, s->u, s->axis, s->index, &s->view, s->cmap, s->lo,
-                                          s->hi, rgba));
-    KS_TRY(ks_stage_timer_end(ctx->timer, s->stage_slice));
-    return histogram_values(s, ctx);
-}
 
-/* F: the slice at one pixel per cell (not the view), rows top-down. */
-static ks_status full_picture(void *self, unsigned char **rgba, int *w, int *h)
-{
-    ks_laplace_scene *s = self;
-    *rgba = NULL;
-    ks_slice_dims(&s->grid, s->axis, w, h);
-    const size_t row = (size_t)*w * 4;
-    unsigned char *p = malloc(row * (size_t)*h);
-    if (!p) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory for the %d x %d picture", *w, *h);
-    ks_status st = KS_OK;
-    if (s->diff_drawn && ks_laplace_scene_diff_shown(s)) { /* what is shown: the difference, one pixel a cell */
-        const ks_cellmap one = {{KS_CELLMAP_ONE, 0, *w, *w}, {KS_CELLMAP_ONE, 0, *h, *h}};
-        st = ks_laplace_diff_render_view(s->diff.values, s->diff.w, s->diff.h, &one, scene_diff_range(&s->diff), p);
-    } else if (s->use_cuda)
-        st = ks_lsolver_read_slice_rgba(s->solver, s->axis, ks_laplace_scene_view_index(s), s->cmap, s->lo, s->hi, p);
-    else
-        ks_laplace_cpu_render_slice(&s->grid, s->u, s->axis, s->index, s->cmap, s->lo, s->hi, p);
-    if (st != KS_OK) {
-        free(p);
-        return st;
-    }
-    /* the picture's rows are bottom-up; a saved file's top-down */
-    for (int y = 0; y < *h / 2; ++y) {
-        unsigned char *a = p + (size_t)y * row, *b = p + (size_t)(*h - 1 - y) * row;
-        for (size_t i = 0; i < row; ++i) {
-            const unsigned char t = a[i];
-            a[i] = b[i];
-            b[i] = t;
-        }
-    }
-    *rgba = p;
-    return KS_OK;
-}
 
 
 static ks_status finish(void *self)
@@ -657,7 +543,7 @@ static void status(void *self, char *buf, size_t cap)
 static const struct ks_server_editor *editor(void *self)
 {
     ks_laplace_scene *s = self;
-    return ks_laplace_user_editor(s->user);
+    return ks_variant_set_editor(s->set);
 }
 
 ks_status ks_laplace_mpi_follow(const ks_options *o)
@@ -671,7 +557,6 @@ ks_status ks_laplace_mpi_follow(const ks_options *o)
 }
 
 const ks_scene_api ks_scene_laplace_api = {
-    .name = "laplace",
     .help = "Laplace scene\n"
             "  Tab        next kernel variant\n"
             "  [ / ]      smaller / larger thread block\n"
@@ -694,10 +579,10 @@ const ks_scene_api ks_scene_laplace_api = {
     .zoomable = 1,
     .max_image_size = max_image_size,
     .compute = compute,
-    .draw = draw,
+    .draw = ks_laplace_scene_draw,
     .key = ks_laplace_scene_key,
     .view = ks_laplace_scene_view,
-    .full_picture = full_picture,
+    .full_picture = ks_laplace_scene_full_picture,
     .finish = finish,
     .status = status,
     .grid_size = grid_size,

@@ -1,5 +1,6 @@
-/* The Laplace scene's controls: the keys (ks_scene_api.key), switching the
- * kernel variant and the thread block, the slice axis and index. */
+/* The Laplace scene's keys (ks_scene_api.key): the kernel variant (Tab, in the
+ * variant set's order) and the thread block, the slice axis and index, the
+ * iterations per frame, the colours, D. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,33 +17,8 @@ static const int ks_blocks_rank3[][3] = {{8, 8, 2},  {8, 8, 4},  {16, 4, 4}, {32
                                          {16, 8, 4}, {32, 4, 4}, {32, 8, 2}, {8, 8, 8},
                                          {32, 8, 4}, {64, 4, 4}, {32, 4, 8}, {32, 16, 2}};
 
-ks_status ks_laplace_scene_check_block(ks_laplace_scene *s, int variant, const int block[3])
-{
-    KS_TRY(ks_lvariant_check_shape(variant, block));
-    if (!s->use_cuda) return KS_OK; /* the CPU backend has no blocks */
-    if (s->multi) return ks_lmulti_check_block(s->multi, variant, block); /* on every GPU's slab */
-    return ks_lsolver_check_block(s->solver, variant, block);
-}
 
-void ks_laplace_scene_refresh_attrs(ks_laplace_scene *s)
-{
-    s->have_attrs = s->use_cuda &&
-                    ks_lsolver_kernel_attrs(s->solver, s->variant, s->block, &s->attrs) == KS_OK;
-}
 
-/* The block to use for a variant when the user gave none: the best measured
- * for this device and grid (bench store), else the variant's own default. */
-void ks_laplace_scene_default_block(const ks_laplace_scene *s, int variant, int block[3])
-{
-    const ks_lvariant_info *info = ks_lvariant_get(variant);
-    memcpy(block, info->default_block, 3 * sizeof(int));
-    if (!s->use_cuda || !s->env->best) return;
-    const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
-    const ks_best_entry *e = ks_best_find(s->env->best, s->env->device->name, scene_name(s),
-                                          info->name, grid);
-    if (e && ks_laplace_scene_check_block((ks_laplace_scene *)s, variant, e->block) == KS_OK)
-        memcpy(block, e->block, 3 * sizeof(int));
-}
 
 static ks_status cycle_block(ks_laplace_scene *s, int dir)
 {
@@ -74,13 +50,13 @@ static ks_status cycle_block(ks_laplace_scene *s, int dir)
 
 static ks_status next_kernel(ks_laplace_scene *s)
 {
-    int next = ks_lvariant_next(s->variant);
-    while (next != s->variant && ks_lvariant_is_user(next) && !ks_luser_ready(next))
-        next = ks_lvariant_next(next); /* a user's kernel that has not passed yet */
+    const int k = ks_variant_set_next(s->set, 1, NULL, NULL, NULL); /* a user's kernel that never passed: passed over */
+    const int next = ks_laplace_scene_variant_at(s, k);
     int block[3];
     memcpy(block, s->block, sizeof block);
     if (ks_laplace_scene_check_block(s, next, block) != KS_OK) ks_laplace_scene_default_block(s, next, block);
     KS_TRY(ks_laplace_scene_check_block(s, next, block));
+    ks_variant_set_select(s->set, k);
     s->variant = next;
     memcpy(s->block, block, sizeof block);
     ks_laplace_scene_refresh_attrs(s);
@@ -107,15 +83,7 @@ static void move_index(ks_laplace_scene *s, int delta)
  * there is none (the CPU backend runs none). */
 static void toggle_diff(ks_laplace_scene *s)
 {
-    if (s->user) {
-        s->diff_on = !s->diff_on;
-        return;
-    }
-    s->diff_on = 0;
-    snprintf(s->notice, sizeof s->notice, "D: no difference view: %s",
-             s->use_cuda ? "no --kernel-file kernel to compare with ours"
-                         : "the CPU backend runs no user kernels (--kernel-file needs a CUDA device)");
-    s->notice_until = ks_now_seconds() + 4.0;
+    if (!ks_variant_set_diff_key(s->set, s->notice, sizeof s->notice)) s->notice_until = ks_now_seconds() + 4.0;
 }
 
 ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled)

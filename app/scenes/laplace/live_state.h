@@ -1,19 +1,19 @@
-/* The Laplace scene's state, shared by its frame code (scene_laplace.c) and
- * its view (scene_laplace_view.c) and controls (scene_laplace_controls.c).
- * Private to those files. */
-#ifndef KS_SCENE_LAPLACE_INTERNAL_H
-#define KS_SCENE_LAPLACE_INTERNAL_H
+/* The Laplace scene's state, shared by its frame code (live.c), its field
+ * and variant (live_field.c), its picture (live_draw.c), its keys
+ * (live_keys.c) and its view (live_view.c). Private to those files. */
+#ifndef KS_LAPLACE_LIVE_STATE_H
+#define KS_LAPLACE_LIVE_STATE_H
 
-#include "app/scenes/laplace/iters_auto.h"
 #include <stddef.h>
 
-#include "app/scenes/laplace/cadence.h"
+#include "app/kernel/variant_set.h"
 #include "app/scene.h"
 #include "app/scenes.h"
+#include "app/scenes/laplace/cadence.h"
+#include "app/scenes/laplace/iters_auto.h"
 #include "app/scenes/laplace/options.h"
-#include "app/scenes/laplace/laplace_user.h"
 
-enum { KS_HISTORY = KS_VIEW_PLOT };
+enum { KS_HISTORY = KS_VIEW_PLOT, KS_LAPLACE_INTERVALS = 4096 };
 
 typedef struct ks_laplace_scene {
     const ks_scene_env *env;
@@ -58,11 +58,14 @@ typedef struct ks_laplace_scene {
     ks_cadence res_cad;      /* residual every res_cad.every frames */
     ks_cadence hist_cad;     /* field histogram likewise */
     int use_graph;           /* CUDA backend: the frame's launches as one CUDA graph */
-    struct ks_laplace_user *user; /* --kernel-file: users' kernels, reloaded on save (NULL: none) */
-    /* D: the difference view, |yours - ours| on the slice for the user kernel
-     * checked last (laplace_user.h), drawn instead of the field when there is one */
-    int diff_on;
-    ks_laplace_diff diff;    /* this frame's state of it */
+    /* ours (their ids for the scene's rank), then the users' kernels (--kernel-file), and
+     * D: |yours - ours| on the slice for the file checked last (app/kernel/slice_diff.h),
+     * drawn instead of the field when there is one */
+    ks_variant_set *set;
+    int ours;
+    int our_ids[KS_VARIANT_OURS_MAX];
+    const char *our_names[KS_VARIANT_OURS_MAX];
+    ks_slice_diff diff;      /* this frame's state of D */
     unsigned char *diff_rgba; /* its picture, made on the host for the view (NULL: none yet) */
     size_t diff_cap;         /* bytes of diff_rgba */
     long long diff_serial;   /* the values diff_rgba was made of (their serial; 0: none) */
@@ -71,6 +74,13 @@ typedef struct ks_laplace_scene {
     int probe_cell[2];       /* the probed cell in slice cells (a, b) */
     char notice[KS_VIEW_TEXT]; /* a key's one-line notice (D without a user kernel) */
     double notice_until;     /* host seconds */
+    /* Frame intervals, split by whether a build was on its way: what compiling and
+     * checking on the side cost the frames, said at the end. */
+    struct {
+        double ms[2][KS_LAPLACE_INTERVALS]; /* [0] no build, [1] a build running */
+        int n[2];
+        double last;                        /* the previous frame, host seconds */
+    } intervals;
     /* --gpus N (N > 1): the field lives on N GPUs (kernels/laplace/laplace_multi.h); solver
      * is then the display GPU's solver of the slice alone (views[axis], made on first use,
      * all on the first one's stream) */
@@ -96,31 +106,34 @@ enum { KS_LAPLACE_HIST_BINS = 64 };
 
 static inline size_t scene_points(const ks_laplace_scene *s) { return ks_grid_points(&s->grid); }
 
-static inline const char *scene_name(const ks_laplace_scene *s)
-{
-    return s->grid.dims == 3 ? "laplace3d" : "laplace2d";
-}
+static inline const char *scene_name(const ks_laplace_scene *s) { return s->env->opt->scene->name; }
 
 /* 1 when this frame shows the difference view's values (D), not the field. */
 int ks_laplace_scene_diff_shown(const ks_laplace_scene *s);
 /* The difference picture's colour range: [0, the largest finite value], or
  * [0, 1] when there is none (every value 0 or +inf). */
-static inline float scene_diff_range(const ks_laplace_diff *d) { return d->stats.max > 0.0f ? d->stats.max : 1.0f; }
+static inline float scene_diff_range(const ks_slice_diff *d) { return d->stats.max > 0.0f ? d->stats.max : 1.0f; }
 
-/* Fills the scene's part of the view model (ks_scene_api.view). */
+/* live_view.c: the scene's part of the view model (ks_scene_api.view). */
 void ks_laplace_scene_view(void *self, ks_view *v);
+/* live_keys.c: the keys (ks_scene_api.key). */
+ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled);
+/* live_draw.c: the picture (ks_scene_api.draw) and F's (full_picture). */
+ks_status ks_laplace_scene_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h);
+ks_status ks_laplace_scene_full_picture(void *self, unsigned char **rgba, int *w, int *h);
 
-/* scene_laplace.c: the initial field onto the backend (R, create); the colour
- * range from a slice's min and max (auto range). */
+/* live_field.c: fails unless `fields` fields of the grid fit in the host memory
+ * available now (SIZE_MAX: report that an allocation failed); the initial field
+ * onto the backend (R, create); the colour range from a slice's min and max
+ * (auto range); a block's check for a variant (the device's limits on the CUDA
+ * backend), the kernel attributes of the variant and block in use, the default
+ * block of a variant; the variant id of the k-th in the set's Tab order. */
+ks_status ks_laplace_scene_check_host_memory(const ks_laplace_scene *s, size_t fields);
 ks_status ks_laplace_scene_upload_initial(ks_laplace_scene *s);
 void ks_laplace_scene_apply_minmax(ks_laplace_scene *s, float mn, float mx);
-
-/* scene_laplace_controls.c: a block's check for a variant (the device's limits
- * on the CUDA backend), the kernel attributes of the variant and block in use,
- * the default block of a variant, and the keys (ks_scene_api.key). */
 ks_status ks_laplace_scene_check_block(ks_laplace_scene *s, int variant, const int block[3]);
 void ks_laplace_scene_refresh_attrs(ks_laplace_scene *s);
 void ks_laplace_scene_default_block(const ks_laplace_scene *s, int variant, int block[3]);
-ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled);
+int ks_laplace_scene_variant_at(const ks_laplace_scene *s, int k);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/scenes/laplace/laplace_user.h"
 #include "app/scenes/laplace/live_state.h"
 #include "kernels/common/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
@@ -111,25 +110,26 @@ static void multi_lines(const ks_laplace_scene *s, ks_view *v)
  * shows the values, the colour bar is theirs. */
 static void view_diff(const ks_laplace_scene *s, ks_view *v)
 {
-    const ks_laplace_diff *d = &s->diff;
-    if (s->user) ks_view_toggle(v, "difference", 'D', s->diff_on ? "on" : "off", s->diff_on ? "off" : "on");
+    const ks_slice_diff *d = &s->diff;
+    const int on = ks_variant_set_diff_on(s->set);
+    if (ks_variant_set_files(s->set)) ks_view_toggle(v, "difference", 'D', on ? "on" : "off", on ? "off" : "on");
     if (!v->message[0] && s->notice[0] && ks_now_seconds() < s->notice_until) {
         snprintf(v->message, sizeof v->message, "%s", s->notice);
         v->message_kind = KS_VMSG_NOTICE;
     }
-    if (!s->diff_on) return;
+    if (!on) return;
     const char *what = "";
     char line[KS_VIEW_TEXT];
     size_t used = 0; /* a long reason is cut to the line (the panel's and the banner's size) */
     switch (d->state) {
-    case KS_LDIFF_NO_KERNEL: what = "no user kernel (--kernel-file)"; break;
-    case KS_LDIFF_UNCHECKED: what = "no kernel file checked yet"; break;
-    case KS_LDIFF_WAITING: what = "asking the check process for this slice; the field meanwhile"; break;
-    case KS_LDIFF_NONE:
+    case KS_SDIFF_NO_KERNEL: what = "no user kernel (--kernel-file)"; break;
+    case KS_SDIFF_UNCHECKED: what = "no kernel file checked yet"; break;
+    case KS_SDIFF_WAITING: what = "asking the check process for this slice; the field meanwhile"; break;
+    case KS_SDIFF_NONE:
         ks_text_append(line, sizeof line, &used, "no difference picture of %s: %s", d->kernel, d->why);
         what = line;
         break;
-    case KS_LDIFF_READY:
+    case KS_SDIFF_READY:
         if (d->stats.nonzero == 0)
             ks_text_append(line, sizeof line, &used, "%s equals %s on this slice, cell for cell", d->kernel,
                            d->reference);
@@ -143,7 +143,7 @@ static void view_diff(const ks_laplace_scene *s, ks_view *v)
     }
     ks_view_text(v, KS_VGROUP_SCENE, "difference view", "%s", what);
     /* no picture for a reason the learner must know: said where it is seen */
-    if (!v->message[0] && (d->state == KS_LDIFF_NONE || d->state == KS_LDIFF_UNCHECKED)) {
+    if (!v->message[0] && (d->state == KS_SDIFF_NONE || d->state == KS_SDIFF_UNCHECKED)) {
         size_t n = 0;
         ks_text_append(v->message, sizeof v->message, &n, "D: %s", what);
         v->message_kind = KS_VMSG_NOTICE;
@@ -175,7 +175,7 @@ void ks_laplace_scene_view(void *self, ks_view *v)
     snprintf(v->image_name, sizeof v->image_name, "%s", scene_name(s));
 
     view_kernel(s, v);
-    ks_laplace_user_view(s->user, s->variant, v);
+    ks_variant_set_view(s->set, v);
     const int frame_iters = scene_frame_iters(s);
     const int tsteps = ks_lvariant_get(s->variant)->steps_per_launch;
     const int blocked = s->use_cuda && tsteps > 1;

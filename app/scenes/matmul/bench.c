@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/kernel/user_files.h"
+#include "app/kernel/variant_set.h"
+#include "app/scenes/matmul/check.h"
 #include "app/scenes.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/matmul/matmul.h"
@@ -115,44 +116,16 @@ static size_t csv_text(const void *r, int n, char *buf, size_t cap)
     return ks_matmul_bench_csv(r, buf, cap);
 }
 
-/* The bench's loaded kernel files. */
-typedef struct bench_users {
-    ks_matmul_user *u[KS_MATMUL_BENCH_MAX_USERS];
-    int n;
-} bench_users;
-
-static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+/* Users' kernels (--kernel-file): compiled and checked in the checker process at the first size
+ * (built once), then loaded here and timed like ours. */
+static ks_status build_files(const ks_options *opt, const ks_device_info *dev, const ks_matmul_size *first,
+                             const int block[3], ks_variant_set **out)
 {
-    (void)cubin; /* the loader tells CUBIN from PTX itself */
-    bench_users *b = user;
-    ks_matmul_user *u = NULL;
-    KS_TRY(ks_matmul_user_load(name, code, size, &u));
-    ks_matmul_user_destroy(b->u[slot]);
-    b->u[slot] = u;
-    return KS_OK;
-}
-
-static void free_users(bench_users *b)
-{
-    for (int i = 0; i < KS_MATMUL_BENCH_MAX_USERS; ++i) ks_matmul_user_destroy(b->u[i]);
-    memset(b, 0, sizeof *b);
-}
-
-static ks_status build_users(const ks_options *opt, const ks_device_info *dev, const ks_matmul_size *first,
-                             const int block[3], bench_users *b)
-{
-    const char *paths[KS_MATMUL_BENCH_MAX_USERS];
-    const int n = ks_user_files_paths(opt, paths, KS_MATMUL_BENCH_MAX_USERS);
-    ks_user_files *files = NULL;
-    const ks_user_files_desc ud = {
-        .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,
+    const ks_variant_set_desc d = {
+        .contract = &ks_matmul_contract, .opt = opt, .use_cuda = 1, .device = dev,
         .grid = {first->m, first->n, first->k}, .block = {block[0], block[1], block[2]},
-        .watch = 0, .load = load_user, .user = b,
     };
-    const ks_status st = ks_user_files_create(&ud, &files);
-    ks_user_files_destroy(files); /* built once; the code stays loaded in b */
-    b->n = n;
-    return st;
+    return ks_variant_set_create(&d, out);
 }
 
 ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int use_cuda)
@@ -180,19 +153,18 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     d.reps = opt->reps;
     /* Users' kernels (--kernel-file): compiled and checked in the checker process
        at the first size, then loaded here and timed like ours. */
-    bench_users users = {0};
+    ks_variant_set *files = NULL;
+    ks_matmul_user *users[KS_MATMUL_BENCH_MAX_USERS] = {NULL};
     d.user_block[0] = opt->block_count ? opt->blocks[0][0] : KS_MATMUL_USER_BLOCK_X;
     d.user_block[1] = opt->block_count ? opt->blocks[0][1] : KS_MATMUL_USER_BLOCK_Y;
     d.user_block[2] = 1;
     if (use_cuda && opt->scene->kernel_file && opt->scene->kernel_file(opt, 0)) {
         const ks_matmul_size first = d.size_n ? d.sizes[0] : (ks_matmul_size){1024, 1024, 1024};
-        const ks_status st = build_users(opt, dev, &first, d.user_block, &users);
-        if (st != KS_OK) {
-            free_users(&users);
-            return st;
-        }
-        d.users = users.u;
-        d.user_n = users.n;
+        KS_TRY(build_files(opt, dev, &first, d.user_block, &files));
+        d.user_n = ks_variant_set_files(files) < KS_MATMUL_BENCH_MAX_USERS ? ks_variant_set_files(files)
+                                                                          : KS_MATMUL_BENCH_MAX_USERS;
+        for (int i = 0; i < d.user_n; ++i) users[i] = ks_variant_set_code_at(files, i);
+        d.users = users;
     }
     if (use_cuda && dev && dev->present) d.mem_bytes = (double)dev->free_mem;
     const char *dir = opt->out_dir ? opt->out_dir : ".";
@@ -200,7 +172,7 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     ks_status st = ks_output_dir_check(dir); /* before minutes of timing, not after */
     if (st == KS_OK && !(r = malloc(sizeof *r))) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
     if (st != KS_OK) {
-        free_users(&users);
+        ks_variant_set_destroy(files);
         return st;
     }
     st = ks_matmul_bench_run(&d, r);
@@ -210,6 +182,6 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
                                       .files = {{"bench_matmul.csv", csv_text}}, .charts = charts, .ctx = r};
     if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
     free(r);
-    free_users(&users);
+    ks_variant_set_destroy(files);
     return st;
 }

@@ -170,6 +170,21 @@ ks_status ks_matmul_kernel_check(const ks_kcheck_request *req, ks_kcheck_result 
     } else {
         free(diff);
     }
-    if (!out->fatal) ks_matmul_user_destroy(u); /* a lost context: the process ends, nothing to unload */
+    if (!out->fatal) ks_user_code_destroy(u); /* a lost context: the process ends, nothing to unload */
     return KS_OK;
 }
+
+/* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
+
+static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
+{
+    return ks_matmul_user_load(name, code, size, out);
+}
+
+static ks_status check_block(const ks_user_code *code, const int grid[3], const int block[3])
+{
+    const ks_matmul_size live = {grid[0], grid[1], grid[2]};
+    return ks_matmul_user_check_block(code, &live, block);
+}
+
+const ks_variant_contract ks_matmul_contract = {.load = load, .check_block = check_block};

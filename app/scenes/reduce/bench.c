@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "app/bench/bench_output.h"
-#include "app/kernel/user_files.h"
+#include "app/kernel/variant_set.h"
+#include "app/scenes/reduce/check.h"
 #include "app/run_outputs.h"
 #include "app/scenes.h"
 #include "app/scenes/reduce/options.h"
@@ -25,51 +26,16 @@ typedef struct reduce_bench {
     int block[KS_REDUCE_BENCH_MAX_ROWS]; /* the block of each row's fastest run; 0: the variant's own */
 } reduce_bench;
 
-/* The bench's loaded kernel files (--kernel-file), run after ours. */
-typedef struct bench_users {
-    ks_reduce_user *u[KS_USER_FILES_MAX];
-    char names[KS_USER_FILES_MAX][64]; /* each file's variant name (its base name) */
-    const char *name_of[KS_USER_FILES_MAX];
-    int n;
-    int block;                         /* --block, default 256 */
-} bench_users;
-
-static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+/* Users' kernels (--kernel-file): compiled and checked in the checker process at the first size
+ * (built once; the bench sums random input), then loaded here, checked against the gold and timed
+ * like ours. */
+static ks_status build_files(const ks_options *opt, const ks_device_info *dev, long long first, int block,
+                             ks_variant_set **out)
 {
-    (void)cubin; /* the loader tells CUBIN from PTX itself */
-    bench_users *b = user;
-    ks_reduce_user *u = NULL;
-    KS_TRY(ks_reduce_user_load(name, code, size, &u));
-    ks_reduce_user_destroy(b->u[slot]);
-    b->u[slot] = u;
-    return KS_OK;
-}
-
-static void free_users(bench_users *b)
-{
-    for (int i = 0; i < KS_USER_FILES_MAX; ++i) ks_reduce_user_destroy(b->u[i]);
-    memset(b, 0, sizeof *b);
-}
-
-/* Compiled and checked in the checker process at the first size, loaded here. */
-static ks_status build_users(const ks_options *opt, const ks_device_info *dev, long long first, bench_users *b)
-{
-    const char *paths[KS_USER_FILES_MAX];
-    const int n = ks_user_files_paths(opt, paths, KS_USER_FILES_MAX);
-    ks_user_files *files = NULL;
-    ks_user_files_desc ud = {
-        .paths = paths, .count = n, .scene = opt->scene->name, .device = dev,
-        .block = {b->block, 1, 1}, .watch = 0, .load = load_user, .user = b,
-    };
-    ks_reduce_check_grid(first, 0, ud.grid); /* the bench sums random input */
-    const ks_status st = ks_user_files_create(&ud, &files);
-    for (int i = 0; i < n; ++i) { /* the row's name: the file's (ks_reduce_user_name is the path) */
-        if (files && b->u[i]) snprintf(b->names[i], sizeof b->names[i], "%s", ks_user_files_name(files, i));
-        b->name_of[i] = b->names[i];
-    }
-    ks_user_files_destroy(files); /* built once; the code stays loaded in b */
-    b->n = n;
-    return st;
+    ks_variant_set_desc d = {.contract = &ks_reduce_contract, .opt = opt, .use_cuda = 1, .device = dev,
+                             .block = {block, 1, 1}};
+    ks_reduce_check_grid(first, 0, d.grid);
+    return ks_variant_set_create(&d, out);
 }
 
 /* 1 when row w is a kernel file's (its name is none of ours). */
@@ -235,28 +201,26 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     ks_reduce_bench_result *r = &b->r;
     /* Users' kernels (--kernel-file): compiled and checked in the checker process at the
        first size, then loaded here, checked against the gold and timed like ours. */
-    bench_users *users = calloc(1, sizeof *users);
-    if (!users) {
+    const int user_block = opt->block_count ? opt->blocks[0][0] : KS_REDUCE_DEFAULT_BLOCK;
+    ks_variant_set *files = NULL;
+    const ks_status bst = env->use_cuda ? build_files(opt, env->device, ro->size_n ? ro->sizes[0] : KS_REDUCE_BENCH_GPU_N,
+                                                      user_block, &files)
+                                        : KS_OK;
+    if (bst != KS_OK) {
         free(b);
         free(t);
-        return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: out of host memory");
+        return bst;
     }
-    users->block = opt->block_count ? opt->blocks[0][0] : KS_REDUCE_DEFAULT_BLOCK;
-    const char *paths[KS_USER_FILES_MAX];
-    if (env->use_cuda && ks_user_files_paths(opt, paths, KS_USER_FILES_MAX)) {
-        const ks_status bst = build_users(opt, env->device, ro->size_n ? ro->sizes[0] : KS_REDUCE_BENCH_GPU_N, users);
-        if (bst != KS_OK) {
-            free_users(users);
-            free(users);
-            free(b);
-            free(t);
-            return bst;
-        }
+    const ks_reduce_user *users[KS_USER_FILES_MAX];
+    const char *names[KS_USER_FILES_MAX];
+    d.user_n = ks_variant_set_files(files);
+    for (int i = 0; i < d.user_n; ++i) {
+        users[i] = ks_variant_set_code_at(files, i);
+        names[i] = ks_variant_set_file_name(files, i); /* the row's name: the file's (the code's is its path) */
     }
-    d.users = (const ks_reduce_user *const *)users->u;
-    d.user_names = users->name_of;
-    d.user_n = users->n;
-    d.user_block = users->block;
+    d.users = users;
+    d.user_names = names;
+    d.user_block = user_block;
     const int sweep = env->use_cuda && !opt->block_count;
     printf("kernelscope bench reduce on %s (%s backend)%s\n", env->use_cuda ? env->device->name : "host CPU",
            env->use_cuda ? "cuda" : "cpu", sweep ? ": blocks 128, 256, 512, 1024 for the variants that take one" : "");
@@ -265,7 +229,7 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     ks_status st = ks_reduce_bench_run(&d, r);
     for (int i = 0; i < r->row_n; ++i) {
         ks_reduce_variant v;
-        b->block[i] = user_row(&r->rows[i]) ? users->block
+        b->block[i] = user_row(&r->rows[i]) ? user_block
                       : ks_reduce_variant_parse(r->rows[i].variant, &v) == 0 && ks_reduce_variant_get(v)->uses_block
                           ? d.block ? d.block : KS_REDUCE_DEFAULT_BLOCK : 0;
     }
@@ -289,8 +253,7 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
                                           .files = {{"bench_reduce.csv", csv_text}}, .charts = write_chart, .ctx = b};
         st = ks_bench_output_write(&out, KS_OK);
     }
-    free_users(users);
-    free(users);
+    ks_variant_set_destroy(files);
     free(t);
     free(b);
     return st;

@@ -185,6 +185,20 @@ ks_status ks_reduce_kernel_check(const ks_kcheck_request *req, ks_kcheck_result 
                          live, integer ? "integers" : "random", iters);
         }
     }
-    if (!out->fatal) ks_reduce_user_destroy(u); /* a lost context: the process ends, nothing to unload */
+    if (!out->fatal) ks_user_code_destroy(u); /* a lost context: the process ends, nothing to unload */
     return KS_OK;
 }
+
+/* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
+
+static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
+{
+    return ks_reduce_user_load(name, code, size, out);
+}
+
+static ks_status check_block(const ks_user_code *code, const int grid[3], const int block[3])
+{
+    return ks_reduce_user_check_block(code, ks_reduce_check_n(grid), block[0]);
+}
+
+const ks_variant_contract ks_reduce_contract = {.load = load, .check_block = check_block};

@@ -8,16 +8,18 @@
  * Keys: Tab / shift+Tab next / previous variant, V new input values (seed + 1),
  * [ / ] halve / double the block (variants that take one).
  * Users' sum kernels (--kernel-file) are variants after ours: checked in the
- * checker process before they run, reloaded on save (app/kernel/user_files.h);
- * [ ] change their block, which their check must pass at first. */
+ * checker process before they run, reloaded on save (its variant set,
+ * app/kernel/variant_set.h, with the contract of check.c); [ ] change their
+ * block, which their check must pass at first. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/kernel/user_files.h"
+#include "app/kernel/variant_set.h"
 #include "app/scene.h"
 #include "app/scenes.h"
+#include "app/scenes/reduce/check.h"
 #include "app/scenes/reduce/live.h"
 #include "app/scenes/reduce/options.h"
 #include "kernels/common/ks_util.h"
@@ -30,6 +32,7 @@ enum { KS_RD_SPAN_MS = 2 /* one timed span of back-to-back runs per frame */ };
 
 typedef struct reduce_scene {
     const ks_options *opt;
+    const char *name;             /* the row's */
     int use_cuda;
     double t_peak_gbs, fma_gflops;
     int w, h;
@@ -51,26 +54,30 @@ typedef struct reduce_scene {
     int checked[KS_REDUCE_NUM];
     ks_roof_log roof;
     char notice[256];
-    /* users' kernels (--kernel-file): variants after ours */
-    ks_user_files *files;         /* NULL without any */
-    ks_reduce_user *user[KS_USER_FILES_MAX]; /* each file's code that passed its check */
-    int nuser;
-    int active;                   /* the file that runs, -1: one of ours (variant) */
+    /* ours, then the users' kernels (--kernel-file) */
+    ks_variant_set *set;
+    const char *our_names[KS_REDUCE_NUM];
     int block[3];                 /* the users' kernels' block: --block, [ ] */
-    int run_block[3];             /* the block the active file runs with this frame (its checked one) */
 } reduce_scene;
+
+/* Blocks [ ] cycle a user's kernel through. */
+static const int ks_rd_user_blocks[][3] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1}};
+enum { KS_RD_USER_BLOCKS = (int)(sizeof ks_rd_user_blocks / sizeof ks_rd_user_blocks[0]) };
 
 enum { KS_RD_WIN_USER = KS_REDUCE_NUM + 2 /* the first kernel file's timing window */ };
 
+/* The file that runs, -1: one of ours (variant). */
+static int active(const reduce_scene *s) { return s->gpu ? ks_variant_set_file(s->set) : -1; }
+
 static const char *variant_name(const reduce_scene *s)
 {
-    if (s->gpu && s->active >= 0) return ks_user_files_name(s->files, s->active);
-    return s->gpu ? ks_reduce_variant_get(s->variant)->name : s->op == KS_REDUCE_OP_SUM ? "cpu_sum" : "cpu_scan";
+    if (s->gpu) return ks_variant_set_name(s->set);
+    return s->op == KS_REDUCE_OP_SUM ? "cpu_sum" : "cpu_scan";
 }
 
 static ks_reduce_op current_op(const reduce_scene *s)
 {
-    if (s->gpu && s->active >= 0) return KS_REDUCE_OP_SUM; /* users' kernels sum */
+    if (active(s) >= 0) return KS_REDUCE_OP_SUM; /* users' kernels sum */
     return s->gpu ? ks_reduce_variant_get(s->variant)->op : s->op;
 }
 
@@ -78,8 +85,7 @@ static void rd_destroy(void *self)
 {
     reduce_scene *s = self;
     if (!s) return;
-    ks_user_files_destroy(s->files); /* first: its worker may be inside a check */
-    for (int i = 0; i < s->nuser; ++i) ks_reduce_user_destroy(s->user[i]);
+    ks_variant_set_destroy(s->set); /* first: its worker may be inside a check */
     ks_reduce_gpu_destroy(s->gpu);
     free(s->x);
     free(s->gold_scan);
@@ -104,7 +110,7 @@ static ks_status new_input(reduce_scene *s)
  * sum within its stated tolerance, the scan exactly on integer input. */
 static ks_status check_variant(reduce_scene *s)
 {
-    if (!s->gpu || s->active >= 0 || s->checked[s->variant]) return KS_OK; /* a file: checked in the checker process */
+    if (!s->gpu || active(s) >= 0 || s->checked[s->variant]) return KS_OK; /* a file: checked in the checker process */
     const int exact = s->desc.input == KS_REDUCE_INPUT_INTEGER;
     ks_status st = ks_reduce_check_variant(s->gpu, s->variant, s->x, s->gold_sum, s->abs_sum, s->gold_scan, exact,
                                            s->levels);
@@ -119,39 +125,19 @@ static ks_status check_variant(reduce_scene *s)
     return KS_OK;
 }
 
-/* A build that passed its check (the frame thread): its code replaces the
- * file's. No run of the old code is in flight: each frame's timing waits for its end event. */
-static ks_status load_user(void *user, int slot, const char *name, const void *code, size_t size, int cubin)
+/* Ours and the --kernel-file files (the CUDA backend): every file built and checked (at the live
+ * size and input and the block it runs with) before the first frame; the first of them runs unless
+ * --kernel names another variant. */
+static ks_status variant_set(reduce_scene *s, const ks_scene_env *env)
 {
-    (void)cubin; /* the loader tells CUBIN from PTX itself */
-    reduce_scene *s = user;
-    ks_reduce_user *u = NULL;
-    KS_TRY(ks_reduce_user_load(name, code, size, &u));
-    ks_reduce_user_destroy(s->user[slot]);
-    s->user[slot] = u;
-    return KS_OK;
-}
-
-/* --kernel-file: every file built and checked (at the live size and input and the block it
- * runs with) before the first frame; the first of them runs unless --kernel names another variant. */
-static ks_status user_files(reduce_scene *s, const ks_scene_env *env)
-{
-    const char *paths[KS_USER_FILES_MAX];
-    const int n = ks_user_files_paths(s->opt, paths, KS_USER_FILES_MAX);
-    if (!n || !s->gpu) return KS_OK;
-    s->nuser = n;
-    ks_user_files_desc d = {
-        .paths = paths, .count = n, .scene = s->opt->scene->name, .device = env->device,
-        .block = {s->block[0], s->block[1], s->block[2]},
-        .watch = 1, .edit = s->opt->edit, .load = load_user, .user = s,
+    for (int v = 0; v < KS_REDUCE_NUM; ++v) s->our_names[v] = ks_reduce_variant_get((ks_reduce_variant)v)->name;
+    ks_variant_set_desc d = {
+        .contract = &ks_reduce_contract, .scene = s, .opt = s->opt, .use_cuda = s->gpu != NULL, .device = env->device,
+        .ours = KS_REDUCE_NUM, .our_names = s->our_names, .first = (int)s->variant,
+        .block = {s->block[0], s->block[1], s->block[2]}, .watch = 1,
     };
     ks_reduce_check_grid(s->desc.n, s->desc.input == KS_REDUCE_INPUT_INTEGER, d.grid);
-    KS_TRY(ks_user_files_create(&d, &s->files));
-    s->active = s->opt->kernel_count ? -1 : 0; /* --kernel names ours or a file */
-    for (int i = 0; i < n && s->opt->kernel_count && s->active < 0; ++i)
-        if (strcmp(ks_user_files_name(s->files, i), s->opt->kernels[0]) == 0) s->active = i;
-    memcpy(s->run_block, s->block, sizeof s->run_block);
-    return KS_OK;
+    return ks_variant_set_create(&d, &s->set);
 }
 
 static ks_status rd_create(const ks_scene_env *env, void **self)
@@ -162,6 +148,7 @@ static ks_status rd_create(const ks_scene_env *env, void **self)
     reduce_scene *s = calloc(1, sizeof *s);
     if (!s) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
     s->opt = opt;
+    s->name = opt->scene->name;
     s->use_cuda = env->use_cuda;
     s->t_peak_gbs = env->t_peak_gbs;
     s->fma_gflops = env->fma_gflops;
@@ -175,11 +162,10 @@ static ks_status rd_create(const ks_scene_env *env, void **self)
     s->desc = ks_reduce_desc_defaults(&d);
     ks_status st = ks_reduce_desc_check(&s->desc);
     s->variant = KS_REDUCE_SUM_SHUFFLE;
-    s->active = -1;
     s->block[0] = s->desc.block;
     s->block[1] = s->block[2] = 1;
     if (st == KS_OK && opt->kernel_count && ks_reduce_variant_parse(opt->kernels[0], &s->variant) != 0 &&
-        !ks_reduce_kernel_file_named(opt, opt->kernels[0])) /* a file's name: user_files picks it */
+        !ks_reduce_kernel_file_named(opt, opt->kernels[0])) /* a file's name: the variant set picks it */
         st = ks_fail(KS_ERR_INVALID, "unknown reduce kernel '%s'", opt->kernels[0]);
     s->op = ks_reduce_variant_get(s->variant)->op;
     const long long n = s->desc.n;
@@ -197,7 +183,7 @@ static ks_status rd_create(const ks_scene_env *env, void **self)
     }
     if (st == KS_OK && env->use_cuda) st = ks_reduce_gpu_create(&s->desc, &s->gpu);
     if (st == KS_OK) st = new_input(s);
-    if (st == KS_OK) st = user_files(s, env);
+    if (st == KS_OK) st = variant_set(s, env);
     if (st != KS_OK) {
         rd_destroy(s);
         return st;
@@ -224,7 +210,7 @@ static void rd_max_image_size(void *self, int *w, int *h)
 static int win_index(const reduce_scene *s)
 {
     if (!s->gpu) return KS_REDUCE_NUM + (int)s->op;
-    return s->active >= 0 ? KS_RD_WIN_USER + s->active : (int)s->variant;
+    return active(s) >= 0 ? KS_RD_WIN_USER + active(s) : (int)s->variant;
 }
 
 static ks_timing_window *window(reduce_scene *s)
@@ -235,21 +221,19 @@ static ks_timing_window *window(reduce_scene *s)
 static ks_status rd_compute(void *self, ks_frame_ctx *ctx)
 {
     reduce_scene *s = self;
-    if (s->files) { /* builds that finished, and the block the user's kernel runs at */
-        int changed = 0, reverted = 0;
-        ks_user_files_poll(s->files, s->active, s->block, &changed, s->run_block, &reverted);
-        if (reverted) memcpy(s->block, s->run_block, sizeof s->block); /* refused there: back to the one it passed at */
-        if (changed) ks_timing_window_clear(window(s)); /* new code: its own times */
-    }
+    int changed = 0; /* builds that finished, and the block the user's kernel runs at */
+    ks_variant_set_poll(s->set, s->block, &changed);
+    if (changed) ks_timing_window_clear(window(s)); /* new code: its own times */
     if (ctx && !ctx->step) return KS_OK;
     KS_TRY(check_variant(s));
-    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "reduce") : -1;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, s->opt->scene->solver_stage) : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     const ks_reduce_op op = current_op(s);
     const double bytes = op == KS_REDUCE_OP_SUM ? 4.0 * (double)s->desc.n : 8.0 * (double)s->desc.n;
-    if (s->gpu && s->active >= 0) {
+    if (active(s) >= 0) {
         ks_reduce_timing t;
-        KS_TRY(ks_reduce_gpu_time_user(s->gpu, s->user[s->active], s->run_block[0], KS_RD_SPAN_MS, 1, 3, &t));
+        KS_TRY(ks_reduce_gpu_time_user(s->gpu, ks_variant_set_code(s->set), ks_variant_set_run_block(s->set)[0],
+                                       KS_RD_SPAN_MS, 1, 3, &t));
         ks_timing_window_push(window(s), t.median_ms, bytes);
     } else if (s->gpu) {
         ks_reduce_timing t;
@@ -300,17 +284,9 @@ static ks_status rd_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int 
  * take; it runs at the new one once the check passed there (ours keep theirs). */
 static ks_status user_block_key(reduce_scene *s, int dir)
 {
-    for (int b = dir > 0 ? s->block[0] * 2 : s->block[0] / 2; b >= KS_REDUCE_MIN_BLOCK && b <= KS_REDUCE_MAX_BLOCK;
-         b = dir > 0 ? b * 2 : b / 2) {
-        if (ks_reduce_user_check_block(s->user[s->active], s->desc.n, b) != KS_OK) {
-            ks_error_clear();
-            continue;
-        }
-        s->block[0] = b;
-        ks_timing_window_clear(window(s));
-        return KS_OK;
-    }
-    return ks_fail(KS_ERR_UNSUPPORTED, "no %s block for %s", dir > 0 ? "larger" : "smaller", variant_name(s));
+    KS_TRY(ks_variant_set_next_block(s->set, ks_rd_user_blocks, KS_RD_USER_BLOCKS, dir, s->block));
+    ks_timing_window_clear(window(s));
+    return KS_OK;
 }
 
 static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
@@ -325,12 +301,8 @@ static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
             return KS_OK;
         }
         /* ours in order, then the kernel files, then round again */
-        const int all = KS_REDUCE_NUM + s->nuser;
-        const int at = s->active >= 0 ? KS_REDUCE_NUM + s->active : (int)s->variant;
-        const int v = (at + (ev->shift ? all - 1 : 1)) % all;
-        s->active = v >= KS_REDUCE_NUM ? v - KS_REDUCE_NUM : -1;
-        if (s->active < 0) s->variant = (ks_reduce_variant)v;
-        else memcpy(s->run_block, s->block, sizeof s->run_block); /* the poll picks the checked one */
+        ks_variant_set_select(s->set, ks_variant_set_next(s->set, ev->shift ? -1 : 1, NULL, NULL, NULL));
+        if (ks_variant_set_ours(s->set) >= 0) s->variant = (ks_reduce_variant)ks_variant_set_ours(s->set);
         return KS_OK;
     }
     case 'V':
@@ -338,7 +310,7 @@ static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
         return new_input(s);
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
-        if (s->gpu && s->active >= 0) return user_block_key(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
+        if (active(s) >= 0) return user_block_key(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
         const int block = ev->key == KS_KEY_RIGHT_BRACKET ? s->desc.block * 2 : s->desc.block / 2;
         if (block < KS_REDUCE_MIN_BLOCK || block > KS_REDUCE_MAX_BLOCK)
             return ks_fail(KS_ERR_UNSUPPORTED, "the block stays in %d..%d threads", KS_REDUCE_MIN_BLOCK,
@@ -376,39 +348,30 @@ static void rd_view(void *self, ks_view *v)
     reduce_scene *s = self;
     const ks_reduce_op op = current_op(s);
     const char *name = variant_name(s);
-    snprintf(v->scene, sizeof v->scene, "reduce");
-    snprintf(v->image_name, sizeof v->image_name, "reduce_%.40s", name);
+    snprintf(v->scene, sizeof v->scene, "%s", s->name);
+    snprintf(v->image_name, sizeof v->image_name, "%s_%.40s", s->name, name);
     hover(s, v->hover, sizeof v->hover);
     ks_vcontrol *c = ks_view_control(v, s->gpu ? "kernel" : "op", 0, KS_KEY_TAB);
-    if (c) {
-        /* Tab order from the current variant round to it again: ours, then the kernel files */
-        const int all = KS_REDUCE_NUM + s->nuser, at = s->active >= 0 ? KS_REDUCE_NUM + s->active : (int)s->variant;
-        for (int i = 0; s->gpu && i < all && c->nchoices < KS_VIEW_CHOICES; ++i) {
-            const int k = (at + i) % all;
-            snprintf(c->choices[c->nchoices++], sizeof c->choices[0], "%s",
-                     k < KS_REDUCE_NUM ? ks_reduce_variant_get((ks_reduce_variant)k)->name
-                                       : ks_user_files_name(s->files, k - KS_REDUCE_NUM));
-        }
-        snprintf(c->value, sizeof c->value, "%s", name);
-    }
+    if (c && s->gpu) ks_variant_set_choices(s->set, c);
+    else if (c) snprintf(c->value, sizeof c->value, "%s", name);
     c = ks_view_control(v, "block", KS_KEY_LEFT_BRACKET, KS_KEY_RIGHT_BRACKET);
-    if (c) snprintf(c->value, sizeof c->value, "%d", s->gpu && s->active >= 0 ? s->run_block[0] : s->desc.block);
+    if (c) snprintf(c->value, sizeof c->value, "%d", active(s) >= 0 ? ks_variant_set_run_block(s->set)[0] : s->desc.block);
     ks_view_text(v, KS_VGROUP_SCENE, "op", "%s", ks_reduce_op_name(op));
     ks_view_num(v, KS_VGROUP_SCENE, "N", (double)s->desc.n, "", KS_VFMT_INT);
     ks_view_text(v, KS_VGROUP_SCENE, "values", "%s (seed %u)",
                  s->desc.input == KS_REDUCE_INPUT_INTEGER ? "integers" : "random in (-1, 1)", s->desc.seed);
     ks_view_num(v, KS_VGROUP_SCENE, op == KS_REDUCE_OP_SUM ? "sum" : "last prefix sum", s->last_sum, "", KS_VFMT_G4);
     ks_view_num(v, KS_VGROUP_SCENE, "gold", s->gold_sum, "", KS_VFMT_G4);
-    if (s->check[0] && s->active < 0) ks_view_text(v, KS_VGROUP_SCENE, "check", "%s", s->check);
+    if (s->check[0] && active(s) < 0) ks_view_text(v, KS_VGROUP_SCENE, "check", "%s", s->check);
     char strips[KS_VIEW_TEXT];
     ks_reduce_levels_describe(&s->lv, strips, sizeof strips);
     ks_view_text(v, KS_VGROUP_SCENE, "strips, top down", "%s", strips);
-    if (s->gpu && s->active >= 0) {
-        ks_reduce_user_attrs a;
-        ks_reduce_user_get_attrs(s->user[s->active], &a);
+    if (active(s) >= 0) {
+        ks_user_code_attrs a;
+        ks_user_code_get_attrs(ks_variant_set_code(s->set), &a);
         ks_view_text(v, KS_VGROUP_KERNEL, "what", "your kernel (--kernel-file)");
-        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx1, %d float%s a thread", s->run_block[0], a.items_per_thread,
-                     a.items_per_thread == 1 ? "" : "s");
+        ks_view_text(v, KS_VGROUP_KERNEL, "block", "%dx1, %d float%s a thread", ks_variant_set_run_block(s->set)[0],
+                     a.per_thread[0], a.per_thread[0] == 1 ? "" : "s");
         ks_view_num(v, KS_VGROUP_KERNEL, "registers / thread", a.registers, "", KS_VFMT_INT);
         ks_view_num(v, KS_VGROUP_KERNEL, "static shared / block", a.static_smem, "B", KS_VFMT_INT);
     } else if (s->gpu) {
@@ -426,7 +389,7 @@ static void rd_view(void *self, ks_view *v)
         }
         const ks_reduce_variant cub = ks_reduce_cub_variant(op);
         ks_timing_stats tc;
-        if (s->gpu && (s->active >= 0 || s->variant != cub) && ks_timing_window_stats(&s->win[cub], &tc) &&
+        if (s->gpu && (active(s) >= 0 || s->variant != cub) && ks_timing_window_stats(&s->win[cub], &tc) &&
             t.median_ms > 0)
             ks_view_num(v, KS_VGROUP_KERNEL, "vs CUB (x faster)", tc.median_ms / t.median_ms, "x", KS_VFMT_F2);
         /* Roofline: one add per element (a scan's add too); bytes as T_eff counts them. */
@@ -439,7 +402,7 @@ static void rd_view(void *self, ks_view *v)
     v->colorbar.hi = 1.0;
     snprintf(v->colorbar.label, sizeof v->colorbar.label, "value / strip max |value|");
     if (s->notice[0]) snprintf(v->message, sizeof v->message, "%s", s->notice);
-    ks_user_files_view(s->files, s->active, v);
+    ks_variant_set_view(s->set, v);
 }
 
 static void rd_status(void *self, char *buf, size_t cap)
@@ -458,11 +421,10 @@ static ks_status rd_finish(void *self)
 static const struct ks_server_editor *editor(void *self)
 {
     reduce_scene *s = self;
-    return ks_user_files_editor(s->files);
+    return ks_variant_set_editor(s->set);
 }
 
 const ks_scene_api ks_scene_reduce_api = {
-    .name = "reduce",
     .help = "Tab / shift+Tab: next / previous variant, then your --kernel-file kernels (CPU backend:\n"
             "  sum / scan)\n"
             "V: new input values (the next seed)\n"

@@ -17,6 +17,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/spheres/spheres.h"
+#include "app/scenes.h"
 #include "app/scenes/spheres/live.h"
 #include "app/scenes/spheres/options.h"
 #include "app/scene.h"
@@ -270,7 +271,7 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
         s->probe_b = ctx->probe_b;
     }
     KS_TRY(upload_if_needed(s, ctx)); /* a key may have switched the variant since compute */
-    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, "render") : -1;
+    const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, s->opt->scene->solver_stage) : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
     if (s->gpu) {
         KS_TRY(ks_spheres_gpu_render(s->gpu, s->mem, s->block, s->w, s->h, rgba));
@@ -346,8 +347,8 @@ static void view(void *self, ks_view *v)
 {
     spheres_scene *s = self;
     collect(s);
-    snprintf(v->scene, sizeof v->scene, "spheres");
-    snprintf(v->image_name, sizeof v->image_name, "spheres_%s",
+    snprintf(v->scene, sizeof v->scene, "%s", s->opt->scene->name);
+    snprintf(v->image_name, sizeof v->image_name, "%s_%s", s->opt->scene->name,
              s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
     const int col = s->gpu ? (int)s->mem : 0;
 
@@ -479,7 +480,6 @@ static void status(void *self, char *buf, size_t cap)
 }
 
 const ks_scene_api ks_scene_spheres_api = {
-    .name = "spheres",
     .help = "M: next memory variant (global, readonly, constant, shared, binned)\n"
             "+ / -: double / halve the sphere count\n"
             "[ / ]: smaller / larger thread block\n"
