@@ -1,12 +1,17 @@
-/* Internal to kernels/matmul/: the contract's launch of a user's kernel on
- * device buffers (matmul_user.cu), for the context's run (matmul_cuda.cu). CUDA-only. */
-#ifndef KS_MATMUL_USER_LAUNCH_H
-#define KS_MATMUL_USER_LAUNCH_H
+/* Internal to kernels/matmul/: the launches the context (matmul_cuda.cu) runs:
+ * our kernels (matmul_kernels.cu) and a user's by the contract's rule
+ * (matmul_user.cu), on device buffers. CUDA-only. */
+#ifndef KS_MATMUL_LAUNCH_H
+#define KS_MATMUL_LAUNCH_H
 
 #include <cuda_runtime.h>
 
 #include "matmul_user.h"
 
+/* Our kernel v (naive, tiled at tile, regtile) on A, B into C of size s; rec (NULL:
+ * none) one record a block. */
+ks_status ks_matmul_launch_ours(ks_matmul_variant v, int tile, const float *A, const float *B, float *C,
+                                const ks_matmul_size *s, ks_matmul_tile_rec *rec, cudaStream_t stream);
 ks_status ks_matmul_user_launch(const ks_matmul_user *u, const int block[3], const float *A, const float *B,
                                 float *C, const ks_matmul_size *s, cudaStream_t stream);
 

@@ -8,7 +8,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/ks_util.h"
 #include "matmul_contract.h"
-#include "matmul_user_launch.h"
+#include "matmul_launch.h"
 
 extern "C" ks_status ks_matmul_user_load(const char *name, const void *code, size_t size, ks_matmul_user **out)
 {
