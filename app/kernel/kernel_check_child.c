@@ -147,3 +147,43 @@ int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_
     close(answers);
     return code;
 }
+
+int ks_kcheck_failed(ks_status st, ks_kcheck_result *out, const char *what)
+{
+    if (st == KS_OK) return 0;
+    out->passed = 0;
+    out->fatal = st == KS_ERR_CUDA;
+    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
+    return 1;
+}
+
+int ks_kcheck_refused(ks_status st, ks_kcheck_result *out)
+{
+    if (st == KS_OK) return 0;
+    snprintf(out->message, sizeof out->message, "%s", ks_error_message());
+    return 1;
+}
+
+ks_user_code *ks_kcheck_load(const ks_kcheck_request *req,
+                             ks_status (*load)(const char *name, const void *code, size_t size, ks_user_code **out),
+                             ks_kcheck_result *out)
+{
+    ks_user_code *code = NULL;
+    return ks_kcheck_refused(load(req->file, req->code, req->code_size, &code), out) ? NULL : code;
+}
+
+void ks_kcheck_unload(ks_user_code *code, const ks_kcheck_result *out)
+{
+    if (!out->fatal) ks_user_code_destroy(code);
+}
+
+void ks_kcheck_give_diff(ks_kcheck_result *out, float *diff, int made, int w, int h)
+{
+    if (!made) {
+        free(diff);
+        return;
+    }
+    out->diff = diff;
+    out->diff_w = w;
+    out->diff_h = h;
+}

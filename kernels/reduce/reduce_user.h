@@ -16,8 +16,6 @@
 extern "C" {
 #endif
 
-enum { KS_REDUCE_USER_ITEMS_MAX = 65536 }; /* floats a thread */
-
 /* The loaded code (user_code.h: ks_user_code_destroy, _name, _get_attrs; its
  * per_thread[0] is kernelscope_items_per_thread). */
 typedef struct ks_user_code ks_reduce_user;
@@ -27,6 +25,8 @@ typedef struct ks_user_code ks_reduce_user;
  * not load or has no such kernel (the context goes on); KS_ERR_INVALID for a
  * count out of range. */
 ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out);
+enum { KS_REDUCE_USER_ITEMS_MAX = 65536 }; /* the most floats a thread */
+
 /* KS_OK when block bx can launch u over n floats: a power of two in
  * KS_REDUCE_MIN_BLOCK..KS_REDUCE_MAX_BLOCK, at most the function's threads a
  * block, a grid of at most 2^31 - 1 blocks; else KS_ERR_INVALID saying why. */

@@ -69,6 +69,19 @@ static ks_status build_files(const ks_options *opt, const ks_device_info *dev, s
     return ks_variant_set_create(&d, out);
 }
 
+/* The counts of the run just made (into got) against the gold: equal in every bin, or a
+ * one-line refusal naming row r's variant, input and the first bin that differs. */
+static ks_status counted_as_gold(ks_hist_gpu *g, uint64_t *got, const uint64_t *gold, const ks_hbench_row *r)
+{
+    KS_TRY(ks_hist_gpu_counts(g, got));
+    for (unsigned b = 0; b < r->bins; ++b)
+        if (got[b] != gold[b])
+            return ks_fail(KS_ERR_INVALID, "bench histogram: %s differs from the gold on %s (%llu bytes, %s): bin %u has "
+                           "%llu, not %llu", r->variant, r->input, r->bytes, r->mode, b, (unsigned long long)got[b],
+                           (unsigned long long)gold[b]);
+    return KS_OK;
+}
+
 /* One input at one size: check each variant (ours, then the kernel files), then time it. */
 static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const int *variants, int nv,
                            const ks_variant_set *files, const int user_block[3], ks_hist_input_kind kind,
@@ -109,12 +122,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
             snprintf(r->variant, sizeof r->variant, "%s", ks_variant_set_file_name(files, k - nv));
             /* no poison here: the contract adds into bins the run zeroes (its check poisons the input's tail) */
             st = ks_hist_gpu_whole_user(g, u, user_block);
-            if (st == KS_OK) st = ks_hist_gpu_counts(g, got);
-            for (unsigned b = 0; b < bins && st == KS_OK; ++b)
-                if (got[b] != gold[b])
-                    st = ks_fail(KS_ERR_INVALID, "bench histogram: %s differs from the gold on %s (%llu bytes, %s): "
-                                 "bin %u has %llu, not %llu", r->variant, r->input, bytes, r->mode, b,
-                                 (unsigned long long)got[b], (unsigned long long)gold[b]);
+            if (st == KS_OK) st = counted_as_gold(g, got, gold, r);
             if (st == KS_OK) st = ks_hist_gpu_time_user(g, u, user_block, 3, opt->reps, &r->ms, &r->min_ms);
         } else if (use_cuda) {
             const ks_hist_variant *v = ks_hist_variant_get(variants[k]);
@@ -122,12 +130,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
             if (mode == KS_HIST_WORDS && !v->words) continue; /* cub: no word mode */
             st = ks_hist_gpu_fill(g, 0xdeadbeefu);
             if (st == KS_OK) st = ks_hist_gpu_whole(g, variants[k]);
-            if (st == KS_OK) st = ks_hist_gpu_counts(g, got);
-            for (unsigned b = 0; b < bins && st == KS_OK; ++b)
-                if (got[b] != gold[b])
-                    st = ks_fail(KS_ERR_INVALID, "bench histogram: %s differs from the gold on %s (%llu bytes, %s): "
-                                 "bin %u has %llu, not %llu", v->name, r->input, bytes, r->mode, b,
-                                 (unsigned long long)got[b], (unsigned long long)gold[b]);
+            if (st == KS_OK) st = counted_as_gold(g, got, gold, r);
             if (st == KS_OK) st = ks_hist_gpu_time(g, variants[k], 3, opt->reps, &r->ms, &r->min_ms);
             if (st == KS_OK && strcmp(v->name, "cub") == 0) cub_ms = r->ms;
         } else {
@@ -264,7 +267,7 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     } else {
         for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) variants[nv++] = v;
     }
-    const int nfiles = KS_HIST_OPTS(opt)->kernel_file_count;
+    const int nfiles = KS_HIST_OPTS(opt)->kernel_files.count;
     if ((long)nbins * KS_HIST_OPTS(opt)->size_n * KS_HB_INPUTS * (use_cuda ? nv + nfiles : 1) > KS_HBENCH_MAX_ROWS)
         return ks_fail(KS_ERR_INVALID, "bench histogram: %d bin counts x %d sizes x %d inputs x %d variants and files is more "
                        "than %d rows", nbins, KS_HIST_OPTS(opt)->size_n, KS_HB_INPUTS, use_cuda ? nv + nfiles : 1, KS_HBENCH_MAX_ROWS);

@@ -38,61 +38,13 @@ static ks_hist_gpu *ks_hcheck_live;
 static size_t ks_hcheck_live_n;
 static uint64_t ks_hcheck_live_want[KS_HCHECK_BINS];
 
-/* A CUDA error in the middle of a check may have cost the context: the process starts anew. */
-static int failed_cuda(ks_status st, ks_kcheck_result *out, const char *what)
-{
-    if (st == KS_OK) return 0;
-    out->passed = 0;
-    out->fatal = st == KS_ERR_CUDA;
-    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
-    return 1;
-}
-
-static int refused_block(const ks_hist_user *u, size_t n, const int block[3], ks_kcheck_result *out)
-{
-    if (ks_hist_user_check_block(u, n, block) == KS_OK) return 0;
-    snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-    return 1;
-}
-
-/* One small case against the CPU gold. */
-static int check_case(const ks_hist_user *u, const int block[3], int q, ks_kcheck_result *out)
-{
-    const size_t n = ks_hcheck_cases[q].n, split = ks_hcheck_cases[q].split;
-    unsigned char *data = malloc(n + KS_HCHECK_GUARD);
-    if (!data) {
-        snprintf(out->message, sizeof out->message, "out of host memory");
-        return 0;
-    }
-    ks_hist_generate(ks_hcheck_cases[q].kind, 1, data, n);
-    memset(data + n, KS_HCHECK_POISON, KS_HCHECK_GUARD);
-    uint64_t want[KS_HCHECK_BINS] = {0}, got[KS_HCHECK_BINS];
-    ks_hist_gold(data, n, 0, n, KS_HIST_BYTES, KS_HCHECK_BINS, want);
-    ks_hist_gpu *g = NULL;
-    const ks_hist_gpu_desc gd = {.data = data, .n = n + KS_HCHECK_GUARD, .mode = KS_HIST_BYTES};
-    int ok = !refused_block(u, n, block, out) && !failed_cuda(ks_hist_gpu_create(&gd, &g), out, "check input");
-    if (ok && split) ok = !failed_cuda(ks_hist_gpu_chunk_user(g, u, block, 0, split, NULL), out, "running it");
-    if (ok) ok = !failed_cuda(ks_hist_gpu_chunk_user(g, u, block, split, n, NULL), out, "running it");
-    if (ok) ok = !failed_cuda(ks_hist_gpu_counts(g, got), out, "running it");
-    ks_hist_mismatch m;
-    if (ok && ks_hist_compare(got, want, KS_HCHECK_BINS, &m) != KS_OK) {
-        char what[96];
-        snprintf(what, sizeof what, "%s%s, %s", ks_hist_input_name(ks_hcheck_cases[q].kind),
-                 split ? " in two launches" : "", "0xA5 bytes after the end");
-        ks_hist_mismatch_text(&m, n, what, "the CPU gold", out->message, sizeof out->message);
-        ok = 0;
-    }
-    if (!out->fatal) ks_hist_gpu_destroy(g);
-    free(data);
-    return ok;
-}
 
 /* The live size against cub, iters times. *skipped: no room for another copy of the input.
  * diff (256 values, may be NULL): |yours - cub| of each bin after the first run. */
 static int check_live(const ks_hist_user *u, const int block[3], size_t n, int iters, ks_kcheck_result *out,
                       int *skipped, float *diff, int *diff_made)
 {
-    if (refused_block(u, n, block, out)) return 0;
+    if (ks_kcheck_refused(ks_hist_user_check_block(u, n, block), out)) return 0;
     if (!ks_hcheck_live || ks_hcheck_live_n != n) {
         ks_hist_gpu_destroy(ks_hcheck_live);
         ks_hcheck_live = NULL;
@@ -110,17 +62,17 @@ static int check_live(const ks_hist_user *u, const int block[3], size_t n, int i
         }
         ks_hist_generate(KS_HIST_IN_TEXT, 1, data, n);
         const ks_hist_gpu_desc gd = {.data = data, .n = n, .mode = KS_HIST_BYTES};
-        int ok = !failed_cuda(ks_hist_gpu_create(&gd, &ks_hcheck_live), out, "live size");
+        int ok = !ks_kcheck_failed(ks_hist_gpu_create(&gd, &ks_hcheck_live), out, "live size");
         free(data);
-        ok = ok && !failed_cuda(ks_hist_gpu_whole(ks_hcheck_live, ks_hist_variant_find("cub")), out, "cub") &&
-             !failed_cuda(ks_hist_gpu_counts(ks_hcheck_live, ks_hcheck_live_want), out, "cub");
+        ok = ok && !ks_kcheck_failed(ks_hist_gpu_whole(ks_hcheck_live, ks_hist_variant_find("cub")), out, "cub") &&
+             !ks_kcheck_failed(ks_hist_gpu_counts(ks_hcheck_live, ks_hcheck_live_want), out, "cub");
         if (!ok) return 0;
         ks_hcheck_live_n = n;
     }
     uint64_t got[KS_HCHECK_BINS];
     for (int it = 0; it < iters; ++it) {
-        if (failed_cuda(ks_hist_gpu_whole_user(ks_hcheck_live, u, block), out, "running it on the live size") ||
-            failed_cuda(ks_hist_gpu_counts(ks_hcheck_live, got), out, "running it on the live size"))
+        if (ks_kcheck_failed(ks_hist_gpu_whole_user(ks_hcheck_live, u, block), out, "running it on the live size") ||
+            ks_kcheck_failed(ks_hist_gpu_counts(ks_hcheck_live, got), out, "running it on the live size"))
             return 0;
         if (it == 0 && diff) {
             for (int b = 0; b < KS_HCHECK_BINS; ++b)
@@ -139,13 +91,42 @@ static int check_live(const ks_hist_user *u, const int block[3], size_t n, int i
     return 1;
 }
 
+/* One small case against the CPU gold. */
+static int check_case(const ks_hist_user *u, const int block[3], int q, ks_kcheck_result *out)
+{
+    const size_t n = ks_hcheck_cases[q].n, split = ks_hcheck_cases[q].split;
+    unsigned char *data = malloc(n + KS_HCHECK_GUARD);
+    if (!data) {
+        snprintf(out->message, sizeof out->message, "out of host memory");
+        return 0;
+    }
+    ks_hist_generate(ks_hcheck_cases[q].kind, 1, data, n);
+    memset(data + n, KS_HCHECK_POISON, KS_HCHECK_GUARD);
+    uint64_t want[KS_HCHECK_BINS] = {0}, got[KS_HCHECK_BINS];
+    ks_hist_gold(data, n, 0, n, KS_HIST_BYTES, KS_HCHECK_BINS, want);
+    ks_hist_gpu *g = NULL;
+    const ks_hist_gpu_desc gd = {.data = data, .n = n + KS_HCHECK_GUARD, .mode = KS_HIST_BYTES};
+    int ok = !ks_kcheck_refused(ks_hist_user_check_block(u, n, block), out) && !ks_kcheck_failed(ks_hist_gpu_create(&gd, &g), out, "check input");
+    if (ok && split) ok = !ks_kcheck_failed(ks_hist_gpu_chunk_user(g, u, block, 0, split, NULL), out, "running it");
+    if (ok) ok = !ks_kcheck_failed(ks_hist_gpu_chunk_user(g, u, block, split, n, NULL), out, "running it");
+    if (ok) ok = !ks_kcheck_failed(ks_hist_gpu_counts(g, got), out, "running it");
+    ks_hist_mismatch m;
+    if (ok && ks_hist_compare(got, want, KS_HCHECK_BINS, &m) != KS_OK) {
+        char what[96];
+        snprintf(what, sizeof what, "%s%s, %s", ks_hist_input_name(ks_hcheck_cases[q].kind),
+                 split ? " in two launches" : "", "0xA5 bytes after the end");
+        ks_hist_mismatch_text(&m, n, what, "the CPU gold", out->message, sizeof out->message);
+        ok = 0;
+    }
+    if (!out->fatal) ks_hist_gpu_destroy(g);
+    free(data);
+    return ok;
+}
+
 ks_status ks_hist_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *out)
 {
-    ks_hist_user *u = NULL;
-    if (ks_hist_user_load(req->file, req->code, req->code_size, &u) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-        return KS_OK;
-    }
+    ks_hist_user *u = ks_kcheck_load(req, ks_hist_user_load, out);
+    if (!u) return KS_OK;
     const size_t live = ks_hist_check_bytes(req->grid);
     const int iters = req->iters > 0 ? req->iters : 2;
     int ok = live >= 1 && live <= KS_HIST_MAX_BYTES, skipped = 0;
@@ -164,13 +145,7 @@ ks_status ks_hist_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *o
         (void)check_live(u, req->block, live, 1, &scratch, &skipped, diff, &diff_made);
         out->fatal = scratch.fatal;
     }
-    if (diff_made) { /* the loop sends it and frees it */
-        out->diff = diff;
-        out->diff_w = w;
-        out->diff_h = h;
-    } else {
-        free(diff);
-    }
+    ks_kcheck_give_diff(out, diff, diff_made, w, h);
     if (ok) {
         out->passed = 1;
         if (skipped)
@@ -182,20 +157,15 @@ ks_status ks_hist_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *o
                      "matches the CPU gold exactly (%d odd sizes, 1 to %zu bytes) and cub on %zu bytes of text (%d runs)",
                      ncases, ks_hcheck_cases[ncases - 1].n, live, iters);
     }
-    if (!out->fatal) ks_user_code_destroy(u); /* a lost context: the process ends, nothing to unload */
+    ks_kcheck_unload(u, out);
     return KS_OK;
 }
 
 /* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
-
-static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
-{
-    return ks_hist_user_load(name, code, size, out);
-}
 
 static ks_status check_block(const ks_user_code *code, const int grid[3], const int block[3])
 {
     return ks_hist_user_check_block(code, ks_hist_check_bytes(grid), block);
 }
 
-const ks_variant_contract ks_hist_contract = {.load = load, .check_block = check_block};
+const ks_variant_contract ks_hist_contract = {.load = ks_hist_user_load, .check_block = check_block};

@@ -105,7 +105,7 @@ static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max
  * it runs with) before the first frame; the first of them runs unless --kernel names another variant. */
 static ks_status variant_set(hist_scene *s, const ks_scene_env *env)
 {
-    if (s->use_cuda && KS_HIST_OPTS(s->opt)->kernel_file_count && s->mode != KS_HIST_BYTES)
+    if (s->use_cuda && KS_HIST_OPTS(s->opt)->kernel_files.count && s->mode != KS_HIST_BYTES)
         return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes; not with --bins or --words");
     for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) s->our_names[v] = ks_hist_variant_get(v)->name;
     ks_variant_set_desc d = {

@@ -61,39 +61,15 @@ bad:
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
-    ks_histogram_opts *h = own;
-    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
-    const int most = (int)(sizeof h->kernel_files / sizeof h->kernel_files[0]);
-    if (h->kernel_file_count == most) return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, most);
-    h->kernel_files[h->kernel_file_count++] = v;
-    return KS_OK;
+    return ks_kernel_files_add(&((ks_histogram_opts *)own)->kernel_files, name, v);
 }
 
-/* Each --kernel-file is one more variant, named after the file (its last path
- * part): a name of its own, not one of ours, not another file's. */
-static ks_status check_kernel_files(const ks_histogram_opts *h)
-{
-    for (int f = 0; f < h->kernel_file_count; ++f) {
-        const char *base = ks_path_base_name(h->kernel_files[f]);
-        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(h->kernel_files[f]));
-        if (strlen(base) >= 64)
-            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s': a file name of at most 63 bytes", quoted(base));
-        if (ks_hist_variant_find(base) >= 0)
-            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' is the name of a built-in kernel", quoted(base));
-        for (int g = 0; g < f; ++g)
-            if (strcmp(ks_path_base_name(h->kernel_files[g]), base) == 0)
-                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
-                               quoted(base));
-    }
-    return KS_OK;
-}
+/* 1 when name is one of ours (a --kernel-file may not take it). */
+static int is_ours(const char *name) { return ks_hist_variant_find(name) >= 0; }
 
 int ks_hist_kernel_file_named(const ks_options *o, const char *name)
 {
-    const ks_histogram_opts *h = KS_HIST_OPTS(o);
-    for (int f = 0; f < h->kernel_file_count; ++f)
-        if (strcmp(ks_path_base_name(h->kernel_files[f]), name) == 0) return 1;
-    return 0;
+    return ks_kernel_files_named(&KS_HIST_OPTS(o)->kernel_files, name);
 }
 
 static void variants(char *buf, size_t len)
@@ -145,10 +121,10 @@ ks_status ks_hist_finish_options(ks_options *o)
         if (o->blocks[b][1] != 1 || o->blocks[b][2] != 1)
             return ks_fail(KS_ERR_INVALID, "--block: histogram kernels take a 1-part block (BXx1), got %dx%dx%d",
                            o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
-    if (o->block_count && !h->kernel_file_count)
+    if (o->block_count && !h->kernel_files.count)
         return ks_fail(KS_ERR_INVALID, "--block: only your kernels (--kernel-file) take a block here");
-    KS_TRY(check_kernel_files(h));
-    if (h->kernel_file_count && (h->words || h->bins_n))
+    KS_TRY(ks_kernel_files_check(&h->kernel_files, 64, is_ours));
+    if (h->kernel_files.count && (h->words || h->bins_n))
         return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes (256 bins); --bins and --words are "
                        "for kernelscope's variants");
     for (int k = 0; k < o->kernel_count; ++k)
@@ -156,13 +132,12 @@ ks_status ks_hist_finish_options(ks_options *o)
             char names[128];
             variants(names, sizeof names);
             return ks_fail(KS_ERR_INVALID, "--kernel: unknown histogram kernel '%s' (%s%s)", quoted(o->kernels[k]),
-                           names, h->kernel_file_count ? ", or a --kernel-file's name" : "");
+                           names, h->kernel_files.count ? ", or a --kernel-file's name" : "");
         }
     return KS_OK;
 }
 
 const char *ks_hist_kernel_file(const ks_options *o, int i)
 {
-    const ks_histogram_opts *h = KS_HIST_OPTS(o);
-    return i >= 0 && i < h->kernel_file_count ? h->kernel_files[i] : NULL;
+    return ks_kernel_files_at(&KS_HIST_OPTS(o)->kernel_files, i);
 }

@@ -2,6 +2,7 @@
 #ifndef KS_HISTOGRAM_OPTIONS_H
 #define KS_HISTOGRAM_OPTIONS_H
 
+#include "app/kernel/kernel_files.h"
 #include "app/options.h"
 
 typedef struct ks_histogram_opts {
@@ -12,10 +13,9 @@ typedef struct ks_histogram_opts {
     int bins_n;
     int size_n;                 /* --size in bytes (a list for bench); default 100 MiB */
     unsigned long long sizes[KS_MAX_LIST];
-    const char *kernel_files[8]; /* --kernel-file FILE (repeatable): users' kernels (the contract in
-                                    kernels/histogram/histogram_contract.h), each one more variant
-                                    named after the file */
-    int kernel_file_count;
+    ks_kernel_files kernel_files; /* --kernel-file FILE (repeatable): users' kernels (the contract in
+                                     kernels/histogram/histogram_contract.h), each one more variant named
+                                     after the file */
 } ks_histogram_opts;
 
 enum { KS_HIST_USER_BLOCK = 256 }; /* a user's kernel's block without --block */

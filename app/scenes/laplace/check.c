@@ -43,16 +43,6 @@ static void say_cell(char *buf, size_t cap, const ks_grid *g, long long p)
     else snprintf(buf, cap, "(i,j) = (%d,%d)", c[0], c[1]);
 }
 
-/* A CUDA error in the middle of a check may have cost the context: the process starts anew. */
-static int failed_cuda(ks_status st, ks_kcheck_result *out, const char *what)
-{
-    if (st == KS_OK) return 0;
-    out->passed = 0;
-    out->fatal = st == KS_ERR_CUDA;
-    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
-    return 1;
-}
-
 /* Small odd grid: blocks that do not divide it, every boundary in reach. */
 static int check_gold(int id, const int block[3], int dims, ks_kcheck_result *out, double *max_err)
 {
@@ -61,19 +51,19 @@ static int check_gold(int id, const int block[3], int dims, ks_kcheck_result *ou
         ks_lsolver_destroy(ks_checks.small);
         ks_checks.small = NULL;
     }
-    if (!ks_checks.small && failed_cuda(ks_lsolver_create(&g, &ks_checks.small), out, "check grid")) return 0;
+    if (!ks_checks.small && ks_kcheck_failed(ks_lsolver_create(&g, &ks_checks.small), out, "check grid")) return 0;
     ks_checks.small_dims = dims;
     ks_lsolver *s = ks_checks.small;
     const size_t n = ks_grid_points(&g);
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *got = malloc(n * sizeof *got);
     int ok = a && b && got;
     if (!ok) snprintf(out->message, sizeof out->message, "out of host memory");
-    ok = ok && !failed_cuda(ks_lsolver_fill_random(s, 1), out, "check grid");
-    ok = ok && !failed_cuda(ks_lsolver_download(s, a), out, "check grid");
+    ok = ok && !ks_kcheck_failed(ks_lsolver_fill_random(s, 1), out, "check grid");
+    ok = ok && !ks_kcheck_failed(ks_lsolver_download(s, a), out, "check grid");
     for (int done = 0, step = 1; ok && done < KS_CHECK_GOLD_ITERS; done += step, step = 2) {
         /* 1 iteration into the poisoned field, then 2 more (the fields swap) */
-        ok = !failed_cuda(ks_lsolver_iterate(s, id, block, step), out, "running it") &&
-             !failed_cuda(ks_lsolver_download(s, got), out, "running it");
+        ok = !ks_kcheck_failed(ks_lsolver_iterate(s, id, block, step), out, "running it") &&
+             !ks_kcheck_failed(ks_lsolver_download(s, got), out, "running it");
         for (int it = 0; ok && it < step; ++it) {
             ks_laplace_gold_step(&g, a, b);
             float *t = a;
@@ -117,7 +107,7 @@ static int diff_slice(const ks_kcheck_request *req, ks_kcheck_result *out)
         return 0;
     }
     const ks_axis axis = req->grid[2] == 1 ? KS_AXIS_Z : (ks_axis)req->axis;
-    if (failed_cuda(ks_lsolver_diff_slice(ks_checks.yours, ks_checks.ours, axis, req->index, d), out,
+    if (ks_kcheck_failed(ks_lsolver_diff_slice(ks_checks.yours, ks_checks.ours, axis, req->index, d), out,
                     "the difference slice")) {
         free(d);
         return 0;
@@ -151,18 +141,18 @@ static int check_live(const ks_kcheck_request *req, int id, const int block[3], 
             *skipped = 1;
             return 1;
         }
-        if (failed_cuda(st, out, "live grid")) return 0;
+        if (ks_kcheck_failed(st, out, "live grid")) return 0;
         c->live = *g;
     }
     const int ref = ks_lvariant_default(g->dims);
     const ks_lvariant_info *rinfo = ks_lvariant_get(ref);
-    if (failed_cuda(ks_lsolver_fill_random(c->yours, 2), out, "live grid") ||
-        failed_cuda(ks_lsolver_fill_random(c->ours, 2), out, "live grid") ||
-        failed_cuda(ks_lsolver_iterate(c->ours, ref, rinfo->default_block, iters), out, rinfo->name) ||
-        failed_cuda(ks_lsolver_iterate(c->yours, id, block, iters), out, "running it on the live grid"))
+    if (ks_kcheck_failed(ks_lsolver_fill_random(c->yours, 2), out, "live grid") ||
+        ks_kcheck_failed(ks_lsolver_fill_random(c->ours, 2), out, "live grid") ||
+        ks_kcheck_failed(ks_lsolver_iterate(c->ours, ref, rinfo->default_block, iters), out, rinfo->name) ||
+        ks_kcheck_failed(ks_lsolver_iterate(c->yours, id, block, iters), out, "running it on the live grid"))
         return 0;
     ks_ldiff d;
-    if (failed_cuda(ks_lsolver_diff(c->yours, c->ours, KS_CHECK_TOL, &d), out, "running it on the live grid"))
+    if (ks_kcheck_failed(ks_lsolver_diff(c->yours, c->ours, KS_CHECK_TOL, &d), out, "running it on the live grid"))
         return 0;
     if (req->diff && !diff_slice(req, out)) return 0;
     if (d.max_err > *max_err) *max_err = d.max_err;
@@ -208,19 +198,15 @@ ks_status ks_laplace_kernel_check(const ks_kcheck_request *req, ks_kcheck_result
         snprintf(out->message, sizeof out->message, "%s", id < 0 ? ks_error_message() : "names a built-in kernel");
         return KS_OK;
     }
-    if (ks_luser_load(id, req->code, req->code_size) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-        return KS_OK;
-    }
+    if (ks_kcheck_refused(ks_luser_load(id, req->code, req->code_size), out)) return KS_OK;
     const ks_grid live = {dims, req->grid[0], req->grid[1], dims == 3 ? req->grid[2] : 1};
     int block[3] = {req->block[0], req->block[1], dims == 3 ? req->block[2] : 1};
     double gold_err = 0.0, live_err = 0.0;
     int skipped = 0;
     const int iters = req->iters > 0 ? req->iters : KS_CHECK_LIVE_ITERS;
-    if (ks_checks.small && ks_checks.small_dims == dims && ks_lsolver_check_block(ks_checks.small, id, block) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
+    if (ks_checks.small && ks_checks.small_dims == dims &&
+        ks_kcheck_refused(ks_lsolver_check_block(ks_checks.small, id, block), out))
         return KS_OK;
-    }
     if (!check_gold(id, block, dims, out, &gold_err)) {
         if (req->diff && !out->fatal) live_anyway(req, id, block, &live, iters, out);
         return KS_OK;

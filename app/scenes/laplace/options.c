@@ -125,27 +125,14 @@ int ks_laplace_live_gpus(const ks_options *o, int devices[16])
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
-    ks_laplace_opts *lp = own;
-    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
-    if (lp->kernel_file_count == KS_LUSER_MAX)
-        return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, KS_LUSER_MAX);
-    lp->kernel_files[lp->kernel_file_count++] = v;
-    return KS_OK;
+    return ks_kernel_files_add(&((ks_laplace_opts *)own)->kernel_files, name, v);
 }
 
-/* Each --kernel-file is one more variant, named after the file (its last
- * path part): registered here, at parse time, so --kernel and bench know it. */
 static ks_status register_kernel_files(const ks_laplace_opts *lp, int dims)
 {
-    for (int f = 0; f < lp->kernel_file_count; ++f) {
-        const char *base = ks_path_base_name(lp->kernel_files[f]);
-        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(lp->kernel_files[f]));
-        for (int g = 0; g < f; ++g) {
-            if (strcmp(ks_path_base_name(lp->kernel_files[g]), base) == 0)
-                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
-                               quoted(base));
-        }
-        if (ks_luser_add(dims, base) < 0) {
+    KS_TRY(ks_kernel_files_check(&lp->kernel_files, 0, NULL));
+    for (int f = 0; f < lp->kernel_files.count; ++f) {
+        if (ks_luser_add(dims, ks_path_base_name(lp->kernel_files.paths[f])) < 0) {
             ks_error_prefix("--kernel-file");
             return KS_ERR_INVALID;
         }
@@ -229,7 +216,7 @@ static ks_status check_gpus(const ks_options *o, const ks_laplace_opts *lp)
         return ks_fail(KS_ERR_INVALID, "--gpus: at most %d devices", KS_LMULTI_MAX_GPUS);
     const char *why = NULL;
     if (most > 1 && !ks_lmulti_supported(&why)) return ks_fail(KS_ERR_UNSUPPORTED, "--gpus %d: %s", most, why);
-    if (most > 1 && lp->kernel_file_count)
+    if (most > 1 && lp->kernel_files.count)
         return ks_fail(KS_ERR_INVALID, "--gpus %d: your own kernels (--kernel-file) run on one GPU", most);
     if (most > 1 && o->backend == KS_BACKEND_CPU)
         return ks_fail(KS_ERR_INVALID, "--gpus %d: several GPUs need the cuda backend", most);
@@ -330,8 +317,7 @@ ks_status ks_laplace_runner_finish(ks_options *o)
 
 const char *ks_laplace_kernel_file(const ks_options *o, int i)
 {
-    const ks_laplace_opts *lp = ks_laplace_opts_get(o);
-    return i >= 0 && i < lp->kernel_file_count ? lp->kernel_files[i] : NULL;
+    return ks_kernel_files_at(&ks_laplace_opts_get(o)->kernel_files, i);
 }
 
 /* --gpus against the machine: a CUDA device, and as many as asked (device ids that exist). */

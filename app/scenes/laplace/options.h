@@ -4,6 +4,7 @@
 #ifndef KS_LAPLACE_OPTIONS_H
 #define KS_LAPLACE_OPTIONS_H
 
+#include "app/kernel/kernel_files.h"
 #include "app/options.h"
 #include "kernels/laplace/laplace.h"
 
@@ -24,10 +25,9 @@ typedef struct ks_laplace_opts {
     int fps_target_set;          /* --fps-target given */
     int residual_every;          /* --residual-every K: residual every K frames; 0 = automatic */
     int no_graph;                /* --no-graph: direct launches instead of a CUDA graph */
-    const char *kernel_files[8]; /* --kernel-file FILE (repeatable): users' kernels (the contract
-                                    in kernels/laplace/laplace_contract.h), each one more
-                                    variant named after the file (KS_LUSER_MAX) */
-    int kernel_file_count;
+    ks_kernel_files kernel_files; /* --kernel-file FILE (repeatable): users' kernels (the contract in
+                                     kernels/laplace/laplace_contract.h), each one more variant named after
+                                     the file (KS_LUSER_MAX) */
     int gpus[16];                /* --gpus: one value N (N GPUs, ids 0..N-1), or a list: device ids
                                     in the live view, GPU counts to sweep in bench */
     int gpus_count;              /* values given (0: no --gpus) */

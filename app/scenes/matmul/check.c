@@ -26,22 +26,12 @@ static const ks_matmul_size ks_mmcheck_sizes[] = {{37, 29, 23}, {67, 45, 33}, {1
 /* The check process keeps its context between requests (a save checks again). */
 static ks_matmul_gpu *ks_mmcheck_gpu;
 
-/* A CUDA error in the middle of a check may have cost the context: the process starts anew. */
-static int failed_cuda(ks_status st, ks_kcheck_result *out, const char *what)
-{
-    if (st == KS_OK) return 0;
-    out->passed = 0;
-    out->fatal = st == KS_ERR_CUDA;
-    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
-    return 1;
-}
-
 /* Poisons C, runs the user's kernel once, and takes C home. */
 static int run_user(ks_matmul_user *u, const int block[3], float *got, ks_kcheck_result *out, const char *what)
 {
-    return !failed_cuda(ks_matmul_gpu_poison(ks_mmcheck_gpu), out, what) &&
-           !failed_cuda(ks_matmul_gpu_run_user(ks_mmcheck_gpu, u, block), out, what) &&
-           !failed_cuda(ks_matmul_gpu_download(ks_mmcheck_gpu, got), out, what);
+    return !ks_kcheck_failed(ks_matmul_gpu_poison(ks_mmcheck_gpu), out, what) &&
+           !ks_kcheck_failed(ks_matmul_gpu_run_user(ks_mmcheck_gpu, u, block), out, what) &&
+           !ks_kcheck_failed(ks_matmul_gpu_download(ks_mmcheck_gpu, got), out, what);
 }
 
 /* The small odd sizes against the CPU gold. */
@@ -59,11 +49,8 @@ static int check_gold(ks_matmul_user *u, const int block[3], ks_kcheck_result *o
             ks_matmul_fill(s, a, b);
             ks_matmul_gold(s, a, b, want);
         }
-        if (ok && ks_matmul_user_check_block(u, s, block) != KS_OK) {
-            snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-            ok = 0;
-        }
-        ok = ok && !failed_cuda(ks_matmul_gpu_setup(ks_mmcheck_gpu, s), out, "check size");
+        if (ok && ks_kcheck_refused(ks_matmul_user_check_block(u, s, block), out)) ok = 0;
+        ok = ok && !ks_kcheck_failed(ks_matmul_gpu_setup(ks_mmcheck_gpu, s), out, "check size");
         ok = ok && run_user(u, block, got, out, "running it");
         ks_matmul_mismatch m = {0};
         if (ok && ks_matmul_compare(got, want, s, &m) != KS_OK) {
@@ -84,10 +71,7 @@ static int check_gold(ks_matmul_user *u, const int block[3], ks_kcheck_result *o
 static int check_live(ks_matmul_user *u, const int block[3], const ks_matmul_size *s, ks_kcheck_result *out,
                       double *max_err, int *skipped, float *diff, int *diff_made)
 {
-    if (ks_matmul_user_check_block(u, s, block) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-        return 0;
-    }
+    if (ks_kcheck_refused(ks_matmul_user_check_block(u, s, block), out)) return 0;
     const size_t nc = (size_t)s->m * s->n;
     float *want = malloc(nc * sizeof *want), *got = malloc(nc * sizeof *got);
     int ok = want && got;
@@ -101,11 +85,11 @@ static int check_live(ks_matmul_user *u, const int block[3], const ks_matmul_siz
             free(got);
             return 1;
         }
-        ok = !failed_cuda(st, out, "live size");
+        ok = !ks_kcheck_failed(st, out, "live size");
     }
     const char *ref = ks_matmul_variant_get(KS_MMCHECK_REFERENCE)->name;
-    ok = ok && !failed_cuda(ks_matmul_gpu_run(ks_mmcheck_gpu, KS_MMCHECK_REFERENCE, 0), out, ref) &&
-         !failed_cuda(ks_matmul_gpu_download(ks_mmcheck_gpu, want), out, ref);
+    ok = ok && !ks_kcheck_failed(ks_matmul_gpu_run(ks_mmcheck_gpu, KS_MMCHECK_REFERENCE, 0), out, ref) &&
+         !ks_kcheck_failed(ks_matmul_gpu_download(ks_mmcheck_gpu, want), out, ref);
     ok = ok && run_user(u, block, got, out, "running it at the live size");
     if (ok && diff) {
         for (int i = 0; i < s->m; ++i)
@@ -127,19 +111,14 @@ static int check_live(ks_matmul_user *u, const int block[3], const ks_matmul_siz
 
 ks_status ks_matmul_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *out)
 {
-    if (!ks_mmcheck_gpu && failed_cuda(ks_matmul_gpu_create(&ks_mmcheck_gpu), out, "matmul")) return KS_OK;
-    ks_matmul_user *u = NULL;
-    if (ks_matmul_user_load(req->file, req->code, req->code_size, &u) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-        return KS_OK;
-    }
+    if (!ks_mmcheck_gpu && ks_kcheck_failed(ks_matmul_gpu_create(&ks_mmcheck_gpu), out, "matmul")) return KS_OK;
+    ks_matmul_user *u = ks_kcheck_load(req, ks_matmul_user_load, out);
+    if (!u) return KS_OK;
     const ks_matmul_size live = {req->grid[0], req->grid[1], req->grid[2]};
     double gold_err = 0.0, live_err = 0.0;
     int skipped = 0, diff_made = 0;
     float *diff = NULL;
-    if (ks_matmul_size_check(&live) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-    } else {
+    if (!ks_kcheck_refused(ks_matmul_size_check(&live), out)) {
         if (req->diff) diff = malloc((size_t)live.m * (size_t)live.n * sizeof *diff);
         const int gold_ok = check_gold(u, req->block, out, &gold_err);
         int live_ok = 0;
@@ -163,23 +142,12 @@ ks_status ks_matmul_kernel_check(const ks_kcheck_request *req, ks_kcheck_result 
                          gold_err, ks_matmul_variant_get(KS_MMCHECK_REFERENCE)->name, live.m, live.n, live.k, live_err);
         }
     }
-    if (diff_made) { /* the loop sends it and frees it */
-        out->diff = diff;
-        out->diff_w = live.m;
-        out->diff_h = live.n;
-    } else {
-        free(diff);
-    }
-    if (!out->fatal) ks_user_code_destroy(u); /* a lost context: the process ends, nothing to unload */
+    ks_kcheck_give_diff(out, diff, diff_made, live.m, live.n);
+    ks_kcheck_unload(u, out);
     return KS_OK;
 }
 
 /* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
-
-static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
-{
-    return ks_matmul_user_load(name, code, size, out);
-}
 
 static ks_status check_block(const ks_user_code *code, const int grid[3], const int block[3])
 {
@@ -187,4 +155,4 @@ static ks_status check_block(const ks_user_code *code, const int grid[3], const 
     return ks_matmul_user_check_block(code, &live, block);
 }
 
-const ks_variant_contract ks_matmul_contract = {.load = load, .check_block = check_block};
+const ks_variant_contract ks_matmul_contract = {.load = ks_matmul_user_load, .check_block = check_block};

@@ -55,42 +55,21 @@ static ks_status set_picture(ks_options *o, void *own, const char *name, const c
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
-    ks_matmul_opts *mo = own;
-    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
-    const int most = (int)(sizeof mo->kernel_files / sizeof mo->kernel_files[0]);
-    if (mo->kernel_file_count == most) return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, most);
-    mo->kernel_files[mo->kernel_file_count++] = v;
-    return KS_OK;
+    return ks_kernel_files_add(&((ks_matmul_opts *)own)->kernel_files, name, v);
 }
 
-/* Each --kernel-file is one more variant, named after the file (its last path
- * part): a name of its own, not one of ours, not another file's. */
-static ks_status check_kernel_files(const ks_matmul_opts *mo)
+/* 1 when name is one of ours (a --kernel-file may not take it). */
+static int is_ours(const char *name)
 {
-    for (int f = 0; f < mo->kernel_file_count; ++f) {
-        const char *base = ks_path_base_name(mo->kernel_files[f]);
-        ks_matmul_variant v;
-        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(mo->kernel_files[f]));
-        if (strlen(base) >= 64)
-            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s': a file name of at most 63 bytes", quoted(base));
-        if (ks_matmul_variant_parse(base, &v) == 0)
-            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' is the name of a built-in kernel", quoted(base));
-        for (int g = 0; g < f; ++g)
-            if (strcmp(ks_path_base_name(mo->kernel_files[g]), base) == 0)
-                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
-                               quoted(base));
-    }
-    return KS_OK;
+    ks_matmul_variant v;
+    return ks_matmul_variant_parse(name, &v) == 0;
 }
 
 int ks_matmul_kernel_known(const ks_options *o, const char *name)
 {
     ks_matmul_variant v;
     if (ks_matmul_variant_parse(name, &v) == 0) return 1;
-    const ks_matmul_opts *mo = KS_MATMUL_OPTS(o);
-    for (int f = 0; f < mo->kernel_file_count; ++f)
-        if (strcmp(ks_path_base_name(mo->kernel_files[f]), name) == 0) return 1;
-    return 0;
+    return ks_kernel_files_named(&KS_MATMUL_OPTS(o)->kernel_files, name);
 }
 
 static void variants(char *buf, size_t len) { ks_matmul_variant_list(buf, len); }
@@ -134,13 +113,13 @@ ks_status ks_matmul_finish_options(ks_options *o)
         if (o->blocks[b][2] != 1)
             return ks_fail(KS_ERR_INVALID, "--block: matmul kernels take a 2-part block (BXxBY), got %dx%dx%d",
                            o->blocks[b][0], o->blocks[b][1], o->blocks[b][2]);
-    KS_TRY(check_kernel_files(mo));
+    KS_TRY(ks_kernel_files_check(&mo->kernel_files, 64, is_ours));
     for (int k = 0; k < o->kernel_count; ++k) {
         if (!ks_matmul_kernel_known(o, o->kernels[k])) {
             char names[128];
             ks_matmul_variant_list(names, sizeof names);
             return ks_fail(KS_ERR_INVALID, "--kernel: unknown matmul kernel '%s' (%s%s)", quoted(o->kernels[k]), names,
-                           mo->kernel_file_count ? ", or a --kernel-file's name" : "");
+                           mo->kernel_files.count ? ", or a --kernel-file's name" : "");
         }
     }
     return KS_OK;
@@ -148,6 +127,5 @@ ks_status ks_matmul_finish_options(ks_options *o)
 
 const char *ks_matmul_kernel_file(const ks_options *o, int i)
 {
-    const ks_matmul_opts *mo = KS_MATMUL_OPTS(o);
-    return i >= 0 && i < mo->kernel_file_count ? mo->kernel_files[i] : NULL;
+    return ks_kernel_files_at(&KS_MATMUL_OPTS(o)->kernel_files, i);
 }

@@ -2,6 +2,7 @@
 #ifndef KS_MATMUL_OPTIONS_H
 #define KS_MATMUL_OPTIONS_H
 
+#include "app/kernel/kernel_files.h"
 #include "app/options.h"
 
 typedef struct ks_matmul_opts {
@@ -11,10 +12,9 @@ typedef struct ks_matmul_opts {
     int tiles[KS_MAX_LIST];
     int picture;               /* --picture: ks_matmul_picture, when picture_set */
     int picture_set;           /* 0: the default, by finish time */
-    const char *kernel_files[8]; /* --kernel-file FILE (repeatable): users' kernels (the contract in
-                                    kernels/matmul/matmul_contract.h), each one more variant named
-                                    after the file */
-    int kernel_file_count;
+    ks_kernel_files kernel_files; /* --kernel-file FILE (repeatable): users' kernels (the contract in
+                                     kernels/matmul/matmul_contract.h), each one more variant named after
+                                     the file */
 } ks_matmul_opts;
 
 enum { KS_MATMUL_USER_BLOCK_X = 16, KS_MATMUL_USER_BLOCK_Y = 16 }; /* a user's kernel's block without --block */

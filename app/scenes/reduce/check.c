@@ -41,23 +41,6 @@ static struct {
     double ref, tol; /* sum_cub's sum; twice the contract's tolerance (0: exact) */
 } ks_rcheck_live;
 
-/* A CUDA error in the middle of a check may have cost the context: the process starts anew. */
-static int failed_cuda(ks_status st, ks_kcheck_result *out, const char *what)
-{
-    if (st == KS_OK) return 0;
-    out->passed = 0;
-    out->fatal = st == KS_ERR_CUDA;
-    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
-    return 1;
-}
-
-static int refused_block(const ks_reduce_user *u, long long n, int bx, ks_kcheck_result *out)
-{
-    if (ks_reduce_user_check_block(u, n, bx) == KS_OK) return 0;
-    snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-    return 1;
-}
-
 static const char *input_name(ks_reduce_input kind)
 {
     return kind == KS_REDUCE_INPUT_INTEGER ? "integers" : "random";
@@ -68,7 +51,7 @@ static int check_case(const ks_reduce_user *u, int bx, int q, ks_kcheck_result *
 {
     const long long n = ks_rcheck_cases[q].n, split = ks_rcheck_cases[q].split;
     const ks_reduce_input kind = ks_rcheck_cases[q].kind;
-    if (refused_block(u, n, bx, out)) return 0;
+    if (ks_kcheck_refused(ks_reduce_user_check_block(u, n, bx), out)) return 0;
     float *x = malloc((size_t)n * sizeof *x);
     if (!x) {
         snprintf(out->message, sizeof out->message, "out of host memory");
@@ -78,7 +61,7 @@ static int check_case(const ks_reduce_user *u, int bx, int q, ks_kcheck_result *
     const double gold = ks_reduce_gold_sum(x, n);
     const double tol = kind == KS_REDUCE_INPUT_INTEGER ? 0.0 : ks_reduce_sum_tolerance(n, ks_reduce_abs_sum(x, n));
     ks_reduce_probe p;
-    int ok = !failed_cuda(ks_reduce_user_probe(u, bx, x, n, split, &p), out, "running it");
+    int ok = !ks_kcheck_failed(ks_reduce_user_probe(u, bx, x, n, split, &p), out, "running it");
     free(x);
     char what[96];
     snprintf(what, sizeof what, "%s%s, NaN after the end", input_name(kind), split ? " in two launches" : "");
@@ -117,9 +100,9 @@ static int live_reference(long long n, int integer, ks_kcheck_result *out, int *
     const ks_reduce_desc d = {.n = n, .seed = 1, .block = KS_REDUCE_DEFAULT_BLOCK, .input = kind};
     ks_reduce_gpu *g = NULL;
     double ref = 0.0;
-    if (failed_cuda(ks_reduce_gpu_create(&d, &g), out, "live size") ||
-        failed_cuda(ks_reduce_gpu_run(g, KS_REDUCE_SUM_CUB), out, "sum_cub") ||
-        failed_cuda(ks_reduce_gpu_sum_result(g, &ref), out, "sum_cub")) {
+    if (ks_kcheck_failed(ks_reduce_gpu_create(&d, &g), out, "live size") ||
+        ks_kcheck_failed(ks_reduce_gpu_run(g, KS_REDUCE_SUM_CUB), out, "sum_cub") ||
+        ks_kcheck_failed(ks_reduce_gpu_sum_result(g, &ref), out, "sum_cub")) {
         if (!out->fatal) ks_reduce_gpu_destroy(g);
         return 0;
     }
@@ -135,12 +118,12 @@ static int live_reference(long long n, int integer, ks_kcheck_result *out, int *
 static int check_live(const ks_reduce_user *u, int bx, long long n, int integer, int iters, ks_kcheck_result *out,
                       int *skipped)
 {
-    if (refused_block(u, n, bx, out) || !live_reference(n, integer, out, skipped)) return 0;
+    if (ks_kcheck_refused(ks_reduce_user_check_block(u, n, bx), out) || !live_reference(n, integer, out, skipped)) return 0;
     if (*skipped) return 1;
     for (int it = 0; it < iters; ++it) {
         double got = 0.0;
-        if (failed_cuda(ks_reduce_gpu_run_user(ks_rcheck_live.g, u, bx), out, "running it on the live size") ||
-            failed_cuda(ks_reduce_gpu_sum_result(ks_rcheck_live.g, &got), out, "running it on the live size"))
+        if (ks_kcheck_failed(ks_reduce_gpu_run_user(ks_rcheck_live.g, u, bx), out, "running it on the live size") ||
+            ks_kcheck_failed(ks_reduce_gpu_sum_result(ks_rcheck_live.g, &got), out, "running it on the live size"))
             return 0;
         const ks_reduce_verdict v = ks_reduce_user_verdict(got, ks_rcheck_live.ref, ks_rcheck_live.tol);
         if (!v.ok) {
@@ -157,12 +140,8 @@ static int check_live(const ks_reduce_user *u, int bx, long long n, int integer,
 
 ks_status ks_reduce_kernel_check(const ks_kcheck_request *req, ks_kcheck_result *out)
 {
-    ks_reduce_user *u = NULL;
-    if (ks_reduce_user_load(req->file, req->code, req->code_size, &u) != KS_OK) {
-        snprintf(out->message, sizeof out->message, "%s", ks_error_message());
-        out->fatal = 0;
-        return KS_OK;
-    }
+    ks_reduce_user *u = ks_kcheck_load(req, ks_reduce_user_load, out);
+    if (!u) return KS_OK;
     const long long live = ks_reduce_check_n(req->grid);
     const int integer = ks_reduce_check_integer(req->grid);
     const int iters = req->iters > 0 ? req->iters : 2;
@@ -185,20 +164,15 @@ ks_status ks_reduce_kernel_check(const ks_kcheck_request *req, ks_kcheck_result 
                          live, integer ? "integers" : "random", iters);
         }
     }
-    if (!out->fatal) ks_user_code_destroy(u); /* a lost context: the process ends, nothing to unload */
+    ks_kcheck_unload(u, out);
     return KS_OK;
 }
 
 /* ---- the contract as the live view and the bench load it (variant_set.h) ---- */
-
-static ks_status load(const char *name, const void *code, size_t size, ks_user_code **out)
-{
-    return ks_reduce_user_load(name, code, size, out);
-}
 
 static ks_status check_block(const ks_user_code *code, const int grid[3], const int block[3])
 {
     return ks_reduce_user_check_block(code, ks_reduce_check_n(grid), block[0]);
 }
 
-const ks_variant_contract ks_reduce_contract = {.load = load, .check_block = check_block};
+const ks_variant_contract ks_reduce_contract = {.load = ks_reduce_user_load, .check_block = check_block};

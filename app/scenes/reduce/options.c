@@ -46,40 +46,19 @@ static ks_status set_values(ks_options *o, void *own, const char *name, const ch
 static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)o;
-    ks_reduce_opts *r = own;
-    if (!v[0]) return ks_fail(KS_ERR_INVALID, "%s needs a FILE", name);
-    const int most = (int)(sizeof r->kernel_files / sizeof r->kernel_files[0]);
-    if (r->kernel_file_count == most) return ks_fail(KS_ERR_INVALID, "%s: at most %d files", name, most);
-    r->kernel_files[r->kernel_file_count++] = v;
-    return KS_OK;
+    return ks_kernel_files_add(&((ks_reduce_opts *)own)->kernel_files, name, v);
 }
 
-/* Each --kernel-file is one more variant, named after the file (its last path
- * part): a name of its own, not one of ours, not another file's. */
-static ks_status check_kernel_files(const ks_reduce_opts *r)
+/* 1 when name is one of ours (a --kernel-file may not take it). */
+static int is_ours(const char *name)
 {
-    for (int f = 0; f < r->kernel_file_count; ++f) {
-        const char *base = ks_path_base_name(r->kernel_files[f]);
-        ks_reduce_variant v;
-        if (!base[0]) return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' names a folder", quoted(r->kernel_files[f]));
-        if (strlen(base) >= 64)
-            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s': a file name of at most 63 bytes", quoted(base));
-        if (ks_reduce_variant_parse(base, &v) == 0)
-            return ks_fail(KS_ERR_INVALID, "--kernel-file: '%s' is the name of a built-in kernel", quoted(base));
-        for (int g = 0; g < f; ++g)
-            if (strcmp(ks_path_base_name(r->kernel_files[g]), base) == 0)
-                return ks_fail(KS_ERR_INVALID, "--kernel-file: two files named '%s' (a variant is named after its file)",
-                               quoted(base));
-    }
-    return KS_OK;
+    ks_reduce_variant v;
+    return ks_reduce_variant_parse(name, &v) == 0;
 }
 
 int ks_reduce_kernel_file_named(const ks_options *o, const char *name)
 {
-    const ks_reduce_opts *r = KS_REDUCE_OPTS(o);
-    for (int f = 0; f < r->kernel_file_count; ++f)
-        if (strcmp(ks_path_base_name(r->kernel_files[f]), name) == 0) return 1;
-    return 0;
+    return ks_kernel_files_named(&KS_REDUCE_OPTS(o)->kernel_files, name);
 }
 
 static void variants(char *buf, size_t len) { ks_reduce_variant_list(KS_REDUCE_OP_NUM, buf, len); }
@@ -111,16 +90,16 @@ ks_status ks_reduce_finish_options(ks_options *o)
     if (o->size_text) KS_TRY(for_each_item(r, "--size", o->size_text, add_size));
     if (o->mode == KS_MODE_LIVE && (r->size_n > 1 || o->kernel_count > 1 || o->block_count > 1))
         return ks_fail(KS_ERR_INVALID, "--size/--kernel/--block: one value each for the live view (lists are for bench)");
-    KS_TRY(check_kernel_files(r));
+    KS_TRY(ks_kernel_files_check(&r->kernel_files, 64, is_ours));
     for (int k = 0; k < o->kernel_count; ++k) {
         ks_reduce_variant v;
         if (ks_reduce_variant_parse(o->kernels[k], &v) != 0 && !ks_reduce_kernel_file_named(o, o->kernels[k])) {
             char names[256];
             variants(names, sizeof names);
             return ks_fail(KS_ERR_INVALID, "--kernel: unknown reduce kernel '%s' (%s%s)", quoted(o->kernels[k]), names,
-                           r->kernel_file_count ? ", or a --kernel-file's name" : "");
+                           r->kernel_files.count ? ", or a --kernel-file's name" : "");
         }
-        if (r->kernel_file_count && ks_reduce_variant_parse(o->kernels[k], &v) == 0 &&
+        if (r->kernel_files.count && ks_reduce_variant_parse(o->kernels[k], &v) == 0 &&
             ks_reduce_variant_get(v)->op == KS_REDUCE_OP_SCAN)
             return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels sum; the scan (--kernel %s) stays with "
                            "kernelscope's variants", o->kernels[k]);
@@ -137,6 +116,5 @@ ks_status ks_reduce_finish_options(ks_options *o)
 
 const char *ks_reduce_kernel_file(const ks_options *o, int i)
 {
-    const ks_reduce_opts *r = KS_REDUCE_OPTS(o);
-    return i >= 0 && i < r->kernel_file_count ? r->kernel_files[i] : NULL;
+    return ks_kernel_files_at(&KS_REDUCE_OPTS(o)->kernel_files, i);
 }

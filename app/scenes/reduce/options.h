@@ -2,16 +2,16 @@
 #ifndef KS_REDUCE_OPTIONS_H
 #define KS_REDUCE_OPTIONS_H
 
+#include "app/kernel/kernel_files.h"
 #include "app/options.h"
 
 typedef struct ks_reduce_opts {
     int size_n;                   /* --size N (elements; bench: a list); 0: the default */
     long long sizes[8];
     int integer;                  /* --values integer: small integers (the scan is exact) */
-    const char *kernel_files[8];  /* --kernel-file FILE (repeatable): users' sum kernels (the contract
-                                     in kernels/reduce/reduce_contract.h), each one more variant
-                                     named after the file */
-    int kernel_file_count;
+    ks_kernel_files kernel_files; /* --kernel-file FILE (repeatable): users' sum kernels (the contract in
+                                     kernels/reduce/reduce_contract.h), each one more variant named after
+                                     the file */
 } ks_reduce_opts;
 
 /* 1 when name is a --kernel-file's variant name (its base name). */
