@@ -1,5 +1,6 @@
-/* CUDA sphere renderer: the renderer object, uploads, the live timing ring
- * and the benchmark timing (spheres.h). The kernels are in spheres_render.cu
+/* CUDA sphere renderer: the renderer object, uploads, the render (sized and
+ * timed here, launched by spheres_render.cu), the live timing ring and the
+ * benchmark timing (spheres.h). The kernels are in spheres_render.cu
  * and spheres_binning.cu. */
 #include "kernels/common/ks_util.h"
 #include "spheres_cuda_internal.h"
@@ -183,6 +184,45 @@ ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes)
     g->image_cap = 0;
     KS_CUDA_TRY(cudaMalloc((void **)&g->d_image, bytes));
     g->image_cap = bytes;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
+                                           int w, int h, void *dst)
+{
+    m = ks_spheres_mem_resolve(m);
+    KS_TRY(ks_spheres_block_check(block));
+    if (w < 1 || h < 1 || w > 32768 || h > 32768)
+        return ks_fail(KS_ERR_INVALID, "spheres: image %dx%d must be 1..32768 on each side", w, h);
+    const int n = m == KS_SPHERES_MEM_CONSTANT ? g->n_const : g->n_global;
+    if (n < 0)
+        return ks_fail(KS_ERR_INVALID, "spheres: nothing uploaded for the %s variant", ks_spheres_mem_name(m));
+    if (m == KS_SPHERES_MEM_CONSTANT && ks_const_owner != g)
+        return ks_fail(KS_ERR_INVALID, "spheres: constant memory was overwritten by another renderer; upload again");
+    if (!dst) {
+        KS_TRY(ks_sph_grow_image(g, (size_t)w * h * 4));
+        dst = g->d_image;
+    }
+    ks_sph_launch l;
+    l.n = n;
+    l.w = w;
+    l.h = h;
+    l.out = (uchar4 *)dst;
+    l.threads = dim3((unsigned)block[0], (unsigned)block[1]);
+    l.grid = dim3((unsigned)((w + block[0] - 1) / block[0]), (unsigned)((h + block[1] - 1) / block[1]));
+    /* shared and binned: each thread shades KS_SPH_ROWS pixels, so a block covers a taller tile */
+    l.tw = block[0];
+    l.th = block[1] * KS_SPH_ROWS;
+    l.tile_grid = dim3((unsigned)((w + l.tw - 1) / l.tw), (unsigned)((h + l.th - 1) / l.th));
+    const int T = block[0] * block[1];
+    l.list_smem = (size_t)T * (sizeof(float4) + sizeof(int));
+    const int tiles = (int)(l.tile_grid.x * l.tile_grid.y);
+    if (m == KS_SPHERES_MEM_BINNED) KS_TRY(ks_sph_prepare_bins(g, l.tw, l.th, w, h, tiles));
+
+    const int slot = ks_sph_sample_begin(g, KS_SPHERES_SAMPLE_RENDER, m, n);
+    KS_TRY(ks_sph_launch_variant(g, m, &l));
+    ks_sph_sample_end(g, slot);
+    KS_CUDA_TRY_LAUNCH(ks_spheres_mem_kernel(m));
     return KS_OK;
 }
 

@@ -165,6 +165,9 @@ ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes);
 
 /* spheres_render.cu: copies bytes of packed spheres into c_spheres. */
 cudaError_t ks_sph_copy_constant(const void *src, size_t bytes, cudaStream_t stream);
+/* spheres_render.cu: variant m's kernel launched as l says (the render's size and timing are
+ * spheres_cuda.cu's). */
+ks_status ks_sph_launch_variant(ks_spheres_gpu *g, ks_spheres_mem m, const struct ks_sph_launch *l);
 
 /* spheres_binning.cu */
 ks_status ks_sph_prepare_bins(ks_spheres_gpu *g, int tw, int th, int w, int h, int tiles);
