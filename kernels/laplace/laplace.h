@@ -162,7 +162,7 @@ long long ks_luser_generation(int id);
  * newer GPU names the path it really runs. */
 const char *ks_lvariant_code_path(int id);
 
-/* ---- CUDA solver (laplace_cuda.cu) ----
+/* ---- CUDA solver (laplace_gpu.cu) ----
  * Two device fields (ping-pong) on the solver's own stream. Every call only
  * enqueues work unless it says otherwise. */
 typedef struct ks_lsolver ks_lsolver;

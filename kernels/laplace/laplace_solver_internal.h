@@ -1,4 +1,4 @@
-/* Internal to kernels/laplace/: the CUDA solver object that laplace_cuda.cu
+/* Internal to kernels/laplace/: the CUDA solver object that laplace_gpu.cu
  * (fields, sweeps, residual, timing) and laplace_slice.cu (slice colormap,
  * min/max, readback) share. CUDA-only header (never included by C code). */
 #ifndef KS_LAPLACE_SOLVER_INTERNAL_H

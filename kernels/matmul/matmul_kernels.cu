@@ -2,7 +2,7 @@
  * 16, 32), regtile (128x128 block tile, 8x8 per thread, BK = 8, float4 loads
  * where aligned, double-buffered shared memory), each block recording who
  * computed its tile of C and when. The context that runs them, cuBLAS and the
- * pictures are matmul_cuda.cu. */
+ * pictures are matmul_gpu.cu. */
 #include <stdint.h>
 
 #include "kernels/common/ks_error.h"

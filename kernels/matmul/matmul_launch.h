@@ -1,4 +1,4 @@
-/* Internal to kernels/matmul/: the launches the context (matmul_cuda.cu) runs:
+/* Internal to kernels/matmul/: the launches the context (matmul_gpu.cu) runs:
  * our kernels (matmul_kernels.cu) and a user's by the contract's rule
  * (matmul_user.cu), on device buffers. CUDA-only. */
 #ifndef KS_MATMUL_LAUNCH_H

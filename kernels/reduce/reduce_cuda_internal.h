@@ -1,5 +1,5 @@
 /* Internal to kernels/reduce/: what the CUDA side's four files share
- * (reduce_cuda.cu: the context, input, run dispatch, results and timing;
+ * (reduce_gpu.cu: the context, input, run dispatch, results and timing;
  * reduce_sum.cu: the sum kernels; reduce_scan.cu: the scan kernels;
  * reduce_picture.cu: the levels and the picture). CUDA-only header (never
  * included by C code). The build has no separable compilation, so a kernel
@@ -104,9 +104,9 @@ __device__ __forceinline__ float ks_rd_block_sum_shuffle(float v)
 
 /* ---- host functions across the files ---- */
 
-/* reduce_cuda.cu: cudaMalloc of bytes (at least 4), a failure named after what. */
+/* reduce_gpu.cu: cudaMalloc of bytes (at least 4), a failure named after what. */
 ks_status ks_rd_dev_alloc(void **p, size_t bytes, const char *what);
-/* reduce_cuda.cu: the timing of ks_reduce_gpu_time (reduce.h says how) for any
+/* reduce_gpu.cu: the timing of ks_reduce_gpu_time (reduce.h says how) for any
  * run: run(g, what) enqueues one run (ours: a variant; reduce_user.cu: a user's
  * kernel and its block). */
 typedef ks_status (*ks_rd_run_fn)(ks_reduce_gpu *g, const void *what);

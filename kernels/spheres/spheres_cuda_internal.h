@@ -1,5 +1,5 @@
 /* Internal to kernels/spheres/: what the CUDA renderer's three files share
- * (spheres_cuda.cu: the renderer object, uploads, sample ring and timing;
+ * (spheres_gpu.cu: the renderer object, uploads, sample ring and timing;
  * spheres_render.cu: the render kernels and the variant table;
  * spheres_binning.cu: binning to screen tiles). CUDA-only header (never
  * included by C code).
@@ -158,7 +158,7 @@ typedef struct ks_sph_launch {
 /* Queues one variant's kernels on g->stream; the caller checks the last launch. */
 typedef ks_status (*ks_sph_launch_fn)(ks_spheres_gpu *g, const ks_sph_launch *l);
 
-/* spheres_cuda.cu: live timing slots (-1: not tracked). */
+/* spheres_gpu.cu: live timing slots (-1: not tracked). */
 int ks_sph_sample_begin(ks_spheres_gpu *g, ks_spheres_sample_kind kind, ks_spheres_mem m, int count);
 void ks_sph_sample_end(ks_spheres_gpu *g, int slot);
 ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes);
@@ -166,7 +166,7 @@ ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes);
 /* spheres_render.cu: copies bytes of packed spheres into c_spheres. */
 cudaError_t ks_sph_copy_constant(const void *src, size_t bytes, cudaStream_t stream);
 /* spheres_render.cu: variant m's kernel launched as l says (the render's size and timing are
- * spheres_cuda.cu's). */
+ * spheres_gpu.cu's). */
 ks_status ks_sph_launch_variant(ks_spheres_gpu *g, ks_spheres_mem m, const struct ks_sph_launch *l);
 
 /* spheres_binning.cu */

@@ -165,7 +165,7 @@ cudaError_t ks_sph_copy_constant(const void *src, size_t bytes, cudaStream_t str
 }
 
 /* One render's kernel of variant m with its launch configuration (the context's render,
- * spheres_cuda.cu, sizes it and times it). */
+ * spheres_gpu.cu, sizes it and times it). */
 ks_status ks_sph_launch_variant(ks_spheres_gpu *g, ks_spheres_mem m, const ks_sph_launch *l)
 {
     return ks_sph_variants[m].launch(g, l);

@@ -1,9 +1,9 @@
-/* The matmul GPU context in a build without CUDA: no device, nothing can be created. */
+/* matmul_gpu.cu in a build without CUDA: the GPU context; no device, nothing can be created. */
+#include <string.h>
+
 #include "kernels/common/ks_nocuda.h"
 #include "matmul.h"
 #include "matmul_user.h"
-
-#include <string.h>
 
 #define KS_MNO (void)g; return KS_NO_CUDA("matmul")
 
@@ -59,19 +59,6 @@ ks_status ks_matmul_gpu_shade_bands(ks_matmul_gpu *g, const ks_matmul_band *b, i
 {
     (void)b, (void)w, (void)h, (void)rgba;
     KS_MNO;
-}
-
-/* A user's kernel (matmul_user.h): nothing loads without CUDA. */
-ks_status ks_matmul_user_load(const char *name, const void *code, size_t size, ks_matmul_user **out)
-{
-    (void)name, (void)code, (void)size;
-    *out = NULL;
-    return KS_NO_CUDA("matmul");
-}
-ks_status ks_matmul_user_check_block(const ks_matmul_user *u, const ks_matmul_size *s, const int block[3])
-{
-    (void)u, (void)s, (void)block;
-    return KS_NO_CUDA("matmul");
 }
 ks_status ks_matmul_gpu_run_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3])
 {

@@ -1,4 +1,5 @@
-/* The sphere CUDA renderer in a build without CUDA: no device, nothing can be created. */
+/* spheres_gpu.cu in a build without CUDA: the renderer; no device, nothing can be created. */
+
 #include "kernels/common/ks_nocuda.h"
 #include "spheres.h"
 
@@ -16,11 +17,6 @@ ks_status ks_spheres_gpu_upload(ks_spheres_gpu *g, ks_spheres_mem m, const ks_sp
     (void)m, (void)s, (void)count;
     KS_SNO;
 }
-ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h, void *dst)
-{
-    (void)m, (void)block, (void)w, (void)h, (void)dst;
-    KS_SNO;
-}
 ks_status ks_spheres_gpu_poison(ks_spheres_gpu *g, int w, int h, unsigned char byte)
 {
     (void)w, (void)h, (void)byte;
@@ -29,11 +25,6 @@ ks_status ks_spheres_gpu_poison(ks_spheres_gpu *g, int w, int h, unsigned char b
 ks_status ks_spheres_gpu_download(ks_spheres_gpu *g, int w, int h, unsigned char *rgba)
 {
     (void)w, (void)h, (void)rgba;
-    KS_SNO;
-}
-ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], ks_kernel_attrs *out)
-{
-    (void)m, (void)block, (void)out;
     KS_SNO;
 }
 ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h, int warmup,
@@ -47,4 +38,9 @@ int ks_spheres_gpu_collect(ks_spheres_gpu *g, ks_spheres_sample *out, int max)
 {
     (void)g, (void)out, (void)max;
     return 0;
+}
+ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h, void *dst)
+{
+    (void)m, (void)block, (void)w, (void)h, (void)dst;
+    KS_SNO;
 }
