@@ -42,7 +42,7 @@ enum {
     KS_HIST_WORD_BINS_DEFAULT = 1024,
 };
 
-/* ---- Gold and inputs (histogram.c) ---- */
+/* ---- Gold and inputs (histogram_gold.c) ---- */
 
 const char *ks_hist_mode_name(ks_hist_mode m);        /* "bytes", "pairs", "words" */
 const char *ks_hist_input_name(ks_hist_input_kind k); /* "text", "uniform", "equal", "file" */

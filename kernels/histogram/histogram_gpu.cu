@@ -5,7 +5,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_check.h"
 #include "histogram.h"
-#include "histogram_user_launch.h"
+#include "histogram_launch.h"
 
 struct ks_hist_gpu {
     ks_hist_ctx *ctx;

@@ -7,7 +7,7 @@
 
 #include "kernels/common/cuda_check.h"
 #include "histogram_contract.h"
-#include "histogram_user_launch.h"
+#include "histogram_launch.h"
 
 extern "C" ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_hist_user **out)
 {

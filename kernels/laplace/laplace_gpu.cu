@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernels/common/ks_util.h"
-#include "laplace_solver_internal.h"
+#include "laplace_gpu_internal.h"
 #include "laplace_user.h"
 
 /* ================= solver ================= */

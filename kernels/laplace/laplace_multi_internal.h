@@ -13,7 +13,7 @@
 #include "kernels/common/mpi_job.h"
 #include "kernels/common/worker_pool.h"
 #include "laplace_multi.h"
-#include "laplace_solver_internal.h"
+#include "laplace_gpu_internal.h"
 
 #define KS_NCCL_TRY(call) KS_STATUS_TRY(ncclResult_t, ncclSuccess, ncclGetErrorString, call, #call)
 

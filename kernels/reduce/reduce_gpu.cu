@@ -1,7 +1,7 @@
 /* Reduce: the GPU context (reduce.h): creation, input, run dispatch, results
  * and timing. The kernels are in reduce_sum.cu, reduce_scan.cu and
- * reduce_picture.cu; reduce_cuda_internal.h is what they share. */
-#include "reduce_cuda_internal.h"
+ * reduce_picture.cu; reduce_gpu_internal.h is what they share. */
+#include "reduce_gpu_internal.h"
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>

@@ -2,7 +2,7 @@
  * kernels/common/user_code.h, launched by the contract's rule
  * (reduce_contract.h): the grid covers the floats, kernelscope_items_per_thread
  * a thread, into a zeroed float. */
-#include "reduce_cuda_internal.h"
+#include "reduce_gpu_internal.h"
 
 #include "reduce_contract.h"
 #include "reduce_user.h"

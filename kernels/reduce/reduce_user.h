@@ -2,7 +2,7 @@
  * its compiled code loaded into the current CUDA context as a handle, run on
  * a reduce context's input into its sum (reduce.h) by the contract's launch
  * rule, or on the check's own buffers; and the check's comparison, which
- * needs no GPU (reduce_user_compare.c). Code in, handle out; C types only.
+ * needs no GPU (reduce_compare.c). Code in, handle out; C types only.
  * Without CUDA every GPU call says so. */
 #ifndef KS_REDUCE_USER_H
 #define KS_REDUCE_USER_H
@@ -52,7 +52,7 @@ typedef struct ks_reduce_probe {
 ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const float *x, long long n, long long split,
                                ks_reduce_probe *out);
 
-/* ---- the check of a user's kernel (reduce_user_compare.c, no GPU needed) ---- */
+/* ---- the check of a user's kernel (reduce_compare.c, no GPU needed) ---- */
 /* The checker request carries the live size and input in its grid (positive
  * ints): {1 + n % 2^30, 1 + n / 2^30, 1 + integer}. */
 void ks_reduce_check_grid(long long n, int integer, int grid[3]);

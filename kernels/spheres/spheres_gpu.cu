@@ -3,7 +3,7 @@
  * benchmark timing (spheres.h). The kernels are in spheres_render.cu
  * and spheres_binning.cu. */
 #include "kernels/common/ks_util.h"
-#include "spheres_cuda_internal.h"
+#include "spheres_gpu_internal.h"
 
 const ks_spheres_gpu *ks_const_owner;
 

@@ -13,7 +13,7 @@
  * The first three are the Sheffield lab's kernels and differ only in where the
  * spheres live; shared and binned change the algorithm's work as well.
  */
-#include "spheres_cuda_internal.h"
+#include "spheres_gpu_internal.h"
 
 /* [2k] = x, y, z, r2; [2k+1] = red, green, blue, radius. Exactly 64 KiB. */
 __constant__ float4 c_spheres[2 * KS_SPHERES_CONST_MAX];

@@ -1,8 +1,8 @@
 /* Internal to kernels/histogram/: the contract's launch of a user's kernel
  * on device buffers (histogram_user.cu), for the context's runs
  * (histogram_gpu.cu). CUDA-only. */
-#ifndef KS_HISTOGRAM_USER_LAUNCH_H
-#define KS_HISTOGRAM_USER_LAUNCH_H
+#ifndef KS_HISTOGRAM_LAUNCH_H
+#define KS_HISTOGRAM_LAUNCH_H
 
 #include <cuda_runtime.h>
 

@@ -21,8 +21,8 @@
  * float4 number q*32 + l of the segment (q = 0..3), so every load and store of a
  * warp is one coalesced 512-byte row.
  */
-#ifndef KS_REDUCE_CUDA_INTERNAL_H
-#define KS_REDUCE_CUDA_INTERNAL_H
+#ifndef KS_REDUCE_GPU_INTERNAL_H
+#define KS_REDUCE_GPU_INTERNAL_H
 
 #include "reduce.h"
 

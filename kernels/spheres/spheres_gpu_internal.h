@@ -8,8 +8,8 @@
  * radius), so the hot loop reads 16 bytes per sphere and colour only for
  * the winner. Every kernel shades with spheres_shade.h, like the CPU gold.
  */
-#ifndef KS_SPHERES_CUDA_INTERNAL_H
-#define KS_SPHERES_CUDA_INTERNAL_H
+#ifndef KS_SPHERES_GPU_INTERNAL_H
+#define KS_SPHERES_GPU_INTERNAL_H
 
 #include <cuda_runtime.h>
 

@@ -1,8 +1,8 @@
 /* Internal to kernels/laplace/: the CUDA solver object that laplace_gpu.cu
  * (fields, sweeps, residual, timing) and laplace_slice.cu (slice colormap,
  * min/max, readback) share. CUDA-only header (never included by C code). */
-#ifndef KS_LAPLACE_SOLVER_INTERNAL_H
-#define KS_LAPLACE_SOLVER_INTERNAL_H
+#ifndef KS_LAPLACE_GPU_INTERNAL_H
+#define KS_LAPLACE_GPU_INTERNAL_H
 
 #include "kernels/common/field_histogram.h"
 #include "laplace_launch.h"
