@@ -144,7 +144,10 @@ void ks_variant_set_poll(ks_variant_set *vs, int block[3], int *changed)
     int reverted = 0;
     memcpy(vs->block_asked, block, sizeof vs->block_asked);
     ks_user_files_poll(vs->files, ks_variant_set_file(vs), block, changed, vs->run_block, &reverted);
-    if (reverted) memcpy(block, vs->run_block, 3 * sizeof *block); /* refused there: back to the one it passed at */
+    if (reverted) { /* refused there: back to the one it passed at */
+        memcpy(block, vs->run_block, 3 * sizeof *block);
+        memcpy(vs->block_asked, block, sizeof vs->block_asked);
+    }
     if (vs->d.diff == KS_USER_DIFF_WHOLE && vs->files) ks_user_diff_poll(&vs->diff, vs->files);
 }
 
