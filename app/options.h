@@ -16,7 +16,7 @@ typedef enum ks_backend { KS_BACKEND_DEFAULT = 0 /* cuda if a device exists */, 
 
 enum {
     KS_MAX_LIST = 16,
-    KS_OPTION_GROUPS_MAX = 16,     /* scenes' option groups (app/scenes.h) */
+    KS_OPTION_GROUPS_MAX = 16,     /* scenes' option groups (app/option_group.h) */
     KS_OPTION_GROUP_BYTES = 1024,  /* storage of one group */
     KS_FLAGS_MAX = 128,            /* common flags plus every group's */
 };
@@ -80,7 +80,7 @@ void ks_options_backend_defaults(ks_options *o, int use_cuda);
  * only chooses GPU work (marked so in the flag rows), e.g. "--block has no effect on
  * the cpu backend (the CPU gold routine runs)"; 0 when there is none left. */
 int ks_options_cpu_notice(const ks_options *o, int *cursor, char *buf, size_t len);
-/* The storage of a scene's option group (app/scenes.h) inside o. */
+/* The storage of a scene's option group (app/option_group.h) inside o. */
 struct ks_option_group;
 void *ks_options_own(ks_options *o, const struct ks_option_group *g);
 const void *ks_options_own_const(const ks_options *o, const struct ks_option_group *g);

@@ -1,12 +1,14 @@
 /* What the live loop needs from a scene: a small table of functions that the
  * scene's registry row points at (app/scenes.h), so the live loop holds no
- * scene logic. Every scene follows one pattern (docs/architecture.md):
+ * scene logic. Every scene is built from the same files (docs/architecture.md,
+ * "The files of a scene"):
  *   kernels/<scene>/      kernels, CPU gold, variant rows, one plain-C header
- *   app/scenes/<scene>/   its registry row and flags (<scene>_scene.c), this API
- *                         (scene_<scene>.c: create validates its input first and
- *                         fails with KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY (exit 2)
- *                         or KS_ERR_CUDA / KS_ERR_GL (exit 1), leaving nothing
- *                         behind) and its bench (bench_<scene>.c)
+ *   app/scenes/<scene>/   its registry row (scene.c), flags (options.c), this API
+ *                         (live.c: create validates its input first and fails
+ *                         with KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY (exit 2) or
+ *                         KS_ERR_CUDA / KS_ERR_GL (exit 1), leaving nothing
+ *                         behind), its bench (bench.c) and its user-kernel
+ *                         contract (check.c)
  *   tests/<scene>/        its tests (tests.cmake)
  * Option values are checked by the flag rows and the scene's finish; create
  * checks only what needs reading or sizing (files, memory). */
@@ -50,7 +52,6 @@ typedef struct ks_frame_ctx {
 } ks_frame_ctx;
 
 typedef struct ks_scene_api {
-    const char *name;
     const char *help; /* scene keys, '\n'-separated, for the H panel and --help */
     /* Creates the scene; validation errors (grid too large, block refused,
      * malformed scene file) come back as KS_ERR_INVALID / KS_ERR_OUT_OF_MEMORY. */

@@ -1,7 +1,7 @@
 /* A user's own kernel (--kernel-file FILE): the file read (a regular file,
  * at most 64 KiB) and compiled with NVRTC for the device's architecture, or
- * sm_90 without one. Running, checking and reloading it: app/kernel/ and the
- * scene's glue (app/scenes/laplace/laplace_user.h). */
+ * sm_90 without one. Running, checking and reloading it: app/kernel/ (the
+ * variant set) and each scene's contract (app/scenes/<scene>/check.c). */
 #ifndef KS_USER_KERNEL_H
 #define KS_USER_KERNEL_H
 

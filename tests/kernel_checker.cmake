@@ -1,6 +1,7 @@
 # The checker process (app/kernel/kernel_checker.h): the test binary is its own
 # child, with a fake check that passes, fails, hangs, crashes or reports a fatal error.
-ks_add_test(NAME test_kernel_checker LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_checker.c TIMEOUT 120)
+ks_add_test(NAME test_kernel_checker LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_checker.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_check_wire.c TIMEOUT 120)
 # The page's editor of a kernel file (app/kernel/kernel_page.h): describe, Compile, refusals.
 ks_add_test(NAME test_kernel_page LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_page.c TIMEOUT 60)
 target_link_libraries(test_kernel_page PRIVATE ks_test_util)

@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "app/scenes/laplace/bench_laplace.h"
+#include "app/scenes/laplace/bench.h"
 #include "app/bench/bench_roofline.h"
 
 static ks_bench_row row(const char *variant, int n, int bx, double ms)

@@ -34,7 +34,6 @@ static void stub_grid(void *self, int *w, int *h)
 static ks_live_input make(int zoomable, ks_scene_api *api)
 {
     memset(api, 0, sizeof *api);
-    api->name = "stub";
     api->zoomable = zoomable;
     api->key = stub_key;
     api->grid_size = stub_grid;

@@ -10,10 +10,10 @@
 #include "app/options.h"
 #include "app/scenes.h"
 #include "app/bench/bench_live_options.h"
-#include "app/scenes/histogram/histogram_options.h"
-#include "app/scenes/laplace/laplace_options.h"
-#include "app/scenes/matmul/matmul_options.h"
-#include "app/scenes/spheres/spheres_options.h"
+#include "app/scenes/histogram/options.h"
+#include "app/scenes/laplace/options.h"
+#include "app/scenes/matmul/options.h"
+#include "app/scenes/spheres/options.h"
 
 #define PARSE(o, ...)                                                                              \
     ({                                                                                             \

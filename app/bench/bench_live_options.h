@@ -14,6 +14,8 @@ typedef struct ks_live_bench_opts {
 struct ks_option_group;
 extern const struct ks_option_group ks_bench_live_group;
 
+/* 1 when a display (X or Wayland) is there for --modes window. */
+int ks_bench_live_has_display(void);
 /* The checks bench live and bench serve share: the frames (default 120) and every
  * --kernel name known to some scene that takes part. */
 ks_status ks_runner_finish_options(ks_options *o, const char *bench);

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "app/bench/bench_serve_internal.h"
+#include "app/bench/bench_serve_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,15 +34,12 @@ enum {
     KS_SERVE_WARMUP = 48,        /* frames before the timed ones (as bench live; --iters auto settles in 44) */
     KS_SERVE_MIN_TIMED_S = 2,    /* the timed frames last at least this long: a viewer's frame rate over
                                     120 frames of a 1000 fps loop would be a tenth of a second of counting */
-    KS_SERVE_MAX_CASES = 16,
-    KS_SERVE_MAX_ROWS = KS_SERVE_MAX_CASES * 6,
     KS_SERVE_LATENCY_SAMPLES = 24,
 };
 static const double ks_first_frame_s = 20.0; /* the viewer's first frame after the warm-up, at most */
 static const double ks_latency_s = 60.0;     /* all the latency samples, at most */
 static const double ks_key_s = 3.0;          /* one key press to its changed picture, at most */
 
-const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record", "browser-jpeg", "browser-h264"};
 static const double ks_browser_s = 40.0; /* the page's first reports after the warm-up, at most */
 
 /* ---- The scene cases: each scene builds its own (its serve_case hook) ---- */
@@ -295,66 +293,6 @@ static ks_serve_row *new_row(serve_bench *b, const serve_scene *c, ks_case kase)
     return r;
 }
 
-/* ---- The browser: a headless Chromium on the page, a profile folder of its own ---- */
-
-static pid_t browser_start(const char *path, const char *url, const char *profile)
-{
-    char profile_arg[1100];
-    snprintf(profile_arg, sizeof profile_arg, "--user-data-dir=%s", profile);
-    char *const argv[] = {(char *)path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                          "--autoplay-policy=no-user-gesture-required", profile_arg, "--remote-debugging-port=0",
-                          (char *)url, NULL};
-    /* its temporary files go into the profile folder too, which is removed afterwards */
-    extern char **environ;
-    int nenv = 0;
-    while (environ[nenv]) ++nenv;
-    char **envp = calloc((size_t)nenv + 2, sizeof *envp);
-    if (!envp) return -1;
-    char tmp_var[1100];
-    snprintf(tmp_var, sizeof tmp_var, "TMPDIR=%s", profile);
-    int k = 0;
-    for (int i = 0; i < nenv; ++i)
-        if (strncmp(environ[i], "TMPDIR=", 7) != 0) envp[k++] = environ[i];
-    envp[k++] = tmp_var;
-    envp[k] = NULL;
-    fflush(NULL);
-    const pid_t pid = fork();
-    if (pid == 0) { /* only async-signal-safe calls until exec */
-        const int fd = open("/dev/null", O_RDWR);
-        if (fd >= 0) {
-            dup2(fd, 0);
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        setpgid(0, 0); /* its own group: the browser's helpers end with it */
-        execve(path, argv, envp);
-        _exit(127);
-    }
-    free(envp);
-    return pid;
-}
-
-static void browser_stop(pid_t pid)
-{
-    if (pid <= 0) return;
-    kill(-pid, SIGTERM);
-    for (int i = 0; i < 100; ++i) { /* 5 s, then it is killed */
-        if (waitpid(pid, NULL, WNOHANG) == pid) return;
-        nanosleep(&(struct timespec){0, 50000000}, NULL);
-    }
-    kill(-pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 /* Runs one row; *skipped 1 (and a line printed) when the build cannot do the case. */
 static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int *skipped)
 {
@@ -428,7 +366,7 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
         if (!mkdtemp(profile)) {
             profile[0] = '\0';
             st = ks_fail(KS_ERR_IO, "browser: cannot make a profile folder under %s", tmp && *tmp ? tmp : "/tmp");
-        } else if ((browser = browser_start(ks_bench_serve_browser(opt), url, profile)) < 0) {
+        } else if ((browser = ks_serve_browser_start(ks_bench_serve_browser(opt), url, profile)) < 0) {
             st = ks_fail(KS_ERR_IO, "browser: cannot start %s", ks_bench_serve_browser(opt));
         }
     }
@@ -436,8 +374,8 @@ static ks_status run_row(serve_bench *b, const serve_scene *c, ks_case kase, int
         ks_live_set_frame_hook(live, frame_hook, &sr);
         st = ks_live_run(live);
     }
-    browser_stop(browser);
-    if (profile[0]) nftw(profile, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ks_serve_browser_stop(browser);
+    if (profile[0]) nftw(profile, ks_serve_browser_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     if (st == KS_OK && sr.st != KS_OK) st = ks_fail(sr.st, "%s %s %s: %s", c->scene->name, c->variant,
                                                     ks_case_names[kase], sr.error);
     ks_ws_viewer_stop(sr.viewer); /* before the server goes */
@@ -515,73 +453,6 @@ static ks_status run_scene(serve_bench *b, const serve_scene *c)
         fflush(stdout);
     }
     return KS_OK;
-}
-
-/* --replot's rows, for the chart writer. */
-typedef struct replot_rows {
-    const ks_serve_row *rows;
-    int n;
-    const char *dir;
-} replot_rows;
-
-static ks_status replot_chart(const void *ctx, const char *dir)
-{
-    const replot_rows *r = ctx;
-    (void)dir;
-    return ks_serve_chart_write(r->rows, r->n, r->dir);
-}
-
-ks_status ks_bench_serve_read_csv(const char *csv_path, ks_serve_row *rows, int max, int *n)
-{
-    *n = 0;
-    FILE *f = NULL;
-    const int err = ks_fopen_regular(csv_path, &f);
-    if (err) return ks_fail(KS_ERR_IO, "--replot: cannot read '%s': %s", KS_QUOTED(csv_path), strerror(err));
-    enum { CAP = 1 << 20 };
-    char *text = malloc(CAP + 1);
-    const size_t got = text ? fread(text, 1, CAP + 1, f) : 0;
-    const int read_err = ferror(f);
-    fclose(f);
-    if (!text) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    ks_status st = KS_OK;
-    if (read_err) st = ks_fail(KS_ERR_IO, "--replot: cannot read '%s'", KS_QUOTED(csv_path));
-    else if (got > CAP) st = ks_fail(KS_ERR_INVALID, "--replot: '%s' is larger than 1 MiB", KS_QUOTED(csv_path));
-    if (st == KS_OK) {
-        text[got] = '\0';
-        st = ks_bench_serve_parse_csv(text, rows, max, n);
-        if (st != KS_OK) ks_error_prefix("--replot '%s'", KS_QUOTED(csv_path));
-    }
-    free(text);
-    return st;
-}
-
-ks_status ks_bench_serve_replot(const char *csv_path, const char *out_dir)
-{
-    ks_serve_row *rows = calloc(KS_SERVE_MAX_ROWS, sizeof *rows);
-    if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    int n = 0;
-    ks_status st = ks_bench_serve_read_csv(csv_path, rows, KS_SERVE_MAX_ROWS, &n);
-    if (st == KS_OK) {
-        printf("kernelscope bench serve: %d rows of %s (%s), drawn again; nothing run\n", n, csv_path, rows[0].device);
-        const replot_rows ctx = {rows, n, out_dir};
-        const ks_bench_output_desc out = {
-            .dir = out_dir, .rows = rows, .n = n, .table = ks_serve_table_text,
-            .files = {{"bench_serve.txt", ks_serve_table_text}, {"bench_serve.csv", ks_serve_csv_text}},
-            .charts = replot_chart, .ctx = &ctx};
-        st = ks_bench_output_write(&out, KS_OK);
-    }
-    free(rows);
-    return st;
-}
-
-ks_status ks_bench_serve_replot_check(const char *csv_path)
-{
-    ks_serve_row *rows = calloc(KS_SERVE_MAX_ROWS, sizeof *rows);
-    if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    int n = 0;
-    const ks_status st = ks_bench_serve_read_csv(csv_path, rows, KS_SERVE_MAX_ROWS, &n);
-    free(rows);
-    return st;
 }
 
 ks_status ks_bench_serve(const ks_options *opt, const ks_device_info *dev, int use_cuda, const ks_best_store *best)

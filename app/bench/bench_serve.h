@@ -47,13 +47,8 @@ ks_status ks_bench_serve_replot(const char *csv_path, const char *out_dir);
 ks_status ks_bench_serve_read_csv(const char *path, ks_serve_row *rows, int max, int *n);
 /* The options' check of --replot: the file is read and its rows parsed (then dropped). */
 ks_status ks_bench_serve_replot_check(const char *csv_path);
-/* bench serve --replot CSV, or NULL. */
-const char *ks_bench_serve_replot_path(const ks_options *o);
 /* Sets solver_ratio of every row from the none row of its scene and variant. */
 void ks_bench_serve_ratios(ks_serve_row *rows, int n);
-
-/* bench serve --browser PATH, or NULL. */
-const char *ks_bench_serve_browser(const ks_options *o);
 
 /* ---- For the scenes' serve_case hooks (app/scenes.h) ---- */
 typedef struct ks_serve_bench ks_serve_bench;

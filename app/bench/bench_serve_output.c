@@ -13,6 +13,8 @@
 
 /* ---- Derived columns and writers ---- */
 
+
+const char *const ks_case_names[KS_CASE_NUM] = {"none", "jpeg", "h264", "record", "browser-jpeg", "browser-h264"};
 void ks_bench_serve_ratios(ks_serve_row *rows, int n)
 {
     for (int i = 0; i < n; ++i) {

@@ -1,18 +1,7 @@
-/* The checker process (kernel_checker.h). Wire protocol, version 3, all lines
- * ASCII and '\n'-terminated, numbers in decimal:
- *   child -> parent, once after warm():  "kscheck/3 ready"
- *   request:  "kscheck/3 SCENE GX GY GZ BX BY BZ ITERS CUBIN CODE_SIZE FILE_LEN DIFF AXIS INDEX CELLS_W CELLS_H",
- *             then FILE_LEN bytes of file name, then CODE_SIZE bytes of code;
- *             CELLS_W CELLS_H: the difference's own cells (0 0: the slice of AXIS and INDEX)
- *   answer:   "kscheck/3 PASSED FATAL CHILD_US DIFF_W DIFF_H MESSAGE", the message
- *             with '\' sent as "\\" and a newline as "\n", so any byte fits on
- *             the line; then DIFF_W * DIFF_H float32 values (this host's byte
- *             order: parent and child are one binary), the difference slice.
- *             DIFF_W = DIFF_H = 0: none. A slice is only sent when asked for
- *             (DIFF 1) and only of the size asked; the parent takes nothing
- *             else, and no value that is NaN or negative.
- * The time limit counts from the request, not from the child's start: a fresh
- * child's CUDA context is not charged to the check that follows a crash. */
+/* The checker process, the parent's side (kernel_checker.h): the child
+ * started with posix_spawn and kept warm, a request sent and its answer read
+ * by a deadline, a child that dies, hangs or answers wrongly replaced. The
+ * wire protocol is kernel_check_wire.h; the child's loop kernel_check_child.c. */
 #define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np, sigdescr_np */
 #include "app/kernel/kernel_checker.h"
 
@@ -29,15 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/kernel/kernel_check_wire.h"
 #include "kernels/common/ks_util.h"
 
 extern char **environ; /* what the child gets: ours */
 
-#define KCHECK_MAGIC "kscheck/3"
-enum {
-    KCHECK_HEADER_MAX = 256,  /* a request's header line, '\n' included */
-    KCHECK_LINE_MAX = 2 * KS_KCHECK_MSG_MAX + 96, /* an answer line: every message byte escaped */
-};
 static const double kcheck_start_s = 30.0; /* a fresh child's exec and warm(), before its first check */
 static const double kcheck_exit_s = 3.0;   /* a child told to stop (stdin closed) gets this long */
 
@@ -60,15 +45,6 @@ static void reap_lingering(ks_kchecker *c)
 {
     for (size_t i = 0; i < sizeof c->lingering / sizeof c->lingering[0]; ++i)
         if (c->lingering[i] > 0 && waitpid(c->lingering[i], NULL, WNOHANG) != 0) c->lingering[i] = 0;
-}
-
-/* 1 when s (n bytes) is a scene name the header line can carry as one token. */
-static int scene_ok(const char *s, size_t n)
-{
-    if (n == 0 || n >= KS_KCHECK_NAME_MAX) return 0;
-    for (size_t i = 0; i < n; ++i)
-        if (s[i] <= ' ' || s[i] > '~') return 0;
-    return 1;
 }
 
 /* ---- parent ---- */
@@ -252,24 +228,11 @@ static io_result read_line(ks_kchecker *c, char *line, size_t cap, double deadli
     }
 }
 
-/* A decimal number lo..hi, digits only (n bytes of s); 0, or -1. */
-static int parse_num(const char *s, size_t n, long long lo, long long hi, long long *v)
-{
-    long long x = 0;
-    if (n == 0 || n > 10) return -1;
-    for (size_t i = 0; i < n; ++i) {
-        if (s[i] < '0' || s[i] > '9') return -1;
-        x = x * 10 + (s[i] - '0');
-    }
-    *v = x;
-    return x >= lo && x <= hi ? 0 : -1;
-}
-
 /* The next number of an answer line and the space after it; NULL when malformed. */
 static const char *answer_num(const char *p, long long hi, long long *v)
 {
     const size_t k = strcspn(p, " ");
-    return p[k] && parse_num(p, k, 0, hi, v) == 0 ? p + k + 1 : NULL;
+    return p[k] && ks_kcheck_parse_num(p, k, 0, hi, v) == 0 ? p + k + 1 : NULL;
 }
 
 /* Strict parse of an answer line into out (the difference slice's size in
@@ -279,8 +242,8 @@ static int parse_answer(const char *line, ks_kcheck_result *out)
     static const char magic[] = KCHECK_MAGIC " ";
     const char *p = line + sizeof magic - 1;
     long long passed, fatal, us, w = 0, h = 0;
-    if (strncmp(line, magic, sizeof magic - 1) != 0 || parse_num(p, 1, 0, 1, &passed) != 0 || p[1] != ' ' ||
-        parse_num(p + 2, 1, 0, 1, &fatal) != 0 || p[3] != ' ')
+    if (strncmp(line, magic, sizeof magic - 1) != 0 || ks_kcheck_parse_num(p, 1, 0, 1, &passed) != 0 || p[1] != ' ' ||
+        ks_kcheck_parse_num(p + 2, 1, 0, 1, &fatal) != 0 || p[3] != ' ')
         return -1;
     p += 4;
     if (!(p = answer_num(p, 9999999999LL, &us)) || !(p = answer_num(p, INT_MAX, &w)) || !(p = answer_num(p, INT_MAX, &h)))
@@ -358,35 +321,10 @@ static io_result read_diff(ks_kchecker *c, const ks_kcheck_request *req, ks_kche
     return IO_OK;
 }
 
-int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h)
-{
-    if (req->cells[0] || req->cells[1]) {
-        if (req->cells[0] < 1 || req->cells[1] < 1) return 0;
-        *w = req->cells[0];
-        *h = req->cells[1];
-        return 1;
-    }
-    const int *g = req->grid;
-    const int flat = g[2] == 1; /* a 2D grid: its one slice, across z */
-    if (req->axis < 0 || req->axis > 2 || (flat && req->axis != 2) || req->index < 0 || req->index >= g[req->axis])
-        return 0;
-    *w = req->axis == 0 ? g[1] : g[0];
-    *h = req->axis == 2 ? g[1] : g[2];
-    return 1;
-}
-
-void ks_kcheck_result_free(ks_kcheck_result *r)
-{
-    if (!r) return;
-    free(r->diff);
-    r->diff = NULL;
-    r->diff_w = r->diff_h = 0;
-}
-
 static ks_status check_request(const ks_kcheck_request *req, size_t *file_len)
 {
     if (!req) return ks_fail(KS_ERR_INVALID, "no check request");
-    if (!scene_ok(req->scene, strnlen(req->scene, sizeof req->scene)))
+    if (!ks_kcheck_scene_ok(req->scene, strnlen(req->scene, sizeof req->scene)))
         return ks_fail(KS_ERR_INVALID, "bad scene name '%s' in a check request (1 to %d printable bytes, no spaces)",
                        ks_quote_n(req->scene, strnlen(req->scene, sizeof req->scene), (char[KS_QUOTE_MAX]){0},
                                   KS_QUOTE_MAX),
@@ -519,135 +457,3 @@ void ks_kchecker_destroy(ks_kchecker *c)
     free(c);
 }
 
-/* ---- child ---- */
-
-/* Reads (out 0) or writes n bytes, blocking: 0, or -1 on an error or the end of input. */
-static int xfer(int fd, char *b, size_t n, int out)
-{
-    while (n > 0) {
-        const ssize_t r = out ? write(fd, b, n) : read(fd, b, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return -1;
-        b += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
-/* Reads one request: 1 read, 0 at the end of input (before any byte), -1
- * malformed or cut short. *code is malloc'd. */
-static int read_request(int fd, ks_kcheck_request *req, void **code)
-{
-    char line[KCHECK_HEADER_MAX];
-    size_t n = 0;
-    for (;;) { /* byte by byte: what follows the line is the file name and code */
-        const ssize_t r = read(fd, line + n, 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return n == 0 && r == 0 ? 0 : -1;
-        if (line[n] == '\n') break;
-        if (++n == sizeof line) return -1;
-    }
-    line[n] = '\0';
-    enum { TOKENS = 17 };
-    char *tok[TOKENS];
-    int count = 0;
-    for (char *p = line;;) { /* single spaces between tokens, none empty */
-        char *sp = strchr(p, ' ');
-        if (sp) *sp = '\0';
-        if (!*p || count == TOKENS) return -1;
-        tok[count++] = p;
-        if (!sp) break;
-        p = sp + 1;
-    }
-    static const long long lo[TOKENS - 2] = {1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0};
-    static const long long hi[TOKENS - 2] = {INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, INT_MAX, 1,
-                                             KS_KCHECK_CODE_MAX, KS_KCHECK_FILE_MAX - 1, 1, 2, INT_MAX, INT_MAX,
-                                             INT_MAX};
-    long long v[TOKENS - 2];
-    if (count != TOKENS || strcmp(tok[0], KCHECK_MAGIC) != 0 || !scene_ok(tok[1], strlen(tok[1]))) return -1;
-    for (int i = 0; i < TOKENS - 2; ++i)
-        if (parse_num(tok[2 + i], strlen(tok[2 + i]), lo[i], hi[i], &v[i]) != 0) return -1;
-    memset(req, 0, sizeof *req);
-    memcpy(req->scene, tok[1], strlen(tok[1]));
-    for (int i = 0; i < 3; ++i) {
-        req->grid[i] = (int)v[i];
-        req->block[i] = (int)v[3 + i];
-    }
-    req->iters = (int)v[6];
-    req->cubin = (int)v[7];
-    req->code_size = (size_t)v[8];
-    const size_t file_len = (size_t)v[9];
-    req->diff = (int)v[10];
-    req->axis = (int)v[11];
-    req->index = (int)v[12];
-    req->cells[0] = (int)v[13];
-    req->cells[1] = (int)v[14];
-    int w, h;
-    if (req->diff && (!ks_kcheck_diff_dims(req, &w, &h) || (long long)w * h > KS_KCHECK_DIFF_MAX)) return -1;
-    if (xfer(fd, req->file, file_len, 0) != 0 || memchr(req->file, '\0', file_len)) return -1;
-    if (!(*code = malloc(req->code_size))) return -1;
-    req->code = *code;
-    return xfer(fd, *code, req->code_size, 0) == 0 ? 1 : -1;
-}
-
-/* The answer line, the message escaped ('\' and newline) so that it stays
- * one line, then the difference slice when the request asked for one and the
- * check made it at the size asked (a check's slice of any other size is
- * dropped: the parent would refuse the whole answer). */
-static int write_answer(int fd, const ks_kcheck_request *req, const ks_kcheck_result *res, long long us)
-{
-    int w = 0, h = 0;
-    const int diff = req->diff && res->diff && ks_kcheck_diff_dims(req, &w, &h) && res->diff_w == w && res->diff_h == h;
-    if (!diff) w = h = 0;
-    char line[KCHECK_LINE_MAX];
-    int n = snprintf(line, sizeof line, KCHECK_MAGIC " %d %d %lld %d %d ", res->passed ? 1 : 0, res->fatal ? 1 : 0, us,
-                     w, h);
-    for (size_t i = 0; i < sizeof res->message && res->message[i]; ++i) {
-        const char ch = res->message[i];
-        if (ch == '\\' || ch == '\n') line[n++] = '\\';
-        line[n++] = ch == '\n' ? 'n' : ch;
-    }
-    line[n++] = '\n';
-    if (xfer(fd, line, (size_t)n, 1) != 0) return -1;
-    return diff ? xfer(fd, (char *)res->diff, (size_t)w * (size_t)h * sizeof *res->diff, 1) : 0;
-}
-
-int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_fn check)
-{
-    /* the answers get a descriptor of their own and stdout goes to stderr, so
-       that a stray printf in a check cannot break a line */
-    const int answers = fcntl(out_fd, F_DUPFD_CLOEXEC, 3);
-    if (answers < 0 || (out_fd == STDOUT_FILENO && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)) return 2;
-    if (warm) warm();
-    char ready[] = KCHECK_MAGIC " ready\n";
-    int code = xfer(answers, ready, sizeof ready - 1, 1) == 0 ? -1 : 2;
-    while (code < 0) {
-        ks_kcheck_request req;
-        void *bytes = NULL;
-        const int got = read_request(in_fd, &req, &bytes);
-        if (got <= 0) {
-            code = got == 0 ? 0 : 2;
-        } else {
-            ks_kcheck_result res;
-            memset(&res, 0, sizeof res);
-            ks_error_clear();
-            const double t0 = ks_now_seconds();
-            if (check(&req, &res) != KS_OK) { /* the request could not be served: a failed check */
-                res.passed = 0;
-                snprintf(res.message, sizeof res.message, "%s", ks_error_message());
-            }
-            const long long us = (long long)((ks_now_seconds() - t0) * 1e6);
-            const int written = write_answer(answers, &req, &res, us);
-            ks_kcheck_result_free(&res);
-            if (written != 0) code = 2;
-            else if (res.fatal) { /* the CUDA context is lost: a new child serves the next one */
-                close(answers);
-                free(bytes);
-                _exit(3); /* now: the runtime's exit-time teardown of a lost context can hang */
-            }
-        }
-        free(bytes);
-    }
-    close(answers);
-    return code;
-}

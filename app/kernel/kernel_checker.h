@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "kernels/common/ks_error.h"
+#include "kernels/common/user_code.h"
 
 /* The argument that makes the binary a checker child: `kernelscope __kernel-check` */
 #define KS_KCHECK_ARG "__kernel-check"
@@ -114,5 +115,23 @@ typedef ks_status (*ks_kcheck_fn)(const ks_kcheck_request *req, ks_kcheck_result
  * requests from in_fd, answers to out_fd, until in_fd closes (exit 0) or a
  * check says fatal (exit 3 after answering). Returns the exit code. */
 int ks_kchecker_child_main(int in_fd, int out_fd, void (*warm)(void), ks_kcheck_fn check);
+/* For a scene's check: st, a step's failure in the middle of a check, as the
+ * answer (1, "what: the error"; a CUDA error may have cost the context, so
+ * KS_ERR_CUDA makes it fatal: the process starts anew); 0 for KS_OK. */
+int ks_kcheck_failed(ks_status st, ks_kcheck_result *out, const char *what);
+/* st, a refusal (the code does not load, or cannot take the block), as the
+ * answer in the error's own words (1); 0 for KS_OK. */
+int ks_kcheck_refused(ks_status st, ks_kcheck_result *out);
+/* The request's code loaded by the contract's loader (kernels/<scene>/<scene>_user.h):
+ * NULL, with the loader's refusal as the answer, when it does not load. */
+ks_user_code *ks_kcheck_load(const ks_kcheck_request *req,
+                             ks_status (*load)(const char *name, const void *code, size_t size, ks_user_code **out),
+                             ks_kcheck_result *out);
+/* At a check's end: the code unloaded, unless the check lost the context
+ * (fatal: the process ends, nothing to unload). */
+void ks_kcheck_unload(ks_user_code *code, const ks_kcheck_result *out);
+/* The difference the check made (made 1: w x h values, malloc'd, which the
+ * loop sends and frees) into the answer; else diff is freed. */
+void ks_kcheck_give_diff(ks_kcheck_result *out, float *diff, int made, int w, int h);
 
 #endif

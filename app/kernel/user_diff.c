@@ -117,7 +117,7 @@ ks_status ks_user_diff_picture(ks_user_diff *ud, int slot, int w, int h, ks_user
         ud->drawn_slot = -1;
     }
     if (ud->drawn_slot != slot || ud->drawn_serial != ud->serial[slot]) {
-        draw(user, &ud->d[slot], ks_user_diff_range(ud, slot), ud->rgba);
+        draw(user, &ud->d[slot], ks_user_diff_range(ud, slot), w, h, ud->rgba);
         ud->drawn_slot = slot;
         ud->drawn_serial = ud->serial[slot];
     }

@@ -3,8 +3,9 @@
  * newest check answers with |yours - ours| for every output cell, the build
  * refused or not, and the scene draws it in place of its picture. This module
  * keeps those answers (taken from the files each frame), says on the panel
- * what they show or why there is none, and gives the colour bar. The Laplace
- * scenes have their own, over a slice they choose (laplace_user.h). */
+ * what they show or why there is none, and gives the colour bar. A scene
+ * reaches it through its variant set (variant_set.h); the Laplace scenes' view
+ * is over the slice they show (slice_diff.h). */
 #ifndef KS_USER_DIFF_H
 #define KS_USER_DIFF_H
 
@@ -42,7 +43,8 @@ int ks_user_diff_toggle(ks_user_diff *ud, const ks_user_files *files, int use_cu
 void ks_user_diff_view(const ks_user_diff *ud, const ks_user_files *files, int slot, const char *ours,
                        const char *cells, const char *how, int colour_bar, ks_view *v);
 /* The scene's picture of an answer (w x h RGBA, rows bottom-up, host memory); max: its range. */
-typedef void (*ks_user_diff_draw_fn)(void *user, const ks_user_files_diff *d, float max, unsigned char *rgba);
+typedef void (*ks_user_diff_draw_fn)(void *user, const ks_user_files_diff *d, float max, int w, int h,
+                                     unsigned char *rgba);
 /* The view's picture of file slot into rgba: drawn by draw on the host when the file's answer (or
  * the file) is new since the last picture, else the one kept; then copied into rgba, which is
  * device memory, copied on stream, when on_device. Call only while ks_user_diff_shown. */

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "app/options.h"
 #include "app/scenes.h"
-#include <time.h>
 
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_page.h"
@@ -51,6 +52,7 @@ struct ks_user_files {
     int banner_error;
     double banner_until;
     ks_kernel_page *page; /* desc.edit: the page's editor of the first file; NULL: none */
+    ks_slice_diffs *slices; /* KS_USER_DIFF_SLICE: the difference view's answers; NULL: none */
 };
 
 /* The watch's check (its worker thread): the build in the checker process. */
@@ -72,7 +74,8 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     req.code_size = size;
     req.cubin = cubin;
     int dw = 0, dh = 0;
-    if (u->d.diff) { /* the whole output, the slice across z of the check's box */
+    if (u->slices) ks_slice_diffs_request(u->slices, &req); /* the view on: the picture comes with the check */
+    if (u->d.diff == KS_USER_DIFF_WHOLE) { /* the whole output, the slice across z of the check's box */
         req.axis = 2;
         req.index = 0;
         memcpy(req.cells, u->d.diff_cells, sizeof req.cells);
@@ -87,7 +90,8 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
         return st;
     }
     snprintf(msg, cap, "%s", r.message);
-    if (u->d.diff) { /* the newest answer replaces one the frame thread has not taken */
+    if (u->slices) ks_slice_diffs_checked(u->slices, f->name, &req, &r);
+    if (u->d.diff == KS_USER_DIFF_WHOLE) { /* the newest answer replaces one the frame thread has not taken */
         ks_user_files_diff d = {.values = r.diff, .w = r.diff_w, .h = r.diff_h, .passed = r.passed, .asked = req.diff};
         snprintf(d.why, sizeof d.why, "%s", r.diff ? "" : !req.diff ? "the output is too large to send" : r.message);
         r.diff = NULL;
@@ -160,15 +164,16 @@ static ks_status apply(ks_user_files *u, ks_kernel_build *b, int running)
     pthread_mutex_unlock(&u->lock);
     f->save_to_run_ms = (t1 - b->seen_at) * 1e3;
     const double swap_ms = (t1 - t0) * 1e3;
-    snprintf(f->line, sizeof f->line, "build %lld: compiled %.0f ms, checked %.0f ms, loaded %.1f ms", b->generation,
-             b->compile_ms, b->check_ms, swap_ms);
+    snprintf(f->line, sizeof f->line, "build %lld: compiled %.0f ms, checked %.0f ms, %s %.1f ms", b->generation,
+             b->compile_ms, b->check_ms, u->d.swap ? "swapped" : "loaded", swap_ms);
     if (b->generation == 1)
         fprintf(stderr, "kernelscope: %s: compiled in %.0f ms, checked in %.0f ms; it %s\n", KS_QUOTED(f->name),
                 b->compile_ms, b->check_ms, passed);
     else
         fprintf(stderr, "kernelscope: %s: build %lld runs %.0f ms after the save (compile %.0f ms, check %.0f ms, "
-                "load %.1f ms); it %s\n",
-                KS_QUOTED(f->name), b->generation, f->save_to_run_ms, b->compile_ms, b->check_ms, swap_ms, passed);
+                "%s %.1f ms); it %s\n",
+                KS_QUOTED(f->name), b->generation, f->save_to_run_ms, b->compile_ms, b->check_ms,
+                u->d.swap ? "swap" : "load", swap_ms, passed);
     set_banner(u, 0, f->name, f->line);
     return KS_OK;
 }
@@ -185,13 +190,19 @@ static ks_status take_build(ks_user_files *u, ks_kernel_build *b, int running)
 }
 
 /* The page's Compile waits while a build of any file runs. */
-static int page_busy(void *user)
+static int page_busy(void *user) { return ks_user_files_busy(user); }
+
+/* The slice view's task, on the watch's worker. */
+static void slice_task(void *user)
 {
     ks_user_files *u = user;
-    return u->watch && ks_kernel_watch_busy(u->watch);
+    ks_slice_diffs_task(u->slices);
 }
 
-ks_status ks_user_files_checker(ks_kchecker **out)
+/* The checker process: on another GPU of the same kind when there is one, so that a kernel
+ * that faults there cannot stall this run's GPU (a fault can leave a GPU unable to switch to
+ * its other programs); says so on stderr. */
+static ks_status start_checker(ks_kchecker **out)
 {
     const int spare = ks_cuda_spare_device();
     KS_TRY(ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, out));
@@ -220,7 +231,9 @@ ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
             st = ks_fail(KS_ERR_INVALID, "--kernel-file: the name of '%s' is too long", KS_QUOTED(f->path));
         memcpy(f->block, d->block, sizeof f->block);
     }
-    if (st == KS_OK) st = ks_user_files_checker(&u->checker);
+    if (st == KS_OK) st = start_checker(&u->checker);
+    if (st == KS_OK && d->diff == KS_USER_DIFF_SLICE)
+        st = ks_slice_diffs_create(u->scene, d->grid, d->diff_reference, u->checker, &u->slices);
     if (st == KS_OK && d->edit && d->watch)
         st = ks_kernel_page_create(&(ks_kernel_page_desc){.path = u->files[0].path, .busy = page_busy, .user = u},
                                    &u->page);
@@ -233,6 +246,7 @@ ks_status ks_user_files_create(const ks_user_files_desc *d, ks_user_files **out)
         .check = check_build,
         .check_user = u,
         .initial_build = 1,
+        .task = u->slices ? slice_task : NULL,
     };
     if (st == KS_OK) st = ks_kernel_watch_create(&wd, &u->watch);
     /* The first build of every file, before anything runs. */
@@ -271,6 +285,7 @@ void ks_user_files_destroy(ks_user_files *u)
     ks_kernel_watch_destroy(u->watch); /* first: its worker may be inside a check */
     ks_kchecker_destroy(u->checker);
     ks_kernel_page_destroy(u->page);
+    ks_slice_diffs_destroy(u->slices);
     for (int i = 0; i < u->count; ++i) free(u->files[i].diff.values);
     pthread_mutex_destroy(&u->lock);
     free(u);
@@ -300,7 +315,7 @@ int ks_user_files_ready(ks_user_files *u)
     pthread_mutex_lock(&u->lock);
     for (int i = 0; i < u->count && !ready; ++i) ready = u->files[i].diff_fresh;
     pthread_mutex_unlock(&u->lock);
-    return ready;
+    return ready || ks_slice_diffs_ready(u->slices);
 }
 
 const ks_server_editor *ks_user_files_editor(ks_user_files *u) { return u ? ks_kernel_page_editor(u->page) : NULL; }
@@ -308,6 +323,18 @@ const ks_server_editor *ks_user_files_editor(ks_user_files *u) { return u ? ks_k
 const char *ks_user_files_name(const ks_user_files *u, int slot)
 {
     return u && slot >= 0 && slot < u->count ? u->files[slot].name : "";
+}
+
+int ks_user_files_loaded(const ks_user_files *u, int slot)
+{
+    return u && slot >= 0 && slot < u->count && u->files[slot].loaded;
+}
+
+int ks_user_files_busy(const ks_user_files *u) { return u && u->watch && ks_kernel_watch_busy(u->watch); }
+
+void ks_user_files_slice_diff(ks_user_files *u, int on, int axis, int index, ks_slice_diff *out)
+{
+    ks_slice_diffs_get(u ? u->slices : NULL, u ? u->watch : NULL, on, axis, index, out);
 }
 
 /* The block the active file runs with this frame (see ks_user_files_poll). */

@@ -6,9 +6,9 @@
  * banner, stderr). With watch, every save builds again (kernel_watch.h) and
  * the frame loop never waits. The scene keeps its own handles (its load);
  * this module keeps the files, their builds and their blocks, and with
- * desc.edit the page's editor of the first file (kernel_page.h). The Laplace
- * scenes have their own glue with the difference view
- * (app/scenes/laplace/laplace_user.h). */
+ * desc.edit the page's editor of the first file (kernel_page.h), and with
+ * desc.diff the answers of the difference view. A scene reaches it through
+ * its variant set (variant_set.h), which adds ours and the scene's handles. */
 #ifndef KS_USER_FILES_H
 #define KS_USER_FILES_H
 
@@ -16,11 +16,21 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
+#include "app/kernel/slice_diff.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_error.h"
 #include "render/view.h"
 
 enum { KS_USER_FILES_MAX = KS_KERNEL_WATCH_MAX };
+
+/* What a check answers for the difference view (ks_user_files_desc.diff). */
+enum {
+    KS_USER_DIFF_NONE = 0,
+    KS_USER_DIFF_WHOLE, /* every check: the whole output (ks_user_files_take_diff): the slice across z
+                           of grid, or diff_cells; the scene's kernel_check makes it, after a refusal too */
+    KS_USER_DIFF_SLICE, /* the slice of the grid the view shows, asked for as it changes
+                           (ks_user_files_slice_diff, slice_diff.h) */
+};
 
 typedef struct ks_user_files_desc {
     const char *const *paths;   /* the files; a file's variant name is its base name */
@@ -31,10 +41,11 @@ typedef struct ks_user_files_desc {
     int block[3];               /* the block every file starts with */
     int watch;                  /* 1: reload on save (the live view); 0: build once (bench) */
     int edit;                   /* with watch: the page edits the first file (--edit) */
-    int diff;                   /* 1: every check also answers with the difference of the whole
-                                   output (ks_user_files_take_diff): the slice across z of grid, or
-                                   diff_cells; the scene's kernel_check makes it, after a refusal too */
-    int diff_cells[2];          /* with diff: the output's w x h when it is not grid's (0 0: grid's) */
+    int diff;                   /* KS_USER_DIFF_*: what the checks answer for the difference view */
+    int diff_cells[2];          /* KS_USER_DIFF_WHOLE: the output's w x h when it is not grid's (0 0: grid's) */
+    const char *diff_reference; /* KS_USER_DIFF_SLICE: our variant the checks compare with */
+    int swap;                   /* 1: a build replaces the code of a running solver (the lines say
+                                   "swap", "swapped"); 0: "load", "loaded" */
     /* Called on the thread that calls create and poll, with a build that passed:
        the scene makes the code its own (its stream drained first). KS_OK, or a
        failure (with ks_fail's text) that refuses the build. */
@@ -64,10 +75,6 @@ int ks_user_files_paths(const struct ks_options *opt, const char **paths, int ma
  * (at start-up, a file that does not compile or pass is an error, its
  * compile lines on stderr first: nothing runs a kernel that was never right). */
 ks_status ks_user_files_create(const ks_user_files_desc *desc, ks_user_files **out);
-/* The checker process for users' kernels (this module's and the Laplace glue's): on another GPU
- * of the same kind when there is one, so that a kernel that faults there cannot stall this
- * run's GPU (a fault can leave a GPU unable to switch to its other programs); says so on stderr. */
-ks_status ks_user_files_checker(ks_kchecker **out);
 void ks_user_files_destroy(ks_user_files *u);
 int ks_user_files_count(const ks_user_files *u);
 struct ks_server_editor;
@@ -79,8 +86,16 @@ int ks_user_files_take_diff(ks_user_files *u, int slot, ks_user_files_diff *out)
 /* 1 when a finished build or a difference slice waits for the frame loop
  * to take it (0 for NULL). Any thread. */
 int ks_user_files_ready(ks_user_files *u);
+/* KS_USER_DIFF_SLICE, once a frame: what the view has of the difference on
+ * this slice (axis, index of the grid), asking for it when needed (never
+ * waits); on 0: the view is off. */
+void ks_user_files_slice_diff(ks_user_files *u, int on, int axis, int index, ks_slice_diff *out);
 /* The variant name of file slot (its base name). */
 const char *ks_user_files_name(const ks_user_files *u, int slot);
+/* 1 when file slot's code of a passed build runs. */
+int ks_user_files_loaded(const ks_user_files *u, int slot);
+/* 1 while a build is on its way (compiled or checked). */
+int ks_user_files_busy(const ks_user_files *u);
 /* Once a frame: finished builds loaded (desc.load), then the block file slot
  * `active` (-1: none of them runs) runs with this frame, run_block: block once
  * its code passed the check at it; until then the block it passed with, while

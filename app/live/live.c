@@ -98,7 +98,8 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     const ks_scene_env *env = desc->env;
     const ks_scene_api *api = desc->api;
     if (api->zoomable && !api->grid_size)
-        return ks_fail(KS_ERR_INVALID, "live: scene %s is zoomable but has no grid_size", api->name);
+        return ks_fail(KS_ERR_INVALID, "live: scene %s is zoomable but has no grid_size",
+                       env->opt->scene ? env->opt->scene->name : "?");
     ks_live *l = calloc(1, sizeof *l);
     if (!l) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     l->env = env;

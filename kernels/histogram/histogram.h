@@ -42,7 +42,7 @@ enum {
     KS_HIST_WORD_BINS_DEFAULT = 1024,
 };
 
-/* ---- Gold and inputs (histogram.c) ---- */
+/* ---- Gold and inputs (histogram_gold.c) ---- */
 
 const char *ks_hist_mode_name(ks_hist_mode m);        /* "bytes", "pairs", "words" */
 const char *ks_hist_input_name(ks_hist_input_kind k); /* "text", "uniform", "equal", "file" */
@@ -64,7 +64,7 @@ ks_status ks_hist_load_file(const char *path, unsigned char **out, size_t *n);
 /* Adds the counts of [begin, end) of data[0..n) to hist (bins entries). */
 void ks_hist_gold(const unsigned char *data, size_t n, size_t begin, size_t end, ks_hist_mode m,
                   unsigned bins, uint64_t *hist);
-/* ---- Variants (histogram_cuda.cu) ---- */
+/* ---- Variants (histogram_kernels.cu) ---- */
 
 typedef struct ks_hist_input {
     const unsigned char *data; /* device pointer, n bytes (any alignment) */

@@ -5,7 +5,7 @@
 #include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_check.h"
 #include "histogram.h"
-#include "histogram_user_launch.h"
+#include "histogram_launch.h"
 
 struct ks_hist_gpu {
     ks_hist_ctx *ctx;
@@ -111,27 +111,6 @@ extern "C" ks_status ks_hist_gpu_fill(ks_hist_gpu *g, unsigned value)
     return KS_OK;
 }
 
-extern "C" ks_status ks_hist_gpu_chunk(ks_hist_gpu *g, int variant, size_t begin, size_t end, double *ms)
-{
-    const ks_hist_variant *v = ks_hist_variant_get(variant);
-    if (!v) return ks_fail(KS_ERR_INVALID, "histogram: no variant %d", variant);
-    KS_CUDA_TRY(cudaEventRecord(g->ev0, g->stream));
-    if (v->overwrites) {
-        KS_TRY(ks_hist_run(g->ctx, variant, &g->in, begin, end, g->d_tmp, g->stream));
-        KS_TRY(ks_hist_add(g->d_hist, g->d_tmp, g->bins, g->stream));
-    } else {
-        KS_TRY(ks_hist_run(g->ctx, variant, &g->in, begin, end, g->d_hist, g->stream));
-    }
-    KS_CUDA_TRY(cudaEventRecord(g->ev1, g->stream));
-    if (ms) {
-        float t = 0.0f;
-        KS_CUDA_TRY(cudaEventSynchronize(g->ev1));
-        KS_CUDA_TRY(cudaEventElapsedTime(&t, g->ev0, g->ev1));
-        *ms = t;
-    }
-    return KS_OK;
-}
-
 extern "C" ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out)
 {
     unsigned *h = (unsigned *)malloc(sizeof(unsigned) * g->bins);
@@ -143,41 +122,6 @@ extern "C" ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out)
     free(h);
     KS_CUDA_TRY(e);
     return KS_OK;
-}
-
-extern "C" ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant)
-{
-    const ks_hist_variant *v = ks_hist_variant_get(variant);
-    if (!v) return ks_fail(KS_ERR_INVALID, "histogram: no variant %d", variant);
-    if (!v->overwrites) KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
-    return ks_hist_run(g->ctx, variant, &g->in, 0, g->in.n, g->d_hist, g->stream);
-}
-
-extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
-                                      double *min_ms)
-{
-    if (reps < 1) reps = 1;
-    for (int i = 0; i < warmup; ++i) KS_TRY(ks_hist_gpu_whole(g, variant));
-    double *t = (double *)malloc(sizeof(double) * (size_t)reps);
-    if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
-    ks_status st = KS_OK;
-    for (int r = 0; r < reps && st == KS_OK; ++r) {
-        float ms = 0.0f;
-        cudaError_t e = cudaEventRecord(g->ev0, g->stream);
-        if (e == cudaSuccess) st = ks_hist_gpu_whole(g, variant);
-        if (st == KS_OK && e == cudaSuccess) e = cudaEventRecord(g->ev1, g->stream);
-        if (st == KS_OK && e == cudaSuccess) e = cudaEventSynchronize(g->ev1);
-        if (st == KS_OK && e == cudaSuccess) e = cudaEventElapsedTime(&ms, g->ev0, g->ev1);
-        if (st == KS_OK && e != cudaSuccess)
-            st = ks_fail(KS_ERR_CUDA, "histogram timing: %s", cudaGetErrorString(e));
-        t[r] = ms;
-    }
-    if (st == KS_OK) {
-        *median_ms = ks_median_sort(t, reps); /* sorts: t[0] is the minimum */
-        *min_ms = t[0];
-    }
-    free(t);
-    return st;
 }
 
 extern "C" ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax,
@@ -204,12 +148,19 @@ extern "C" ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hi
     return ks_hist_draw_bars(g->d_hist, g->bins, log_scale, ax, g->d_mask, rgba, w, h, g->stream);
 }
 
-/* ---- a user's kernel (histogram_user.h) ---- */
+/* ---- runs: one of ours, or a user's kernel (histogram_user.h) at its block ---- */
 
+typedef struct hist_run {
+    int variant;               /* ours, when user is NULL */
+    const ks_hist_user *user;  /* a user's kernel */
+    const int *block;          /* its block */
+} hist_run;
+
+/* A user's kernel over [begin, end) of the input, into the counts. */
 static ks_status user_range(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin, size_t end)
 {
     if (g->in.mode != KS_HIST_BYTES)
-        return ks_fail(KS_ERR_INVALID, "%s: users' kernels count bytes (256 bins), not %s", ks_hist_user_name(u),
+        return ks_fail(KS_ERR_INVALID, "%s: users' kernels count bytes (256 bins), not %s", ks_user_code_name(u),
                        ks_hist_mode_name(g->in.mode));
     if (end > g->in.n || begin > end)
         return ks_fail(KS_ERR_INVALID, "histogram: range [%zu, %zu) outside %zu bytes", begin, end, g->in.n);
@@ -218,11 +169,32 @@ static ks_status user_range(ks_hist_gpu *g, const ks_hist_user *u, const int blo
     return KS_OK;
 }
 
-extern "C" ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin,
-                                            size_t end, double *ms)
+/* Adds the counts of [begin, end) into the counts (a variant that overwrites runs into the scratch counts first). */
+static ks_status run_range(ks_hist_gpu *g, const hist_run *r, size_t begin, size_t end)
+{
+    if (r->user) return user_range(g, r->user, r->block, begin, end);
+    const ks_hist_variant *v = ks_hist_variant_get(r->variant);
+    if (!v) return ks_fail(KS_ERR_INVALID, "histogram: no variant %d", r->variant);
+    if (!v->overwrites) return ks_hist_run(g->ctx, r->variant, &g->in, begin, end, g->d_hist, g->stream);
+    KS_TRY(ks_hist_run(g->ctx, r->variant, &g->in, begin, end, g->d_tmp, g->stream));
+    return ks_hist_add(g->d_hist, g->d_tmp, g->bins, g->stream);
+}
+
+/* The whole input into cleared counts, as the bench times it. */
+static ks_status run_whole(ks_hist_gpu *g, const hist_run *r)
+{
+    const ks_hist_variant *v = r->user ? NULL : ks_hist_variant_get(r->variant);
+    if (!r->user && !v) return ks_fail(KS_ERR_INVALID, "histogram: no variant %d", r->variant);
+    if (r->user || !v->overwrites) KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
+    if (r->user) return user_range(g, r->user, r->block, 0, g->in.n);
+    return ks_hist_run(g->ctx, r->variant, &g->in, 0, g->in.n, g->d_hist, g->stream);
+}
+
+/* A chunk between the context's two events; *ms its time (NULL: not waited for). */
+static ks_status timed_chunk(ks_hist_gpu *g, const hist_run *r, size_t begin, size_t end, double *ms)
 {
     KS_CUDA_TRY(cudaEventRecord(g->ev0, g->stream));
-    KS_TRY(user_range(g, u, block, begin, end));
+    KS_TRY(run_range(g, r, begin, end));
     KS_CUDA_TRY(cudaEventRecord(g->ev1, g->stream));
     if (ms) {
         float t = 0.0f;
@@ -233,30 +205,25 @@ extern "C" ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *
     return KS_OK;
 }
 
-extern "C" ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3])
-{
-    KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
-    return user_range(g, u, block, 0, g->in.n);
-}
-
-extern "C" ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup,
-                                           int reps, double *median_ms, double *min_ms)
+/* warmup untimed whole runs, then reps timed ones: median and minimum ms. */
+static ks_status time_whole(ks_hist_gpu *g, const hist_run *r, int warmup, int reps, double *median_ms,
+                            double *min_ms)
 {
     if (reps < 1) reps = 1;
-    for (int i = 0; i < warmup; ++i) KS_TRY(ks_hist_gpu_whole_user(g, u, block));
+    for (int i = 0; i < warmup; ++i) KS_TRY(run_whole(g, r));
     double *t = (double *)malloc(sizeof(double) * (size_t)reps);
     if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
     ks_status st = KS_OK;
-    for (int r = 0; r < reps && st == KS_OK; ++r) {
+    for (int k = 0; k < reps && st == KS_OK; ++k) {
         float ms = 0.0f;
         cudaError_t e = cudaEventRecord(g->ev0, g->stream);
-        if (e == cudaSuccess) st = ks_hist_gpu_whole_user(g, u, block);
+        if (e == cudaSuccess) st = run_whole(g, r);
         if (st == KS_OK && e == cudaSuccess) e = cudaEventRecord(g->ev1, g->stream);
         if (st == KS_OK && e == cudaSuccess) e = cudaEventSynchronize(g->ev1);
         if (st == KS_OK && e == cudaSuccess) e = cudaEventElapsedTime(&ms, g->ev0, g->ev1);
         if (st == KS_OK && e != cudaSuccess)
-            st = ks_fail(KS_ERR_CUDA, "histogram timing (your kernel): %s", cudaGetErrorString(e));
-        t[r] = ms;
+            st = ks_fail(KS_ERR_CUDA, "histogram timing%s: %s", r->user ? " (your kernel)" : "", cudaGetErrorString(e));
+        t[k] = ms;
     }
     if (st == KS_OK) {
         *median_ms = ks_median_sort(t, reps); /* sorts: t[0] is the minimum */
@@ -264,4 +231,43 @@ extern "C" ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u
     }
     free(t);
     return st;
+}
+
+extern "C" ks_status ks_hist_gpu_chunk(ks_hist_gpu *g, int variant, size_t begin, size_t end, double *ms)
+{
+    const hist_run r = {variant, NULL, NULL};
+    return timed_chunk(g, &r, begin, end, ms);
+}
+
+extern "C" ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant)
+{
+    const hist_run r = {variant, NULL, NULL};
+    return run_whole(g, &r);
+}
+
+extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
+                                      double *min_ms)
+{
+    const hist_run r = {variant, NULL, NULL};
+    return time_whole(g, &r, warmup, reps, median_ms, min_ms);
+}
+
+extern "C" ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin,
+                                            size_t end, double *ms)
+{
+    const hist_run r = {-1, u, block};
+    return timed_chunk(g, &r, begin, end, ms);
+}
+
+extern "C" ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3])
+{
+    const hist_run r = {-1, u, block};
+    return run_whole(g, &r);
+}
+
+extern "C" ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup,
+                                           int reps, double *median_ms, double *min_ms)
+{
+    const hist_run r = {-1, u, block};
+    return time_whole(g, &r, warmup, reps, median_ms, min_ms);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "histogram.h"
+#include "kernels/common/user_code.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,24 +17,15 @@ extern "C" {
 
 enum { KS_HIST_USER_BYTES_MAX = 65536 }; /* bytes a thread */
 
-typedef struct ks_hist_user ks_hist_user;
-
-/* What the loaded function needs (read from it, for the panel). */
-typedef struct ks_hist_user_attrs {
-    int registers;      /* per thread */
-    int static_smem;    /* bytes per block */
-    int max_threads;    /* the most threads a block may have */
-    int bytes_per_thread; /* kernelscope_bytes_per_thread (1 without the declaration) */
-} ks_hist_user_attrs;
+/* The loaded code (user_code.h: ks_user_code_destroy, _name, _get_attrs; its
+ * per_thread[0] is kernelscope_bytes_per_thread). */
+typedef struct ks_user_code ks_hist_user;
 
 /* Loads CUBIN or PTX (name: the file, for messages) and looks up `histogram`
  * and the optional kernelscope_bytes_per_thread. KS_ERR_CUDA when the code
  * does not load or has no such kernel (the context goes on); KS_ERR_INVALID
  * for a count out of range. */
 ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_hist_user **out);
-void ks_hist_user_destroy(ks_hist_user *u);
-const char *ks_hist_user_name(const ks_hist_user *u);
-void ks_hist_user_get_attrs(const ks_hist_user *u, ks_hist_user_attrs *out);
 /* KS_OK when block (bx, by, bz) can launch u over n bytes: by and bz 1, at
  * most the function's threads a block, a grid of at most 2^31 - 1 blocks;
  * else KS_ERR_INVALID saying why. */

@@ -29,7 +29,7 @@ typedef enum ks_bc {
 const char *ks_bc_name(ks_bc bc);
 int ks_bc_parse(const char *name, ks_bc *bc); /* 0 ok, -1 unknown */
 
-/* ---- CPU gold (laplace_cpu.c; OpenMP where available) ---- */
+/* ---- CPU gold (laplace_gold.c; OpenMP where available) ---- */
 
 /* Boundary points per preset, interior 0. */
 void ks_laplace_fill_initial(const ks_grid *g, ks_bc bc, float *u);
@@ -66,7 +66,7 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
                                      const ks_cellmap *m, ks_colormap map, float lo, float hi,
                                      unsigned char *rgba);
 
-/* ---- The difference view (a user's kernel against ours, laplace_cpu.c) ----
+/* ---- The difference view (a user's kernel against ours, laplace_gold.c) ----
  * The values are |yours - ours| over a slice, w x h, cell (a, b) at a + b*w
  * (ks_slice_point's cells), each >= 0, or +inf where one field was left
  * unwritten (NaN) and the other not; their colours and summary are
@@ -162,7 +162,7 @@ long long ks_luser_generation(int id);
  * newer GPU names the path it really runs. */
 const char *ks_lvariant_code_path(int id);
 
-/* ---- CUDA solver (laplace_cuda.cu) ----
+/* ---- CUDA solver (laplace_gpu.cu) ----
  * Two device fields (ping-pong) on the solver's own stream. Every call only
  * enqueues work unless it says otherwise. */
 typedef struct ks_lsolver ks_lsolver;

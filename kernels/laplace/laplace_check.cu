@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "laplace_solver_internal.h"
+#include "laplace_gpu_internal.h"
 
 /* A hash of the point's index (splitmix64's finaliser): the same field for a
  * seed on any device and launch shape, values in [0.1, 1.1) so none is 0. */

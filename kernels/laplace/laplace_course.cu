@@ -1,6 +1,6 @@
 /* Laplace on CUDA: the Oxford Practical 3 style kernels (kmarch, block3d,
  * block2d, smem2d), their launchers and the block checks every launcher
- * shares. The solver object is in laplace_cuda.cu, the optimised variants in
+ * shares. The solver object is in laplace_gpu.cu, the optimised variants in
  * laplace_fast.cu and laplace_tblock.cu. */
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Internal to kernels/: how laplace_cuda.cu calls each variant's launcher.
+/* Internal to kernels/: how laplace_gpu.cu calls each variant's launcher.
  * CUDA-only header (never included by app/ or render/). */
 #ifndef KS_LAPLACE_LAUNCH_H
 #define KS_LAPLACE_LAUNCH_H

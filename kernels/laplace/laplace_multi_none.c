@@ -1,5 +1,6 @@
-/* laplace_multi.h in a build without NCCL (or without CUDA): every entry
- * point says in one line what is missing. */
+/* The multi-GPU solver (laplace_multi.h; laplace_multi*.cu where NCCL is) in a
+ * build without NCCL (or without CUDA): every entry point says in one line
+ * what is missing. */
 #include "laplace_multi.h"
 
 #include <stdlib.h>

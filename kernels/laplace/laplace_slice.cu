@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernels/common/ks_util.h"
-#include "laplace_solver_internal.h"
+#include "laplace_gpu_internal.h"
 
 /* The colormap currently in constant memory (one per process, so switching
  * maps re-uploads: 1 KiB, in stream order). */

@@ -75,7 +75,7 @@ static ks_status check_config(ks_matmul_gpu *g, const ks_matmul_size *s, const c
     if (ks_matmul_compare(got, want, s, &m) == KS_OK) return KS_OK;
     char text[400];
     ks_matmul_mismatch_text(&m, s, against, text, sizeof text);
-    return ks_fail(KS_ERR_INVALID, "bench matmul: %s %s", ks_matmul_user_name(c->user), text);
+    return ks_fail(KS_ERR_INVALID, "bench matmul: %s %s", ks_user_code_name(c->user), text);
 }
 
 /* Every configuration on the odd check sizes against the gold. */
@@ -239,7 +239,7 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
                              : ks_matmul_gpu_time(g, k->v, k->tile, warm, reps, &med, &mn);
             if (st != KS_OK) break;
             if (k->v == KS_MATMUL_CUBLAS) cublas_ms = med;
-            add_row(r, k->user ? ks_matmul_user_name(k->user) : ks_matmul_variant_get(k->v)->name, s, k->tile, med,
+            add_row(r, k->user ? ks_user_code_name(k->user) : ks_matmul_variant_get(k->v)->name, s, k->tile, med,
                     cublas_ms);
         }
         free(want);

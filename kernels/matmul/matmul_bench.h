@@ -1,7 +1,7 @@
 /* The matmul bench's measuring: every variant (and tiled's tile sizes) at
  * every size, checked bit for bit first (against the CPU gold on small and
  * odd sizes, against cuBLAS at large ones), then timed with events (median
- * after warm-up). Shared by `kernelscope bench matmul` (app/scenes/matmul/bench_matmul.c,
+ * after warm-up). Shared by `kernelscope bench matmul` (app/scenes/matmul/bench.c,
  * which writes the files) and the tests. */
 #ifndef KS_MATMUL_BENCH_H
 #define KS_MATMUL_BENCH_H

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "matmul.h"
+#include "kernels/common/user_code.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,24 +16,15 @@ extern "C" {
 
 enum { KS_MATMUL_USER_POINTS_MAX = 256 }; /* elements a thread along one axis */
 
-typedef struct ks_matmul_user ks_matmul_user;
-
-/* What the loaded function needs (read from it, for the panel). */
-typedef struct ks_matmul_user_attrs {
-    int registers;          /* per thread */
-    int static_smem;        /* bytes per block */
-    int max_threads;        /* the most threads a block may have */
-    int points[3];          /* elements of C a thread: {x, y, 1} (1 1 1 without the declaration) */
-} ks_matmul_user_attrs;
+/* The loaded code (user_code.h: ks_user_code_destroy, _name, _get_attrs; its
+ * per_thread is kernelscope_points_per_thread, elements of C a thread {x, y, 1}). */
+typedef struct ks_user_code ks_matmul_user;
 
 /* Loads CUBIN or PTX (name: the file, for messages) and looks up
  * `matmul` and the optional kernelscope_points_per_thread. KS_ERR_CUDA when
  * the code does not load or has no such kernel (the context goes on);
  * KS_ERR_INVALID for points out of range. */
 ks_status ks_matmul_user_load(const char *name, const void *code, size_t size, ks_matmul_user **out);
-void ks_matmul_user_destroy(ks_matmul_user *u);
-const char *ks_matmul_user_name(const ks_matmul_user *u);
-void ks_matmul_user_get_attrs(const ks_matmul_user *u, ks_matmul_user_attrs *out);
 /* KS_OK when block (bx, by, bz) can launch u over C of size s: bz 1, at most the
  * function's threads a block, and a grid within the device's limits; else
  * KS_ERR_INVALID saying why. */

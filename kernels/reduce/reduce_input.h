@@ -1,5 +1,5 @@
 /* The input formula shared by the CPU (reduce_gold.c) and the GPU fill kernel
- * (reduce_cuda.cu): a splitmix64 hash of (seed, index), integer operations only,
+ * (reduce_gpu.cu): a splitmix64 hash of (seed, index), integer operations only,
  * so both sides produce the same floats bit for bit. Internal to kernels/reduce. */
 #ifndef KS_REDUCE_INPUT_H
 #define KS_REDUCE_INPUT_H

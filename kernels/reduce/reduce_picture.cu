@@ -1,6 +1,6 @@
 /* Reduce: the levels of a sum or scan and the picture drawn from them
  * (ks_reduce_gpu_levels, _levels_download, _draw), with their kernels. */
-#include "reduce_cuda_internal.h"
+#include "reduce_gpu_internal.h"
 
 #include "kernels/common/colormap.h"
 

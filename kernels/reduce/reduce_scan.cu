@@ -1,6 +1,6 @@
 /* Reduce: the scan kernels (scan_blocks, scan_shuffle, scan_lookback) and their
- * launches. reduce_cuda_internal.h says how they read and write. */
-#include "reduce_cuda_internal.h"
+ * launches. reduce_gpu_internal.h says how they read and write. */
+#include "reduce_gpu_internal.h"
 
 /* ---- scans ---- */
 

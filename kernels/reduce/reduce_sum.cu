@@ -1,6 +1,6 @@
 /* Reduce: the sum kernels (sum_atomic, sum_tree, sum_shuffle, sum_onepass),
- * their persistent grids and launches. reduce_cuda_internal.h says how they read. */
-#include "reduce_cuda_internal.h"
+ * their persistent grids and launches. reduce_gpu_internal.h says how they read. */
+#include "reduce_gpu_internal.h"
 
 /* ---- sums ---- */
 

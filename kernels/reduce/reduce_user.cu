@@ -1,82 +1,43 @@
 /* A user's reduce kernel (reduce_user.h): its code loaded by
- * kernels/common/user_library.h, launched by the contract's rule
+ * kernels/common/user_code.h, launched by the contract's rule
  * (reduce_contract.h): the grid covers the floats, kernelscope_items_per_thread
  * a thread, into a zeroed float. */
-#include "reduce_cuda_internal.h"
+#include "reduce_gpu_internal.h"
 
-#include "kernels/common/user_library.h"
 #include "reduce_contract.h"
 #include "reduce_user.h"
 
-struct ks_reduce_user {
-    ks_user_library mod;
-    ks_reduce_user_attrs attrs;
-    char name[256];
-};
-
-/* The file's kernelscope_items_per_thread, or 1 without one. */
-static ks_status read_items(const ks_user_library *mod, const char *name, int *p)
-{
-    *p = 1;
-    int found = 0;
-    KS_TRY(ks_user_library_ints(mod, name, KS_REDUCE_USER_ITEMS, 1, p, &found));
-    if (found && (*p < 1 || *p > KS_REDUCE_USER_ITEMS_MAX))
-        return ks_fail(KS_ERR_INVALID, "%s: " KS_REDUCE_USER_ITEMS " is %d: 1 to %d", name, *p, KS_REDUCE_USER_ITEMS_MAX);
-    return KS_OK;
-}
-
 extern "C" ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out)
 {
-    *out = NULL;
-    if (!code || !size) return ks_fail(KS_ERR_INVALID, "%s: no code to load", name);
-    ks_reduce_user *u = (ks_reduce_user *)calloc(1, sizeof *u);
-    if (!u) return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
-    snprintf(u->name, sizeof u->name, "%s", name);
-    ks_status st = ks_user_library_load(name, code, KS_REDUCE_USER_ENTRY, &u->mod);
-    if (st == KS_OK) {
-        u->attrs.registers = u->mod.registers;
-        u->attrs.static_smem = u->mod.static_smem;
-        u->attrs.max_threads = u->mod.max_threads;
-        st = read_items(&u->mod, name, &u->attrs.items_per_thread);
-    }
-    if (st != KS_OK) {
-        ks_reduce_user_destroy(u);
-        return st;
-    }
-    *out = u;
-    return KS_OK;
+    static const ks_user_code_desc contract = {KS_REDUCE_USER_ENTRY, KS_REDUCE_USER_ITEMS, 1,
+                                               {KS_REDUCE_USER_ITEMS_MAX, 1, 1}, "1 to %d"};
+    return ks_user_code_load(&contract, name, code, size, out);
 }
-
-extern "C" void ks_reduce_user_destroy(ks_reduce_user *u)
-{
-    if (!u) return;
-    ks_user_library_unload(&u->mod);
-    free(u);
-}
-
-extern "C" const char *ks_reduce_user_name(const ks_reduce_user *u) { return u ? u->name : ""; }
-
-extern "C" void ks_reduce_user_get_attrs(const ks_reduce_user *u, ks_reduce_user_attrs *out) { *out = u->attrs; }
 
 /* The contract's grid for block bx over n floats. */
 static unsigned long long grid_of(const ks_reduce_user *u, long long n, int bx)
 {
-    const unsigned long long per = (unsigned long long)bx * (unsigned long long)u->attrs.items_per_thread;
+    ks_user_code_attrs a;
+    ks_user_code_get_attrs(u, &a);
+    const unsigned long long per = (unsigned long long)bx * (unsigned long long)a.per_thread[0];
     return ((unsigned long long)n + per - 1) / per;
 }
 
 extern "C" ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int bx)
 {
+    const char *name = ks_user_code_name(u);
+    ks_user_code_attrs a;
+    ks_user_code_get_attrs(u, &a);
     if (bx < KS_REDUCE_MIN_BLOCK || bx > KS_REDUCE_MAX_BLOCK || (bx & (bx - 1)))
-        return ks_fail(KS_ERR_INVALID, "%s: block %dx1: a power of two in %d..%d", u->name, bx, KS_REDUCE_MIN_BLOCK,
+        return ks_fail(KS_ERR_INVALID, "%s: block %dx1: a power of two in %d..%d", name, bx, KS_REDUCE_MIN_BLOCK,
                        KS_REDUCE_MAX_BLOCK);
-    if (bx > u->attrs.max_threads)
-        return ks_fail(KS_ERR_INVALID, "%s: block %dx1 has %d threads; the compiled kernel takes at most %d", u->name, bx,
-                       bx, u->attrs.max_threads);
+    if (bx > a.max_threads)
+        return ks_fail(KS_ERR_INVALID, "%s: block %dx1 has %d threads; the compiled kernel takes at most %d", name, bx,
+                       bx, a.max_threads);
     const unsigned long long grid = grid_of(u, n, bx);
     if (grid > 2147483647ull)
         return ks_fail(KS_ERR_INVALID, "%s: block %dx1 needs %llu blocks for %lld floats (at most 2^31 - 1): a larger "
-                       "block or more floats a thread", u->name, bx, grid, n);
+                       "block or more floats a thread", name, bx, grid, n);
     return KS_OK;
 }
 
@@ -85,7 +46,7 @@ static ks_status launch(const ks_reduce_user *u, int bx, const float *x, long lo
 {
     KS_TRY(ks_reduce_user_check_block(u, n, bx));
     void *args[] = {(void *)&x, (void *)&n, (void *)&out};
-    KS_CUDA_TRY(cudaLaunchKernel((const void *)u->mod.fn, dim3((unsigned)grid_of(u, n, bx)), dim3((unsigned)bx), args,
+    KS_CUDA_TRY(cudaLaunchKernel(ks_user_code_function(u), dim3((unsigned)grid_of(u, n, bx)), dim3((unsigned)bx), args,
                                  0, s));
     return KS_OK;
 }
@@ -162,7 +123,7 @@ extern "C" ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const
     if (st == KS_OK) st = probe_run(u, bx, x, n, split, dx, dout, s, out);
     if (st == KS_OK) { /* a fault shows here: KS_ERR_CUDA, the caller gives the context up */
         const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "%s: %s", u->name, cudaGetErrorString(e));
+        if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "%s: %s", ks_user_code_name(u), cudaGetErrorString(e));
     }
     if (s) cudaStreamDestroy(s);
     cudaFree(dx);

@@ -2,7 +2,7 @@
  * its compiled code loaded into the current CUDA context as a handle, run on
  * a reduce context's input into its sum (reduce.h) by the contract's launch
  * rule, or on the check's own buffers; and the check's comparison, which
- * needs no GPU (reduce_user_compare.c). Code in, handle out; C types only.
+ * needs no GPU (reduce_compare.c). Code in, handle out; C types only.
  * Without CUDA every GPU call says so. */
 #ifndef KS_REDUCE_USER_H
 #define KS_REDUCE_USER_H
@@ -10,31 +10,23 @@
 #include <stddef.h>
 
 #include "reduce.h"
+#include "kernels/common/user_code.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { KS_REDUCE_USER_ITEMS_MAX = 65536 }; /* floats a thread */
-
-typedef struct ks_reduce_user ks_reduce_user;
-
-/* What the loaded function needs (read from it, for the panel). */
-typedef struct ks_reduce_user_attrs {
-    int registers;        /* per thread */
-    int static_smem;      /* bytes per block */
-    int max_threads;      /* the most threads a block may have */
-    int items_per_thread; /* kernelscope_items_per_thread (1 without the declaration) */
-} ks_reduce_user_attrs;
+/* The loaded code (user_code.h: ks_user_code_destroy, _name, _get_attrs; its
+ * per_thread[0] is kernelscope_items_per_thread). */
+typedef struct ks_user_code ks_reduce_user;
 
 /* Loads CUBIN or PTX (name: the file, for messages) and looks up `reduce` and
  * the optional kernelscope_items_per_thread. KS_ERR_CUDA when the code does
  * not load or has no such kernel (the context goes on); KS_ERR_INVALID for a
  * count out of range. */
 ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out);
-void ks_reduce_user_destroy(ks_reduce_user *u);
-const char *ks_reduce_user_name(const ks_reduce_user *u);
-void ks_reduce_user_get_attrs(const ks_reduce_user *u, ks_reduce_user_attrs *out);
+enum { KS_REDUCE_USER_ITEMS_MAX = 65536 }; /* the most floats a thread */
+
 /* KS_OK when block bx can launch u over n floats: a power of two in
  * KS_REDUCE_MIN_BLOCK..KS_REDUCE_MAX_BLOCK, at most the function's threads a
  * block, a grid of at most 2^31 - 1 blocks; else KS_ERR_INVALID saying why. */
@@ -60,7 +52,7 @@ typedef struct ks_reduce_probe {
 ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const float *x, long long n, long long split,
                                ks_reduce_probe *out);
 
-/* ---- the check of a user's kernel (reduce_user_compare.c, no GPU needed) ---- */
+/* ---- the check of a user's kernel (reduce_compare.c, no GPU needed) ---- */
 /* The checker request carries the live size and input in its grid (positive
  * ints): {1 + n % 2^30, 1 + n / 2^30, 1 + integer}. */
 void ks_reduce_check_grid(long long n, int integer, int grid[3]);

@@ -140,7 +140,7 @@ ks_status ks_spheres_block_check(const int block[2]);
 int ks_spheres_block_presets(const int (**list)[2]); /* returns how many */
 void ks_spheres_block_default(int block[2]);         /* 16 x 16 */
 
-/* ---- CUDA renderer (spheres_cuda.cu, spheres_render.cu, spheres_binning.cu) ----
+/* ---- CUDA renderer (spheres_gpu.cu, spheres_render.cu, spheres_binning.cu) ----
  * Sphere data on the device, uploaded to the memory a variant reads
  * (constant memory, or one device array for the rest), plus the binning
  * buffers. Every call only enqueues work on the renderer's stream unless it

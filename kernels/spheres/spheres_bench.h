@@ -1,7 +1,7 @@
 /* The sphere bench's measuring (the exercise's table, filled automatically):
  * check every variant against the CPU gold on a small image, then time each
  * variant at each sphere count. Shared by `kernelscope bench spheres`
- * (app/scenes/spheres/bench_spheres.c, which writes the files) and tests/spheres/perf_spheres.c. */
+ * (app/scenes/spheres/bench.c, which writes the files) and tests/spheres/perf_spheres.c. */
 #ifndef KS_SPHERES_BENCH_H
 #define KS_SPHERES_BENCH_H
 

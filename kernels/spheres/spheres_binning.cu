@@ -2,7 +2,7 @@
  * spheres_bin_count/scan/fill_kernel build per-tile lists on the GPU (tile =
  * the pixels of one block), then spheres_binned_kernel renders each tile
  * from its own list, 4 pixels a thread. */
-#include "spheres_cuda_internal.h"
+#include "spheres_gpu_internal.h"
 
 /* Tiles (tx0..tx1, ty0..ty1) of tw x th pixels the sphere's bounding square
  * touches; 0 when none. Host and device compute the same (spheres_shade.h). */

@@ -1,5 +1,5 @@
 /* CUDA sphere renderer: five memory variants of one ray cast (spheres.h);
- * the variant table, the render and each kernel's attributes.
+ * the variant table, their launches and each kernel's attributes.
  *
  *  global   spheres_global_kernel       plain loads from a device array, one pixel a thread
  *  readonly spheres_readonly_kernel     const __restrict__ + __ldg (read-only data cache)
@@ -13,7 +13,7 @@
  * The first three are the Sheffield lab's kernels and differ only in where the
  * spheres live; shared and binned change the algorithm's work as well.
  */
-#include "spheres_cuda_internal.h"
+#include "spheres_gpu_internal.h"
 
 /* [2k] = x, y, z, r2; [2k+1] = red, green, blue, radius. Exactly 64 KiB. */
 __constant__ float4 c_spheres[2 * KS_SPHERES_CONST_MAX];
@@ -164,43 +164,11 @@ cudaError_t ks_sph_copy_constant(const void *src, size_t bytes, cudaStream_t str
     return cudaMemcpyToSymbolAsync(c_spheres, src, bytes, 0, cudaMemcpyHostToDevice, stream);
 }
 
-extern "C" ks_status ks_spheres_gpu_render(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
-                                           int w, int h, void *dst)
+/* One render's kernel of variant m with its launch configuration (the context's render,
+ * spheres_gpu.cu, sizes it and times it). */
+ks_status ks_sph_launch_variant(ks_spheres_gpu *g, ks_spheres_mem m, const ks_sph_launch *l)
 {
-    m = ks_spheres_mem_resolve(m);
-    KS_TRY(ks_spheres_block_check(block));
-    if (w < 1 || h < 1 || w > 32768 || h > 32768)
-        return ks_fail(KS_ERR_INVALID, "spheres: image %dx%d must be 1..32768 on each side", w, h);
-    const int n = m == KS_SPHERES_MEM_CONSTANT ? g->n_const : g->n_global;
-    if (n < 0)
-        return ks_fail(KS_ERR_INVALID, "spheres: nothing uploaded for the %s variant", ks_spheres_mem_name(m));
-    if (m == KS_SPHERES_MEM_CONSTANT && ks_const_owner != g)
-        return ks_fail(KS_ERR_INVALID, "spheres: constant memory was overwritten by another renderer; upload again");
-    if (!dst) {
-        KS_TRY(ks_sph_grow_image(g, (size_t)w * h * 4));
-        dst = g->d_image;
-    }
-    ks_sph_launch l;
-    l.n = n;
-    l.w = w;
-    l.h = h;
-    l.out = (uchar4 *)dst;
-    l.threads = dim3((unsigned)block[0], (unsigned)block[1]);
-    l.grid = dim3((unsigned)((w + block[0] - 1) / block[0]), (unsigned)((h + block[1] - 1) / block[1]));
-    /* shared and binned: each thread shades KS_SPH_ROWS pixels, so a block covers a taller tile */
-    l.tw = block[0];
-    l.th = block[1] * KS_SPH_ROWS;
-    l.tile_grid = dim3((unsigned)((w + l.tw - 1) / l.tw), (unsigned)((h + l.th - 1) / l.th));
-    const int T = block[0] * block[1];
-    l.list_smem = (size_t)T * (sizeof(float4) + sizeof(int));
-    const int tiles = (int)(l.tile_grid.x * l.tile_grid.y);
-    if (m == KS_SPHERES_MEM_BINNED) KS_TRY(ks_sph_prepare_bins(g, l.tw, l.th, w, h, tiles));
-
-    const int slot = ks_sph_sample_begin(g, KS_SPHERES_SAMPLE_RENDER, m, n);
-    KS_TRY(ks_sph_variants[m].launch(g, &l));
-    ks_sph_sample_end(g, slot);
-    KS_CUDA_TRY_LAUNCH(ks_spheres_mem_kernel(m));
-    return KS_OK;
+    return ks_sph_variants[m].launch(g, l);
 }
 
 extern "C" ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_mem m,

@@ -14,7 +14,7 @@
 
 #include "kernels/common/host_peak.h"
 
-#include "app/scenes/histogram/bench_histogram.h"
+#include "app/scenes/histogram/bench.h"
 #include "kernels/common/field_histogram.h"
 #include "kernels/histogram/histogram.h"
 #include "tests/test_util.h"

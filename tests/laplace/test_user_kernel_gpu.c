@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "app/scenes/laplace/laplace_kernel_check.h"
+#include "app/scenes/laplace/check.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/nvrtc_compile.h"
 #include "kernels/laplace/laplace.h"

@@ -3,7 +3,7 @@
 ks_add_test(NAME test_laplace_gold LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gold.c
             TIMEOUT 300)
 ks_add_test(NAME test_laplace_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gpu.c
-            TIMEOUT 600)
+            ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gpu_solver.c ${CMAKE_CURRENT_LIST_DIR}/laplace_gpu_util.c TIMEOUT 600)
 
 if(KS_CUDA) # both time the GPU through the CUDA runtime
   add_executable(perf_laplace ${CMAKE_CURRENT_LIST_DIR}/perf_laplace.c)

@@ -1,0 +1,9 @@
+/* The histogram scene's live view (live.c), for its registry row. */
+#ifndef KS_HISTOGRAM_LIVE_H
+#define KS_HISTOGRAM_LIVE_H
+
+#include "app/scene.h"
+
+extern const ks_scene_api ks_scene_histogram_api;
+
+#endif

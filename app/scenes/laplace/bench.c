@@ -1,0 +1,616 @@
+#include "kernels/common/ks_util.h"
+#include "app/kernel/variant_set.h"
+#include "app/scenes/laplace/check.h"
+#include "app/scenes.h"
+#include "app/scenes/laplace/options.h"
+#include "app/scenes/laplace/bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/common/fma_peak.h"
+#include "kernels/common/host_peak.h"
+#include "kernels/laplace/laplace.h"
+#include "app/bench/bench_output.h"
+#include "app/bench/bench_roofline.h"
+#include "render/chart.h"
+#include "render/image_io.h"
+#include "app/run_outputs.h"
+#include "app/signals.h"
+
+enum { KS_BENCH_MAX_ROWS = 2048 };
+
+/* Block sweeps by rank (each also checked against the device before use). */
+static const int ks_sweep_rank2[][3] = {{32, 4, 1},  {32, 8, 1},  {32, 12, 1}, {32, 16, 1},
+                                        {64, 4, 1},  {64, 8, 1},  {128, 2, 1}, {128, 4, 1},
+                                        {256, 1, 1}, {256, 2, 1}, {32, 32, 1}, {16, 16, 1}};
+static const int ks_sweep_rank3[][3] = {{32, 4, 4}, {32, 8, 2}, {32, 8, 4}, {64, 4, 2},
+                                        {64, 4, 4}, {16, 8, 4}, {32, 4, 8}, {128, 2, 2}};
+
+void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
+{
+    const int dims = grid[2] > 1 ? 3 : 2;
+    if (grid[0] == grid[1] && (dims == 2 || grid[1] == grid[2]))
+        snprintf(buf, len, "%d^%d", grid[0], dims);
+    else if (dims == 3)
+        snprintf(buf, len, "%dx%dx%d", grid[0], grid[1], grid[2]);
+    else
+        snprintf(buf, len, "%dx%d", grid[0], grid[1]);
+}
+
+static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
+{
+    const ks_bench_row *rows = rows_;
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10s %10s %10s %7s %5s %6s\n", "variant", "grid", "block",
+                    "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
+    for (int i = 0; i < n; ++i) {
+        const ks_bench_row *r = &rows[i];
+        char grid[48], block[32], regs[16], occ[16];
+        if (r->grid[2] > 1) snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+        else snprintf(grid, sizeof grid, "%dx%d", r->grid[0], r->grid[1]);
+        if (r->block[0]) snprintf(block, sizeof block, "%dx%dx%d", r->block[0], r->block[1], r->block[2]);
+        else snprintf(block, sizeof block, "-");
+        /* registers and occupancy belong to a kernel launch; the CPU gold has none */
+        if (r->registers > 0) snprintf(regs, sizeof regs, "%d", r->registers);
+        else snprintf(regs, sizeof regs, "-");
+        if (r->occupancy > 0) snprintf(occ, sizeof occ, "%.0f%%", 100.0 * r->occupancy);
+        else snprintf(occ, sizeof occ, "-");
+        char ratio[16] = "n/a";
+        if (r->ratio >= 0.0) snprintf(ratio, sizeof ratio, "%.3f", r->ratio);
+        ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7s %5s %6s%s\n", r->variant, grid,
+                        block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, ratio, regs, occ,
+                        r->best ? "  <- best" : "");
+    }
+    /* why a ratio is not given, once per reason */
+    for (int v = KS_PEAK_NONE; v <= KS_PEAK_EXCEEDED; ++v) {
+        int rows_n = 0;
+        double spread = 0.0;
+        for (int i = 0; i < n; ++i)
+            if (rows[i].ratio < 0.0 && rows[i].verdict == v) {
+                ++rows_n;
+                spread = rows[i].t_peak_spread;
+            }
+        if (!rows_n) continue;
+        if (v == KS_PEAK_UNRELIABLE)
+            ks_text_measure(buf, cap, &used, "ratio n/a: %s: T_peak's repetitions spread %.0f %% (more than %.0f %%)\n",
+                            ks_peak_verdict_text(v), 100.0 * spread, 100.0 * KS_HOST_PEAK_MAX_SPREAD);
+        else if (v == KS_PEAK_EXCEEDED)
+            ks_text_measure(buf, cap, &used, "ratio n/a: %s in %d %s: no ratio above 1 is shown\n",
+                            ks_peak_verdict_text(v), rows_n, ks_plural(rows_n, "row", "rows"));
+        else
+            ks_text_measure(buf, cap, &used, "ratio n/a: %s\n", ks_peak_verdict_text(v));
+    }
+    return used;
+}
+
+static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
+{
+    const ks_bench_row *rows = rows_;
+    size_t used = 0;
+    ks_text_measure(buf, cap, &used, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
+                    "occupancy,best,cc,t_peak_spread\n");
+    for (int i = 0; i < n; ++i) {
+        const ks_bench_row *r = &rows[i];
+        /* empty: not given (docs/benchmarks.md, "T_eff and T_peak") */
+        char ratio[24] = "", spread[24] = "";
+        if (r->ratio >= 0.0) snprintf(ratio, sizeof ratio, "%.4f", r->ratio);
+        if (r->host_peak) snprintf(spread, sizeof spread, "%.3f", r->t_peak_spread);
+        /* Device names have no commas or quotes in practice; quote them anyway. */
+        ks_text_measure(buf, cap, &used, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%s,%d,%.3f,%d,%s,%s\n", r->device,
+                        r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                        r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, ratio, r->registers,
+                        r->occupancy, r->best, r->cc[0] ? r->cc : "-", spread);
+    }
+    return used;
+}
+
+char *ks_bench_laplace_table(const ks_bench_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
+char *ks_bench_laplace_csv(const ks_bench_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
+
+void ks_bench_mark_best(ks_bench_row *rows, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        rows[i].best = 1;
+        for (int j = 0; j < n; ++j) {
+            if (j == i || strcmp(rows[i].variant, rows[j].variant) ||
+                memcmp(rows[i].grid, rows[j].grid, sizeof rows[i].grid))
+                continue;
+            if (rows[j].ms_per_iter < rows[i].ms_per_iter ||
+                (rows[j].ms_per_iter == rows[i].ms_per_iter && j < i)) {
+                rows[i].best = 0;
+                break;
+            }
+        }
+    }
+}
+
+void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long seed)
+{
+    const size_t n = ks_grid_points(g);
+    unsigned long long x = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (size_t i = 0; i < n; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        u[i] = 0.1f + (float)(x >> 40) * (1.0f / 16777216.0f);
+    }
+}
+
+/* A variant/block pair against the gold routine on a small odd grid. */
+static ks_status check_against_gold(int dims, int variant, const int block[3])
+{
+    ks_grid g = {dims, 37, 29, dims == 3 ? 23 : 1};
+    if (dims == 2) {
+        g.nx = 97;
+        g.ny = 61;
+    }
+    const size_t n = ks_grid_points(&g);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *gpu = malloc(n * sizeof *gpu);
+    ks_lsolver *s = NULL;
+    ks_status st = (a && b && gpu) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    const int iters = 12;
+    if (st == KS_OK) {
+        ks_bench_laplace_fill_random(&g, a, 7);
+        st = ks_lsolver_create(&g, &s);
+    }
+    if (st == KS_OK) st = ks_lsolver_upload(s, a);
+    if (st == KS_OK) st = ks_lsolver_iterate(s, variant, block, iters);
+    if (st == KS_OK) st = ks_lsolver_download(s, gpu);
+    if (st == KS_OK) {
+        for (int it = 0; it < iters; ++it) {
+            ks_laplace_gold_step(&g, a, b);
+            float *t = a;
+            a = b;
+            b = t;
+        }
+        for (size_t i = 0; i < n && st == KS_OK; ++i) {
+            const float ref = a[i], got = gpu[i];
+            if (!(fabsf(got - ref) <= 1e-6f * fmaxf(1.0f, fabsf(ref))))
+                st = ks_fail(KS_ERR_UNSUPPORTED,
+                             "kernel %s block %dx%dx%d disagrees with the CPU gold at point %zu "
+                             "(%.9g vs %.9g): not timing a wrong kernel",
+                             ks_lvariant_get(variant)->name, block[0], block[1], block[2], i,
+                             (double)got, (double)ref);
+        }
+    }
+    ks_lsolver_destroy(s);
+    free(a);
+    free(b);
+    free(gpu);
+    return st;
+}
+
+/* The CPU backend: the gold routine on the host clock (T_peak is measured once for the run). */
+static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
+{
+    const size_t bytes = ks_grid_bytes(g);
+    char what[96];
+    snprintf(what, sizeof what, "grid %dx%dx%d", g->nx, g->ny, g->nz);
+    KS_TRY(ks_host_memory_check(2.0 * (double)bytes, what)); /* refuse before allocating */
+    float *a = malloc(bytes), *b = malloc(bytes);
+    double *ms = malloc((size_t)reps * sizeof *ms);
+    if (!a || !b || !ms) {
+        free(a);
+        free(b);
+        free(ms);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory", g->nx,
+                       g->ny, g->nz, 2.0 * (double)bytes / 1073741824.0);
+    }
+    ks_bench_laplace_fill_random(g, a, 3);
+    memcpy(b, a, bytes);
+    ks_laplace_gold_step(g, a, b); /* warm-up */
+    for (int r = 0; r < reps; ++r) {
+        const double t0 = (ks_now_seconds() * 1e3);
+        ks_laplace_gold_step(g, a, b);
+        ms[r] = (ks_now_seconds() * 1e3) - t0;
+        float *t = a;
+        a = b;
+        b = t;
+    }
+    qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
+    row->ms_per_iter = ms[reps / 2];
+    free(a);
+    free(b);
+    free(ms);
+    return KS_OK;
+}
+
+ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant, const int block[3], int reps,
+                                    double *ms_per_iter)
+{
+    *ms_per_iter = 0.0;
+    if (!use_cuda) {
+        ks_bench_row row;
+        memset(&row, 0, sizeof row);
+        KS_TRY(bench_cpu_grid(g, reps, &row));
+        *ms_per_iter = row.ms_per_iter;
+        return KS_OK;
+    }
+    KS_TRY(check_against_gold(g->dims, variant, block));
+    ks_lsolver *s = NULL;
+    KS_TRY(ks_lsolver_create(g, &s));
+    const size_t bytes = ks_grid_bytes(g);
+    char what[96];
+    snprintf(what, sizeof what, "grid %dx%dx%d (initial field)", g->nx, g->ny, g->nz);
+    ks_status st = ks_host_memory_check((double)bytes, what);
+    float *init = st == KS_OK ? malloc(bytes) : NULL;
+    if (st == KS_OK && !init) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    if (st == KS_OK) {
+        ks_bench_laplace_fill_random(g, init, 11);
+        st = ks_lsolver_upload(s, init);
+    }
+    free(init);
+    /* the same iterations per timed launch as bench laplace3d/2d */
+    if (st == KS_OK)
+        st = ks_lsolver_time(s, variant, block, ks_lvariant_get(variant)->steps_per_launch * 4, reps, ms_per_iter);
+    ks_lsolver_destroy(s);
+    return st;
+}
+
+typedef struct bench_plan {
+    int dims;
+    int ngrids;
+    int grids[KS_MAX_LIST][3];
+    int nvariants;
+    int variants[KS_MAX_LIST];
+} bench_plan;
+
+static void plan_defaults(const ks_options *opt, int use_cuda, bench_plan *p)
+{
+    p->dims = ks_laplace_dims(opt);
+    if (ks_laplace_opts_get(opt)->grid_count) {
+        p->ngrids = ks_laplace_opts_get(opt)->grid_count;
+        memcpy(p->grids, ks_laplace_opts_get(opt)->grids, sizeof p->grids);
+    } else {
+        static const int cuda3[] = {256, 512, 1024}, cuda2[] = {4096, 8192, 16384};
+        static const int cpu3[] = {64, 128}, cpu2[] = {1024, 2048};
+        const int *sizes = use_cuda ? (p->dims == 3 ? cuda3 : cuda2) : (p->dims == 3 ? cpu3 : cpu2);
+        p->ngrids = use_cuda ? 3 : 2;
+        for (int i = 0; i < p->ngrids; ++i) {
+            p->grids[i][0] = p->grids[i][1] = sizes[i];
+            p->grids[i][2] = p->dims == 3 ? sizes[i] : 1;
+        }
+    }
+    p->nvariants = 0;
+    if (opt->kernel_count) {
+        for (int k = 0; k < opt->kernel_count; ++k)
+            p->variants[p->nvariants++] = ks_lvariant_find(p->dims, opt->kernels[k]);
+    } else {
+        for (int id = 0; id < ks_lvariant_count() && p->nvariants < KS_MAX_LIST; ++id)
+            if (ks_lvariant_get(id)->dims == p->dims) p->variants[p->nvariants++] = id;
+    }
+}
+
+/* Blocks to time for a variant: the user's list (each must be accepted), or
+ * the sweep for its rank (those the device refuses are skipped). */
+static int blocks_for(const ks_options *opt, const ks_lsolver *probe, int variant,
+                      int out[][3], ks_status *err)
+{
+    const ks_lvariant_info *info = ks_lvariant_get(variant);
+    int n = 0;
+    *err = KS_OK;
+    if (opt->block_count) {
+        for (int b = 0; b < opt->block_count; ++b) {
+            const int *blk = opt->blocks[b];
+            ks_status st = ks_lvariant_check_shape(variant, blk);
+            if (st == KS_OK) st = ks_lsolver_check_block(probe, variant, blk);
+            if (st != KS_OK) {
+                ks_error_prefix("--block %dx%dx%d for %s", blk[0], blk[1], blk[2], info->name);
+                *err = st;
+                return 0;
+            }
+            memcpy(out[n++], blk, 3 * sizeof(int));
+        }
+        return n;
+    }
+    const int(*sweep)[3] = info->block_rank == 3 ? ks_sweep_rank3 : ks_sweep_rank2;
+    const int count = info->block_rank == 3 ? (int)(sizeof ks_sweep_rank3 / sizeof ks_sweep_rank3[0])
+                                            : (int)(sizeof ks_sweep_rank2 / sizeof ks_sweep_rank2[0]);
+    for (int b = 0; b < count; ++b)
+        if (ks_lsolver_check_block(probe, variant, sweep[b]) == KS_OK) memcpy(out[n++], sweep[b], 3 * sizeof(int));
+    if (n == 0) memcpy(out[n++], info->default_block, 3 * sizeof(int));
+    ks_error_clear();
+    return n;
+}
+
+/* The --kernel-file files built once, on the first grid at their block (--block, else the
+ * contract's default, their rows'); the code stays loaded in their variants' rows. */
+static ks_status load_files(const ks_options *opt, const ks_device_info *dev, const bench_plan *p)
+{
+    const char *file = ks_laplace_kernel_file(opt, 0);
+    const int row = file ? ks_lvariant_find(p->dims, ks_path_base_name(file)) : -1;
+    if (row < 0) return KS_OK;
+    ks_variant_set_desc d = {.contract = &ks_laplace_contract, .opt = opt, .use_cuda = 1, .device = dev,
+                             .grid = {p->grids[0][0], p->grids[0][1], p->dims == 3 ? p->grids[0][2] : 1}};
+    memcpy(d.block, ks_lvariant_get(row)->default_block, sizeof d.block);
+    if (opt->block_count) memcpy(d.block, opt->blocks[0], sizeof d.block);
+    ks_variant_set *files = NULL;
+    KS_TRY(ks_variant_set_create(&d, &files));
+    ks_variant_set_destroy(files);
+    return KS_OK;
+}
+
+static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
+                            ks_bench_row *rows, int *nrows)
+{
+    /* Users' kernels (--kernel-file): compiled and checked in the checker
+     * process on the first grid, then loaded here like ours. */
+    KS_TRY(load_files(opt, dev, p));
+    /* Correctness first: every (variant, block) on a small grid against the gold. */
+    ks_grid small = {p->dims, 37, 29, p->dims == 3 ? 23 : 1};
+    ks_lsolver *probe = NULL;
+    KS_TRY(ks_lsolver_create(&small, &probe));
+    int blocks[KS_MAX_LIST][KS_MAX_LIST > 16 ? KS_MAX_LIST : 16][3];
+    int nblocks[KS_MAX_LIST];
+    ks_status st = KS_OK;
+    for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
+        nblocks[v] = blocks_for(opt, probe, p->variants[v], blocks[v], &st);
+        for (int b = 0; b < nblocks[v] && st == KS_OK; ++b)
+            st = check_against_gold(p->dims, p->variants[v], blocks[v][b]);
+    }
+    ks_lsolver_destroy(probe);
+    KS_TRY(st);
+    printf("checked %d kernel %s against the CPU gold: all agree\n", p->nvariants,
+           ks_plural(p->nvariants, "variant", "variants"));
+
+    for (int gi = 0; gi < p->ngrids && !ks_signals_stop_requested(); ++gi) {
+        ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
+        ks_lsolver *s = NULL;
+        st = ks_lsolver_create(&g, &s);
+        if (st == KS_ERR_OUT_OF_MEMORY && !ks_laplace_opts_get(opt)->grid_count) {
+            printf("skipping grid %dx%dx%d: %s\n", g.nx, g.ny, g.nz, ks_error_message());
+            continue; /* default sweep: "where memory allows" */
+        }
+        KS_TRY(st);
+        const size_t bytes = ks_grid_bytes(&g);
+        char what[96];
+        snprintf(what, sizeof what, "grid %dx%dx%d (initial field)", g.nx, g.ny, g.nz);
+        st = ks_host_memory_check((double)bytes, what);
+        float *init = st == KS_OK ? malloc(bytes) : NULL;
+        double t_peak = 0.0;
+        if (st == KS_OK && !init) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+        if (st == KS_OK) {
+            ks_bench_laplace_fill_random(&g, init, 11);
+            st = ks_lsolver_upload(s, init);
+        }
+        free(init);
+        /* The ceiling, in this run, on a copy of the field's size. */
+        if (st == KS_OK) st = ks_cuda_measure_copy_gbs(bytes, 20, &t_peak);
+        for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
+            const ks_lvariant_info *info = ks_lvariant_get(p->variants[v]);
+            for (int b = 0; b < nblocks[v] && st == KS_OK; ++b) {
+                if (*nrows == KS_BENCH_MAX_ROWS || ks_signals_stop_requested()) break;
+                ks_bench_row *r = &rows[(*nrows)++];
+                memset(r, 0, sizeof *r);
+                snprintf(r->device, sizeof r->device, "%s", dev->name);
+                snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
+                snprintf(r->variant, sizeof r->variant, "%s", info->name);
+                memcpy(r->grid, p->grids[gi], sizeof r->grid);
+                r->grid[2] = g.nz;
+                memcpy(r->block, blocks[v][b], sizeof r->block);
+                const int iters = info->steps_per_launch * 4;
+                st = ks_lsolver_time(s, p->variants[v], r->block, iters, opt->reps, &r->ms_per_iter);
+                if (st != KS_OK) break;
+                ks_kernel_attrs attrs;
+                if (ks_lsolver_kernel_attrs(s, p->variants[v], r->block, &attrs) == KS_OK) {
+                    r->registers = attrs.registers;
+                    r->occupancy = attrs.occupancy;
+                }
+                r->t_peak_gbs = t_peak;
+                r->t_eff_gbs = 2.0 * (double)bytes / (r->ms_per_iter * 1e-3) / 1e9;
+                r->ratio = r->t_eff_gbs / t_peak;
+            }
+        }
+        ks_lsolver_destroy(s);
+        KS_TRY(st);
+    }
+    return KS_OK;
+}
+
+/* PNG chart: T_eff / T_peak of each variant's best block against grid points
+ * (log x), with T_peak itself as the line y = 1. On the CPU backend T_eff in
+ * GB/s under T_peak's line: a ratio there may not be given (host_peak.h). */
+static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, int n)
+{
+    const int host = n > 0 && rows[0].host_peak;
+    enum { KS_MAX_VARIANTS = KS_CHART_MAX_SERIES - 1 };
+    char names[KS_MAX_VARIANTS][32];
+    double xs[KS_MAX_VARIANTS][KS_MAX_LIST], ys[KS_MAX_VARIANTS][KS_MAX_LIST];
+    double peak_x[KS_MAX_LIST], peak_y[KS_MAX_LIST];
+    ks_chart_series series[KS_CHART_MAX_SERIES];
+    int nseries = 0, npeak = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!rows[i].best) continue;
+        const double points = (double)rows[i].grid[0] * rows[i].grid[1] * rows[i].grid[2];
+        int k = 0;
+        while (k < nseries && strcmp(names[k], rows[i].variant) != 0) ++k;
+        if (k == nseries) {
+            if (nseries == KS_MAX_VARIANTS) continue;
+            snprintf(names[k], sizeof names[k], "%s", rows[i].variant);
+            series[k].name = names[k];
+            series[k].x = xs[k];
+            series[k].y = ys[k];
+            series[k].n = 0;
+            ++nseries;
+        }
+        if (series[k].n == KS_MAX_LIST) continue;
+        xs[k][series[k].n] = points;
+        ys[k][series[k].n] = host ? rows[i].t_eff_gbs : rows[i].ratio;
+        ++series[k].n;
+        int seen = 0;
+        for (int p = 0; p < npeak; ++p) seen |= peak_x[p] == points;
+        if (!seen && npeak < KS_MAX_LIST) {
+            peak_x[npeak] = points;
+            peak_y[npeak++] = host ? rows[i].t_peak_gbs : 1.0;
+        }
+    }
+    if (nseries == 0) return KS_OK;
+    /* points in increasing x for every line */
+    for (int k = 0; k < nseries; ++k)
+        for (int a = 1; a < series[k].n; ++a)
+            for (int b = a; b > 0 && xs[k][b] < xs[k][b - 1]; --b) {
+                double t = xs[k][b]; xs[k][b] = xs[k][b - 1]; xs[k][b - 1] = t;
+                t = ys[k][b]; ys[k][b] = ys[k][b - 1]; ys[k][b - 1] = t;
+            }
+    for (int a = 1; a < npeak; ++a)
+        for (int b = a; b > 0 && peak_x[b] < peak_x[b - 1]; --b) {
+            double t = peak_x[b]; peak_x[b] = peak_x[b - 1]; peak_x[b - 1] = t;
+        }
+    series[nseries].name = !host ? "T_peak (copy)"
+                           : rows[0].verdict == KS_PEAK_UNRELIABLE ? "T_peak (host copy; unreliable: busy CPU)"
+                                                                   : "T_peak (host copy)";
+    series[nseries].x = peak_x;
+    series[nseries].y = peak_y;
+    series[nseries].n = npeak;
+    ++nseries;
+
+    char title[384];
+    snprintf(title, sizeof title, "kernelscope bench %s on %s: best block per variant",
+             opt->scene->name, rows[0].device);
+    ks_chart_desc d = {.title = title, .x_label = "grid (log scale of points)",
+                       .y_label = host ? "T_eff (GB/s)" : "T_eff / T_peak",
+                       .log_x = 1, .series = series, .series_count = nseries};
+    /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
+    char tick_text[KS_MAX_LIST][48];
+    const char *tick_labels[KS_MAX_LIST];
+    for (int p = 0; p < npeak; ++p) {
+        tick_labels[p] = tick_text[p];
+        snprintf(tick_text[p], sizeof tick_text[p], "%.0f points", peak_x[p]);
+        for (int i = 0; i < n; ++i) {
+            const int *g = rows[i].grid;
+            if ((double)g[0] * g[1] * g[2] != peak_x[p]) continue;
+            ks_bench_grid_text(g, tick_text[p], sizeof tick_text[p]);
+            break;
+        }
+    }
+    d.x_ticks = peak_x;
+    d.x_tick_labels = tick_labels;
+    d.x_tick_count = npeak;
+    char name[256];
+    snprintf(name, sizeof name, "bench_%s.png", opt->scene->name);
+    return ks_bench_chart_write(&d, opt->out_dir, name, NULL, 0);
+}
+
+/* Roofline chart: each variant's best block per grid, one Jacobi iteration:
+ * 6 (3D) or 4 (2D) adds and a multiply per point (model FLOPs), the field
+ * read and written once per launch (model bytes; a temporally blocked launch
+ * does steps_per_launch iterations). The bandwidth ceiling is the copy rate
+ * measured on the largest grid of the run. */
+static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
+{
+    const int dims = ks_laplace_dims(opt);
+    ks_roof_chart *c = calloc(1, sizeof *c);
+    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    double largest = -1.0;
+    for (int i = 0; i < n; ++i) {
+        const double points = (double)rows[i].grid[0] * rows[i].grid[1] * rows[i].grid[2];
+        if (points >= largest && rows[i].t_peak_gbs > 0.0) {
+            largest = points;
+            c->peak_gbs = rows[i].t_peak_gbs;
+        }
+        if (!rows[i].best) continue;
+        const int id = ks_lvariant_find(dims, rows[i].variant);
+        const ks_lvariant_info *info = id >= 0 ? ks_lvariant_get(id) : NULL;
+        const int steps = info && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
+        ks_roof_chart_add(c, rows[i].variant, (dims == 3 ? 7.0 : 5.0) * points, 2.0 * points * sizeof(float) / steps,
+                          rows[i].ms_per_iter);
+    }
+    c->peak_gflops = fma_gflops;
+    const ks_status st = ks_roof_chart_write(c, opt->out_dir, opt->scene->name, rows[0].device, NULL, 0);
+    free(c);
+    return st;
+}
+
+typedef struct charts_ctx {
+    const ks_options *opt;
+    const ks_bench_row *rows;
+    int n;
+    double fma_gflops;
+} charts_ctx;
+
+static ks_status charts(const void *ctx, const char *dir)
+{
+    (void)dir; /* opt->out_dir */
+    const charts_ctx *c = ctx;
+    KS_TRY(write_chart(c->opt, c->rows, c->n));
+    return write_roofline(c->opt, c->rows, c->n, c->fma_gflops);
+}
+
+ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
+                           ks_best_store *best, const char *best_path)
+{
+    bench_plan plan;
+    plan_defaults(opt, use_cuda, &plan);
+    ks_bench_row *rows = calloc(KS_BENCH_MAX_ROWS, sizeof *rows);
+    if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
+    int n = 0;
+    ks_status st = KS_OK;
+    printf("kernelscope bench %s on %s (%s backend)\n", opt->scene->name,
+           use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu");
+    double fma_gflops = 0.0; /* the roofline's flat ceiling, measured in this run */
+    if (use_cuda) {
+        st = ks_cuda_measure_fma_gflops(5, &fma_gflops);
+        if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n);
+    } else {
+        /* T_peak once, before the grids: every thread, repeated, the best (kernels/common/host_peak.h) */
+        ks_host_peak peak;
+        st = ks_host_peak_measure(NULL, &peak);
+        if (st == KS_OK)
+            printf("T_peak %.1f GB/s: a host copy by %d %s, best of %d repetitions, spread %.0f %%%s\n", peak.gbs,
+                   peak.threads, ks_plural(peak.threads, "thread", "threads"), peak.reps, 100.0 * peak.spread,
+                   peak.reliable ? "" : " (unreliable: busy CPU)");
+        for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
+            ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
+                         plan.dims == 3 ? plan.grids[gi][2] : 1};
+            ks_bench_row *r = &rows[n++];
+            snprintf(r->device, sizeof r->device, "host CPU");
+            snprintf(r->cc, sizeof r->cc, "-");
+            snprintf(r->variant, sizeof r->variant, "gold");
+            memcpy(r->grid, plan.grids[gi], sizeof r->grid);
+            r->grid[2] = g.nz;
+            st = bench_cpu_grid(&g, opt->reps, r);
+            r->t_eff_gbs = 2.0 * (double)ks_grid_bytes(&g) / (r->ms_per_iter * 1e-3) / 1e9;
+            r->host_peak = 1;
+            r->t_peak_gbs = peak.gbs;
+            r->t_peak_spread = peak.spread;
+            r->verdict = (int)ks_host_peak_ratio(&peak, r->t_eff_gbs, &r->ratio);
+        }
+    }
+    if (st == KS_OK && n == 0 && !ks_signals_stop_requested())
+        st = ks_fail(KS_ERR_OUT_OF_MEMORY, "no grid fits in device memory");
+    if (st == KS_OK && n == 0) printf("kernelscope: stopped before the first row; nothing to write\n");
+    if (st == KS_OK && n > 0) {
+        ks_bench_mark_best(rows, n);
+        char csv_name[256];
+        snprintf(csv_name, sizeof csv_name, "bench_%s.csv", opt->scene->name);
+        const charts_ctx cc = {opt, rows, n, fma_gflops};
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = rows, .n = n, .table = table_text,
+                                          .files = {{csv_name, csv_text}}, .charts = charts, .ctx = &cc};
+        st = ks_bench_output_write(&out, KS_OK);
+    }
+    if (st == KS_OK && use_cuda && best && best_path) {
+        for (int i = 0; i < n; ++i) {
+            if (!rows[i].best) continue;
+            /* a user's file changes from run to run: its best block is no lasting fact */
+            if (ks_lvariant_is_user(ks_lvariant_find(ks_laplace_dims(opt), rows[i].variant))) continue;
+            ks_best_entry e;
+            memset(&e, 0, sizeof e);
+            snprintf(e.device, sizeof e.device, "%s", rows[i].device);
+            snprintf(e.scene, sizeof e.scene, "%s", opt->scene->name);
+            snprintf(e.variant, sizeof e.variant, "%s", rows[i].variant);
+            memcpy(e.grid, rows[i].grid, sizeof e.grid);
+            memcpy(e.block, rows[i].block, sizeof e.block);
+            e.ms_per_iter = rows[i].ms_per_iter;
+            e.t_eff_gbs = rows[i].t_eff_gbs;
+            ks_best_put(best, &e);
+        }
+        if (ks_best_save(best_path, best) == KS_OK) ks_note_wrote(best_path);
+        else fprintf(stderr, "kernelscope: could not record best blocks: %s\n", ks_error_message());
+    }
+    free(rows);
+    return st;
+}

@@ -1,0 +1,53 @@
+/* A user's compiled kernel (--kernel-file) loaded into the current CUDA
+ * context, as every scene's contract loads it: the entry function made
+ * resident now, its attributes, and the contract's optional tuning constant
+ * (an int or int[3] such as kernelscope_points_per_thread, each value in its
+ * range, 1 without the declaration). Code in, handle out; plain C. Without
+ * CUDA nothing loads (user_code_nocuda.c). */
+#ifndef KS_USER_CODE_H
+#define KS_USER_CODE_H
+
+#include <stddef.h>
+
+#include "ks_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a scene's contract loads. */
+typedef struct ks_user_code_desc {
+    const char *entry;     /* the extern "C" __global__ function ("matmul") */
+    const char *symbol;    /* the optional tuning constant ("kernelscope_points_per_thread"), NULL: none */
+    int count;             /* its ints: 1 or 3 */
+    int max[3];            /* value i in 1 .. max[i] */
+    const char *rule;      /* the ranges in words, one %d for max[0] ("1 to %d"), for the refusal */
+} ks_user_code_desc;
+
+typedef struct ks_user_code ks_user_code;
+
+/* What the loaded function needs (read from it, for the panel and the launch). */
+typedef struct ks_user_code_attrs {
+    int registers;        /* per thread */
+    int static_smem;      /* bytes per block */
+    int max_threads;      /* the most threads a block may have */
+    int per_thread[3];    /* the tuning constant (1 1 1 without the declaration; unused ints 1) */
+} ks_user_code_attrs;
+
+/* Loads CUBIN or PTX (name: the file, for messages) and looks up the entry and
+ * the tuning constant. KS_ERR_CUDA when the code does not load or has no such
+ * function (the context goes on); KS_ERR_INVALID for a constant of another
+ * size or a value out of its range ("NAME: SYMBOL is V: RULE"). */
+ks_status ks_user_code_load(const ks_user_code_desc *desc, const char *name, const void *code, size_t size,
+                            ks_user_code **out);
+/* Unloads it (the caller has drained every stream that used it). NULL is fine. */
+void ks_user_code_destroy(ks_user_code *u);
+const char *ks_user_code_name(const ks_user_code *u); /* "" for NULL */
+void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out);
+/* The function to launch (a cudaKernel_t, for cudaLaunchKernel); NULL for NULL. */
+const void *ks_user_code_function(const ks_user_code *u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
