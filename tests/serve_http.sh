@@ -32,7 +32,9 @@ start() {
   "$bin" laplace2d --backend cpu --headless --frames 100000 --grid 256 --iters 2 --size 256x256 --no-overlay "$@" >"$log" 2>&1 &
   pid=$!
   pids+=("$pid")
-  for _ in $(seq 300); do
+  # no deadline in these waits: the run's own signs (its URL, its state), however long load
+  # makes them; ctest's TIMEOUT is the limit
+  while :; do
     url=$(grep -o 'http://[^ ]*' "$log" | head -1)
     [ -n "$url" ] && break
     kill -0 "$pid" 2>/dev/null || break
@@ -43,16 +45,16 @@ start() {
   # /state.json answers 503 until the first frame is drawn: wait for it (any other code is the test's)
   local state_url="${url%%\?*}state.json"
   case $url in *\?*) state_url="$state_url?${url#*\?}" ;; esac
-  for _ in $(seq 200); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$state_url")" = 503 ] || break
+  while [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$state_url")" = 503 ]; do
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
 }
 state_field() { # the first value of "KEY" in /state.json
   curl -s --max-time 10 "${url%/}/state.json$1" | grep -o "\"$2\":[^,]*" | head -1 | cut -d: -f2
 }
-wait_state() { # wait_state QUERY KEY VALUE: up to 20 s for /state.json to say KEY VALUE
-  for _ in $(seq 200); do
+wait_state() { # wait_state QUERY KEY VALUE: waits for /state.json to say KEY VALUE (while the run goes on)
+  while kill -0 "$pid" 2>/dev/null; do
     [ "$(state_field "$1" "$2")" = "$3" ] && { echo "$3"; return; }
     sleep 0.1
   done
@@ -135,7 +137,7 @@ else
 fi
 # the wheel zooms the Laplace view on the server, as in the window (256 cells in 256 pixels: 1 -> 1.25 px a cell)
 ws_text '{"mouse":"wheel","x":100,"y":100,"dy":1,"inside":true}'
-for _ in $(seq 200); do [ "$(state_field "" px_per_cell)" != 1 ] && break; sleep 0.1; done
+while kill -0 "$pid" 2>/dev/null && [ "$(state_field "" px_per_cell)" = 1 ]; do sleep 0.1; done
 check "ws wheel zooms the view" "$(state_field "" px_per_cell | awk '{ print ($1 > 1.2499 && $1 < 1.2501) ? "1.25" : $1 }')" 1.25
 ws_text '{"mouse":"wheel","x":100,"y":100,"dy":-1,"inside":true}'
 check "ws wheel zooms back out" "$(wait_state "" px_per_cell 1)" 1
