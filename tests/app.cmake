@@ -26,7 +26,7 @@ add_dependencies(test_app_cpu kernelscope)
 add_dependencies(test_cli kernelscope)
 # Issue 14's command-line repros; no display needed. A hang (a FIFO as the
 # best-config store) fails on the time limit.
-ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 60)
+ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 120)
 target_link_libraries(test_cli_input PRIVATE ks_test_util m)
 add_dependencies(test_cli_input kernelscope)
 # What a run says besides its work: no OpenMP line on a live run, no NVENC line without an NVIDIA
