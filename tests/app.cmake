@@ -94,6 +94,7 @@ if(KS_READELF)
            COMMAND sh -c "! ${KS_READELF} -d \"$1\" | grep -q 'NEEDED.*libcuda\\.so'" sh $<TARGET_FILE:kernelscope>)
   set_tests_properties(test_no_driver_needed PROPERTIES LABELS cpu)
 endif()
-# The README's lists: every package scripts/install-deps.sh installs, every form of the command.
+# The docs' lists: every package scripts/install-deps.sh installs (docs/install.md), every form of the
+# command (docs/reference.md); every relative link of README.md and docs/*.md to a file that exists.
 add_test(NAME test_readme_lists COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/readme_lists.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(test_readme_lists PROPERTIES LABELS cpu TIMEOUT 30)
