@@ -600,4 +600,5 @@ const ks_scene_api ks_scene_laplace_api = {
     .status = status,
     .grid_size = grid_size,
     .work_per_frame = work_per_frame,
+    .counters = ks_laplace_scene_counters,
 };

@@ -122,6 +122,8 @@ static inline float scene_diff_range(const ks_slice_diff *d) { return d->stats.m
 
 /* live_view.c: the scene's part of the view model (ks_scene_api.view). */
 void ks_laplace_scene_view(void *self, ks_view *v);
+/* live_counters.c: the Hardware panel's launch (ks_scene_api.counters). */
+int ks_laplace_scene_counters(void *self, ks_scene_counters *out);
 /* live_keys.c: the keys (ks_scene_api.key). */
 ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled);
 /* live_draw.c: the picture (ks_scene_api.draw) and F's (full_picture). */
