@@ -14,6 +14,8 @@
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/host_peak.h"
 #include "kernels/laplace/laplace.h"
+#include "app/bench/bench_counters.h"
+#include "app/scenes/laplace/counters.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "render/chart.h"
@@ -335,7 +337,7 @@ static ks_status load_files(const ks_options *opt, const ks_device_info *dev, co
 }
 
 static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
-                            ks_bench_row *rows, int *nrows)
+                            ks_bench_row *rows, int *nrows, ks_bench_counters *bc)
 {
     /* Users' kernels (--kernel-file): compiled and checked in the checker
      * process on the first grid, then loaded here like ours. */
@@ -403,6 +405,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
                 r->t_peak_gbs = t_peak;
                 r->t_eff_gbs = 2.0 * (double)bytes / (r->ms_per_iter * 1e-3) / 1e9;
                 r->ratio = r->t_eff_gbs / t_peak;
+                if (bc) st = ks_laplace_counters_row(bc, *nrows - 1, s, p->variants[v], r); /* after the timing */
             }
         }
         ks_lsolver_destroy(s);
@@ -500,7 +503,8 @@ static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, in
  * read and written once per launch (model bytes; a temporally blocked launch
  * does steps_per_launch iterations). The bandwidth ceiling is the copy rate
  * measured on the largest grid of the run. */
-static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
+static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops,
+                                const ks_bench_counters *bc)
 {
     const int dims = ks_laplace_dims(opt);
     ks_roof_chart *c = calloc(1, sizeof *c);
@@ -516,8 +520,10 @@ static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows,
         const int id = ks_lvariant_find(dims, rows[i].variant);
         const ks_lvariant_info *info = id >= 0 ? ks_lvariant_get(id) : NULL;
         const int steps = info && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
-        ks_roof_chart_add(c, rows[i].variant, (dims == 3 ? 7.0 : 5.0) * points, 2.0 * points * sizeof(float) / steps,
-                          rows[i].ms_per_iter);
+        /* measured: the bytes of one launch, per iteration like the model's */
+        ks_roof_chart_add_measured(c, rows[i].variant, (dims == 3 ? 7.0 : 5.0) * points,
+                                   2.0 * points * sizeof(float) / steps, ks_bench_counters_dram_bytes(bc, i) / steps,
+                                   rows[i].ms_per_iter);
     }
     c->peak_gflops = fma_gflops;
     const ks_status st = ks_roof_chart_write(c, opt->out_dir, opt->scene->name, rows[0].device, NULL, 0);
@@ -530,6 +536,7 @@ typedef struct charts_ctx {
     const ks_bench_row *rows;
     int n;
     double fma_gflops;
+    const ks_bench_counters *bc;
 } charts_ctx;
 
 static ks_status charts(const void *ctx, const char *dir)
@@ -537,7 +544,7 @@ static ks_status charts(const void *ctx, const char *dir)
     (void)dir; /* opt->out_dir */
     const charts_ctx *c = ctx;
     KS_TRY(write_chart(c->opt, c->rows, c->n));
-    return write_roofline(c->opt, c->rows, c->n, c->fma_gflops);
+    return write_roofline(c->opt, c->rows, c->n, c->fma_gflops, c->bc);
 }
 
 ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
@@ -548,13 +555,16 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     ks_bench_row *rows = calloc(KS_BENCH_MAX_ROWS, sizeof *rows);
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     int n = 0;
-    ks_status st = KS_OK;
     printf("kernelscope bench %s on %s (%s backend)\n", opt->scene->name,
            use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu");
+    ks_bench_counters *bc = NULL; /* --counters, --counters-ncu */
+    ks_status st = ks_bench_counters_begin(opt, use_cuda, &bc);
     double fma_gflops = 0.0; /* the roofline's flat ceiling, measured in this run */
-    if (use_cuda) {
+    if (st != KS_OK) {
+        /* nothing measured */
+    } else if (use_cuda) {
         st = ks_cuda_measure_fma_gflops(5, &fma_gflops);
-        if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n);
+        if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n, bc);
     } else {
         /* T_peak once, before the grids: every thread, repeated, the best (kernels/common/host_peak.h) */
         ks_host_peak peak;
@@ -564,6 +574,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
                    peak.threads, ks_plural(peak.threads, "thread", "threads"), peak.reps, 100.0 * peak.spread,
                    peak.reliable ? "" : " (unreliable: busy CPU)");
         for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
+            /* the CPU gold: no GPU kernel, so its counter columns stay empty */
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
             ks_bench_row *r = &rows[n++];
@@ -587,11 +598,15 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
         ks_bench_mark_best(rows, n);
         char csv_name[256];
         snprintf(csv_name, sizeof csv_name, "bench_%s.csv", opt->scene->name);
-        const charts_ctx cc = {opt, rows, n, fma_gflops};
-        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = rows, .n = n, .table = table_text,
-                                          .files = {{csv_name, csv_text}}, .charts = charts, .ctx = &cc};
+        const charts_ctx cc = {opt, rows, n, fma_gflops, bc};
+        const ks_bench_counted counted = {rows, bc, table_text, csv_text};
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = &counted, .n = n,
+                                          .table = ks_bench_counted_table, .files = {{csv_name, ks_bench_counted_csv}},
+                                          .charts = charts, .ctx = &cc};
         st = ks_bench_output_write(&out, KS_OK);
+        if (st == KS_OK) st = ks_bench_counters_write(bc, opt->out_dir, opt->scene->name);
     }
+    ks_bench_counters_destroy(bc);
     if (st == KS_OK && use_cuda && best && best_path) {
         for (int i = 0; i < n; ++i) {
             if (!rows[i].best) continue;
