@@ -134,8 +134,6 @@ void ks_live_counters_measure(ks_live_counters *hw, long long frame, double now)
         return;
     }
     hw->why[0] = '\0';
-    const ks_counter_launch launch = {sc.occupancy, sc.load_bytes, sc.store_bytes};
-    ks_counters_set_launch(&set, -1, &launch);
     hw->set = set;
     hw->sc = sc;
     hw->have = 1;
@@ -155,8 +153,12 @@ void ks_live_counters_measure(ks_live_counters *hw, long long frame, double now)
 void ks_live_counters_fill(ks_vhardware *out, const ks_counter_set *s, const ks_scene_counters *sc, double cost_ms,
                            long long frame, int measurements)
 {
+    /* what the launch knows: its theoretical occupancy and access widths */
+    ks_counter_set with = *s;
+    const ks_counter_launch launch = {sc->occupancy, sc->load_bytes, sc->store_bytes};
+    ks_counters_set_launch(&with, -1, &launch);
     ks_counter_row rows[KS_COUNTER_ROWS];
-    const int n = ks_counters_rows(s, -1, sc->model_bytes, rows, KS_COUNTER_ROWS);
+    const int n = ks_counters_rows(&with, -1, sc->model_bytes, rows, KS_COUNTER_ROWS);
     out->nrows = 0;
     for (int i = 0; i < n && out->nrows < KS_VIEW_HW_ROWS; ++i) {
         ks_vhw_row *r = &out->rows[out->nrows++];
