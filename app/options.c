@@ -255,6 +255,10 @@ ks_status ks_options_finish(ks_options *o)
     if (o->headless && o->window)
         return ks_fail(KS_ERR_INVALID, "--headless and --window exclude each other");
     if (o->token && !o->serve) return ks_fail(KS_ERR_INVALID, "--token goes with --serve");
+    if (o->timeline_us && !o->timeline) return ks_fail(KS_ERR_INVALID, "--timeline-interval goes with --timeline");
+    if (o->counters && o->counters_ncu)
+        return ks_fail(KS_ERR_INVALID, "--counters and --counters-ncu exclude each other (ncu profiles what "
+                                       "--counters-ncu launches)");
     if (o->edit && !o->serve) return ks_fail(KS_ERR_INVALID, "--edit goes with --serve (the page is the editor)");
     if (o->edit && !d->kernel_file)
         return ks_fail(KS_ERR_INVALID, "--edit: %s takes no --kernel-file, so there is nothing to edit", d->name);

@@ -58,6 +58,13 @@ typedef struct ks_options {
     unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;
     int reps;             /* bench: timed repetitions per configuration, default 20 */
+    /* Hardware counters (docs/counters.md): live, the Hardware panel and the timeline strip
+     * (app/live/live_counters.h); bench, the counter columns (app/bench/bench_counters.h). */
+    double counters_every; /* --counters-every SECONDS: measure the running kernel this often (0: on K only) */
+    int timeline;          /* --timeline: the PM-sampling strip under the picture from the start */
+    int timeline_us;       /* --timeline-interval US: its sampling interval, 20..100 (0: 50) */
+    int counters;          /* bench --counters: each row's kernel measured once more, after its timing */
+    int counters_ncu;      /* bench --counters-ncu: that launch made between cudaProfilerStart and Stop, for ncu */
     int help, version, list_scenes;
     int scene_given;      /* a scene word was given (--help then describes that scene alone) */
     unsigned char flags_given[KS_FLAGS_MAX]; /* 1: flag k was given (options.c numbers them) */

@@ -231,6 +231,23 @@ static ks_status set_token(ks_options *o, void *own, const char *name, const cha
     o->token = v;
     return KS_OK;
 }
+static ks_status set_counters_every(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)own;
+    float s = 0.0f;
+    if (parse_float(v, &s) != 0 || !(s >= 0.1f && s <= 3600.0f))
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not a number of seconds in 0.1..3600", name, quoted(v));
+    o->counters_every = s;
+    return KS_OK;
+}
+static ks_status set_timeline_interval(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)own;
+    return set_count(name, v, 20, 100, &o->timeline_us);
+}
+KS_FLAG_SETS(set_timeline, o->timeline)
+KS_FLAG_SETS(set_counters, o->counters)
+KS_FLAG_SETS(set_counters_ncu, o->counters_ncu)
 static void colormap_names(char *buf, size_t len) { ks_colormap_list(buf, len); }
 
 enum { KS_EVERYWHERE = KS_IN_EVERY_LIVE | KS_IN_EVERY_BENCH };
@@ -286,6 +303,23 @@ const ks_flag_row ks_common_flags[] = {
     {"--dump-field", "FILE.npy", "write the final field / result as float32 .npy", 0, set_dump_field},
     {"--seed", "S", "random seed of the generated input (default 1)", 0, set_seed},
     {"--reps", "N", "bench: timed repetitions per configuration (default 20)", KS_IN_EVERY_BENCH, set_reps},
+    {"--counters-every", "SECONDS",
+     "measure the running kernel's hardware counters this often (the\nHardware panel; default: on K only); never "
+     "more than 5 % of\nthe solver's time: a costly measurement stretches the interval",
+     KS_IN_EVERY_LIVE, set_counters_every},
+    {"--timeline", NULL,
+     "sample DRAM throughput and SM activity while the view runs, drawn\nas a strip under the picture with each "
+     "kernel marked (T toggles it)",
+     KS_IN_EVERY_LIVE, set_timeline},
+    {"--timeline-interval", "US", "with --timeline: the sampling interval, 20..100 microseconds (default 50)",
+     KS_IN_EVERY_LIVE, set_timeline_interval},
+    {"--counters", NULL,
+     "bench: the hardware-counter columns, each row's kernel measured once\nmore after its timing (kernel replay)",
+     0, set_counters},
+    {"--counters-ncu", NULL,
+     "bench: each row's kernel launched once more after its timing between\ncudaProfilerStart and Stop, without "
+     "counters: the launches\n--counters measures, for ncu --profile-from-start off",
+     0, set_counters_ncu},
     {"--list-scenes", NULL, "one line per scene: NAME view|bench-only [a short run's arguments] (for scripts)", KS_EVERYWHERE,
      set_list_scenes},
     {"--help", NULL, NULL, KS_EVERYWHERE, set_help},

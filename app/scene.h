@@ -51,6 +51,24 @@ typedef struct ks_frame_ctx {
     const ks_viewport *viewport;
 } ks_frame_ctx;
 
+/* What one measurement of the Hardware panel launches (ks_scene_api.counters):
+ * the kernel of what runs now, once, and what the scene knows of it. */
+enum { KS_SCENE_CONFIG = 160 };
+typedef struct ks_scene_counters {
+    /* Launches the kernel(s) of one step of what runs now (the variant as it
+     * runs: its block, memory type, tile and size; ours or the user's code
+     * from the variant set) once, on stream (the scene's own); self is the
+     * scene. Called on the frame thread, between frames, under the counters'
+     * kernel replay (counters/counters.h), so its results are those of one launch. */
+    ks_status (*launch)(void *self, void *stream);
+    double model_bytes;           /* the scene's DRAM byte model of that launch (T_eff's, the roofline's); <= 0: none */
+    double occupancy;             /* its theoretical occupancy, 0..1 (ks_kernel_attrs.occupancy); 0: unknown */
+    int load_bytes, store_bytes;  /* bytes a thread moves in one global load / store (4 a float, 16 a float4); 0: unknown */
+    char what[KS_VIEW_TEXT];      /* in words: "one Jacobi launch of kmarch (1 iteration), block 128x2" */
+    char config[KS_SCENE_CONFIG]; /* what runs, as a signature: when it changes (Tab, [ ], M, a reload) the
+                                     panel measures the new one */
+} ks_scene_counters;
+
 typedef struct ks_scene_api {
     const char *help; /* scene keys, '\n'-separated, for the H panel and --help */
     /* Creates the scene; validation errors (grid too large, block refused,
@@ -103,6 +121,13 @@ typedef struct ks_scene_api {
      * that idles (app/live/live.c) asks this between its waits and draws a
      * frame when it says 1. NULL: never. */
     int (*ready)(void *self);
+    /* Optional: the Hardware panel's measurement of what runs now (K, the
+     * panel's Measure button, --counters-every): fills *out and returns 1, or
+     * returns 0 with out->what saying why nothing can be measured now (a
+     * kernel still being checked, several GPUs). Called on the frame thread
+     * between frames, on the CUDA backend only. NULL: the scene has no counters
+     * (the panel says so). */
+    int (*counters)(void *self, ks_scene_counters *out);
 } ks_scene_api;
 
 #endif

@@ -333,7 +333,12 @@ ks_status ks_tl_strip_build(const ks_tl_sample *s, int ns, const ks_tl_span *spa
     out->sm_mean_pct = all_w[1] > 0 ? all_sum[1] / all_w[1] : NAN;
 
     /* spans: oldest first; a span that starts in a column the previous mark
-     * still covers joins it */
+     * still covers joins it when it is the same kernel (a sweep of launches is
+     * one mark). A kernel of another name keeps a mark of its own, so the small
+     * kernels between sweeps (a residual, a colormap) stay visible whatever the
+     * window: the previous mark gives up the columns from where this one starts,
+     * or, when that would leave it none, this one starts after it; only with no
+     * column left does it join. */
     const ks_tl_span **order = nspans > 0 ? malloc((size_t)nspans * sizeof *order) : NULL;
     if (nspans > 0 && order == NULL) return ks_fail(KS_ERR_OUT_OF_MEMORY, "timeline: no memory for %d spans", nspans);
     int n = 0;
@@ -351,6 +356,15 @@ ks_status ks_tl_strip_build(const ks_tl_sample *s, int ns, const ks_tl_span *spa
         if (x1 > width) x1 = width;
         if (x1 <= x0) x1 = x0 + 1;
         ks_tl_mark *prev = out->nmarks > 0 ? &out->marks[out->nmarks - 1] : NULL;
+        if (prev != NULL && x0 < prev->x1 && strcmp(prev->name, sp->name) != 0) {
+            if (x0 > prev->x0) {
+                prev->x1 = x0;
+                prev->label = prev->x1 - prev->x0 >= label_px;
+            } else if (prev->x1 < width) {
+                x0 = prev->x1;
+                if (x1 <= x0) x1 = x0 + 1;
+            }
+        }
         if (prev != NULL && x0 < prev->x1) {
             if (x1 > prev->x1) prev->x1 = x1;
             prev->count++;

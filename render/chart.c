@@ -151,6 +151,13 @@ static void axis_range(const ks_chart_desc *d, int is_x, axis_map *a)
             lo = fmin(lo, v);
             hi = fmax(hi, v);
         }
+    for (int k = 0; k < d->hollow_count && d->hollow; ++k) {
+        const double x = d->hollow[k].x, y = d->hollow[k].y;
+        if (!usable(x, d->log_x) || !usable(y, d->log_y)) continue;
+        const double v = axis_value(&(axis_map){.log = log}, is_x ? x : y);
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+    }
     if (!(lo <= hi)) {
         lo = 0.0;
         hi = 1.0;
@@ -360,6 +367,19 @@ ks_status ks_chart_render(const ks_chart_desc *d, unsigned char *rgba)
             qy = py;
             have_prev = 1;
         }
+    }
+
+    for (int k = 0; k < d->hollow_count && d->hollow; ++k) {
+        const ks_chart_hollow *ho = &d->hollow[k];
+        if (ho->series < 0 || ho->series >= d->series_count || !usable(ho->x, d->log_x) || !usable(ho->y, d->log_y))
+            continue;
+        unsigned char rgb[3];
+        ks_chart_series_color(ho->series, rgb);
+        const double hx = axis_pixel(&ax, ho->x), hy = axis_pixel(&ay, ho->y);
+        if (usable(ho->to_x, d->log_x) && usable(ho->to_y, d->log_y))
+            line(&c, hx, hy, axis_pixel(&ax, ho->to_x), axis_pixel(&ay, ho->to_y), 1.0, rgb);
+        disc(&c, hx, hy, 5.0, rgb); /* a ring: the disc, its inside white again */
+        disc(&c, hx, hy, 3.0, ks_white);
     }
 
     /* legend inside the plot */

@@ -20,6 +20,14 @@ typedef struct ks_chart_series {
     int n;
 } ks_chart_series;
 
+/* A hollow marker: a ring in its series' colour at (x, y) with a thin line to
+ * the point (to_x, to_y): where a point would be by another count (the
+ * roofline's model bytes beside the measured ones). */
+typedef struct ks_chart_hollow {
+    int series;
+    double x, y, to_x, to_y;
+} ks_chart_hollow;
+
 typedef struct ks_chart_desc {
     int width, height;    /* pixels; 0 -> 960 x 600 */
     const char *title;    /* NULL -> none */
@@ -35,6 +43,9 @@ typedef struct ks_chart_desc {
     /* 1: x is a category axis (linear, x_ticks at the categories' slots 1, 2, ...): half a slot of
      * room either side, ticks only at the categories. */
     int x_categories;
+    /* Optional: hollow markers (none unusable on the axes is drawn). */
+    const ks_chart_hollow *hollow;
+    int hollow_count;
 } ks_chart_desc;
 
 /* Width and height after defaults. */

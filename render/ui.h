@@ -40,8 +40,12 @@ typedef struct ks_ui_desc {
 ks_status ks_ui_create(const ks_ui_desc *desc, ks_ui **out);
 void ks_ui_destroy(ks_ui *ui);
 /* Where the picture goes at this framebuffer size, beside the panel column:
- * x, y, w, h in framebuffer pixels, origin bottom-left (whole frame when !visible). */
+ * x, y, w, h in framebuffer pixels, origin bottom-left (whole frame when !visible; above the timeline
+ * strip when it is shown). */
 void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float area[4]);
+/* 1: the timeline strip is shown (the view's timeline is on): the picture
+ * area leaves the bottom of the frame to it while the panels are visible. */
+void ks_ui_set_strip(ks_ui *ui, int on);
 /* Builds and draws the panels into the bound framebuffer (fb_w x fb_h).
  * visible = 0: only the message banner and the help panel (if help). */
 ks_status ks_ui_frame(ks_ui *ui, const ks_view *view, int fb_w, int fb_h, int visible, int help,

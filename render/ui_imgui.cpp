@@ -22,9 +22,9 @@ namespace {
 
 const char *const KS_FONT_PATH = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
-enum Panel { P_SCENE, P_STAGES, P_TABLE, P_PLOT, P_COLORBAR, P_ROOF, P_HELP, P_NUM };
-const char *const PANEL_NAMES[P_NUM] = {"Scene and kernel", "Stage timings", "A/B",
-                                        "Convergence", "Colour bar", "Roofline (G)", "Keys and mouse (H)"};
+enum Panel { P_SCENE, P_STAGES, P_TABLE, P_PLOT, P_COLORBAR, P_ROOF, P_HW, P_HELP, P_NUM };
+const char *const PANEL_NAMES[P_NUM] = {"Scene and kernel", "Stage timings", "A/B",          "Convergence",
+                                        "Colour bar",       "Roofline (G)",  "Hardware (K)", "Keys and mouse (H)"};
 
 } // namespace
 
@@ -37,6 +37,8 @@ struct ks_ui {
     int layout_w, layout_h, layout_sig; // what the column was laid out for
     int help_shown;       // last help state applied
     int roof_shown;       // last roofline open state applied
+    int hw_shown;         // last Hardware panel open state applied
+    int strip;            // the timeline strip takes the bottom of the picture area (ks_ui_set_strip)
     float natural[P_NUM]; // content height each panel asked for last frame (0: not known)
     int nrects;
     ks_ui_rect rects[KS_UI_MAX_PANELS];
@@ -135,14 +137,26 @@ void ks_ui_destroy(ks_ui *ui)
     delete ui;
 }
 
+/* The timeline strip's height in framebuffer pixels (0 when it is not shown). */
+static float strip_px(const ks_ui *ui, int fb_w, int fb_h, int visible)
+{
+    if (ui == NULL || !ui->strip || !visible) return 0.0f;
+    return fminf(ks_ui_strip_height(font_px_for(fb_w, fb_h)), floorf(0.4f * (float)fb_h));
+}
+
 void ks_ui_picture_area(const ks_ui *ui, int fb_w, int fb_h, int visible, float area[4])
 {
-    (void)ui;
     float col = visible ? column_width(fb_w, font_px_for(fb_w, fb_h)) : 0.0f;
+    const float strip = strip_px(ui, fb_w, fb_h, visible);
     area[0] = 0.0f;
-    area[1] = 0.0f;
+    area[1] = strip; /* origin bottom-left: the strip lies under the picture */
     area[2] = fmaxf(0.0f, (float)fb_w - col);
-    area[3] = (float)fb_h;
+    area[3] = fmaxf(0.0f, (float)fb_h - strip);
+}
+
+void ks_ui_set_strip(ks_ui *ui, int on)
+{
+    if (ui) ui->strip = on != 0;
 }
 
 float ks_ui_font_px(const ks_ui *ui) { return ui ? ui->font_px : 0.0f; }
@@ -329,174 +343,6 @@ void scene_panel(Frame &f)
     }
 }
 
-void stages_panel(const ks_view *v)
-{
-    /* the first thing to read: how much of the wall-clock frame interval the
-     * solver gets (not the "frame work" row below: one frame's own work) */
-    const ks_vfield *share = ks_view_find(v, KS_VIEW_SOLVER_SHARE);
-    const ks_vfield *interval = ks_view_find(v, KS_VIEW_FRAME_INTERVAL);
-    if (share && interval && !share->is_text && !interval->is_text)
-        ImGui::TextWrapped("solver share %.0f %% of a %.3f ms frame interval", 100.0 * share->value, interval->value);
-    if (!ImGui::BeginTable("stages", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
-    ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-    ImGui::TableSetupColumn("median ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
-    ImGui::TableSetupColumn("min ms", ImGuiTableColumnFlags_WidthStretch, 0.25f);
-    ImGui::TableHeadersRow();
-    for (int i = 0; i < v->nstages; ++i) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(v->stages[i].name);
-        if (strcmp(v->stages[i].name, "frame work") == 0 && ImGui::IsItemHovered())
-            ImGui::SetTooltip("one frame's own work, solver to picture (GPU span; host clock on the CPU);\n"
-                              "the frame interval above is the wall clock from one frame to the next");
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3f", v->stages[i].median_ms);
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3f", v->stages[i].min_ms);
-    }
-    ImGui::EndTable();
-}
-
-void table_panel(const ks_vtable *t)
-{
-    ImGui::TextWrapped("%s", t->title);
-    if (!ImGui::BeginTable("ab", t->ncols + 1, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
-    ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    for (int c = 0; c < t->ncols; ++c) {
-        char h[48];
-        if (t->units[c][0]) snprintf(h, sizeof h, "%s %s", t->cols[c], t->units[c]);
-        else snprintf(h, sizeof h, "%s", t->cols[c]);
-        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    }
-    ImGui::TableHeadersRow();
-    for (int r = 0; r < t->nrows; ++r) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        if (t->rows[r].selected)
-            ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_Header));
-        ImGui::TextUnformatted(t->rows[r].label);
-        if (t->rows[r].note[0]) {
-            ImGui::TableNextColumn();
-            ImGui::TextWrapped("%s", t->rows[r].note);
-            continue;
-        }
-        for (int c = 0; c < t->ncols; ++c) {
-            char cell[32];
-            ks_view_format_value(t->rows[r].cell[c], t->fmts[c], cell, sizeof cell);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(cell);
-        }
-    }
-    ImGui::EndTable();
-}
-
-void plot_panel(const ks_view *v)
-{
-    const int n = v->plot.n;
-    float ymin = v->plot.y[0], ymax = v->plot.y[0];
-    for (int i = 1; i < n; ++i) {
-        ymin = fminf(ymin, v->plot.y[i]);
-        ymax = fmaxf(ymax, v->plot.y[i]);
-    }
-    ImGui::TextWrapped("%s", v->plot.title);
-    ImGui::Text("x %.0f .. %.0f   y %.2f .. %.2f", v->plot.x[0], v->plot.x[n - 1], ymin, ymax);
-    ImVec2 avail = ImGui::GetContentRegionAvail();
-    float h = fmaxf(avail.y, ImGui::GetFrameHeight() * 2.0f);
-    ImGui::PlotLines("##plot", v->plot.y, n, 0, NULL, ymin, ymax > ymin ? ymax : ymin + 1.0f, ImVec2(avail.x, h));
-}
-
-/* Where a "  Key    what it does" line's key ends (the first double space
- * after it), or NULL for another line. */
-const char *help_gap(const char *line, const char *end)
-{
-    if (!(line[0] == ' ' && line[1] == ' ')) return NULL;
-    const char *k = line + 2;
-    while (k < end && !(k[0] == ' ' && k + 1 < end && k[1] == ' ')) ++k;
-    return k < end ? k : NULL;
-}
-
-/* "  Key    what it does" lines as a two-column table (the proportional font
- * cannot line up spaces); other lines as they are. The key column's width is
- * measured here, from the text, not left to the table: a table fits its
- * columns to what the previous frame drew, so on the frame the help opens
- * (H) every row would be cut to the first characters of its key. */
-void help_text(const char *text, int id)
-{
-    if (text == NULL) return;
-    float key_w = 0.0f;
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        if (end == NULL) end = line + strlen(line);
-        const char *gap = help_gap(line, end);
-        if (gap) key_w = fmaxf(key_w, ImGui::CalcTextSize(line + 2, gap).x);
-        line = *end ? end + 1 : end;
-    }
-    bool table = false;
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        if (end == NULL) end = line + strlen(line);
-        const char *gap = help_gap(line, end);
-        if (gap && !table) {
-            table = ImGui::BeginTable(id ? "help1" : "help0", 2, ImGuiTableFlags_SizingFixedFit);
-            if (table) {
-                ImGui::TableSetupColumn("key", ImGuiTableColumnFlags_WidthFixed, key_w);
-                ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
-            }
-        } else if (!gap && table) {
-            ImGui::EndTable();
-            table = false;
-        }
-        if (gap && table) {
-            const char *d = gap;
-            while (d < end && *d == ' ') ++d;
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(line + 2, gap);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(d, end);
-        } else {
-            ImGui::TextUnformatted(line, end);
-        }
-        line = *end ? end + 1 : end;
-    }
-    if (table) ImGui::EndTable();
-}
-
-void help_panel(const ks_view *v)
-{
-    ImGui::TextWrapped("Mouse: panels move by their title bar and fold with the arrow; "
-                       "the buttons and lists in \"Scene and kernel\" do what the keys do.");
-    ImGui::Separator();
-    help_text(v->help_global, 0);
-    help_text(v->help_scene, 1);
-}
-
-/* The open help's height (window-local, its title bar included) at a width: its content laid
- * out once in a window off the screen, as the help will lay it out. */
-float measure_help(const ks_view *v, float width, float title)
-{
-    const ImGuiStyle &st = ImGui::GetStyle();
-    ImGui::SetNextWindowPos(ImVec2(-4.0f * width, 0.0f), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(width, 1.0e5f), ImGuiCond_Always);
-    float h = 0.0f;
-    if (ImGui::Begin("##help_measure", NULL,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoSavedSettings |
-                         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoBackground)) {
-        help_panel(v);
-        h = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + st.WindowPadding.y;
-    }
-    ImGui::End();
-    return title + h;
-}
-
-int count_lines(const char *s)
-{
-    int n = 0;
-    for (; s && *s; ++s)
-        if (*s == '\n') ++n;
-    return n + 1;
-}
-
 } // namespace
 
 ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visible, int help,
@@ -543,10 +389,11 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     const float line = ImGui::GetTextLineHeightWithSpacing() + 2.0f * st.CellPadding.y;
     const float pad = 2.0f * st.WindowPadding.y;
 
-    bool present[P_NUM] = {visible != 0, visible && v->nstages > 0, visible && v->table.ncols > 0,
+    bool present[P_NUM] = {visible != 0,          visible && v->nstages > 0, visible && v->table.ncols > 0,
                            visible && v->plot.n > 1, visible && v->colorbar.on, visible && v->roof.on,
-                           visible || help};
+                           visible && v->hw.on,    visible || help};
     const int roof = v->roof.show != 0;
+    const int hw = v->hw.open != 0;
     float want[P_NUM] = {0};
     int nctl_lines = v->ncontrols + 2; // the buttons, the scene's name
     want[P_SCENE] = title + pad + line * (float)(v->nfields + nctl_lines) + ImGui::GetFrameHeight();
@@ -555,15 +402,17 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     want[P_PLOT] = title + pad + line * 2.0f + px * 5.0f;
     want[P_COLORBAR] = title + pad + line * 2.0f + ImGui::GetFrameHeight() * (v->colorbar.hist_n > 0 ? 3.0f : 1.0f);
     want[P_ROOF] = roof ? title + pad + line + px * 12.0f : title;
-    want[P_HELP] = help ? title + pad + line * (float)(count_lines(v->help_global) + count_lines(v->help_scene) + 3)
+    want[P_HW] = hw ? title + pad + line * (float)(2 * v->hw.nrows + 6) : title;
+    want[P_HELP] = help ? title + pad + line * (float)(ks_ui_count_lines(v->help_global) + ks_ui_count_lines(v->help_scene) + 3)
                         : title;
     // what the panels measured last frame beats the estimate (the plot fills what it gets)
     for (int p = 0; p < P_NUM; ++p)
-        if (ui->natural[p] > 0.0f && p != P_PLOT && p != P_ROOF && (p != P_HELP || help)) want[p] = ui->natural[p]; // window-local: the title bar included
+        if (ui->natural[p] > 0.0f && p != P_PLOT && p != P_ROOF && (p != P_HELP || help) && (p != P_HW || hw))
+            want[p] = ui->natural[p]; // window-local: the title bar included
     // the frame H opens the help: its height measured now, so that this frame already has the
     // settled size (the estimate above, off by a wrapped line or a scroll bar, would wrap and
     // place the text differently for that one frame)
-    if (help && help != ui->help_shown) want[P_HELP] = measure_help(v, fmaxf(W - col - 2.0f * m, 4.0f * px), title);
+    if (help && help != ui->help_shown) want[P_HELP] = ks_ui_measure_help(v, fmaxf(W - col - 2.0f * m, 4.0f * px), title);
     // fit the column: the scene panel gives up height first, down to 40% of the
     // column, then the plot; then every panel in proportion, down to its title
     float hgt[P_NUM] = {0};
@@ -593,6 +442,12 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         hgt[P_ROOF] -= give;
         sum -= give;
     }
+    if (sum > avail && present[P_HW] && hw) { // then the Hardware panel, down to a few rows (it scrolls)
+        const float keep = fminf(hgt[P_HW], title + pad + 6.0f * line);
+        const float give = fminf(hgt[P_HW] - keep, sum - avail);
+        hgt[P_HW] -= give;
+        sum -= give;
+    }
     if (sum > avail) {
         // every panel in proportion, down to its title; the scene panel down to its key rows (a
         // saved frame cannot scroll to them): measured last frame, else a line each
@@ -613,7 +468,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     for (int p = 0; p < P_NUM; ++p) sig = sig * 31 + (int)(want[p] / (0.5f * px));
     ImGuiCond cond = ImGuiCond_FirstUseEver;
     if (fb_w != ui->layout_w || fb_h != ui->layout_h || sig != ui->layout_sig || help != ui->help_shown ||
-        roof != ui->roof_shown) {
+        roof != ui->roof_shown || hw != ui->hw_shown) {
         cond = ImGuiCond_Always;
         ui->layout_w = fb_w;
         ui->layout_h = fb_h;
@@ -623,6 +478,14 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
     ui->help_shown = help;
     const bool roof_changed = roof != ui->roof_shown;
     ui->roof_shown = roof;
+    const bool hw_changed = hw != ui->hw_shown;
+    ui->hw_shown = hw;
+
+    // the timeline strip under the picture (behind the panels, like the captions)
+    if (visible && v->timeline.on) {
+        const float sh = strip_px(ui, fb_w, fb_h, visible) / scale;
+        if (sh > 0.0f) ks_ui_strip(v, 0.0f, H - sh, fmaxf(W - col, 4.0f * px), sh);
+    }
 
     // the view's captions over the picture, with the panels (under them: drawn first)
     if (visible && ui->have_pic && v->nlabels > 0) {
@@ -667,9 +530,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         const float h = fmaxf(title, fminf(hgt[p], H - y - m));
         if (p == P_HELP && help) {
             // open help: over the picture, below the banner, as large as it needs
-            const float hw = fmaxf(W - col - 2.0f * m, 4.0f * px);
+            const float help_w = fmaxf(W - col - 2.0f * m, 4.0f * px);
             ImGui::SetNextWindowPos(ImVec2(m, top), cond);
-            ImGui::SetNextWindowSize(ImVec2(hw, fmaxf(title, fminf(want[P_HELP], H - top - m))), cond);
+            ImGui::SetNextWindowSize(ImVec2(help_w, fmaxf(title, fminf(want[P_HELP], H - top - m))), cond);
         } else {
             ImGui::SetNextWindowPos(ImVec2(W - col + m, y), cond);
             ImGui::SetNextWindowSize(ImVec2(col - 2.0f * m, h), cond);
@@ -677,6 +540,7 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         }
         if (p == P_HELP && (help_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!help, ImGuiCond_Always);
         if (p == P_ROOF && (roof_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!roof, ImGuiCond_Always);
+        if (p == P_HW && (hw_changed || cond == ImGuiCond_Always)) ImGui::SetNextWindowCollapsed(!hw, ImGuiCond_Always);
         // the help's opening frame: its scroll bar from the height measured above, not from a
         // content size ImGui has not seen yet, so that the text wraps as the settled frames wrap it
         ImGuiWindowFlags pf = wf;
@@ -685,12 +549,15 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         if (ImGui::Begin(PANEL_NAMES[p], NULL, pf)) {
             switch (p) {
             case P_SCENE: scene_panel(f); break;
-            case P_STAGES: stages_panel(v); break;
-            case P_TABLE: table_panel(&v->table); break;
-            case P_PLOT: plot_panel(v); break;
+            case P_STAGES: ks_ui_stages_panel(v); break;
+            case P_TABLE: ks_ui_table_panel(&v->table); break;
+            case P_PLOT: ks_ui_plot_panel(v); break;
             case P_COLORBAR: ks_ui_colorbar_panel(v); break;
             case P_ROOF: ks_ui_roof_panel(v); break;
-            default: help_panel(v); break;
+            case P_HW:
+                if (ks_ui_hardware_panel(v)) push_key(out, 'K');
+                break;
+            default: ks_ui_help_panel(v); break;
             }
             // bottom of the last item, in content coordinates (scrolling included)
             ui->natural[p] = ImGui::GetItemRectMax().y - ImGui::GetWindowPos().y + ImGui::GetScrollY() +
@@ -702,6 +569,9 @@ ks_status ks_ui_frame(ks_ui *ui, const ks_view *v, int fb_w, int fb_h, int visib
         // the roofline folded or unfolded with the mouse: the same as pressing G
         if (p == P_ROOF && cond != ImGuiCond_Always && !roof_changed && ImGui::IsWindowCollapsed() == roof)
             push_key(out, 'G');
+        // the Hardware panel unfolded with the mouse: a measurement, as K
+        if (p == P_HW && cond != ImGuiCond_Always && !hw_changed && !hw && !ImGui::IsWindowCollapsed())
+            push_key(out, 'K');
         record_rect(f, PANEL_NAMES[p]);
         ImGui::End();
     }

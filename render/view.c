@@ -1,5 +1,6 @@
 /* View model helpers and its JSON (view.h). */
 #include "view.h"
+#include "view_json.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -104,66 +105,7 @@ void ks_view_format(const ks_vfield *f, char *buf, size_t cap)
     else ks_view_format_value(f->value, f->fmt, buf, cap);
 }
 
-/* ---- JSON ----------------------------------------------------------------- */
-
-typedef struct jw {
-    char *buf;
-    size_t cap, len;
-    int overflow;
-} jw;
-
-static void jw_raw(jw *w, const char *s, size_t n)
-{
-    if (w->overflow || w->len + n + 1 > w->cap) {
-        w->overflow = 1;
-        return;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-    w->buf[w->len] = '\0';
-}
-
-static void jw_puts(jw *w, const char *s) { jw_raw(w, s, strlen(s)); }
-
-static void jw_str(jw *w, const char *s)
-{
-    jw_raw(w, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-        char esc[8];
-        switch (*p) {
-        case '"': jw_raw(w, "\\\"", 2); break;
-        case '\\': jw_raw(w, "\\\\", 2); break;
-        case '\n': jw_raw(w, "\\n", 2); break;
-        case '\r': jw_raw(w, "\\r", 2); break;
-        case '\t': jw_raw(w, "\\t", 2); break;
-        default:
-            if (*p < 0x20) {
-                snprintf(esc, sizeof esc, "\\u%04x", *p);
-                jw_raw(w, esc, 6);
-            } else {
-                jw_raw(w, (const char *)p, 1); /* UTF-8 bytes pass through */
-            }
-        }
-    }
-    jw_raw(w, "\"", 1);
-}
-
-static void jw_num(jw *w, double x)
-{
-    if (!isfinite(x)) {
-        jw_puts(w, "null");
-        return;
-    }
-    char t[40];
-    snprintf(t, sizeof t, "%.17g", x);
-    jw_puts(w, t);
-}
-
-static void jw_key(jw *w, const char *k)
-{
-    jw_str(w, k);
-    jw_raw(w, ":", 1);
-}
+/* ---- JSON (render/view_json.h writes it) ---- */
 
 static const char *const ks_group_names[KS_VGROUP_NUM] = {"scene", "kernel", "frame"};
 static const char *const ks_fmt_names[KS_VFMT_NUM] = {"g4", "int", "f1", "f2", "f3", "f4", "sci", "pct"};
@@ -534,6 +476,8 @@ ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len)
     json_roof(&w, &v->roof);
     jw_puts(&w, ",");
     json_viewport(&w, v);
+    jw_puts(&w, ",");
+    if (!w.overflow && ks_view_hw_json(v, w.buf, w.cap, &w.len) != 0) w.overflow = 1;
     jw_puts(&w, ",");
     jw_key(&w, "hover");
     jw_str(&w, v->hover);

@@ -131,6 +131,64 @@ typedef struct ks_vlabel {
     char text[64];
 } ks_vlabel;
 
+/* The Hardware panel: counters of one launch of the kernel that runs, read by
+ * the GPU itself (counters/counters.h), as rows of text a learner reads; or,
+ * when there are none, why. The live loop fills it (app/live/live_counters.h);
+ * its rows are ks_counters_rows' rows, copied (render/ does not include
+ * counters/). */
+enum { KS_VIEW_HW_ROWS = 24 };
+typedef struct ks_vhw_row {
+    char key[32];    /* stable id: "dram_read", "stall_1" */
+    char label[64];  /* "DRAM read" */
+    char value[48];  /* "268.4"; "absent" where the GPU lacks the metric */
+    char unit[16];   /* "MB", "%" */
+    char hover[200]; /* the ncu metric name(s) it came from */
+    char words[160]; /* a line in a learner's words, "" none */
+    double number;   /* the value in the row's unit; NaN when absent */
+    int present;
+} ks_vhw_row;
+
+typedef struct ks_vhardware {
+    int on;                    /* 1: the panel is shown (a scene with GPU kernels, or why there are none) */
+    int open;                  /* 1: shown open (K, the Measure button or --counters-every asked for it) */
+    char why[KS_VIEW_TEXT];    /* why there are no counters, in words; "" when there are */
+    char what[KS_VIEW_TEXT];   /* what one measurement launches: "one Jacobi launch of kmarch, 32x4 block" */
+    char kernel[160];          /* the kernel(s) measured, as the GPU names them */
+    char status[KS_VIEW_TEXT]; /* "measured at frame 120 in 312 ms (7 replay passes)" */
+    char every[KS_VIEW_TEXT];  /* --counters-every: the interval in force and why; "" off */
+    int measurements;          /* made so far (0: none yet) */
+    long long frame;           /* the frame after which the shown one was made; -1 none */
+    double cost_ms;            /* what the shown measurement cost the frame */
+    int stale;                 /* 1: what runs changed since; the next measurement is on its way */
+    int nrows;
+    ks_vhw_row rows[KS_VIEW_HW_ROWS];
+} ks_vhardware;
+
+/* The timeline strip under the picture: DRAM throughput and SM activity
+ * sampled by the GPU every few tens of microseconds over the last window, in
+ * columns, and each kernel's span as a mark (counters/timeline.h). */
+enum { KS_VIEW_STRIP = 480, KS_VIEW_MARKS = 96 };
+typedef struct ks_vmark {
+    int x0, x1;     /* columns [x0, x1) */
+    int count;      /* kernels of this name back to back in it */
+    int label;      /* 1: wide enough for its name */
+    char name[48];
+} ks_vmark;
+
+typedef struct ks_vtimeline {
+    int on;                    /* 1: asked for (--timeline, T): the strip, or why there is none */
+    char why[KS_VIEW_TEXT];    /* why nothing is sampled; "" while sampling */
+    char note[KS_VIEW_TEXT];   /* the sampler's state in a few words: interval, clock, drops */
+    double window_ms;          /* time the strip spans, ending at its newest sample */
+    double interval_us;        /* sampling interval */
+    int n;                     /* columns (0: nothing yet) */
+    float dram[KS_VIEW_STRIP]; /* DRAM throughput per column, % of peak; NaN: no sample */
+    float sm[KS_VIEW_STRIP];   /* SMs active, % */
+    double dram_mean, sm_mean; /* over the window; NaN: none */
+    int nmarks;
+    ks_vmark marks[KS_VIEW_MARKS];
+} ks_vtimeline;
+
 /* What the banner says: an error (red) or a notice of something done ("saved ..."). */
 typedef enum ks_vmessage_kind {
     KS_VMSG_ERROR = 0, /* the default: a message of unknown kind is shown as the error it may be */
@@ -189,6 +247,9 @@ typedef struct ks_view {
     ks_vmessage_kind message_kind; /* how the banner is styled */
     const char *help_global;    /* key help, '\n'-separated (static strings) */
     const char *help_scene;
+    /* Added later, at the end. */
+    ks_vhardware hw;            /* the Hardware panel (on == 0: none) */
+    ks_vtimeline timeline;      /* the strip under the picture (on == 0: none) */
 } ks_view;
 
 /* Adds a numeric / text field; silently ignored when the table is full. */
@@ -229,6 +290,10 @@ void ks_view_roof(ks_view *v, const ks_roof_log *log, const char *current, const
 /* JSON of the whole view (UTF-8, strings escaped, NaN/inf as null) into buf;
  * *len gets the length. KS_ERR_INVALID when it does not fit in cap. */
 ks_status ks_view_to_json(const ks_view *v, char *buf, size_t cap, size_t *len);
+/* Its "hardware" and "timeline" members (view_hw.c): appended at buf + *len
+ * as `"hardware":{...}|null,"timeline":{...}|null`; -1 when they do not fit
+ * (buf then ends where it was), else 0. */
+int ks_view_hw_json(const ks_view *v, char *buf, size_t cap, size_t *len);
 
 #ifdef __cplusplus
 }

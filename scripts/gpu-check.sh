@@ -3,7 +3,9 @@
 # benchmarks and the screenshots, and prints the figures. Runs on any CUDA GPU, with or without a
 # display (a window check runs when DISPLAY is set).
 #
-#   scripts/gpu-check.sh [--bin DIR] [--bin80 DIR] [--out DIR] [STEP ...]
+#   scripts/gpu-check.sh [--bin DIR] [--bin80 DIR] [--out DIR] [STEP ...] [OUT_DIR]
+#
+# OUT_DIR (an argument with a "/" in it, e.g. results/counters-h200/) is --out DIR.
 #
 # STEP is any of (default: tests sanitize bench faults):
 #   tests     every test program (gpu tests against the CPU gold, cpu tests too)
@@ -28,7 +30,15 @@
 #             Compute on the same kernels and sizes (scripts/ncu-compare.py counters --run; 2^28
 #             floats, KS_COUNTERS_SIZE=N for another): counters_probe_full.txt (the probe with its
 #             trace), counters_test_gpu.log, counters_probe.txt and counters_ours.csv (the compared
-#             run), counters_ncu.csv, counters_compare.txt (the table)
+#             run), counters_ncu.csv, counters_compare.txt (the table); then the scenes' kernels:
+#             kernelscope bench SCENE --counters at its default sizes for laplace3d, matmul, histogram,
+#             spheres and reduce (KS_COUNTERS_SCENES="..." for others) into counters_SCENE/, each
+#             against ncu on the same launches with --cache-control none and all
+#             (scripts/ncu-compare.py scene, ncu_SCENE/compare.txt), kernelscope bench live without
+#             and with --timeline (live_off/, live_timeline/: the timeline's cost), and the docs'
+#             "what the counters show" tables from all of it (scripts/counters-tables.py:
+#             counters_tables.md). KS_COUNTERS_PARTS="probe scenes live tables" (the default: all)
+#             runs some of them, into the same folder, so a long check can be split in several calls
 #   ncu       kernelscope's own reduce timings against Nsight Compute's gpu__time_duration.sum
 #             (scripts/ncu-compare.py reduce), at 2^24 floats (KS_NCU_N=N for another size), block
 #             256, when ncu and tests/perf_reduce exist
@@ -65,7 +75,9 @@ while [ $# -gt 0 ]; do
     -h|--help) awk 'NR > 1 && /^set -u$/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     tests|ptx80|sanitize|bench|live|kernel|serve|counters|ncu|window|shots|library|multigpu|faults)
       steps+=("$1"); shift ;;
-    *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    */*) [ -z "$out" ] || { echo "gpu-check: two output folders: '$out' and '$1'" >&2; exit 2; }
+      out=$1; shift ;;
+    *) echo "gpu-check: unknown argument '$1' (an output folder needs a '/': ./$1) (see --help)" >&2; exit 2 ;;
   esac
 done
 [ ${#steps[@]} -gt 0 ] || steps=(tests sanitize bench faults)
@@ -302,23 +314,68 @@ RUNS
       tail -n 20 "$out/bench_serve_run.txt"
     fi ;;
   counters)
-    if [ ! -x "$bin/tests/counters_probe" ]; then echo "skipped counters (no tests/counters_probe)"; continue; fi
-    # its own file name: the comparison below writes counters_probe.txt for its run of the probe
-    "$bin/tests/counters_probe" >"$out/counters_probe_full.txt" 2>&1
-    note_rc "counters_probe" $?
-    grep -E '^(FAILED|probe |build:|libcupti:|device 0:)|^  (create:|measure:|DRAM from|mean DRAM|[0-9]+ samples)' \
-      "$out/counters_probe_full.txt"
-    "$bin/tests/test_counters_gpu" >"$out/counters_test_gpu.log" 2>&1
-    note_rc "test_counters_gpu: $(grep -cE '^\[       OK \]' "$out/counters_test_gpu.log") passed" $?
-    grep -E '^\[  FAILED  \]|^\[  ERROR   \]' "$out/counters_test_gpu.log"
-    if command -v ncu >/dev/null; then
-      python3 "$here/scripts/ncu-compare.py" counters --run "$bin/tests/counters_probe" \
-        --size "${KS_COUNTERS_SIZE:-268435456}" --out "$out" >"$out/counters_compare_run.txt" 2>&1
-      rc=$?
-      tail -n 3 "$out/counters_compare_run.txt"
-      note_rc "ncu-compare counters (counts within 5 % of ncu)" $rc
-    else
-      echo "skipped ncu-compare counters (no ncu)"
+    parts=" ${KS_COUNTERS_PARTS:-probe scenes live tables} "
+    if [[ $parts == *" probe "* ]]; then
+      if [ -x "$bin/tests/counters_probe" ]; then
+        # its own file name: the comparison below writes counters_probe.txt for its run of the probe
+        "$bin/tests/counters_probe" >"$out/counters_probe_full.txt" 2>&1
+        note_rc "counters_probe" $?
+        grep -E '^(FAILED|probe |build:|libcupti:|device 0:)|^  (create:|measure:|DRAM from|mean DRAM|[0-9]+ samples)' \
+          "$out/counters_probe_full.txt"
+        "$bin/tests/test_counters_gpu" >"$out/counters_test_gpu.log" 2>&1
+        note_rc "test_counters_gpu: $(grep -cE '^\[       OK \]' "$out/counters_test_gpu.log") passed" $?
+        grep -E '^\[  FAILED  \]|^\[  ERROR   \]' "$out/counters_test_gpu.log"
+        if command -v ncu >/dev/null; then
+          python3 "$here/scripts/ncu-compare.py" counters --run "$bin/tests/counters_probe" \
+            --size "${KS_COUNTERS_SIZE:-268435456}" --out "$out" >"$out/counters_compare_run.txt" 2>&1
+          rc=$?
+          tail -n 3 "$out/counters_compare_run.txt"
+          note_rc "ncu-compare counters (counts within 5 % of ncu)" $rc
+        else
+          echo "skipped ncu-compare counters (no ncu)"
+        fi
+      else
+        echo "skipped counters probe (no tests/counters_probe)"
+      fi
+    fi
+    if [[ $parts == *" scenes "* ]]; then
+      # each scene's kernels at the bench's default sizes: counters, then ncu on the same launches
+      for scene in ${KS_COUNTERS_SCENES:-laplace3d matmul histogram spheres reduce}; do
+        mkdir -p "$out/counters_$scene"
+        start=$SECONDS
+        "$KS_BINARY" bench "$scene" --counters --out "$out/counters_$scene" >"$out/counters_$scene/bench.txt" 2>&1
+        note_rc "bench $scene --counters ($((SECONDS - start)) s)" $?
+        # the counters' table (or its line why) and the notice, when there is one
+        sed -n '/^hardware counters/,/^kernelscope: wrote/p' "$out/counters_$scene/bench.txt" | grep -v '^kernelscope: wrote'
+        grep -E 'counter columns stay empty' "$out/counters_$scene/bench.txt"
+        if ! command -v ncu >/dev/null; then
+          echo "skipped ncu-compare scene $scene (no ncu)"
+        elif [ -f "$out/counters_$scene/counters_$scene.csv" ]; then
+          start=$SECONDS
+          python3 "$here/scripts/ncu-compare.py" scene --kernelscope "$KS_BINARY" --out "$out" \
+            --ours "$out/counters_$scene/counters_$scene.csv" "$scene" >"$out/ncu_$scene.txt" 2>&1
+          rc=$?
+          grep -E '^[0-9]+ of [0-9]+ figures|^counts outside' "$out/ncu_$scene.txt" || tail -n 3 "$out/ncu_$scene.txt"
+          note_rc "ncu-compare scene $scene (counts within 5 % of ncu, $((SECONDS - start)) s)" $rc
+        else
+          echo "skipped ncu-compare scene $scene (bench --counters measured nothing)"
+        fi
+      done
+    fi
+    if [[ $parts == *" live "* ]]; then
+      # the timeline's cost: the live loop's solver time without and with it
+      for tl in off timeline; do
+        args=()
+        [ $tl = timeline ] && args=(--timeline)
+        mkdir -p "$out/live_$tl"
+        "$KS_BINARY" bench live ${args[@]+"${args[@]}"} --out "$out/live_$tl" >"$out/live_$tl/bench.txt" 2>&1
+        note_rc "bench live ($tl)" $?
+      done
+    fi
+    if [[ $parts == *" tables "* ]]; then
+      python3 "$here/scripts/counters-tables.py" "$out" >"$out/counters_tables.md"
+      note_rc "counters-tables.py: $out/counters_tables.md" $?
+      cat "$out/counters_tables.md"
     fi ;;
   ncu)
     if ! command -v ncu >/dev/null || [ ! -x "$bin/tests/perf_reduce" ]; then echo "skipped ncu (no ncu or perf_reduce)"; continue; fi

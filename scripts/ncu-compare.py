@@ -45,6 +45,19 @@
       Runs both: PROBE --quiet --size N --csv DIR/counters_ours.csv (stdout in
       DIR/counters_probe.txt), then ncu on PROBE --kernels-only --size N with the metrics the
       probe measured (DIR/counters_ncu.csv), then the table (also DIR/counters_compare.txt).
+  ncu-compare.py counters [--flushed NCU_ALL] OURS [OURS ...] NCU
+      As above; NCU_ALL: ncu's output of the same kernels with --cache-control all (its default,
+      caches flushed before each pass), shown beside as information (the verdict stays against NCU).
+  ncu-compare.py scene --kernelscope BIN [--out DIR] [--ncu NCU] [--ours CSV] SCENE [BENCH_ARGS ...]
+      A scene's kernels: `BIN bench SCENE --counters --out DIR/ncu_SCENE/ours BENCH_ARGS`
+      (counters_SCENE.csv: every row's launch measured once after its timing; --ours reuses one
+      made with the same BENCH_ARGS), then twice `ncu --profile-from-start off --cache-control
+      none|all --clock-control none --csv --print-units base --metrics <what ours measured> BIN
+      bench SCENE --counters-ncu BENCH_ARGS` (the same launches at the same places in the run,
+      nothing else profiled), then the table: per bench row, kernel, metric, ours, ncu with
+      --cache-control none (as ours ran: warm caches) and the difference, ncu with
+      --cache-control all and the difference, within 5 % (DIR/ncu_SCENE/compare.txt). Exit 1
+      when a count is outside 5 % of ncu's --cache-control none.
 Prints both figures and their difference in percent (positive: ours is slower).
 """
 import argparse
@@ -229,6 +242,7 @@ class Launch:
         self.full = name.strip()
         self.grid = grid
         self.block = block
+        self.row = ""  # the bench row it was measured for (counters_<scene>.csv), "" none
         self.values = {}  # metric -> (value, rounding)
 
 
@@ -285,6 +299,7 @@ def our_launches(path):
             if key not in by_launch:
                 grid, block = int(row["grid"] or 0), int(row["block"] or 0)
                 by_launch[key] = Launch(row["kernel"], grid or None, block or None)
+                by_launch[key].row = row.get("row") or ""
                 launches.append(by_launch[key])
             by_launch[key].values[row["metric"]] = (float(row["value"]), 0.0)
         return launches
@@ -315,6 +330,14 @@ def our_launches(path):
     return [l for l in launches if l.values]
 
 
+def cut_name(name):
+    """The name as kernelscope's bench writes it: without "void ", up to its first "(" (ks_tl_short_name)."""
+    name = name.strip()
+    if name.startswith("void "):
+        name = name[5:]
+    return name.split("(", 1)[0].strip()
+
+
 def is_count(metric):
     return metric.endswith(".sum") and not metric.startswith("gpu__time_duration")
 
@@ -325,7 +348,7 @@ def pair(ours, theirs):
     used, pairs = set(), []
     for t in theirs:
         for k, o in enumerate(ours):
-            if k in used or o.name != t.name:
+            if k in used or cut_name(o.full) != cut_name(t.full):
                 continue
             if o.grid and t.grid and o.grid != t.grid:
                 continue
@@ -343,7 +366,9 @@ def fmt(v):
     return f"{v:.4f}".rstrip("0").rstrip(".")
 
 
-def counters_table(ours_paths, ncu_path, out=sys.stdout):
+def counters_table(ours_paths, ncu_path, out=sys.stdout, flushed_path=None):
+    """ours against ncu run like ours (--cache-control none); flushed_path: ncu with its default
+    --cache-control all as well, shown beside it (information: caches flushed before each pass)."""
     ours = []
     for p in ours_paths:
         ours += our_launches(p)
@@ -355,12 +380,21 @@ def counters_table(ours_paths, ncu_path, out=sys.stdout):
     pairs = pair(ours, theirs)
     if not pairs:
         sys.exit("no kernel measured by both")
+    flushed = {}  # id(ncu launch) -> the flushed run's launch of the same place
+    if flushed_path:
+        for t, f in pair(theirs, ncu_launches(flushed_path)):
+            flushed[id(t)] = f
     rows, bad_counts, within, total = [], [], 0, 0
     width = max(len(m) for o, t in pairs for m in o.values if m in t.values)
     labels = [o.name + (f" ({o.grid})" if o.grid else "") for o, _ in pairs]
     kw = max(len("kernel"), max(len(l) for l in labels))
-    print(f"{'kernel':<{kw}} {'metric':<{width}} {'ours':>14} {'ncu':>14} {'diff %':>9}  within 5 %", file=out)
+    extra = f" {'ncu flushed':>14} {'diff %':>9}" if flushed_path else ""
+    print(f"{'kernel':<{kw}} {'metric':<{width}} {'ours':>14} {'ncu':>14} {'diff %':>9}{extra}  within 5 %", file=out)
+    last_row = None
     for (o, t), label in zip(pairs, labels):
+        if o.row and o.row != last_row:  # the bench row these launches were measured for
+            print(f"-- {o.row}", file=out)
+            last_row = o.row
         sizes_differ = False
         for metric in sorted(o.values):
             if metric not in t.values:
@@ -379,16 +413,37 @@ def counters_table(ours_paths, ncu_path, out=sys.stdout):
             note = "yes" if ok else "NO"
             if ok and abs(a - b) > 0.05 * abs(b):
                 note = "yes (rounding)"
-            print(f"{label:<{kw}} {metric:<{width}} {fmt(a):>14} {fmt(b):>14} {d:>9}  {note}", file=out)
+            more = ""
+            if flushed_path:
+                f = flushed.get(id(t))
+                if f and metric in f.values:
+                    c = f.values[metric][0]
+                    fd = 100.0 * (a - c) / abs(c) if c != 0 else (0.0 if a == 0 else math.inf)
+                    more = f" {fmt(c):>14} {'-' if math.isinf(fd) else f'{fd:+.2f}':>9}"
+                else:
+                    more = f" {'-':>14} {'-':>9}"
+            print(f"{label:<{kw}} {metric:<{width}} {fmt(a):>14} {fmt(b):>14} {d:>9}{more}  {note}", file=out)
         if sizes_differ:
             print(f"  {o.name}: DRAM bytes differ by more than 2x: not the same launch sizes; compare "
                   f"counters_probe --csv with ncu on counters_probe --kernels-only at the same --size", file=out)
     unpaired = [t.name for t in theirs if all(t is not tt for _, tt in pairs)]
     print(f"{within} of {total} figures within 5 % of ncu over {len(pairs)} kernels"
           + (f"; ncu's kernels without a measurement of ours: {', '.join(unpaired)}" if unpaired else ""), file=out)
+    if flushed_path:
+        print("ncu flushed: ncu --cache-control all (its default: caches flushed before each pass), shown only; "
+              "the verdict is against --cache-control none, as ours ran", file=out)
     if bad_counts:
         print("counts outside 5 %: " + "; ".join(bad_counts), file=out)
     return 1 if bad_counts else 0
+
+
+class Tee:
+    def __init__(self, *files):
+        self.files = files
+
+    def write(self, text):
+        for f in self.files:
+            f.write(text)
 
 
 def counters_run(args):
@@ -408,15 +463,6 @@ def counters_run(args):
                              stderr=subprocess.STDOUT)
     if rc != 0 or not os.path.exists(ncu_csv):
         sys.exit(f"ncu failed (exit {rc}); see {os.path.join(args.out, 'counters_ncu_run.txt')}")
-
-    class Tee:
-        def __init__(self, *files):
-            self.files = files
-
-        def write(self, text):
-            for f in self.files:
-                f.write(text)
-
     with open(os.path.join(args.out, "counters_compare.txt"), "w") as f:
         return counters_table([ours_csv], ncu_csv, Tee(sys.stdout, f))
 
@@ -427,6 +473,8 @@ def counters_main(argv):
     ap.add_argument("--size", type=int, default=1 << 28, help="floats the probe's copy moves (default 2^28)")
     ap.add_argument("--out", default=".", help="folder for the runs' files (with --run)")
     ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--flushed", metavar="NCU_ALL",
+                    help="ncu's output of the same kernels with --cache-control all, shown beside (without --run)")
     ap.add_argument("files", nargs="*", help="OURS [OURS ...] NCU (without --run)")
     args = ap.parse_args(argv)
     if args.run:
@@ -435,10 +483,66 @@ def counters_main(argv):
         return counters_run(args)
     if len(args.files) < 2:
         ap.error("give OURS [OURS ...] NCU, or --run PROBE")
-    for p in args.files:
+    for p in args.files + ([args.flushed] if args.flushed else []):
         if not os.path.isfile(p):
             ap.error(f"no file {p}")
-    return counters_table(args.files[:-1], args.files[-1])
+    return counters_table(args.files[:-1], args.files[-1], flushed_path=args.flushed)
+
+
+def ncu_bench(args, cache, metrics, folder):
+    """ncu on `kernelscope bench SCENE --counters-ncu`: only the launches --counters measures are profiled
+    (between cudaProfilerStart and Stop), at the cache policy given, the clocks as they run."""
+    os.makedirs(folder, exist_ok=True)
+    log_csv = os.path.join(folder, f"ncu_{cache}.csv")
+    cmd = [args.ncu, "--profile-from-start", "off", "--cache-control", cache, "--clock-control", "none", "--csv",
+           "--print-units", "base", "--metrics", ",".join(metrics), "--log-file", log_csv, args.kernelscope, "bench",
+           args.scene, "--counters-ncu", "--out", os.path.join(folder, f"ncu_{cache}_run")] + args.bench_args
+    with open(os.path.join(folder, f"ncu_{cache}.txt"), "w") as log:
+        log.write(" ".join(cmd) + "\n")
+        log.flush()
+        rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
+    if rc != 0 or not os.path.exists(log_csv):
+        sys.exit(f"ncu --cache-control {cache} failed (exit {rc}); see {os.path.join(folder, f'ncu_{cache}.txt')}")
+    return log_csv
+
+
+def scene_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="ncu-compare.py scene",
+        description="kernelscope bench SCENE --counters against ncu --metrics on the same launches: ncu with "
+                    "--cache-control none (like ours: warm caches) decides, --cache-control all (ncu's default) "
+                    "is shown beside it.")
+    ap.add_argument("--kernelscope", required=True, metavar="BIN", help="the kernelscope binary")
+    ap.add_argument("--out", default=".", help="folder for the runs' files (DIR/ncu_SCENE/)")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--ours", metavar="CSV",
+                    help="counters_SCENE.csv of a bench --counters run with the same arguments (default: run it)")
+    ap.add_argument("scene")
+    ap.add_argument("bench_args", nargs=argparse.REMAINDER, help="the bench's own arguments (sizes, variants)")
+    args = ap.parse_args(argv)
+    folder = os.path.join(args.out, f"ncu_{args.scene}")
+    os.makedirs(folder, exist_ok=True)
+    ours = args.ours
+    if not ours:
+        run_dir = os.path.join(folder, "ours")
+        with open(os.path.join(folder, "ours.txt"), "w") as log:
+            rc = subprocess.call([args.kernelscope, "bench", args.scene, "--counters", "--out", run_dir]
+                                 + args.bench_args, stdout=log, stderr=subprocess.STDOUT)
+        ours = os.path.join(run_dir, f"counters_{args.scene}.csv")
+        if rc != 0 or not os.path.exists(ours):
+            sys.exit(f"bench {args.scene} --counters failed or measured nothing (exit {rc}); see "
+                     f"{os.path.join(folder, 'ours.txt')}")
+    elif not os.path.isfile(ours):
+        ap.error(f"no file {ours}")
+    metrics = sorted({m for l in our_launches(ours) for m in l.values})
+    if not metrics:
+        sys.exit(f"no measurements in {ours}")
+    none_csv = ncu_bench(args, "none", metrics, folder)
+    all_csv = ncu_bench(args, "all", metrics, folder)
+    with open(os.path.join(folder, "compare.txt"), "w") as f:
+        print(f"bench {args.scene} {' '.join(args.bench_args)}: ours (--counters) against ncu on the same launches",
+              file=Tee(sys.stdout, f))
+        return counters_table([ours], none_csv, Tee(sys.stdout, f), flushed_path=all_csv)
 
 
 def main():
@@ -447,6 +551,8 @@ def main():
     mode = sys.argv[1]
     if mode == "counters":
         sys.exit(counters_main(sys.argv[2:]))
+    if mode == "scene":
+        sys.exit(scene_main(sys.argv[2:]))
     if mode == "reduce":
         reduce_main(sys.argv)
         return

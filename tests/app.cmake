@@ -61,6 +61,11 @@ ks_add_xvfb_test(NAME test_bench_live_window LABELS "cpu;gl" TIMEOUT 300
 ks_add_xvfb_test(NAME test_app_keys LABELS "cpu;gl" TIMEOUT 120 NEEDS xdotool
                  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/keys_window.sh $<TARGET_FILE:kernelscope>)
 
+# The Hardware panel's text from a recorded measurement, its "no counters" words, and bench
+# --counters' CSV columns (empty, one line why, on the CPU backend and where this build has none).
+ks_add_test(NAME test_hw_panel LABEL cpu SOURCES test_hw_panel.c TIMEOUT 300)
+target_link_libraries(test_hw_panel PRIVATE ks_test_util)
+add_dependencies(test_hw_panel kernelscope)
 # The view model of each scene (CPU backend) and its JSON.
 ks_add_test(NAME test_view LABEL cpu SOURCES test_view.c TIMEOUT 120)
 # The life of a run: signals, outputs checked up front, summary / wrote / progress lines, file names.

@@ -37,4 +37,7 @@ find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME test_ncu_compare COMMAND ${Python3_EXECUTABLE} ${KS_COUNTERS_TESTS}/test_ncu_compare.py)
   set_tests_properties(test_ncu_compare PROPERTIES LABELS "cpu" TIMEOUT 60)
+  # scripts/counters-tables.py on a recorded gpu-check counters folder (the scene docs' tables).
+  add_test(NAME test_counters_tables COMMAND ${Python3_EXECUTABLE} ${KS_COUNTERS_TESTS}/test_counters_tables.py)
+  set_tests_properties(test_counters_tables PROPERTIES LABELS "cpu" TIMEOUT 60)
 endif()

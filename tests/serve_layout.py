@@ -15,7 +15,10 @@ drawn), then checks from the DOM:
   - nothing sticks out sideways (no horizontal scroll);
   - the convergence plot has points and pixels in the line colour;
   - the colour bar shows a gradient (many colours along its strip) and its
-    title names the colormap once.
+    title names the colormap once;
+  - the Hardware panel, after K (sent to /key), says why there are no
+    counters on the CPU backend, and the timeline strip (--timeline) under the
+    picture says why it has no samples: both laid out like the rest.
 Every wait polls the page's state; no step relies on a fixed sleep.
 Skipped (77) without Chromium.
 
@@ -34,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 SIZES = [(1280, 800), (1920, 1080), (390, 844)]
 TOKEN = "layout-test-token"
@@ -52,6 +56,9 @@ READY_JS = r"""
     panels: document.querySelectorAll("#left h2").length > 0,
     plot_points: +(plot.dataset.points || 0),
     bar_stops: +(bar.dataset.stops || 0),
+    /* K was pressed: the panel's answer, and the strip of --timeline */
+    hardware: $("hw").textContent.includes("no counters: the CPU backend"),
+    strip: getComputedStyle($("strip")).display !== "none",
   };
 })()
 """
@@ -147,6 +154,11 @@ CHECK_JS = r"""
     for (let x = 2; x < bar.width - 2; x++) colours.add(`${row[4 * x]},${row[4 * x + 1]},${row[4 * x + 2]}`);
   }
   if (hasBar && colours.size < 16) problems.push(`the colour bar's strip has ${colours.size} colours (no gradient)`);
+  /* the Hardware panel (K was pressed) and the timeline strip (--timeline): present, saying why on the CPU */
+  const hw = ($("hw") || { textContent: "" }).textContent;
+  if (!hw.includes("no counters: the CPU backend runs no GPU kernels")) problems.push(`the Hardware panel says "${hw.slice(0, 80)}"`);
+  const strip = $("strip");
+  if (!strip || !shown(strip)) problems.push("no timeline strip under the picture");
   const title = ($("bar-title") || { textContent: "" }).textContent.toLowerCase();
   for (const m of ["viridis", "inferno", "turbo", "gray"]) {
     const n = title.split(m).length - 1;
@@ -217,7 +229,8 @@ def main():
         log_path = os.path.join(tmp, "run.log")
         with open(log_path, "wb") as log:
             run = subprocess.Popen([a.kernelscope, a.scene, "--backend", "cpu", "--headless", "--frames", "100000",
-                                    "--serve", "127.0.0.1:0", "--token", TOKEN], stdout=log, stderr=subprocess.STDOUT)
+                                    "--serve", "127.0.0.1:0", "--token", TOKEN, "--timeline"], stdout=log,
+                                   stderr=subprocess.STDOUT)
         procs.append(run)
         url, deadline = None, time.monotonic() + a.timeout
         while not url and time.monotonic() < deadline and run.poll() is None:  # the program's own line names the URL
@@ -228,6 +241,10 @@ def main():
         if not url:
             print("FAIL: no URL printed\n" + open(log_path, errors="replace").read())
             return 1
+        # K: measure the running kernel (on the CPU backend the panel says why there are none)
+        base = url.split("?")[0]
+        urllib.request.urlopen(urllib.request.Request(f"{base}key?k=k&token={TOKEN}", data=b"", method="POST"),
+                               timeout=a.timeout).read()
 
         # fd 3: commands to the browser; fd 4: its answers
         to_r, to_w = os.pipe()
@@ -265,7 +282,8 @@ def main():
                     ready = evaluate(pipe, session, READY_JS)
                 except RuntimeError:
                     ready = None  # the page is still loading
-                if ready and ready["picture"] and ready["connected"] and ready["panels"] and \
+                if ready and ready["picture"] and ready["connected"] and ready["panels"] and ready["hardware"] and \
+                        ready["strip"] and \
                         (ready["plot_points"] >= a.min_points or not ready["has_plot"]) and \
                         (ready["bar_stops"] >= 2 or not ready["has_bar"]):
                     result = evaluate(pipe, session, CHECK_JS)

@@ -31,6 +31,15 @@ void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, doub
     p->flops = flops;
     p->bytes = bytes;
     p->ms = ms;
+    p->measured_bytes = 0.0;
+}
+
+void ks_roof_chart_add_measured(ks_roof_chart *c, const char *variant, double flops, double model_bytes,
+                                double measured_bytes, double ms)
+{
+    const int n = c ? c->n : 0;
+    ks_roof_chart_add(c, variant, flops, model_bytes, ms);
+    if (c && c->n > n && measured_bytes > 0.0 && isfinite(measured_bytes)) c->pts[c->n - 1].measured_bytes = measured_bytes;
 }
 
 ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const char *scene,
@@ -41,6 +50,9 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
     enum { KS_MAX_VARIANTS = KS_CHART_MAX_SERIES - 1 };
     char names[KS_MAX_VARIANTS][32];
     double xs[KS_MAX_VARIANTS][KS_ROOF_MAX_POINTS], ys[KS_MAX_VARIANTS][KS_ROOF_MAX_POINTS];
+    ks_chart_hollow hollow[KS_ROOF_MAX_POINTS]; /* the model's places of measured points */
+    int nhollow = 0;
+    int measured = 0;
     ks_chart_series series[KS_CHART_MAX_SERIES];
     int nseries = 0;
     double xlo = INFINITY, xhi = 0.0;
@@ -48,7 +60,10 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
      * flop/B when no point has any) */
     double left = INFINITY;
     for (int i = 0; i < c->n; ++i)
-        if (c->pts[i].flops > 0.0) left = fmin(left, c->pts[i].flops / c->pts[i].bytes / 10.0);
+        if (c->pts[i].flops > 0.0) {
+            left = fmin(left, c->pts[i].flops / c->pts[i].bytes / 10.0);
+            if (c->pts[i].measured_bytes > 0.0) left = fmin(left, c->pts[i].flops / c->pts[i].measured_bytes / 10.0);
+        }
     if (!isfinite(left)) left = 1.0 / 64.0;
     int zero_flop_points = 0;
     for (int i = 0; i < c->n; ++i) zero_flop_points += !(c->pts[i].flops > 0.0);
@@ -66,9 +81,14 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
             ++nseries;
         }
         /* no flops (histogram): at the left edge, on the bandwidth line it
-         * reaches, as in the live panel (see "Roofline" in docs/benchmarks.md) */
-        const double x = p->flops > 0.0 ? p->flops / p->bytes : left;
-        const double y = p->flops > 0.0 ? p->flops / (p->ms * 1e6) : p->bytes / (p->ms * 1e6) * left;
+         * reaches, as in the live panel (see "Roofline" in docs/benchmarks.md). With
+         * measured bytes the point is placed by them, the model's place hollow. */
+        const double model_x = p->flops > 0.0 ? p->flops / p->bytes : left;
+        const double model_y = p->flops > 0.0 ? p->flops / (p->ms * 1e6) : p->bytes / (p->ms * 1e6) * left;
+        const int has = p->measured_bytes > 0.0;
+        measured |= has;
+        const double x = !has ? model_x : p->flops > 0.0 ? p->flops / p->measured_bytes : left;
+        const double y = !has || p->flops > 0.0 ? model_y : p->measured_bytes / (p->ms * 1e6) * left;
         int j = series[k].n++;
         for (; j > 0 && xs[k][j - 1] > x; --j) { /* in increasing x */
             xs[k][j] = xs[k][j - 1];
@@ -76,8 +96,9 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
         }
         xs[k][j] = x;
         ys[k][j] = y;
-        xlo = fmin(xlo, x);
-        xhi = fmax(xhi, x);
+        if (has && nhollow < KS_ROOF_MAX_POINTS) hollow[nhollow++] = (ks_chart_hollow){k, model_x, model_y, x, y};
+        xlo = fmin(xlo, fmin(x, has ? model_x : x));
+        xhi = fmax(xhi, fmax(x, has ? model_x : x));
     }
     /* the roof: bandwidth slope up to the ridge, then the FMA line */
     const double bw = c->peak_gbs > 0.0 ? c->peak_gbs : 1.0, fl = c->peak_gflops;
@@ -110,11 +131,14 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
     ++nseries;
 
     char title[384];
-    snprintf(title, sizeof title, "kernelscope bench %s on %s: roofline (model counts)%s", scene, device,
+    snprintf(title, sizeof title, "kernelscope bench %s on %s: roofline (%s)%s", scene, device,
+             measured ? "DRAM bytes measured by the counters; hollow: the model's bytes" : "model counts",
              zero_flop_points ? "; no-flop points at the left edge, on the bandwidth line they reach" : "");
-    const ks_chart_desc d = {.title = title, .x_label = "model FLOPs / model DRAM bytes (flop/B)",
+    const ks_chart_desc d = {.title = title,
+                             .x_label = measured ? "model FLOPs / measured DRAM bytes (flop/B; hollow: model bytes)"
+                                                 : "model FLOPs / model DRAM bytes (flop/B)",
                              .y_label = "GFLOP/s (model FLOPs / measured time)", .log_x = 1, .log_y = 1,
-                             .series = series, .series_count = nseries};
+                             .series = series, .series_count = nseries, .hollow = hollow, .hollow_count = nhollow};
     char name[256];
     snprintf(name, sizeof name, "roofline_%s.png", scene);
     return ks_bench_chart_write(&d, out_dir, name, path, path_cap);

@@ -1,6 +1,7 @@
 /* The benches' roofline chart: DIR/roofline_<scene>.png places each variant
  * (its best configuration per size) by model FLOPs per model DRAM byte and
- * achieved GFLOP/s, under the ceilings measured in the same run. */
+ * achieved GFLOP/s, under the ceilings measured in the same run; with bench
+ * --counters by the DRAM bytes measured, the model's place a hollow marker. */
 #ifndef KS_BENCH_ROOFLINE_H
 #define KS_BENCH_ROOFLINE_H
 
@@ -15,6 +16,7 @@ typedef struct ks_roof_pt {
     double flops; /* model FLOPs of one launch (or iteration) */
     double bytes; /* model DRAM bytes of the same */
     double ms;    /* its measured time */
+    double measured_bytes; /* DRAM bytes the counters measured (bench --counters); 0: none */
 } ks_roof_pt;
 
 /* Collects the points of one bench run. */
@@ -33,6 +35,11 @@ double ks_roof_host_copy_gbs(size_t bytes);
  * A point with no flops (histogram) is drawn at the chart's left edge at the
  * height of its byte rate there, i.e. on the bandwidth line it reaches. */
 void ks_roof_chart_add(ks_roof_chart *c, const char *variant, double flops, double bytes, double ms);
+/* The same point placed by the DRAM bytes its launch moved (the counters'
+ * read + written), with the model's place as a hollow marker; measured_bytes
+ * not > 0 (not measured): as ks_roof_chart_add. */
+void ks_roof_chart_add_measured(ks_roof_chart *c, const char *variant, double flops, double model_bytes,
+                                double measured_bytes, double ms);
 /* Draws and writes out_dir/roofline_<scene>.png (to a temporary name, then
  * renamed) and says so; nothing when no point was added. path (NULL: not
  * wanted) gets the file written ("" when none). */

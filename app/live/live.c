@@ -16,10 +16,12 @@
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/ui.h"
+#include "app/live/live_counters.h"
 #include "app/live/live_input.h"
 #include "app/live/live_output.h"
 #include "app/live/live_path.h"
 #include "app/live/live_stats.h"
+#include "app/live/live_timeline.h"
 #include "app/scenes.h"
 #include "app/signals.h"
 #include "kernels/common/cuda_device.h"
@@ -51,6 +53,8 @@ struct ks_live {
                                   that an error ending set-up stands alone on stderr */
     ks_live_frame_hook hook;   /* a benchmark's per-frame call; NULL: none */
     void *hook_user;
+    ks_live_counters hw;       /* the Hardware panel (K, --counters-every) */
+    ks_live_timeline tl;       /* the timeline strip (T, --timeline) */
 };
 
 static void show_message(ks_live *l, ks_vmessage_kind kind, const char *text)
@@ -84,6 +88,8 @@ static const char ks_global_help[] = "Keys\n"
                                      "  N          single step (while paused)\n"
                                      "  O          panels on / off\n"
                                      "  G          roofline panel open / folded\n"
+                                     "  K          hardware counters of the running kernel, measured now\n"
+                                     "  T          timeline strip (DRAM and SM activity, kernels) on / off\n"
                                      "  S / P      save the frame as PNG / PPM (what is on screen)\n"
                                      "  F          save the bare picture (PNG, one pixel per point)\n"
                                      "  E          start / stop recording a video (MP4 under --out)\n"
@@ -105,6 +111,7 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     l->env = env;
     l->api = api;
     *out = l;
+    ks_live_timeline_init(&l->tl, env->use_cuda, env->opt->timeline_us);
 
     /* The scene first: its input errors come before any window opens. */
     KS_TRY(api->create(env, &l->scene));
@@ -172,12 +179,17 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     if (path_notice[0]) hold_notice(l, "%s", path_notice);
     const ks_live_output_desc od = {env->opt, ks_window_is_headless(l->win), l->renderer, api, l->scene};
     ks_live_output_init(&l->out, &od);
+    const ks_live_counters_desc cd = {api, l->scene, env->use_cuda, opt->counters_every};
+    ks_live_counters_init(&l->hw, &cd);
+    l->input.ctl.timeline = opt->timeline;
     return KS_OK;
 }
 
 void ks_live_destroy(ks_live *l)
 {
     if (!l) return;
+    ks_live_timeline_destroy(&l->tl); /* CUPTI's work on the device first, while the scene's context lives */
+    ks_live_counters_destroy(&l->hw);
     if (l->scene) l->api->destroy(l->scene);
     ks_stage_timer_destroy(l->timer);
     ks_live_path_destroy(l->path);
@@ -210,7 +222,8 @@ static void view_frame(ks_live *l, ks_view *v)
     ks_view_text(v, KS_VGROUP_FRAME, "version", "kernelscope %s", KS_VERSION);
     /* the scene's solver stages over the wall-clock frame interval (stage_timer.h) */
     ks_stage_share share;
-    if (ks_stage_timer_share(l->timer, &share)) {
+    const int share_ok = ks_stage_timer_share(l->timer, &share);
+    if (share_ok) {
         ks_view_num(v, KS_VGROUP_FRAME, KS_VIEW_SOLVER_SHARE, share.share, "", KS_VFMT_PCT);
         ks_view_num(v, KS_VGROUP_FRAME, KS_VIEW_FRAME_INTERVAL, share.interval_ms, "ms", KS_VFMT_F3);
     }
@@ -234,6 +247,8 @@ static void view_frame(ks_live *l, ks_view *v)
     v->help_global = ks_global_help;
     v->help_scene = l->api->help;
     v->roof.show = ctl->roofline;
+    ks_live_counters_view(&l->hw, v);
+    ks_live_timeline_view(&l->tl, share_ok ? share.interval_ms : 0.0, v);
     if (l->video->rec) ks_view_text(v, KS_VGROUP_FRAME, "recording", "%s", ks_recorder_path(l->video->rec));
 }
 
@@ -334,6 +349,29 @@ static void key_saves(ks_live *l)
     }
 }
 
+/* Between frames: the timeline on or off (T), and a counter measurement when
+ * one is due (K, Measure, --counters-every, what runs changed). The sampler
+ * holds the GPU's counters while it runs: it stops for the measurement. */
+static void hardware(ks_live *l)
+{
+    ks_live_controls *ctl = &l->input.ctl;
+    int blocked = 0; /* this frame waited for the sampler's start or a measurement: no frame interval */
+    if (ctl->timeline != l->tl.on) {
+        ks_live_timeline_set(&l->tl, ctl->timeline);
+        blocked = 1;
+    }
+    if (ctl->counters_ask) ks_live_counters_ask(&l->hw);
+    ctl->counters_ask = 0;
+    const double now = ks_now_seconds();
+    if (ks_live_counters_due(&l->hw, now)) {
+        ks_live_timeline_pause(&l->tl);
+        ks_live_counters_measure(&l->hw, l->frame, now);
+        ks_live_timeline_resume(&l->tl);
+        blocked = 1;
+    }
+    if (blocked) l->clock.last = 0.0;
+}
+
 static ks_status run_frame(ks_live *l, int *quit)
 {
     const ks_options *opt = l->env->opt;
@@ -352,6 +390,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     int fb_w, fb_h;
     ks_window_size(l->win, &fb_w, &fb_h);
     float area[4];
+    ks_ui_set_strip(l->ui, l->tl.on);
     ks_ui_picture_area(l->ui, fb_w, fb_h, l->input.ctl.overlay, area);
     ks_live_input_frame(&l->input, area, &ctx);
 
@@ -368,6 +407,7 @@ static ks_status run_frame(ks_live *l, int *quit)
     key_saves(l);
     KS_TRY(ks_live_output_pump(&l->out, l->timer));
 
+    hardware(l);
     ks_live_clock_tick(&l->clock, ks_now_seconds());
     if (opt->frames && l->frame >= opt->frames) *quit = 1;
     if (l->hook && l->hook(l->hook_user, l, l->frame)) *quit = 1;

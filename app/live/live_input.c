@@ -63,6 +63,8 @@ ks_status ks_live_input_key(ks_live_input *in, const ks_key_event *ev, int *quit
     case 'P': c->save_format = KS_FMT_PPM; return KS_OK;
     case 'F': c->save_bare = 1; return KS_OK;
     case 'E': c->rec_toggle = 1; return KS_OK;
+    case 'K': c->counters_ask = 1; return KS_OK;
+    case 'T': c->timeline = !c->timeline; return KS_OK;
     default: break;
     }
     if (in->d.api->zoomable && view_key(in, ev)) return KS_OK;

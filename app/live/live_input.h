@@ -20,6 +20,8 @@ typedef struct ks_live_controls {
     int save_format;     /* S / P: 0 none, else the ks_image_format of a pending save */
     int save_bare;       /* F pressed */
     int rec_toggle;      /* E pressed: start / stop once the frame is composed */
+    int counters_ask;    /* K (or the Hardware panel's Measure): measure the running kernel after this frame */
+    int timeline;        /* T: the timeline strip on / off */
 } ks_live_controls;
 
 typedef struct ks_live_input_desc {

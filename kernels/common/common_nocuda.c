@@ -42,6 +42,11 @@ ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dyn_smem, int
 }
 
 ks_status ks_cuda_sync(void) { return KS_NO_CUDA("device sync"); }
+ks_status ks_cuda_profiler(int on)
+{
+    (void)on;
+    return KS_NO_CUDA("profiler range");
+}
 ks_status ks_cuda_use_device(int ordinal)
 {
     (void)ordinal;

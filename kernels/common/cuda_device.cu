@@ -8,6 +8,8 @@
 #include <sched.h>
 #include <time.h>
 
+#include <cuda_profiler_api.h>
+
 #include "cuda_check.h"
 #include "cuda_device.h"
 #include "ks_util.h"
@@ -165,6 +167,14 @@ extern "C" ks_status ks_cuda_kernel_attrs(const void *fn, int threads, size_t dy
 extern "C" ks_status ks_cuda_sync(void)
 {
     KS_CUDA_TRY(cudaDeviceSynchronize());
+    return KS_OK;
+}
+
+extern "C" ks_status ks_cuda_profiler(int on)
+{
+    KS_CUDA_TRY(cudaDeviceSynchronize()); /* the range holds exactly what is launched inside it */
+    if (on) KS_CUDA_TRY(cudaProfilerStart());
+    else KS_CUDA_TRY(cudaProfilerStop());
     return KS_OK;
 }
 

@@ -60,6 +60,10 @@ ks_status ks_cuda_use_device(int ordinal);
 int ks_cuda_spare_device(void);
 /* Waits for all device work (used at shutdown and in tests). */
 ks_status ks_cuda_sync(void);
+/* Waits for all device work, then starts (on 1) or stops (0) a profiler's
+ * range: cudaProfilerStart / Stop, which a profiler run with
+ * --profile-from-start off (Nsight Compute, Nsight Systems) collects between. */
+ks_status ks_cuda_profiler(int on);
 /* 1 once a wait for the GPU gave up (KS_GPU_STALL_S, cuda_check.h): its work
  * no longer finishes, and so would no cleanup that waits for it. */
 int ks_cuda_stalled(void);

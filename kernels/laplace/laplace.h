@@ -197,6 +197,11 @@ ks_status ks_lsolver_kernel_attrs(const ks_lsolver *s, int variant, const int bl
  * previous field holds iterate n-1 (a temporally blocked variant ends with a
  * single step so the residual is always between consecutive iterates). */
 ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int iters);
+/* One launch of the variant, never through a graph: steps_per_launch
+ * iterations (a temporally blocked variant's time block; one for the
+ * others), the fields swapped as a run swaps them. What the hardware
+ * counters measure as "one launch" (the live Hardware panel, bench --counters). */
+ks_status ks_lsolver_launch_once(ks_lsolver *s, int variant, const int block[3]);
 /* How ks_lsolver_run leaves the previous field. */
 typedef enum ks_lprev {
     KS_LPREV_EXACT = 0, /* iterate n-1, so a residual may follow (ks_lsolver_iterate) */

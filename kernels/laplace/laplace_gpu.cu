@@ -387,6 +387,16 @@ ks_status ks_lsolver_iterate(ks_lsolver *s, int variant, const int block[3], int
     return ks_lsolver_run(s, variant, block, iters, KS_LPREV_EXACT);
 }
 
+ks_status ks_lsolver_launch_once(ks_lsolver *s, int variant, const int block[3])
+{
+    const ks_lvariant_info *info = NULL;
+    ks_llaunch_fn fn = NULL;
+    KS_TRY(ks_lsolver_launcher(s, variant, &info, &fn));
+    const int T = info->steps_per_launch > 1 ? info->steps_per_launch : 1;
+    KS_TRY(solver_validate_run(s, fn, T, block, T, KS_LPREV_ANY));
+    return solver_sweep(s, fn, block, T);
+}
+
 void ks_lsolver_drop_graphs(ks_lsolver *s)
 {
     for (int n = 0; n < KS_LGRAPH_CACHE; ++n) graph_free(&s->graphs[n]);

@@ -50,6 +50,11 @@ ks_status ks_lsolver_run(ks_lsolver *s, int variant, const int block[3], int ite
     (void)variant, (void)block, (void)iters, (void)prev;
     KS_LNO;
 }
+ks_status ks_lsolver_launch_once(ks_lsolver *s, int variant, const int block[3])
+{
+    (void)variant, (void)block;
+    KS_LNO;
+}
 ks_status ks_lsolver_use_graphs(ks_lsolver *s, int on)
 {
     (void)on;

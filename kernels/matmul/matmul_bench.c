@@ -44,6 +44,20 @@ typedef struct config {
     const ks_matmul_user *user; /* a kernel file's (v, tile unused), NULL: ours */
 } config;
 
+/* One launch of a row's configuration, for the bench's after_row hook. */
+typedef struct row_launch {
+    ks_matmul_gpu *g;
+    const config *k;
+    const int *user_block;
+} row_launch;
+
+static ks_status launch_row(void *self, void *stream)
+{
+    (void)stream; /* the context's own */
+    const row_launch *l = self;
+    return l->k->user ? ks_matmul_gpu_run_user(l->g, l->k->user, l->user_block) : ks_matmul_gpu_run(l->g, l->k->v, l->k->tile);
+}
+
 static int configs(const ks_matmul_bench_desc *d, config *out)
 {
     int any = 0, n = 0;
@@ -241,6 +255,10 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
             if (k->v == KS_MATMUL_CUBLAS) cublas_ms = med;
             add_row(r, k->user ? ks_user_code_name(k->user) : ks_matmul_variant_get(k->v)->name, s, k->tile, med,
                     cublas_ms);
+            if (d->after_row.row) {
+                row_launch l = {g, k, ub};
+                st = d->after_row.row(d->after_row.user, r->row_n - 1, launch_row, &l, ks_matmul_gpu_stream(g), NULL);
+            }
         }
         free(want);
         free(got);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_hook.h"
 #include "matmul.h"
 #include "matmul_user.h"
 
@@ -35,6 +36,7 @@ typedef struct ks_matmul_bench_desc {
     ks_matmul_user *const *users;
     int user_n;
     int user_block[3];            /* their block */
+    ks_bench_hook after_row;      /* optional: each row's kernel once more after its timing (bench --counters) */
 } ks_matmul_bench_desc;
 
 typedef struct ks_matmul_bench_row {

@@ -152,6 +152,21 @@ static ks_status bench_cpu(const long long *sizes, int size_n, ks_reduce_bench_r
     return KS_OK;
 }
 
+/* One run of a row's variant (or a user's kernel at its block), for the bench's after_row hook. */
+typedef struct run_launch {
+    ks_reduce_gpu *g;
+    ks_reduce_variant v;
+    const ks_reduce_user *user; /* NULL: ours */
+    int block;
+} run_launch;
+
+static ks_status launch_run(void *self, void *stream)
+{
+    (void)stream; /* the context's own */
+    const run_launch *l = self;
+    return l->user ? ks_reduce_gpu_run_user(l->g, l->user, l->block) : ks_reduce_gpu_run(l->g, l->v);
+}
+
 ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -256,6 +271,11 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
             if (st != KS_OK) break;
             if (vs[k] == ks_reduce_cub_variant(vi->op)) cub_ms[vi->op] = t.median_ms;
             add_row(r, vi->op, vi->name, n, t.median_ms, t.min_ms, t.launches, cub_ms[vi->op]);
+            if (d->after_row.row) {
+                const run_launch l = {g, vs[k], NULL, 0};
+                st = d->after_row.row(d->after_row.user, r->row_n - 1, launch_run, (void *)&l, ks_reduce_gpu_stream(g),
+                                      NULL);
+            }
         }
         for (int k = 0; st == KS_OK && k < d->user_n; ++k) { /* users' kernels: sums, after ours */
             ks_reduce_timing t;
@@ -263,6 +283,11 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
             if (st == KS_OK)
                 add_row(r, KS_REDUCE_OP_SUM, d->user_names[k], n, t.median_ms, t.min_ms, t.launches,
                         cub_ms[KS_REDUCE_OP_SUM]);
+            if (st == KS_OK && d->after_row.row) {
+                const run_launch l = {g, KS_REDUCE_NUM, d->users[k], user_block};
+                st = d->after_row.row(d->after_row.user, r->row_n - 1, launch_run, (void *)&l, ks_reduce_gpu_stream(g),
+                                      NULL);
+            }
         }
         ks_reduce_gpu_destroy(g);
     }

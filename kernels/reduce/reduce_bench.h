@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_hook.h"
 #include "reduce.h"
 #include "reduce_user.h"
 
@@ -45,6 +46,7 @@ typedef struct ks_reduce_bench_desc {
     const char *const *user_names;
     int user_n;                   /* 0..KS_REDUCE_BENCH_MAX_USERS */
     int user_block;
+    ks_bench_hook after_row;      /* optional: each row's run once more after its timing (bench --counters) */
 } ks_reduce_bench_desc;
 
 typedef struct ks_reduce_bench_row {

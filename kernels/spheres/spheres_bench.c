@@ -96,6 +96,21 @@ static ks_status time_cpu(const ks_sphere_packed *p, int n, int w, int h, int wa
     return KS_OK;
 }
 
+/* One render of a cell into the renderer's own picture, for the bench's after_row hook. */
+typedef struct cell_launch {
+    ks_spheres_gpu *g;
+    ks_spheres_mem m;
+    const int *block;
+    int w, h;
+} cell_launch;
+
+static ks_status launch_cell(void *self, void *stream)
+{
+    (void)stream; /* the renderer's own */
+    const cell_launch *l = self;
+    return ks_spheres_gpu_render(l->g, l->m, l->block, l->w, l->h, NULL);
+}
+
 ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -210,6 +225,14 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
                                          &cell->ms, &cell->min_ms);
             if (st == KS_OK) cell->available = 1;
             else ks_error_prefix("bench spheres: %s, %d spheres", ks_spheres_mem_name(m), n);
+            if (st == KS_OK && d->after_row.row) {
+                cell_launch l = {g, m, r->block, r->width, r->height};
+                ks_kernel_attrs a;
+                const int have = ks_spheres_gpu_kernel_attrs(g, m, r->block, &a) == KS_OK;
+                ks_error_clear();
+                st = d->after_row.row(d->after_row.user, k * r->col_n + c, launch_cell, &l, ks_spheres_gpu_stream(g),
+                                      have ? &a : NULL);
+            }
         }
     }
     free(s);

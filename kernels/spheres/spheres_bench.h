@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_hook.h"
 #include "spheres.h"
 
 #ifdef __cplusplus
@@ -29,6 +30,8 @@ typedef struct ks_spheres_bench_desc {
     int scene_n;             /* spheres in scene, 1..KS_SPHERES_MAX */
     int (*stop)(void);       /* optional: nonzero asks to stop after the row (count) in progress;
                               * the result then holds the rows measured (count_n shrinks) */
+    ks_bench_hook after_row; /* optional: each cell's render once more after its timing (bench --counters);
+                              * its row: the cell's CSV line, count k * col_n + column c */
 } ks_spheres_bench_desc;
 
 typedef struct ks_spheres_bench_cell {

@@ -3,7 +3,10 @@
 units), and the printed forms (an H200 run's ncu report with scaled units, the gpu test's and the
 probe's own print) against each other. Checks the pairing by name and grid, the unit scaling, the
 rounding allowance of ncu's printed figures, the verdicts and the exit status (1 only when a count
-is outside 5 %)."""
+is outside 5 %). `ncu-compare.py scene` with a stand-in kernelscope and ncu (scripts that write
+what the real ones would): the commands it runs (ncu on `bench SCENE --counters-ncu` with the same
+bench arguments, --profile-from-start off, --cache-control none and all, the metrics ours measured),
+the bench rows' headings, the flushed run's columns, and the verdict against --cache-control none."""
 import os
 import subprocess
 import sys
@@ -119,8 +122,89 @@ def check(cond, what, out):
         raise SystemExit(f"FAILED: {what}")
 
 
+# counters_<scene>.csv of bench laplace3d --counters: two rows, the second two kernels
+SCENE_OURS = """launch,kernel,grid,block,key,metric,value,row
+0,jacobi3d_kmarch_kernel,,,dram_read_bytes,dram__bytes_read.sum,551000000,kmarch 128x2 512x512x512
+0,jacobi3d_kmarch_kernel,,,l2_hit_pct,lts__t_sector_hit_rate.pct,71.25,kmarch 128x2 512x512x512
+1,jacobi3d_regq_kernel,,,dram_read_bytes,dram__bytes_read.sum,540000000,regq 32x4 512x512x512
+1,jacobi3d_regq_kernel,,,l2_hit_pct,lts__t_sector_hit_rate.pct,70,regq 32x4 512x512x512
+"""
+
+FAKE_KERNELSCOPE = r"""#!/usr/bin/env python3
+import os, sys
+a = sys.argv[1:]
+open(os.environ["KS_FAKE_LOG"], "a").write("kernelscope " + " ".join(a) + "\n")
+out = a[a.index("--out") + 1]
+os.makedirs(out, exist_ok=True)
+if "--counters" in a:
+    open(os.path.join(out, "counters_" + a[1] + ".csv"), "w").write(os.environ["KS_FAKE_OURS"])
+"""
+
+FAKE_NCU = r"""#!/usr/bin/env python3
+import os, sys
+a = sys.argv[1:]
+open(os.environ["KS_FAKE_LOG"], "a").write("ncu " + " ".join(a) + "\n")
+cache = a[a.index("--cache-control") + 1]
+read = {"none": ["551000000", "560000000"], "all": ["600000000", "610000000"]}[cache]
+head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
+        '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+rows = [head]
+for i, (k, v) in enumerate([("jacobi3d_kmarch_kernel(const float *, float *, int, int, int)", read[0]),
+                            ("jacobi3d_regq_kernel(const float *, float *, int, int, int)", read[1])]):
+    rows.append(f'"{i}","1","kernelscope","h","{k}","1","7","(128, 2, 1)","(4, 256, 1)","0","9.0","m",'
+                f'"dram__bytes_read.sum","byte","{v}"')
+    rows.append(f'"{i}","1","kernelscope","h","{k}","1","7","(128, 2, 1)","(4, 256, 1)","0","9.0","m",'
+                f'"lts__t_sector_hit_rate.pct","%","70.5"')
+open(a[a.index("--log-file") + 1], "w").write("\n".join(rows) + "\n")
+"""
+
+
+def scene_check(tmp):
+    ks, ncu, log = os.path.join(tmp, "kernelscope"), os.path.join(tmp, "ncu"), os.path.join(tmp, "calls.log")
+    for path, text in ((ks, FAKE_KERNELSCOPE), (ncu, FAKE_NCU)):
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    env = dict(os.environ, KS_FAKE_LOG=log, KS_FAKE_OURS=SCENE_OURS)
+    out_dir = os.path.join(tmp, "out")
+    r = subprocess.run([sys.executable, SCRIPT, "scene", "--kernelscope", ks, "--ncu", ncu, "--out", out_dir,
+                        "laplace3d", "--grid", "512", "--kernel", "kmarch,regq"], capture_output=True, text=True,
+                       env=env)
+    out = r.stdout + r.stderr
+    print(out)
+    calls = open(log).read().splitlines()
+    check(len(calls) == 3, "three runs: ours, ncu none, ncu all", "\n".join(calls))
+    check(calls[0].startswith("kernelscope bench laplace3d --counters --out ") and
+          calls[0].endswith("--grid 512 --kernel kmarch,regq"), "ours: bench --counters with the bench's arguments",
+          calls[0])
+    for call, cache in zip(calls[1:], ("none", "all")):
+        check(f"--cache-control {cache} --clock-control none" in call and "--profile-from-start off" in call,
+              f"ncu --cache-control {cache}", call)
+        check("--metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct " in call, "the metrics ours measured",
+              call)
+        check(" bench laplace3d --counters-ncu --out " in call and call.endswith("--grid 512 --kernel kmarch,regq"),
+              "ncu on the same bench with --counters-ncu", call)
+    # regq: 540 MB against ncu's 560 MB (-3.57 %), kmarch equal; the flushed run beside
+    check(r.returncode == 0, "exit 0: every count within 5 % of --cache-control none", out)
+    check("-- kmarch 128x2 512x512x512" in out and "-- regq 32x4 512x512x512" in out, "the bench rows named", out)
+    row = line_of(out, "jacobi3d_regq_kernel", "dram__bytes_read.sum")
+    check("-3.57" in row and "6.1e+08" in row and "-11.48" in row and row.endswith("yes"),
+          "ours, ncu none, difference, ncu all, difference", out)
+    row = line_of(out, "jacobi3d_kmarch_kernel", "lts__t_sector_hit_rate.pct")
+    check("+1.06" in row, "a rate compared", out)
+    check("ncu flushed: ncu --cache-control all" in out, "the flushed column explained", out)
+    check(os.path.isfile(os.path.join(out_dir, "ncu_laplace3d", "compare.txt")), "compare.txt written", out)
+    # a count 12 % off the warm ncu run: exit 1
+    env["KS_FAKE_OURS"] = SCENE_OURS.replace("540000000", "628000000")
+    r = subprocess.run([sys.executable, SCRIPT, "scene", "--kernelscope", ks, "--ncu", ncu, "--out", out_dir,
+                        "laplace3d"], capture_output=True, text=True, env=env)
+    check(r.returncode == 1 and "counts outside 5 %: jacobi3d_regq_kernel dram__bytes_read.sum" in r.stdout,
+          "exit 1 when a count is outside", r.stdout + r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
+        scene_check(tmp)
         rc, out = run(tmp, ("ours.csv", OURS_CSV), ("ncu.csv", NCU_CSV))
         print(out)
         # a count off by 12 %: exit 1, named

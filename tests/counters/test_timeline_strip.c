@@ -318,19 +318,24 @@ static void test_strip(void **state)
     /* mean over 1.1-2.0 ms: samples 2..19, each 50 us */
     assert_true(fabs(st->dram_mean_pct - 5.0 * (2 + 19) / 2.0) < 1e-9);
     assert_true(isnan(st->sm_mean_pct));
-    /* marks: jacobi with the residual that starts in its last column joined; colormap 1 column; jacobi clipped */
-    assert_int_equal(st->nmarks, 3);
+    /* marks: the residual that starts in jacobi's last column is a kernel of another name, so it keeps a
+     * mark of its own (jacobi gives up that column); colormap 1 column; jacobi clipped */
+    assert_int_equal(st->nmarks, 4);
     assert_int_equal(st->marks[0].x0, 0);
-    assert_int_equal(st->marks[0].x1, 21);
-    assert_int_equal(st->marks[0].count, 2);
+    assert_int_equal(st->marks[0].x1, 19);
+    assert_int_equal(st->marks[0].count, 1);
     assert_string_equal(st->marks[0].name, "jacobi");
     assert_true(st->marks[0].label);
-    assert_int_equal(st->marks[1].x0, 50);
-    assert_int_equal(st->marks[1].x1, 51); /* 1 us: at least a column */
+    assert_int_equal(st->marks[1].x0, 19);
+    assert_int_equal(st->marks[1].x1, 21);
+    assert_string_equal(st->marks[1].name, "residual");
     assert_false(st->marks[1].label);
-    assert_string_equal(st->marks[1].name, "colormap");
-    assert_int_equal(st->marks[2].x0, 80);
-    assert_int_equal(st->marks[2].x1, 100);
+    assert_int_equal(st->marks[2].x0, 50);
+    assert_int_equal(st->marks[2].x1, 51); /* 1 us: at least a column */
+    assert_false(st->marks[2].label);
+    assert_string_equal(st->marks[2].name, "colormap");
+    assert_int_equal(st->marks[3].x0, 80);
+    assert_int_equal(st->marks[3].x1, 100);
     assert_int_equal(st->marks_dropped, 0);
 
     /* a finer window: the residual gets its own mark */
@@ -361,6 +366,80 @@ static void test_strip(void **state)
     assert_int_equal(ks_tl_strip_build(s, 20, sp, 4, 0, 0, 100, 10, st), KS_ERR_INVALID);
     assert_int_equal(ks_tl_strip_build(s, 20, sp, 4, 0, 1000, KS_TL_STRIP_COLUMNS + 1, 10, st), KS_ERR_INVALID);
     assert_int_equal(ks_tl_strip_build(NULL, 3, sp, 4, 0, 1000, 100, 10, st), KS_ERR_INVALID);
+    free(st);
+}
+
+/* A live Laplace frame as the strip sees it at a coarse window: a sweep of 20 Jacobi launches back to
+ * back, then the small kernels between sweeps (a residual, a colormap, each a few microseconds), then the
+ * next sweep. Launches of one kernel join into one mark; each of the others stays a mark of its own, in
+ * order, none over another, however narrow (what a user must tell apart: the sweep filling the memory
+ * bus and the small kernels between). */
+static void test_strip_small_kernels_between(void **state)
+{
+    (void)state;
+    ks_tl_span sp[40];
+    memset(sp, 0, sizeof sp);
+    int n = 0;
+    for (int i = 0; i < 20; ++i, ++n) { /* jacobi: 0..790 us, launches of 39.5 us */
+        sp[n].start_ns = (uint64_t)(39500 * i);
+        sp[n].end_ns = sp[n].start_ns + 39500;
+        snprintf(sp[n].name, sizeof sp[n].name, "jacobi_kmarch");
+    }
+    const uint64_t small[3][2] = {{792000, 797000}, {799000, 802000}, {803000, 805000}};
+    const char *names[3] = {"residual_sumsq", "colormap_slice", "jacobi_kmarch"};
+    for (int i = 0; i < 3; ++i, ++n) {
+        sp[n].start_ns = small[i][0];
+        sp[n].end_ns = small[i][1];
+        snprintf(sp[n].name, sizeof sp[n].name, "%s", names[i]);
+    }
+    for (int i = 1; i < 10; ++i, ++n) { /* the next sweep, on from the jacobi just above */
+        sp[n].start_ns = 805000 + (uint64_t)(39500 * (i - 1));
+        sp[n].end_ns = sp[n].start_ns + 39500;
+        snprintf(sp[n].name, sizeof sp[n].name, "jacobi_kmarch");
+    }
+    ks_tl_strip *st = malloc(sizeof *st);
+    assert_non_null(st);
+    /* 20 us columns over 0..1.2 ms */
+    assert_int_equal(ks_tl_strip_build(NULL, 0, sp, n, 1200000, 1200000, 60, 10, st), KS_OK);
+    assert_int_equal(st->nmarks, 4);
+    assert_string_equal(st->marks[0].name, "jacobi_kmarch");
+    assert_int_equal(st->marks[0].count, 20);
+    assert_string_equal(st->marks[1].name, "residual_sumsq");
+    assert_string_equal(st->marks[2].name, "colormap_slice");
+    assert_string_equal(st->marks[3].name, "jacobi_kmarch");
+    assert_int_equal(st->marks[3].count, 10);
+    for (int i = 0; i < st->nmarks; ++i) {
+        assert_true(st->marks[i].x1 > st->marks[i].x0);                  /* a column at least */
+        if (i) assert_true(st->marks[i].x0 >= st->marks[i - 1].x1);       /* none over another */
+    }
+    assert_int_equal(st->marks[0].x0, 0);
+    assert_int_equal(st->marks[1].x0, 39); /* where it started: the sweep gave up that column */
+    assert_int_equal(st->marks[0].x1, 39);
+    assert_int_equal(st->marks[2].x0, 40); /* started in the residual's only column: the next one */
+    assert_int_equal(st->marks[3].x0, 41);
+    assert_true(st->marks[0].label && st->marks[3].label);
+
+    /* the last column: a kernel of another name with no column left joins the mark before it */
+    ks_tl_span two[2];
+    memset(two, 0, sizeof two);
+    two[0].start_ns = 0;
+    two[0].end_ns = 1000000;
+    snprintf(two[0].name, sizeof two[0].name, "jacobi");
+    two[1].start_ns = 999000;
+    two[1].end_ns = 999500;
+    snprintf(two[1].name, sizeof two[1].name, "residual");
+    assert_int_equal(ks_tl_strip_build(NULL, 0, two, 2, 1000000, 1000000, 10, 3, st), KS_OK);
+    assert_int_equal(st->nmarks, 2);
+    assert_int_equal(st->marks[0].x1, 9);
+    assert_int_equal(st->marks[1].x0, 9);
+    assert_int_equal(st->marks[1].x1, 10);
+    /* one column in all: no column left for the residual, so it joins the jacobi's mark */
+    two[0].start_ns = 900000;
+    two[0].end_ns = 950000;
+    two[1].start_ns = 905000;
+    assert_int_equal(ks_tl_strip_build(NULL, 0, two, 2, 1000000, 100000, 1, 3, st), KS_OK);
+    assert_int_equal(st->nmarks, 1);
+    assert_int_equal(st->marks[0].count, 2);
     free(st);
 }
 
@@ -398,7 +477,8 @@ int main(void)
         cmocka_unit_test(test_ring_basics), cmocka_unit_test(test_ring_reader_beside_writer),
         cmocka_unit_test(test_fit_clock),   cmocka_unit_test(test_best_lag),
         cmocka_unit_test(test_best_lag_back_to_back),
-        cmocka_unit_test(test_strip),       cmocka_unit_test(test_names_and_samples),
+        cmocka_unit_test(test_strip),       cmocka_unit_test(test_strip_small_kernels_between),
+        cmocka_unit_test(test_names_and_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "app/kernel/variant_set.h"
 #include "app/scenes/histogram/check.h"
 #include "app/scenes.h"
+#include "app/bench/bench_counters.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "kernels/common/fma_peak.h"
@@ -92,11 +93,41 @@ static ks_status counted_as_gold(ks_hist_gpu *g, uint64_t *got, const uint64_t *
     return KS_OK;
 }
 
+/* --counters: one count of the whole input by a row's variant (ours, or a kernel file at its block). */
+typedef struct row_launch {
+    ks_hist_gpu *g;
+    int variant;             /* ours; -1: the file */
+    const ks_hist_user *user;
+    const int *block;
+} row_launch;
+
+static ks_status launch_row(void *self, void *stream)
+{
+    (void)stream; /* the context's own */
+    const row_launch *l = self;
+    return l->user ? ks_hist_gpu_whole_user(l->g, l->user, l->block) : ks_hist_gpu_whole(l->g, l->variant);
+}
+
+/* After row `row`'s timing: its launch once more, against the model (the input read once). */
+static ks_status counters_row(ks_bench_counters *bc, int row, const ks_hbench_row *r, const row_launch *l,
+                              ks_hist_mode mode)
+{
+    /* global and strided read a byte a thread, warp 16 bytes at a time; the others their own way */
+    const char *name = r->variant;
+    const int width = l->user || mode != KS_HIST_BYTES ? 0
+                      : strcmp(name, "warp") == 0 ? 16
+                      : strcmp(name, "global") == 0 || strcmp(name, "strided") == 0 ? 1 : 0;
+    const ks_counter_launch cl = {0.0, width, 0};
+    char label[96];
+    snprintf(label, sizeof label, "%s %s %llu", name, r->input, r->bytes);
+    return ks_bench_counters_row(bc, row, label, launch_row, (void *)l, ks_hist_gpu_stream(l->g), (double)r->bytes, &cl);
+}
+
 /* One input at one size: check each variant (ours, then the kernel files), then time it. */
 static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const ks_host_peak *host,
                            const int *variants, int nv, const ks_variant_set *files, const int user_block[3],
                            ks_hist_input_kind kind, unsigned long long bytes,
-                           ks_hist_mode mode, unsigned bins, ks_hbench_row *rows, int *nrows)
+                           ks_hist_mode mode, unsigned bins, ks_hbench_row *rows, int *nrows, ks_bench_counters *bc)
 {
     unsigned char *data = malloc((size_t)bytes);
     uint64_t *gold = calloc(bins, sizeof(uint64_t)), *got = calloc(bins, sizeof(uint64_t));
@@ -162,6 +193,12 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
             double ratio;
             if (!use_cuda) r->verdict = (int)ks_host_peak_ratio(host, r->gbs, &ratio);
             ++*nrows;
+            if (bc && use_cuda) { /* after the timing, outside it */
+                const int file = k >= nv;
+                const row_launch l = {g, file ? -1 : variants[k], file ? ks_variant_set_code_at(files, k - nv) : NULL,
+                                      user_block};
+                st = counters_row(bc, *nrows - 1, r, &l, mode);
+            }
         }
     }
     for (int i = first; i < *nrows && cub_ms > 0; ++i) rows[i].pct_cub = 100.0 * cub_ms / rows[i].ms;
@@ -226,7 +263,8 @@ static ks_status chart(const ks_hbench_row *rows, int n, const char *dir)
  * every row is a zero-flop point at the chart's left edge, at the height of
  * its read rate (model bytes: the input once), under the copy bandwidth and
  * the FMA peak measured in this run. */
-static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device)
+static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const char *dir, const char *device,
+                          const ks_bench_counters *bc)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench histogram: out of host memory");
@@ -234,7 +272,9 @@ static ks_status roofline(const ks_hbench_row *rows, int n, int use_cuda, const 
     for (int i = 0; i < n; ++i) c->peak_gbs = fmax(c->peak_gbs, rows[i].t_peak_gbs);
     if (!(c->peak_gbs > 0.0)) c->peak_gbs = ks_roof_host_copy_gbs((size_t)64 << 20); /* CPU backend */
     if (use_cuda) st = ks_cuda_measure_fma_gflops(5, &c->peak_gflops);
-    for (int i = 0; i < n && st == KS_OK; ++i) ks_roof_chart_add(c, rows[i].variant, 0.0, (double)rows[i].bytes, rows[i].ms);
+    for (int i = 0; i < n && st == KS_OK; ++i)
+        ks_roof_chart_add_measured(c, rows[i].variant, 0.0, (double)rows[i].bytes, ks_bench_counters_dram_bytes(bc, i),
+                                   rows[i].ms);
     if (st == KS_OK) st = ks_roof_chart_write(c, dir, "histogram", device, NULL, 0);
     free(c);
     return st;
@@ -244,13 +284,14 @@ typedef struct charts_ctx {
     const ks_hbench_row *rows;
     int n, use_cuda;
     const char *device;
+    const ks_bench_counters *bc;
 } charts_ctx;
 
 static ks_status charts(const void *ctx, const char *dir)
 {
     const charts_ctx *c = ctx;
     KS_TRY(chart(c->rows, c->n, dir));
-    return roofline(c->rows, c->n, c->use_cuda, dir, c->device);
+    return roofline(c->rows, c->n, c->use_cuda, dir, c->device, c->bc);
 }
 
 static size_t table_text(const void *rows, int n, char *buf, size_t cap) { return ks_hbench_table(rows, n, buf, cap); }
@@ -295,21 +336,27 @@ ks_status ks_bench_histogram(const ks_options *opt, const ks_device_info *dev, i
     int n = 0;
     ks_host_peak host;
     memset(&host, 0, sizeof host);
-    ks_status st = use_cuda ? KS_OK : ks_host_peak_measure(NULL, &host); /* the CPU's T_peak, once */
+    ks_bench_counters *bc = NULL; /* --counters, --counters-ncu */
+    ks_status st = ks_bench_counters_begin(opt, use_cuda, &bc);
+    if (st == KS_OK && !use_cuda) st = ks_host_peak_measure(NULL, &host); /* the CPU's T_peak, once */
     for (int bi = 0; bi < nbins && st == KS_OK; ++bi)
         for (int si = 0; si < KS_HIST_OPTS(opt)->size_n && st == KS_OK; ++si)
             for (int k = 0; k < KS_HB_INPUTS && st == KS_OK; ++k)
                 st = bench_one(opt, device, use_cuda, &host, variants, nv, files, user_block, (ks_hist_input_kind)k,
-                               KS_HIST_OPTS(opt)->sizes[si], mode, bins_list[bi], rows, &n);
+                               KS_HIST_OPTS(opt)->sizes[si], mode, bins_list[bi], rows, &n, bc);
     if (st == KS_OK) printf("checked every configuration against the CPU gold: all agree\n");
     for (int i = 0; i < n; ++i) {
         if (use_cuda && dev && dev->present) snprintf(rows[i].cc, sizeof rows[i].cc, "%d.%d", dev->cc_major, dev->cc_minor);
         else snprintf(rows[i].cc, sizeof rows[i].cc, "-");
     }
-    const charts_ctx cc = {rows, n, use_cuda, device};
-    const ks_bench_output_desc out = {.dir = dir, .rows = rows, .n = n, .table = table_text,
-                                      .files = {{"bench_histogram.csv", csv_text}}, .charts = charts, .ctx = &cc};
+    const charts_ctx cc = {rows, n, use_cuda, device, bc};
+    const ks_bench_counted counted = {rows, bc, table_text, csv_text};
+    const ks_bench_output_desc out = {.dir = dir, .rows = &counted, .n = n, .table = ks_bench_counted_table,
+                                      .files = {{"bench_histogram.csv", ks_bench_counted_csv}}, .charts = charts,
+                                      .ctx = &cc};
     if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
+    if (st == KS_OK) st = ks_bench_counters_write(bc, dir, "histogram");
+    ks_bench_counters_destroy(bc);
     free(rows);
     ks_variant_set_destroy(files);
     return st;

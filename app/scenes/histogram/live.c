@@ -514,6 +514,49 @@ static int ready(void *self)
     return ks_variant_set_ready(s->set);
 }
 
+/* The Hardware panel: the next chunk, counted by what runs, as the next frame would (a pass that
+ * has ended waits for the next one to start). */
+static ks_status counters_launch(void *self, void *stream)
+{
+    (void)stream; /* the context's own */
+    hist_scene *s = self;
+    const size_t end = s->n - s->pos < s->chunk ? s->n : s->pos + s->chunk;
+    double ms = 0.0; /* under replay: not a time to keep */
+    if (active(s) >= 0)
+        KS_TRY(ks_hist_gpu_chunk_user(s->gpu, ks_variant_set_code(s->set), ks_variant_set_run_block(s->set), s->pos,
+                                      end, &ms));
+    else
+        KS_TRY(ks_hist_gpu_chunk(s->gpu, s->variant, s->pos, end, &ms));
+    s->pos = end;
+    if (s->pos >= s->n) s->hold = KS_HS_HOLD;
+    return KS_OK;
+}
+
+static int counters(void *self, ks_scene_counters *out)
+{
+    hist_scene *s = self;
+    if (!s->gpu) return 0;
+    if (s->pos >= s->n) {
+        snprintf(out->what, sizeof out->what, "the pass has counted the whole input: measuring when the next starts");
+        return 0;
+    }
+    const size_t bytes = s->n - s->pos < s->chunk ? s->n - s->pos : s->chunk;
+    const int user = active(s) >= 0;
+    const char *name = variant_name(s);
+    out->launch = counters_launch;
+    out->model_bytes = (double)bytes; /* the model: every input byte read once (the roofline's bytes) */
+    /* global and strided read a byte a thread; warp 16 bytes at a time; the others their own way */
+    out->load_bytes = user || s->mode != KS_HIST_BYTES ? 0
+                      : strcmp(name, "warp") == 0 ? 16
+                      : strcmp(name, "global") == 0 || strcmp(name, "strided") == 0 ? 1 : 0;
+    snprintf(out->what, sizeof out->what, "one chunk of %zu bytes (%s) counted by %s", bytes,
+             ks_hist_mode_name(s->mode), name);
+    const int *b = ks_variant_set_run_block(s->set);
+    snprintf(out->config, sizeof out->config, "%s block %dx%d chunk %zu mode %d build %p", name, user ? b[0] : 0,
+             user ? b[1] : 0, s->chunk, (int)s->mode, user ? (const void *)ks_variant_set_code(s->set) : NULL);
+    return 1;
+}
+
 const ks_scene_api ks_scene_histogram_api = {
     .help = "Tab / shift+Tab: next / previous variant (global, strided, shared, warp, cub, then your\n"
             "  --kernel-file kernels)\n"
@@ -534,4 +577,5 @@ const ks_scene_api ks_scene_histogram_api = {
     .finish = finish,
     .editor = editor,
     .ready = ready,
+    .counters = counters,
 };

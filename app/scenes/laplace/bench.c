@@ -4,6 +4,7 @@
 #include "app/scenes.h"
 #include "app/scenes/laplace/options.h"
 #include "app/scenes/laplace/bench.h"
+#include "app/scenes/laplace/bench_charts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/host_peak.h"
 #include "kernels/laplace/laplace.h"
+#include "app/bench/bench_counters.h"
+#include "app/scenes/laplace/counters.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
 #include "render/chart.h"
@@ -335,7 +338,7 @@ static ks_status load_files(const ks_options *opt, const ks_device_info *dev, co
 }
 
 static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, bench_plan *p,
-                            ks_bench_row *rows, int *nrows)
+                            ks_bench_row *rows, int *nrows, ks_bench_counters *bc)
 {
     /* Users' kernels (--kernel-file): compiled and checked in the checker
      * process on the first grid, then loaded here like ours. */
@@ -403,6 +406,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
                 r->t_peak_gbs = t_peak;
                 r->t_eff_gbs = 2.0 * (double)bytes / (r->ms_per_iter * 1e-3) / 1e9;
                 r->ratio = r->t_eff_gbs / t_peak;
+                if (bc) st = ks_laplace_counters_row(bc, *nrows - 1, s, p->variants[v], r); /* after the timing */
             }
         }
         ks_lsolver_destroy(s);
@@ -411,133 +415,20 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
     return KS_OK;
 }
 
-/* PNG chart: T_eff / T_peak of each variant's best block against grid points
- * (log x), with T_peak itself as the line y = 1. On the CPU backend T_eff in
- * GB/s under T_peak's line: a ratio there may not be given (host_peak.h). */
-static ks_status write_chart(const ks_options *opt, const ks_bench_row *rows, int n)
-{
-    const int host = n > 0 && rows[0].host_peak;
-    enum { KS_MAX_VARIANTS = KS_CHART_MAX_SERIES - 1 };
-    char names[KS_MAX_VARIANTS][32];
-    double xs[KS_MAX_VARIANTS][KS_MAX_LIST], ys[KS_MAX_VARIANTS][KS_MAX_LIST];
-    double peak_x[KS_MAX_LIST], peak_y[KS_MAX_LIST];
-    ks_chart_series series[KS_CHART_MAX_SERIES];
-    int nseries = 0, npeak = 0;
-    for (int i = 0; i < n; ++i) {
-        if (!rows[i].best) continue;
-        const double points = (double)rows[i].grid[0] * rows[i].grid[1] * rows[i].grid[2];
-        int k = 0;
-        while (k < nseries && strcmp(names[k], rows[i].variant) != 0) ++k;
-        if (k == nseries) {
-            if (nseries == KS_MAX_VARIANTS) continue;
-            snprintf(names[k], sizeof names[k], "%s", rows[i].variant);
-            series[k].name = names[k];
-            series[k].x = xs[k];
-            series[k].y = ys[k];
-            series[k].n = 0;
-            ++nseries;
-        }
-        if (series[k].n == KS_MAX_LIST) continue;
-        xs[k][series[k].n] = points;
-        ys[k][series[k].n] = host ? rows[i].t_eff_gbs : rows[i].ratio;
-        ++series[k].n;
-        int seen = 0;
-        for (int p = 0; p < npeak; ++p) seen |= peak_x[p] == points;
-        if (!seen && npeak < KS_MAX_LIST) {
-            peak_x[npeak] = points;
-            peak_y[npeak++] = host ? rows[i].t_peak_gbs : 1.0;
-        }
-    }
-    if (nseries == 0) return KS_OK;
-    /* points in increasing x for every line */
-    for (int k = 0; k < nseries; ++k)
-        for (int a = 1; a < series[k].n; ++a)
-            for (int b = a; b > 0 && xs[k][b] < xs[k][b - 1]; --b) {
-                double t = xs[k][b]; xs[k][b] = xs[k][b - 1]; xs[k][b - 1] = t;
-                t = ys[k][b]; ys[k][b] = ys[k][b - 1]; ys[k][b - 1] = t;
-            }
-    for (int a = 1; a < npeak; ++a)
-        for (int b = a; b > 0 && peak_x[b] < peak_x[b - 1]; --b) {
-            double t = peak_x[b]; peak_x[b] = peak_x[b - 1]; peak_x[b - 1] = t;
-        }
-    series[nseries].name = !host ? "T_peak (copy)"
-                           : rows[0].verdict == KS_PEAK_UNRELIABLE ? "T_peak (host copy; unreliable: busy CPU)"
-                                                                   : "T_peak (host copy)";
-    series[nseries].x = peak_x;
-    series[nseries].y = peak_y;
-    series[nseries].n = npeak;
-    ++nseries;
-
-    char title[384];
-    snprintf(title, sizeof title, "kernelscope bench %s on %s: best block per variant",
-             opt->scene->name, rows[0].device);
-    ks_chart_desc d = {.title = title, .x_label = "grid (log scale of points)",
-                       .y_label = host ? "T_eff (GB/s)" : "T_eff / T_peak",
-                       .log_x = 1, .series = series, .series_count = nseries};
-    /* grid sizes, not point counts, under the x axis: "512^3", "8192^2", or "64x32x16" */
-    char tick_text[KS_MAX_LIST][48];
-    const char *tick_labels[KS_MAX_LIST];
-    for (int p = 0; p < npeak; ++p) {
-        tick_labels[p] = tick_text[p];
-        snprintf(tick_text[p], sizeof tick_text[p], "%.0f points", peak_x[p]);
-        for (int i = 0; i < n; ++i) {
-            const int *g = rows[i].grid;
-            if ((double)g[0] * g[1] * g[2] != peak_x[p]) continue;
-            ks_bench_grid_text(g, tick_text[p], sizeof tick_text[p]);
-            break;
-        }
-    }
-    d.x_ticks = peak_x;
-    d.x_tick_labels = tick_labels;
-    d.x_tick_count = npeak;
-    char name[256];
-    snprintf(name, sizeof name, "bench_%s.png", opt->scene->name);
-    return ks_bench_chart_write(&d, opt->out_dir, name, NULL, 0);
-}
-
-/* Roofline chart: each variant's best block per grid, one Jacobi iteration:
- * 6 (3D) or 4 (2D) adds and a multiply per point (model FLOPs), the field
- * read and written once per launch (model bytes; a temporally blocked launch
- * does steps_per_launch iterations). The bandwidth ceiling is the copy rate
- * measured on the largest grid of the run. */
-static ks_status write_roofline(const ks_options *opt, const ks_bench_row *rows, int n, double fma_gflops)
-{
-    const int dims = ks_laplace_dims(opt);
-    ks_roof_chart *c = calloc(1, sizeof *c);
-    if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
-    double largest = -1.0;
-    for (int i = 0; i < n; ++i) {
-        const double points = (double)rows[i].grid[0] * rows[i].grid[1] * rows[i].grid[2];
-        if (points >= largest && rows[i].t_peak_gbs > 0.0) {
-            largest = points;
-            c->peak_gbs = rows[i].t_peak_gbs;
-        }
-        if (!rows[i].best) continue;
-        const int id = ks_lvariant_find(dims, rows[i].variant);
-        const ks_lvariant_info *info = id >= 0 ? ks_lvariant_get(id) : NULL;
-        const int steps = info && info->steps_per_launch > 1 ? info->steps_per_launch : 1;
-        ks_roof_chart_add(c, rows[i].variant, (dims == 3 ? 7.0 : 5.0) * points, 2.0 * points * sizeof(float) / steps,
-                          rows[i].ms_per_iter);
-    }
-    c->peak_gflops = fma_gflops;
-    const ks_status st = ks_roof_chart_write(c, opt->out_dir, opt->scene->name, rows[0].device, NULL, 0);
-    free(c);
-    return st;
-}
-
 typedef struct charts_ctx {
     const ks_options *opt;
     const ks_bench_row *rows;
     int n;
     double fma_gflops;
+    const ks_bench_counters *bc;
 } charts_ctx;
 
 static ks_status charts(const void *ctx, const char *dir)
 {
     (void)dir; /* opt->out_dir */
     const charts_ctx *c = ctx;
-    KS_TRY(write_chart(c->opt, c->rows, c->n));
-    return write_roofline(c->opt, c->rows, c->n, c->fma_gflops);
+    KS_TRY(ks_bench_laplace_chart(c->opt, c->rows, c->n));
+    return ks_bench_laplace_roofline(c->opt, c->rows, c->n, c->fma_gflops, c->bc);
 }
 
 ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int use_cuda,
@@ -548,13 +439,16 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
     ks_bench_row *rows = calloc(KS_BENCH_MAX_ROWS, sizeof *rows);
     if (!rows) return ks_fail(KS_ERR_OUT_OF_MEMORY, "out of host memory");
     int n = 0;
-    ks_status st = KS_OK;
     printf("kernelscope bench %s on %s (%s backend)\n", opt->scene->name,
            use_cuda ? dev->name : "host CPU", use_cuda ? "cuda" : "cpu");
+    ks_bench_counters *bc = NULL; /* --counters, --counters-ncu */
+    ks_status st = ks_bench_counters_begin(opt, use_cuda, &bc);
     double fma_gflops = 0.0; /* the roofline's flat ceiling, measured in this run */
-    if (use_cuda) {
+    if (st != KS_OK) {
+        /* nothing measured */
+    } else if (use_cuda) {
         st = ks_cuda_measure_fma_gflops(5, &fma_gflops);
-        if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n);
+        if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n, bc);
     } else {
         /* T_peak once, before the grids: every thread, repeated, the best (kernels/common/host_peak.h) */
         ks_host_peak peak;
@@ -564,6 +458,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
                    peak.threads, ks_plural(peak.threads, "thread", "threads"), peak.reps, 100.0 * peak.spread,
                    peak.reliable ? "" : " (unreliable: busy CPU)");
         for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
+            /* the CPU gold: no GPU kernel, so its counter columns stay empty */
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
             ks_bench_row *r = &rows[n++];
@@ -587,11 +482,15 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
         ks_bench_mark_best(rows, n);
         char csv_name[256];
         snprintf(csv_name, sizeof csv_name, "bench_%s.csv", opt->scene->name);
-        const charts_ctx cc = {opt, rows, n, fma_gflops};
-        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = rows, .n = n, .table = table_text,
-                                          .files = {{csv_name, csv_text}}, .charts = charts, .ctx = &cc};
+        const charts_ctx cc = {opt, rows, n, fma_gflops, bc};
+        const ks_bench_counted counted = {rows, bc, table_text, csv_text};
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = &counted, .n = n,
+                                          .table = ks_bench_counted_table, .files = {{csv_name, ks_bench_counted_csv}},
+                                          .charts = charts, .ctx = &cc};
         st = ks_bench_output_write(&out, KS_OK);
+        if (st == KS_OK) st = ks_bench_counters_write(bc, opt->out_dir, opt->scene->name);
     }
+    ks_bench_counters_destroy(bc);
     if (st == KS_OK && use_cuda && best && best_path) {
         for (int i = 0; i < n; ++i) {
             if (!rows[i].best) continue;

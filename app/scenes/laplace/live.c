@@ -43,46 +43,11 @@ static ks_status ensure_view(ks_laplace_scene *s)
 }
 
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* "median 16.7 ms, p99 17.9 ms over 300 frames" of one side (sorts it). */
-static void interval_text(double *ms, int n, char *buf, size_t cap)
-{
-    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
-    snprintf(buf, cap, "median %.2f ms, p99 %.2f ms over %d frames", ms[n / 2], ms[(int)(0.99 * (n - 1) + 0.5)], n);
-}
-
-/* With kernel files, once a frame: its interval, on the side of whether a build was on its way. */
-static void note_interval(ks_laplace_scene *s)
-{
-    if (!ks_variant_set_files(s->set)) return;
-    const double now = ks_now_seconds();
-    const int busy = ks_variant_set_busy(s->set);
-    if (s->intervals.last > 0 && s->intervals.n[busy] < KS_LAPLACE_INTERVALS)
-        s->intervals.ms[busy][s->intervals.n[busy]++] = (now - s->intervals.last) * 1e3;
-    s->intervals.last = now;
-}
-
-/* At the end: what compiling and checking on the side cost the frames. */
-static void say_intervals(ks_laplace_scene *s)
-{
-    if (s->intervals.n[1] < 10 || s->intervals.n[0] < 10) return;
-    char quiet[128], busy[128];
-    interval_text(s->intervals.ms[0], s->intervals.n[0], quiet, sizeof quiet);
-    interval_text(s->intervals.ms[1], s->intervals.n[1], busy, sizeof busy);
-    fprintf(stderr, "kernelscope: frame interval while a kernel file was compiled and checked: %s; otherwise %s\n",
-            busy, quiet);
-}
-
 static void destroy(void *self)
 {
     ks_laplace_scene *s = self;
     if (!s) return;
-    say_intervals(s);
+    ks_laplace_say_intervals(s);
     ks_variant_set_destroy(s->set);
     if (s->multi) { /* the slice solvers share the first one's stream: it goes last */
         for (int a = 0; a < 3; ++a)
@@ -379,7 +344,7 @@ static ks_status compute_cuda(ks_laplace_scene *s, ks_frame_ctx *ctx, int iters)
     if (s->multi) return compute_multi(s, ctx, iters);
     poll_readback(s);
     int reloaded = 0; /* a save of the kernel in use, checked and swapped in */
-    note_interval(s);
+    ks_laplace_note_interval(s);
     ks_variant_set_poll(s->set, s->block, &reloaded); /* a block refused: s->block back to the one it passed at */
     const int *block = ks_variant_set_run_block(s->set); /* a user's kernel runs only at a block it passed the check with */
     memcpy(s->run_block, block, sizeof s->run_block);
@@ -600,4 +565,5 @@ const ks_scene_api ks_scene_laplace_api = {
     .status = status,
     .grid_size = grid_size,
     .work_per_frame = work_per_frame,
+    .counters = ks_laplace_scene_counters,
 };

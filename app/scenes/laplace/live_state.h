@@ -122,6 +122,12 @@ static inline float scene_diff_range(const ks_slice_diff *d) { return d->stats.m
 
 /* live_view.c: the scene's part of the view model (ks_scene_api.view). */
 void ks_laplace_scene_view(void *self, ks_view *v);
+/* live_counters.c: the Hardware panel's launch (ks_scene_api.counters). */
+int ks_laplace_scene_counters(void *self, ks_scene_counters *out);
+/* With kernel files, once a frame: its interval, on the side of whether a build was on its way
+ * (live_intervals.c); at the end, what compiling and checking on the side cost the frames. */
+void ks_laplace_note_interval(ks_laplace_scene *s);
+void ks_laplace_say_intervals(ks_laplace_scene *s);
 /* live_keys.c: the keys (ks_scene_api.key). */
 ks_status ks_laplace_scene_key(void *self, const ks_key_event *ev, int *handled);
 /* live_draw.c: the picture (ks_scene_api.draw) and F's (full_picture). */

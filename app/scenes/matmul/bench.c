@@ -15,6 +15,7 @@
 #include "kernels/matmul/matmul_user.h"
 #include "render/chart.h"
 #include "render/image_io.h"
+#include "app/bench/bench_counters.h"
 #include "app/bench/bench_roofline.h"
 #include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
@@ -67,7 +68,7 @@ static ks_status chart(const ks_matmul_bench_result *r, const char *dir)
  * size; model FLOPs 2MNK, model DRAM bytes from ks_matmul_model_bytes (the CPU
  * gold: A, B and C once each). Ceilings: the FMA peak the bench measured and
  * a copy measured here. */
-static ks_status roofline(const ks_matmul_bench_result *r, const char *dir)
+static ks_status roofline(const ks_matmul_bench_result *r, const ks_bench_counters *bc, const char *dir)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
@@ -91,17 +92,47 @@ static ks_status roofline(const ks_matmul_bench_result *r, const char *dir)
                                  ? ks_matmul_model_bytes(v, w->tile, &w->size)
                                  : 4.0 * ((double)w->size.m * w->size.k + (double)w->size.k * w->size.n +
                                           (double)w->size.m * w->size.n);
-        ks_roof_chart_add(c, w->variant, ks_matmul_flops(&w->size), bytes, w->ms);
+        ks_roof_chart_add_measured(c, w->variant, ks_matmul_flops(&w->size), bytes, ks_bench_counters_dram_bytes(bc, k),
+                                   w->ms);
     }
     if (st == KS_OK) st = ks_roof_chart_write(c, dir, "matmul", r->device, NULL, 0);
     free(c);
     return st;
 }
 
-static ks_status charts(const void *r, const char *dir)
+typedef struct mm_bench {
+    const ks_matmul_bench_result *r;
+    ks_bench_counters *bc; /* --counters, --counters-ncu; NULL: neither */
+} mm_bench;
+
+static ks_status charts(const void *ctx, const char *dir)
 {
-    KS_TRY(chart(r, dir));
-    return roofline(r, dir);
+    const mm_bench *b = ctx;
+    KS_TRY(chart(b->r, dir));
+    return roofline(b->r, b->bc, dir);
+}
+
+/* --counters: row `row` just timed, its kernel once more (bench_counters.h). */
+static ks_status counters_row(void *user, int row, ks_bench_launch_fn launch, void *self, void *stream,
+                              const ks_kernel_attrs *attrs)
+{
+    const mm_bench *b = user;
+    const ks_matmul_bench_row *w = &b->r->rows[row];
+    ks_matmul_variant v;
+    const int ours = ks_matmul_variant_parse(w->variant, &v) == 0;
+    /* ours: the variant's model; a kernel file: the least any kernel moves (A, B and C once) */
+    const double model = ours ? ks_matmul_model_bytes(v, w->tile, &w->size)
+                              : 4.0 * ((double)w->size.m * w->size.k + (double)w->size.k * w->size.n +
+                                       (double)w->size.m * w->size.n);
+    const int known = ours && v != KS_MATMUL_CUBLAS; /* cuBLAS's accesses are its own */
+    const int vec = ours && v == KS_MATMUL_REGTILE && w->size.k % 4 == 0 && w->size.n % 4 == 0;
+    const ks_counter_launch cl = {attrs ? attrs->occupancy : 0.0, known ? (vec ? 16 : 4) : 0, known ? 4 : 0};
+    char label[96];
+    if (ours && v == KS_MATMUL_TILED)
+        snprintf(label, sizeof label, "%s %d %dx%dx%d", w->variant, w->tile, w->size.m, w->size.n, w->size.k);
+    else
+        snprintf(label, sizeof label, "%s %dx%dx%d", w->variant, w->size.m, w->size.n, w->size.k);
+    return ks_bench_counters_row(b->bc, row, label, launch, self, stream, model, &cl);
 }
 
 static size_t table_text(const void *r, int n, char *buf, size_t cap)
@@ -171,16 +202,24 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
     ks_matmul_bench_result *r = NULL;
     ks_status st = ks_output_dir_check(dir); /* before minutes of timing, not after */
     if (st == KS_OK && !(r = malloc(sizeof *r))) st = ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: out of host memory");
+    mm_bench b = {r, NULL};
+    if (st == KS_OK) st = ks_bench_counters_begin(opt, use_cuda, &b.bc);
     if (st != KS_OK) {
+        free(r);
         ks_variant_set_destroy(files);
         return st;
     }
+    if (b.bc) d.after_row = (ks_bench_hook){counters_row, &b};
     st = ks_matmul_bench_run(&d, r);
     if (st == KS_OK && use_cuda && dev && dev->present)
         snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
-    const ks_bench_output_desc out = {.dir = dir, .rows = r, .table = table_text,
-                                      .files = {{"bench_matmul.csv", csv_text}}, .charts = charts, .ctx = r};
+    const ks_bench_counted counted = {r, b.bc, table_text, csv_text};
+    const ks_bench_output_desc out = {.dir = dir, .rows = &counted, .table = ks_bench_counted_table,
+                                      .files = {{"bench_matmul.csv", ks_bench_counted_csv}}, .charts = charts,
+                                      .ctx = &b};
     if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
+    if (st == KS_OK) st = ks_bench_counters_write(b.bc, dir, "matmul");
+    ks_bench_counters_destroy(b.bc);
     free(r);
     ks_variant_set_destroy(files);
     return st;

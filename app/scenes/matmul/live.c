@@ -375,6 +375,44 @@ static int ready(void *self)
     return ks_variant_set_ready(s->set);
 }
 
+/* The Hardware panel: one multiply by what runs (ours at its tile, or the user's code at its block). */
+static ks_status counters_launch(void *self, void *stream)
+{
+    (void)stream; /* the context's own */
+    matmul_scene *s = self;
+    if (mm_active(s) >= 0) return ks_matmul_gpu_run_user(s->gpu, ks_variant_set_code(s->set), ks_variant_set_run_block(s->set));
+    return ks_matmul_gpu_run(s->gpu, s->variant, s->tile);
+}
+
+static int counters(void *self, ks_scene_counters *out)
+{
+    matmul_scene *s = self;
+    if (!s->gpu) return 0;
+    const ks_matmul_size *z = &s->size;
+    const int user = mm_active(s) >= 0;
+    const int *b = ks_variant_set_run_block(s->set);
+    out->launch = counters_launch;
+    /* ours: the variant's textbook model; a user's kernel: the least any kernel moves (A, B, C once) */
+    out->model_bytes = user ? 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n)
+                            : ks_matmul_model_bytes(s->variant, s->tile, z);
+    const int vec = !user && s->variant == KS_MATMUL_REGTILE && z->k % 4 == 0 && z->n % 4 == 0;
+    out->load_bytes = user || s->variant == KS_MATMUL_CUBLAS ? 0 : vec ? 16 : 4;
+    out->store_bytes = user || s->variant == KS_MATMUL_CUBLAS ? 0 : 4;
+    if (user)
+        snprintf(out->what, sizeof out->what, "one multiply by %s, block %dx%d, C = A*B of %dx%dx%d (M x N x K)",
+                 mm_variant_name(s), b[0], b[1], z->m, z->n, z->k);
+    else if (s->variant == KS_MATMUL_TILED)
+        snprintf(out->what, sizeof out->what, "one multiply by tiled, tile %d, C = A*B of %dx%dx%d (M x N x K)", s->tile,
+                 z->m, z->n, z->k);
+    else
+        snprintf(out->what, sizeof out->what, "one multiply by %s, C = A*B of %dx%dx%d (M x N x K)", mm_variant_name(s),
+                 z->m, z->n, z->k);
+    snprintf(out->config, sizeof out->config, "%s tile %d block %dx%d size %dx%dx%d records %d build %p",
+             mm_variant_name(s), user ? 0 : s->tile, user ? b[0] : 0, user ? b[1] : 0, z->m, z->n, z->k,
+             s->pic != KS_MATMUL_PIC_VALUE, user ? (const void *)ks_variant_set_code(s->set) : NULL);
+    return 1;
+}
+
 const ks_scene_api ks_scene_matmul_api = {
     .help = "Matmul scene\n"
             "  Tab        next variant (naive, tiled, regtile, cublas, then your --kernel-file kernels)\n"
@@ -393,4 +431,5 @@ const ks_scene_api ks_scene_matmul_api = {
     .finish = finish,
     .editor = editor,
     .ready = ready,
+    .counters = counters,
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/bench/bench_counters.h"
 #include "app/bench/bench_output.h"
 #include "app/kernel/variant_set.h"
 #include "app/scenes/reduce/check.h"
@@ -24,7 +25,30 @@ enum { KS_SWEEP_N = (int)(sizeof ks_sweep_blocks / sizeof ks_sweep_blocks[0]) };
 typedef struct reduce_bench {
     ks_reduce_bench_result r;
     int block[KS_REDUCE_BENCH_MAX_ROWS]; /* the block of each row's fastest run; 0: the variant's own */
+    /* --counters: every run of the block sweep measures its rows, numbered run * KS_REDUCE_BENCH_MAX_ROWS + row;
+     * measured[i] is the one of row i's fastest run */
+    ks_bench_counters *bc;
+    int run;                              /* the sweep's run in progress */
+    const ks_reduce_bench_result *timing; /* its result, filled as it goes */
+    int measured[KS_REDUCE_BENCH_MAX_ROWS];
 } reduce_bench;
+
+/* --counters: row `row` of the run in progress just timed, its run once more (bench_counters.h). */
+static ks_status counters_row(void *user, int row, ks_bench_launch_fn launch, void *self, void *stream,
+                              const ks_kernel_attrs *attrs)
+{
+    (void)attrs;
+    const reduce_bench *b = user;
+    const ks_reduce_bench_row *w = &b->timing->rows[row];
+    ks_reduce_variant v;
+    const int ours = ks_reduce_variant_parse(w->variant, &v) == 0;
+    /* ours: the variant's model; a kernel file sums: the input read once */
+    const double model = ours ? ks_reduce_model_bytes(v, w->n) : 4.0 * (double)w->n;
+    char label[96];
+    snprintf(label, sizeof label, "%s %s %lld%s", w->op, w->variant, w->n, b->run ? " (block sweep)" : "");
+    return ks_bench_counters_row(b->bc, b->run * KS_REDUCE_BENCH_MAX_ROWS + row, label, launch, self, stream, model,
+                                 NULL);
+}
 
 /* Users' kernels (--kernel-file): compiled and checked in the checker process at the first size
  * (built once; the bench sums random input), then loaded here, checked against the gold and timed
@@ -150,7 +174,7 @@ static ks_status write_chart(const void *b_, const char *dir)
 /* Folds run t (at block) into b: each row keeps its fastest time (a CUB row too,
  * which only makes vs_cub stricter), and T_peak the highest of the runs; T_eff,
  * the ratio and vs_cub are worked out again from the kept times. */
-static void keep_fastest(reduce_bench *b, const ks_reduce_bench_result *t, int block)
+static void keep_fastest(reduce_bench *b, const ks_reduce_bench_result *t, int block, int run)
 {
     ks_reduce_bench_result *r = &b->r;
     if (t->t_peak_gbs > r->t_peak_gbs) r->t_peak_gbs = t->t_peak_gbs;
@@ -161,6 +185,7 @@ static void keep_fastest(reduce_bench *b, const ks_reduce_bench_result *t, int b
             if (strcmp(k->variant, w->variant) != 0 || strcmp(k->op, w->op) != 0 || k->n != w->n) continue;
             if (w->ms < k->ms) {
                 *k = *w;
+                b->measured[i] = run * KS_REDUCE_BENCH_MAX_ROWS + j;
                 ks_reduce_variant v;
                 b->block[i] = ks_reduce_variant_parse(w->variant, &v) == 0 && ks_reduce_variant_get(v)->uses_block
                                   ? block : 0;
@@ -237,7 +262,11 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
            env->use_cuda ? "cuda" : "cpu", sweep ? ": blocks 128, 256, 512, 1024 for the variants that take one" : "");
     fflush(stdout);
     if (sweep) d.block = ks_sweep_blocks[0];
-    ks_status st = ks_reduce_bench_run(&d, r);
+    ks_status st = ks_bench_counters_begin(opt, env->use_cuda, &b->bc);
+    if (b->bc) d.after_row = (ks_bench_hook){counters_row, b};
+    b->timing = r;
+    for (int i = 0; i < KS_REDUCE_BENCH_MAX_ROWS; ++i) b->measured[i] = i;
+    if (st == KS_OK) st = ks_reduce_bench_run(&d, r);
     for (int i = 0; i < r->row_n; ++i) {
         ks_reduce_variant v;
         b->block[i] = user_row(&r->rows[i]) ? user_block
@@ -247,10 +276,13 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     d.user_n = 0; /* the block sweep is ours: a user's kernel runs at its own block, timed once */
     for (int k = 1; sweep && k < KS_SWEEP_N && st == KS_OK && !ks_signals_stop_requested(); ++k) {
         d.block = ks_sweep_blocks[k];
+        b->run = k;
+        b->timing = t;
         st = ks_reduce_bench_run(&d, t);
-        if (st == KS_OK) keep_fastest(b, t, d.block);
+        if (st == KS_OK) keep_fastest(b, t, d.block, k);
     }
-    if (sweep && st == KS_OK) keep_fastest(b, r, 0); /* recompute from the kept rows */
+    if (sweep && st == KS_OK) keep_fastest(b, r, 0, 0); /* recompute from the kept rows */
+    if (st == KS_OK) st = ks_bench_counters_map(b->bc, b->measured, r->row_n);
     if (st == KS_OK) {
         printf("checked: %s\n", r->check);
         if (r->note[0]) printf("%s\n", r->note);
@@ -260,10 +292,14 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
                    r->reps, r->span_ms, r->warmup, r->t_peak_gbs);
         if (sweep) printf("each variant that takes a block at its fastest block (column block); T_peak the highest of "
                           "the %d runs\n", KS_SWEEP_N);
-        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = b, .table = table_text,
-                                          .files = {{"bench_reduce.csv", csv_text}}, .charts = write_chart, .ctx = b};
+        const ks_bench_counted counted = {b, b->bc, table_text, csv_text};
+        const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = &counted, .table = ks_bench_counted_table,
+                                          .files = {{"bench_reduce.csv", ks_bench_counted_csv}},
+                                          .charts = write_chart, .ctx = b};
         st = ks_bench_output_write(&out, KS_OK);
+        if (st == KS_OK) st = ks_bench_counters_write(b->bc, opt->out_dir, "reduce");
     }
+    ks_bench_counters_destroy(b->bc);
     ks_variant_set_destroy(files);
     free(t);
     free(b);

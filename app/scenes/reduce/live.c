@@ -437,6 +437,34 @@ static int ready(void *self)
     return ks_variant_set_ready(s->set);
 }
 
+/* The Hardware panel: one run of what runs (its kernels: a sum's passes, a scan's levels). */
+static ks_status counters_launch(void *self, void *stream)
+{
+    (void)stream; /* the context's own */
+    reduce_scene *s = self;
+    if (active(s) >= 0)
+        return ks_reduce_gpu_run_user(s->gpu, ks_variant_set_code(s->set), ks_variant_set_run_block(s->set)[0]);
+    return ks_reduce_gpu_run(s->gpu, s->variant);
+}
+
+static int counters(void *self, ks_scene_counters *out)
+{
+    reduce_scene *s = self;
+    if (!s->gpu) return 0;
+    const int user = active(s) >= 0;
+    const ks_reduce_op op = current_op(s);
+    out->launch = counters_launch;
+    /* ours: the variant's model; a user's: the input read (and a scan's output written) once */
+    out->model_bytes = user ? (op == KS_REDUCE_OP_SUM ? 4.0 : 8.0) * (double)s->desc.n
+                            : ks_reduce_model_bytes(s->variant, s->desc.n);
+    snprintf(out->what, sizeof out->what, "one %s of %lld floats by %s", op == KS_REDUCE_OP_SUM ? "sum" : "scan",
+             (long long)s->desc.n, variant_name(s));
+    const int bx = user ? ks_variant_set_run_block(s->set)[0] : s->desc.block;
+    snprintf(out->config, sizeof out->config, "%s block %d n %lld build %p", variant_name(s), bx,
+             (long long)s->desc.n, user ? (const void *)ks_variant_set_code(s->set) : NULL);
+    return 1;
+}
+
 const ks_scene_api ks_scene_reduce_api = {
     .help = "Tab / shift+Tab: next / previous variant, then your --kernel-file kernels (CPU backend:\n"
             "  sum / scan)\n"
@@ -454,4 +482,5 @@ const ks_scene_api ks_scene_reduce_api = {
     .status = rd_status,
     .editor = editor,
     .ready = ready,
+    .counters = counters,
 };

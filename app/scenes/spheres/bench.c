@@ -11,6 +11,7 @@
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_bench.h"
 #include "render/chart.h"
+#include "app/bench/bench_counters.h"
 #include "app/bench/bench_roofline.h"
 #include "render/image_io.h"
 #include "app/bench/bench_output.h"
@@ -41,7 +42,7 @@ static ks_status chart(const ks_spheres_bench_result *r, const char *dir)
  * FLOPs per pixel per sphere (each pixel tests each sphere), model bytes the
  * picture written once and the packed spheres read once; ceilings measured
  * here (device copy and FMA peak; the CPU backend: memcpy, no FMA). */
-static ks_status roofline(const ks_spheres_bench_result *r, const char *dir)
+static ks_status roofline(const ks_spheres_bench_result *r, const ks_bench_counters *bc, const char *dir)
 {
     ks_roof_chart *c = calloc(1, sizeof *c);
     if (!c) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
@@ -56,20 +57,41 @@ static ks_status roofline(const ks_spheres_bench_result *r, const char *dir)
     for (int k = 0; k < r->count_n && st == KS_OK; ++k)
         for (int col = 0; col < r->col_n; ++col)
             if (r->cell[k][col].available)
-                ks_roof_chart_add(c, ks_spheres_bench_col_name(r, col), 6.0 * pix * r->counts[k],
-                                  4.0 * pix + (double)r->counts[k] * sizeof(ks_sphere_packed), r->cell[k][col].ms);
+                ks_roof_chart_add_measured(c, ks_spheres_bench_col_name(r, col), 6.0 * pix * r->counts[k],
+                                           4.0 * pix + (double)r->counts[k] * sizeof(ks_sphere_packed),
+                                           ks_bench_counters_dram_bytes(bc, k * r->col_n + col), r->cell[k][col].ms);
     if (st == KS_OK) st = ks_roof_chart_write(c, dir, "spheres", r->device, NULL, 0);
     free(c);
     return st;
 }
 
+typedef struct sph_bench {
+    const ks_spheres_bench_result *r;
+    ks_bench_counters *bc; /* --counters, --counters-ncu; NULL: neither */
+} sph_bench;
+
 /* The chart and the roofline; none when no sphere count was timed. */
 static ks_status charts(const void *ctx, const char *dir)
 {
-    const ks_spheres_bench_result *r = ctx;
-    if (r->count_n <= 0) return KS_OK;
-    KS_TRY(chart(r, dir));
-    return roofline(r, dir);
+    const sph_bench *b = ctx;
+    if (b->r->count_n <= 0) return KS_OK;
+    KS_TRY(chart(b->r, dir));
+    return roofline(b->r, b->bc, dir);
+}
+
+/* --counters: the cell just timed (row: its CSV line), one render more (bench_counters.h). */
+static ks_status counters_row(void *user, int row, ks_bench_launch_fn launch, void *self, void *stream,
+                              const ks_kernel_attrs *attrs)
+{
+    const sph_bench *b = user;
+    const ks_spheres_bench_result *r = b->r;
+    const int k = row / r->col_n, c = row % r->col_n;
+    const double pix = (double)r->width * r->height;
+    const ks_counter_launch cl = {attrs ? attrs->occupancy : 0.0, 0, 4}; /* a pixel's RGBA8 store */
+    char label[96];
+    snprintf(label, sizeof label, "%s %d spheres", ks_spheres_bench_col_name(r, c), r->counts[k]);
+    return ks_bench_counters_row(b->bc, row, label, launch, self, stream,
+                                 4.0 * pix + (double)r->counts[k] * sizeof(ks_sphere_packed), &cl);
 }
 
 static size_t table_text(const void *r, int n, char *buf, size_t cap)
@@ -121,7 +143,10 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         free(scene);
         return dir_st != KS_OK ? dir_st : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
     }
-    ks_status st = ks_spheres_bench_run(&d, r);
+    sph_bench b = {r, NULL};
+    ks_status st = ks_bench_counters_begin(opt, use_cuda, &b.bc);
+    if (b.bc) d.after_row = (ks_bench_hook){counters_row, &b};
+    if (st == KS_OK) st = ks_spheres_bench_run(&d, r);
     if (st == KS_ERR_NO_DEVICE) { /* the flag that helps is the app's to name */
         char why[512];
         snprintf(why, sizeof why, "%s", ks_error_message());
@@ -132,9 +157,13 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         snprintf(r->cc, sizeof r->cc, "%d.%d", dev->cc_major, dev->cc_minor);
     }
 
-    const ks_bench_output_desc out = {.dir = dir, .rows = r, .table = table_text,
-                                      .files = {{"bench_spheres.csv", csv_text}}, .charts = charts, .ctx = r};
+    const ks_bench_counted counted = {r, b.bc, table_text, csv_text};
+    const ks_bench_output_desc out = {.dir = dir, .rows = &counted, .table = ks_bench_counted_table,
+                                      .files = {{"bench_spheres.csv", ks_bench_counted_csv}}, .charts = charts,
+                                      .ctx = &b};
     if (st == KS_OK) st = ks_bench_output_write(&out, KS_OK);
+    if (st == KS_OK) st = ks_bench_counters_write(b.bc, dir, "spheres");
+    ks_bench_counters_destroy(b.bc);
     free(r);
     free(scene);
     return st;

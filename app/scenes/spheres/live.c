@@ -479,6 +479,37 @@ static void status(void *self, char *buf, size_t cap)
     snprintf(buf, cap, "%d spheres, %s", s->count, s->gpu ? ks_spheres_mem_name(s->mem) : "cpu");
 }
 
+/* The Hardware panel: one render by the memory variant that runs, into the renderer's own
+ * picture (binned: its binning too), untracked (its time under replay is no frame's). */
+static ks_status counters_launch(void *self, void *stream)
+{
+    (void)stream; /* the renderer's own */
+    spheres_scene *s = self;
+    KS_TRY(upload_if_needed(s, NULL));
+    ks_spheres_gpu_track(s->gpu, 0);
+    const ks_status st = ks_spheres_gpu_render(s->gpu, s->mem, s->block, s->w, s->h, NULL);
+    ks_spheres_gpu_track(s->gpu, 1);
+    return st;
+}
+
+static int counters(void *self, ks_scene_counters *out)
+{
+    spheres_scene *s = self;
+    if (!s->gpu) return 0;
+    out->launch = counters_launch;
+    /* the roofline's model: the picture written once, the packed spheres read once */
+    out->model_bytes = 4.0 * (double)s->w * s->h + (double)s->count * sizeof(ks_sphere_packed);
+    if (!s->attrs_valid && ks_spheres_gpu_kernel_attrs(s->gpu, s->mem, s->block, &s->attrs) == KS_OK) s->attrs_valid = 1;
+    ks_error_clear();
+    out->occupancy = s->attrs_valid ? s->attrs.occupancy : 0.0;
+    out->store_bytes = 4; /* a pixel's RGBA8 */
+    snprintf(out->what, sizeof out->what, "one render of %d spheres (%dx%d) from %s memory, block %dx%d", s->count,
+             s->w, s->h, ks_spheres_mem_name(s->mem), s->block[0], s->block[1]);
+    snprintf(out->config, sizeof out->config, "%s block %dx%d spheres %d picture %dx%d", ks_spheres_mem_name(s->mem),
+             s->block[0], s->block[1], s->count, s->w, s->h);
+    return 1;
+}
+
 const ks_scene_api ks_scene_spheres_api = {
     .help = "M: next memory variant (global, readonly, constant, shared, binned)\n"
             "+ / -: double / halve the sphere count\n"
@@ -495,4 +526,5 @@ const ks_scene_api ks_scene_spheres_api = {
     .view = view,
     .finish = finish,
     .status = status,
+    .counters = counters,
 };
