@@ -45,6 +45,8 @@ extern "C" ks_status ks_user_code_load(const ks_user_code_desc *d, const char *n
         u->attrs.registers = u->mod.registers;
         u->attrs.static_smem = u->mod.static_smem;
         u->attrs.max_threads = u->mod.max_threads;
+        u->attrs.params = u->mod.params;
+        for (int k = 0; k < u->mod.params && k < 16; ++k) u->attrs.param_size[k] = u->mod.param_size[k];
         st = read_constant(d, u);
     }
     if (st != KS_OK) {
@@ -67,3 +69,10 @@ extern "C" const char *ks_user_code_name(const ks_user_code *u) { return u ? u->
 extern "C" void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out) { *out = u->attrs; }
 
 extern "C" const void *ks_user_code_function(const ks_user_code *u) { return u ? (const void *)u->mod.fn : NULL; }
+
+extern "C" int ks_user_code_global(const ks_user_code *u, const char *symbol, void **dev, size_t *bytes)
+{
+    *dev = NULL;
+    *bytes = 0;
+    return u ? ks_user_library_global(&u->mod, symbol, dev, bytes) : 0;
+}

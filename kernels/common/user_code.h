@@ -17,7 +17,7 @@ extern "C" {
 
 /* What a scene's contract loads. */
 typedef struct ks_user_code_desc {
-    const char *entry;     /* the extern "C" __global__ function ("matmul") */
+    const char *entry;     /* the __global__ function ("matmul"; extern "C", or the one C++ function of that name) */
     const char *symbol;    /* the optional tuning constant ("kernelscope_points_per_thread"), NULL: none */
     int count;             /* its ints: 1 or 3 */
     int max[3];            /* value i in 1 .. max[i] */
@@ -32,6 +32,8 @@ typedef struct ks_user_code_attrs {
     int static_smem;      /* bytes per block */
     int max_threads;      /* the most threads a block may have */
     int per_thread[3];    /* the tuning constant (1 1 1 without the declaration; unused ints 1) */
+    int params;           /* the entry's parameters, -1 where the runtime cannot tell */
+    int param_size[16];   /* their sizes in bytes */
 } ks_user_code_attrs;
 
 /* Loads CUBIN or PTX (name: the file, for messages) and looks up the entry and
@@ -46,6 +48,9 @@ const char *ks_user_code_name(const ks_user_code *u); /* "" for NULL */
 void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out);
 /* The function to launch (a cudaKernel_t, for cudaLaunchKernel); NULL for NULL. */
 const void *ks_user_code_function(const ks_user_code *u);
+/* The device address and bytes of a global the file declares by that name
+ * (a __constant__ array kernelscope fills, say): 1, or 0 when it has none. */
+int ks_user_code_global(const ks_user_code *u, const char *symbol, void **dev, size_t *bytes);
 
 #ifdef __cplusplus
 }

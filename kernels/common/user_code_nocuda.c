@@ -27,3 +27,10 @@ const void *ks_user_code_function(const ks_user_code *u)
     (void)u;
     return NULL;
 }
+int ks_user_code_global(const ks_user_code *u, const char *symbol, void **dev, size_t *bytes)
+{
+    (void)u, (void)symbol;
+    *dev = NULL;
+    *bytes = 0;
+    return 0;
+}
