@@ -70,23 +70,30 @@ static int check_gold(int id, const int block[3], int dims, ks_kcheck_result *ou
             a = b;
             b = t;
         }
-        long long first = -1, bad = 0;
+        long long first = -1, bad = 0, unwritten = 0;
         for (size_t p = 0; ok && p < n; ++p) {
             const double d = isnan(got[p]) ? INFINITY : fabs((double)got[p] - a[p]);
             if (d > *max_err) *max_err = d;
             if (d > KS_CHECK_TOL) {
                 if (first < 0) first = (long long)p;
                 ++bad;
+                unwritten += isnan(got[p]);
             }
         }
         if (ok && first >= 0) {
             char cell[64];
             say_cell(cell, sizeof cell, &g, first);
+            const long long interior = (long long)(g.nx - 2) * (g.ny - 2) * (dims == 3 ? g.nz - 2 : 1);
             snprintf(out->message, sizeof out->message,
                      "differs from the CPU gold on the %dx%dx%d check grid after %d iteration%s at %s: %.7g where "
-                     "%.7g is expected%s; %lld points differ, max error %.3g",
+                     "%.7g is expected%s; %lld points differ, max error %.3g%s",
                      g.nx, g.ny, g.nz, done + step, done + step > 1 ? "s" : "", cell, (double)got[first],
-                     (double)a[first], isnan(got[first]) ? " (never written)" : "", bad, *max_err);
+                     (double)a[first], isnan(got[first]) ? " (never written)" : "", bad, *max_err,
+                     /* a kernel that ended without writing at all: often a loop the compiler removed */
+                     done == 0 && unwritten == interior && bad == interior
+                         ? "; it ended without writing any interior point (a loop with no side effect, such as one "
+                           "on a local volatile, may be removed as if it ended)"
+                         : "");
             ok = 0;
         }
     }
