@@ -281,10 +281,10 @@ static void test_checker_process(void **state)
     fprintf(stderr, "checker: %s\n", res.message);
     if (res.passed) assert_non_null(strstr(res.message, "matches the CPU gold (3 iterations, max error 0)"));
     else assert_true(strstr(res.message, "CUDA") || strstr(res.message, "device"));
-    snprintf(req.scene, sizeof req.scene, "spheres"); /* a scene with no kernel check */
+    snprintf(req.scene, sizeof req.scene, "nosuch"); /* no such scene (every scene checks kernels now) */
     assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
     assert_false(res.passed);
-    assert_string_equal(res.message, "no scene 'spheres' checks kernels");
+    assert_string_equal(res.message, "no scene 'nosuch' checks kernels");
     ks_kchecker_destroy(c);
     ks_nvrtc_result_free(&code);
 }

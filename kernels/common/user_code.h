@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "kernel_decl.h"
 #include "ks_error.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,12 @@ typedef struct ks_user_code_desc {
     int count;             /* its ints: 1 or 3 */
     int max[3];            /* value i in 1 .. max[i] */
     const char *rule;      /* the ranges in words, one %d for max[0] ("1 to %d"), for the refusal */
+    /* The scene launches a kernel as its declaration says (kernel_decl.h): its
+       roles, space-separated ("nx ny nz u v"), or NULL where the scene takes
+       none yet, so a file that declares one is refused rather than launched
+       by the contract's rule. */
+    const char *roles;
+    unsigned grids;        /* the launches it makes for a declaration (1 << ks_kdecl_grid) */
 } ks_user_code_desc;
 
 typedef struct ks_user_code ks_user_code;
@@ -46,6 +53,9 @@ ks_status ks_user_code_load(const ks_user_code_desc *desc, const char *name, con
 void ks_user_code_destroy(ks_user_code *u);
 const char *ks_user_code_name(const ks_user_code *u); /* "" for NULL */
 void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out);
+/* The file's declaration, read back from its code with its launch values
+ * evaluated; NULL when it has none (or for NULL). */
+const ks_kdecl *ks_user_code_declaration(const ks_user_code *u);
 /* The function to launch (a cudaKernel_t, for cudaLaunchKernel); NULL for NULL. */
 const void *ks_user_code_function(const ks_user_code *u);
 /* The device address and bytes of a global the file declares by that name

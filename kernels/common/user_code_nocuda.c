@@ -22,6 +22,11 @@ void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out)
     (void)u;
     memset(out, 0, sizeof *out);
 }
+const ks_kdecl *ks_user_code_declaration(const ks_user_code *u)
+{
+    (void)u;
+    return NULL;
+}
 const void *ks_user_code_function(const ks_user_code *u)
 {
     (void)u;
