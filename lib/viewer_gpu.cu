@@ -7,31 +7,12 @@
 
 namespace {
 
-__device__ double value_at(const unsigned char *p, int dtype)
-{
-    switch (dtype) {
-    case 1: return *(const double *)p;
-    case 2: return (double)*p;
-    case 3: return (double)*(const int *)p;
-    default: return (double)*(const float *)p;
-    }
-}
-
-/* One thread a pixel: the mean of its cells, summed in double, rows top-down. */
+/* One thread a pixel (lib/viewer_sample.h). */
 __global__ void sample_kernel(ks_vgpu_job j, float *out)
 {
     const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
     if (px >= j.pw || py >= j.ph) return;
-    const int qy = j.ph - 1 - py; /* y grows upward */
-    const long long y0 = (long long)qy * j.h / j.ph, y1 = (long long)(qy + 1) * j.h / j.ph;
-    const long long x0 = (long long)px * j.w / j.pw, x1 = (long long)(px + 1) * j.w / j.pw;
-    /* along a broadcast axis (a step of 0) every cell is the same one: read it once, as the host does */
-    const long long ye = j.step_y == 0 || y1 <= y0 ? y0 + 1 : y1, xe = j.step_x == 0 || x1 <= x0 ? x0 + 1 : x1;
-    const unsigned char *base = (const unsigned char *)j.base;
-    double sum = 0.0;
-    for (long long y = y0; y < ye; ++y)
-        for (long long x = x0; x < xe; ++x) sum += value_at(base + x * j.step_x + y * j.step_y, j.dtype);
-    out[(size_t)py * j.pw + px] = (float)(sum / (double)((ye - y0) * (xe - x0)));
+    out[(size_t)py * j.pw + px] = ks_vslice_pixel(j.slice, j.pw, j.ph, px, py);
 }
 
 struct slot {

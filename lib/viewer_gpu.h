@@ -1,13 +1,15 @@
-/* The library's path for fields in CUDA device memory (lib/viewer.c): on the
- * caller's stream, a kernel samples the slice into the picture's floats (the
- * mean of the cells each pixel covers, as the host path does) and copies them
- * to pinned host memory; an event says when they are there. Two slots: a
- * field comes while both are taken is dropped, never waited for. Plain C
- * interface; lib/viewer_gpu_none.c stands in without CUDA. */
+/* The library's path for fields in CUDA device memory (lib/viewer_field.c): on
+ * the caller's stream, a kernel samples the slice into the picture's floats
+ * (the mean of the cells each pixel covers, by the host path's own rule:
+ * lib/viewer_sample.h) and copies them to pinned host memory; an event says
+ * when they are there. Two slots: a field that comes while both are taken is
+ * dropped, never waited for. Plain C interface; lib/viewer_gpu_none.c stands
+ * in without CUDA. */
 #ifndef KS_VIEWER_GPU_H
 #define KS_VIEWER_GPU_H
 
 #include "kernels/common/ks_error.h"
+#include "lib/viewer_sample.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,13 +19,10 @@ enum { KS_VGPU_SLOTS = 2 };
 
 typedef struct ks_vgpu ks_vgpu;
 
-/* What to sample: the slice's w x h cells from base (device memory), step_x /
- * step_y bytes apart, of dtype (lib/kernelscope.h's ks_viewer_dtype), into a
- * pw x ph picture, rows top-down (the slice's last row first). */
+/* What to sample: the slice (its cells in device memory) into a pw x ph
+ * picture, rows top-down (the slice's last row first). */
 typedef struct ks_vgpu_job {
-    const void *base;
-    long long w, h, step_x, step_y;
-    int dtype;
+    ks_vslice slice;
     int pw, ph;
     void *stream; /* the caller's cudaStream_t; NULL: the default stream */
 } ks_vgpu_job;
