@@ -226,7 +226,10 @@ static int run(int argc, char **argv)
     for (int i = 0; scene->kernel_file && scene->kernel_file(&opt, i); ++i) {
         char *source = NULL;
         if (ks_user_kernel_read(scene->kernel_file(&opt, i), &source) != KS_OK) return fail(KS_EXIT_USAGE);
+        /* and a malformed declaration line, said the same way */
+        const ks_status declared = ks_user_kernel_declare(scene->kernel_file(&opt, i), &source);
         free(source);
+        if (declared != KS_OK) return fail(KS_EXIT_USAGE);
     }
     /* --edit saves the first kernel file from the page through a temporary beside it */
     if (opt.edit && ks_output_file_usable(scene->kernel_file(&opt, 0)) != KS_OK) {

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernels/common/kernel_decl.h"
+
 ks_status ks_user_kernel_read(const char *path, char **source)
 {
     *source = NULL;
@@ -60,11 +62,34 @@ ks_status ks_user_kernel_read(const char *path, char **source)
     return KS_OK;
 }
 
+ks_status ks_user_kernel_declare(const char *path, char **source)
+{
+    ks_kdecl d;
+    KS_TRY(ks_kdecl_parse(*source, path, &d));
+    if (!d.present) return KS_OK;
+    char *suffix = ks_kdecl_suffix(&d);
+    const size_t had = strlen(*source);
+    char *joined = suffix ? realloc(*source, had + strlen(suffix) + 1) : NULL;
+    if (!joined) {
+        free(suffix);
+        return ks_fail(KS_ERR_OUT_OF_MEMORY, "--kernel-file: out of memory reading '%s'", KS_QUOTED(path));
+    }
+    memcpy(joined + had, suffix, strlen(suffix) + 1);
+    free(suffix);
+    *source = joined;
+    return KS_OK;
+}
+
 ks_status ks_user_kernel_compile(const char *path, const ks_device_info *device, ks_nvrtc_result *out)
 {
     memset(out, 0, sizeof *out);
     char *source;
     KS_TRY(ks_user_kernel_read(path, &source));
+    const ks_status declared = ks_user_kernel_declare(path, &source);
+    if (declared != KS_OK) {
+        free(source);
+        return declared;
+    }
     const ks_nvrtc_desc desc = {
         .source = source,
         .name = path,

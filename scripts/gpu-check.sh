@@ -55,6 +55,11 @@
 #             (regq and tblock at 1024^3, vec2d at 16384^2) and weak (512^3 and 16384^2 a GPU),
 #             threaded and under mpirun -np 2, each against one GPU in the same run; then the
 #             live view on 2 GPUs (headless, 90 frames of 40 iterations) against the bench's row
+#   course    the course's kernels as written (examples/course/, each with its kernelscope: line):
+#             test_course_kernels_gpu and test_course_kernels (checked as their line launches them),
+#             test_spheres_user_gpu (the spheres contract), then scripts/course-timing.sh: each
+#             compiled with nvcc and launched as the course launches it, against its bench row
+#             (course_timing.txt; a row off by more than 3 % fails the step)
 #   faults    the user-kernel tests whose kernels fault (an out-of-bounds write, an endless loop),
 #             which every other step skips (KS_TEST_NO_FAULTS): on some GPUs a fault leaves the GPU
 #             unable to switch between busy processes until it is reset (NVIDIA Xid 31, then 109),
@@ -73,7 +78,7 @@ while [ $# -gt 0 ]; do
     --bin80) bin80=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^set -u$/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    tests|ptx80|sanitize|bench|live|kernel|serve|counters|ncu|window|shots|library|multigpu|faults)
+    tests|ptx80|sanitize|bench|live|kernel|serve|counters|ncu|window|shots|library|multigpu|course|faults)
       steps+=("$1"); shift ;;
     */*) [ -z "$out" ] || { echo "gpu-check: two output folders: '$out' and '$1'" >&2; exit 2; }
       out=$1; shift ;;
@@ -263,6 +268,14 @@ RUNS
       note_rc "bench live" $?
       tail -n 40 "$out/bench_live.txt"
     fi ;;
+  course)
+    for t in test_course_kernels_gpu test_course_kernels test_spheres_user_gpu; do
+      "$bin/tests/$t" >"$out/course_$t.log" 2>&1
+      rc=$?
+      note_rc "course $t: $(grep -cE '^\[       OK \]' "$out/course_$t.log") passed" $rc
+    done
+    scripts/course-timing.sh "$KS_BINARY" "$out/course" 2>&1 | tee "$out/course_timing.log"
+    note_rc "course-timing.sh" "${PIPESTATUS[0]}" ;;
   kernel)
     # a user's kernel: save to running (NVRTC, the check, the swap) and the frame interval
     # while a build runs, at two grids; then the starter beside its twin, block3d, in bench

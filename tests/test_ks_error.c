@@ -47,6 +47,24 @@ static void test_quote_cuts_between_pieces(void **state)
     assert_string_equal(q("abc", 1), "");
 }
 
+/* A library call's failure: the whole text for us, its cause alone for users (no call, file or line). */
+static void test_call_cause(void **state)
+{
+    (void)state;
+    assert_int_equal(ks_fail_call(KS_ERR_CUDA, "cudaMemcpyAsync(host, s->cur)", "an illegal memory access was encountered",
+                                  "/build/kernels/laplace/laplace_gpu.cu", 156),
+                     KS_ERR_CUDA);
+    assert_string_equal(ks_error_message(), "cudaMemcpyAsync(host, s->cur) failed: an illegal memory access was "
+                                            "encountered (/build/kernels/laplace/laplace_gpu.cu:156)");
+    assert_string_equal(ks_error_cause(), "an illegal memory access was encountered");
+    ks_error_prefix("running it");
+    assert_string_equal(ks_error_cause(), "an illegal memory access was encountered");
+    ks_fail(KS_ERR_INVALID, "a plain failure"); /* no library call: its whole text */
+    assert_string_equal(ks_error_cause(), "a plain failure");
+    ks_error_clear();
+    assert_string_equal(ks_error_cause(), "");
+}
+
 static void test_host_memory_check(void **state)
 {
     (void)state;
@@ -68,6 +86,7 @@ int main(void)
         cmocka_unit_test(test_quote_escapes),
         cmocka_unit_test(test_quote_cuts_between_pieces),
         cmocka_unit_test(test_host_memory_check),
+        cmocka_unit_test(test_call_cause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

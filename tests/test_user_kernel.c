@@ -225,17 +225,15 @@ static void test_kernel_file_refuses(void **state)
     run_expect((const char *const[]){NULL, "laplace3d", "--serve", "0", "--edit", NULL}, 2);
     assert_non_null(strstr(r.err, "--edit needs a --kernel-file"));
     run_expect((const char *const[]){NULL, "bench", "laplace3d", "--kernel-file", path, "--edit", NULL}, 2);
-    /* the same for every scene that takes a kernel file; one that takes none says so */
-    const char *const others[] = {"matmul", "histogram", "reduce"};
-    for (int k = 0; k < 3; ++k) {
+    /* the same for every scene that takes a kernel file (spheres too, since its contract) */
+    const char *const others[] = {"matmul", "histogram", "reduce", "spheres"};
+    for (int k = 0; k < 4; ++k) {
         run_expect((const char *const[]){NULL, others[k], "--kernel-file", path, "--edit", NULL}, 2);
         assert_non_null(strstr(r.err, "--edit goes with --serve"));
         run_expect((const char *const[]){NULL, others[k], "--serve", "0", "--edit", NULL}, 2);
         assert_non_null(strstr(r.err, "--edit needs a --kernel-file"));
         assert_non_null(strstr(r.err, others[k]));
     }
-    run_expect((const char *const[]){NULL, "spheres", "--serve", "0", "--edit", NULL}, 2);
-    assert_non_null(strstr(r.err, "spheres takes no --kernel-file"));
     snprintf(path, sizeof path, "%s/missing.cu", dir);
     run_expect((const char *const[]){NULL, "laplace3d", "--backend", "cpu", "--kernel-file", path, NULL}, 2);
     assert_non_null(strstr(r.err, "No such file"));
@@ -283,10 +281,10 @@ static void test_checker_process(void **state)
     fprintf(stderr, "checker: %s\n", res.message);
     if (res.passed) assert_non_null(strstr(res.message, "matches the CPU gold (3 iterations, max error 0)"));
     else assert_true(strstr(res.message, "CUDA") || strstr(res.message, "device"));
-    snprintf(req.scene, sizeof req.scene, "spheres"); /* a scene with no kernel check */
+    snprintf(req.scene, sizeof req.scene, "nosuch"); /* no such scene (every scene checks kernels now) */
     assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
     assert_false(res.passed);
-    assert_string_equal(res.message, "no scene 'spheres' checks kernels");
+    assert_string_equal(res.message, "no scene 'nosuch' checks kernels");
     ks_kchecker_destroy(c);
     ks_nvrtc_result_free(&code);
 }

@@ -153,7 +153,8 @@ int ks_kcheck_failed(ks_status st, ks_kcheck_result *out, const char *what)
     if (st == KS_OK) return 0;
     out->passed = 0;
     out->fatal = st == KS_ERR_CUDA;
-    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_message());
+    /* the user's words: CUDA's error, never our call, file or line */
+    snprintf(out->message, sizeof out->message, "%s: %s", what, ks_error_cause());
     return 1;
 }
 

@@ -83,6 +83,7 @@ static void build(ks_kernel_watch *w, int i, ks_kernel_build *b)
     ks_nvrtc_result r = {0};
     double t = ks_now_seconds();
     b->status = ks_user_kernel_read(f->path, &source);
+    if (b->status == KS_OK) b->status = ks_user_kernel_declare(f->path, &source);
     b->read_ms = ms_since(t);
     if (b->status == KS_OK) {
         const ks_nvrtc_desc nd = {.source = source, .name = f->path, .cc_major = w->d.cc_major,

@@ -15,8 +15,7 @@
     do {                                                                                           \
         const type ks_try_st_ = (call);                                                            \
         if (ks_try_st_ != (ok))                                                                    \
-            return ks_fail(KS_ERR_CUDA, "%s failed: %s (%s:%d)", text, to_text(ks_try_st_),        \
-                           __FILE__, __LINE__);                                                    \
+            return ks_fail_call(KS_ERR_CUDA, text, to_text(ks_try_st_), __FILE__, __LINE__);       \
     } while (0)
 
 #define KS_CUDA_TRY(call) KS_STATUS_TRY(cudaError_t, cudaSuccess, cudaGetErrorString, call, #call)

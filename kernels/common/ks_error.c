@@ -8,6 +8,7 @@
 
 enum { KS_ERROR_TEXT_MAX = 1024 };
 static _Thread_local char ks_error_text[KS_ERROR_TEXT_MAX];
+static _Thread_local char ks_error_cause_text[256]; /* the library's own words of the last failure, "" none */
 
 ks_status ks_fail(ks_status code, const char *fmt, ...)
 {
@@ -15,8 +16,18 @@ ks_status ks_fail(ks_status code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(ks_error_text, sizeof ks_error_text, fmt, ap);
     va_end(ap);
+    ks_error_cause_text[0] = '\0';
     return code;
 }
+
+ks_status ks_fail_call(ks_status code, const char *call, const char *cause, const char *file, int line)
+{
+    ks_fail(code, "%s failed: %s (%s:%d)", call, cause, file, line);
+    snprintf(ks_error_cause_text, sizeof ks_error_cause_text, "%s", cause ? cause : "");
+    return code;
+}
+
+const char *ks_error_cause(void) { return ks_error_cause_text[0] ? ks_error_cause_text : ks_error_text; }
 
 void ks_error_prefix(const char *fmt, ...)
 {
@@ -44,7 +55,11 @@ void ks_error_prefix(const char *fmt, ...)
 
 const char *ks_error_message(void) { return ks_error_text; }
 
-void ks_error_clear(void) { ks_error_text[0] = '\0'; }
+void ks_error_clear(void)
+{
+    ks_error_text[0] = '\0';
+    ks_error_cause_text[0] = '\0';
+}
 
 const char *ks_status_name(ks_status code)
 {

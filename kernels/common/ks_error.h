@@ -36,7 +36,14 @@ void ks_error_prefix(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* A library call that failed (KS_STATUS_TRY, cuda_check.h): the error is "CALL failed: CAUSE
+ * (FILE:LINE)", for us; the cause alone, the library's words, is kept for users (ks_error_cause). */
+ks_status ks_fail_call(ks_status code, const char *call, const char *cause, const char *file, int line);
 const char *ks_error_message(void); /* "" when none */
+/* The last failure in words a user of kernelscope can read: a library call's
+ * own error text ("an illegal memory access was encountered") without our
+ * call, file or line; any other failure's whole message. */
+const char *ks_error_cause(void);
 const char *ks_status_name(ks_status code);
 void ks_error_clear(void);
 

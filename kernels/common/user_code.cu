@@ -12,6 +12,8 @@ struct ks_user_code {
     ks_user_library mod;
     ks_user_code_attrs attrs;
     char name[256];
+    int declared;
+    ks_kdecl decl;
 };
 
 /* The file's tuning constant, or 1 1 1 without one; each value in its range. */
@@ -32,6 +34,60 @@ static ks_status read_constant(const ks_user_code_desc *d, ks_user_code *u)
     return ks_fail(KS_ERR_INVALID, "%s: %s is %s: %s", u->name, d->symbol, value, rule);
 }
 
+/* The declaration the file carries (the text ks_kdecl_suffix appended), read
+ * from its code before the entry is looked up, since it may name another
+ * entry. A library that does not load says nothing here: the load says why. */
+static ks_status read_declaration(const char *name, const void *code, ks_kdecl *out, int *found)
+{
+    *found = 0;
+    cudaLibrary_t lib = NULL;
+    if (cudaLibraryLoadData(&lib, code, NULL, NULL, 0, NULL, NULL, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return KS_OK;
+    }
+    char text[600] = "";
+    long long values[KS_KDECL_V_COUNT] = {0};
+    void *dev = NULL;
+    size_t bytes = 0;
+    cudaError_t e = cudaLibraryGetGlobal(&dev, &bytes, lib, KS_KDECL_TEXT);
+    if (e == cudaSuccess) {
+        *found = 1;
+        if (bytes >= sizeof text) e = cudaErrorInvalidValue;
+        if (e == cudaSuccess) e = cudaMemcpy(text, dev, bytes, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess) e = cudaLibraryGetGlobal(&dev, &bytes, lib, KS_KDECL_VALUES);
+        if (e == cudaSuccess && bytes != sizeof values) e = cudaErrorInvalidValue;
+        if (e == cudaSuccess) e = cudaMemcpy(values, dev, bytes, cudaMemcpyDeviceToHost);
+    } else {
+        e = cudaSuccess; /* none declared */
+    }
+    const char *what = cudaGetErrorString(e);
+    cudaGetLastError();
+    cudaLibraryUnload(lib);
+    if (e != cudaSuccess) return ks_fail(KS_ERR_CUDA, "%s: reading its kernelscope: declaration: %s", name, what);
+    if (!*found) return KS_OK;
+    text[sizeof text - 1] = '\0';
+    KS_TRY(ks_kdecl_parse_line(text, name, 0, out));
+    for (int v = 0; v < KS_KDECL_V_COUNT; ++v) out->value[v] = values[v];
+    return KS_OK;
+}
+
+/* The entry's parameters against the declaration's arguments: as many, each its size. */
+static ks_status check_params(const ks_user_code *u)
+{
+    const ks_kdecl *d = &u->decl;
+    if (u->attrs.params < 0) return KS_OK; /* the runtime cannot tell */
+    if (u->attrs.params != d->nargs)
+        return ks_fail(KS_ERR_INVALID, "%s: %s takes %d argument%s, its kernelscope: line names %d", u->name, d->entry,
+                       u->attrs.params, u->attrs.params == 1 ? "" : "s", d->nargs);
+    for (int a = 0; a < d->nargs && a < 16; ++a) {
+        const int want = ks_kdecl_arg_bytes(&d->args[a]);
+        if (u->attrs.param_size[a] != want)
+            return ks_fail(KS_ERR_INVALID, "%s: %s's argument %d is %d bytes, but the kernelscope: line says %s (%d)",
+                           u->name, d->entry, a + 1, u->attrs.param_size[a], d->args[a].role, want);
+    }
+    return KS_OK;
+}
+
 extern "C" ks_status ks_user_code_load(const ks_user_code_desc *d, const char *name, const void *code, size_t size,
                                        ks_user_code **out)
 {
@@ -40,12 +96,20 @@ extern "C" ks_status ks_user_code_load(const ks_user_code_desc *d, const char *n
     ks_user_code *u = (ks_user_code *)calloc(1, sizeof *u);
     if (!u) return ks_fail(KS_ERR_OUT_OF_MEMORY, "%s: out of host memory", name);
     snprintf(u->name, sizeof u->name, "%s", name);
-    ks_status st = ks_user_library_load(name, code, d->entry, &u->mod);
+    ks_status st = read_declaration(name, code, &u->decl, &u->declared);
+    if (st == KS_OK && u->declared && !d->roles)
+        st = ks_fail(KS_ERR_INVALID, "%s: this scene takes no kernelscope: line yet; write the kernel to its contract "
+                     "(kernelscope new-kernel writes a starter)", name);
+    if (st == KS_OK && u->declared) st = ks_kdecl_roles_check(&u->decl, name, d->roles, d->roles, d->grids);
+    if (st == KS_OK) st = ks_user_library_load(name, code, u->declared ? u->decl.entry : d->entry, &u->mod);
     if (st == KS_OK) {
         u->attrs.registers = u->mod.registers;
         u->attrs.static_smem = u->mod.static_smem;
         u->attrs.max_threads = u->mod.max_threads;
+        u->attrs.params = u->mod.params;
+        for (int k = 0; k < u->mod.params && k < 16; ++k) u->attrs.param_size[k] = u->mod.param_size[k];
         st = read_constant(d, u);
+        if (st == KS_OK && u->declared) st = check_params(u);
     }
     if (st != KS_OK) {
         ks_user_code_destroy(u);
@@ -66,4 +130,16 @@ extern "C" const char *ks_user_code_name(const ks_user_code *u) { return u ? u->
 
 extern "C" void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out) { *out = u->attrs; }
 
+extern "C" const ks_kdecl *ks_user_code_declaration(const ks_user_code *u)
+{
+    return u && u->declared ? &u->decl : NULL;
+}
+
 extern "C" const void *ks_user_code_function(const ks_user_code *u) { return u ? (const void *)u->mod.fn : NULL; }
+
+extern "C" int ks_user_code_global(const ks_user_code *u, const char *symbol, void **dev, size_t *bytes)
+{
+    *dev = NULL;
+    *bytes = 0;
+    return u ? ks_user_library_global(&u->mod, symbol, dev, bytes) : 0;
+}

@@ -22,8 +22,20 @@ void ks_user_code_get_attrs(const ks_user_code *u, ks_user_code_attrs *out)
     (void)u;
     memset(out, 0, sizeof *out);
 }
+const ks_kdecl *ks_user_code_declaration(const ks_user_code *u)
+{
+    (void)u;
+    return NULL;
+}
 const void *ks_user_code_function(const ks_user_code *u)
 {
     (void)u;
     return NULL;
+}
+int ks_user_code_global(const ks_user_code *u, const char *symbol, void **dev, size_t *bytes)
+{
+    (void)u, (void)symbol;
+    *dev = NULL;
+    *bytes = 0;
+    return 0;
 }

@@ -12,7 +12,7 @@
 extern "C" ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_hist_user **out)
 {
     static const ks_user_code_desc contract = {KS_HIST_USER_ENTRY, KS_HIST_USER_BYTES, 1, {KS_HIST_USER_BYTES_MAX, 1, 1},
-                                               "1 to %d"};
+                                               "1 to %d", NULL, 0}; /* no declaration yet */
     return ks_user_code_load(&contract, name, code, size, out);
 }
 

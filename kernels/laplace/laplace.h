@@ -154,6 +154,11 @@ ks_status ks_luser_load(int id, const void *code, size_t size);
 int ks_luser_ready(int id);
 /* Loads so far: 0 before the first (graph caches key on it). */
 long long ks_luser_generation(int id);
+/* Where the loaded file declares its launch (kernels/common/kernel_decl.h:
+ * its entry, argument order, grid, block, `multiple`), that declaration, as the
+ * variant's launches follow it; NULL under the contract or with nothing loaded. */
+struct ks_kdecl;
+const struct ks_kdecl *ks_luser_declaration(int id);
 
 
 /* The code this binary runs for a variant on the current device, one line,

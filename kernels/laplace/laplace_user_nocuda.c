@@ -11,3 +11,8 @@ ks_status ks_luser_load(int id, const void *code, size_t size)
 }
 int ks_luser_ready(int id) { (void)id; return 0; }
 long long ks_luser_generation(int id) { (void)id; return 0; }
+const struct ks_kdecl *ks_luser_declaration(int id)
+{
+    (void)id;
+    return NULL;
+}

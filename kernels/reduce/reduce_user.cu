@@ -10,7 +10,7 @@
 extern "C" ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out)
 {
     static const ks_user_code_desc contract = {KS_REDUCE_USER_ENTRY, KS_REDUCE_USER_ITEMS, 1,
-                                               {KS_REDUCE_USER_ITEMS_MAX, 1, 1}, "1 to %d"};
+                                               {KS_REDUCE_USER_ITEMS_MAX, 1, 1}, "1 to %d", NULL, 0}; /* no declaration yet */
     return ks_user_code_load(&contract, name, code, size, out);
 }
 

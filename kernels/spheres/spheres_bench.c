@@ -21,7 +21,14 @@ enum { KS_CHECK_W = 333, KS_CHECK_H = 199, KS_CHECK_N = 1001, KS_CPU_MAX_REPS = 
 
 const char *ks_spheres_bench_col_name(const ks_spheres_bench_result *r, int col)
 {
+    if (r->use_cuda && r->cols[col] >= KS_SPHERES_MEM_NUM) return r->user_names[r->cols[col] - KS_SPHERES_MEM_NUM];
     return r->use_cuda ? ks_spheres_mem_name((ks_spheres_mem)r->cols[col]) : "cpu";
+}
+
+/* The user's kernel of a column, NULL for ours. */
+static const ks_spheres_user *user_of(const ks_spheres_bench_result *r, int col)
+{
+    return r->use_cuda && r->cols[col] >= KS_SPHERES_MEM_NUM ? r->users[r->cols[col] - KS_SPHERES_MEM_NUM] : NULL;
 }
 
 static ks_status fail_diff(const char *what, const ks_spheres_diff *d,
@@ -61,15 +68,36 @@ static ks_status check_variants(ks_spheres_gpu *g, const ks_spheres_bench_result
         if (d.max_abs != 0) st = fail_diff("the row-culled gold", &d, gold, got, KS_CHECK_W);
     }
     for (int c = 0; g && st == KS_OK && c < r->col_n; ++c) {
-        const ks_spheres_mem m = (ks_spheres_mem)r->cols[c];
-        st = ks_spheres_gpu_upload(g, m, p, KS_CHECK_N);
+        const ks_spheres_user *u = user_of(r, c);
+        const ks_spheres_mem m = u ? KS_SPHERES_MEM_GLOBAL : (ks_spheres_mem)r->cols[c];
+        const int n = u && ks_spheres_user_capacity(u) < KS_CHECK_N ? ks_spheres_user_capacity(u) : KS_CHECK_N;
+        if (n != KS_CHECK_N) { /* a small __constant__ array: the check's first n spheres */
+            ks_spheres_pack(s, n, p);
+            ks_spheres_gold_render(p, n, KS_CHECK_W, KS_CHECK_H, gold);
+        }
+        st = ks_spheres_gpu_upload(g, m, p, n);
         if (st == KS_OK) st = ks_spheres_gpu_poison(g, KS_CHECK_W, KS_CHECK_H, 0xAB);
-        if (st == KS_OK) st = ks_spheres_gpu_render(g, m, r->block, KS_CHECK_W, KS_CHECK_H, NULL);
+        if (st == KS_OK)
+            st = u ? ks_spheres_gpu_render_user(g, u, r->block, KS_CHECK_W, KS_CHECK_H, NULL, -1)
+                   : ks_spheres_gpu_render(g, m, r->block, KS_CHECK_W, KS_CHECK_H, NULL);
         if (st == KS_OK) st = ks_spheres_gpu_download(g, KS_CHECK_W, KS_CHECK_H, got);
         if (st != KS_OK) break;
-        ks_spheres_diff d;
-        ks_spheres_compare(gold, got, KS_CHECK_W, KS_CHECK_H, &d);
-        if (!ks_spheres_diff_ok(&d)) st = fail_diff(ks_spheres_mem_name(m), &d, gold, got, KS_CHECK_W);
+        if (u) {
+            ks_spheres_mismatch mm;
+            if (!ks_spheres_user_compare(got, gold, KS_CHECK_W, KS_CHECK_H, &mm)) {
+                char text[512];
+                ks_spheres_mismatch_text(&mm, KS_CHECK_W, KS_CHECK_H, n, text, sizeof text);
+                st = ks_fail(KS_ERR_INVALID, "bench aborted: %s %s", ks_spheres_bench_col_name(r, c), text);
+            }
+        } else {
+            ks_spheres_diff d;
+            ks_spheres_compare(gold, got, KS_CHECK_W, KS_CHECK_H, &d);
+            if (!ks_spheres_diff_ok(&d)) st = fail_diff(ks_spheres_mem_name(m), &d, gold, got, KS_CHECK_W);
+        }
+        if (n != KS_CHECK_N) { /* the whole check scene again for the next column */
+            ks_spheres_pack(s, KS_CHECK_N, p);
+            ks_spheres_gold_render(p, KS_CHECK_N, KS_CHECK_W, KS_CHECK_H, gold);
+        }
     }
     free(s);
     free(p);
@@ -155,6 +183,13 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
         } else {
             for (int m = KS_SPHERES_MEM_GLOBAL; m < KS_SPHERES_MEM_NUM; ++m) r->cols[r->col_n++] = m;
         }
+        if (d->user_n < 0 || d->user_n > KS_SPHERES_BENCH_MAX_USERS)
+            return ks_fail(KS_ERR_INVALID, "bench spheres: at most %d kernel files", KS_SPHERES_BENCH_MAX_USERS);
+        for (int i = 0; i < d->user_n; ++i) {
+            r->users[i] = d->users[i];
+            snprintf(r->user_names[i], sizeof r->user_names[i], "%s", d->user_names[i]);
+            r->cols[r->col_n++] = KS_SPHERES_MEM_NUM + i;
+        }
     } else {
         r->cols[r->col_n++] = 0;
     }
@@ -213,19 +248,23 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
                 st = time_cpu(p, n, r->width, r->height, r->warmup, r->reps, img, cell);
                 continue;
             }
-            const ks_spheres_mem m = (ks_spheres_mem)r->cols[c];
-            if (ks_spheres_mem_check(m, n) == KS_ERR_UNSUPPORTED) {
+            const ks_spheres_user *u = user_of(r, c);
+            const ks_spheres_mem m = u ? KS_SPHERES_MEM_GLOBAL : (ks_spheres_mem)r->cols[c];
+            if (u ? n > ks_spheres_user_capacity(u) : ks_spheres_mem_check(m, n) == KS_ERR_UNSUPPORTED) {
                 ks_error_clear();
                 cell->available = 0; /* constant memory cannot hold n: "n/a", never truncated */
                 continue;
             }
             st = ks_spheres_gpu_upload(g, m, p, n);
-            if (st == KS_OK)
+            if (st == KS_OK && u)
+                st = ks_spheres_gpu_time_user(g, u, r->block, r->width, r->height, r->warmup, r->reps, &cell->ms,
+                                              &cell->min_ms);
+            else if (st == KS_OK)
                 st = ks_spheres_gpu_time(g, m, r->block, r->width, r->height, r->warmup, r->reps,
                                          &cell->ms, &cell->min_ms);
             if (st == KS_OK) cell->available = 1;
-            else ks_error_prefix("bench spheres: %s, %d spheres", ks_spheres_mem_name(m), n);
-            if (st == KS_OK && d->after_row.row) {
+            else ks_error_prefix("bench spheres: %s, %d spheres", ks_spheres_bench_col_name(r, c), n);
+            if (st == KS_OK && !u && d->after_row.row) { /* a user's column is timed, not measured by counters */
                 cell_launch l = {g, m, r->block, r->width, r->height};
                 ks_kernel_attrs a;
                 const int have = ks_spheres_gpu_kernel_attrs(g, m, r->block, &a) == KS_OK;

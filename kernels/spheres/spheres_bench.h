@@ -9,12 +9,14 @@
 
 #include "kernels/common/bench_hook.h"
 #include "spheres.h"
+#include "spheres_user.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { KS_SPHERES_BENCH_MAX_COUNTS = 32, KS_SPHERES_BENCH_MAX_COLS = KS_SPHERES_MEM_NUM };
+enum { KS_SPHERES_BENCH_MAX_USERS = 8, KS_SPHERES_BENCH_MAX_COUNTS = 32,
+       KS_SPHERES_BENCH_MAX_COLS = KS_SPHERES_MEM_NUM + KS_SPHERES_BENCH_MAX_USERS };
 
 typedef struct ks_spheres_bench_desc {
     int use_cuda;            /* 1: the five CUDA variants; 0: the CPU gold */
@@ -32,6 +34,11 @@ typedef struct ks_spheres_bench_desc {
                               * the result then holds the rows measured (count_n shrinks) */
     ks_bench_hook after_row; /* optional: each cell's render once more after its timing (bench --counters);
                               * its row: the cell's CSV line, count k * col_n + column c */
+    /* Users' kernels (--kernel-file, checked already), one column each after ours, named
+       after their files; a count over one's __constant__ array is "n/a" */
+    const ks_spheres_user *const *users;
+    const char *const *user_names;
+    int user_n;              /* 0 .. KS_SPHERES_BENCH_MAX_USERS */
 } ks_spheres_bench_desc;
 
 typedef struct ks_spheres_bench_cell {
@@ -48,7 +55,10 @@ typedef struct ks_spheres_bench_result {
     int count_n;
     int counts[KS_SPHERES_BENCH_MAX_COUNTS];
     int col_n;
-    int cols[KS_SPHERES_BENCH_MAX_COLS]; /* ks_spheres_mem per column; the CPU has one column, 0 */
+    int cols[KS_SPHERES_BENCH_MAX_COLS]; /* ks_spheres_mem per column, KS_SPHERES_MEM_NUM + i for user kernel i;
+                                            the CPU has one column, 0 */
+    const ks_spheres_user *users[KS_SPHERES_BENCH_MAX_USERS];
+    char user_names[KS_SPHERES_BENCH_MAX_USERS][64];
     ks_spheres_bench_cell cell[KS_SPHERES_BENCH_MAX_COUNTS][KS_SPHERES_BENCH_MAX_COLS];
     char check[512]; /* what the correctness check compared */
 } ks_spheres_bench_result;

@@ -171,6 +171,7 @@ extern "C" ks_status ks_spheres_gpu_upload(ks_spheres_gpu *g, ks_spheres_mem m,
         if (count) memcpy(g->h_global, s, bytes);
         g->n_global = count;
         g->bound = -1;
+        ++g->global_gen;
     }
     return KS_OK;
 }
@@ -258,10 +259,31 @@ __global__ void spheres_wait_kernel(long long ns)
     } while ((long long)(t - t0) < ns);
 }
 
+/* ks_spheres_gpu_time's render: our variant m. */
+typedef struct our_render {
+    ks_spheres_mem m;
+    const int *block;
+    int w, h;
+} our_render;
+
+static ks_status render_ours(ks_spheres_gpu *g, const void *ctx)
+{
+    const our_render *r = (const our_render *)ctx;
+    return ks_spheres_gpu_render(g, r->m, r->block, r->w, r->h, NULL);
+}
+
 extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
                                          int w, int h, int warmup, int reps, double *median_ms,
                                          double *min_ms)
 {
+    const our_render r = {m, block, w, h};
+    return ks_sph_time_renders(g, render_ours, &r, ks_spheres_mem_name(m), warmup, reps, median_ms, min_ms);
+}
+
+ks_status ks_sph_time_renders(ks_spheres_gpu *g, ks_sph_render_fn render, const void *ctx, const char *name,
+                              int warmup, int reps, double *median_ms, double *min_ms)
+{
+
     if (reps < 1) reps = 1;
     const int track = g->track;
     g->track = 0;
@@ -279,7 +301,7 @@ extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, co
     for (; made < 2 * reps && e == cudaSuccess; ++made) e = cudaEventCreate(&ev[made]);
     if (e != cudaSuccess) --made;
     for (int k = 0; e == cudaSuccess && st == KS_OK && k < warmup; ++k)
-        st = ks_spheres_gpu_render(g, m, block, w, h, NULL);
+        st = render(g, ctx);
     if (e == cudaSuccess && st == KS_OK) e = cudaStreamSynchronize(g->stream);
     if (e == cudaSuccess && st == KS_OK) {
         /* enough head start for the host to queue every rep (a few us each) */
@@ -290,7 +312,7 @@ extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, co
     for (int k = 0; e == cudaSuccess && st == KS_OK && k < reps; ++k) {
         e = cudaEventRecord(ev[2 * k], g->stream);
         if (e != cudaSuccess) break;
-        st = ks_spheres_gpu_render(g, m, block, w, h, NULL);
+        st = render(g, ctx);
         if (st == KS_OK) e = cudaEventRecord(ev[2 * k + 1], g->stream);
     }
     const cudaError_t sync = cudaStreamSynchronize(g->stream);
@@ -301,7 +323,7 @@ extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, co
         ms[k] = f;
     }
     if (st == KS_OK && e != cudaSuccess)
-        st = ks_fail(KS_ERR_CUDA, "spheres: timing %s failed: %s", ks_spheres_mem_name(m), cudaGetErrorString(e));
+        st = ks_fail(KS_ERR_CUDA, "spheres: timing %s failed: %s", name, cudaGetErrorString(e));
     if (st == KS_OK) {
         *median_ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
         *min_ms = ms[0];

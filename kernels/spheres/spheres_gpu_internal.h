@@ -49,6 +49,9 @@ struct ks_spheres_gpu {
     cudaEvent_t stage_done;     /* the last copy out of h_stage finished */
     ks_sphere_packed *h_global; /* host copy of d_spheres, for the binning bound */
     int n_global, n_const;      /* spheres uploaded to each place; -1 none yet */
+    long long global_gen;       /* bumps with every upload to d_spheres */
+    const void *user_const;     /* a user's kernelscope_spheres last filled from d_spheres (spheres_user.cu) */
+    long long user_const_gen;   /* the global_gen it was filled at */
     /* binning: per-tile counts (kept zero between frames), offsets, cursors (each padded to
      * whole scan chunks; offset[tiles] is the total), entries */
     int *d_tile_count, *d_tile_offset, *d_tile_cursor;
@@ -162,6 +165,12 @@ typedef ks_status (*ks_sph_launch_fn)(ks_spheres_gpu *g, const ks_sph_launch *l)
 int ks_sph_sample_begin(ks_spheres_gpu *g, ks_spheres_sample_kind kind, ks_spheres_mem m, int count);
 void ks_sph_sample_end(ks_spheres_gpu *g, int slot);
 ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes);
+/* One render for the timing below: enqueues it on g->stream. */
+typedef ks_status (*ks_sph_render_fn)(ks_spheres_gpu *g, const void *ctx);
+/* Median and minimum ms of reps event-timed renders after warmup untimed ones
+ * (ks_spheres_gpu_time's way, for ours and a user's); name for the error. */
+ks_status ks_sph_time_renders(ks_spheres_gpu *g, ks_sph_render_fn render, const void *ctx, const char *name,
+                              int warmup, int reps, double *median_ms, double *min_ms);
 
 /* spheres_render.cu: copies bytes of packed spheres into c_spheres. */
 cudaError_t ks_sph_copy_constant(const void *src, size_t bytes, cudaStream_t stream);

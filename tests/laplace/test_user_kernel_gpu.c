@@ -62,6 +62,20 @@ static const char ks_endless[] = "extern \"C\" __global__ void jacobi(const floa
                                  "    v[0] = w[0];\n"
                                  "}\n";
 
+/* The spinning kernel of issue 37, as it was given to laplace3d --grid 256 with four GPUs visible.
+ * It does not spin: the volatile is a local whose address never escapes, so the compiler keeps
+ * it in a register, and the loop, with no side effect left, is removed as if it ended (ptxas's
+ * code for it has no branch before the load and the store): the kernel returns at once having
+ * written v[i] for the first row of the first plane alone, and the check finds the whole
+ * interior unwritten. */
+static const char ks_issue_spin[] =
+    "extern \"C\" __global__ void jacobi(const float *__restrict__ u, float *__restrict__ v, int nx, int ny, int nz) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x + 1;\n"
+    "  volatile int spin = 1;\n"
+    "  while (spin) { if (i < 0) spin = 0; }\n"
+    "  v[i] = u[i];\n"
+    "}\n";
+
 static void compile(const char *src, const char *name, ks_nvrtc_result *out)
 {
     const ks_nvrtc_desc d = {.source = src, .name = name, .cc_major = dev.cc_major, .cc_minor = dev.cc_minor, .cubin = 1};
@@ -295,6 +309,10 @@ static void test_check_in_child(void **state)
     fprintf(stderr, "out of bounds: %s\n", res.message);
     assert_false(res.passed);
     assert_true(strstr(res.message, "illegal memory access") || strstr(res.message, "died"));
+    /* the user's words: nothing of our calls, files or lines */
+    assert_null(strstr(res.message, "cudaMemcpy"));
+    assert_null(strstr(res.message, "kernels/"));
+    assert_null(strstr(res.message, ".cu:"));
     const int pid1 = ks_kchecker_pid(c);
     assert_true(pid1 > 0 && pid1 != pid0);
 
@@ -311,6 +329,40 @@ static void test_check_in_child(void **state)
     ks_kchecker_destroy(c);
     ks_nvrtc_result_free(&good);
     ks_nvrtc_result_free(&oob);
+    ks_nvrtc_result_free(&endless);
+}
+
+/* The issue's spinning kernel and a kernel that really never ends, on the default GPU and, where
+ * there is one of the same kind, on a second GPU as the live view's checker runs (the issue had
+ * four visible): the first is said to have ended without writing any interior point (it does
+ * end: see ks_issue_spin), or, where a compiler keeps its loop, not to have finished; the second
+ * always "did not finish in N s". */
+static void test_endless_said(void **state)
+{
+    (void)state;
+    ks_nvrtc_result spin, endless;
+    compile(ks_issue_spin, "spin.cu", &spin);
+    compile(ks_endless, "endless.cu", &endless);
+    const int spare = ks_cuda_spare_device();
+    for (int on = 0; on < (spare >= 0 ? 2 : 1); ++on) {
+        ks_kchecker *c = NULL;
+        const ks_kchecker_desc d = {.exe = ks_test_binary(), .timeout_s = 10.0, .device = on ? spare + 1 : 0};
+        assert_int_equal(ks_kchecker_create(&d, &c), KS_OK);
+        ks_kcheck_result res;
+        ks_kcheck_request req = request("laplace3d", "spin.cu", &spin, 256, 256, 256);
+        assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+        fprintf(stderr, "issue's spin (GPU %s): %s (%.0f ms)\n", on ? "spare" : "default", res.message, res.total_ms);
+        assert_false(res.passed);
+        assert_true(strstr(res.message, "it ended without writing any interior point") ||
+                    strstr(res.message, "did not finish in 10 s"));
+        req = request("laplace3d", "endless.cu", &endless, 256, 256, 256);
+        assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+        fprintf(stderr, "endless (GPU %s): %s (%.0f ms)\n", on ? "spare" : "default", res.message, res.total_ms);
+        assert_false(res.passed);
+        assert_non_null(strstr(res.message, "did not finish in 10 s"));
+        ks_kchecker_destroy(c);
+    }
+    ks_nvrtc_result_free(&spin);
     ks_nvrtc_result_free(&endless);
 }
 
@@ -452,6 +504,7 @@ int main(void)
     const struct CMUnitTest faults[] = {
         cmocka_unit_test_teardown(test_live_fault, end_live_run),
         cmocka_unit_test(test_check_in_child),
+        cmocka_unit_test(test_endless_said),
     };
     const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*diff*": a few of them */
     if (only && *only) cmocka_set_test_filter(only);

@@ -91,3 +91,14 @@ ks_add_test(NAME test_scaling_output LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}
 if(TARGET test_scaling_output)
   target_link_libraries(test_scaling_output PRIVATE ks_test_util)
 endif()
+# The course's kernels as written, each with its one kernelscope: line (examples/course/): they
+# compile as kernelscope compiles them and a malformed line is one line of error (cpu); on the GPU
+# each passes the check launched as its line says, a boundary that changes, sizes that do not
+# match the function and a live grid a `multiple` kernel cannot take are refused.
+ks_add_test(NAME test_course_kernels LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_course_kernels.c TIMEOUT 120)
+target_link_libraries(test_course_kernels PRIVATE ks_test_util)
+ks_add_test(NAME test_course_kernels_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_course_kernels_gpu.c
+            TIMEOUT 300)
+if(KS_CUDA) # gpu tests exist only there
+  target_link_libraries(test_course_kernels_gpu PRIVATE ks_test_util)
+endif()

@@ -116,9 +116,9 @@ static void test_new_kernel_and_kernel_file(void **state)
     ks_test_run((const char *const[]){NULL, "matmul", "--kernel-file", path, NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "'regtile' is the name of a built-in kernel"));
-    ks_test_run((const char *const[]){NULL, "spheres", "--kernel-file", path, NULL}, NULL, &r);
+    ks_test_run((const char *const[]){NULL, "bench", "live", "--kernel-file", path, NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "only to the laplace3d, laplace2d, matmul, histogram and reduce scenes"));
+    assert_non_null(strstr(r.err, "only to the laplace3d, laplace2d, spheres, matmul, histogram and reduce scenes"));
 }
 
 static void test_kernel_file_errors(void **state)

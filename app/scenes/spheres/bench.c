@@ -17,6 +17,9 @@
 #include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
 #include "app/signals.h"
+#include "app/kernel/variant_set.h"
+#include "app/scenes.h"
+#include "app/scenes/spheres/check.h"
 
 enum { KS_BENCH_CHART_W = 1000, KS_BENCH_CHART_H = 640 };
 
@@ -106,6 +109,20 @@ static size_t csv_text(const void *r, int n, char *buf, size_t cap)
     return ks_spheres_bench_csv(r, buf, cap);
 }
 
+/* Users' kernels (--kernel-file): compiled and checked in the checker process at the picture's size
+ * and the first sphere count (built once), then loaded here and timed like ours, a column each. */
+static ks_status build_files(const ks_options *opt, const ks_device_info *dev, const ks_spheres_bench_desc *d,
+                             ks_variant_set **out)
+{
+    const int w = d->width > 0 ? d->width : 2048, h = d->height > 0 ? d->height : 2048;
+    const int n = d->scene ? d->scene_n : d->count_n > 0 ? d->counts[0] : 16;
+    const ks_variant_set_desc vd = {
+        .contract = &ks_spheres_contract, .opt = opt, .use_cuda = 1, .device = dev, .grid = {w, h, n},
+        .block = {d->block[0] > 0 ? d->block[0] : 16, d->block[1] > 0 ? d->block[1] : 16, 1},
+    };
+    return ks_variant_set_create(&vd, out);
+}
+
 ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int use_cuda)
 {
     ks_spheres_bench_desc d;
@@ -138,9 +155,24 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     d.stop = ks_signals_stop_requested;
     const char *dir = opt->out_dir ? opt->out_dir : ".";
     ks_status dir_st = ks_output_dir_check(dir); /* before minutes of timing, not after */
+    ks_variant_set *files = NULL;
+    const ks_spheres_user *users[KS_SPHERES_BENCH_MAX_USERS] = {NULL};
+    const char *user_names[KS_SPHERES_BENCH_MAX_USERS] = {NULL};
+    if (dir_st == KS_OK && use_cuda && opt->scene->kernel_file && opt->scene->kernel_file(opt, 0)) {
+        dir_st = build_files(opt, dev, &d, &files);
+        d.user_n = dir_st == KS_OK ? ks_variant_set_files(files) : 0;
+        if (d.user_n > KS_SPHERES_BENCH_MAX_USERS) d.user_n = KS_SPHERES_BENCH_MAX_USERS;
+        for (int i = 0; i < d.user_n; ++i) {
+            users[i] = ks_variant_set_code_at(files, i);
+            user_names[i] = ks_variant_set_file_name(files, i);
+        }
+        d.users = users;
+        d.user_names = user_names;
+    }
     ks_spheres_bench_result *r = dir_st == KS_OK ? malloc(sizeof *r) : NULL;
     if (!r) {
         free(scene);
+        ks_variant_set_destroy(files);
         return dir_st != KS_OK ? dir_st : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench spheres: out of host memory");
     }
     sph_bench b = {r, NULL};
@@ -166,5 +198,6 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
     ks_bench_counters_destroy(b.bc);
     free(r);
     free(scene);
+    ks_variant_set_destroy(files);
     return st;
 }

@@ -37,6 +37,17 @@ static ks_status set_mem(ks_options *o, void *own, const char *name, const char 
     ((ks_spheres_opts *)own)->mem = v;
     return KS_OK;
 }
+static ks_status set_kernel_file(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)o;
+    return ks_kernel_files_add(&((ks_spheres_opts *)own)->kernel_files, name, v);
+}
+/* 1 when name is one of our memory variants (a --kernel-file may not take it). */
+static int is_ours(const char *name)
+{
+    ks_spheres_mem m;
+    return ks_spheres_mem_parse(name, &m) == 0;
+}
 static void mems(char *buf, size_t len) { ks_spheres_mem_list(buf, len); }
 static void count_help(char *buf, size_t len) { snprintf(buf, len, "%d", KS_SPHERES_MAX); }
 
@@ -46,6 +57,11 @@ static const ks_flag_row ks_spheres_flags[] = {
     {"--seed", "S", "random placement seed (default 1)", 0, NULL},
     {"--scene", "FILE", "spheres from a file: 'x y z radius r g b' per line", KS_IN_LIVE | KS_IN_BENCH, set_scene},
     {"--mem", "NAME", "%s", KS_IN_LIVE | KS_IN_BENCH, set_mem, "the CPU gold routine runs", mems},
+    {"--kernel-file", "FILE",
+     "your own ray-casting kernel, one more variant named after the file\n(the contract below; kernelscope "
+     "new-kernel spheres writes a\nstarter); compiled with NVRTC, checked in a child process,\nreloaded on every "
+     "save; M reaches it; repeatable",
+     KS_IN_LIVE | KS_IN_BENCH, set_kernel_file, NULL, NULL, 1},
     {"--block", "BXxBY", "thread block (default 16x16)", 0, NULL},
 };
 const ks_option_group ks_spheres_options = {
@@ -73,6 +89,7 @@ ks_status ks_spheres_finish_options(ks_options *o)
     if (o->mode == KS_MODE_LIVE && o->block_count > 1) return ks_fail(KS_ERR_INVALID, "--block: one value for the live view");
     if (o->mode == KS_MODE_BENCH && o->block_count > 1)
         return ks_fail(KS_ERR_INVALID, "--block: bench spheres takes one block size");
+    KS_TRY(ks_kernel_files_check(&sp->kernel_files, 64, is_ours));
     ks_spheres_mem m;
     if (sp->mem && ks_spheres_mem_parse(sp->mem, &m) != 0) { /* here, before any notice or folder */
         char list[128];
@@ -81,6 +98,11 @@ ks_status ks_spheres_finish_options(ks_options *o)
                        o->mode == KS_MODE_BENCH ? "bench " : "", quoted(sp->mem), list);
     }
     return KS_OK;
+}
+
+const char *ks_spheres_kernel_file(const ks_options *o, int i)
+{
+    return ks_kernel_files_at(&KS_SPHERES_OPTS(o)->kernel_files, i);
 }
 
 /* A count that constant memory could not hold on a GPU runs on the CPU backend only. */

@@ -1,12 +1,22 @@
 /* The spheres scene's registry row (app/scenes.h): what it is called, its
- * flags (options.c), its live view (live.c), its bench (bench.c) and its part
- * in bench live and bench serve (live_bench.c). */
+ * flags (options.c), its live view (live.c), its bench (bench.c), its part
+ * in bench live and bench serve (live_bench.c) and the contract of a user's
+ * kernel (kernels/spheres/spheres_contract.h, checked by check.c). */
 #include "app/scenes.h"
 #include "app/scenes/spheres/bench.h"
+#include "app/scenes/spheres/check.h"
 #include "app/scenes/spheres/live.h"
 #include "app/scenes/spheres/live_bench.h"
 #include "app/scenes/spheres/options.h"
 #include "kernels/spheres/spheres.h"
+#include "kernels/spheres/spheres_contract.h"
+
+/* kernels/spheres/starters/NAME.cu, embedded at build time */
+extern const char ks_spheres_starter_readonly[], ks_spheres_starter_constant[];
+/* global is the starter itself; shared stages lists in dynamic shared memory and binned takes
+ * several launches: neither keeps the contract's launch */
+static const ks_kernel_from ks_spheres_from[] = {
+    {"readonly", ks_spheres_starter_readonly}, {"constant", ks_spheres_starter_constant}, {NULL, NULL}};
 
 static int has_kernel(const ks_scene_def *d, const char *name)
 {
@@ -40,4 +50,9 @@ const ks_scene_def ks_scene_spheres = {
     .serve_case = ks_spheres_serve_case,
     .has_kernel = has_kernel,
     .kernel_list = kernel_list,
+    .kernel_contract = KS_SPHERES_CONTRACT,
+    .kernel_starter = KS_SPHERES_STARTER,
+    .kernel_from = ks_spheres_from,
+    .kernel_file = ks_spheres_kernel_file,
+    .kernel_check = ks_spheres_kernel_check,
 };
