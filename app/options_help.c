@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/options_common.h"
+#include "app/scene.h"
 #include "app/scenes.h"
 
 static void print_rows(const ks_flag_row *rows, int n)

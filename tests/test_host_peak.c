@@ -16,7 +16,7 @@
 #include "kernels/common/host_peak.h"
 #include "render/view.h"
 #include "app/scene_peak.h"
-#include "app/scenes/laplace/bench_laplace.h"
+#include "app/scenes/laplace/bench.h"
 
 static const double steady[9] = {2.99, 3.47, 3.58, 3.12, 3.45, 3.22, 3.23, 3.37, 3.09};
 static const double busy[9] = {2.66, 3.79, 2.76, 3.73, 2.80, 5.41, 4.64, 2.67, 3.95};
