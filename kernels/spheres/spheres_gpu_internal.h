@@ -67,6 +67,7 @@ struct ks_spheres_gpu {
     ks_sph_slot ring[KS_SPH_RING];
     int ring_ready;             /* events created */
     int ring_head, ring_used;
+    struct ks_l2_flush *flush;  /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
 };
 
 /* ---- Device helpers of the shared and binned kernels ---- */

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/laplace/laplace.h"
 #include "app/best_config.h"
@@ -18,6 +19,7 @@ typedef struct ks_bench_row {
     int grid[3];
     int block[3];
     double ms_per_iter;
+    ks_timing timing;   /* how it was timed (per run of 4 launches): repetitions, SE, cache policy, working set */
     double t_eff_gbs;   /* 2 x field bytes / time per iteration */
     double t_peak_gbs;  /* copy bandwidth measured in the same run: a device copy of the field's size, or
                            (host_peak) the host's copy, once for the whole run */

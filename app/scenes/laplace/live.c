@@ -200,8 +200,12 @@ static ks_status create(const ks_scene_env *env, void **self)
     /* the reason for the run: the first file, unless --kernel names another variant */
     s->variant = ks_laplace_scene_variant_at(s, ks_variant_set_ours(s->set) >= 0 ? ks_variant_set_ours(s->set)
                                                   : s->ours + ks_variant_set_file(s->set));
-    if (opt->block_count) memcpy(s->block, opt->blocks[0], sizeof s->block);
-    else ks_laplace_scene_default_block(s, s->variant, s->block);
+    if (opt->block_count) {
+        memcpy(s->block, opt->blocks[0], sizeof s->block);
+        snprintf(s->block_from, sizeof s->block_from, "--block");
+    } else {
+        ks_laplace_scene_default_block(s, s->variant, s->block);
+    }
     ks_status st = ks_laplace_scene_check_block(s, s->variant, s->block);
     if (st != KS_OK) {
         ks_error_prefix("--block %dx%dx%d", s->block[0], s->block[1], s->block[2]);

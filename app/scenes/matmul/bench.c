@@ -88,7 +88,7 @@ static ks_status roofline(const ks_matmul_bench_result *r, const char *dir)
         if (!best) continue;
         ks_matmul_variant v;
         const double bytes = ks_matmul_variant_parse(w->variant, &v) == 0
-                                 ? ks_matmul_model_bytes(v, w->tile, &w->size)
+                                 ? ks_matmul_model_bytes(v, w->block_tile, &w->size)
                                  : 4.0 * ((double)w->size.m * w->size.k + (double)w->size.k * w->size.n +
                                           (double)w->size.m * w->size.n);
         ks_roof_chart_add(c, w->variant, ks_matmul_flops(&w->size), bytes, w->ms);
@@ -150,7 +150,7 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
         d.tiles = KS_MATMUL_OPTS(opt)->tiles;
         d.tile_n = KS_MATMUL_OPTS(opt)->tile_n;
     }
-    d.reps = opt->reps;
+    d.timing = ks_bench_timing_opts(opt);
     /* Users' kernels (--kernel-file): compiled and checked in the checker process
        at the first size, then loaded here and timed like ours. */
     ks_variant_set *files = NULL;
