@@ -22,3 +22,6 @@ ks_add_test(NAME test_nvrtc LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_n
 ks_add_test(NAME test_out_file LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_out_file.c TIMEOUT 60)
 target_link_options(test_out_file PRIVATE "LINKER:--wrap=getrandom")
 ks_add_test(NAME test_host_peak LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_host_peak.c TIMEOUT 60)
+# scripts/bench-tables.py: the Markdown tables of docs/benchmarks.md from the benches' CSVs
+add_test(NAME test_bench_tables COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench_tables.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(test_bench_tables PROPERTIES LABELS cpu TIMEOUT 60)

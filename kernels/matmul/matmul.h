@@ -170,6 +170,9 @@ void *ks_matmul_gpu_stream(ks_matmul_gpu *g);
 ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size *s);
 /* C[] = NaN bits everywhere. */
 ks_status ks_matmul_gpu_poison(ks_matmul_gpu *g);
+/* A (M*K floats) and B (K*N) from the host in place of the formula's inputs, until the next
+ * setup (tests: random data); synchronises. */
+ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b);
 /* One launch of the variant (asynchronous on the context's stream). tile: for tiled
  * 8, 16 or 32 (others ignore it). KS_ERR_INVALID for a tile tiled does not take.
  * regtile runs the shape the context chose for the size at setup (matmul_tiles.h,

@@ -210,6 +210,16 @@ extern "C" ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size 
     return KS_OK;
 }
 
+extern "C" ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b)
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    const ks_matmul_size *s = &g->size;
+    KS_CUDA_TRY(cudaMemcpyAsync(g->a, a, (size_t)s->m * s->k * sizeof(float), cudaMemcpyHostToDevice, g->stream));
+    KS_CUDA_TRY(cudaMemcpyAsync(g->b, b, (size_t)s->k * s->n * sizeof(float), cudaMemcpyHostToDevice, g->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    return KS_OK;
+}
+
 extern "C" ks_matmul_tile ks_matmul_gpu_block_tile(ks_matmul_gpu *g, ks_matmul_variant v, int tile)
 {
     return ks_matmul_block_tile(v, tile, g->rt.config);

@@ -17,6 +17,7 @@ void ks_matmul_gpu_destroy(ks_matmul_gpu *g) { (void)g; }
 void *ks_matmul_gpu_stream(ks_matmul_gpu *g) { (void)g; return NULL; }
 ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size *s) { (void)s; KS_MNO; }
 ks_status ks_matmul_gpu_poison(ks_matmul_gpu *g) { KS_MNO; }
+ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b) { (void)a, (void)b; KS_MNO; }
 ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, int tile) { (void)v, (void)tile; KS_MNO; }
 ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms)
 {

@@ -236,7 +236,9 @@ static double lib_ms(int n, const int blk[3], int profile_iters, const float *va
         if (profile_iters > 0) {
             if (ks_lsolver_iterate(s, id, blk, profile_iters) == KS_OK && ks_lsolver_wait(s) == KS_OK) ms = 0.0;
         } else {
-            const ks_timing_opts seven = {.cache = KS_CACHE_WARM, .reps = 7}; /* back to back, as the candidates */
+            ks_timing_opts seven = {}; /* back to back, as the candidates */
+            seven.cache = KS_CACHE_WARM;
+            seven.reps = 7;
             ks_timing t;
             ms = ks_lsolver_time(s, id, blk, 10, &seven, &t) == KS_OK ? t.median_ms / 10 : -1.0;
         }

@@ -261,7 +261,10 @@ int main(int argc, char **argv)
         printf("%-6s %-28s %9s %8s %7s %9s\n", "size", "config", "ms", "TFLOP/s", "x_cublas", "rel_err");
         /* the scene's regtile on its own (exact, formula) inputs, timed by its own API */
         ks_matmul_size ms = {n, n, n};
-        const ks_timing_opts warm = {.cache = KS_CACHE_WARM, .reps = reps, .warmup = 3};
+        ks_timing_opts warm = {};
+        warm.cache = KS_CACHE_WARM;
+        warm.reps = reps;
+        warm.warmup = 3;
         ks_timing rt;
         ks_matmul_rt_choice chosen;
         char how[128] = "";

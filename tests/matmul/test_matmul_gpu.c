@@ -1,5 +1,6 @@
 /* Matmul GPU variants: every variant x tile x odd size equal to the CPU gold
- * bit for bit, C poisoned with NaN before each run; the GPU picture equal to
+ * bit for bit, C poisoned with NaN before each run, and on random non-zero data
+ * within float summation's bound of a double product; the GPU picture equal to
  * the CPU one, also with a hovered tile's bands shaded; every block's record (an SM id in range, a %globaltimer time
  * inside the launch) with C still the gold's, and the tile picture equal to the
  * CPU's on those records; a positive FMA peak. Exits 77 (skipped) without a CUDA
@@ -95,6 +96,74 @@ static void test_variants(void **state)
     /* a tile tiled does not take is refused */
     assert_int_equal(ks_matmul_gpu_run(g, KS_MATMUL_TILED, 12), KS_ERR_INVALID);
     ks_error_clear();
+    ks_matmul_gpu_destroy(g);
+}
+
+/* Random non-zero inputs (|x| in [0.5, 1.5), either sign), uploaded over the formula's: every
+ * variant and every regtile shape that takes the size, C poisoned with NaN first, against a
+ * double-precision product within float summation's bound (K x 2^-23 of sum |a||b|); the
+ * edge shapes of sizes[] (1x1x1, odd, ragged, a K of 300). */
+static float random_nonzero(unsigned long long *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const float u = (float)((*x >> 40) & 0xffffff) / 16777216.0f;
+    return ((*x >> 33) & 1 ? -1.0f : 1.0f) * (0.5f + u);
+}
+
+static void expect_near(const ks_matmul_size *s, const float *a, const float *b, const float *got, const char *what)
+{
+    for (int i = 0; i < s->m; ++i)
+        for (int j = 0; j < s->n; ++j) {
+            double ref = 0.0, mag = 0.0;
+            for (int k = 0; k < s->k; ++k) {
+                ref += (double)a[(size_t)i * s->k + k] * b[(size_t)k * s->n + j];
+                mag += fabs((double)a[(size_t)i * s->k + k] * b[(size_t)k * s->n + j]);
+            }
+            const double c = got[(size_t)i * s->n + j], tol = s->k * 1.1920929e-7 * mag;
+            if (!(fabs(c - ref) <= tol)) /* NaN (the poison) fails too */
+                fail_msg("%s at %dx%dx%d: C[%d][%d] = %.9g, want %.9g (tolerance %.3g)", what, s->m, s->n, s->k, i, j, c,
+                         ref, tol);
+        }
+}
+
+static void test_random_data(void **state)
+{
+    (void)state;
+    ks_matmul_gpu *g = NULL;
+    OK(ks_matmul_gpu_create(&g));
+    unsigned long long seed = 38;
+    for (size_t q = 0; q < sizeof sizes / sizeof *sizes; ++q) {
+        const ks_matmul_size *s = &sizes[q];
+        float *a = malloc((size_t)s->m * s->k * 4), *b = malloc((size_t)s->k * s->n * 4);
+        float *got = malloc((size_t)s->m * s->n * 4);
+        assert_true(a && b && got);
+        for (size_t e = 0; e < (size_t)s->m * s->k; ++e) a[e] = random_nonzero(&seed);
+        for (size_t e = 0; e < (size_t)s->k * s->n; ++e) b[e] = random_nonzero(&seed);
+        OK(ks_matmul_gpu_setup(g, s));
+        OK(ks_matmul_gpu_upload(g, a, b));
+        char what[96];
+        for (int v = 0; v < KS_MATMUL_NUM; ++v)
+            for (int t = 0; t < (v == KS_MATMUL_TILED ? 3 : 1); ++t) {
+                const int tile = 8 << t;
+                OK(ks_matmul_gpu_poison(g));
+                OK(ks_matmul_gpu_run(g, (ks_matmul_variant)v, tile));
+                OK(ks_matmul_gpu_download(g, got));
+                snprintf(what, sizeof what, "%s (tile %d)", ks_matmul_variant_get((ks_matmul_variant)v)->name, tile);
+                expect_near(s, a, b, got, what);
+            }
+        for (int i = 0; i < ks_matmul_rt_count(); ++i) {
+            if (ks_matmul_rt_get(i)->vec && !ks_matmul_rt_vec_ok(s)) continue;
+            OK(ks_matmul_gpu_set_regtile(g, i));
+            OK(ks_matmul_gpu_poison(g));
+            OK(ks_matmul_gpu_run(g, KS_MATMUL_REGTILE, 0));
+            OK(ks_matmul_gpu_download(g, got));
+            snprintf(what, sizeof what, "regtile %s", ks_matmul_rt_get(i)->name);
+            expect_near(s, a, b, got, what);
+        }
+        free(a);
+        free(b);
+        free(got);
+    }
     ks_matmul_gpu_destroy(g);
 }
 
@@ -327,7 +396,8 @@ int main(void)
         fprintf(stderr, "no CUDA device: skipped\n");
         return 77;
     }
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants), cmocka_unit_test(test_picture),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants), cmocka_unit_test(test_random_data),
+                                       cmocka_unit_test(test_picture),
                                        cmocka_unit_test(test_records),
                                        cmocka_unit_test(test_fma_peak), cmocka_unit_test(test_bench)};
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,9 @@ void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long
 /* The table and CSV writers (tested on their own). Return malloc'd text. */
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n);
 char *ks_bench_laplace_csv(const ks_bench_row *rows, int n);
+/* The same as ks_bench_text_fn writers (app/bench/bench_output.h) over ks_bench_row rows. */
+size_t ks_bench_laplace_table_text(const void *rows, int n, char *buf, size_t cap);
+size_t ks_bench_laplace_csv_text(const void *rows, int n, char *buf, size_t cap);
 /* A grid as people say it: "512^3", "8192^2", else "64x32x16" / "64x32". */
 void ks_bench_grid_text(const int grid[3], char *buf, size_t len);
 /* Marks rows[i].best for the fastest block of each (variant, grid). */

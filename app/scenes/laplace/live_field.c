@@ -108,6 +108,18 @@ void ks_laplace_scene_default_block(ks_laplace_scene *s, int variant, int block[
     }
 }
 
+/* The block the run starts with: --block's, else the default block above. */
+void ks_laplace_scene_first_block(ks_laplace_scene *s)
+{
+    const ks_options *opt = s->env->opt;
+    if (opt->block_count) {
+        memcpy(s->block, opt->blocks[0], sizeof s->block);
+        snprintf(s->block_from, sizeof s->block_from, "--block");
+    } else {
+        ks_laplace_scene_default_block(s, s->variant, s->block);
+    }
+}
+
 /* The variant id of the k-th in the set's Tab order: ours (their ids for the
  * scene's rank), then the files (their rows, registered with the options). */
 int ks_laplace_scene_variant_at(const ks_laplace_scene *s, int k)

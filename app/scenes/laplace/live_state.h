@@ -141,6 +141,8 @@ void ks_laplace_scene_apply_minmax(ks_laplace_scene *s, float mn, float mx);
 ks_status ks_laplace_scene_check_block(ks_laplace_scene *s, int variant, const int block[3]);
 void ks_laplace_scene_refresh_attrs(ks_laplace_scene *s);
 void ks_laplace_scene_default_block(ks_laplace_scene *s, int variant, int block[3]);
+/* Sets s->block and s->block_from at start: --block, else ks_laplace_scene_default_block. */
+void ks_laplace_scene_first_block(ks_laplace_scene *s);
 int ks_laplace_scene_variant_at(const ks_laplace_scene *s, int k);
 
 #endif
