@@ -10,8 +10,10 @@
 # builds or finds something fails CI.
 # Needs clang with its fuzzer runtime (Debian: clang, libclang-rt-*-dev or the
 # clang package's own runtime); installs them through apt-get when missing.
-# New inputs found go to build-fuzz/corpus_*; a crash leaves
-# build-fuzz/crash-* and exits non-zero.
+# The targets build and run side by side, one a core. New inputs found go to
+# build-fuzz/corpus_*; a finding leaves build-fuzz/fuzz_<target>-crash-* (leak-,
+# timeout-, oom-) and exits non-zero; build-fuzz/failed-targets names the
+# targets that failed to build or found something.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -44,35 +46,67 @@ echo "fuzz.sh: using $cc ($($cc --version | head -1))"
 
 flags=(-std=gnu11 -g -O1 -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -Wall -Wextra -Werror)
-# each target with the sources its code calls (ks_util.c: UTF-8 checks in messages; tmpfiles.c, out_file.c: the store's atomic save)
-"$cc" "${flags[@]}" -o "$out/fuzz_scene" tests/fuzz/fuzz_scene.c kernels/spheres/spheres.c \
-  kernels/common/ks_error.c kernels/common/ks_util.c -lm
-"$cc" "${flags[@]}" $(pkg-config --cflags stb) -o "$out/fuzz_best_config" tests/fuzz/fuzz_best_config.c \
+targets=(scene best_config route post_body ws_message pipeline)
+# The targets that failed (did not build, found something), one a line: what
+# scripts/test.sh names in its closing line.
+failed_list="$out/failed-targets"
+: >"$failed_list"
+jobs=$(nproc)
+# build_target NAME ARGS...: fuzz_NAME from ARGS (sources, flags, libraries); a
+# failure goes to the failed list and leaves that target's run out.
+build_target() {
+  local t=$1
+  shift
+  "$cc" "${flags[@]}" -o "$out/fuzz_$t" "$@" || { echo "fuzz_$t (build)" >>"$failed_list"; rm -f "$out/fuzz_$t"; }
+}
+# each target with the sources its code calls (ks_util.c: UTF-8 checks in messages;
+# tmpfiles.c, out_file.c: the store's atomic save); the builds run side by side, one a core
+rm -f "${targets[@]/#/$out/fuzz_}"
+build_target scene tests/fuzz/fuzz_scene.c kernels/spheres/spheres.c \
+  kernels/common/ks_error.c kernels/common/ks_util.c -lm &
+build_target best_config $(pkg-config --cflags stb) tests/fuzz/fuzz_best_config.c \
   app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c kernels/common/ks_util.c \
-  kernels/common/tmpfiles.c kernels/common/out_file.c render/image_io.c $(pkg-config --libs stb) -lm
+  kernels/common/tmpfiles.c kernels/common/out_file.c render/image_io.c $(pkg-config --libs stb) -lm &
 serve_src=(serve/request.c serve/serve_auth.c serve/serve_keys.c kernels/common/ks_error.c kernels/common/ks_util.c)
 for t in route post_body ws_message pipeline; do
-  "$cc" "${flags[@]}" $(pkg-config --cflags libwebsockets) -o "$out/fuzz_$t" "tests/fuzz/fuzz_$t.c" "${serve_src[@]}" \
-    $(pkg-config --libs libwebsockets) -lm
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  build_target "$t" $(pkg-config --cflags libwebsockets) "tests/fuzz/fuzz_$t.c" "${serve_src[@]}" \
+    $(pkg-config --libs libwebsockets) -lm &
 done
+wait
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export TMPDIR="${TMPDIR:-/tmp}"
-status=0
-for t in scene best_config route post_body ws_message pipeline; do
-  seeds="tests/fuzz/corpus_${t%_config}"
-  found="$out/corpus_${t%_config}"
+stamp="$out/.run-started"
+touch "$stamp"
+# run_target NAME: fuzz_NAME for $secs s from its seeds; its findings are
+# written as fuzz_NAME-crash-* (leak-, timeout-, oom-) beside the logs.
+run_target() {
+  local t=$1 rc=0
+  local seeds="tests/fuzz/corpus_${t%_config}" found="$out/corpus_${t%_config}"
   mkdir -p "$found"
-  max_len=4096
+  local max_len=4096
   [ "$t" = pipeline ] && max_len=20000 # past the 8 KiB head limit, with requests after it
-  echo "fuzz.sh: fuzz_$t for ${secs} s (seeds: $seeds)"
-  rc=0
   (cd "$out" && "./fuzz_$t" -max_total_time="$secs" -max_len="$max_len" -timeout=10 -print_final_stats=1 \
-     "$(basename "$found")" "$root/$seeds") >"$out/fuzz_$t.log" 2>&1 || rc=$?
-  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|SUMMARY|artifact_prefix|Test unit written)" \
-    "$out/fuzz_$t.log" || true
-  [ $rc -eq 0 ] || { echo "fuzz.sh: fuzz_$t exited $rc (log: $out/fuzz_$t.log)" >&2; status=1; }
-  if ls "$out"/crash-* "$out"/leak-* "$out"/timeout-* >/dev/null 2>&1; then status=1; fi
+     -artifact_prefix="fuzz_$t-" "$(basename "$found")" "$root/$seeds") >"$out/fuzz_$t.log" 2>&1 || rc=$?
+  { echo "fuzz.sh: fuzz_$t, up to ${secs} s (seeds: $seeds)"
+    grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::new_units_added|SUMMARY|artifact_prefix|Test unit written)" \
+      "$out/fuzz_$t.log" || true; } | sed "s/^/[fuzz_$t] /"
+  if [ $rc -ne 0 ] || [ -n "$(find "$out" -maxdepth 1 -name "fuzz_$t-*" -newer "$stamp")" ]; then
+    echo "fuzz.sh: fuzz_$t exited $rc (log: $out/fuzz_$t.log)" >&2
+    echo "fuzz_$t" >>"$failed_list"
+  fi
+}
+# The targets run side by side, one a core (libFuzzer runs one thread): each
+# still runs its $secs s, with a core of its own on an idle machine.
+for t in "${targets[@]}"; do
+  [ -x "$out/fuzz_$t" ] || continue
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  run_target "$t" &
 done
-[ $status -eq 0 ] && echo "fuzz.sh: no crash, leak or hang found" || echo "fuzz.sh: see $out for the failing inputs" >&2
-exit $status
+wait
+if [ -s "$failed_list" ]; then
+  echo "fuzz.sh: failed: $(paste -sd ' ' "$failed_list"); see $out for the logs and failing inputs" >&2
+  exit 1
+fi
+echo "fuzz.sh: no crash, leak or hang found"

@@ -153,6 +153,8 @@ static void decide_route(const ks_req *r, long long body, ks_req_answer *a)
         if (!r->ws_version || strcmp(r->ws_version, "13") != 0)
             return answer(a, 400, "bad WebSocket handshake: Sec-WebSocket-Version must be 13\n");
         if (body) return answer(a, 400, "a WebSocket upgrade has no body\n"); /* frames follow the head */
+        if (r->close) /* HTTP/1.0 or Connection: close: a connection that ends after its answer carries no frames */
+            return answer(a, 400, "a WebSocket upgrade needs HTTP/1.1 and a connection kept open\n");
         a->route = KS_ROUTE_WS;
         a->status = 101;
         return;

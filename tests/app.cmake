@@ -26,7 +26,7 @@ add_dependencies(test_app_cpu kernelscope)
 add_dependencies(test_cli kernelscope)
 # Issue 14's command-line repros; no display needed. A hang (a FIFO as the
 # best-config store) fails on the time limit.
-ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 60)
+ks_add_test(NAME test_cli_input LABEL cpu SOURCES test_cli_input.c TIMEOUT 120)
 target_link_libraries(test_cli_input PRIVATE ks_test_util m)
 add_dependencies(test_cli_input kernelscope)
 # What a run says besides its work: no OpenMP line on a live run, no NVENC line without an NVIDIA
@@ -94,6 +94,7 @@ if(KS_READELF)
            COMMAND sh -c "! ${KS_READELF} -d \"$1\" | grep -q 'NEEDED.*libcuda\\.so'" sh $<TARGET_FILE:kernelscope>)
   set_tests_properties(test_no_driver_needed PROPERTIES LABELS cpu)
 endif()
-# The README's lists: every package scripts/install-deps.sh installs, every form of the command.
+# The docs' lists: every package scripts/install-deps.sh installs (docs/install.md), every form of the
+# command (docs/reference.md); every relative link of README.md and docs/*.md to a file that exists.
 add_test(NAME test_readme_lists COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/readme_lists.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(test_readme_lists PROPERTIES LABELS cpu TIMEOUT 30)

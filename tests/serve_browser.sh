@@ -25,7 +25,9 @@ trap cleanup EXIT
 "$bin" laplace2d --backend cpu --headless --frames 100000 --serve 0 --token browser-test-token >"$tmp/run.log" 2>&1 &
 kpid=$!
 url=""
-for _ in $(seq 300); do
+# no deadline in these waits: the run's and the page's own signs, however long load makes
+# them; ctest's TIMEOUT is the limit
+while :; do
   url=$(grep -o 'http://[^ ]*' "$tmp/run.log" | head -1)
   [ -n "$url" ] && break
   kill -0 "$kpid" 2>/dev/null || break
@@ -35,22 +37,21 @@ done
 state="${url%%\?*}state.json?token=browser-test-token"
 paused() { curl -s --max-time 5 "$state" | grep -o '"paused":[a-z]*' | head -1 | cut -d: -f2; }
 # /state.json is 503 until the first frame is drawn: wait for it
-for _ in $(seq 200); do [ -n "$(paused)" ] && break; sleep 0.1; done
+while [ -z "$(paused)" ] && kill -0 "$kpid" 2>/dev/null; do sleep 0.1; done
 [ "$(paused)" = false ] || { echo "FAIL: the run starts paused"; exit 1; }
 frame0=$(curl -s --max-time 5 "$state" | grep -o '"frame":[0-9]*' | head -1 | cut -d: -f2)
 
 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$tmp/profile" \
   --remote-debugging-port=0 "$url&selftest=1" >"$tmp/browser.log" 2>&1 &
 bpid=$!
-for i in $(seq 600); do
+t0=$SECONDS
+while :; do
   if [ "$(paused)" = true ]; then
     frame1=$(curl -s --max-time 5 "$state" | grep -o '"frame":[0-9]*' | head -1 | cut -d: -f2)
-    echo "ok: the page saw changing frames and pressed Space after $((i / 10)) s (frames $frame0 -> $frame1), /state.json says paused"
+    echo "ok: the page saw changing frames and pressed Space after $((SECONDS - t0)) s (frames $frame0 -> $frame1), /state.json says paused"
     exit 0
   fi
   kill -0 "$bpid" 2>/dev/null || { echo "FAIL: the browser exited"; tail -5 "$tmp/browser.log"; exit 1; }
+  kill -0 "$kpid" 2>/dev/null || { echo "FAIL: kernelscope exited"; tail -5 "$tmp/run.log"; exit 1; }
   sleep 0.1
 done
-echo "FAIL: /state.json never said paused (the page saw no changing frames, or its key did not arrive)"
-tail -5 "$tmp/browser.log"
-exit 1

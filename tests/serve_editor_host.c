@@ -3,9 +3,12 @@
  * a save's "build" runs until the page has asked twice (so the page sees it
  * busy, whatever the browser's clock), and a source containing "#error" is refused
  * with a log line, as the live view's editor (app/kernel/kernel_page.c)
- * answers. Prints the URL, then serves for SECONDS. CODEMIRROR_DIR: where
+ * answers. Prints the URL, then serves for SECONDS, or with 0 until SIGTERM
+ * or SIGINT (then it ends the server and exits 0). CODEMIRROR_DIR: where
  * CodeMirror is (a folder without it: the page keeps its plain text area).
  *   serve_editor_host SECONDS [CODEMIRROR_DIR] */
+#define _POSIX_C_SOURCE 200809L /* sigwait */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +76,12 @@ int main(int argc, char **argv)
     d.token = "editor-test-token";
     d.editor = &ed;
     d.codemirror_dir = argc > 2 ? argv[2] : NULL;
+    /* blocked before the server's threads start, so that they inherit it and sigwait takes the signal */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    if (seconds == 0) sigprocmask(SIG_BLOCK, &stop, NULL);
     ks_server *s = NULL;
     if (ks_server_create(&d, &s) != KS_OK) {
         fprintf(stderr, "serve_editor_host: %s\n", ks_error_message());
@@ -80,6 +89,10 @@ int main(int argc, char **argv)
     }
     printf("%s\n", ks_server_url(s));
     fflush(stdout);
+    if (seconds == 0) {
+        int sig = 0;
+        sigwait(&stop, &sig);
+    }
     for (int i = 0; i < seconds * 10; ++i) nanosleep(&(struct timespec){0, 100000000}, NULL);
     ks_server_destroy(s);
     return 0;

@@ -269,12 +269,10 @@ static void test_viewer_cannot_connect(void **state)
     ks_ws_viewer *v = NULL;
     assert_int_equal(ks_ws_viewer_start(&d, &v), KS_OK);
     ks_ws_viewer_counts c;
-    const double t0 = ks_now_seconds();
-    do {
+    do { /* until the viewer says it gave up, however long a loaded machine makes that */
         ks_test_sleep_ms(20);
         ks_ws_viewer_read(v, &c);
-    } while (!c.closed && ks_now_seconds() - t0 < 15.0);
-    assert_true(c.closed);
+    } while (!c.closed);
     assert_false(c.connected);
     assert_non_null(strstr(c.error, "cannot open ws://127.0.0.1:"));
     ks_ws_viewer_stop(v);
@@ -414,12 +412,12 @@ static void test_sigint(void **state)
     assert_non_null(p);
     ks_test_start(p, argv);
     /* its header comes once the signal handler is in and the rows begin; then the first row's frames */
-    if (ks_test_wait_for(p, 1, "kernelscope bench serve on ", 120) != 1) {
+    if (ks_test_wait_for(p, 1, "kernelscope bench serve on ", KS_TEST_NO_DEADLINE) != 1) {
         kill(p->pid, SIGKILL);
         fail_msg("no header from bench serve; stderr: %s", p->text[1]);
     }
     kill(p->pid, SIGINT);
-    const int code = ks_test_finish(p, 60);
+    const int code = ks_test_finish(p, KS_TEST_NO_DEADLINE);
     if (code != 130 && strstr(p->text[1], "EGL")) {
         free(p);
         skip();

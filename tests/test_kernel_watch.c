@@ -1,8 +1,8 @@
 /* The kernel file watch (app/kernel/kernel_watch.h): a save, in place or
  * through a rename, gives a build; errors come as file:line lines; a check
  * that refuses keeps the code back; quick saves merge; destroy is clean with
- * work queued. Every wait is on the watch itself (a deadline, never a fixed
- * sleep), so a loaded machine only makes it slower. NVRTC compiles without a
+ * work queued. Every wait is on the watch itself, with no deadline of its own
+ * (ctest's TIMEOUT is the limit), so a loaded machine only makes it slower. NVRTC compiles without a
  * GPU; a build without it reports KS_ERR_UNSUPPORTED instead. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,8 +22,6 @@
 #include "kernels/laplace/laplace_contract.h"
 #include "tests/test_util.h"
 
-enum { WAIT_S = 60 }; /* generous: NVRTC on a loaded 2-core machine */
-
 static const char bad_source[] = "extern \"C\" __global__ void jacobi(const float *u, float *v, int n)\n"
                                  "{\n"
                                  "    v[0] = w;\n"
@@ -38,23 +36,15 @@ static void put(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-/* The next build, waiting for it. */
+/* The next build, waiting for it (NVRTC on a loaded machine takes what it takes). */
 static void next_build(ks_kernel_watch *w, ks_kernel_build *b)
 {
-    const double end = ks_now_seconds() + WAIT_S;
-    while (!ks_kernel_watch_poll(w, b)) {
-        if (ks_now_seconds() > end) fail_msg("no build within %d s", WAIT_S);
-        ks_test_sleep_ms(5);
-    }
+    while (!ks_kernel_watch_poll(w, b)) ks_test_sleep_ms(5);
 }
 
 static void wait_idle(ks_kernel_watch *w)
 {
-    const double end = ks_now_seconds() + WAIT_S;
-    while (ks_kernel_watch_busy(w)) {
-        if (ks_now_seconds() > end) fail_msg("still busy after %d s", WAIT_S);
-        ks_test_sleep_ms(5);
-    }
+    while (ks_kernel_watch_busy(w)) ks_test_sleep_ms(5);
 }
 
 /* A build of good source: code, or NVRTC's absence said in one line. */
@@ -377,9 +367,7 @@ static int task_calls(task_log *t)
 
 static void wait_calls(task_log *t, int n)
 {
-    const double end = ks_now_seconds() + WAIT_S;
-    while (task_calls(t) < n && ks_now_seconds() < end) nanosleep(&(struct timespec){0, 1000000}, NULL);
-    assert_true(task_calls(t) >= n);
+    while (task_calls(t) < n) nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
 static void test_task(void **state)

@@ -738,6 +738,9 @@ static void test_parse(void **state)
     r.ws_version = "12";
     assert_int_equal(decide(&r), 400);
     r.ws_version = "13";
+    r.close = 1; /* HTTP/1.0 or Connection: close: no frames can follow (found by fuzz_pipeline) */
+    assert_int_equal(decide(&r), 400);
+    r.close = 0;
     const char *keys[] = {NULL, "", "short==", "dGhlIHNhbXBsZSBub25jZQ=", "dGhlIHNhbXBsZSBub25jZ!==", "dGhlIHNhbXBsZSBub25jZQ=x"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
         r.ws_key = keys[i];

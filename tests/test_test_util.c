@@ -1,6 +1,7 @@
 /* The shared test helpers themselves: scratch folders go when a test program
  * passes (or skips) and stay, named on stderr, when it fails; a run's own
- * lines are waited for through pipes. */
+ * lines are waited for through pipes, and without a deadline as long as the
+ * run takes (the "run" here is /bin/sh, slower than a deadline of 0). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,11 +84,70 @@ static void test_scratch_kept_on_failure(void **state)
     rmdir(dir);
 }
 
+/* The helpers start KS_BINARY: here a shell that runs script. */
+static void start_sh(ks_test_proc *p, const char *script)
+{
+    setenv("KS_BINARY", "/bin/sh", 1);
+    const char *argv[] = {"sh", "-c", script, NULL};
+    ks_test_start(p, argv);
+}
+
+static void test_wait_for_without_deadline(void **state)
+{
+    (void)state;
+    ks_test_proc *p = malloc(sizeof *p);
+    assert_non_null(p);
+    start_sh(p, "sleep 1; echo 'first line' >&2; sleep 1; echo 'late line' >&2; sleep 1; exit 3");
+    assert_int_equal(ks_test_wait_for(p, 2, "first line", KS_TEST_NO_DEADLINE), 1);
+    assert_int_equal(ks_test_wait_for(p, 2, "late line", KS_TEST_NO_DEADLINE), 1);
+    /* a line that never comes: the stream's end, not a deadline, ends the wait */
+    assert_int_equal(ks_test_wait_for(p, 2, "never said", KS_TEST_NO_DEADLINE), 0);
+    assert_int_equal(ks_test_finish(p, KS_TEST_NO_DEADLINE), 3);
+
+    start_sh(p, "exec 2>&-; sleep 2; exit 4"); /* the output ends long before the exit */
+    assert_int_equal(ks_test_finish(p, KS_TEST_NO_DEADLINE), 4);
+    free(p);
+}
+
+static void test_wait_exit_without_deadline(void **state)
+{
+    (void)state;
+    setenv("KS_BINARY", "/bin/sh", 1);
+    const char *argv[] = {"sh", "-c", "sleep 2; exit 5", NULL};
+    const pid_t pid = ks_test_spawn(argv, NULL, "/dev/null");
+    assert_true(pid > 0);
+    assert_int_equal(ks_test_wait_exit(pid, KS_TEST_NO_DEADLINE), 5);
+}
+
+static void test_wait_handler_and_cpu_without_deadline(void **state)
+{
+    (void)state;
+    ks_test_proc *p = malloc(sizeof *p);
+    assert_non_null(p);
+    /* the handler comes after a second; then the shell spins */
+    start_sh(p, "sleep 1; trap 'exit 6' TERM; while :; do :; done");
+    assert_int_equal(ks_test_wait_handler(p->pid, SIGTERM, KS_TEST_NO_DEADLINE), 1);
+    const double used = ks_test_cpu_seconds(p->pid);
+    assert_true(used >= 0.0);
+    assert_int_equal(ks_test_wait_cpu(p->pid, used + 0.3, KS_TEST_NO_DEADLINE), 1);
+    kill(p->pid, SIGTERM);
+    assert_int_equal(ks_test_finish(p, KS_TEST_NO_DEADLINE), 6);
+
+    /* a run that ends without the handler: the wait ends with it, it does not wait on */
+    start_sh(p, "sleep 1; exit 0");
+    assert_int_equal(ks_test_wait_handler(p->pid, SIGUSR2, KS_TEST_NO_DEADLINE), 0);
+    assert_int_equal(ks_test_finish(p, KS_TEST_NO_DEADLINE), 0);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scratch_removed_on_success),
         cmocka_unit_test(test_scratch_kept_on_failure),
+        cmocka_unit_test(test_wait_for_without_deadline),
+        cmocka_unit_test(test_wait_exit_without_deadline),
+        cmocka_unit_test(test_wait_handler_and_cpu_without_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,10 +238,28 @@ static int proc_read(ks_test_proc *p, int timeout_ms)
     return 1;
 }
 
+/* 1 when timeout_s (KS_TEST_NO_DEADLINE: none) has passed since t0_ms. Without
+ * a deadline, says on stderr once a minute what is still awaited, so that a
+ * run that hangs until ctest's TIMEOUT ends the test leaves a trace in its log. */
+static int past_deadline(long long t0_ms, int timeout_s, long long *next_note_ms, const char *what, pid_t pid)
+{
+    const long long now = clock_gettime_ms();
+    if (timeout_s > 0) return now - t0_ms > (long long)timeout_s * 1000;
+    if (*next_note_ms == 0) *next_note_ms = t0_ms + 60000;
+    if (now >= *next_note_ms) {
+        fprintf(stderr, "test: still waiting for %s of pid %ld after %lld s\n", what, (long)pid, (now - t0_ms) / 1000);
+        *next_note_ms += 60000;
+    }
+    return 0;
+}
+
 int ks_test_wait_for(ks_test_proc *p, int stream, const char *needle, int timeout_s)
 {
     const int s = stream == 1 ? 0 : 1;
-    const double t0 = (double)clock_gettime_ms() / 1e3;
+    const long long t0 = clock_gettime_ms();
+    long long next_note = 0;
+    char what[300];
+    snprintf(what, sizeof what, "'%s' on %s", needle, stream == 1 ? "stdout" : "stderr");
     for (;;) {
         const char *at = strstr(p->text[s] + p->seen[s], needle);
         if (at) {
@@ -249,7 +267,7 @@ int ks_test_wait_for(ks_test_proc *p, int stream, const char *needle, int timeou
             return 1;
         }
         if (p->fd[s] < 0) return 0;
-        if ((double)clock_gettime_ms() / 1e3 - t0 > timeout_s) return -1;
+        if (past_deadline(t0, timeout_s, &next_note, what, p->pid)) return -1;
         proc_read(p, 100);
     }
 }
@@ -257,31 +275,38 @@ int ks_test_wait_for(ks_test_proc *p, int stream, const char *needle, int timeou
 int ks_test_finish(ks_test_proc *p, int timeout_s)
 {
     const long long t0 = clock_gettime_ms();
+    long long next_note = 0;
     while (proc_read(p, 100))
-        if (clock_gettime_ms() - t0 > (long long)timeout_s * 1000) break;
+        if (past_deadline(t0, timeout_s, &next_note, "the end of the output", p->pid)) break;
     for (int s = 0; s < 2; ++s)
         if (p->fd[s] >= 0) {
             close(p->fd[s]);
             p->fd[s] = -1;
         }
+    if (timeout_s <= 0) return ks_test_wait_exit(p->pid, KS_TEST_NO_DEADLINE);
     const long long left = (long long)timeout_s * 1000 - (clock_gettime_ms() - t0);
     return ks_test_wait_exit(p->pid, left > 1000 ? (int)(left / 1000) : 1);
 }
 
 int ks_test_wait_handler(pid_t pid, int sig, int timeout_s)
 {
-    char path[64];
+    char path[64], what[64];
     snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    snprintf(what, sizeof what, "a handler of signal %d", sig);
     const long long t0 = clock_gettime_ms();
-    while (clock_gettime_ms() - t0 < (long long)timeout_s * 1000) {
+    long long next_note = 0;
+    while (!past_deadline(t0, timeout_s, &next_note, what, pid)) {
         FILE *f = fopen(path, "r");
         if (!f) return 0;
-        char line[256];
+        char line[256], state = 0;
         unsigned long long caught = 0;
-        while (fgets(line, sizeof line, f))
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "State: %c", &state) == 1) continue;
             if (sscanf(line, "SigCgt: %llx", &caught) == 1) break;
+        }
         fclose(f);
         if (caught & (1ull << (sig - 1))) return 1;
+        if (state == 'Z' || state == 'X') return 0; /* it ended */
         ks_test_sleep_ms(5);
     }
     return 0;
@@ -309,7 +334,10 @@ double ks_test_cpu_seconds(pid_t pid)
 int ks_test_wait_cpu(pid_t pid, double cpu_s, int timeout_s)
 {
     const long long t0 = clock_gettime_ms();
-    while (clock_gettime_ms() - t0 < (long long)timeout_s * 1000) {
+    long long next_note = 0;
+    char what[64];
+    snprintf(what, sizeof what, "%.2f s of CPU time", cpu_s);
+    while (!past_deadline(t0, timeout_s, &next_note, what, pid)) {
         const double used = ks_test_cpu_seconds(pid);
         if (used < 0.0) return 0;
         if (used >= cpu_s) return 1;
@@ -327,7 +355,9 @@ void ks_test_sleep_ms(long ms)
 int ks_test_wait_exit(pid_t pid, int timeout_s)
 {
     int status = 0;
-    for (long i = 0; i < (long)timeout_s * 50; ++i) { /* every 20 ms */
+    const long long t0 = clock_gettime_ms();
+    long long next_note = 0;
+    while (!past_deadline(t0, timeout_s, &next_note, "the exit", pid)) {
         if (waitpid(pid, &status, WNOHANG) == pid)
             return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
         ks_test_sleep_ms(20);

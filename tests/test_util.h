@@ -30,6 +30,12 @@ int ks_test_have_cuda(void);
  * display and no best-config store; stdout into out_path (NULL: /dev/null),
  * stderr into err_path. -1 when it cannot fork. */
 pid_t ks_test_spawn(const char *const *argv, const char *out_path, const char *err_path);
+/* The waits below take a timeout_s: KS_TEST_NO_DEADLINE waits for what the
+ * program does, however long a loaded machine (or a sanitizer build) makes
+ * it, with ctest's TIMEOUT the only limit; meanwhile a line a minute on
+ * stderr says what is awaited. Tests wait so; a number of seconds gives up
+ * after that long. */
+#define KS_TEST_NO_DEADLINE 0
 /* Its exit status (1000 + the signal when one ended it), or -1 when it did
  * not end within timeout_s seconds (it is then killed). */
 int ks_test_wait_exit(pid_t pid, int timeout_s);

@@ -18,7 +18,7 @@ mkfifo "$tmp/lines"
 pid=$!
 exec 3<"$tmp/lines"
 # the program's own signal: its first picture is drawn (and saved)
-if ! read -r -t 60 line <&3 || [ "$line" != drawn ]; then
+if ! read -r line <&3 || [ "$line" != drawn ]; then
   echo "FAIL: no picture drawn: ${line:-nothing}"; cat "$tmp/stderr"; kill $pid; exit 1
 fi
 win=$(xdotool search --sync --onlyvisible --name '^ks-window-test$' | head -n 1)
@@ -28,7 +28,7 @@ xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
 # two steps by key, then one by the panel's Step button (the app's panels, clicked as a user
 # would), each waited for through the program's own "steps=N" line
 wait_steps() {
-  while read -r -t 60 line <&3; do [ "$line" = "steps=$1" ] && return 0; done
+  while read -r line <&3; do [ "$line" = "steps=$1" ] && return 0; done
   echo "FAIL: no steps=$1 from the program (last: ${line:-nothing})"; cat "$tmp/stderr"; kill $pid; exit 1
 }
 xdotool key --delay 50 n n
@@ -36,11 +36,11 @@ wait_steps 2
 xdotool mousemove --window "$win" 1026 43 click 1
 wait_steps 3
 xdotool key r # a key of the program's own
-while read -r -t 60 line <&3; do [ "$line" = "key=r" ] && break; done
+while read -r line <&3; do [ "$line" = "key=r" ] && break; done
 [ "$line" = "key=r" ] || { echo "FAIL: the R key did not reach ks_viewer_poll (last: ${line:-nothing})"; kill $pid; exit 1; }
 echo "ok: the R key reached ks_viewer_poll's keys"
 xdotool key q
-if ! read -r -t 60 line <&3; then line="nothing"; fi
+if ! read -r line <&3; then line="nothing"; fi
 wait $pid
 rc=$?
 case "$line" in

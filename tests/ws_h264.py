@@ -2,11 +2,12 @@
 """A WebSocket viewer that asks for H.264 (as a page with WebCodecs does) and
 checks the first video message: kind 2, the key-frame flag, and an Annex B
 access unit holding SPS, PPS and an IDR slice. Plain sockets, no modules.
-Usage: ws_h264.py PORT [QUERY]; exit 0 when seen within 20 s."""
-import os, socket, struct, sys, time
+Usage: ws_h264.py PORT [QUERY]; exit 0 when seen. No deadline: it waits as long
+as the server keeps the connection open (the calling test's ctest TIMEOUT is the limit)."""
+import os, socket, struct, sys
 
 port, query = int(sys.argv[1]), (sys.argv[2] if len(sys.argv) > 2 else "")
-s = socket.create_connection(("127.0.0.1", port), timeout=20)
+s = socket.create_connection(("127.0.0.1", port))
 s.sendall(("GET /ws%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n" % (query, port)).encode())
 buf = b""
@@ -40,8 +41,8 @@ def frame():
     return b0 & 0x0F, read(n)
 
 send_text('{"accept":"h264"}')
-deadline, jpegs = time.time() + 20, 0
-while time.time() < deadline:
+jpegs = 0
+while True:
     op, data = frame()
     if op != 2 or len(data) < 12:
         continue
@@ -64,4 +65,3 @@ while time.time() < deadline:
         print("h264 key frame %dx%d, %d bytes, NAL types %s (after %d JPEG messages)" % (w, h, len(au), sorted(nals), jpegs))
         sys.exit(0)
     sys.exit("bad first H.264 message: kind %d flags %d NAL types %s starts %r" % (kind, flags, sorted(nals), au[:6]))
-sys.exit("no H.264 message within 20 s (%d JPEG)" % jpegs)

@@ -66,7 +66,7 @@ ks_status ks_roof_chart_write(const ks_roof_chart *c, const char *out_dir, const
             ++nseries;
         }
         /* no flops (histogram): at the left edge, on the bandwidth line it
-         * reaches, as in the live panel (see "Roofline" in the README) */
+         * reaches, as in the live panel (see "Roofline" in docs/benchmarks.md) */
         const double x = p->flops > 0.0 ? p->flops / p->bytes : left;
         const double y = p->flops > 0.0 ? p->flops / (p->ms * 1e6) : p->bytes / (p->ms * 1e6) * left;
         int j = series[k].n++;

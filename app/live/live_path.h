@@ -1,4 +1,4 @@
-/* The display path: how the scene's picture reaches GL (README, "Display
+/* The display path: how the scene's picture reaches GL (docs/live-view.md, "Display
  * path"). One of three, chosen at creation:
  *   pbo   CUDA writes the renderer's ring buffers through interop;
  *   copy  CUDA writes a device ring, copied to pinned host memory, uploaded;
