@@ -299,7 +299,8 @@ const ks_flag_row ks_common_flags[] = {
     {"--cache", "cold|warm",
      "bench: cold flushes the L2 (a write of twice its size) before every\ntimed run, warm runs back to back "
      "(default: cold when the working\nset is under 4x the L2, else warm)",
-     KS_IN_EVERY_BENCH, set_cache, "no L2 flush: its rows are timed back to back, warm"},
+     0 /* the scenes' benches name it (takes_bench): bench live and serve time back to back */, set_cache,
+     "no L2 flush: its rows are timed back to back, warm"},
     {"--list-scenes", NULL, "one line per scene: NAME view|bench-only [a short run's arguments] (for scripts)", KS_EVERYWHERE,
      set_list_scenes},
     {"--help", NULL, NULL, KS_EVERYWHERE, set_help},

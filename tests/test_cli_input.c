@@ -75,6 +75,7 @@ static void test_cache_bad_values(void **state)
     USAGE("--cache: '\\x1b' is not cold or warm", "bench", "reduce", "--backend", "cpu", "--cache", "\x1b");
     USAGE("option --cache needs a value", "bench", "spheres", "--backend", "cpu", "--cache");
     USAGE("--cache does not apply to the laplace3d view", "laplace3d", "--backend", "cpu", "--cache", "cold");
+    USAGE("--cache does not apply to bench live", "bench", "live", "--cache", "cold"); /* frames: back to back */
     USAGE("--cache given twice", "bench", "laplace3d", "--backend", "cpu", "--cache", "cold", "--cache", "warm");
 }
 
