@@ -3,6 +3,7 @@
 #ifndef KS_OPTIONS_H
 #define KS_OPTIONS_H
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/colormap.h"
 #include "kernels/common/interop.h"
 #include "kernels/common/ks_error.h"
@@ -57,7 +58,9 @@ typedef struct ks_options {
     int fps;              /* --fps: the video's frame rate (--record and the E key), default 60 */
     unsigned long long seed; /* --seed (spheres, histogram), default 1 */
     int seed_set;
-    int reps;             /* bench: timed repetitions per configuration, default 20 */
+    int reps;             /* bench: timed repetitions per configuration, default 20 (--reps not given: the
+                             GPU rows time until the SE of the median is under 1 %, app/bench/bench_output.h) */
+    ks_cache_policy cache; /* bench --cache: cold or warm; default auto (cold under 4x the L2) */
     /* Hardware counters (docs/counters.md): live, the Hardware panel and the timeline strip
      * (app/live/live_counters.h); bench, the counter columns (app/bench/bench_counters.h). */
     double counters_every; /* --counters-every SECONDS: measure the running kernel this often (0: on K only) */

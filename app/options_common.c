@@ -115,6 +115,13 @@ static ks_status set_reps(ks_options *o, void *own, const char *name, const char
     (void)own;
     return set_count(name, v, 1, 100000, &o->reps);
 }
+static ks_status set_cache(ks_options *o, void *own, const char *name, const char *v)
+{
+    (void)own;
+    if (ks_cache_policy_parse(v, &o->cache) != 0 || o->cache == KS_CACHE_AUTO)
+        return ks_fail(KS_ERR_INVALID, "%s: '%s' is not cold or warm", name, quoted(v));
+    return KS_OK;
+}
 static ks_status set_backend(ks_options *o, void *own, const char *name, const char *v)
 {
     (void)own;
@@ -302,7 +309,15 @@ const ks_flag_row ks_common_flags[] = {
     {"--range", "LO:HI", "fixed colour range (default: auto)", 0, set_range},
     {"--dump-field", "FILE.npy", "write the final field / result as float32 .npy", 0, set_dump_field},
     {"--seed", "S", "random seed of the generated input (default 1)", 0, set_seed},
-    {"--reps", "N", "bench: timed repetitions per configuration (default 20)", KS_IN_EVERY_BENCH, set_reps},
+    {"--reps", "N",
+     "bench: exactly N timed repetitions per configuration (default: until\nthe median's standard error is under 1 %, "
+     "10 to 1000 of them)",
+     KS_IN_EVERY_BENCH, set_reps},
+    {"--cache", "cold|warm",
+     "bench: cold flushes the L2 (a write of twice its size) before every\ntimed run, warm runs back to back "
+     "(default: cold when the working\nset is under 4x the L2, else warm)",
+     0 /* the scenes' benches name it (takes_bench): bench live and serve time back to back */, set_cache,
+     "no L2 flush: its rows are timed back to back, warm"},
     {"--counters-every", "SECONDS",
      "measure the running kernel's hardware counters this often (the\nHardware panel; default: on K only); never "
      "more than 5 % of\nthe solver's time: a costly measurement stretches the interval",

@@ -15,7 +15,10 @@
 #   sanitize  compute-sanitizer memcheck and racecheck on the gpu tests (quick mode) and memcheck
 #             on the app's own frame loop
 #   bench     kernelscope bench for every scene (KS_BENCH_ONLY="matmul histogram" picks some), and
-#             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time)
+#             the JPEG encoders' time at 1920x1080 (test_jpeg_gpu --time); without KS_BENCH_ONLY, or
+#             with the word "tables" in it (KS_BENCH_ONLY=tables: those alone, about 3 minutes on an
+#             H200), the tables of docs/benchmarks.md (regtile vs cuBLAS, regq vs T_peak, warp vs
+#             CUB; default and warm cache) into tables/ and tables.md (scripts/bench-tables.py)
 #   live      kernelscope bench live, when the binary has it
 #   kernel    a user's kernel (--kernel-file): save to running and the frames meanwhile
 #             (scripts/kernel-reload.py), a starter's bench rows beside block3d, and our regq,
@@ -253,10 +256,34 @@ RUNS
     # every scene with a view, as the binary's registry lists them
     all=$("$KS_BINARY" --list-scenes 2>/dev/null | awk '$2 == "view" { print $1 }')
     for scene in ${KS_BENCH_ONLY:-$all}; do
+      [ "$scene" = tables ] && continue
       "$KS_BINARY" bench $scene --out "$out" >"$out/bench_$scene.txt" 2>&1
       note_rc "bench $scene" $?
       tail -n 40 "$out/bench_$scene.txt"
     done
+    # The tables of docs/benchmarks.md ("At the limit"), each against its reference in the same run:
+    # regtile vs cuBLAS at 4096^3 and 8192^3, regq's fastest block vs T_peak at 512^3 and 1024^3, warp
+    # vs CUB on 100 MB of text, uniform and all-equal bytes; timed by default (cold under 4x the L2)
+    # and warm; scripts/bench-tables.py prints them as Markdown from the CSVs (tables.md).
+    if [ -z "${KS_BENCH_ONLY:-}" ] || [[ " $KS_BENCH_ONLY " == *" tables "* ]]; then
+      for cache in default warm; do
+        t=$out/tables/$cache
+        mkdir -p "$t"
+        flag=()
+        [ "$cache" = warm ] && flag=(--cache warm)
+        "$KS_BINARY" bench matmul --size 4096,8192 --kernel regtile "${flag[@]}" --out "$t" >"$t/matmul.txt" 2>&1
+        note_rc "tables: bench matmul ($cache)" $?
+        if [ "$cache" = default ]; then # 512^3 and 1024^3 are over 4x the L2: warm either way
+          "$KS_BINARY" bench laplace3d --grid 512,1024 --kernel regq --out "$t" >"$t/laplace3d.txt" 2>&1
+          note_rc "tables: bench laplace3d ($cache)" $?
+        fi
+        "$KS_BINARY" bench histogram --size 100M --kernel warp,cub "${flag[@]}" --out "$t" >"$t/histogram.txt" 2>&1
+        note_rc "tables: bench histogram ($cache)" $?
+      done
+      python3 "$here/scripts/bench-tables.py" "$out/tables" >"$out/tables.md"
+      note_rc "tables: scripts/bench-tables.py" $?
+      cat "$out/tables.md"
+    fi
     if [ -x "$bin/tests/test_jpeg_gpu" ]; then # JPEG encode time at 1920x1080, nvJPEG and libjpeg-turbo
       "$bin/tests/test_jpeg_gpu" --time >"$out/bench_jpeg.txt" 2>&1
       note_rc "JPEG encoders (test_jpeg_gpu --time)" $?

@@ -3,6 +3,7 @@ ks_add_test(NAME test_ks_util LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test
 # The GPU threads of the multi-GPU solver: each index once a job, the same threads, failures carried back.
 ks_add_test(NAME test_worker_pool LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_worker_pool.c TIMEOUT 60)
 ks_add_test(NAME test_timing_window LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_timing_window.c TIMEOUT 60)
+ks_add_test(NAME test_bench_timing LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bench_timing.c TIMEOUT 60)
 ks_add_test(NAME test_cuda_notice LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cuda_notice.c TIMEOUT 60)
 # The stage timer's host-clocked stages beside its CUDA events (the multi-GPU live view's Jacobi stage).
 ks_add_test(NAME test_stage_timer_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_stage_timer_gpu.c TIMEOUT 60)
@@ -24,3 +25,6 @@ ks_add_test(NAME test_nvrtc LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_n
 ks_add_test(NAME test_out_file LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_out_file.c TIMEOUT 60)
 target_link_options(test_out_file PRIVATE "LINKER:--wrap=getrandom")
 ks_add_test(NAME test_host_peak LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_host_peak.c TIMEOUT 60)
+# scripts/bench-tables.py: the Markdown tables of docs/benchmarks.md from the benches' CSVs
+add_test(NAME test_bench_tables COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench_tables.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(test_bench_tables PROPERTIES LABELS cpu TIMEOUT 60)

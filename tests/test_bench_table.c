@@ -31,6 +31,9 @@ static ks_bench_row row(const char *variant, int n, int bx, double ms)
     r.ratio = r.t_eff_gbs / r.t_peak_gbs;
     r.registers = 32;
     r.occupancy = 0.75;
+    /* timed cold, 20 runs; the two fields against an H100's 50 MB L2 */
+    r.timing = (ks_timing){.median_ms = 4.0 * ms, .min_ms = 4.0 * ms, .se_pct = 0.3, .reps = 20, .cache = KS_CACHE_COLD,
+                           .working_set_bytes = 2.0 * 4.0 * n * n * (double)n, .l2_bytes = 50e6};
     return r;
 }
 
@@ -60,8 +63,9 @@ static void test_csv(void **state)
     char *line2 = strchr(csv, '\n') + 1;
     assert_non_null(strstr(line2, "\"NVIDIA H100 80GB HBM3\",regq,512x512x512,32x8x1,0.200000,"));
     /* 2 x 512^3 x 4 bytes / 0.2 ms = 5368.71 GB/s; ratio vs 3000 = 1.7896 */
-    assert_non_null(strstr(line2, ",5368.71,3000.00,1.7896,32,0.750,1,9.0,\n")); /* a device copy: no spread */
-    assert_non_null(strstr(csv, "occupancy,best,cc,t_peak_spread\n"));
+    /* a device copy: no spread; then the timing: cold, 20 runs, the SE, 1 GiB not in the L2 */
+    assert_non_null(strstr(line2, ",5368.71,3000.00,1.7896,32,0.750,1,9.0,,cold,20,0.300,0\n"));
+    assert_non_null(strstr(csv, "occupancy,best,cc,t_peak_spread,cache,reps,se_pct,in_l2\n"));
     int lines = 0;
     for (char *p = csv; *p; ++p) lines += *p == '\n';
     assert_int_equal(lines, 3);
@@ -82,6 +86,19 @@ static void test_table(void **state)
     assert_true(strstr(first, "<- best") && strstr(first, "<- best") < second);
     assert_null(strstr(second, "<- best"));
     assert_non_null(strstr(first, "75%"));
+    assert_non_null(strstr(first, " cold    20   0.30"));
+    assert_null(strstr(t, "in L2")); /* 1 GiB of fields: the ratio above 1 stands bare (an H100 row's made-up time) */
+    free(t);
+    /* 128^3: 16 MiB of fields fit an L2 of 50 MB, and the rate above T_peak says it is the cache's */
+    ks_bench_row small = row("regq", 128, 32, 0.002);
+    t = ks_bench_laplace_table(&small, 1);
+    assert_non_null(t);
+    assert_true(small.ratio > 1.0);
+    assert_non_null(strstr(t, " in L2 "));
+    free(t);
+    small.timing.l2_bytes = 0.0; /* L2 unknown: nothing said */
+    t = ks_bench_laplace_table(&small, 1);
+    assert_null(strstr(t, "in L2"));
     free(t);
 }
 

@@ -140,6 +140,61 @@ static void test_bench_cpu_backend(void **state)
     assert_true(file_starts_with(path, "\x89PNG"));
 }
 
+/* The last line of a file (without its newline) into buf. */
+static int last_line(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char line[4096];
+    buf[0] = '\0';
+    while (fgets(line, sizeof line, f)) snprintf(buf, cap, "%s", line);
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+/* Every bench's CSV ends with the timing's columns (cache, reps, se_pct, in_l2), every row
+ * filled: on the CPU, with --cache cold asked, the rows say warm (no L2 to flush, and a
+ * notice says so) and hold the --reps count. */
+static void test_bench_timing_columns(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scene, *size_flag, *size;
+    } runs[] = {
+        {"laplace3d", "--grid", "24"},     {"laplace2d", "--grid", "48"},  {"spheres", "--spheres", "16"},
+        {"matmul", "--size", "48"},        {"histogram", "--size", "16K"}, {"reduce", "--size", "16K"},
+    };
+    char dir[256], path[512], line[4096];
+    ks_test_tmpdir(dir, sizeof dir, "bench-timing");
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
+        const char *argv[] = {NULL, "bench", runs[i].scene, "--backend", "cpu", runs[i].size_flag, runs[i].size,
+                              "--reps", "3", "--cache", "cold", "--out", dir, NULL};
+        ks_run_result r;
+        assert_int_equal(ks_test_run(argv, NULL, &r), 0);
+        if (r.exit_code != 0) fail_msg("bench %s: exit %d: %s", runs[i].scene, r.exit_code, r.err);
+        if (!strstr(r.err, "--cache has no effect on the cpu backend"))
+            fail_msg("bench %s: no notice for --cache on the CPU: %s", runs[i].scene, r.err);
+        snprintf(path, sizeof path, "%s/bench_%s.csv", dir, runs[i].scene);
+        FILE *f = fopen(path, "rb");
+        if (!f) fail_msg("no %s", path);
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        const size_t hl = strlen(line), tl = strlen(",cache,reps,se_pct,in_l2");
+        if (hl < tl || strcmp(line + hl - tl, ",cache,reps,se_pct,in_l2") != 0)
+            fail_msg("bench %s: header '%s' does not end with the timing's columns", runs[i].scene, line);
+        assert_int_equal(last_line(path, line, sizeof line), 0);
+        /* ...,warm,3,<se>,0: the SE of 3 samples is their range / 3.92, a number */
+        const char *w = strstr(line, ",warm,3,");
+        if (!w) fail_msg("bench %s: last row '%s' lacks warm,3", runs[i].scene, line);
+        char *end = NULL;
+        const double se = strtod(w + strlen(",warm,3,"), &end);
+        if (end == w + strlen(",warm,3,") || se < 0.0 || strcmp(end, ",0") != 0)
+            fail_msg("bench %s: last row '%s' has no se_pct and in_l2 0", runs[i].scene, line);
+    }
+}
+
 static void test_bench_bad_values_exit_2(void **state)
 {
     (void)state;
@@ -317,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_help_version),
         cmocka_unit_test(test_bench_cpu_backend),
         cmocka_unit_test(test_bench_bad_values_exit_2),
+        cmocka_unit_test(test_bench_timing_columns),
         cmocka_unit_test(test_no_gpu_notice_and_cpu_fallback),
         cmocka_unit_test(test_cpu_policy_line),
         cmocka_unit_test(test_cpu_residual_fresh_and_final),

@@ -64,6 +64,21 @@ static void test_arguments_escaped(void **state)
     USAGE("unknown --mem '\\x1b'", "bench", "spheres", "--backend", "cpu", "--mem", "\x1b");
 }
 
+/* bench --cache: anything but cold or warm, or where no bench runs, is one line and exit 2. */
+static void test_cache_bad_values(void **state)
+{
+    (void)state;
+    USAGE("kernelscope: error: --cache: 'hot' is not cold or warm\n", "bench", "laplace2d", "--backend", "cpu", "--cache",
+          "hot");
+    USAGE("--cache: 'auto' is not cold or warm", "bench", "matmul", "--backend", "cpu", "--cache", "auto");
+    USAGE("--cache: '' is not cold or warm", "bench", "histogram", "--backend", "cpu", "--cache", "");
+    USAGE("--cache: '\\x1b' is not cold or warm", "bench", "reduce", "--backend", "cpu", "--cache", "\x1b");
+    USAGE("option --cache needs a value", "bench", "spheres", "--backend", "cpu", "--cache");
+    USAGE("--cache does not apply to the laplace3d view", "laplace3d", "--backend", "cpu", "--cache", "cold");
+    USAGE("--cache does not apply to bench live", "bench", "live", "--cache", "cold"); /* frames: back to back */
+    USAGE("--cache given twice", "bench", "laplace3d", "--backend", "cpu", "--cache", "cold", "--cache", "warm");
+}
+
 /* A scene file with a bad token: the token comes back escaped. */
 static void test_scene_file_escaped(void **state)
 {
@@ -148,6 +163,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flags_that_do_not_apply),
         cmocka_unit_test(test_arguments_escaped),
+        cmocka_unit_test(test_cache_bad_values),
         cmocka_unit_test(test_scene_file_escaped),
         cmocka_unit_test(test_cpu_bench_refuses_beyond_memory),
         cmocka_unit_test(test_best_config_fifo_does_not_hang),

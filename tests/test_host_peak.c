@@ -133,6 +133,7 @@ static ks_bench_row cpu_row(int n, double t_eff, const ks_host_peak *p)
     r.t_peak_spread = p->spread;
     r.verdict = (int)ks_host_peak_ratio(p, t_eff, &r.ratio);
     r.best = 1;
+    r.timing = (ks_timing){.median_ms = r.ms_per_iter, .se_pct = 1.0, .reps = 5, .cache = KS_CACHE_WARM};
     return r;
 }
 
@@ -146,10 +147,10 @@ static void test_bench_rows(void **state)
     ks_bench_row rows[2] = {cpu_row(64, 4.61, &p), cpu_row(2048, 1.79, &p)};
     char *csv = ks_bench_laplace_csv(rows, 2);
     assert_non_null(csv);
-    assert_non_null(strstr(csv, "occupancy,best,cc,t_peak_spread\n"));
+    assert_non_null(strstr(csv, "occupancy,best,cc,t_peak_spread,cache,reps,se_pct,in_l2\n"));
     assert_non_null(strstr(csv, "\"host CPU\",gold,64x64x1,0x0x0,"));
-    assert_non_null(strstr(csv, ",4.61,3.58,,0,0.000,1,-,0.098\n"));      /* above T_peak: no ratio */
-    assert_non_null(strstr(csv, ",1.79,3.58,0.5000,0,0.000,1,-,0.098\n"));
+    assert_non_null(strstr(csv, ",4.61,3.58,,0,0.000,1,-,0.098,warm,5,1.000,0\n"));      /* above T_peak: no ratio */
+    assert_non_null(strstr(csv, ",1.79,3.58,0.5000,0,0.000,1,-,0.098,warm,5,1.000,0\n"));
     free(csv);
     char *t = ks_bench_laplace_table(rows, 2);
     assert_non_null(t);
@@ -162,8 +163,8 @@ static void test_bench_rows(void **state)
     rows[0] = cpu_row(64, 1.0, &p);
     rows[1] = cpu_row(2048, 2.0, &p);
     csv = ks_bench_laplace_csv(rows, 2);
-    assert_non_null(strstr(csv, ",1.00,5.41,,0,0.000,1,-,0.311\n"));
-    assert_non_null(strstr(csv, ",2.00,5.41,,0,0.000,1,-,0.311\n"));
+    assert_non_null(strstr(csv, ",1.00,5.41,,0,0.000,1,-,0.311,warm,5,1.000,0\n"));
+    assert_non_null(strstr(csv, ",2.00,5.41,,0,0.000,1,-,0.311,warm,5,1.000,0\n"));
     free(csv);
     t = ks_bench_laplace_table(rows, 2);
     assert_non_null(strstr(t, "ratio n/a: T_peak unreliable (busy CPU): T_peak's repetitions spread 31 % (more than 20 %)"));

@@ -309,6 +309,7 @@ static void test_flag_applicability(void **state)
         {"--spheres", "16", "001001"},      {"--seed", "5", "001001"},
         {"--scene", "s.txt", "001001"},     {"--mem", "global", "001001"},
         {"--reps", "3", "000111"},         {"--interop", "copy", "111000"},
+        {"--cache", "cold", "000111"},      {"--cache", "warm", "000111"},
         {"--residual-every", "4", "110000"}, {"--no-graph", NULL, "110000"},
     };
     static const char *const scenes[3] = {"laplace3d", "laplace2d", "spheres"};
@@ -419,10 +420,50 @@ static void test_cpu_notices(void **state)
     assert_string_equal(line, "--interop has no effect on the cpu backend (its pictures are uploaded from host memory)");
     assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
 
+    /* --cache: the CPU has no L2 to flush */
+    k = 0;
+    assert_int_equal(PARSE(&o, "bench", "reduce", "--cache", "cold"), KS_OK);
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 1);
+    assert_string_equal(line, "--cache has no effect on the cpu backend (no L2 flush: its rows are timed back to back, "
+                              "warm)");
+    assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+
     /* Nothing GPU-only given: nothing to say. */
     k = 0;
     assert_int_equal(PARSE(&o, "spheres", "--spheres", "5000"), KS_OK);
     assert_int_equal(ks_options_cpu_notice(&o, &k, line, sizeof line), 0);
+}
+
+/* bench --cache cold|warm: the policy every GPU row is timed under; default auto
+ * (cold under 4x the L2); anything else refused with the flag and the value. */
+static void test_cache_option(void **state)
+{
+    (void)state;
+    static const char *const scenes[] = {"laplace3d", "laplace2d", "spheres", "matmul", "histogram", "reduce"};
+    ks_options o;
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        assert_int_equal(PARSE(&o, "bench", (char *)scenes[i]), KS_OK);
+        assert_int_equal(o.cache, KS_CACHE_AUTO);
+        if (PARSE(&o, "bench", (char *)scenes[i], "--cache", "cold") != KS_OK)
+            fail_msg("bench %s --cache cold: %s", scenes[i], ks_error_message());
+        assert_int_equal(o.cache, KS_CACHE_COLD);
+        assert_int_equal(PARSE(&o, "bench", (char *)scenes[i], "--cache=warm"), KS_OK);
+        assert_int_equal(o.cache, KS_CACHE_WARM);
+    }
+    /* what the bench's timing loop gets: the policy, and --reps only when given */
+    assert_int_equal(PARSE(&o, "bench", "matmul", "--cache", "warm"), KS_OK);
+    assert_int_equal(o.cache, KS_CACHE_WARM);
+    assert_int_equal(ks_options_given(&o, "--reps"), 0);
+    assert_int_equal(PARSE(&o, "bench", "matmul", "--reps", "7"), KS_OK);
+    assert_int_equal(ks_options_given(&o, "--reps"), 1);
+    BAD("--cache: 'hot' is not cold or warm", "bench", "matmul", "--cache", "hot");
+    BAD("--cache: 'auto' is not cold or warm", "bench", "matmul", "--cache", "auto"); /* the default, not a choice */
+    BAD("--cache: 'COLD' is not cold or warm", "bench", "matmul", "--cache", "COLD");
+    BAD("--cache: '' is not cold or warm", "bench", "matmul", "--cache", "");
+    BAD("--cache: 'cold ' is not cold or warm", "bench", "matmul", "--cache", "cold ");
+    BAD("option --cache needs a value", "bench", "matmul", "--cache");
+    BAD("--cache does not apply", "laplace3d", "--cache", "cold");
+    BAD("given twice", "bench", "matmul", "--cache", "cold", "--cache", "warm");
 }
 
 int main(void)
@@ -434,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_bench_lists),     cmocka_unit_test(test_spheres_options),
         cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_flag_applicability),      cmocka_unit_test(test_help_and_version),
         cmocka_unit_test(test_cpu_notices),     cmocka_unit_test(test_interop),
+        cmocka_unit_test(test_cache_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

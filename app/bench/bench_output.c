@@ -53,3 +53,11 @@ ks_status ks_bench_output_write(const ks_bench_output_desc *d, ks_status measure
     const ks_status st = write_all(d);
     return measured != KS_OK ? ks_fail(measured, "%s", first_error) : st;
 }
+
+ks_timing_opts ks_bench_timing_opts(const ks_options *opt)
+{
+    ks_timing_opts o = {0};
+    o.cache = opt->cache;
+    o.reps = ks_options_given(opt, "--reps") ? opt->reps : 0;
+    return o;
+}

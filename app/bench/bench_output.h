@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "app/options.h"
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/ks_error.h"
 #include "render/chart.h"
 
@@ -36,6 +38,11 @@ typedef struct ks_bench_output_desc {
  * measuring ended. When it failed, what was measured is still written and the
  * measuring's status and message are returned over the writers'. */
 ks_status ks_bench_output_write(const ks_bench_output_desc *d, ks_status measured);
+
+/* How the bench's GPU rows are timed (kernels/common/bench_timing.h): --cache,
+ * and --reps N exactly when it was given, else until the median's standard
+ * error is under 1 %. */
+ks_timing_opts ks_bench_timing_opts(const ks_options *opt);
 
 /* fn's text for rows, malloc'd; NULL when out of memory. */
 char *ks_bench_text(ks_bench_text_fn fn, const void *rows, int n);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
@@ -94,8 +95,9 @@ typedef struct ks_hist_variant {
     X(strided, "grid-stride loop, one global atomicAdd per item", 1, 0)                              \
     X(shared, "block histogram in shared memory (bin ranges when it does not fit), merged by global " \
               "atomics", 1, 0)                                                                       \
-    X(warp, "bytes: per-thread 8-bit counters in shared memory (uncontended), 16-byte loads; pairs, " \
-            "words: per-warp sub-histograms, runs of equal bins added at once", 1, 0)                 \
+    X(warp, "bytes: the fastest on this input of a few byte kernels (per-lane or per-thread counters in " \
+            "shared memory, 16-byte loads; timed at start); pairs, words: per-warp sub-histograms, runs " \
+            "of equal bins added at once", 1, 0)                                                       \
     X(cub, "cub::DeviceHistogram (HistogramEven; pairs: HistogramRange), the reference", 0, 1)
 
 enum { KS_HIST_VARIANT_NUM = 5 };
@@ -109,6 +111,13 @@ void ks_hist_atomics_model(ks_hist_ctx *ctx, int variant, const ks_hist_input *i
 
 ks_status ks_hist_ctx_create(ks_hist_ctx **ctx);
 void ks_hist_ctx_destroy(ks_hist_ctx *ctx);
+/* warp in bytes mode: times a few byte kernels (kernels/histogram/hist_fast.h) on
+ * the input and runs the fastest from now on; nothing in other modes.
+ * Synchronises stream. ks_hist_gpu_create does it for its input. */
+ks_status ks_hist_choose(ks_hist_ctx *ctx, const ks_hist_input *in, void *stream);
+/* Which byte kernel warp runs and why: "lane32x4 (chosen for this input:
+ * 0.0310 ms vs 0.0490 for own8x5)". */
+void ks_hist_choice_text(const ks_hist_ctx *ctx, char *buf, size_t len);
 /* Runs variant i; KS_ERR_UNSUPPORTED for cub in word mode. */
 ks_status ks_hist_run(ks_hist_ctx *ctx, int variant, const ks_hist_input *in, size_t begin,
                       size_t end, unsigned *d_hist, void *stream);
@@ -190,9 +199,10 @@ ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out);
 /* Whole input into a cleared histogram, as the bench times it: own
  * variants = memset + kernel(s); cub writes the counts itself. */
 ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant);
-/* Median and minimum ms of reps timed ks_hist_gpu_whole after warmup runs. */
-ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
-                           double *min_ms);
+/* ks_hist_gpu_whole timed by the benches' loop (kernels/common/bench_timing.h: the
+ * cache policy, repetitions until the median's standard error is under 1 %);
+ * working set: the input and the counts. */
+ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, const ks_timing_opts *o, ks_timing *out);
 /* The labelled picture (ks_hist_draw_bars) of the counts now; the mask (host, w*h, from
  * ks_hist_axes_make) is copied to the device when it differs from the last one. */
 ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax, const unsigned char *mask,

@@ -4,6 +4,7 @@
 
 #include "kernels/common/ks_util.h"
 #include "kernels/common/cuda_check.h"
+#include "kernels/common/l2_flush.h"
 #include "histogram.h"
 #include "histogram_launch.h"
 
@@ -17,6 +18,7 @@ struct ks_hist_gpu {
     unsigned bins;
     unsigned char *d_mask, *mask; /* the label mask on the device, and the host copy it was made from */
     size_t mask_cap;              /* bytes of each */
+    ks_l2_flush *flush;           /* cold-cache timing's flush, made on first use */
 };
 
 extern "C" void ks_hist_gpu_destroy(ks_hist_gpu *g)
@@ -28,6 +30,7 @@ extern "C" void ks_hist_gpu_destroy(ks_hist_gpu *g)
     cudaFree(g->d_tmp);
     cudaFree(g->d_mask);
     free(g->mask);
+    ks_l2_flush_destroy(g->flush);
     if (g->ev0) cudaEventDestroy(g->ev0);
     if (g->ev1) cudaEventDestroy(g->ev1);
     if (g->stream) cudaStreamDestroy(g->stream);
@@ -52,7 +55,8 @@ static ks_status gpu_setup(ks_hist_gpu *g, const unsigned char *data, size_t n, 
     KS_CUDA_TRY(cudaMemsetAsync(g->d_hist, 0, sizeof(unsigned) * g->bins, g->stream));
     KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
     g->in.data = g->alloc + misalign;
-    return KS_OK;
+    /* warp's byte kernel for this input: the fastest of a few, timed on it */
+    return ks_hist_choose(g->ctx, &g->in, g->stream);
 }
 
 /* The one place zero fields become defaults (data and n have none). */
@@ -205,31 +209,45 @@ static ks_status timed_chunk(ks_hist_gpu *g, const hist_run *r, size_t begin, si
     return KS_OK;
 }
 
-/* warmup untimed whole runs, then reps timed ones: median and minimum ms. */
-static ks_status time_whole(ks_hist_gpu *g, const hist_run *r, int warmup, int reps, double *median_ms,
-                            double *min_ms)
+/* One whole run between the context's events (the timing loop's sample). */
+static ks_status whole_timed(ks_hist_gpu *g, const hist_run *r, double *ms)
 {
-    if (reps < 1) reps = 1;
-    for (int i = 0; i < warmup; ++i) KS_TRY(run_whole(g, r));
-    double *t = (double *)malloc(sizeof(double) * (size_t)reps);
-    if (!t) return ks_fail(KS_ERR_OUT_OF_MEMORY, "histogram: no host memory");
-    ks_status st = KS_OK;
-    for (int k = 0; k < reps && st == KS_OK; ++k) {
-        float ms = 0.0f;
-        cudaError_t e = cudaEventRecord(g->ev0, g->stream);
-        if (e == cudaSuccess) st = run_whole(g, r);
-        if (st == KS_OK && e == cudaSuccess) e = cudaEventRecord(g->ev1, g->stream);
-        if (st == KS_OK && e == cudaSuccess) e = cudaEventSynchronize(g->ev1);
-        if (st == KS_OK && e == cudaSuccess) e = cudaEventElapsedTime(&ms, g->ev0, g->ev1);
-        if (st == KS_OK && e != cudaSuccess)
-            st = ks_fail(KS_ERR_CUDA, "histogram timing%s: %s", r->user ? " (your kernel)" : "", cudaGetErrorString(e));
-        t[k] = ms;
-    }
-    if (st == KS_OK) {
-        *median_ms = ks_median_sort(t, reps); /* sorts: t[0] is the minimum */
-        *min_ms = t[0];
-    }
-    free(t);
+    float t = 0.0f;
+    KS_CUDA_TRY(cudaEventRecord(g->ev0, g->stream));
+    KS_TRY(run_whole(g, r));
+    KS_CUDA_TRY(cudaEventRecord(g->ev1, g->stream));
+    KS_CUDA_TRY(cudaEventSynchronize(g->ev1));
+    KS_CUDA_TRY(cudaEventElapsedTime(&t, g->ev0, g->ev1));
+    *ms = t;
+    return KS_OK;
+}
+
+typedef struct hist_timed {
+    ks_hist_gpu *g;
+    const hist_run *r;
+} hist_timed;
+
+static ks_status hist_sample(void *ctx, double *ms)
+{
+    const hist_timed *t = (const hist_timed *)ctx;
+    return whole_timed(t->g, t->r, ms);
+}
+
+static ks_status hist_flush(void *ctx)
+{
+    ks_hist_gpu *g = ((const hist_timed *)ctx)->g;
+    return ks_l2_flush_run(&g->flush, g->stream);
+}
+
+/* The benches' loop (bench_timing.h) over whole runs; working set: the input and the counts. */
+static ks_status time_whole(ks_hist_gpu *g, const hist_run *r, const ks_timing_opts *o, ks_timing *out)
+{
+    double l2 = 0.0;
+    KS_TRY(ks_cuda_l2_bytes(&l2));
+    hist_timed t = {g, r};
+    const ks_timing_run run = {hist_sample, hist_flush, &t, (double)g->in.n + 4.0 * g->bins, l2};
+    const ks_status st = ks_timing_measure(&run, o, out);
+    if (st != KS_OK && r->user) ks_error_prefix("histogram timing (your kernel)");
     return st;
 }
 
@@ -245,11 +263,10 @@ extern "C" ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant)
     return run_whole(g, &r);
 }
 
-extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms,
-                                      double *min_ms)
+extern "C" ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, const ks_timing_opts *o, ks_timing *out)
 {
     const hist_run r = {variant, NULL, NULL};
-    return time_whole(g, &r, warmup, reps, median_ms, min_ms);
+    return time_whole(g, &r, o, out);
 }
 
 extern "C" ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], size_t begin,
@@ -265,9 +282,9 @@ extern "C" ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *
     return run_whole(g, &r);
 }
 
-extern "C" ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup,
-                                           int reps, double *median_ms, double *min_ms)
+extern "C" ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3],
+                                           const ks_timing_opts *o, ks_timing *out)
 {
     const hist_run r = {-1, u, block};
-    return time_whole(g, &r, warmup, reps, median_ms, min_ms);
+    return time_whole(g, &r, o, out);
 }

@@ -35,9 +35,9 @@ ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant)
     (void)g, (void)variant;
     return KS_NO_CUDA("histogram");
 }
-ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, int warmup, int reps, double *median_ms, double *min_ms)
+ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, const ks_timing_opts *o, ks_timing *out)
 {
-    (void)g, (void)variant, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    (void)g, (void)variant, (void)o, (void)out;
     return KS_NO_CUDA("histogram");
 }
 ks_status ks_hist_gpu_draw(ks_hist_gpu *g, int log_scale, const ks_hist_axes *ax, const unsigned char *mask,
@@ -57,9 +57,9 @@ ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const in
     (void)g, (void)u, (void)block;
     return KS_NO_CUDA("histogram");
 }
-ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup, int reps,
-                                double *median_ms, double *min_ms)
+ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], const ks_timing_opts *o,
+                                ks_timing *out)
 {
-    (void)g, (void)u, (void)block, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    (void)g, (void)u, (void)block, (void)o, (void)out;
     return KS_NO_CUDA("histogram");
 }

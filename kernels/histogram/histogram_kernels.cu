@@ -1,12 +1,14 @@
 /* Histogram kernels: global, strided, shared, warp, and CUB as the reference.
  * Every launch adds the counts of [begin, end) of the input into a uint32
- * device histogram (see histogram.h for the three modes). */
+ * device histogram (see histogram.h for the three modes). warp in bytes mode
+ * runs the byte kernel of hist_fast.h chosen for the input (ks_hist_choose). */
 #include <cub/device/device_histogram.cuh>
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/common/cuda_check.h"
+#include "hist_fast.h"
 #include "histogram.h"
 
 enum { KS_HB = 256, KS_HWARPS = KS_HB / 32 };
@@ -14,11 +16,13 @@ enum { KS_HB = 256, KS_HWARPS = KS_HB / 32 };
 struct ks_hist_ctx {
     int sm_count;
     int smem_max;      /* dynamic shared memory per block we may ask for */
-    int warp_per_sm;   /* resident blocks of the warp bytes kernel per SM (occupancy) */
+    ks_hist_fast *fast; /* warp's byte kernels (bytes mode) */
+    ks_hist_fast_pick pick; /* the one that runs: chosen for the input (ks_hist_choose), else the default */
     void *cub_tmp;
     size_t cub_tmp_size;
     int *d_levels;     /* pairs mode, HistogramRange levels (bins + 1) */
     int *d_scratch_hist; /* cub over more than 2^30 samples: one call's counts */
+    unsigned *d_scratch_hist_u; /* ks_hist_choose's timed runs count here */
     unsigned levels_bins;
 };
 
@@ -118,129 +122,6 @@ __global__ void ks_hist_shared_kernel(ks_src s, size_t items, unsigned span, int
     }
 }
 
-/* warp, bytes mode: per-thread counters, so a hot bin (the space in text,
- * or all-equal input) costs no more than uniform bytes. Each thread owns one
- * 8-bit counter per bin in shared memory (256 threads x 256 bins = 64 KiB):
- * the counter of bin c of thread t is byte t / 64 of word c * 64 + t % 64, so
- * lane l of every warp always uses bank l, whatever the bytes. A count is one
- * shared atomicAdd of 1 << 8 (t / 64) to that word: one instruction, nothing
- * to wait for, never contended (the atomic only keeps the four threads that
- * share a word apart). A thread counts at most 240 bytes (3 tiles of five
- * 16-byte loads) between flushes, so no byte carries into the next; a flush
- * sums bin t's 64 words into thread t's register and clears them. At the end
- * one global atomic per non-zero bin per block. */
-enum { KS_HT_LOADS = 5, KS_HT_TILES_PER_FLUSH = 3, KS_HT_TILE = KS_HB * KS_HT_LOADS, KS_HT_WORDS = 64 * KS_HB };
-enum { KS_HT_SMEM = KS_HT_WORDS * 4 }; /* 64 KiB */
-
-/* mine: word t % 64 of bin 0's row; inc: 1 << 8 (t / 64), this thread's byte of it. */
-__device__ __forceinline__ void ks_ht_count_word(unsigned *mine, unsigned inc, unsigned w)
-{
-    atomicAdd(mine + (__byte_perm(w, 0u, 0x4440u) << 6), inc);
-    atomicAdd(mine + (__byte_perm(w, 0u, 0x4441u) << 6), inc);
-    atomicAdd(mine + (__byte_perm(w, 0u, 0x4442u) << 6), inc);
-    atomicAdd(mine + ((w >> 24) << 6), inc);
-}
-
-__device__ __forceinline__ void ks_ht_count(unsigned *mine, unsigned inc, const uint4 &a)
-{
-    /* 16 equal bytes (runs in all-equal or padded input): one atomic of 16,
-     * so maximum contention costs fewer atomics than uniform bytes, not more.
-     * 16 counts fit: a thread adds at most 240 per byte counter between flushes. */
-    const unsigned rep = __byte_perm(a.x, 0u, 0x0000u);
-    if (a.x == rep && a.y == rep && a.z == rep && a.w == rep) {
-        atomicAdd(mine + ((rep & 0xffu) << 6), inc << 4);
-        return;
-    }
-    ks_ht_count_word(mine, inc, a.x);
-    ks_ht_count_word(mine, inc, a.y);
-    ks_ht_count_word(mine, inc, a.z);
-    ks_ht_count_word(mine, inc, a.w);
-}
-
-__device__ __forceinline__ unsigned ks_ht_pairs(unsigned w)
-{
-    return (w & 0x00ff00ffu) + ((w >> 8) & 0x00ff00ffu);
-}
-
-/* Thread t adds bin t's 256 counters (64 words, read as 16-byte chunks) to
- * acc and clears them: eight loads in flight, then eight stores; the chunk
- * order is skewed by t so that each quarter-warp's 16-byte accesses fall in
- * different banks. */
-__device__ __forceinline__ void ks_ht_flush(unsigned *cnt, unsigned t, unsigned &acc)
-{
-    uint4 *row = reinterpret_cast<uint4 *>(cnt + t * 64u);
-    unsigned sum = 0; /* two 16-bit halves, each at most 64 x 2 x 240 */
-#pragma unroll
-    for (unsigned h = 0; h < 16u; h += 8u) {
-        uint4 w[8];
-#pragma unroll
-        for (unsigned j = 0; j < 8u; ++j) w[j] = row[(h + j + t) & 15u];
-#pragma unroll
-        for (unsigned j = 0; j < 8u; ++j) row[(h + j + t) & 15u] = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll
-        for (unsigned j = 0; j < 8u; ++j)
-            sum += ks_ht_pairs(w[j].x) + ks_ht_pairs(w[j].y) + ks_ht_pairs(w[j].z) + ks_ht_pairs(w[j].w);
-    }
-    acc += (sum & 0xffffu) + (sum >> 16);
-}
-
-__global__ void __launch_bounds__(KS_HB, 3) ks_hist_warp_bytes_kernel(const unsigned char *base, size_t n,
-                                                                   unsigned *hist)
-{
-    extern __shared__ unsigned ks_cnt[];
-    const unsigned t = threadIdx.x;
-    for (unsigned i = t; i < KS_HT_WORDS; i += KS_HB) ks_cnt[i] = 0;
-    size_t head = (16u - ((size_t)base & 15u)) & 15u;
-    if (head > n) head = n;
-    const size_t nv = (n - head) / 16;
-    const uint4 *v = reinterpret_cast<const uint4 *>(base + head);
-    /* The unaligned head and the tail (at most 15 + 15 bytes): block 0, global atomics. */
-    const size_t tail0 = head + nv * 16;
-    if (blockIdx.x == 0) {
-        if (t < head) atomicAdd(hist + base[t], 1u);
-        if (t < n - tail0) atomicAdd(hist + base[tail0 + t], 1u);
-    }
-    __syncthreads();
-    unsigned *mine = ks_cnt + (t & 63u);
-    const unsigned inc = 1u << (8u * (t >> 6));
-    unsigned acc = 0;
-    const size_t ntiles = (nv + KS_HT_TILE - 1) / KS_HT_TILE;
-    uint4 a[KS_HT_LOADS] = {};
-    size_t tile = blockIdx.x;
-#pragma unroll
-    for (int i = 0; i < KS_HT_LOADS; ++i) {
-        const size_t k = tile * KS_HT_TILE + (size_t)i * KS_HB + t;
-        if (tile < ntiles && k < nv) a[i] = __ldcs(v + k);
-    }
-    int since = 0; /* the same in every thread of the block: the loop bounds depend on blockIdx only */
-    for (; tile < ntiles; tile += gridDim.x) {
-        const size_t next = tile + gridDim.x;
-        uint4 b[KS_HT_LOADS] = {};
-#pragma unroll
-        for (int i = 0; i < KS_HT_LOADS; ++i) { /* the next tile's loads in flight while counting */
-            const size_t k = next * KS_HT_TILE + (size_t)i * KS_HB + t;
-            if (next < ntiles && k < nv) b[i] = __ldcs(v + k);
-        }
-#pragma unroll
-        for (int i = 0; i < KS_HT_LOADS; ++i)
-            if (tile * KS_HT_TILE + (size_t)i * KS_HB + t < nv) ks_ht_count(mine, inc, a[i]);
-#pragma unroll
-        for (int i = 0; i < KS_HT_LOADS; ++i) a[i] = b[i];
-        if (++since == KS_HT_TILES_PER_FLUSH) {
-            since = 0;
-            __syncthreads();
-            ks_ht_flush(ks_cnt, t, acc);
-            __syncthreads();
-        }
-    }
-    if (since) {
-        __syncthreads();
-        ks_ht_flush(ks_cnt, t, acc);
-        __syncthreads();
-    }
-    if (acc) atomicAdd(hist + t, acc);
-}
-
 /* Lone odd final byte of pairs mode for CUB (which sees whole pairs only). */
 __global__ void ks_hist_lone_byte_kernel(const unsigned char *last, unsigned bins, unsigned *hist)
 {
@@ -332,19 +213,9 @@ static ks_status launch_shared(ks_hist_ctx *ctx, const ks_hist_input *in, size_t
 static ks_status launch_warp(ks_hist_ctx *ctx, const ks_hist_input *in, size_t begin, size_t end,
                              unsigned *hist, void *stream)
 {
-    /* Pairs and words, or a device without 64 KiB of shared memory per block:
-     * per-warp sub-histograms with runs of equal bins. */
-    if (in->mode != KS_HIST_BYTES || ctx->warp_per_sm < 1)
-        return launch_shared_copies(ctx, in, begin, end, hist, stream, KS_HWARPS, true);
-    const size_t n = end - begin;
-    if (!n) return KS_OK;
-    const size_t want = (n / 16 + KS_HT_TILE - 1) / KS_HT_TILE;
-    size_t g = (size_t)ctx->sm_count * ctx->warp_per_sm; /* one wave of resident blocks */
-    if (g > want) g = want;
-    if (g < 1) g = 1;
-    ks_hist_warp_bytes_kernel<<<(unsigned)g, KS_HB, KS_HT_SMEM, (cudaStream_t)stream>>>(in->data + begin, n, hist);
-    KS_CUDA_TRY_LAUNCH("warp");
-    return KS_OK;
+    /* pairs and words: per-warp sub-histograms with runs of equal bins */
+    if (in->mode != KS_HIST_BYTES) return launch_shared_copies(ctx, in, begin, end, hist, stream, KS_HWARPS, true);
+    return ks_hist_fast_run(ctx->fast, ctx->pick.kind, ctx->pick.per_sm, in->data + begin, end - begin, hist, stream);
 }
 
 static ks_status cub_scratch(ks_hist_ctx *ctx, size_t need)
@@ -458,15 +329,14 @@ extern "C" void ks_hist_atomics_model(ks_hist_ctx *ctx, int variant, const ks_hi
                                       double items_per_byte, double *global, double *shared)
 {
     const unsigned bins = in->mode == KS_HIST_BYTES ? 256u : in->bins;
-    const double blocks = ctx ? (double)ctx->sm_count * (ctx->warp_per_sm > 0 ? ctx->warp_per_sm : 8) : 1.0;
+    const double blocks = ctx ? (double)ctx->sm_count * 8 : 1.0;
     const double merge = bytes ? blocks * bins / (double)bytes : 0.0;
     *global = *shared = 0.0;
     if (variant == 0 || variant == 1) {
         *global = items_per_byte;
-    } else if (variant == 3 && in->mode == KS_HIST_BYTES && ctx && ctx->warp_per_sm > 0) {
-        /* one uncontended shared atomic per byte on a thread's own 8-bit
-         * counter; per block at most 256 global atomics, plus at most 30 for
-         * the unaligned ends */
+    } else if (variant == 3 && in->mode == KS_HIST_BYTES && ctx) {
+        /* one shared atomic per byte (16 equal bytes: one); per block at most
+         * 256 global atomics, plus at most 30 for the unaligned ends */
         const double gl = bytes ? merge + 30.0 / (double)bytes : 0.0;
         *shared = items_per_byte;
         *global = gl < items_per_byte ? gl : items_per_byte;
@@ -496,23 +366,32 @@ extern "C" ks_status ks_hist_ctx_create(ks_hist_ctx **out)
         e = cudaFuncSetAttribute(ks_hist_shared_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  ctx->smem_max);
     }
-    /* warp's bytes kernel needs 64 KiB per block; without it (warp_per_sm 0)
-     * warp falls back to per-warp sub-histograms. */
-    if (e == cudaSuccess && smem_optin >= KS_HT_SMEM) {
-        e = cudaFuncSetAttribute(ks_hist_warp_bytes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 KS_HT_SMEM);
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctx->warp_per_sm, ks_hist_warp_bytes_kernel, KS_HB,
-                                                              KS_HT_SMEM);
-    }
     if (e == cudaSuccess) e = cudaMalloc(&ctx->d_levels, sizeof(int) * (KS_HIST_MAX_BINS + 1));
     if (e == cudaSuccess) e = cudaMalloc(&ctx->d_scratch_hist, sizeof(int) * KS_HIST_MAX_BINS);
+    if (e == cudaSuccess) e = cudaMalloc(&ctx->d_scratch_hist_u, sizeof(unsigned) * KS_HIST_BYTE_BINS);
     if (e != cudaSuccess) {
         ks_hist_ctx_destroy(ctx);
         return ks_fail(KS_ERR_CUDA, "histogram: device set-up failed: %s", cudaGetErrorString(e));
     }
+    const ks_status st = ks_hist_fast_create(&ctx->fast);
+    if (st != KS_OK) {
+        ks_hist_ctx_destroy(ctx);
+        return st;
+    }
+    ks_hist_fast_default(ctx->fast, &ctx->pick);
     *out = ctx;
     return KS_OK;
+}
+
+extern "C" ks_status ks_hist_choose(ks_hist_ctx *ctx, const ks_hist_input *in, void *stream)
+{
+    if (in->mode != KS_HIST_BYTES || in->n == 0) return KS_OK;
+    return ks_hist_fast_choose(ctx->fast, in->data, in->n, ctx->d_scratch_hist_u, stream, &ctx->pick);
+}
+
+extern "C" void ks_hist_choice_text(const ks_hist_ctx *ctx, char *buf, size_t len)
+{
+    ks_hist_fast_pick_text(&ctx->pick, buf, len);
 }
 
 extern "C" void ks_hist_ctx_destroy(ks_hist_ctx *ctx)
@@ -521,6 +400,8 @@ extern "C" void ks_hist_ctx_destroy(ks_hist_ctx *ctx)
     cudaFree(ctx->cub_tmp);
     cudaFree(ctx->d_levels);
     cudaFree(ctx->d_scratch_hist);
+    cudaFree(ctx->d_scratch_hist_u);
+    ks_hist_fast_destroy(ctx->fast);
     free(ctx);
 }
 

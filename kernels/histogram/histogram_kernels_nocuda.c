@@ -32,6 +32,16 @@ ks_status ks_hist_ctx_create(ks_hist_ctx **ctx)
     return KS_NO_CUDA("histogram");
 }
 void ks_hist_ctx_destroy(ks_hist_ctx *ctx) { (void)ctx; }
+ks_status ks_hist_choose(ks_hist_ctx *ctx, const ks_hist_input *in, void *stream)
+{
+    (void)ctx, (void)in, (void)stream;
+    return KS_NO_CUDA("histogram");
+}
+void ks_hist_choice_text(const ks_hist_ctx *ctx, char *buf, size_t len)
+{
+    (void)ctx;
+    if (len) buf[0] = '\0';
+}
 ks_status ks_hist_run(ks_hist_ctx *ctx, int variant, const ks_hist_input *in, size_t begin, size_t end,
                       unsigned *d_hist, void *stream)
 {

@@ -37,9 +37,9 @@ ks_status ks_hist_gpu_chunk_user(ks_hist_gpu *g, const ks_hist_user *u, const in
                                  double *ms);
 /* The whole input into cleared counts, as the bench times it: memset + u. */
 ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3]);
-/* warmup untimed ks_hist_gpu_whole_user, then reps timed ones: median and minimum ms. */
-ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], int warmup, int reps,
-                                double *median_ms, double *min_ms);
+/* ks_hist_gpu_whole_user timed as ks_hist_gpu_time times ours. */
+ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], const ks_timing_opts *o,
+                                ks_timing *out);
 
 /* ---- the check of a user's kernel (histogram_compare.c, no GPU needed) ---- */
 /* The checker request carries the live input's size in its grid (positive

@@ -12,6 +12,7 @@
 #include "kernels/common/diff_colour.h"
 #include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
 #include "kernels/common/field.h"       /* ks_grid, ks_axis, slices */
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
@@ -117,6 +118,12 @@ int ks_lvariant_count(void);
 const ks_lvariant_info *ks_lvariant_get(int id);   /* NULL when out of range */
 int ks_lvariant_find(int dims, const char *name); /* id, or -1 */
 int ks_lvariant_default(int dims);                 /* id of the variant used by default */
+/* The GPU the built-in default blocks were measured on (the sweeps of
+ * docs/laplace-perf.md and docs/perf-limits.md), when this one (cc = 10 major +
+ * minor, its SM count) is that GPU: "H200" (the H100 SXM has the same chip and
+ * SM count); NULL elsewhere, where bench laplace3d|laplace2d measures the best
+ * block and the live view takes it from the best-config store. */
+const char *ks_lvariant_blocks_measured_on(int cc, int sm_count);
 int ks_lvariant_next(int id);                      /* next id of the same dims (wraps) */
 /* Shape rule any device must meet: a variant with a 2-part block takes no z
  * component. KS_ERR_UNSUPPORTED with a message otherwise (no device needed). */
@@ -316,10 +323,12 @@ ks_status ks_lsolver_diff(ks_lsolver *a, ks_lsolver *b, float tol, ks_ldiff *out
  * number +inf, both NaN 0, as ks_lsolver_diff counts them); synchronous. */
 ks_status ks_lsolver_diff_slice(ks_lsolver *a, ks_lsolver *b, ks_axis axis, int index, float *host);
 
-/* Median milliseconds per iteration over reps timed launches of iters
- * iterations each (CUDA events, after warm-up launches); for the bench. */
-ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps,
-                          double *ms_per_iter);
+/* Timed runs of iters iterations each (CUDA events, after warm-up runs) by the
+ * benches' loop (kernels/common/bench_timing.h: the cache policy, repetitions
+ * until the median's standard error is under 1 %); working set: the two
+ * fields. out's times are per run: divide by iters for an iteration. */
+ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, const ks_timing_opts *o,
+                          ks_timing *out);
 
 #ifdef __cplusplus
 }

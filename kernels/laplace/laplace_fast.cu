@@ -21,13 +21,26 @@ long long ks_resident_blocks(const void *fn, int threads, size_t smem, const cud
     return (long long)(per_sm < 1 ? 1 : per_sm) * p->multiProcessorCount;
 }
 
-/* Register cap for regq/vec2d blocks of <= 256 threads: MINB resident blocks
- * per SM (8 -> 32 registers, full occupancy; more loads in flight per SM).
- * 0 = no capped instantiation. */
+/* Register cap for vec2d blocks of <= 256 threads: MINB resident blocks per SM
+ * (an experiment switch, docs/laplace-perf.md). 0 = no capped instantiation. */
 #ifndef KS_LAPLACE_MINB
 #define KS_LAPLACE_MINB 0
 #endif
 #define KS_CAP_MINB(M) ((M) ? (M) : 1)
+
+/* regq's register cap (float4 rows, blocks of <= 256 threads): as many blocks of
+ * 256 as the SM holds threads, so the SM is full (sm_80 and sm_90: 8 -> 32
+ * registers; sm_86 / sm_89 hold 1536 threads: 6; sm_75 1024: 4). Measured on an
+ * H200 (tests/laplace/perf_regq, ncu): 32 registers and no spill, warps active
+ * 89 % against 66 % at the 40 registers uncapped, DRAM reads 1.00 x the model,
+ * T_eff/T_peak 0.979 at 512^3 and 0.953 at 1024^3 against 0.949 and 0.925. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define KS_REGQ_CAP_BLOCKS 4
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ > 800 && __CUDA_ARCH__ < 900
+#define KS_REGQ_CAP_BLOCKS 6
+#else
+#define KS_REGQ_CAP_BLOCKS 8
+#endif
 
 /* ================= regq (3D) ================= */
 
@@ -103,19 +116,20 @@ static __device__ __forceinline__ void jacobi3d_regq_any_body(const float *__res
 
 /* No __launch_bounds__(1024) here: with it ptxas spends 50 registers on the
  * float4 body instead of 40 (occupancy 0.5 instead of 0.75, measured 6-8%
- * slower); 40 registers still allow 1024-thread blocks. */
+ * slower); 40 registers still allow 1024-thread blocks. Runs scalar rows, and
+ * float4 rows in blocks of more than 256 threads. */
 template <int V>
 __global__ void jacobi3d_regq_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny, int nz, int kchunk)
 {
     jacobi3d_regq_any_body<V>(u1, u2, nx, ny, nz, kchunk);
 }
 
-/* capped: blocks of <= 256 threads, KS_LAPLACE_MINB of them resident per SM */
-template <int V>
-__global__ void __launch_bounds__(256, KS_CAP_MINB(KS_LAPLACE_MINB))
+/* float4 rows in blocks of <= 256 threads (the default 32x8 and every faster
+ * block measured): KS_REGQ_CAP_BLOCKS of them resident per SM. */
+__global__ void __launch_bounds__(256, KS_REGQ_CAP_BLOCKS)
     jacobi3d_regq_capped_kernel(const float *__restrict__ u1, float *__restrict__ u2, int nx, int ny, int nz, int kchunk)
 {
-    jacobi3d_regq_any_body<V>(u1, u2, nx, ny, nz, kchunk);
+    jacobi3d_regq_vec_body(u1, u2, nx, ny, nz, kchunk);
 }
 
 ks_status ks_llaunch_regq(const ks_lsweep *sw)
@@ -125,8 +139,8 @@ ks_status ks_llaunch_regq(const ks_lsweep *sw)
     const int threads = b[0] * b[1];
     const ks_grid *g = sw->grid;
     const int vec = (g->nx % 4 == 0) ? 4 : 1;
-    const bool capped = KS_LAPLACE_MINB > 0 && vec == 4 && threads <= 256;
-    const void *fn = capped     ? (const void *)jacobi3d_regq_capped_kernel<4>
+    const bool capped = vec == 4 && threads <= 256;
+    const void *fn = capped     ? (const void *)jacobi3d_regq_capped_kernel
                      : vec == 4 ? (const void *)jacobi3d_regq_kernel<4>
                                 : (const void *)jacobi3d_regq_kernel<1>;
     KS_TRY(ks_lcheck_kernel(sw, fn, "regq", threads, 0));

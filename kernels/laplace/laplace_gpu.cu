@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/common/ks_util.h"
+#include "kernels/common/l2_flush.h"
 #include "laplace_gpu_internal.h"
 #include "laplace_user.h"
 
@@ -101,6 +102,7 @@ void ks_lsolver_destroy(ks_lsolver *s)
     cudaFree(s->d_hist);
     if (s->h_hist) cudaFreeHost(s->h_hist);
     if (s->hist_done) cudaEventDestroy(s->hist_done);
+    ks_l2_flush_destroy(s->flush);
     if (s->stream && !s->stream_borrowed) cudaStreamDestroy(s->stream);
     cudaGetLastError(); /* nothing to report on the way out */
     free(s);
@@ -529,51 +531,58 @@ static ks_status solver_run_launches(ks_lsolver *s, ks_llaunch_fn fn, const int 
     return KS_OK;
 }
 
-ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps,
-                          double *ms_per_iter)
+/* One timed run of a timing (the loop's sample): iters iterations, as ks_lsolver_time says. */
+typedef struct lsolver_timed {
+    ks_lsolver *s;
+    int variant;
+    const int *block;
+    int iters;
+    ks_llaunch_fn fn; /* pure launches of T steps (a temporally blocked variant), NULL: ks_lsolver_iterate */
+    int T;
+} lsolver_timed;
+
+static ks_status lsolver_run(const lsolver_timed *t)
 {
-    if (iters < 1 || reps < 1)
-        return ks_fail(KS_ERR_INVALID, "timing needs iters >= 1 and reps >= 1 (got %d, %d)", iters,
-                       reps);
+    return t->fn ? solver_run_launches(t->s, t->fn, t->block, t->iters / t->T, t->T)
+                 : ks_lsolver_iterate(t->s, t->variant, t->block, t->iters);
+}
+
+static ks_status lsolver_sample(void *ctx, double *ms)
+{
+    const lsolver_timed *t = (const lsolver_timed *)ctx;
+    ks_lsolver *s = t->s;
+    float f = 0.0f;
+    KS_CUDA_TRY(cudaEventRecord(s->t0, s->stream));
+    KS_TRY(lsolver_run(t));
+    KS_CUDA_TRY(cudaEventRecord(s->t1, s->stream));
+    KS_CUDA_TRY(cudaEventSynchronize(s->t1));
+    KS_CUDA_TRY(cudaEventElapsedTime(&f, s->t0, s->t1));
+    *ms = f;
+    return KS_OK;
+}
+
+static ks_status lsolver_flush(void *ctx)
+{
+    ks_lsolver *s = ((const lsolver_timed *)ctx)->s;
+    return ks_l2_flush_run(&s->flush, s->stream);
+}
+
+ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, const ks_timing_opts *o,
+                          ks_timing *out)
+{
+    if (iters < 1) return ks_fail(KS_ERR_INVALID, "timing needs iters >= 1 (got %d)", iters);
     KS_TRY(ks_lsolver_check_block(s, variant, block));
-    double *ms = (double *)malloc((size_t)reps * sizeof(double));
-    if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "timing: host allocation failed");
     /* A temporally blocked variant is timed as pure launches of T steps when
      * iters is a multiple of T: no trailing single step, so the figure is the
      * variant's own. Otherwise the iterate contract (ends with a single step). */
     const ks_lvariant_info *info = ks_lvariant_get(variant);
-    const int T = info ? info->steps_per_launch : 1;
-    const int pure = T > 1 && iters % T == 0;
-    ks_llaunch_fn fn = NULL;
-    if (pure) {
+    lsolver_timed t = {s, variant, block, iters, NULL, info ? info->steps_per_launch : 1};
+    if (t.T > 1 && iters % t.T == 0) {
         const ks_lvariant_info *unused;
-        ks_status lst = ks_lsolver_launcher(s, variant, &unused, &fn);
-        if (lst != KS_OK) {
-            free(ms);
-            return lst;
-        }
+        KS_TRY(ks_lsolver_launcher(s, variant, &unused, &t.fn));
     }
-    ks_status st = KS_OK;
-    for (int w = 0; w < 2 && st == KS_OK; ++w)
-        st = pure ? solver_run_launches(s, fn, block, iters / T, T)
-                  : ks_lsolver_iterate(s, variant, block, iters);
-    for (int r = 0; r < reps && st == KS_OK; ++r) {
-        float t = 0.0f;
-        cudaError_t e = cudaEventRecord(s->t0, s->stream);
-        if (e == cudaSuccess)
-            st = pure ? solver_run_launches(s, fn, block, iters / T, T)
-                      : ks_lsolver_iterate(s, variant, block, iters);
-        if (e == cudaSuccess && st == KS_OK) e = cudaEventRecord(s->t1, s->stream);
-        if (e == cudaSuccess && st == KS_OK) e = cudaEventSynchronize(s->t1);
-        if (e == cudaSuccess && st == KS_OK) e = cudaEventElapsedTime(&t, s->t0, s->t1);
-        if (e != cudaSuccess)
-            st = ks_fail(KS_ERR_CUDA, "timing: %s", cudaGetErrorString(e));
-        ms[r] = t;
-    }
-    if (st == KS_OK) {
-        const double med = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
-        *ms_per_iter = med / iters;
-    }
-    free(ms);
-    return st;
+    double l2 = 0.0;
+    KS_TRY(ks_cuda_l2_bytes(&l2));
+    const ks_timing_run run = {lsolver_sample, lsolver_flush, &t, 2.0 * (double)s->bytes, l2};
+    return ks_timing_measure(&run, o, out);
 }

@@ -65,6 +65,7 @@ struct ks_lsolver {
     ks_lgraph graphs[KS_LGRAPH_CACHE];
     long long graph_clock;
     long long graph_captures, graph_replays;
+    struct ks_l2_flush *flush; /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
 };
 
 /* For the multi-GPU solver (laplace_multi.cu), which drives one solver per

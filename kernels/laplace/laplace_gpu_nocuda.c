@@ -81,9 +81,10 @@ int ks_lsolver_poll_histogram(ks_lsolver *s, ks_lhist *out)
     (void)s, (void)out;
     return 0;
 }
-ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, int reps, double *ms_per_iter)
+ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, const ks_timing_opts *o,
+                          ks_timing *out)
 {
-    (void)variant, (void)block, (void)iters, (void)reps, (void)ms_per_iter;
+    (void)variant, (void)block, (void)iters, (void)o, (void)out;
     KS_LNO;
 }
 void ks_lsolver_drop_graphs(ks_lsolver *s) { (void)s; }

@@ -67,6 +67,18 @@ int ks_luser_add(int dims, const char *name)
 
 int ks_lvariant_default(int dims) { return ks_lvariant_find(dims, dims == 3 ? "regq" : "vec2d"); }
 
+const char *ks_lvariant_blocks_measured_on(int cc, int sm_count)
+{
+    /* regq 32x8 (chunk 4): the fastest block at 512^3 and 1024^3 (tests/laplace/perf_regq on an H200) */
+    static const struct {
+        int cc, sms;
+        const char *name;
+    } measured[] = {{90, 132, "H200"}};
+    for (size_t i = 0; i < sizeof measured / sizeof measured[0]; ++i)
+        if (measured[i].cc == cc && measured[i].sms == sm_count) return measured[i].name;
+    return NULL;
+}
+
 int ks_lvariant_next(int id)
 {
     const ks_lvariant_info *v = ks_lvariant_get(id);

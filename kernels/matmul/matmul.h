@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
@@ -20,7 +21,6 @@ extern "C" {
 enum {
     KS_MATMUL_MAX_DIM = 65536,      /* per side */
     KS_MATMUL_DEFAULT_SIZE = 2048,  /* M = N = K */
-    KS_MATMUL_REGTILE_BLOCK = 128,  /* regtile's block tile of C (128 x 128) */
 };
 /* Largest total of A + B + C elements (4 GiB each at most... 16 GiB in all). */
 #define KS_MATMUL_MAX_ELEMS 4294967296.0
@@ -38,6 +38,11 @@ typedef enum ks_matmul_variant {
 typedef struct ks_matmul_size {
     int m, n, k;
 } ks_matmul_size;
+
+/* The tile of C one block computes: m rows by n columns ({0, 0}: none, cuBLAS's own). */
+typedef struct ks_matmul_tile {
+    int m, n;
+} ks_matmul_tile;
 
 /* The inputs, by formula: A[i][k] = ((i*K + k) mod 17 - 8) / 8,
  * B[k][j] = ((k*N + j) mod 13 - 6) / 4. */
@@ -73,7 +78,7 @@ void ks_matmul_mismatch_text(const ks_matmul_mismatch *m, const ks_matmul_size *
                              size_t cap);
 /* The CPU's picture of C, as ks_matmul_gpu_draw draws it (rgba host, rows bottom-up). */
 void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
-                        float lo, float hi, int grid_tile, unsigned char *rgba);
+                        float lo, float hi, ks_matmul_tile grid, unsigned char *rgba);
 /* The difference view's picture (rgba host, rows bottom-up, laid out as
  * ks_matmul_draw_cpu's): diff holds |yours - ours| of C[i][j] at i + j * M
  * (kernels/common/diff_colour.h's values and colours); a pixel shows the
@@ -97,8 +102,8 @@ typedef struct ks_matmul_tile_rec {
     unsigned long long t_ns; /* %globaltimer (GPU, ns) or the host's monotonic clock (CPU, ns) */
 } ks_matmul_tile_rec;
 
-/* Tiles of C for a block tile of side bt: tiles_x = ceil(N / bt) across, tiles_y = ceil(M / bt) down. */
-void ks_matmul_tile_grid(const ks_matmul_size *s, int bt, int *tiles_x, int *tiles_y);
+/* Tiles of C for a block tile bt: tiles_x = ceil(N / bt.n) across, tiles_y = ceil(M / bt.m) down. */
+void ks_matmul_tile_grid(const ks_matmul_size *s, ks_matmul_tile bt, int *tiles_x, int *tiles_y);
 /* CPU gold computed tile by tile (bt x bt tiles of C, OpenMP hands tiles out dynamically, as a
  * GPU hands out blocks), recording each tile's thread and end time into rec (tiles_x * tiles_y,
  * row of tiles by row; NULL: none). Same C as ks_matmul_gold, bit for bit. */
@@ -112,7 +117,7 @@ void ks_matmul_tile_span(const ks_matmul_tile_rec *rec, int n, unsigned long lon
 /* The tile picture (rgba host, rows bottom-up, C's row 0 at the top): each pixel the tile of its
  * first cell; PIC_UNIT colours by pal[unit % 256], PIC_TIME by lut over [first, last]; a record not
  * written is gray; tile edges dark where a tile is at least KS_MATMUL_TILE_EDGE_PX pixels wide. */
-void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_tile_rec *rec,
+void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, ks_matmul_tile bt, const ks_matmul_tile_rec *rec,
                               ks_matmul_picture pic, const unsigned char pal[256][4],
                               const unsigned char lut[256][4], unsigned long long first,
                               unsigned long long last, int w, int h, unsigned char *rgba);
@@ -123,8 +128,8 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
 typedef struct ks_matmul_band {
     int i0, i1, j0, j1;
 } ks_matmul_band;
-/* The band of the tile of side bt that holds C[i][j]. */
-void ks_matmul_band_of(const ks_matmul_size *s, int bt, int i, int j, ks_matmul_band *b);
+/* The band of the tile bt that holds C[i][j]. */
+void ks_matmul_band_of(const ks_matmul_size *s, ks_matmul_tile bt, int i, int j, ks_matmul_band *b);
 /* Shades a drawn picture of C (rgba host, w x h, rows bottom-up) for a hovered tile: pixels
  * outside both bands dimmed, the tile's outline white, the bands as drawn (matmul_draw.h). */
 void ks_matmul_shade_bands_cpu(const ks_matmul_size *s, const ks_matmul_band *b, int w, int h, unsigned char *rgba);
@@ -139,20 +144,21 @@ typedef struct ks_matmul_variant_info {
     const char *name;
     const char *summary;
     int tiles[3];      /* run-time tile sizes ([ ] cycles), 0 ends; tiles[0] == 0: fixed */
-    int grid_tile;     /* tile of C one block computes when fixed (for the drawn grid) */
 } ks_matmul_variant_info;
 
 const ks_matmul_variant_info *ks_matmul_variant_get(ks_matmul_variant v);
 int ks_matmul_variant_parse(const char *name, ks_matmul_variant *out); /* 0 ok, -1 unknown */
 void ks_matmul_variant_list(char *buf, size_t len);                   /* "naive, tiled, ..." */
-/* Block tile of C (side) for the variant at this tile size: naive 16, tiled T, regtile 128. */
-int ks_matmul_block_tile(ks_matmul_variant v, int tile);
-/* The textbook DRAM model (bytes), labelled "model" wherever shown:
- * naive 2MNK*4 (every operand from DRAM), tiled 2MNK*4/T + 4MN,
- * regtile and cublas 2MNK*4/128 + 4MN (each A element read once per 128-wide
- * column band of C, each B element once per 128-tall row band; cuBLAS's tiles
- * are at least as large). 4MN: writing C once. Caches make the real counts lower. */
-double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size *s);
+/* Block tile of C for the variant: naive 16x16, tiled TxT (T = tile), regtile its shape
+ * rt_config (matmul_tiles.h: the GPU context says which runs), cublas {0, 0}. */
+ks_matmul_tile ks_matmul_block_tile(ks_matmul_variant v, int tile, int rt_config);
+/* The textbook DRAM model (bytes) for a variant computing block tiles bt, labelled
+ * "model" wherever shown: naive 2MNK*4 (every operand from DRAM); tiled, regtile
+ * 4MNK (1/bt.n + 1/bt.m) + 4MN (each A element read once per bt.n-wide column
+ * band of C, each B element once per bt.m-tall row band); cublas as 128x128
+ * tiles (its own are at least as large). 4MN: writing C once. Caches make the
+ * real counts lower. */
+double ks_matmul_model_bytes(ks_matmul_variant v, ks_matmul_tile bt, const ks_matmul_size *s);
 
 /* ---- GPU ---- */
 typedef struct ks_matmul_gpu ks_matmul_gpu;
@@ -164,21 +170,27 @@ void *ks_matmul_gpu_stream(ks_matmul_gpu *g);
 ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size *s);
 /* C[] = NaN bits everywhere. */
 ks_status ks_matmul_gpu_poison(ks_matmul_gpu *g);
+/* A (M*K floats) and B (K*N) from the host in place of the formula's inputs, until the next
+ * setup (tests: random data); synchronises. */
+ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b);
 /* One launch of the variant (asynchronous on the context's stream). tile: for tiled
- * 8, 16 or 32 (others ignore it). KS_ERR_INVALID for a tile tiled does not take. */
+ * 8, 16 or 32 (others ignore it). KS_ERR_INVALID for a tile tiled does not take.
+ * regtile runs the shape the context chose for the size at setup (matmul_tiles.h,
+ * ks_matmul_gpu_regtile). */
 ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, int tile);
 /* Times one launch (events around it): ms. */
 ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms);
-/* warmup untimed launches, then reps timed ones: median and minimum ms. */
-ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, int warmup, int reps,
-                             double *median_ms, double *min_ms);
+/* Timed launches by the benches' loop (kernels/common/bench_timing.h: the cache policy,
+ * repetitions until the median's standard error is under 1 %); working set A, B and C. */
+ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, const ks_timing_opts *o,
+                             ks_timing *out);
 /* C to host (M*N floats); synchronises. */
 ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c);
 /* C drawn into rgba (device, w*h*4, rows bottom-up, C's row 0 at the top): each pixel the
  * mean of the cells it covers, colour over [lo, hi], tile grid lines every grid_tile cells
  * (0: none) where a tile edge falls within the pixel. */
 ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4],
-                             float lo, float hi, int grid_tile, void *rgba);
+                             float lo, float hi, ks_matmul_tile grid, void *rgba);
 /* Per-block records (off by default): on, every later run of naive, tiled and regtile has each
  * block's thread 0 store one ks_matmul_tile_rec at its end (cuBLAS keeps none: its runs leave
  * the records cleared). Costs one 16-byte store and two special-register reads per block. */
@@ -188,9 +200,11 @@ ks_status ks_matmul_gpu_set_record(ks_matmul_gpu *g, int on);
 ks_status ks_matmul_gpu_records(ks_matmul_gpu *g, ks_matmul_tile_rec *rec, int n, int *count);
 /* The device's %globaltimer now (a one-thread kernel on the context's stream; synchronises). */
 ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *ns);
+/* The block tile of C the variant computes here (regtile: the shape chosen for the size). */
+ks_matmul_tile ks_matmul_gpu_block_tile(ks_matmul_gpu *g, ks_matmul_variant v, int tile);
 /* The tile picture drawn on the device, equal to ks_matmul_draw_tiles_cpu on the same records
  * (the last run's, of block tile bt). */
-ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic, const unsigned char pal[256][4],
+ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, ks_matmul_tile bt, ks_matmul_picture pic, const unsigned char pal[256][4],
                                    const unsigned char lut[256][4], unsigned long long first,
                                    unsigned long long last, int w, int h, void *rgba);
 /* ks_matmul_shade_bands_cpu on the device, over the picture in rgba (device, w x h). */

@@ -15,6 +15,7 @@
 #endif
 
 #include "kernels/common/fma_peak.h"
+#include "matmul_tiles.h"
 
 static const ks_matmul_size ks_mm_gpu_sizes[] = {{1024, 1024, 1024}, {2048, 2048, 2048},
                                                  {4096, 4096, 4096}, {8192, 8192, 8192}};
@@ -70,7 +71,7 @@ static int configs(const ks_matmul_bench_desc *d, config *out)
         if (v == KS_MATMUL_TILED)
             for (int t = 0; t < tile_n; ++t) out[n++] = (config){(ks_matmul_variant)v, tiles[t]};
         else
-            out[n++] = (config){(ks_matmul_variant)v, ks_matmul_block_tile((ks_matmul_variant)v, 0)};
+            out[n++] = (config){(ks_matmul_variant)v, 0};
     }
     for (int u = 0; u < d->user_n; ++u) out[n++] = (config){KS_MATMUL_NUM, 0, d->users[u]};
     return n;
@@ -115,42 +116,62 @@ static ks_status check_odd(ks_matmul_gpu *g, const config *cfg, int cfg_n, const
     return KS_OK;
 }
 
-static void add_row(ks_matmul_bench_result *r, const char *name, const ks_matmul_size *s, int tile, double ms,
-                    double cublas_ms)
+static ks_matmul_bench_row *add_row(ks_matmul_bench_result *r, const char *name, const ks_matmul_size *s, int tile,
+                                    const ks_timing *t, double cublas_ms)
 {
     ks_matmul_bench_row *row = &r->rows[r->row_n++];
+    memset(row, 0, sizeof *row);
     snprintf(row->variant, sizeof row->variant, "%s", name);
     row->size = *s;
     row->tile = tile;
+    row->timing = *t;
+    const double ms = t->median_ms;
     row->ms = ms;
     row->gflops = ms > 0 ? ks_matmul_flops(s) / (ms * 1e6) : 0.0;
     row->pct_cublas = cublas_ms > 0 && ms > 0 ? 100.0 * cublas_ms / ms : -1.0;
     row->pct_peak = r->peak_gflops > 0 ? 100.0 * row->gflops / r->peak_gflops : -1.0;
+    return row;
 }
 
-static ks_status bench_cpu(const ks_matmul_size *sizes, int size_n, ks_matmul_bench_result *r)
+/* One CPU gold run on the host clock (the timing loop's sample). */
+typedef struct cpu_run {
+    const ks_matmul_size *s;
+    const float *a, *b;
+    float *c;
+} cpu_run;
+
+static ks_status cpu_sample(void *ctx, double *ms)
 {
+    const cpu_run *c = ctx;
+    const double t0 = ks_now_seconds();
+    ks_matmul_gold(c->s, c->a, c->b, c->c);
+    *ms = (ks_now_seconds() - t0) * 1e3;
+    return KS_OK;
+}
+
+/* The CPU gold: at most 5 runs after one warm-up (--reps N: at most N), on the host clock. */
+static ks_status bench_cpu(const ks_matmul_size *sizes, int size_n, const ks_timing_opts *timing,
+                           ks_matmul_bench_result *r)
+{
+    ks_timing_opts o = *timing;
+    o.reps = o.reps > 0 && o.reps < 5 ? o.reps : 5;
+    o.warmup = 1;
     for (int q = 0; q < size_n; ++q) {
         const ks_matmul_size *s = &sizes[q];
         const size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
         float *a = malloc(na * 4), *b = malloc(nb * 4), *c = malloc(nc * 4);
-        double *ms = malloc((size_t)r->reps * sizeof *ms);
-        ks_status st = (a && b && c && ms) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: no host memory for %dx%dx%d", s->m, s->n, s->k);
+        ks_status st = (a && b && c) ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench matmul: no host memory for %dx%dx%d", s->m, s->n, s->k);
+        ks_timing t;
         if (st == KS_OK) {
             ks_matmul_fill(s, a, b);
-            for (int w = 0; w < r->warmup; ++w) ks_matmul_gold(s, a, b, c);
-            for (int k = 0; k < r->reps; ++k) {
-                const double t0 = (ks_now_seconds() * 1e3);
-                ks_matmul_gold(s, a, b, c);
-                ms[k] = (ks_now_seconds() * 1e3) - t0;
-            }
-            const double med = ks_median_sort(ms, r->reps); /* sorts: ms[0] is the minimum */
-            if (r->row_n < KS_MATMUL_BENCH_MAX_ROWS) add_row(r, "gold", s, 0, med, 0.0);
+            cpu_run c_run = {s, a, b, c};
+            const ks_timing_run run = {cpu_sample, NULL, &c_run, 4.0 * (double)(na + nb + nc), 0.0};
+            st = ks_timing_measure(&run, &o, &t);
         }
+        if (st == KS_OK && r->row_n < KS_MATMUL_BENCH_MAX_ROWS) add_row(r, "gold", s, 0, &t, 0.0);
         free(a);
         free(b);
         free(c);
-        free(ms);
         KS_TRY(st);
     }
     return KS_OK;
@@ -161,8 +182,6 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
     memset(r, 0, sizeof *r);
     /* defaults, in one place */
     r->use_cuda = d->use_cuda;
-    r->reps = d->reps > 0 ? d->reps : 20;
-    r->warmup = d->warmup > 0 ? d->warmup : 2;
     const ks_matmul_size *sizes = d->sizes;
     int size_n = d->size_n;
     if (!sizes || size_n <= 0) {
@@ -178,13 +197,11 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
 #ifdef _OPENMP
         threads = omp_get_max_threads();
 #endif
-        if (r->reps > 5) r->reps = 5;
-        r->warmup = 1;
         snprintf(r->device, sizeof r->device, "CPU gold (%d OpenMP thread%s)", threads, threads == 1 ? "" : "s");
         snprintf(r->note, sizeof r->note,
                  "cpu backend: only the CPU gold runs (no GPU variants, no cuBLAS or FP32 peak to compare with)");
         snprintf(r->check, sizeof r->check, "the gold is exact by construction (tests check it against the formula)");
-        return bench_cpu(sizes, size_n, r);
+        return bench_cpu(sizes, size_n, &d->timing, r);
     }
 
     config cfg[8 + KS_MATMUL_BENCH_MAX_USERS];
@@ -243,19 +260,29 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
             const config *k = &cfg[c];
             const int *ub = d->user_block;
             st = check_config(g, s, k, ub, want, got, small ? "the CPU gold" : "cublas");
-            double once = 0.0, med = 0.0, mn = 0.0;
+            double once = 0.0;
             if (st == KS_OK)
                 st = k->user ? ks_matmul_gpu_run_user_timed(g, k->user, ub, &once)
                              : ks_matmul_gpu_run_timed(g, k->v, k->tile, &once);
-            const int reps = once > 200.0 ? 3 : r->reps, warm = once > 200.0 ? 0 : r->warmup;
+            ks_timing_opts o = d->timing;
+            if (once > 200.0) { /* seconds a cell otherwise: that run was the warm-up */
+                o.warmup = -1;
+                if (o.reps == 0 || o.reps > 3) o.reps = 3;
+            }
+            ks_timing t;
             if (st == KS_OK)
-                st = k->user ? ks_matmul_gpu_time_user(g, k->user, ub, warm, reps, &med, &mn)
-                             : ks_matmul_gpu_time(g, k->v, k->tile, warm, reps, &med, &mn);
+                st = k->user ? ks_matmul_gpu_time_user(g, k->user, ub, &o, &t) : ks_matmul_gpu_time(g, k->v, k->tile, &o, &t);
             if (st != KS_OK) break;
-            if (k->v == KS_MATMUL_CUBLAS) cublas_ms = med;
-            add_row(r, k->user ? ks_user_code_name(k->user) : ks_matmul_variant_get(k->v)->name, s, k->tile, med,
-                    cublas_ms);
-            if (d->after_row.row) {
+            if (k->v == KS_MATMUL_CUBLAS && !k->user) cublas_ms = t.median_ms;
+            ks_matmul_bench_row *row = add_row(r, k->user ? ks_user_code_name(k->user) : ks_matmul_variant_get(k->v)->name,
+                                               s, k->v == KS_MATMUL_TILED && !k->user ? k->tile : 0, &t, cublas_ms);
+            if (!k->user) row->block_tile = ks_matmul_gpu_block_tile(g, k->v, k->tile);
+            ks_matmul_rt_choice rt;
+            if (!k->user && k->v == KS_MATMUL_REGTILE && (st = ks_matmul_gpu_regtile(g, &rt)) == KS_OK) {
+                snprintf(row->config, sizeof row->config, "%s", ks_matmul_rt_get(rt.config)->name);
+                ks_matmul_rt_choice_text(&rt, row->config_how, sizeof row->config_how);
+            }
+            if (st == KS_OK && d->after_row.row) {
                 row_launch l = {g, k, ub};
                 st = d->after_row.row(d->after_row.user, r->row_n - 1, launch_row, &l, ks_matmul_gpu_stream(g), NULL);
             }
@@ -267,25 +294,38 @@ ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_res
     return st;
 }
 
+/* "16x16", "128x256"; "-" for none. */
+static void tile_text(const ks_matmul_bench_row *w, char *buf, size_t len)
+{
+    if (w->block_tile.m > 0) snprintf(buf, len, "%dx%d", w->block_tile.m, w->block_tile.n);
+    else snprintf(buf, len, "-");
+}
+
 size_t ks_matmul_bench_table(const ks_matmul_bench_result *r, char *buf, size_t len)
 {
     size_t used = 0;
     if (len) buf[0] = '\0';
-    ks_text_measure(buf, len, &used, "Matrix multiply C = A*B (float32, exact inputs): median ms of %d launches (after %d warm-up)\n",
-           r->reps, r->warmup);
+    ks_text_measure(buf, len, &used, "Matrix multiply C = A*B (float32, exact inputs): median ms of timed launches "
+                    "(reps: until the median's SE is under 1 %%, or --reps)\n");
     ks_text_measure(buf, len, &used, "device: %s", r->device);
     if (r->peak_gflops > 0) ks_text_measure(buf, len, &used, ", FP32 peak (measured FMA) %.0f GFLOP/s", r->peak_gflops);
-    ks_text_measure(buf, len, &used, "\n%-8s %17s %5s %11s %10s %8s %7s\n", "variant", "MxNxK", "tile", "ms", "GFLOP/s",
-           "%cublas", "%peak");
+    ks_text_measure(buf, len, &used, "\n%-8s %17s %8s %11s %10s %8s %7s %5s %5s %6s\n", "variant", "MxNxK", "tile", "ms",
+                    "GFLOP/s", "%cublas", "%peak", "cache", "reps", "se%");
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];
-        char size[48], pc[16] = "-", pp[16] = "-";
+        char size[48], pc[16] = "-", pp[16] = "-", tile[24], se[16] = "-";
         snprintf(size, sizeof size, "%dx%dx%d", w->size.m, w->size.n, w->size.k);
         if (w->pct_cublas >= 0) snprintf(pc, sizeof pc, "%.1f", w->pct_cublas);
         if (w->pct_peak >= 0) snprintf(pp, sizeof pp, "%.1f", w->pct_peak);
-        ks_text_measure(buf, len, &used, "%-8s %17s %5d %11.4f %10.1f %8s %7s\n", w->variant, size, w->tile, w->ms, w->gflops,
-               pc, pp);
+        if (w->timing.se_pct >= 0) snprintf(se, sizeof se, "%.2f", w->timing.se_pct);
+        tile_text(w, tile, sizeof tile);
+        ks_text_measure(buf, len, &used, "%-8s %17s %8s %11.4f %10.1f %8s %7s %5s %5d %6s\n", w->variant, size, tile, w->ms,
+                        w->gflops, pc, pp, ks_cache_policy_name(w->timing.cache), w->timing.reps, se);
     }
+    for (int k = 0; k < r->row_n; ++k) /* which regtile shape ran, and why */
+        if (r->rows[k].config_how[0])
+            ks_text_measure(buf, len, &used, "regtile at %dx%dx%d: %s, %s\n", r->rows[k].size.m, r->rows[k].size.n,
+                            r->rows[k].size.k, r->rows[k].config_how, r->rows[k].config);
     if (r->note[0]) ks_text_measure(buf, len, &used, "%s\n", r->note);
     ks_text_measure(buf, len, &used, "%s\n", r->check);
     return used;
@@ -297,16 +337,21 @@ size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t le
     if (len) buf[0] = '\0';
     char dev[2 * sizeof r->device + 3];
     ks_csv_quote(r->device, dev, sizeof dev);
-    ks_text_measure(buf, len, &used, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n");
+    ks_text_measure(buf, len, &used,
+                    "device,variant,m,n,k,tile,block_tile,config,ms,gflops,pct_cublas,pct_peak,cc,min_ms," KS_TIMING_CSV_HEADER
+                    "\n");
     for (int k = 0; k < r->row_n; ++k) {
         const ks_matmul_bench_row *w = &r->rows[k];
-        ks_text_measure(buf, len, &used, "%s,%s,%d,%d,%d,%d,%.6f,%.3f,", dev, w->variant, w->size.m, w->size.n, w->size.k,
-               w->tile, w->ms, w->gflops);
+        char tile[24], timing[96];
+        tile_text(w, tile, sizeof tile);
+        ks_timing_csv(&w->timing, timing, sizeof timing);
+        ks_text_measure(buf, len, &used, "%s,%s,%d,%d,%d,%d,%s,%s,%.6f,%.3f,", dev, w->variant, w->size.m, w->size.n, w->size.k,
+                        w->tile, tile, w->config, w->ms, w->gflops);
         if (w->pct_cublas >= 0) ks_text_measure(buf, len, &used, "%.2f,", w->pct_cublas);
         else ks_text_measure(buf, len, &used, "n/a,");
         if (w->pct_peak >= 0) ks_text_measure(buf, len, &used, "%.2f,", w->pct_peak);
         else ks_text_measure(buf, len, &used, "n/a,");
-        ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
+        ks_text_measure(buf, len, &used, "%s,%.6f,%s\n", r->cc[0] ? r->cc : "-", w->timing.min_ms, timing);
     }
     return used;
 }

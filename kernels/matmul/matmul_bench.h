@@ -27,8 +27,9 @@ typedef struct ks_matmul_bench_desc {
     int variants[KS_MATMUL_NUM];  /* 1: run it; all 0 -> every variant (cublas always runs) */
     const int *tiles;             /* tiled's tiles; NULL -> 8, 16, 32 */
     int tile_n;
-    int reps;                     /* 0 -> 20 (slow cells, > 200 ms a launch: 3) */
-    int warmup;                   /* 0 -> 2 */
+    ks_timing_opts timing;        /* the cache policy and repetitions (kernels/common/bench_timing.h;
+                                     zero: cold under 4x the L2, until the median's SE is under 1 %);
+                                     a slow cell (over 200 ms a launch) takes at most 3, no warm-up */
     double mem_bytes;             /* device memory to stay under (0: no limit) */
     /* users' kernels (--kernel-file), loaded, each checked in the checker process
        already; here checked again at every size (against the gold or cuBLAS,
@@ -42,8 +43,12 @@ typedef struct ks_matmul_bench_desc {
 typedef struct ks_matmul_bench_row {
     char variant[64];   /* "naive", "tiled", "regtile", "cublas", "gold", or a kernel file's name */
     ks_matmul_size size;
-    int tile;           /* block tile of C: naive 16, tiled T, regtile 128; 0 for cublas / gold / a kernel file */
-    double ms, gflops;
+    int tile;           /* tiled's T; 0 for the others */
+    ks_matmul_tile block_tile; /* the tile of C a block computes ({0, 0}: cublas, gold, a kernel file) */
+    char config[48];    /* regtile: its shape ("128x256x16/64x64/8x16"); "" for the others */
+    char config_how[96]; /* regtile: how the shape was chosen ("tile 128x256x16 (measured table, H200 at 4096^3)") */
+    ks_timing timing;   /* median, repetitions, SE, cache policy */
+    double ms, gflops;  /* ms: the median (timing.median_ms) */
     double pct_cublas;  /* < 0: n/a */
     double pct_peak;    /* < 0: n/a */
 } ks_matmul_bench_row;
@@ -51,7 +56,7 @@ typedef struct ks_matmul_bench_row {
 typedef struct ks_matmul_bench_result {
     char device[256];
     char cc[8];           /* compute capability "9.0" (set by the caller); "" / "-" on the CPU */
-    int use_cuda, reps, warmup;
+    int use_cuda;
     double peak_gflops;   /* measured FMA throughput (0 on the CPU) */
     int row_n;
     ks_matmul_bench_row rows[KS_MATMUL_BENCH_MAX_ROWS];
@@ -60,8 +65,8 @@ typedef struct ks_matmul_bench_result {
 } ks_matmul_bench_result;
 
 ks_status ks_matmul_bench_run(const ks_matmul_bench_desc *d, ks_matmul_bench_result *r);
-/* Text table and CSV (device, variant, m, n, k, tile, ms, gflops, pct_cublas, pct_peak)
- * into buf; return the length they need (snprintf-style). */
+/* Text table and CSV (device, variant, m, n, k, tile, config, ms, gflops, pct_cublas, pct_peak, cc,
+ * cache, reps, se_pct, in_l2) into buf; return the length they need (snprintf-style). */
 size_t ks_matmul_bench_table(const ks_matmul_bench_result *r, char *buf, size_t len);
 size_t ks_matmul_bench_csv(const ks_matmul_bench_result *r, char *buf, size_t len);
 /* Checks the given variant and tile on the GPU against gold (M*N floats) bit for bit, C

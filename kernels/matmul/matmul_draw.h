@@ -35,26 +35,26 @@ enum {
     KS_MATMUL_TILE_NONE = -2,   /* ... a tile with no record (gray) */
 };
 
-/* 1 when tiles of side bt are wide and tall enough in a w x h picture of C for edges. */
-static inline KS_HOST_DEVICE int ks_matmul_tile_edges(int m, int n, int bt, int w, int h)
+/* 1 when tiles bt (bt.m rows by bt.n columns) are wide and tall enough in a w x h picture of C for edges. */
+static inline KS_HOST_DEVICE int ks_matmul_tile_edges(int m, int n, ks_matmul_tile bt, int w, int h)
 {
-    return (long long)w * bt >= (long long)KS_MATMUL_TILE_EDGE_PX * n &&
-           (long long)h * bt >= (long long)KS_MATMUL_TILE_EDGE_PX * m;
+    return (long long)w * bt.n >= (long long)KS_MATMUL_TILE_EDGE_PX * n &&
+           (long long)h * bt.m >= (long long)KS_MATMUL_TILE_EDGE_PX * m;
 }
 
 /* The code of one pixel (px, row_pic with row 0 C's top row): a table index 0..255 (pal for
  * PIC_UNIT, lut for PIC_TIME) or a code above. The
  * pixel shows the tile of its first cell. inv_span: ks_colormap_inv_span(0, last - first). */
-static inline KS_HOST_DEVICE int ks_matmul_tile_code(int px, int row_pic, int m, int n, int w, int h, int bt,
+static inline KS_HOST_DEVICE int ks_matmul_tile_code(int px, int row_pic, int m, int n, int w, int h, ks_matmul_tile bt,
                                                      int edges, const ks_matmul_tile_rec *rec, int pic,
                                                      unsigned long long first, float inv_span)
 {
-    if (edges && (ks_matmul_edge(row_pic, m, h, bt) || ks_matmul_edge(px, n, w, bt))) return KS_MATMUL_TILE_EDGE;
+    if (edges && (ks_matmul_edge(row_pic, m, h, bt.m) || ks_matmul_edge(px, n, w, bt.n))) return KS_MATMUL_TILE_EDGE;
     long long i0, i1, j0, j1;
     ks_matmul_cells(row_pic, m, h, &i0, &i1);
     ks_matmul_cells(px, n, w, &j0, &j1);
-    const int tiles_x = (n + bt - 1) / bt;
-    const long long r = (i0 / bt) * tiles_x + j0 / bt;
+    const int tiles_x = (n + bt.n - 1) / bt.n;
+    const long long r = (i0 / bt.m) * tiles_x + j0 / bt.n;
     if (!rec[r].done) return KS_MATMUL_TILE_NONE;
     if (pic == KS_MATMUL_PIC_UNIT) return (int)(rec[r].unit & 255u);
     const unsigned long long t = rec[r].t_ns;

@@ -1,6 +1,7 @@
 /* Matmul inputs, size parsing, CPU gold, variant table and DRAM model (matmul.h). */
 #include "matmul.h"
 #include "matmul_draw.h"
+#include "matmul_tiles.h"
 #include "kernels/common/diff_colour.h"
 
 #include <ctype.h>
@@ -100,14 +101,11 @@ double ks_matmul_flops(const ks_matmul_size *s)
 }
 
 static const ks_matmul_variant_info ks_matmul_variants[KS_MATMUL_NUM] = {
-    [KS_MATMUL_NAIVE] = {"naive", "one thread per C element, operands straight from global memory",
-                         {0}, 16},
-    [KS_MATMUL_TILED] = {"tiled", "TxT shared-memory tiles of A and B, one C element per thread",
-                         {8, 16, 32}, 0},
-    [KS_MATMUL_REGTILE] = {"regtile", "128x128 block tile, 8x8 C per thread in registers, BK 8, "
-                           "float4 loads, double-buffered shared memory", {0}, KS_MATMUL_REGTILE_BLOCK},
-    [KS_MATMUL_CUBLAS] = {"cublas", "cublasSgemm, FP32 (no tensor cores, no TF32): the reference",
-                          {0}, 0},
+    [KS_MATMUL_NAIVE] = {"naive", "one thread per C element, operands straight from global memory", {0}},
+    [KS_MATMUL_TILED] = {"tiled", "TxT shared-memory tiles of A and B, one C element per thread", {8, 16, 32}},
+    [KS_MATMUL_REGTILE] = {"regtile", "warp-tiled: 8x8 or 8x16 C per thread in registers, block tile per size "
+                           "and GPU, BK 16, cp.async double buffering", {0}},
+    [KS_MATMUL_CUBLAS] = {"cublas", "cublasSgemm, FP32 (no tensor cores, no TF32): the reference", {0}},
 };
 
 const ks_matmul_variant_info *ks_matmul_variant_get(ks_matmul_variant v)
@@ -136,24 +134,26 @@ void ks_matmul_variant_list(char *buf, size_t len)
     }
 }
 
-int ks_matmul_block_tile(ks_matmul_variant v, int tile)
+ks_matmul_tile ks_matmul_block_tile(ks_matmul_variant v, int tile, int rt_config)
 {
-    if (v == KS_MATMUL_TILED) return tile;
-    return ks_matmul_variants[v].grid_tile;
-}
-
-double ks_matmul_model_bytes(ks_matmul_variant v, int tile, const ks_matmul_size *s)
-{
-    const double mnk = (double)s->m * s->n * s->k, c = 4.0 * s->m * s->n;
     switch (v) {
-    case KS_MATMUL_NAIVE: return 2.0 * mnk * 4.0 + c;
-    case KS_MATMUL_TILED: return 2.0 * mnk * 4.0 / (tile > 0 ? tile : 1) + c;
-    default: return 2.0 * mnk * 4.0 / KS_MATMUL_REGTILE_BLOCK + c;
+    case KS_MATMUL_NAIVE: return (ks_matmul_tile){16, 16};
+    case KS_MATMUL_TILED: return (ks_matmul_tile){tile, tile};
+    case KS_MATMUL_REGTILE: return ks_matmul_rt_tile(rt_config);
+    default: return (ks_matmul_tile){0, 0};
     }
 }
 
+double ks_matmul_model_bytes(ks_matmul_variant v, ks_matmul_tile bt, const ks_matmul_size *s)
+{
+    const double mnk = (double)s->m * s->n * s->k, c = 4.0 * s->m * s->n;
+    if (v == KS_MATMUL_NAIVE) return 2.0 * mnk * 4.0 + c;
+    if (v == KS_MATMUL_CUBLAS || bt.m < 1 || bt.n < 1) bt = (ks_matmul_tile){128, 128};
+    return 4.0 * mnk * (1.0 / bt.n + 1.0 / bt.m) + c;
+}
+
 void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, const unsigned char lut[256][4],
-                        float lo, float hi, int grid_tile, unsigned char *rgba)
+                        float lo, float hi, ks_matmul_tile grid, unsigned char *rgba)
 {
     const float inv = hi > lo ? 1.0f / (hi - lo) : 1.0f;
 #pragma omp parallel for schedule(static)
@@ -161,7 +161,7 @@ void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, c
         const int row_pic = h - 1 - py;
         long long i0, i1;
         ks_matmul_cells(row_pic, s->m, h, &i0, &i1);
-        const int edge_row = grid_tile > 0 && ks_matmul_edge(row_pic, s->m, h, grid_tile);
+        const int edge_row = grid.m > 0 && ks_matmul_edge(row_pic, s->m, h, grid.m);
         for (int px = 0; px < w; ++px) {
             long long j0, j1;
             ks_matmul_cells(px, s->n, w, &j0, &j1);
@@ -170,7 +170,7 @@ void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, c
                 for (long long j = j0; j < j1; ++j) sum += c[i * s->n + j];
             const float mean = (float)(sum / (double)((i1 - i0) * (j1 - j0)));
             unsigned char *out = rgba + 4 * ((size_t)py * w + px);
-            if (edge_row || (grid_tile > 0 && ks_matmul_edge(px, s->n, w, grid_tile))) {
+            if (edge_row || (grid.n > 0 && ks_matmul_edge(px, s->n, w, grid.n))) {
                 out[0] = out[1] = out[2] = out[3] = 255;
             } else {
                 memcpy(out, lut[ks_colormap_index(mean, lo, inv)], 4);
@@ -228,11 +228,12 @@ const char *ks_matmul_picture_name(ks_matmul_picture p)
     }
 }
 
-void ks_matmul_tile_grid(const ks_matmul_size *s, int bt, int *tiles_x, int *tiles_y)
+void ks_matmul_tile_grid(const ks_matmul_size *s, ks_matmul_tile bt, int *tiles_x, int *tiles_y)
 {
-    if (bt < 1) bt = 1;
-    *tiles_x = (s->n + bt - 1) / bt;
-    *tiles_y = (s->m + bt - 1) / bt;
+    if (bt.m < 1) bt.m = 1;
+    if (bt.n < 1) bt.n = 1;
+    *tiles_x = (s->n + bt.n - 1) / bt.n;
+    *tiles_y = (s->m + bt.m - 1) / bt.m;
 }
 
 static unsigned long long now_ns(void)
@@ -247,7 +248,7 @@ void ks_matmul_gold_tiles(const ks_matmul_size *s, const float *a, const float *
 {
     const int M = s->m, N = s->n, K = s->k;
     int tx, ty;
-    ks_matmul_tile_grid(s, bt, &tx, &ty);
+    ks_matmul_tile_grid(s, (ks_matmul_tile){bt, bt}, &tx, &ty);
     const long long nt = (long long)tx * ty;
     /* dynamic: a free thread takes the next tile, as a free SM takes the next block; each
      * element still sums its k in order, so C is the row gold's bit for bit */
@@ -313,7 +314,7 @@ void ks_matmul_tile_span(const ks_matmul_tile_rec *rec, int n, unsigned long lon
     }
 }
 
-void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_tile_rec *rec,
+void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, ks_matmul_tile bt, const ks_matmul_tile_rec *rec,
                               ks_matmul_picture pic, const unsigned char pal[256][4],
                               const unsigned char lut[256][4], unsigned long long first,
                               unsigned long long last, int w, int h, unsigned char *rgba)
@@ -322,7 +323,7 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
     const float inv = ks_colormap_inv_span(0.0f, (float)(last - first));
     const int edges = ks_matmul_tile_edges(s->m, s->n, bt, w, h);
     const unsigned char(*table)[4] = pic == KS_MATMUL_PIC_UNIT ? pal : lut;
-    const int tiles_x = (s->n + bt - 1) / bt;
+    const int tiles_x = (s->n + bt.n - 1) / bt.n;
     /* ks_matmul_tile_code, with its per-column part (tile column, edge) worked out once */
     int *col = malloc((size_t)w * sizeof *col);
     if (!col) { /* no memory for the shortcut: pixel by pixel */
@@ -337,15 +338,15 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
     for (int px = 0; px < w; ++px) {
         long long j0, j1;
         ks_matmul_cells(px, s->n, w, &j0, &j1);
-        col[px] = edges && ks_matmul_edge(px, s->n, w, bt) ? -1 : (int)(j0 / bt);
+        col[px] = edges && ks_matmul_edge(px, s->n, w, bt.n) ? -1 : (int)(j0 / bt.n);
     }
 #pragma omp parallel for schedule(static)
     for (int py = 0; py < h; ++py) {
         const int row_pic = h - 1 - py;
         long long i0, i1;
         ks_matmul_cells(row_pic, s->m, h, &i0, &i1);
-        const int edge_row = edges && ks_matmul_edge(row_pic, s->m, h, bt);
-        const ks_matmul_tile_rec *r0 = rec + (i0 / bt) * tiles_x;
+        const int edge_row = edges && ks_matmul_edge(row_pic, s->m, h, bt.m);
+        const ks_matmul_tile_rec *r0 = rec + (i0 / bt.m) * tiles_x;
         for (int px = 0; px < w; ++px) {
             const unsigned char *c;
             if (edge_row || col[px] < 0) {
@@ -362,13 +363,14 @@ void ks_matmul_draw_tiles_cpu(const ks_matmul_size *s, int bt, const ks_matmul_t
     free(col);
 }
 
-void ks_matmul_band_of(const ks_matmul_size *s, int bt, int i, int j, ks_matmul_band *b)
+void ks_matmul_band_of(const ks_matmul_size *s, ks_matmul_tile bt, int i, int j, ks_matmul_band *b)
 {
-    if (bt < 1) bt = 1;
-    b->i0 = i / bt * bt;
-    b->j0 = j / bt * bt;
-    b->i1 = b->i0 + bt < s->m ? b->i0 + bt : s->m;
-    b->j1 = b->j0 + bt < s->n ? b->j0 + bt : s->n;
+    if (bt.m < 1) bt.m = 1;
+    if (bt.n < 1) bt.n = 1;
+    b->i0 = i / bt.m * bt.m;
+    b->j0 = j / bt.n * bt.n;
+    b->i1 = b->i0 + bt.m < s->m ? b->i0 + bt.m : s->m;
+    b->j1 = b->j0 + bt.n < s->n ? b->j0 + bt.n : s->n;
 }
 
 void ks_matmul_shade_bands_cpu(const ks_matmul_size *s, const ks_matmul_band *b, int w, int h, unsigned char *rgba)

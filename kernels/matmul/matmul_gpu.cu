@@ -1,5 +1,6 @@
 /* The matmul GPU context (matmul.h): A, B and C on the device, runs of our
- * kernels (matmul_kernels.cu), of cuBLAS SGEMM in plain FP32 and of a user's
+ * kernels (matmul_kernels.cu, matmul_regtile.cu in the shape chosen for the
+ * size, matmul_tiles.h), of cuBLAS SGEMM in plain FP32 and of a user's
  * kernel (matmul_user.cu) with their timing, the blocks' records, and the
  * pictures (C, the tiles, the hovered bands). */
 #include "kernels/common/ks_util.h"
@@ -17,6 +18,7 @@
 #include "kernels/common/colormap.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/l2_flush.h"
 #include "matmul_draw.h"
 #include "matmul_launch.h"
 
@@ -35,8 +37,12 @@ struct ks_matmul_gpu {
     int record;                 /* blocks write their records */
     ks_matmul_tile_rec *rec;    /* one per block of the last recorded run */
     size_t cap_rec;             /* records */
-    int rec_count, rec_bt;      /* the last run's records (0: none, e.g. cuBLAS) and its block tile */
+    int rec_count;              /* the last run's records (0: none, e.g. cuBLAS) */
+    ks_matmul_tile rec_bt;      /* and their block tile */
     unsigned long long *clock;  /* ks_matmul_gpu_clock's slot */
+    int cc, sm_count;           /* the device, for regtile's shape */
+    ks_matmul_rt_choice rt;     /* regtile's shape at this size (setup) */
+    ks_l2_flush *flush;         /* cold-cache timing's flush, made on first use */
 };
 
 __global__ void ks_mm_clock_kernel(unsigned long long *out)
@@ -60,7 +66,7 @@ __global__ void ks_mm_fill_kernel(float *a, long long na, float *b, long long nb
 /* ---- picture: mean of the cells under each pixel, tile grid over it ---- */
 
 __global__ void ks_mm_draw_kernel(const float *__restrict__ C, int M, int N, int w, int h,
-                                  const uchar4 *__restrict__ lut, float lo, float inv_span, int grid,
+                                  const uchar4 *__restrict__ lut, float lo, float inv_span, ks_matmul_tile grid,
                                   uchar4 *__restrict__ out)
 {
     const int px = blockIdx.x * blockDim.x + threadIdx.x, py = blockIdx.y * blockDim.y + threadIdx.y;
@@ -74,14 +80,14 @@ __global__ void ks_mm_draw_kernel(const float *__restrict__ C, int M, int N, int
         for (long long j = j0; j < j1; ++j) sum += C[i * N + j];
     const float mean = (float)(sum / (double)((i1 - i0) * (j1 - j0)));
     uchar4 col = lut[ks_colormap_index(mean, lo, inv_span)];
-    if (grid > 0 && (ks_matmul_edge(row_pic, M, h, grid) || ks_matmul_edge(px, N, w, grid)))
+    if ((grid.m > 0 && ks_matmul_edge(row_pic, M, h, grid.m)) || (grid.n > 0 && ks_matmul_edge(px, N, w, grid.n)))
         col = make_uchar4(255, 255, 255, 255);
     out[(size_t)py * w + px] = col;
 }
 
 /* ---- picture of the records: ks_matmul_tile_code, as the CPU's ---- */
 
-__global__ void ks_mm_draw_tiles_kernel(const ks_matmul_tile_rec *__restrict__ rec, int M, int N, int bt, int edges,
+__global__ void ks_mm_draw_tiles_kernel(const ks_matmul_tile_rec *__restrict__ rec, int M, int N, ks_matmul_tile bt, int edges,
                                         int pic, const uchar4 *__restrict__ table, unsigned long long first,
                                         float inv_span, int w, int h, uchar4 *__restrict__ out)
 {
@@ -121,6 +127,7 @@ extern "C" void ks_matmul_gpu_destroy(ks_matmul_gpu *g)
     cudaFree(g->pal);
     cudaFree(g->rec);
     cudaFree(g->clock);
+    ks_l2_flush_destroy(g->flush);
     if (g->e0) cudaEventDestroy(g->e0);
     if (g->e1) cudaEventDestroy(g->e1);
     if (g->stream) cudaStreamDestroy(g->stream);
@@ -139,7 +146,7 @@ static ks_status gpu_init(ks_matmul_gpu *g)
     KS_CUBLAS_TRY(cublasSetStream(g->blas, g->stream));
     /* Plain FP32: pedantic math forbids tensor cores, TF32 and reduced-precision tricks. */
     KS_CUBLAS_TRY(cublasSetMathMode(g->blas, CUBLAS_PEDANTIC_MATH));
-    return KS_OK;
+    return ks_matmul_rt_prepare();
 }
 
 extern "C" ks_status ks_matmul_gpu_create(ks_matmul_gpu **out)
@@ -150,6 +157,8 @@ extern "C" ks_status ks_matmul_gpu_create(ks_matmul_gpu **out)
     if (!dev.present) return ks_fail(KS_ERR_NO_DEVICE, "matmul: no CUDA device");
     ks_matmul_gpu *g = (ks_matmul_gpu *)calloc(1, sizeof *g);
     if (!g) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
+    g->cc = 10 * dev.cc_major + dev.cc_minor;
+    g->sm_count = dev.sm_count;
     const ks_status st = gpu_init(g);
     if (st != KS_OK) {
         ks_matmul_gpu_destroy(g);
@@ -193,8 +202,47 @@ extern "C" ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size 
     KS_TRY(reserve(&g->c, &g->cap_c, nc, "C"));
     ks_mm_fill_kernel<<<1024, 256, 0, g->stream>>>(g->a, (long long)na, g->b, (long long)nb);
     KS_CUDA_TRY_LAUNCH("fill");
+    /* regtile's shape for this size: the measured table, else the fastest of a quick tune on
+     * these matrices (C is written by every run anyway) */
+    if (!ks_matmul_rt_choose(s, g->cc, g->sm_count, &g->rt)) KS_TRY(ks_matmul_rt_tune(g->a, g->b, g->c, s, g->stream, &g->rt));
     g->size = *s;
     g->have_size = 1;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b)
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    const ks_matmul_size *s = &g->size;
+    KS_CUDA_TRY(cudaMemcpyAsync(g->a, a, (size_t)s->m * s->k * sizeof(float), cudaMemcpyHostToDevice, g->stream));
+    KS_CUDA_TRY(cudaMemcpyAsync(g->b, b, (size_t)s->k * s->n * sizeof(float), cudaMemcpyHostToDevice, g->stream));
+    KS_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    return KS_OK;
+}
+
+extern "C" ks_matmul_tile ks_matmul_gpu_block_tile(ks_matmul_gpu *g, ks_matmul_variant v, int tile)
+{
+    return ks_matmul_block_tile(v, tile, g->rt.config);
+}
+
+extern "C" ks_status ks_matmul_gpu_set_regtile(ks_matmul_gpu *g, int i)
+{
+    const ks_matmul_rt_config *c = ks_matmul_rt_get(i);
+    if (!c) return ks_fail(KS_ERR_INVALID, "matmul: no regtile shape %d", i);
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    if (c->vec && !ks_matmul_rt_vec_ok(&g->size))
+        return ks_fail(KS_ERR_UNSUPPORTED, "matmul: regtile %s needs K and N multiples of 4 (%dx%dx%d)", c->name,
+                       g->size.m, g->size.n, g->size.k);
+    memset(&g->rt, 0, sizeof g->rt);
+    g->rt.config = i;
+    g->rt.how = KS_MM_RT_ASKED;
+    return KS_OK;
+}
+
+extern "C" ks_status ks_matmul_gpu_regtile(ks_matmul_gpu *g, ks_matmul_rt_choice *out)
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    *out = g->rt;
     return KS_OK;
 }
 
@@ -215,7 +263,7 @@ extern "C" ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, in
     ks_matmul_tile_rec *rec = NULL;
     g->rec_count = 0;
     if (g->record && v != KS_MATMUL_CUBLAS && v >= 0 && v < KS_MATMUL_NUM) {
-        const int bt = ks_matmul_block_tile(v, tile);
+        const ks_matmul_tile bt = ks_matmul_gpu_block_tile(g, v, tile);
         int tx, ty;
         ks_matmul_tile_grid(&g->size, bt, &tx, &ty);
         const size_t n = (size_t)tx * ty;
@@ -233,8 +281,8 @@ extern "C" ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, in
     }
     switch (v) {
     case KS_MATMUL_NAIVE:
-    case KS_MATMUL_TILED:
-    case KS_MATMUL_REGTILE: KS_TRY(ks_matmul_launch_ours(v, tile, g->a, g->b, g->c, &g->size, rec, g->stream)); break;
+    case KS_MATMUL_TILED: KS_TRY(ks_matmul_launch_ours(v, tile, g->a, g->b, g->c, &g->size, rec, g->stream)); break;
+    case KS_MATMUL_REGTILE: KS_TRY(ks_matmul_rt_run(g->rt.config, g->a, g->b, g->c, &g->size, rec, g->stream)); break;
     case KS_MATMUL_CUBLAS: {
         /* cuBLAS is column-major: a row-major C (MxN) is a column-major C^T (NxM),
          * and C^T = B^T A^T with B^T the column-major view of B (N x K, ld N). */
@@ -259,7 +307,7 @@ extern "C" ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c)
 }
 
 extern "C" ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4], float lo,
-                                        float hi, int grid_tile, void *rgba)
+                                        float hi, ks_matmul_tile grid_tile, void *rgba)
 {
     if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
     KS_CUDA_TRY(cudaMemcpyAsync(g->lut, lut, 256 * 4, cudaMemcpyHostToDevice, g->stream));
@@ -306,14 +354,14 @@ extern "C" ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *n
     return KS_OK;
 }
 
-extern "C" ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic,
+extern "C" ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, ks_matmul_tile bt, ks_matmul_picture pic,
                                               const unsigned char pal[256][4], const unsigned char lut[256][4],
                                               unsigned long long first, unsigned long long last, int w, int h,
                                               void *rgba)
 {
     if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
-    if (g->rec_count == 0 || bt != g->rec_bt)
-        return ks_fail(KS_ERR_INVALID, "matmul: no records of block tile %d from the last run", bt);
+    if (g->rec_count == 0 || bt.m != g->rec_bt.m || bt.n != g->rec_bt.n)
+        return ks_fail(KS_ERR_INVALID, "matmul: no records of block tile %dx%d from the last run", bt.m, bt.n);
     unsigned char *table = pic == KS_MATMUL_PIC_UNIT ? g->pal : g->lut;
     KS_CUDA_TRY(cudaMemcpyAsync(table, pic == KS_MATMUL_PIC_UNIT ? pal : lut, 256 * 4, cudaMemcpyHostToDevice,
                                 g->stream));
@@ -374,21 +422,34 @@ static ks_status run_timed(ks_matmul_gpu *g, const mm_run *r, double *ms)
     return KS_OK;
 }
 
-/* warmup untimed runs, then reps timed ones: median and minimum ms. */
-static ks_status time_runs(ks_matmul_gpu *g, const mm_run *r, int warmup, int reps, double *median_ms, double *min_ms)
+typedef struct mm_timed {
+    ks_matmul_gpu *g;
+    const mm_run *r;
+} mm_timed;
+
+static ks_status mm_sample(void *ctx, double *ms)
 {
-    if (reps < 1) reps = 1;
-    for (int k = 0; k < warmup; ++k) KS_TRY(run(g, r));
-    double *ms = (double *)malloc((size_t)reps * sizeof *ms);
-    if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "matmul: out of host memory");
-    ks_status st = KS_OK;
-    for (int k = 0; k < reps && st == KS_OK; ++k) st = run_timed(g, r, &ms[k]);
-    if (st == KS_OK) {
-        *median_ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
-        *min_ms = ms[0];
-    }
-    free(ms);
-    return st;
+    const mm_timed *t = (const mm_timed *)ctx;
+    return run_timed(t->g, t->r, ms);
+}
+
+static ks_status mm_flush(void *ctx)
+{
+    ks_matmul_gpu *g = ((const mm_timed *)ctx)->g;
+    return ks_l2_flush_run(&g->flush, g->stream);
+}
+
+/* The benches' loop (bench_timing.h) over run_timed; working set A, B and C. */
+static ks_status time_runs(ks_matmul_gpu *g, const mm_run *r, const ks_timing_opts *o, ks_timing *out)
+{
+    if (!g->have_size) return ks_fail(KS_ERR_INVALID, "matmul: no size set");
+    const ks_matmul_size *s = &g->size;
+    double l2 = 0.0;
+    KS_TRY(ks_cuda_l2_bytes(&l2));
+    mm_timed t = {g, r};
+    const ks_timing_run run = {mm_sample, mm_flush, &t,
+                               4.0 * ((double)s->m * s->k + (double)s->k * s->n + (double)s->m * s->n), l2};
+    return ks_timing_measure(&run, o, out);
 }
 
 extern "C" ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms)
@@ -397,11 +458,11 @@ extern "C" ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant
     return run_timed(g, &r, ms);
 }
 
-extern "C" ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, int warmup, int reps,
-                                        double *median_ms, double *min_ms)
+extern "C" ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, const ks_timing_opts *o,
+                                        ks_timing *out)
 {
     const mm_run r = {v, tile, NULL, NULL};
-    return time_runs(g, &r, warmup, reps, median_ms, min_ms);
+    return time_runs(g, &r, o, out);
 }
 
 extern "C" ks_status ks_matmul_gpu_run_user_timed(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3],
@@ -412,8 +473,8 @@ extern "C" ks_status ks_matmul_gpu_run_user_timed(ks_matmul_gpu *g, const ks_mat
 }
 
 extern "C" ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3],
-                                             int warmup, int reps, double *median_ms, double *min_ms)
+                                             const ks_timing_opts *o, ks_timing *out)
 {
     const mm_run r = {KS_MATMUL_NAIVE, 0, u, block};
-    return time_runs(g, &r, warmup, reps, median_ms, min_ms);
+    return time_runs(g, &r, o, out);
 }

@@ -3,6 +3,7 @@
 
 #include "kernels/common/ks_nocuda.h"
 #include "matmul.h"
+#include "matmul_tiles.h"
 #include "matmul_user.h"
 
 #define KS_MNO (void)g; return KS_NO_CUDA("matmul")
@@ -16,23 +17,24 @@ void ks_matmul_gpu_destroy(ks_matmul_gpu *g) { (void)g; }
 void *ks_matmul_gpu_stream(ks_matmul_gpu *g) { (void)g; return NULL; }
 ks_status ks_matmul_gpu_setup(ks_matmul_gpu *g, const ks_matmul_size *s) { (void)s; KS_MNO; }
 ks_status ks_matmul_gpu_poison(ks_matmul_gpu *g) { KS_MNO; }
+ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b) { (void)a, (void)b; KS_MNO; }
 ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, int tile) { (void)v, (void)tile; KS_MNO; }
 ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms)
 {
     (void)v, (void)tile, (void)ms;
     KS_MNO;
 }
-ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, int warmup, int reps,
-                             double *median_ms, double *min_ms)
+ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, const ks_timing_opts *o,
+                             ks_timing *out)
 {
-    (void)v, (void)tile, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    (void)v, (void)tile, (void)o, (void)out;
     KS_MNO;
 }
 ks_status ks_matmul_gpu_download(ks_matmul_gpu *g, float *c) { (void)c; KS_MNO; }
 ks_status ks_matmul_gpu_draw(ks_matmul_gpu *g, int w, int h, const unsigned char lut[256][4], float lo, float hi,
-                             int grid_tile, void *rgba)
+                             ks_matmul_tile grid, void *rgba)
 {
-    (void)w, (void)h, (void)lut, (void)lo, (void)hi, (void)grid_tile, (void)rgba;
+    (void)w, (void)h, (void)lut, (void)lo, (void)hi, (void)grid, (void)rgba;
     KS_MNO;
 }
 ks_status ks_matmul_gpu_read(ks_matmul_gpu *g, int i, int j, float *value)
@@ -48,7 +50,22 @@ ks_status ks_matmul_gpu_records(ks_matmul_gpu *g, ks_matmul_tile_rec *rec, int n
     KS_MNO;
 }
 ks_status ks_matmul_gpu_clock(ks_matmul_gpu *g, unsigned long long *ns) { (void)ns; KS_MNO; }
-ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, int bt, ks_matmul_picture pic, const unsigned char pal[256][4],
+ks_matmul_tile ks_matmul_gpu_block_tile(ks_matmul_gpu *g, ks_matmul_variant v, int tile)
+{
+    (void)g, (void)v, (void)tile;
+    return (ks_matmul_tile){0, 0};
+}
+ks_status ks_matmul_gpu_set_regtile(ks_matmul_gpu *g, int i)
+{
+    (void)i;
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_regtile(ks_matmul_gpu *g, ks_matmul_rt_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    KS_MNO;
+}
+ks_status ks_matmul_gpu_draw_tiles(ks_matmul_gpu *g, ks_matmul_tile bt, ks_matmul_picture pic, const unsigned char pal[256][4],
                                    const unsigned char lut[256][4], unsigned long long first,
                                    unsigned long long last, int w, int h, void *rgba)
 {
@@ -70,9 +87,9 @@ ks_status ks_matmul_gpu_run_user_timed(ks_matmul_gpu *g, const ks_matmul_user *u
     (void)u, (void)block, (void)ms;
     KS_MNO;
 }
-ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3], int warmup,
-                                  int reps, double *median_ms, double *min_ms)
+ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3],
+                                  const ks_timing_opts *o, ks_timing *out)
 {
-    (void)u, (void)block, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    (void)u, (void)block, (void)o, (void)out;
     KS_MNO;
 }

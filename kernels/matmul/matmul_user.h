@@ -34,9 +34,9 @@ ks_status ks_matmul_user_check_block(const ks_matmul_user *u, const ks_matmul_si
 ks_status ks_matmul_gpu_run_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3]);
 /* The same, timed with events around it: ms. */
 ks_status ks_matmul_gpu_run_user_timed(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3], double *ms);
-/* warmup untimed launches, then reps timed ones: median and minimum ms. */
-ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3], int warmup,
-                                  int reps, double *median_ms, double *min_ms);
+/* Timed launches as ks_matmul_gpu_time times ours. */
+ks_status ks_matmul_gpu_time_user(ks_matmul_gpu *g, const ks_matmul_user *u, const int block[3],
+                                  const ks_timing_opts *o, ks_timing *out);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/ks_error.h"
 
 #ifdef __cplusplus
@@ -215,19 +216,23 @@ const float *ks_reduce_gpu_scan_output(ks_reduce_gpu *g);
  * (ks_reduce_gpu_stream): a reader on another stream waits for that stream first. */
 const float *ks_reduce_gpu_input(ks_reduce_gpu *g);
 
-/* Times the variant. Method: `warmup` runs (0 -> 3), then one event-timed run gives
- * an estimate t1; K = ceil(span_ms / t1) runs (1..100000) are enqueued back to back
- * between two events on the context's stream, so launch gaps and the events' own
- * microseconds are spread over K runs and a 30 us kernel is timed as the device runs
- * it in a stream; repeated reps times (0 -> 7), ms per run = span / K, median and
- * minimum over the reps. span_ms 0 -> 20. Back to back, a scan also pays for writing
- * back the previous run's output from L2, as it would in any pipeline. */
+/* Times the variant by the benches' loop (kernels/common/bench_timing.h: o's cache
+ * policy and repetitions, until the median's standard error is under 1 % when no
+ * count is given). Warm: one event-timed run gives an estimate t1; each sample is
+ * K = ceil(span_ms / t1) runs (1..100000) enqueued back to back between two events
+ * on the context's stream, so launch gaps and the events' own microseconds are
+ * spread over K runs and a 30 us kernel is timed as the device runs it in a stream;
+ * ms per run = span / K. Back to back, a scan also pays for writing back the
+ * previous run's output from L2, as it would in any pipeline. Cold: each sample is
+ * one run after the L2 flush (K = 1). span_ms 0 -> 20; the working set: the input
+ * (a scan: and its output). */
 typedef struct ks_reduce_timing {
     double median_ms, min_ms; /* per run */
-    int launches;             /* K per timed span */
-    int reps;
+    int launches;             /* K per timed sample */
+    int reps;                 /* samples */
+    ks_timing timing;         /* the loop's figures (per sample of K runs: median_ms is K times a run's) */
 } ks_reduce_timing;
-ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, int warmup, int reps,
+ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, const ks_timing_opts *o,
                              ks_reduce_timing *out);
 
 /* The picture's levels on the device for op with the desc's block (their own kernels,

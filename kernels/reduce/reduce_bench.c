@@ -79,11 +79,14 @@ static void add_note(ks_reduce_bench_result *r, const char *text)
     snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
 }
 
-static void add_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *variant, long long n, double ms,
-                    double min_ms, int launches, double cub_ms)
+static void add_row(ks_reduce_bench_result *r, ks_reduce_op op, const char *variant, long long n,
+                    const ks_reduce_timing *t, double cub_ms)
 {
     if (r->row_n >= KS_REDUCE_BENCH_MAX_ROWS) return;
+    const double ms = t->median_ms, min_ms = t->min_ms;
+    const int launches = t->launches;
     ks_reduce_bench_row *w = &r->rows[r->row_n++];
+    w->timing = t->timing;
     memcpy(w->device, r->device, sizeof w->device); /* same sizes, both terminated */
     memcpy(w->cc, r->cc, sizeof w->cc);
     snprintf(w->op, sizeof w->op, "%s", ks_reduce_op_name(op));
@@ -121,32 +124,49 @@ static ks_status check_variant(ks_reduce_gpu *g, const ks_reduce_variant *vs, in
     return st;
 }
 
-static ks_status bench_cpu(const long long *sizes, int size_n, ks_reduce_bench_result *r)
+/* One CPU sum or scan on the host clock (the timing loop's sample). */
+typedef struct cpu_run {
+    ks_reduce_op op;
+    const float *x;
+    float *y;
+    long long n;
+    double sink;
+} cpu_run;
+
+static ks_status cpu_sample(void *ctx, double *ms)
 {
+    cpu_run *c = ctx;
+    const double t0 = ks_now_seconds();
+    if (c->op == KS_REDUCE_OP_SUM) c->sink += ks_reduce_cpu_sum(c->x, c->n);
+    else ks_reduce_cpu_scan(c->x, c->y, c->n);
+    *ms = (ks_now_seconds() - t0) * 1e3;
+    return KS_OK;
+}
+
+/* The CPU: at most 5 runs of each op (--reps N: at most N) after one warm-up. */
+static ks_status bench_cpu(const long long *sizes, int size_n, const ks_timing_opts *timing, ks_reduce_bench_result *r)
+{
+    const ks_timing_opts o = {.reps = timing->reps > 0 && timing->reps < 5 ? timing->reps : 5, .warmup = 1};
     for (int q = 0; q < size_n; ++q) {
         const long long n = sizes[q];
         KS_TRY(ks_host_memory_check(2.0 * 4.0 * (double)n, "the reduce bench"));
         float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
-        double *ms = malloc((size_t)r->reps * sizeof *ms);
-        ks_status st = x && y && ms ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: no host memory for N = %lld", n);
-        if (st == KS_OK) {
-            ks_reduce_fill(KS_REDUCE_INPUT_RANDOM, KS_REDUCE_DEFAULT_SEED, x, n);
-            volatile double sink = 0.0;
-            for (int op = 0; op < KS_REDUCE_OP_NUM; ++op) {
-                for (int k = -r->warmup; k < r->reps; ++k) {
-                    const double t0 = ks_now_seconds();
-                    if (op == KS_REDUCE_OP_SUM) sink += ks_reduce_cpu_sum(x, n);
-                    else ks_reduce_cpu_scan(x, y, n);
-                    if (k >= 0) ms[k] = (ks_now_seconds() - t0) * 1e3;
-                }
-                const double med = ks_median_sort(ms, r->reps); /* sorts: ms[0] is the minimum */
-                add_row(r, (ks_reduce_op)op, "cpu", n, med, ms[0], 1, -1.0);
-            }
-            (void)sink;
+        ks_status st = x && y ? KS_OK : ks_fail(KS_ERR_OUT_OF_MEMORY, "bench reduce: no host memory for N = %lld", n);
+        if (st == KS_OK) ks_reduce_fill(KS_REDUCE_INPUT_RANDOM, KS_REDUCE_DEFAULT_SEED, x, n);
+        for (int op = 0; op < KS_REDUCE_OP_NUM && st == KS_OK; ++op) {
+            cpu_run c = {(ks_reduce_op)op, x, y, n, 0.0};
+            const ks_timing_run run = {cpu_sample, NULL, &c, (op == KS_REDUCE_OP_SUM ? 4.0 : 8.0) * (double)n, 0.0};
+            ks_reduce_timing t = {0};
+            st = ks_timing_measure(&run, &o, &t.timing);
+            if (st != KS_OK) break;
+            t.median_ms = t.timing.median_ms;
+            t.min_ms = t.timing.min_ms;
+            t.launches = 1;
+            t.reps = t.timing.reps;
+            add_row(r, (ks_reduce_op)op, "cpu", n, &t, -1.0);
         }
         free(x);
         free(y);
-        free(ms);
         KS_TRY(st);
     }
     return KS_OK;
@@ -173,8 +193,6 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
     /* defaults, in one place */
     r->use_cuda = d->use_cuda;
     r->block = d->block > 0 ? d->block : KS_REDUCE_DEFAULT_BLOCK;
-    r->reps = d->reps > 0 ? d->reps : 7;
-    r->warmup = d->warmup > 0 ? d->warmup : 3;
     r->span_ms = d->span_ms > 0 ? d->span_ms : 20.0;
     const unsigned seed = d->seed ? d->seed : KS_REDUCE_DEFAULT_SEED;
     static const long long gpu_default = KS_REDUCE_BENCH_GPU_N, cpu_default = KS_REDUCE_BENCH_CPU_N;
@@ -196,13 +214,11 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
 #ifdef _OPENMP
         threads = omp_get_max_threads();
 #endif
-        if (r->reps > 5) r->reps = 5;
-        r->warmup = 1;
         snprintf(r->device, sizeof r->device, "CPU (%d OpenMP thread%s)", threads, threads == 1 ? "" : "s");
         snprintf(r->cc, sizeof r->cc, "-");
         snprintf(r->note, sizeof r->note, "cpu backend: the CPU sum and scan only (no GPU variants, CUB or T_peak)");
         snprintf(r->check, sizeof r->check, "the CPU backend is checked against the gold by the tests");
-        return bench_cpu(sizes, size_n, r);
+        return bench_cpu(sizes, size_n, &d->timing, r);
     }
 
     ks_reduce_variant vs[KS_REDUCE_NUM];
@@ -267,10 +283,10 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         for (int k = 0; st == KS_OK && k < vn; ++k) {
             const ks_reduce_variant_info *vi = ks_reduce_variant_get(vs[k]);
             ks_reduce_timing t;
-            st = ks_reduce_gpu_time(g, vs[k], r->span_ms, r->warmup, r->reps, &t);
+            st = ks_reduce_gpu_time(g, vs[k], r->span_ms, &d->timing, &t);
             if (st != KS_OK) break;
             if (vs[k] == ks_reduce_cub_variant(vi->op)) cub_ms[vi->op] = t.median_ms;
-            add_row(r, vi->op, vi->name, n, t.median_ms, t.min_ms, t.launches, cub_ms[vi->op]);
+            add_row(r, vi->op, vi->name, n, &t, cub_ms[vi->op]);
             if (d->after_row.row) {
                 const run_launch l = {g, vs[k], NULL, 0};
                 st = d->after_row.row(d->after_row.user, r->row_n - 1, launch_run, (void *)&l, ks_reduce_gpu_stream(g),
@@ -279,10 +295,9 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         }
         for (int k = 0; st == KS_OK && k < d->user_n; ++k) { /* users' kernels: sums, after ours */
             ks_reduce_timing t;
-            st = ks_reduce_gpu_time_user(g, d->users[k], user_block, r->span_ms, r->warmup, r->reps, &t);
+            st = ks_reduce_gpu_time_user(g, d->users[k], user_block, r->span_ms, &d->timing, &t);
             if (st == KS_OK)
-                add_row(r, KS_REDUCE_OP_SUM, d->user_names[k], n, t.median_ms, t.min_ms, t.launches,
-                        cub_ms[KS_REDUCE_OP_SUM]);
+                add_row(r, KS_REDUCE_OP_SUM, d->user_names[k], n, &t, cub_ms[KS_REDUCE_OP_SUM]);
             if (st == KS_OK && d->after_row.row) {
                 const run_launch l = {g, KS_REDUCE_NUM, d->users[k], user_block};
                 st = d->after_row.row(d->after_row.user, r->row_n - 1, launch_run, (void *)&l, ks_reduce_gpu_stream(g),

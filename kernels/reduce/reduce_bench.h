@@ -1,7 +1,7 @@
 /* The reduce bench's measuring: each chosen variant at each N, checked against
  * the CPU gold first (random non-zero input, outputs poisoned with NaN), then
- * timed back to back (ks_reduce_gpu_time: K runs between two events, median of
- * the spans), with T_peak (device-to-device copy) measured in the same run.
+ * timed (ks_reduce_gpu_time: cold, a run after each L2 flush; warm, K runs
+ * back to back between two events), with T_peak (device-to-device copy) measured in the same run.
  * Shared by `kernelscope bench reduce` (the app writes the table, CSV and chart
  * from the rows) and the tests; nothing is printed here. */
 #ifndef KS_REDUCE_BENCH_H
@@ -36,8 +36,8 @@ typedef struct ks_reduce_bench_desc {
     int block;                    /* 0 -> 256 (variants that take a block size) */
     unsigned seed;                /* 0 -> 1 */
     double span_ms;               /* one timed span; 0 -> 20 */
-    int reps;                     /* spans; 0 -> 7 */
-    int warmup;                   /* 0 -> 3 */
+    ks_timing_opts timing;        /* cache policy, samples (kernels/common/bench_timing.h; zero: cold under
+                                     4x the L2, until the median's SE is under 1 %); the CPU: at most 5 */
     double mem_bytes;             /* device memory to stay under (0: no limit) */
     /* Users' kernels (--kernel-file), loaded: each one more sum row after ours, named
        user_names[i], run at user_block (0 -> 256), checked against the gold like ours
@@ -58,6 +58,7 @@ typedef struct ks_reduce_bench_row {
     double ms;           /* median per run */
     double min_ms;
     int launches;        /* runs per timed span */
+    ks_timing timing;    /* the loop's figures: samples, SE, cache policy, working set */
     double t_eff_gbs;    /* model bytes (sum 4N, scan 8N) / ms, GB/s (1e9) */
     double t_peak_gbs;   /* the run's T_peak (0 on the CPU) */
     double ratio;        /* t_eff / t_peak; < 0: n/a */
@@ -67,7 +68,7 @@ typedef struct ks_reduce_bench_row {
 typedef struct ks_reduce_bench_result {
     char device[256];
     char cc[8];           /* "9.0"; "-" on the CPU */
-    int use_cuda, block, reps, warmup;
+    int use_cuda, block;
     double span_ms;
     double t_peak_gbs;    /* device-to-device copy, read + written bytes, GB/s */
     int row_n;

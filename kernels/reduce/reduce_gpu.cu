@@ -1,6 +1,7 @@
 /* Reduce: the GPU context (reduce.h): creation, input, run dispatch, results
  * and timing. The kernels are in reduce_sum.cu, reduce_scan.cu and
  * reduce_picture.cu; reduce_gpu_internal.h is what they share. */
+#include "kernels/common/l2_flush.h"
 #include "reduce_gpu_internal.h"
 
 #include <cub/device/device_reduce.cuh>
@@ -33,6 +34,7 @@ extern "C" void ks_reduce_gpu_destroy(ks_reduce_gpu *g)
     cudaFree(g->cub_tmp);
     cudaFree(g->lv_dev);
     cudaFree(g->lv_max);
+    ks_l2_flush_destroy(g->flush);
     cudaFree(g->lut);
     if (g->e0) cudaEventDestroy(g->e0);
     if (g->e1) cudaEventDestroy(g->e1);
@@ -245,33 +247,49 @@ static ks_status time_span(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what,
     return KS_OK;
 }
 
-ks_status ks_rd_time_runs(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, double span_ms, int warmup, int reps,
-                          ks_reduce_timing *out)
+typedef struct rd_timed {
+    ks_reduce_gpu *g;
+    ks_rd_run_fn run;
+    const void *what;
+    int k; /* runs a sample */
+} rd_timed;
+
+static ks_status rd_sample(void *ctx, double *ms)
+{
+    const rd_timed *t = (const rd_timed *)ctx;
+    return time_span(t->g, t->run, t->what, t->k, ms);
+}
+
+static ks_status rd_flush(void *ctx)
+{
+    ks_reduce_gpu *g = ((const rd_timed *)ctx)->g;
+    return ks_l2_flush_run(&g->flush, g->stream);
+}
+
+ks_status ks_rd_time_runs(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, double span_ms, double working_set,
+                          const ks_timing_opts *o, ks_reduce_timing *out)
 {
     if (span_ms <= 0) span_ms = 20.0;
-    if (warmup <= 0) warmup = 3;
-    if (reps <= 0) reps = 7;
-    for (int i = 0; i < warmup; ++i) KS_TRY(run(g, what));
-    double one = 0.0;
-    KS_TRY(time_span(g, run, what, 1, &one));
-    double k = one > 0 ? ceil(span_ms / one) : 100000.0;
-    if (k < 1) k = 1;
-    if (k > 100000) k = 100000;
-    double *ms = (double *)malloc((size_t)reps * sizeof *ms);
-    if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "reduce: out of host memory");
-    ks_status st = KS_OK;
-    for (int r = 0; r < reps && st == KS_OK; ++r) {
-        st = time_span(g, run, what, (int)k, &ms[r]);
-        ms[r] /= k;
+    double l2 = 0.0;
+    KS_TRY(ks_cuda_l2_bytes(&l2));
+    ks_timing_opts opts = o ? *o : ks_timing_opts{};
+    opts.cache = ks_cache_policy_resolve(opts.cache, working_set, l2, 1);
+    if (opts.warmup == 0) opts.warmup = 3;
+    rd_timed t = {g, run, what, 1};
+    if (opts.cache == KS_CACHE_WARM) { /* K runs a sample, about span_ms of them */
+        for (int i = 0; i < 3; ++i) KS_TRY(run(g, what));
+        double one = 0.0;
+        KS_TRY(time_span(g, run, what, 1, &one));
+        double k = one > 0 ? ceil(span_ms / one) : 100000.0;
+        t.k = (int)(k < 1 ? 1 : k > 100000 ? 100000 : k);
     }
-    if (st == KS_OK) {
-        out->median_ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
-        out->min_ms = ms[0];
-        out->launches = (int)k;
-        out->reps = reps;
-    }
-    free(ms);
-    return st;
+    const ks_timing_run tr = {rd_sample, rd_flush, &t, working_set, l2};
+    KS_TRY(ks_timing_measure(&tr, &opts, &out->timing));
+    out->median_ms = out->timing.median_ms / t.k;
+    out->min_ms = out->timing.min_ms / t.k;
+    out->launches = t.k;
+    out->reps = out->timing.reps;
+    return KS_OK;
 }
 
 static ks_status run_ours(ks_reduce_gpu *g, const void *what)
@@ -279,9 +297,11 @@ static ks_status run_ours(ks_reduce_gpu *g, const void *what)
     return ks_reduce_gpu_run(g, *(const ks_reduce_variant *)what);
 }
 
-extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, int warmup, int reps,
+extern "C" ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, const ks_timing_opts *o,
                                         ks_reduce_timing *out)
 {
-    if (!ks_reduce_variant_get(v)) return ks_fail(KS_ERR_INVALID, "reduce: unknown variant %d", (int)v);
-    return ks_rd_time_runs(g, run_ours, &v, span_ms, warmup, reps, out);
+    const ks_reduce_variant_info *vi = ks_reduce_variant_get(v);
+    if (!vi) return ks_fail(KS_ERR_INVALID, "reduce: unknown variant %d", (int)v);
+    const double ws = (vi->op == KS_REDUCE_OP_SUM ? 4.0 : 8.0) * (double)g->d.n; /* a scan writes its output too */
+    return ks_rd_time_runs(g, run_ours, &v, span_ms, ws, o, out);
 }

@@ -71,6 +71,7 @@ struct ks_reduce_gpu {
     ks_reduce_levels lv;
     int have_levels;
     unsigned char *lut;
+    struct ks_l2_flush *flush; /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
 };
 
 /* ---- device helpers of more than one file ---- */
@@ -110,8 +111,8 @@ ks_status ks_rd_dev_alloc(void **p, size_t bytes, const char *what);
  * run: run(g, what) enqueues one run (ours: a variant; reduce_user.cu: a user's
  * kernel and its block). */
 typedef ks_status (*ks_rd_run_fn)(ks_reduce_gpu *g, const void *what);
-ks_status ks_rd_time_runs(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, double span_ms, int warmup, int reps,
-                          ks_reduce_timing *out);
+ks_status ks_rd_time_runs(ks_reduce_gpu *g, ks_rd_run_fn run, const void *what, double span_ms, double working_set,
+                          const ks_timing_opts *o, ks_reduce_timing *out);
 
 /* Tiles of scan_lookback over n floats (the status words it needs). */
 static inline long long ks_rd_lookback_tiles(long long n)

@@ -29,9 +29,9 @@ ks_status ks_reduce_gpu_scan_download(ks_reduce_gpu *g, float *y) { (void)y; KS_
 ks_status ks_reduce_gpu_scan_read(ks_reduce_gpu *g, long long i, float *value) { (void)i, (void)value; KS_RNO; }
 const float *ks_reduce_gpu_scan_output(ks_reduce_gpu *g) { (void)g; return NULL; }
 const float *ks_reduce_gpu_input(ks_reduce_gpu *g) { (void)g; return NULL; }
-ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, int warmup, int reps,
+ks_status ks_reduce_gpu_time(ks_reduce_gpu *g, ks_reduce_variant v, double span_ms, const ks_timing_opts *o,
                              ks_reduce_timing *out)
 {
-    (void)v, (void)span_ms, (void)warmup, (void)reps, (void)out;
+    (void)v, (void)span_ms, (void)o, (void)out;
     KS_RNO;
 }

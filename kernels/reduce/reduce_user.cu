@@ -73,11 +73,11 @@ extern "C" ks_status ks_reduce_gpu_run_user(ks_reduce_gpu *g, const ks_reduce_us
 }
 
 extern "C" ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx, double span_ms,
-                                             int warmup, int reps, ks_reduce_timing *out)
+                                             const ks_timing_opts *o, ks_reduce_timing *out)
 {
     KS_TRY(ks_reduce_user_check_block(u, g->d.n, bx));
     const user_run r = {u, bx};
-    KS_TRY(ks_rd_time_runs(g, run_user, &r, span_ms, warmup, reps, out));
+    KS_TRY(ks_rd_time_runs(g, run_user, &r, span_ms, 4.0 * (double)g->d.n, o, out));
     KS_CUDA_TRY_LAUNCH("reduce (your kernel)");
     return KS_OK;
 }

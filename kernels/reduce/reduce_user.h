@@ -35,9 +35,9 @@ ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int b
 /* One run of u on g's input into g's sum (zeroed, then u), asynchronous on the
  * context's stream, as ks_reduce_gpu_run runs ours; ks_reduce_gpu_sum_result reads it. */
 ks_status ks_reduce_gpu_run_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx);
-/* u timed as ks_reduce_gpu_time times ours (K back-to-back runs between two events). */
-ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx, double span_ms, int warmup,
-                                  int reps, ks_reduce_timing *out);
+/* u timed as ks_reduce_gpu_time times ours (a sum: the input its working set). */
+ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx, double span_ms,
+                                  const ks_timing_opts *o, ks_reduce_timing *out);
 
 /* The check's run on its own buffers: x (host, n floats) uploaded and followed
  * by KS_REDUCE_PROBE_GUARD NaN floats, u launched on x[0..split) and then on

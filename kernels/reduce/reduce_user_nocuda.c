@@ -20,10 +20,10 @@ ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int b
     return KS_NO_CUDA("reduce");
 }
 ks_status ks_reduce_gpu_run_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx) { (void)u, (void)bx; KS_RNO; }
-ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx, double span_ms, int warmup,
-                                  int reps, ks_reduce_timing *out)
+ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int bx, double span_ms,
+                                  const ks_timing_opts *o, ks_reduce_timing *out)
 {
-    (void)u, (void)bx, (void)span_ms, (void)warmup, (void)reps, (void)out;
+    (void)u, (void)bx, (void)span_ms, (void)o, (void)out;
     KS_RNO;
 }
 ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const float *x, long long n, long long split,

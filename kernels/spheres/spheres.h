@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/ks_error.h"
 #include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
 
@@ -166,10 +167,13 @@ ks_status ks_spheres_gpu_download(ks_spheres_gpu *g, int w, int h, unsigned char
 /* Registers, shared memory and occupancy of the variant's render kernel. */
 ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
                                       ks_kernel_attrs *out);
-/* Median and minimum milliseconds of reps event-timed renders into the own
- * image after warmup untimed ones (binned: binning included). Synchronous. */
-ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w,
-                              int h, int warmup, int reps, double *median_ms, double *min_ms);
+/* Renders into the own image (binned: binning included) timed by the benches' loop
+ * (kernels/common/bench_timing.h: the cache policy, repetitions until the median's
+ * standard error is under 1 %); each render queued behind a short wait on the device,
+ * so its launches run back to back and the events time the GPU's work alone. The
+ * working set: the spheres and the picture. Synchronous. */
+ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h,
+                              const ks_timing_opts *o, ks_timing *out);
 
 /* Live timings per variant without stalling: with tracking on, every upload
  * and render is bracketed by events; collect returns the finished ones. */

@@ -106,21 +106,33 @@ static ks_status check_variants(ks_spheres_gpu *g, const ks_spheres_bench_result
     return st;
 }
 
-static ks_status time_cpu(const ks_sphere_packed *p, int n, int w, int h, int warmup,
-                          int reps, unsigned char *img, ks_spheres_bench_cell *cell)
+/* One CPU render (the timing loop's sample, host clock). */
+typedef struct cpu_render {
+    const ks_sphere_packed *p;
+    int n, w, h;
+    unsigned char *img;
+} cpu_render;
+
+static ks_status cpu_sample(void *ctx, double *ms)
 {
-    double *ms = malloc((size_t)reps * sizeof *ms);
-    if (!ms) return ks_fail(KS_ERR_OUT_OF_MEMORY, "bench: out of host memory");
-    for (int k = 0; k < warmup; ++k) ks_spheres_gold_render(p, n, w, h, img);
-    for (int k = 0; k < reps; ++k) {
-        const double t0 = (ks_now_seconds() * 1e3);
-        ks_spheres_gold_render(p, n, w, h, img);
-        ms[k] = (ks_now_seconds() * 1e3) - t0;
-    }
+    const cpu_render *c = ctx;
+    const double t0 = ks_now_seconds();
+    ks_spheres_gold_render(c->p, c->n, c->w, c->h, c->img);
+    *ms = (ks_now_seconds() - t0) * 1e3;
+    return KS_OK;
+}
+
+static ks_status time_cpu(const ks_sphere_packed *p, int n, int w, int h, const ks_timing_opts *timing,
+                          unsigned char *img, ks_spheres_bench_cell *cell)
+{
+    const ks_timing_opts o = {.reps = timing->reps > 0 && timing->reps < KS_CPU_MAX_REPS ? timing->reps : KS_CPU_MAX_REPS,
+                              .warmup = 1};
+    cpu_render c = {p, n, w, h, img};
+    const ks_timing_run run = {cpu_sample, NULL, &c, 32.0 * n + 4.0 * (double)w * h, 0.0};
+    KS_TRY(ks_timing_measure(&run, &o, &cell->timing));
     cell->available = 1;
-    cell->ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
-    cell->min_ms = ms[0];
-    free(ms);
+    cell->ms = cell->timing.median_ms;
+    cell->min_ms = cell->timing.min_ms;
     return KS_OK;
 }
 
@@ -148,9 +160,6 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
     r->height = d->height > 0 ? d->height : 2048;
     r->block[0] = d->block[0] > 0 ? d->block[0] : 16;
     r->block[1] = d->block[1] > 0 ? d->block[1] : 16;
-    r->reps = d->reps > 0 ? d->reps : 20;
-    r->warmup = d->warmup > 0 ? d->warmup : (d->use_cuda ? 3 : 1);
-    if (!d->use_cuda && r->reps > KS_CPU_MAX_REPS) r->reps = KS_CPU_MAX_REPS;
     const int *counts = d->counts;
     int count_n = d->count_n;
     if (d->scene) { /* a scene file: its spheres, one count */
@@ -245,7 +254,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
             ks_spheres_bench_cell *cell = &r->cell[k][c];
             const int n = r->counts[k];
             if (!d->use_cuda) {
-                st = time_cpu(p, n, r->width, r->height, r->warmup, r->reps, img, cell);
+                st = time_cpu(p, n, r->width, r->height, &d->timing, img, cell);
                 continue;
             }
             const ks_spheres_user *u = user_of(r, c);
@@ -257,12 +266,14 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
             }
             st = ks_spheres_gpu_upload(g, m, p, n);
             if (st == KS_OK && u)
-                st = ks_spheres_gpu_time_user(g, u, r->block, r->width, r->height, r->warmup, r->reps, &cell->ms,
-                                              &cell->min_ms);
+                st = ks_spheres_gpu_time_user(g, u, r->block, r->width, r->height, &d->timing, &cell->timing);
             else if (st == KS_OK)
-                st = ks_spheres_gpu_time(g, m, r->block, r->width, r->height, r->warmup, r->reps,
-                                         &cell->ms, &cell->min_ms);
-            if (st == KS_OK) cell->available = 1;
+                st = ks_spheres_gpu_time(g, m, r->block, r->width, r->height, &d->timing, &cell->timing);
+            if (st == KS_OK) {
+                cell->available = 1;
+                cell->ms = cell->timing.median_ms;
+                cell->min_ms = cell->timing.min_ms;
+            }
             else ks_error_prefix("bench spheres: %s, %d spheres", ks_spheres_bench_col_name(r, c), n);
             if (st == KS_OK && !u && d->after_row.row) { /* a user's column is timed, not measured by counters */
                 cell_launch l = {g, m, r->block, r->width, r->height};
@@ -293,11 +304,11 @@ size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_
     size_t used = 0;
     if (len) buf[0] = '\0';
     if (r->use_cuda)
-        ks_text_measure(buf, len, &used, "Sphere ray casting %dx%d, block %dx%d: median ms of %d launches (after %d warm-up)\n",
-               r->width, r->height, r->block[0], r->block[1], r->reps, r->warmup);
+        ks_text_measure(buf, len, &used, "Sphere ray casting %dx%d, block %dx%d: median ms of timed renders (the CSV "
+                        "has each cell's cache policy, repetitions and SE)\n", r->width, r->height, r->block[0], r->block[1]);
     else
-        ks_text_measure(buf, len, &used, "Sphere ray casting %dx%d on the CPU: median ms of %d renders (after %d warm-up)\n",
-               r->width, r->height, r->reps, r->warmup);
+        ks_text_measure(buf, len, &used, "Sphere ray casting %dx%d on the CPU: median ms of at most %d renders (after 1 "
+                        "warm-up)\n", r->width, r->height, KS_CPU_MAX_REPS);
     ks_text_measure(buf, len, &used, "device: %s\n", r->device);
     ks_text_measure(buf, len, &used, "%8s", "spheres");
     for (int c = 0; c < r->col_n; ++c) ks_text_measure(buf, len, &used, " %11s", ks_spheres_bench_col_name(r, c));
@@ -341,14 +352,14 @@ size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t 
     char dev[2 * sizeof r->device + 3];
     ks_csv_quote(r->device, dev, sizeof dev);
     const int gc = global_col(r);
-    ks_text_measure(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc\n");
+    ks_text_measure(buf, len, &used, "device,spheres,variant,width,height,ms,speedup_vs_global,cc,min_ms," KS_TIMING_CSV_HEADER "\n");
     for (int k = 0; k < r->count_n; ++k)
         for (int c = 0; c < r->col_n; ++c) {
             const ks_spheres_bench_cell *cell = &r->cell[k][c];
             ks_text_measure(buf, len, &used, "%s,%d,%s,%d,%d,", dev, r->counts[k], ks_spheres_bench_col_name(r, c),
                    r->width, r->height);
             if (!cell->available) {
-                ks_text_measure(buf, len, &used, "n/a,n/a,%s\n", r->cc[0] ? r->cc : "-");
+                ks_text_measure(buf, len, &used, "n/a,n/a,%s,,,,,\n", r->cc[0] ? r->cc : "-");
                 continue;
             }
             ks_text_measure(buf, len, &used, "%.6f,", cell->ms);
@@ -356,7 +367,9 @@ size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t 
                 ks_text_measure(buf, len, &used, "%.4f,", r->cell[k][gc].ms / cell->ms);
             else
                 ks_text_measure(buf, len, &used, "n/a,");
-            ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
+            char timing[96];
+            ks_timing_csv(&cell->timing, timing, sizeof timing);
+            ks_text_measure(buf, len, &used, "%s,%.6f,%s\n", r->cc[0] ? r->cc : "-", cell->min_ms, timing);
         }
     return used;
 }

@@ -25,8 +25,8 @@ typedef struct ks_spheres_bench_desc {
     int count_n;
     ks_spheres_mem only;     /* DEFAULT: every variant; else that one and global (for speedups) */
     int block[2];            /* 0 -> 16 x 16 */
-    int reps;                /* timed launches per cell; 0 -> 20 (CPU: at most 5) */
-    int warmup;              /* untimed launches first; 0 -> 3 (CPU: 1) */
+    ks_timing_opts timing;   /* cache policy and repetitions a cell (kernels/common/bench_timing.h; zero: cold
+                                under 4x the L2, until the median's SE is under 1 %); CPU: at most 5, one warm-up */
     unsigned long long seed; /* sphere generator seed (0 is a seed like any other) */
     const ks_sphere *scene;  /* spheres from a scene file instead of the generator (counts ignored) */
     int scene_n;             /* spheres in scene, 1..KS_SPHERES_MAX */
@@ -45,13 +45,14 @@ typedef struct ks_spheres_bench_cell {
     int available;   /* 0: "n/a" (constant memory cannot hold the count) */
     double ms;       /* median */
     double min_ms;
+    ks_timing timing; /* repetitions, SE, cache policy, working set */
 } ks_spheres_bench_cell;
 
 typedef struct ks_spheres_bench_result {
     char device[256];
     char cc[8];              /* compute capability "9.0" (set by the caller); "" / "-" on the CPU */
     int use_cuda;
-    int width, height, block[2], reps, warmup;
+    int width, height, block[2];
     int count_n;
     int counts[KS_SPHERES_BENCH_MAX_COUNTS];
     int col_n;
@@ -68,7 +69,8 @@ typedef struct ks_spheres_bench_result {
 ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_result *r);
 const char *ks_spheres_bench_col_name(const ks_spheres_bench_result *r, int col); /* "global" / "cpu" */
 /* Text table (with a speedup line) and CSV (device, spheres, variant, width,
- * height, ms, speedup_vs_global) into buf; return the length they need. */
+ * height, ms, speedup_vs_global, cc, min_ms, cache, reps, se_pct, in_l2) into buf;
+ * return the length they need. */
 size_t ks_spheres_bench_table(const ks_spheres_bench_result *r, char *buf, size_t len);
 size_t ks_spheres_bench_csv(const ks_spheres_bench_result *r, char *buf, size_t len);
 

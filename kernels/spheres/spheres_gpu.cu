@@ -3,6 +3,7 @@
  * benchmark timing (spheres.h). The kernels are in spheres_render.cu
  * and spheres_binning.cu. */
 #include "kernels/common/ks_util.h"
+#include "kernels/common/l2_flush.h"
 #include "spheres_gpu_internal.h"
 
 const ks_spheres_gpu *ks_const_owner;
@@ -48,6 +49,7 @@ extern "C" void ks_spheres_gpu_destroy(ks_spheres_gpu *g)
     cudaFree(g->d_entries);
     cudaFree(g->d_entry_geom);
     cudaFree(g->d_image);
+    ks_l2_flush_destroy(g->flush);
     cudaFreeHost(g->h_stage);
     free(g->h_global);
     if (g->stage_done) cudaEventDestroy(g->stage_done);
@@ -259,6 +261,62 @@ __global__ void spheres_wait_kernel(long long ns)
     } while ((long long)(t - t0) < ns);
 }
 
+/* One timed render of a timing (the loop's sample): ours or a user's, by its render function. */
+typedef struct sph_timed {
+    ks_spheres_gpu *g;
+    ks_sph_render_fn render;
+    const void *ctx;
+    cudaEvent_t ev[2];
+} sph_timed;
+
+static ks_status sph_sample(void *ctx, double *ms)
+{
+    sph_timed *t = (sph_timed *)ctx;
+    ks_spheres_gpu *g = t->g;
+    /* a head start for the host to queue the render's launches (a few us each) behind the wait */
+    spheres_wait_kernel<<<1, 1, 0, g->stream>>>(200000LL);
+    KS_CUDA_TRY(cudaPeekAtLastError());
+    KS_CUDA_TRY(cudaEventRecord(t->ev[0], g->stream));
+    KS_TRY(t->render(g, t->ctx));
+    KS_CUDA_TRY(cudaEventRecord(t->ev[1], g->stream));
+    KS_CUDA_TRY(cudaEventSynchronize(t->ev[1]));
+    float f = 0.0f;
+    KS_CUDA_TRY(cudaEventElapsedTime(&f, t->ev[0], t->ev[1]));
+    *ms = f;
+    return KS_OK;
+}
+
+static ks_status sph_flush(void *ctx)
+{
+    ks_spheres_gpu *g = ((sph_timed *)ctx)->g;
+    return ks_l2_flush_run(&g->flush, g->stream);
+}
+
+ks_status ks_sph_time_renders(ks_spheres_gpu *g, ks_sph_render_fn render, const void *ctx, const char *name,
+                              int n, int w, int h, const ks_timing_opts *o, ks_timing *out)
+{
+    double l2 = 0.0;
+    KS_TRY(ks_cuda_l2_bytes(&l2));
+    sph_timed t = {g, render, ctx, {NULL, NULL}};
+    cudaError_t e = cudaEventCreate(&t.ev[0]);
+    if (e == cudaSuccess) e = cudaEventCreate(&t.ev[1]);
+    if (e != cudaSuccess) {
+        if (t.ev[0]) cudaEventDestroy(t.ev[0]);
+        return ks_fail(KS_ERR_CUDA, "spheres: timing events: %s", cudaGetErrorString(e));
+    }
+    const int track = g->track; /* the live ring would record these renders too */
+    g->track = 0;
+    /* the working set: 32 bytes a sphere read, 4 a pixel written */
+    const ks_timing_run run = {sph_sample, sph_flush, &t, 32.0 * (n > 0 ? n : 0) + 4.0 * (double)w * h, l2};
+    ks_status st = ks_timing_measure(&run, o, out);
+    if (st != KS_OK) ks_error_prefix("spheres: timing %s", name);
+    cudaStreamSynchronize(g->stream);
+    cudaEventDestroy(t.ev[0]);
+    cudaEventDestroy(t.ev[1]);
+    g->track = track;
+    return st;
+}
+
 /* ks_spheres_gpu_time's render: our variant m. */
 typedef struct our_render {
     ks_spheres_mem m;
@@ -272,65 +330,10 @@ static ks_status render_ours(ks_spheres_gpu *g, const void *ctx)
     return ks_spheres_gpu_render(g, r->m, r->block, r->w, r->h, NULL);
 }
 
-extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
-                                         int w, int h, int warmup, int reps, double *median_ms,
-                                         double *min_ms)
+extern "C" ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h,
+                                         const ks_timing_opts *o, ks_timing *out)
 {
     const our_render r = {m, block, w, h};
-    return ks_sph_time_renders(g, render_ours, &r, ks_spheres_mem_name(m), warmup, reps, median_ms, min_ms);
-}
-
-ks_status ks_sph_time_renders(ks_spheres_gpu *g, ks_sph_render_fn render, const void *ctx, const char *name,
-                              int warmup, int reps, double *median_ms, double *min_ms)
-{
-
-    if (reps < 1) reps = 1;
-    const int track = g->track;
-    g->track = 0;
-    ks_status st = KS_OK;
-    double *ms = (double *)malloc((size_t)reps * sizeof *ms);
-    cudaEvent_t *ev = (cudaEvent_t *)calloc((size_t)reps * 2, sizeof *ev);
-    if (!ms || !ev) {
-        free(ms);
-        free(ev);
-        g->track = track;
-        return ks_fail(KS_ERR_OUT_OF_MEMORY, "spheres: out of host memory");
-    }
-    cudaError_t e = cudaSuccess;
-    int made = 0;
-    for (; made < 2 * reps && e == cudaSuccess; ++made) e = cudaEventCreate(&ev[made]);
-    if (e != cudaSuccess) --made;
-    for (int k = 0; e == cudaSuccess && st == KS_OK && k < warmup; ++k)
-        st = render(g, ctx);
-    if (e == cudaSuccess && st == KS_OK) e = cudaStreamSynchronize(g->stream);
-    if (e == cudaSuccess && st == KS_OK) {
-        /* enough head start for the host to queue every rep (a few us each) */
-        const long long wait_ns = 1000000LL + 50000LL * reps;
-        spheres_wait_kernel<<<1, 1, 0, g->stream>>>(wait_ns < 50000000LL ? wait_ns : 50000000LL);
-        e = cudaPeekAtLastError();
-    }
-    for (int k = 0; e == cudaSuccess && st == KS_OK && k < reps; ++k) {
-        e = cudaEventRecord(ev[2 * k], g->stream);
-        if (e != cudaSuccess) break;
-        st = render(g, ctx);
-        if (st == KS_OK) e = cudaEventRecord(ev[2 * k + 1], g->stream);
-    }
-    const cudaError_t sync = cudaStreamSynchronize(g->stream);
-    if (e == cudaSuccess) e = sync;
-    for (int k = 0; e == cudaSuccess && st == KS_OK && k < reps; ++k) {
-        float f = 0.0f;
-        e = cudaEventElapsedTime(&f, ev[2 * k], ev[2 * k + 1]);
-        ms[k] = f;
-    }
-    if (st == KS_OK && e != cudaSuccess)
-        st = ks_fail(KS_ERR_CUDA, "spheres: timing %s failed: %s", name, cudaGetErrorString(e));
-    if (st == KS_OK) {
-        *median_ms = ks_median_sort(ms, reps); /* sorts: ms[0] is the minimum */
-        *min_ms = ms[0];
-    }
-    for (int k = 0; k < made; ++k) cudaEventDestroy(ev[k]);
-    free(ev);
-    free(ms);
-    g->track = track;
-    return st;
+    const int n = m == KS_SPHERES_MEM_CONSTANT ? g->n_const : g->n_global;
+    return ks_sph_time_renders(g, render_ours, &r, ks_spheres_mem_name(m), n, w, h, o, out);
 }

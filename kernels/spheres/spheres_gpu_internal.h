@@ -70,6 +70,7 @@ struct ks_spheres_gpu {
     ks_sph_slot ring[KS_SPH_RING];
     int ring_ready;             /* events created */
     int ring_head, ring_used;
+    struct ks_l2_flush *flush;  /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
 };
 
 /* ---- Device helpers of the shared and binned kernels ---- */
@@ -167,10 +168,10 @@ void ks_sph_sample_end(ks_spheres_gpu *g, int slot);
 ks_status ks_sph_grow_image(ks_spheres_gpu *g, size_t bytes);
 /* One render for the timing below: enqueues it on g->stream. */
 typedef ks_status (*ks_sph_render_fn)(ks_spheres_gpu *g, const void *ctx);
-/* Median and minimum ms of reps event-timed renders after warmup untimed ones
- * (ks_spheres_gpu_time's way, for ours and a user's); name for the error. */
+/* Renders timed by the benches' loop (ks_spheres_gpu_time's way, for ours and a user's): n spheres
+ * and a w x h picture make the working set; name for the error. */
 ks_status ks_sph_time_renders(ks_spheres_gpu *g, ks_sph_render_fn render, const void *ctx, const char *name,
-                              int warmup, int reps, double *median_ms, double *min_ms);
+                              int n, int w, int h, const ks_timing_opts *o, ks_timing *out);
 
 /* spheres_render.cu: copies bytes of packed spheres into c_spheres. */
 cudaError_t ks_sph_copy_constant(const void *src, size_t bytes, cudaStream_t stream);

@@ -27,10 +27,10 @@ ks_status ks_spheres_gpu_download(ks_spheres_gpu *g, int w, int h, unsigned char
     (void)w, (void)h, (void)rgba;
     KS_SNO;
 }
-ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h, int warmup,
-                              int reps, double *median_ms, double *min_ms)
+ks_status ks_spheres_gpu_time(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2], int w, int h,
+                              const ks_timing_opts *o, ks_timing *out)
 {
-    (void)m, (void)block, (void)w, (void)h, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    (void)m, (void)block, (void)w, (void)h, (void)o, (void)out;
     KS_SNO;
 }
 void ks_spheres_gpu_track(ks_spheres_gpu *g, int on) { (void)g, (void)on; }

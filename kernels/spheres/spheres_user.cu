@@ -117,10 +117,10 @@ static ks_status render_user(ks_spheres_gpu *g, const void *ctx)
 }
 
 extern "C" ks_status ks_spheres_gpu_time_user(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2], int w,
-                                              int h, int warmup, int reps, double *median_ms, double *min_ms)
+                                              int h, const ks_timing_opts *o, ks_timing *out)
 {
     const user_render r = {u, block, w, h};
-    return ks_sph_time_renders(g, render_user, &r, ks_user_code_name(u), warmup, reps, median_ms, min_ms);
+    return ks_sph_time_renders(g, render_user, &r, ks_user_code_name(u), g->n_global, w, h, o, out);
 }
 
 extern "C" ks_status ks_spheres_user_attrs(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2],

@@ -42,10 +42,9 @@ ks_status ks_spheres_user_check(const ks_spheres_user *u, int count, const int b
  * that column (ks_spheres_sample.mem), -1: not timed. */
 ks_status ks_spheres_gpu_render_user(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2], int w, int h,
                                      void *dst, int tag);
-/* Median and minimum ms of reps timed renders (after warmup untimed), as
- * ks_spheres_gpu_time times ours. Synchronous. */
+/* u's renders timed by the benches' loop, as ks_spheres_gpu_time times ours. Synchronous. */
 ks_status ks_spheres_gpu_time_user(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2], int w, int h,
-                                   int warmup, int reps, double *median_ms, double *min_ms);
+                                   const ks_timing_opts *o, ks_timing *out);
 /* Registers, shared memory and occupancy of u at block. */
 ks_status ks_spheres_user_attrs(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2], ks_kernel_attrs *out);
 

@@ -32,9 +32,9 @@ ks_status ks_spheres_gpu_render_user(ks_spheres_gpu *g, const ks_spheres_user *u
     return KS_NO_CUDA("spheres");
 }
 ks_status ks_spheres_gpu_time_user(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2], int w, int h,
-                                   int warmup, int reps, double *median_ms, double *min_ms)
+                                   const ks_timing_opts *o, ks_timing *out)
 {
-    (void)g, (void)u, (void)block, (void)w, (void)h, (void)warmup, (void)reps, (void)median_ms, (void)min_ms;
+    (void)g, (void)u, (void)block, (void)w, (void)h, (void)o, (void)out;
     return KS_NO_CUDA("spheres");
 }
 ks_status ks_spheres_user_attrs(ks_spheres_gpu *g, const ks_spheres_user *u, const int block[2], ks_kernel_attrs *out)

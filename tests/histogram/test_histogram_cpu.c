@@ -190,16 +190,24 @@ static void test_csv(void **state)
     rows[0].gbs = 2.048;
     rows[0].t_peak_gbs = 4.096;
     rows[0].pct_cub = 90.0;
+    rows[0].timing = (ks_timing){.median_ms = 0.5, .min_ms = 0.25, .se_pct = 0.5, .reps = 40, .cache = KS_CACHE_COLD,
+                                 .working_set_bytes = 2048.0, .l2_bytes = 1e6};
+    snprintf(rows[0].kernel, sizeof rows[0].kernel, "lane32x4 (chosen for this input: 0.5000 ms vs 0.6000 for own8x5)");
     rows[1] = rows[0];
     snprintf(rows[1].variant, sizeof rows[1].variant, "cpu");
     rows[1].pct_cub = -1.0;
+    rows[1].kernel[0] = '\0';
+    rows[1].timing = (ks_timing){.median_ms = 0.5, .min_ms = 0.25, .se_pct = -1.0, .reps = 2, .cache = KS_CACHE_WARM,
+                                 .working_set_bytes = 1024.0};
     const size_t need = ks_hbench_csv(rows, 2, NULL, 0);
     char *buf = malloc(need + 1);
     assert_non_null(buf);
     assert_int_equal(ks_hbench_csv(rows, 2, buf, need + 1), need);
-    assert_string_equal(buf, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n"
-                             "\"GPU X\",warp,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,90.0,8.6\n"
-                             "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,,8.6\n");
+    assert_string_equal(buf, "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc,kernel,"
+                             "cache,reps,se_pct,in_l2\n"
+                             "\"GPU X\",warp,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,90.0,8.6,"
+                             "\"lane32x4 (chosen for this input: 0.5000 ms vs 0.6000 for own8x5)\",cold,40,0.500,1\n"
+                             "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,50.00,,8.6,,warm,2,,0\n");
     char small[10];
     assert_int_equal(ks_hbench_csv(rows, 2, small, sizeof small), need); /* cut, still terminated */
     assert_int_equal(strlen(small), sizeof small - 1);
@@ -207,17 +215,27 @@ static void test_csv(void **state)
     char *table = malloc(tneed + 1);
     assert_non_null(table);
     ks_hbench_table(rows, 2, table, tneed + 1);
-    assert_int_equal(ks_test_count_lines(table), 3);
+    assert_int_equal(ks_test_count_lines(table), 4); /* header, two rows, the kernel warp chose */
+    assert_non_null(strstr(table, "warp on text (1024 bytes): lane32x4 (chosen for this input: 0.5000 ms vs 0.6000 for own8x5)\n"));
+    assert_non_null(strstr(table, " cold    40   0.50\n"));
+    assert_null(strstr(table, "in L2")); /* 50 % of T_peak: nothing to explain */
     free(table);
     free(buf);
     /* a host T_peak that cannot be trusted: no %T_peak, and the table says why */
     rows[1].verdict = KS_PEAK_UNRELIABLE;
     char csv[1024], text[1024];
     ks_hbench_csv(rows, 2, csv, sizeof csv);
-    assert_non_null(strstr(csv, "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,,,8.6\n"));
+    assert_non_null(strstr(csv, "\"GPU X\",cpu,text,bytes,1024,256,0.500000,0.250000,2.048,4.096,,,8.6,,warm,2,,0\n"));
     ks_hbench_table(rows, 2, text, sizeof text);
     assert_non_null(strstr(text, "     n/a "));
     assert_non_null(strstr(text, "%T_peak n/a: T_peak unreliable (busy CPU)\n"));
+    /* a rate above T_peak from bytes that fit the L2 says so beside it */
+    rows[0].gbs = 8.192;
+    ks_hbench_table(rows, 1, text, sizeof text);
+    assert_non_null(strstr(text, "  200.0 in L2 "));
+    rows[0].timing.l2_bytes = 1000.0; /* 2 KiB do not fit: the figure stands bare */
+    ks_hbench_table(rows, 1, text, sizeof text);
+    assert_null(strstr(text, "in L2"));
 }
 
 static void test_float_bins(void **state)

@@ -236,9 +236,11 @@ static void test_errors(void **state)
     assert_int_equal(ks_hist_gpu_chunk(g, 0, 1, 4, NULL), KS_ERR_INVALID); /* odd pair start */
     assert_int_equal(ks_hist_gpu_chunk(g, 0, 0, 5, NULL), KS_ERR_INVALID); /* past the end */
     assert_int_equal(ks_hist_gpu_chunk(g, KS_HIST_VARIANT_NUM, 0, 4, NULL), KS_ERR_INVALID);
-    double ms = -1.0, mn = -1.0;
-    assert_int_equal(ks_hist_gpu_time(g, 3, 1, 3, &ms, &mn), KS_OK);
-    assert_true(ms >= mn && mn >= 0.0);
+    const ks_timing_opts three = {.reps = 3, .warmup = 1};
+    ks_timing t;
+    assert_int_equal(ks_hist_gpu_time(g, 3, &three, &t), KS_OK);
+    assert_true(t.median_ms >= t.min_ms && t.min_ms >= 0.0 && t.reps == 3);
+    assert_int_equal(t.cache, KS_CACHE_COLD); /* 4 bytes: far under 4x the L2 */
     ks_hist_gpu_destroy(g);
 }
 

@@ -4,6 +4,9 @@ ks_add_test(NAME test_histogram_cpu LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/
 target_link_libraries(test_histogram_cpu PRIVATE ks_test_util)
 set_property(TEST test_histogram_cpu APPEND PROPERTY LABELS gl)
 ks_add_test(NAME test_histogram_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_histogram_gpu.c)
+# The byte kernels warp chooses among (kernels/histogram/hist_fast.h), each exact on every input,
+# length and alignment; the choice timed on the input and exact.
+ks_add_test(NAME test_hist_fast_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_hist_fast_gpu.c TIMEOUT 300)
 # A user's histogram kernel, no GPU needed: the starters compile with NVRTC, new-kernel, --help's
 # contract, compile errors as file:line lines, --kernel-file without a device and its flags, the
 # check's comparison.

@@ -132,15 +132,17 @@ int main(int argc, char **argv)
                 const int *blk = sets[si].blocks[b];
                 char bname[32];
                 snprintf(bname, sizeof bname, blk[2] > 1 ? "%dx%dx%d" : "%dx%d", blk[0], blk[1], blk[2]);
-                double ms = 0.0;
                 ks_kernel_attrs at;
                 memset(&at, 0, sizeof at);
+                const ks_timing_opts o = {.cache = KS_CACHE_WARM, .reps = quick ? 3 : 7};
+                ks_timing t;
                 if (ks_lsolver_kernel_attrs(s, id, blk, &at) != KS_OK ||
-                    ks_lsolver_time(s, id, blk, sets[si].iters, quick ? 3 : 7, &ms) != KS_OK) {
+                    ks_lsolver_time(s, id, blk, sets[si].iters, &o, &t) != KS_OK) {
                     printf("%-14s %-8s %-8s   refused: %s\n", gname, sets[si].variant, bname,
                            ks_error_message());
                     continue;
                 }
+                const double ms = t.median_ms / sets[si].iters;
                 const double teff = 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
                 printf("%-14s %-8s %-8s %9.4f %9.1f %9.1f %7.3f %5d %5.2f\n", gname,
                        sets[si].variant, bname, ms, teff, peak, teff / peak, at.registers,

@@ -279,6 +279,12 @@ static void test_variant_table(void **state)
     assert_null(ks_lvariant_get(ks_lvariant_count()));
     assert_string_equal(ks_lvariant_get(ks_lvariant_default(3))->name, "regq");
     assert_string_equal(ks_lvariant_get(ks_lvariant_default(2))->name, "vec2d");
+    /* regq's default block is the one measured fastest on an H200 (cc 9.0, 132 SMs); other GPUs are told so */
+    const int *rb = ks_lvariant_get(ks_lvariant_find(3, "regq"))->default_block;
+    assert_true(rb[0] == 32 && rb[1] == 8 && rb[2] == 1);
+    assert_string_equal(ks_lvariant_blocks_measured_on(90, 132), "H200");
+    assert_null(ks_lvariant_blocks_measured_on(90, 114)); /* an H100 PCIe: another SM count */
+    assert_null(ks_lvariant_blocks_measured_on(86, 84));
     const int tb = ks_lvariant_find(3, "tblock");
     assert_true(ks_lvariant_get(tb)->steps_per_launch > 1);
     /* next cycles through the same dims */

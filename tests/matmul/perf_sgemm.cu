@@ -1,6 +1,7 @@
-/* SGEMM perf harness (an executable, not a test): every tile configuration of
- * kernels/matmul/sgemm_warptile.h against cuBLAS SGEMM in plain FP32, and the
- * scene's regtile, at each size (M = N = K).
+/* SGEMM perf harness (an executable, not a test): regtile in every tile shape
+ * (kernels/matmul/matmul_tiles.h, matmul_regtile.cu) against cuBLAS SGEMM in
+ * plain FP32, and the scene's regtile (the shape its context chose), at each
+ * size (M = N = K).
  * Each configuration is first checked against cuBLAS on random non-zero data
  * (C poisoned with NaN first): ||C - C_cublas|| / ||C_cublas|| < 1e-5. Times:
  * CUDA events between back-to-back launches after 3 warm-ups, the median of
@@ -8,7 +9,7 @@
  * Usage: perf_sgemm [--sizes 1024,2048,4096,8192] [--reps N] [--configs a,b]
  * Prints: device; each config's registers, local memory, shared memory and
  * occupancy; per size a table (config, ms, TFLOP/s, ratio to cuBLAS, error);
- * BEST lines; the tile each pick (heuristic, tune) would choose. Exit 77: no GPU. */
+ * BEST lines; the shape the scene chose and how (its table, else a tune). Exit 77: no GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@
 
 #include "kernels/common/ks_error.h"
 #include "kernels/matmul/matmul.h"
-#include "kernels/matmul/sgemm_warptile.h"
+#include "kernels/matmul/matmul_launch.h"
+#include "kernels/matmul/matmul_tiles.h"
 
 #define CK(x)                                                                                      \
     do {                                                                                           \
@@ -101,7 +103,8 @@ static void run_one(ctx *x, int cfg) /* cfg < 0: cuBLAS */
         CB(cublasSgemm(x->blas, CUBLAS_OP_N, CUBLAS_OP_N, x->n, x->m, x->k, &one, x->b, x->n, x->a, x->k, &zero, x->c,
                        x->n));
     } else {
-        KS(ks_matmul_wt_run(cfg, x->a, x->b, x->c, x->m, x->n, x->k, x->stream));
+        const ks_matmul_size s = {x->m, x->n, x->k};
+        KS(ks_matmul_rt_run(cfg, x->a, x->b, x->c, &s, NULL, x->stream));
     }
 }
 
@@ -190,18 +193,18 @@ int main(int argc, char **argv)
     printf("cuBLAS %d: cublasSgemm, math mode %s (plain FP32, no TF32)\n", ver,
            mode == CUBLAS_PEDANTIC_MATH ? "CUBLAS_PEDANTIC_MATH" : "NOT PEDANTIC");
     for (int r = 0; r <= MAX_REPS; ++r) CK(cudaEventCreate(&x.ev[r]));
-    KS(ks_matmul_wt_prepare());
+    KS(ks_matmul_rt_prepare());
 
-    const int ncfg = ks_matmul_wt_count();
+    const int ncfg = ks_matmul_rt_count();
     int use[MAX_CFG];
     printf("%-28s %5s %6s %7s %9s %9s\n", "config", "regs", "local", "smem", "blocks/SM", "warps/SM");
     for (int i = 0; i < ncfg && i < MAX_CFG; ++i) {
-        const ks_matmul_wt_config *cf = ks_matmul_wt_get(i);
+        const ks_matmul_rt_config *cf = ks_matmul_rt_get(i);
         char key[96];
         snprintf(key, sizeof key, ",%s,", cf->name);
         use[i] = only[0] == '\0' || strstr(only, key) != NULL;
-        ks_matmul_wt_attrs at;
-        KS(ks_matmul_wt_attrs_get(i, &at));
+        ks_matmul_rt_attrs at;
+        KS(ks_matmul_rt_attrs_get(i, &at));
         printf("%-28s %5d %6d %7d %9d %9d\n", cf->name, at.regs, at.local_bytes, at.smem_bytes, at.blocks_per_sm,
                at.warps_per_sm);
     }
@@ -232,7 +235,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < ncfg; ++i) {
                 const double err = check_one(&x, i);
                 if (!(err < 1e-5)) {
-                    printf("WRONG %s at %dx%dx%d: rel err %.2e\n", ks_matmul_wt_get(i)->name, x.m, x.n, x.k, err);
+                    printf("WRONG %s at %dx%dx%d: rel err %.2e\n", ks_matmul_rt_get(i)->name, x.m, x.n, x.k, err);
                     ++edge_fails;
                 }
             }
@@ -258,18 +261,27 @@ int main(int argc, char **argv)
         printf("%-6s %-28s %9s %8s %7s %9s\n", "size", "config", "ms", "TFLOP/s", "x_cublas", "rel_err");
         /* the scene's regtile on its own (exact, formula) inputs, timed by its own API */
         ks_matmul_size ms = {n, n, n};
-        double rt_med = 0.0, rt_min = 0.0;
-        if (ks_matmul_gpu_setup(scene, &ms) == KS_OK &&
-            ks_matmul_gpu_time(scene, KS_MATMUL_REGTILE, 0, 3, reps, &rt_med, &rt_min) == KS_OK)
-            printf("%-6d %-28s %9.4f %8.2f %7.3f %9s\n", n, "regtile (scene)", rt_med, flop / rt_med / 1e9,
-                   cublas_ms / rt_med, "-");
-        else
+        ks_timing_opts warm = {};
+        warm.cache = KS_CACHE_WARM;
+        warm.reps = reps;
+        warm.warmup = 3;
+        ks_timing rt;
+        ks_matmul_rt_choice chosen;
+        char how[128] = "";
+        if (ks_matmul_gpu_setup(scene, &ms) == KS_OK && ks_matmul_gpu_regtile(scene, &chosen) == KS_OK &&
+            ks_matmul_gpu_time(scene, KS_MATMUL_REGTILE, 0, &warm, &rt) == KS_OK) {
+            ks_matmul_rt_choice_text(&chosen, how, sizeof how);
+            printf("%-6d %-28s %9.4f %8.2f %7.3f %9s  %s\n", n, "regtile (scene)", rt.median_ms, flop / rt.median_ms / 1e9,
+                   cublas_ms / rt.median_ms, "-", how);
+        } else {
             printf("%-6d %-28s failed: %s\n", n, "regtile (scene)", ks_error_message());
+        }
         int best = -1;
         double best_ms = 0.0;
         for (int i = 0; i < ncfg; ++i) {
             if (!use[i]) continue;
-            const ks_matmul_wt_config *cf = ks_matmul_wt_get(i);
+            const ks_matmul_rt_config *cf = ks_matmul_rt_get(i);
+            if (!cf->vec) continue; /* the any-shape instance: checked on the edge shapes above */
             const double err = check_one(&x, i);
             const int ok = err < 1e-5; /* NaN fails */
             const double t = time_one(&x, i, reps); /* timed even when wrong: the table marks it */
@@ -281,14 +293,12 @@ int main(int argc, char **argv)
                 best_ms = t;
             }
         }
-        int tuned = -1;
-        double tuned_ms = 0.0;
-        KS(ks_matmul_wt_tune(x.a, x.b, x.c, n, n, n, x.stream, &tuned, &tuned_ms));
-        const int picked = ks_matmul_wt_pick(n, n, n, prop.multiProcessorCount, prop.major * 10 + prop.minor);
+        ks_matmul_rt_choice tuned;
+        KS(ks_matmul_rt_tune(x.a, x.b, x.c, &ms, x.stream, &tuned));
         if (best >= 0)
-            printf("BEST %d %s %.4f ms %.2f TFLOP/s %.3f x cuBLAS (%.4f ms); pick: %s; tune: %s\n", n,
-                   ks_matmul_wt_get(best)->name, best_ms, flop / best_ms / 1e9, cublas_ms / best_ms, cublas_ms,
-                   ks_matmul_wt_get(picked)->name, tuned >= 0 ? ks_matmul_wt_get(tuned)->name : "-");
+            printf("BEST %d %s %.4f ms %.2f TFLOP/s %.3f x cuBLAS (%.4f ms); scene: %s; tune: %s\n", n,
+                   ks_matmul_rt_get(best)->name, best_ms, flop / best_ms / 1e9, cublas_ms / best_ms, cublas_ms, how,
+                   ks_matmul_rt_get(tuned.config)->name);
         fflush(stdout);
     }
     ks_matmul_gpu_destroy(scene);

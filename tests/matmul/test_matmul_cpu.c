@@ -20,6 +20,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_draw.h"
 #include "kernels/matmul/matmul_bench.h"
+#include "kernels/matmul/matmul_tiles.h"
 #include "kernels/common/colormap.h"
 #include "tests/test_util.h"
 
@@ -76,7 +77,7 @@ static void check_gold(int M, int N, int K)
     assert_non_null(ct);
     for (size_t q = 0; q < sizeof sides / sizeof *sides; ++q) {
         int tx, ty;
-        ks_matmul_tile_grid(&s, sides[q], &tx, &ty);
+        ks_matmul_tile_grid(&s, (ks_matmul_tile){sides[q], sides[q]}, &tx, &ty);
         assert_int_equal(tx, (N + sides[q] - 1) / sides[q]);
         assert_int_equal(ty, (M + sides[q] - 1) / sides[q]);
         ks_matmul_tile_rec *rec = calloc((size_t)tx * ty, sizeof *rec);
@@ -144,11 +145,17 @@ static void test_model(void **state)
     (void)state;
     const ks_matmul_size s = {1024, 1024, 1024};
     const double mnk = 1024.0 * 1024 * 1024, c = 4.0 * 1024 * 1024;
-    assert_true(ks_matmul_model_bytes(KS_MATMUL_NAIVE, 0, &s) == 8.0 * mnk + c);
-    assert_true(ks_matmul_model_bytes(KS_MATMUL_TILED, 32, &s) == 8.0 * mnk / 32 + c);
-    assert_true(ks_matmul_model_bytes(KS_MATMUL_REGTILE, 0, &s) == 8.0 * mnk / 128 + c);
-    assert_int_equal(ks_matmul_block_tile(KS_MATMUL_TILED, 8), 8);
-    assert_int_equal(ks_matmul_block_tile(KS_MATMUL_REGTILE, 8), 128);
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_NAIVE, (ks_matmul_tile){16, 16}, &s) == 8.0 * mnk + c);
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_TILED, (ks_matmul_tile){32, 32}, &s) == 8.0 * mnk / 32 + c);
+    /* a 128x256 tile: A once per 256-wide column band, B once per 128-tall row band */
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_REGTILE, (ks_matmul_tile){128, 256}, &s) == 4.0 * mnk * (3.0 / 256) + c);
+    assert_true(ks_matmul_model_bytes(KS_MATMUL_CUBLAS, (ks_matmul_tile){0, 0}, &s) == 8.0 * mnk / 128 + c);
+    ks_matmul_tile t = ks_matmul_block_tile(KS_MATMUL_TILED, 8, 0);
+    assert_true(t.m == 8 && t.n == 8);
+    t = ks_matmul_block_tile(KS_MATMUL_REGTILE, 8, ks_matmul_rt_find("128x256x16/64x64/8x16"));
+    assert_true(t.m == 128 && t.n == 256);
+    t = ks_matmul_block_tile(KS_MATMUL_CUBLAS, 0, 0);
+    assert_true(t.m == 0 && t.n == 0);
     ks_matmul_variant v;
     assert_int_equal(ks_matmul_variant_parse("regtile", &v), 0);
     assert_int_equal(v, KS_MATMUL_REGTILE);
@@ -174,13 +181,13 @@ static void test_picture(void **state)
         for (int j = 0; j < 4; ++j) c[i * 4 + j] = (float)i;
     unsigned char lut[256][4], px[2 * 2 * 4];
     for (int e = 0; e < 256; ++e) lut[e][0] = lut[e][1] = lut[e][2] = (unsigned char)e, lut[e][3] = 255;
-    ks_matmul_draw_cpu(&s, c, 2, 2, lut, 0.0f, 3.0f, 0, px);
+    ks_matmul_draw_cpu(&s, c, 2, 2, lut, 0.0f, 3.0f, (ks_matmul_tile){0, 0}, px);
     /* rows bottom-up: pixel row 1 shows C rows 0-1 (mean 0.5), row 0 rows 2-3 (mean 2.5) */
     assert_int_equal(px[4 * 2], ks_colormap_index(0.5f, 0.0f, 1.0f / 3.0f));
     assert_int_equal(px[0], ks_colormap_index(2.5f, 0.0f, 1.0f / 3.0f));
     /* enlarged 8x8 with grid 2: lines at cells 2 (pixels 4) only, once each */
     unsigned char big[8 * 8 * 4];
-    ks_matmul_draw_cpu(&s, c, 8, 8, lut, 0.0f, 3.0f, 2, big);
+    ks_matmul_draw_cpu(&s, c, 8, 8, lut, 0.0f, 3.0f, (ks_matmul_tile){2, 2}, big);
     int white_cols = 0;
     for (int x = 0; x < 8; ++x) {
         int all = 1;
@@ -222,8 +229,9 @@ static void test_tile_picture(void **state)
 {
     (void)state;
     const ks_matmul_size s = {5, 7, 3};
+    const ks_matmul_tile two = {2, 2};
     int tx, ty;
-    ks_matmul_tile_grid(&s, 2, &tx, &ty);
+    ks_matmul_tile_grid(&s, two, &tx, &ty);
     assert_int_equal(tx, 4);
     assert_int_equal(ty, 3);
     ks_matmul_tile_rec rec[12];
@@ -248,7 +256,7 @@ static void test_tile_picture(void **state)
     unsigned char px[7 * 5 * 4];
     const unsigned char gray[4] = {96, 96, 96, 255};
     for (int pic = KS_MATMUL_PIC_UNIT; pic <= KS_MATMUL_PIC_TIME; ++pic) {
-        ks_matmul_draw_tiles_cpu(&s, 2, rec, (ks_matmul_picture)pic, pal, lut, first, last, 7, 5, px);
+        ks_matmul_draw_tiles_cpu(&s, two, rec, (ks_matmul_picture)pic, pal, lut, first, last, 7, 5, px);
         for (int i = 0; i < 5; ++i)
             for (int j = 0; j < 7; ++j) {
                 const int r = i / 2 * 4 + j / 2;
@@ -260,27 +268,27 @@ static void test_tile_picture(void **state)
             }
     }
     /* time: the first tile is the colormap's first entry, the last tile its last */
-    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_TIME, pal, lut, first, last, 7, 5, px);
+    ks_matmul_draw_tiles_cpu(&s, two, rec, KS_MATMUL_PIC_TIME, pal, lut, first, last, 7, 5, px);
     assert_memory_equal(px + 4 * (4 * 7 + 0), lut[0], 4);
     assert_memory_equal(px + 4 * (0 * 7 + 6), lut[255], 4);
     /* 6 pixels a cell: 12 a tile, so edges are drawn, dark, on tile boundaries only */
     enum { W = 42, H = 30 };
     unsigned char *big = malloc((size_t)W * H * 4);
     assert_non_null(big);
-    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_UNIT, pal, lut, first, last, W, H, big);
+    ks_matmul_draw_tiles_cpu(&s, two, rec, KS_MATMUL_PIC_UNIT, pal, lut, first, last, W, H, big);
     const unsigned char dark[4] = {20, 20, 20, 255};
     assert_memory_equal(big + 4 * ((size_t)(H - 1) * W + 12), dark, 4);  /* top row, x = 12: column 2 starts */
     assert_memory_equal(big + 4 * ((size_t)(H - 1) * W + 11), pal[rec[0].unit % 256], 4);
     assert_memory_equal(big + 4 * ((size_t)(H - 1 - 12) * W + 1), dark, 4); /* row 2 of C starts at y 12 */
     assert_memory_equal(big + 4 * ((size_t)(H - 1 - 13) * W + 1), pal[rec[4].unit % 256], 4);
     /* a tile narrower than KS_MATMUL_TILE_EDGE_PX pixels: no edges */
-    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_UNIT, pal, lut, first, last, 14, 10, big);
+    ks_matmul_draw_tiles_cpu(&s, two, rec, KS_MATMUL_PIC_UNIT, pal, lut, first, last, 14, 10, big);
     for (size_t e = 0; e < (size_t)14 * 10; ++e) assert_memory_not_equal(big + 4 * e, dark, 4);
     free(big);
     /* one record only: the span is empty, every tile the colormap's first entry */
     ks_matmul_tile_span(rec, 1, &first, &last);
     assert_true(first == last);
-    ks_matmul_draw_tiles_cpu(&s, 2, rec, KS_MATMUL_PIC_TIME, pal, lut, first, last, 7, 5, px);
+    ks_matmul_draw_tiles_cpu(&s, two, rec, KS_MATMUL_PIC_TIME, pal, lut, first, last, 7, 5, px);
     assert_memory_equal(px + 4 * (4 * 7 + 0), lut[0], 4);
     assert_int_equal(strcmp(ks_matmul_picture_name(KS_MATMUL_PIC_TIME), "finish time"), 0);
 }
@@ -292,14 +300,18 @@ static void test_bands(void **state)
     (void)state;
     const ks_matmul_size s = {5, 7, 3};
     ks_matmul_band b;
-    ks_matmul_band_of(&s, 2, 3, 4, &b);
+    const ks_matmul_tile two = {2, 2};
+    ks_matmul_band_of(&s, two, 3, 4, &b);
     assert_true(b.i0 == 2 && b.i1 == 4 && b.j0 == 4 && b.j1 == 6);
-    ks_matmul_band_of(&s, 2, 4, 6, &b); /* the last tile is cut short by C's edge */
+    ks_matmul_band_of(&s, two, 4, 6, &b); /* the last tile is cut short by C's edge */
     assert_true(b.i0 == 4 && b.i1 == 5 && b.j0 == 6 && b.j1 == 7);
+    /* a tile of 2 rows by 3 columns (regtile's are wider than tall): C[3][4] is in rows 2..3, columns 3..5 */
+    ks_matmul_band_of(&s, (ks_matmul_tile){2, 3}, 3, 4, &b);
+    assert_true(b.i0 == 2 && b.i1 == 4 && b.j0 == 3 && b.j1 == 6);
     enum { W = 42, H = 30 };
     unsigned char px[W * H * 4];
     for (int e = 0; e < W * H; ++e) px[4 * e] = 200, px[4 * e + 1] = 100, px[4 * e + 2] = 50, px[4 * e + 3] = 255;
-    ks_matmul_band_of(&s, 2, 3, 4, &b);
+    ks_matmul_band_of(&s, two, 3, 4, &b);
     ks_matmul_shade_bands_cpu(&s, &b, W, H, px);
     /* the pixel at C's cell (i, j), 6 pixels a cell, rows bottom-up; (dy, dx) inside the cell */
 #define AT(i, j, dy, dx) (px + 4 * ((size_t)(H - 1 - ((i) * 6 + (dy))) * W + (size_t)((j) * 6 + (dx))))
@@ -413,19 +425,76 @@ static void test_csv(void **state)
     snprintf(r->device, sizeof r->device, "GPU \"X\"");
     snprintf(r->cc, sizeof r->cc, "7.5");
     r->peak_gflops = 1000.0;
-    r->row_n = 2;
-    r->rows[0] = (ks_matmul_bench_row){"cublas", {4, 4, 4}, 0, 2.0, 64.0, 100.0, 6.4};
-    r->rows[1] = (ks_matmul_bench_row){"tiled", {4, 4, 4}, 16, 4.0, 32.0, 50.0, -1.0};
+    const ks_timing cold = {.median_ms = 2.0, .min_ms = 1.9, .se_pct = 0.25, .reps = 12, .cache = KS_CACHE_COLD,
+                            .working_set_bytes = 192.0, .l2_bytes = 50e6};
+    const ks_timing warm = {.median_ms = 4.0, .min_ms = 3.5, .se_pct = -1.0, .reps = 3, .cache = KS_CACHE_WARM};
+    r->rows[0] = (ks_matmul_bench_row){.variant = "cublas", .size = {4, 4, 4}, .timing = cold, .ms = 2.0, .gflops = 64.0,
+                                       .pct_cublas = 100.0, .pct_peak = 6.4};
+    r->rows[1] = (ks_matmul_bench_row){.variant = "tiled", .size = {4, 4, 4}, .tile = 16, .block_tile = {16, 16},
+                                       .timing = warm, .ms = 4.0, .gflops = 32.0, .pct_cublas = 50.0, .pct_peak = -1.0};
+    r->rows[2] = (ks_matmul_bench_row){.variant = "regtile", .size = {4096, 4096, 4096}, .block_tile = {128, 256},
+                                       .config = "128x256x16/64x64/8x16", .timing = warm, .ms = 4.0, .gflops = 32.0,
+                                       .pct_cublas = 50.0, .pct_peak = -1.0,
+                                       .config_how = "tile 128x256x16 (measured table, H200 at 4096^3)"};
+    r->row_n = 3;
     char buf[1024];
     const size_t n = ks_matmul_bench_csv(r, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
-    assert_string_equal(buf, "device,variant,m,n,k,tile,ms,gflops,pct_cublas,pct_peak,cc\n"
-                             "\"GPU \"\"X\"\"\",cublas,4,4,4,0,2.000000,64.000,100.00,6.40,7.5\n"
-                             "\"GPU \"\"X\"\"\",tiled,4,4,4,16,4.000000,32.000,50.00,n/a,7.5\n");
+    assert_string_equal(buf, "device,variant,m,n,k,tile,block_tile,config,ms,gflops,pct_cublas,pct_peak,cc,min_ms,cache,reps,"
+                             "se_pct,in_l2\n"
+                             "\"GPU \"\"X\"\"\",cublas,4,4,4,0,-,,2.000000,64.000,100.00,6.40,7.5,1.900000,cold,12,0.250,1\n"
+                             "\"GPU \"\"X\"\"\",tiled,4,4,4,16,16x16,,4.000000,32.000,50.00,n/a,7.5,3.500000,warm,3,,0\n"
+                             "\"GPU \"\"X\"\"\",regtile,4096,4096,4096,0,128x256,128x256x16/64x64/8x16,4.000000,32.000,50.00,"
+                             "n/a,7.5,3.500000,warm,3,,0\n");
+    /* the table names the shape regtile ran and why */
+    char table[4096];
+    ks_matmul_bench_table(r, table, sizeof table);
+    assert_non_null(strstr(table, "regtile at 4096x4096x4096: tile 128x256x16 (measured table, H200 at 4096^3), "
+                                  "128x256x16/64x64/8x16"));
+    assert_non_null(strstr(table, " cold    12   0.25"));
     char small[8];
     assert_int_equal(ks_matmul_bench_csv(r, small, sizeof small), n); /* length needed past len */
     assert_true(ks_matmul_bench_table(r, NULL, 0) > 0);
     free(r);
+}
+
+/* Tiles wider than tall (regtile's 128x256): 5x7 C in tiles of 2 rows by 3 columns (3 across, 3 down). */
+static void test_tile_picture_rect(void **state)
+{
+    (void)state;
+    const ks_matmul_size s = {5, 7, 3};
+    const ks_matmul_tile bt = {2, 3};
+    int tx, ty;
+    ks_matmul_tile_grid(&s, bt, &tx, &ty);
+    assert_int_equal(tx, 3);
+    assert_int_equal(ty, 3);
+    ks_matmul_tile_rec rec[9];
+    memset(rec, 0, sizeof rec);
+    for (int r = 0; r < 9; ++r) {
+        rec[r].unit = (unsigned)r;
+        rec[r].done = 1;
+        rec[r].t_ns = 1000ull * (unsigned long long)r;
+    }
+    unsigned char pal[256][4], lut[256][4], px[7 * 5 * 4];
+    ks_matmul_unit_palette(pal);
+    ks_colormap_table_rgba(KS_CMAP_VIRIDIS, lut);
+    ks_matmul_draw_tiles_cpu(&s, bt, rec, KS_MATMUL_PIC_UNIT, pal, lut, 0, 8000, 7, 5, px);
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 7; ++j) {
+            const int r = i / 2 * 3 + j / 3;
+            if (memcmp(px + 4 * ((size_t)(4 - i) * 7 + j), pal[r], 4) != 0)
+                fail_msg("C[%d][%d] is not drawn as tile %d", i, j, r);
+        }
+    /* edges at 6 pixels a cell: rows every 12 pixels, columns every 18 */
+    enum { W = 42, H = 30 };
+    unsigned char *big = malloc((size_t)W * H * 4);
+    assert_non_null(big);
+    ks_matmul_draw_tiles_cpu(&s, bt, rec, KS_MATMUL_PIC_UNIT, pal, lut, 0, 8000, W, H, big);
+    const unsigned char dark[4] = {20, 20, 20, 255};
+    assert_memory_equal(big + 4 * ((size_t)(H - 1) * W + 18), dark, 4);      /* column 3 starts at x 18 */
+    assert_memory_equal(big + 4 * ((size_t)(H - 1) * W + 12), pal[0], 4);   /* x 12: still tile 0 */
+    assert_memory_equal(big + 4 * ((size_t)(H - 1 - 12) * W + 1), dark, 4); /* row 2 at y 12 */
+    free(big);
 }
 
 static void usage(const char *a, const char *b, const char *c, const char *needle)
@@ -496,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_model),      cmocka_unit_test(test_picture), cmocka_unit_test(test_diff_picture),    cmocka_unit_test(test_csv),
         cmocka_unit_test(test_bad_input),  cmocka_unit_test(test_dump_field), cmocka_unit_test(test_tile_picture),
         cmocka_unit_test(test_picture_modes), cmocka_unit_test(test_bands),
+        cmocka_unit_test(test_tile_picture_rect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

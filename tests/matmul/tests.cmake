@@ -2,6 +2,8 @@
 ks_add_test(NAME test_matmul_cpu LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_matmul_cpu.c)
 target_link_libraries(test_matmul_cpu PRIVATE ks_test_util)
 set_property(TEST test_matmul_cpu APPEND PROPERTY LABELS gl) # runs the binary headless (EGL)
+# regtile's tile shape per size and GPU (kernels/matmul/matmul_tiles.h)
+ks_add_test(NAME test_matmul_tiles LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_matmul_tiles.c TIMEOUT 60)
 ks_add_test(NAME test_matmul_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_matmul_gpu.c)
 # A user's matmul kernel, no GPU needed: the starters compile with NVRTC, new-kernel, --help's
 # contract, compile errors as file:line lines, --kernel-file without a device, the check's comparison.
@@ -25,7 +27,7 @@ if(KS_CUDA AND Python3_EXECUTABLE)
   set_tests_properties(test_matmul_edit_diff_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 # SGEMM perf harness (an executable only; scripts/perf-issue38.sh runs it): every tile shape of
-# kernels/matmul/sgemm_warptile.h against cuBLAS in plain FP32, checked, per size.
+# regtile (kernels/matmul/matmul_regtile.cu, matmul_tiles.h) against cuBLAS in plain FP32, checked, per size.
 if(KS_CUDA)
   add_executable(perf_sgemm ${CMAKE_CURRENT_LIST_DIR}/perf_sgemm.cu)
   target_include_directories(perf_sgemm PRIVATE ${PROJECT_SOURCE_DIR})

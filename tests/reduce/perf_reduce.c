@@ -35,15 +35,16 @@ int main(int argc, char **argv)
             d.variants[v] = p && (p == vs || p[-1] == ',') && (p[len] == '\0' || p[len] == ',');
         }
         if (getenv("KS_PERF_SPAN_MS")) d.span_ms = atof(getenv("KS_PERF_SPAN_MS"));
-        if (getenv("KS_PERF_REPS")) d.reps = atoi(getenv("KS_PERF_REPS"));
-        if (getenv("KS_PERF_WARMUP")) d.warmup = atoi(getenv("KS_PERF_WARMUP"));
+        if (getenv("KS_PERF_REPS")) d.timing.reps = atoi(getenv("KS_PERF_REPS"));
+        if (getenv("KS_PERF_WARMUP")) d.timing.warmup = atoi(getenv("KS_PERF_WARMUP"));
+        d.timing.cache = getenv("KS_PERF_COLD") ? KS_CACHE_COLD : KS_CACHE_WARM; /* back to back unless asked */
         if (ks_reduce_bench_run(&d, r) != KS_OK) {
             fprintf(stderr, "perf_reduce: %s\n", ks_error_message());
             free(r);
             return 1;
         }
-        printf("device: %s (cc %s), block %d, T_peak %.1f GB/s, median of %d spans of >= %.0f ms\n", r->device, r->cc,
-               r->block, r->t_peak_gbs, r->reps, r->span_ms);
+        printf("device: %s (cc %s), block %d, T_peak %.1f GB/s, median of spans of >= %.0f ms (%s)\n", r->device, r->cc,
+               r->block, r->t_peak_gbs, r->span_ms, d.timing.cache == KS_CACHE_COLD ? "cold: one run a span" : "warm");
         printf("%-5s %-14s %11s %9s %9s %10s %6s %6s %6s\n", "op", "variant", "n", "ms", "t_eff_gbs", "t_peak_gbs",
                "ratio", "vs_cub", "K");
         for (int k = 0; k < r->row_n; ++k) {

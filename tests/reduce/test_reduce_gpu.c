@@ -204,9 +204,14 @@ static void test_timing(void **state)
     ks_reduce_gpu *g = NULL;
     OK(ks_reduce_gpu_create(&d, &g));
     for (int v = 0; v < KS_REDUCE_NUM; ++v) {
-        ks_reduce_timing t;
-        OK(ks_reduce_gpu_time(g, (ks_reduce_variant)v, 2.0, 1, 3, &t));
-        assert_true(t.median_ms > 0 && t.min_ms > 0 && t.min_ms <= t.median_ms && t.launches >= 1 && t.reps == 3);
+        for (int cache = KS_CACHE_COLD; cache <= KS_CACHE_WARM; ++cache) {
+            const ks_timing_opts o = {.cache = (ks_cache_policy)cache, .reps = 3, .warmup = 1};
+            ks_reduce_timing t;
+            OK(ks_reduce_gpu_time(g, (ks_reduce_variant)v, 2.0, &o, &t));
+            assert_true(t.median_ms > 0 && t.min_ms > 0 && t.min_ms <= t.median_ms && t.launches >= 1 && t.reps == 3);
+            assert_int_equal(t.timing.cache, cache);
+            if (cache == KS_CACHE_COLD) assert_int_equal(t.launches, 1); /* one run after each flush */
+        }
     }
     ks_reduce_gpu_destroy(g);
 }
@@ -221,7 +226,7 @@ static void test_bench(void **state)
     d.use_cuda = 1;
     d.sizes = n;
     d.size_n = 2;
-    d.reps = 3;
+    d.timing.reps = 3;
     d.span_ms = 2.0;
     ks_reduce_bench_result *r = calloc(1, sizeof *r);
     assert_non_null(r);
@@ -242,6 +247,7 @@ static void test_bench(void **state)
         assert_true(w->ratio > 0 && w->ratio < 3.0); /* small N sits in L2: above 1 is possible */
         assert_true(w->vs_cub > 0);
         if (strstr(w->variant, "_cub")) assert_true(fabs(w->vs_cub - 1.0) < 1e-12);
+        assert_true(w->timing.reps == 3 && w->timing.l2_bytes > 0.0 && w->timing.se_pct >= 0.0);
     }
     /* only the chosen variants (and their op's CUB) */
     memset(d.variants, 0, sizeof d.variants);

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[a], "--cpu") == 0) d.use_cuda = 0;
         else if (strcmp(argv[a], "--size") == 0 && v && sscanf(v, "%dx%d", &d.width, &d.height) == 2) ++a;
         else if (strcmp(argv[a], "--block") == 0 && v && sscanf(v, "%dx%d", &d.block[0], &d.block[1]) == 2) ++a;
-        else if (strcmp(argv[a], "--reps") == 0 && v) d.reps = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--reps") == 0 && v) d.timing.reps = atoi(argv[++a]);
         else if (strcmp(argv[a], "--runs") == 0 && v) runs = atoi(argv[++a]);
         else if (strcmp(argv[a], "--seed") == 0 && v) d.seed = strtoull(argv[++a], NULL, 10);
         else if (strcmp(argv[a], "--csv") == 0 && v) csv = argv[++a];

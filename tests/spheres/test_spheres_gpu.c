@@ -189,8 +189,12 @@ static void test_attrs_and_errors(void **state)
     ks_spheres_generate(8, 64, 512, 512, s);
     ks_spheres_pack(s, 64, p);
     assert_int_equal(ks_spheres_gpu_upload(gpu, KS_SPHERES_MEM_BINNED, p, 64), KS_OK);
-    assert_int_equal(ks_spheres_gpu_time(gpu, KS_SPHERES_MEM_BINNED, block, 512, 512, 2, 5, &med, &mn), KS_OK);
-    assert_true(med > 0.0 && mn > 0.0 && mn <= med);
+    const ks_timing_opts five = {.reps = 5};
+    ks_timing t;
+    assert_int_equal(ks_spheres_gpu_time(gpu, KS_SPHERES_MEM_BINNED, block, 512, 512, &five, &t), KS_OK);
+    med = t.median_ms;
+    mn = t.min_ms;
+    assert_true(med > 0.0 && mn > 0.0 && mn <= med && t.reps == 5 && t.cache == KS_CACHE_COLD);
     /* live tracking produces samples tagged with the variant */
     ks_spheres_gpu_track(gpu, 1);
     assert_int_equal(ks_spheres_gpu_upload(gpu, KS_SPHERES_MEM_SHARED, p, 64), KS_OK);

@@ -30,17 +30,20 @@ size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len)
     size_t used = 0;
     if (buf && len) buf[0] = '\0';
     ks_text_measure(buf, len, &used,
-                    "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc\n");
+                    "device,variant,input,mode,bytes,bins,ms,min_ms,gbs,t_peak_gbs,pct_tpeak,pct_cub,cc,kernel,"
+                    KS_TIMING_CSV_HEADER "\n");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
-        char pct[24] = "";
+        char pct[24] = "", timing[96], kernel[2 * sizeof r->kernel + 3] = "";
         if (r->verdict == KS_PEAK_RATIO)
             snprintf(pct, sizeof pct, "%.2f", r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
+        if (r->kernel[0]) ks_csv_quote(r->kernel, kernel, sizeof kernel);
+        ks_timing_csv(&r->timing, timing, sizeof timing);
         ks_text_measure(buf, len, &used, "\"%s\",%s,%s,%s,%llu,%u,%.6f,%.6f,%.3f,%.3f,%s,", r->device, r->variant,
                         r->input, r->mode, r->bytes, r->bins, r->ms, r->min_ms, r->gbs, r->t_peak_gbs, pct);
         if (r->pct_cub >= 0) ks_text_measure(buf, len, &used, "%.1f,", r->pct_cub);
         else ks_text_measure(buf, len, &used, ",");
-        ks_text_measure(buf, len, &used, "%s\n", r->cc[0] ? r->cc : "-");
+        ks_text_measure(buf, len, &used, "%s,%s,%s\n", r->cc[0] ? r->cc : "-", kernel, timing);
     }
     return used;
 }
@@ -49,17 +52,26 @@ size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len)
 {
     size_t used = 0;
     if (buf && len) buf[0] = '\0';
-    ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12s %6s %10s %9s %8s %8s\n", "variant", "input", "mode",
-                    "bytes", "bins", "ms", "GB/s", "%T_peak", "%cub");
+    ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12s %6s %10s %9s %14s %8s %5s %5s %6s\n", "variant", "input",
+                    "mode", "bytes", "bins", "ms", "GB/s", "%T_peak", "%cub", "cache", "reps", "se%");
     for (int i = 0; i < n; ++i) {
         const ks_hbench_row *r = &rows[i];
-        char cub[16] = "-", pct[16] = "n/a";
+        char cub[16] = "-", pct[32] = "n/a", se[16] = "-";
         if (r->pct_cub >= 0) snprintf(cub, sizeof cub, "%.1f", r->pct_cub);
-        if (r->verdict == KS_PEAK_RATIO)
-            snprintf(pct, sizeof pct, "%.1f", r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0);
-        ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %8s %8s\n", r->variant, r->input,
-                        r->mode, r->bytes, r->bins, r->ms, r->gbs, pct, cub);
+        if (r->verdict == KS_PEAK_RATIO) {
+            const char *note = ks_timing_l2_note(r->timing.working_set_bytes, r->timing.l2_bytes, r->gbs, r->t_peak_gbs);
+            snprintf(pct, sizeof pct, "%.1f%s%s", r->t_peak_gbs > 0 ? 100.0 * r->gbs / r->t_peak_gbs : 0.0,
+                     strcmp(note, "in L2") == 0 ? " " : "", strcmp(note, "in L2") == 0 ? note : "");
+        }
+        if (r->timing.se_pct >= 0) snprintf(se, sizeof se, "%.2f", r->timing.se_pct);
+        ks_text_measure(buf, len, &used, "%-8s %-8s %-6s %12llu %6u %10.4f %9.1f %14s %8s %5s %5d %6s\n", r->variant,
+                        r->input, r->mode, r->bytes, r->bins, r->ms, r->gbs, pct, cub,
+                        r->timing.reps ? ks_cache_policy_name(r->timing.cache) : "-", r->timing.reps, se);
     }
+    for (int i = 0; i < n; ++i) /* which byte kernel warp ran on each input, and why */
+        if (rows[i].kernel[0])
+            ks_text_measure(buf, len, &used, "%s on %s (%llu bytes): %s\n", rows[i].variant, rows[i].input, rows[i].bytes,
+                            rows[i].kernel);
     for (int v = KS_PEAK_NONE; v <= KS_PEAK_EXCEEDED; ++v) /* why a %T_peak is not given, once per reason */
         for (int i = 0; i < n; ++i)
             if (rows[i].verdict == v) {
@@ -124,6 +136,25 @@ static ks_status counters_row(ks_bench_counters *bc, int row, const ks_hbench_ro
 }
 
 /* One input at one size: check each variant (ours, then the kernel files), then time it. */
+/* The CPU gold once (the timing loop's sample, host clock). */
+typedef struct cpu_run {
+    const unsigned char *data;
+    size_t bytes;
+    ks_hist_mode mode;
+    unsigned bins;
+    uint64_t *got;
+} cpu_run;
+
+static ks_status cpu_sample(void *ctx, double *ms)
+{
+    const cpu_run *c = ctx;
+    memset(c->got, 0, sizeof(uint64_t) * c->bins);
+    const double t0 = ks_now_seconds();
+    ks_hist_gold(c->data, c->bytes, 0, c->bytes, c->mode, c->bins, c->got);
+    *ms = (ks_now_seconds() - t0) * 1e3;
+    return KS_OK;
+}
+
 static ks_status bench_one(const ks_options *opt, const char *device, int use_cuda, const ks_host_peak *host,
                            const int *variants, int nv, const ks_variant_set *files, const int user_block[3],
                            ks_hist_input_kind kind, unsigned long long bytes,
@@ -146,6 +177,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
     /* the CPU's ceiling: the host copy rate measured once for the run, the roof the roofline chart draws too */
     if (!use_cuda) t_peak = host->gbs;
     const int first = *nrows;
+    const ks_timing_opts timing = ks_bench_timing_opts(opt);
     double cub_ms = -1.0;
     const int nu = use_cuda ? ks_variant_set_files(files) : 0;
     for (int k = 0; k < (use_cuda ? nv + nu : 1) && st == KS_OK && *nrows < KS_HBENCH_MAX_ROWS; ++k) {
@@ -164,7 +196,7 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
             /* no poison here: the contract adds into bins the run zeroes (its check poisons the input's tail) */
             st = ks_hist_gpu_whole_user(g, u, user_block);
             if (st == KS_OK) st = counted_as_gold(g, got, gold, r);
-            if (st == KS_OK) st = ks_hist_gpu_time_user(g, u, user_block, 3, opt->reps, &r->ms, &r->min_ms);
+            if (st == KS_OK) st = ks_hist_gpu_time_user(g, u, user_block, &timing, &r->timing);
         } else if (use_cuda) {
             const ks_hist_variant *v = ks_hist_variant_get(variants[k]);
             snprintf(r->variant, sizeof r->variant, "%s", v->name);
@@ -172,23 +204,21 @@ static ks_status bench_one(const ks_options *opt, const char *device, int use_cu
             st = ks_hist_gpu_fill(g, 0xdeadbeefu);
             if (st == KS_OK) st = ks_hist_gpu_whole(g, variants[k]);
             if (st == KS_OK) st = counted_as_gold(g, got, gold, r);
-            if (st == KS_OK) st = ks_hist_gpu_time(g, variants[k], 3, opt->reps, &r->ms, &r->min_ms);
-            if (st == KS_OK && strcmp(v->name, "cub") == 0) cub_ms = r->ms;
+            if (st == KS_OK) st = ks_hist_gpu_time(g, variants[k], &timing, &r->timing);
+            if (st == KS_OK && strcmp(v->name, "warp") == 0 && mode == KS_HIST_BYTES)
+                ks_hist_choice_text(ks_hist_gpu_ctx(g), r->kernel, sizeof r->kernel);
+            if (st == KS_OK && strcmp(v->name, "cub") == 0) cub_ms = r->timing.median_ms;
         } else {
             snprintf(r->variant, sizeof r->variant, "cpu");
-            const int reps = opt->reps < 5 ? opt->reps : 5;
-            double t[5];
-            for (int i = 0; i < reps; ++i) {
-                memset(got, 0, sizeof(uint64_t) * bins);
-                const double t0 = (ks_now_seconds() * 1e3);
-                ks_hist_gold(data, (size_t)bytes, 0, (size_t)bytes, mode, bins, got);
-                t[i] = (ks_now_seconds() * 1e3) - t0;
-            }
-            qsort(t, (size_t)reps, sizeof t[0], ks_cmp_double);
-            r->ms = t[reps / 2];
-            r->min_ms = t[0];
+            /* at most 5 runs (--reps N: at most N), no warm-up: the gold is slow */
+            const ks_timing_opts once = {.reps = opt->reps < 5 ? opt->reps : 5, .warmup = -1};
+            cpu_run c = {data, (size_t)bytes, mode, bins, got};
+            const ks_timing_run run = {cpu_sample, NULL, &c, (double)bytes, 0.0};
+            st = ks_timing_measure(&run, &once, &r->timing);
         }
         if (st == KS_OK) {
+            r->ms = r->timing.median_ms;
+            r->min_ms = r->timing.min_ms;
             r->gbs = r->ms > 0 ? (double)bytes / (r->ms * 1e6) : 0.0;
             double ratio;
             if (!use_cuda) r->verdict = (int)ks_host_peak_ratio(host, r->gbs, &ratio);

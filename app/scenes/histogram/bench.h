@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/ks_error.h"
 #include "app/options.h"
@@ -23,6 +24,8 @@ typedef struct ks_hbench_row {
     unsigned long long bytes;
     unsigned bins;
     double ms, min_ms; /* median, minimum */
+    ks_timing timing;  /* how it was timed: repetitions, SE, cache policy, working set against the L2 */
+    char kernel[128];  /* warp in bytes mode: the byte kernel chosen for this input and why; "" otherwise */
     double gbs;        /* bytes read / median time */
     double t_peak_gbs; /* device copy in this run (CPU: the host's copy, once for the run) */
     int verdict;       /* ks_peak_verdict (kernels/common/host_peak.h) of gbs against a host T_peak:
@@ -31,9 +34,11 @@ typedef struct ks_hbench_row {
 } ks_hbench_row;
 
 /* CSV (device, variant, input, mode, bytes, bins, ms, min_ms, gbs, t_peak_gbs,
- * pct_tpeak, pct_cub; an empty pct_cub where there is no cub, an empty
- * pct_tpeak (n/a in the table) where the verdict gives no ratio) and the text
- * table into buf; return the length they need (snprintf-style). */
+ * pct_tpeak, pct_cub, cc, kernel, cache, reps, se_pct, in_l2; an empty pct_cub where
+ * there is no cub, an empty pct_tpeak (n/a in the table) where the verdict gives no
+ * ratio) and the text table (a rate above T_peak whose bytes fit in the L2 says "in
+ * L2"; the kernel warp chose for each input, after the rows) into buf; return the
+ * length they need (snprintf-style). */
 size_t ks_hbench_csv(const ks_hbench_row *rows, int n, char *buf, size_t len);
 size_t ks_hbench_table(const ks_hbench_row *rows, int n, char *buf, size_t len);
 

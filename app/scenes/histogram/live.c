@@ -419,6 +419,11 @@ static void view(void *self, ks_view *v)
     } else if (var) {
         ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", var->name);
         ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", var->summary);
+        if (s->gpu && s->mode == KS_HIST_BYTES && strcmp(var->name, "warp") == 0) {
+            char chosen[128]; /* the byte kernel timed fastest on this input at start */
+            ks_hist_choice_text(ks_hist_gpu_ctx(s->gpu), chosen, sizeof chosen);
+            ks_view_text(v, KS_VGROUP_KERNEL, "byte kernel", "%s", chosen);
+        }
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "counter", "CPU gold");
     }

@@ -33,104 +33,6 @@ static const int ks_sweep_rank2[][3] = {{32, 4, 1},  {32, 8, 1},  {32, 12, 1}, {
 static const int ks_sweep_rank3[][3] = {{32, 4, 4}, {32, 8, 2}, {32, 8, 4}, {64, 4, 2},
                                         {64, 4, 4}, {16, 8, 4}, {32, 4, 8}, {128, 2, 2}};
 
-void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
-{
-    const int dims = grid[2] > 1 ? 3 : 2;
-    if (grid[0] == grid[1] && (dims == 2 || grid[1] == grid[2]))
-        snprintf(buf, len, "%d^%d", grid[0], dims);
-    else if (dims == 3)
-        snprintf(buf, len, "%dx%dx%d", grid[0], grid[1], grid[2]);
-    else
-        snprintf(buf, len, "%dx%d", grid[0], grid[1]);
-}
-
-static size_t table_text(const void *rows_, int n, char *buf, size_t cap)
-{
-    const ks_bench_row *rows = rows_;
-    size_t used = 0;
-    ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10s %10s %10s %7s %5s %6s\n", "variant", "grid", "block",
-                    "ms/iter", "T_eff GB/s", "T_peak", "ratio", "regs", "occ");
-    for (int i = 0; i < n; ++i) {
-        const ks_bench_row *r = &rows[i];
-        char grid[48], block[32], regs[16], occ[16];
-        if (r->grid[2] > 1) snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
-        else snprintf(grid, sizeof grid, "%dx%d", r->grid[0], r->grid[1]);
-        if (r->block[0]) snprintf(block, sizeof block, "%dx%dx%d", r->block[0], r->block[1], r->block[2]);
-        else snprintf(block, sizeof block, "-");
-        /* registers and occupancy belong to a kernel launch; the CPU gold has none */
-        if (r->registers > 0) snprintf(regs, sizeof regs, "%d", r->registers);
-        else snprintf(regs, sizeof regs, "-");
-        if (r->occupancy > 0) snprintf(occ, sizeof occ, "%.0f%%", 100.0 * r->occupancy);
-        else snprintf(occ, sizeof occ, "-");
-        char ratio[16] = "n/a";
-        if (r->ratio >= 0.0) snprintf(ratio, sizeof ratio, "%.3f", r->ratio);
-        ks_text_measure(buf, cap, &used, "%-8s %-16s %-10s %10.4f %10.2f %10.1f %7s %5s %6s%s\n", r->variant, grid,
-                        block, r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, ratio, regs, occ,
-                        r->best ? "  <- best" : "");
-    }
-    /* why a ratio is not given, once per reason */
-    for (int v = KS_PEAK_NONE; v <= KS_PEAK_EXCEEDED; ++v) {
-        int rows_n = 0;
-        double spread = 0.0;
-        for (int i = 0; i < n; ++i)
-            if (rows[i].ratio < 0.0 && rows[i].verdict == v) {
-                ++rows_n;
-                spread = rows[i].t_peak_spread;
-            }
-        if (!rows_n) continue;
-        if (v == KS_PEAK_UNRELIABLE)
-            ks_text_measure(buf, cap, &used, "ratio n/a: %s: T_peak's repetitions spread %.0f %% (more than %.0f %%)\n",
-                            ks_peak_verdict_text(v), 100.0 * spread, 100.0 * KS_HOST_PEAK_MAX_SPREAD);
-        else if (v == KS_PEAK_EXCEEDED)
-            ks_text_measure(buf, cap, &used, "ratio n/a: %s in %d %s: no ratio above 1 is shown\n",
-                            ks_peak_verdict_text(v), rows_n, ks_plural(rows_n, "row", "rows"));
-        else
-            ks_text_measure(buf, cap, &used, "ratio n/a: %s\n", ks_peak_verdict_text(v));
-    }
-    return used;
-}
-
-static size_t csv_text(const void *rows_, int n, char *buf, size_t cap)
-{
-    const ks_bench_row *rows = rows_;
-    size_t used = 0;
-    ks_text_measure(buf, cap, &used, "device,variant,grid,block,ms_per_iter,t_eff_gbs,t_peak_gbs,ratio,registers,"
-                    "occupancy,best,cc,t_peak_spread\n");
-    for (int i = 0; i < n; ++i) {
-        const ks_bench_row *r = &rows[i];
-        /* empty: not given (docs/benchmarks.md, "T_eff and T_peak") */
-        char ratio[24] = "", spread[24] = "";
-        if (r->ratio >= 0.0) snprintf(ratio, sizeof ratio, "%.4f", r->ratio);
-        if (r->host_peak) snprintf(spread, sizeof spread, "%.3f", r->t_peak_spread);
-        /* Device names have no commas or quotes in practice; quote them anyway. */
-        ks_text_measure(buf, cap, &used, "\"%s\",%s,%dx%dx%d,%dx%dx%d,%.6f,%.2f,%.2f,%s,%d,%.3f,%d,%s,%s\n", r->device,
-                        r->variant, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
-                        r->block[2], r->ms_per_iter, r->t_eff_gbs, r->t_peak_gbs, ratio, r->registers,
-                        r->occupancy, r->best, r->cc[0] ? r->cc : "-", spread);
-    }
-    return used;
-}
-
-char *ks_bench_laplace_table(const ks_bench_row *rows, int n) { return ks_bench_text(table_text, rows, n); }
-char *ks_bench_laplace_csv(const ks_bench_row *rows, int n) { return ks_bench_text(csv_text, rows, n); }
-
-void ks_bench_mark_best(ks_bench_row *rows, int n)
-{
-    for (int i = 0; i < n; ++i) {
-        rows[i].best = 1;
-        for (int j = 0; j < n; ++j) {
-            if (j == i || strcmp(rows[i].variant, rows[j].variant) ||
-                memcmp(rows[i].grid, rows[j].grid, sizeof rows[i].grid))
-                continue;
-            if (rows[j].ms_per_iter < rows[i].ms_per_iter ||
-                (rows[j].ms_per_iter == rows[i].ms_per_iter && j < i)) {
-                rows[i].best = 0;
-                break;
-            }
-        }
-    }
-}
-
 void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long seed)
 {
     const size_t n = ks_grid_points(g);
@@ -187,7 +89,26 @@ static ks_status check_against_gold(int dims, int variant, const int block[3])
     return st;
 }
 
-/* The CPU backend: the gold routine on the host clock (T_peak is measured once for the run). */
+/* One gold step, the fields swapped after it (the timing loop's sample, host clock). */
+typedef struct cpu_step {
+    const ks_grid *g;
+    float *a, *b;
+} cpu_step;
+
+static ks_status cpu_sample(void *ctx, double *ms)
+{
+    cpu_step *c = ctx;
+    const double t0 = ks_now_seconds();
+    ks_laplace_gold_step(c->g, c->a, c->b);
+    *ms = (ks_now_seconds() - t0) * 1e3;
+    float *t = c->a;
+    c->a = c->b;
+    c->b = t;
+    return KS_OK;
+}
+
+/* The CPU backend: the gold routine on the host clock (T_peak is measured once for the run);
+ * reps steps after one warm-up. */
 static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
 {
     const size_t bytes = ks_grid_bytes(g);
@@ -195,31 +116,22 @@ static ks_status bench_cpu_grid(const ks_grid *g, int reps, ks_bench_row *row)
     snprintf(what, sizeof what, "grid %dx%dx%d", g->nx, g->ny, g->nz);
     KS_TRY(ks_host_memory_check(2.0 * (double)bytes, what)); /* refuse before allocating */
     float *a = malloc(bytes), *b = malloc(bytes);
-    double *ms = malloc((size_t)reps * sizeof *ms);
-    if (!a || !b || !ms) {
+    if (!a || !b) {
         free(a);
         free(b);
-        free(ms);
         return ks_fail(KS_ERR_OUT_OF_MEMORY, "grid %dx%dx%d needs %.2f GiB of host memory", g->nx,
                        g->ny, g->nz, 2.0 * (double)bytes / 1073741824.0);
     }
     ks_bench_laplace_fill_random(g, a, 3);
     memcpy(b, a, bytes);
-    ks_laplace_gold_step(g, a, b); /* warm-up */
-    for (int r = 0; r < reps; ++r) {
-        const double t0 = (ks_now_seconds() * 1e3);
-        ks_laplace_gold_step(g, a, b);
-        ms[r] = (ks_now_seconds() * 1e3) - t0;
-        float *t = a;
-        a = b;
-        b = t;
-    }
-    qsort(ms, (size_t)reps, sizeof *ms, ks_cmp_double);
-    row->ms_per_iter = ms[reps / 2];
-    free(a);
-    free(b);
-    free(ms);
-    return KS_OK;
+    cpu_step c = {g, a, b};
+    const ks_timing_opts o = {.reps = reps, .warmup = 1};
+    const ks_timing_run run = {cpu_sample, NULL, &c, 2.0 * (double)bytes, 0.0};
+    const ks_status st = ks_timing_measure(&run, &o, &row->timing);
+    if (st == KS_OK) row->ms_per_iter = row->timing.median_ms;
+    free(c.a);
+    free(c.b);
+    return st;
 }
 
 ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant, const int block[3], int reps,
@@ -247,9 +159,12 @@ ks_status ks_bench_laplace_time_one(const ks_grid *g, int use_cuda, int variant,
         st = ks_lsolver_upload(s, init);
     }
     free(init);
-    /* the same iterations per timed launch as bench laplace3d/2d */
-    if (st == KS_OK)
-        st = ks_lsolver_time(s, variant, block, ks_lvariant_get(variant)->steps_per_launch * 4, reps, ms_per_iter);
+    /* the same iterations per timed run as bench laplace3d/2d; back to back, as the live view runs */
+    const int iters = ks_lvariant_get(variant)->steps_per_launch * 4;
+    const ks_timing_opts o = {.cache = KS_CACHE_WARM, .reps = reps};
+    ks_timing t;
+    if (st == KS_OK) st = ks_lsolver_time(s, variant, block, iters, &o, &t);
+    if (st == KS_OK) *ms_per_iter = t.median_ms / iters;
     ks_lsolver_destroy(s);
     return st;
 }
@@ -396,8 +311,10 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
                 r->grid[2] = g.nz;
                 memcpy(r->block, blocks[v][b], sizeof r->block);
                 const int iters = info->steps_per_launch * 4;
-                st = ks_lsolver_time(s, p->variants[v], r->block, iters, opt->reps, &r->ms_per_iter);
+                const ks_timing_opts o = ks_bench_timing_opts(opt);
+                st = ks_lsolver_time(s, p->variants[v], r->block, iters, &o, &r->timing);
                 if (st != KS_OK) break;
+                r->ms_per_iter = r->timing.median_ms / iters;
                 ks_kernel_attrs attrs;
                 if (ks_lsolver_kernel_attrs(s, p->variants[v], r->block, &attrs) == KS_OK) {
                     r->registers = attrs.registers;
@@ -483,7 +400,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
         char csv_name[256];
         snprintf(csv_name, sizeof csv_name, "bench_%s.csv", opt->scene->name);
         const charts_ctx cc = {opt, rows, n, fma_gflops, bc};
-        const ks_bench_counted counted = {rows, bc, table_text, csv_text};
+        const ks_bench_counted counted = {rows, bc, ks_bench_laplace_table_text, ks_bench_laplace_csv_text};
         const ks_bench_output_desc out = {.dir = opt->out_dir, .rows = &counted, .n = n,
                                           .table = ks_bench_counted_table, .files = {{csv_name, ks_bench_counted_csv}},
                                           .charts = charts, .ctx = &cc};

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "kernels/common/bench_timing.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/laplace/laplace.h"
 #include "app/best_config.h"
@@ -18,6 +19,7 @@ typedef struct ks_bench_row {
     int grid[3];
     int block[3];
     double ms_per_iter;
+    ks_timing timing;   /* how it was timed (per run of 4 launches): repetitions, SE, cache policy, working set */
     double t_eff_gbs;   /* 2 x field bytes / time per iteration */
     double t_peak_gbs;  /* copy bandwidth measured in the same run: a device copy of the field's size, or
                            (host_peak) the host's copy, once for the whole run */
@@ -45,6 +47,9 @@ void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long
 /* The table and CSV writers (tested on their own). Return malloc'd text. */
 char *ks_bench_laplace_table(const ks_bench_row *rows, int n);
 char *ks_bench_laplace_csv(const ks_bench_row *rows, int n);
+/* The same as ks_bench_text_fn writers (app/bench/bench_output.h) over ks_bench_row rows. */
+size_t ks_bench_laplace_table_text(const void *rows, int n, char *buf, size_t cap);
+size_t ks_bench_laplace_csv_text(const void *rows, int n, char *buf, size_t cap);
 /* A grid as people say it: "512^3", "8192^2", else "64x32x16" / "64x32". */
 void ks_bench_grid_text(const int grid[3], char *buf, size_t len);
 /* Marks rows[i].best for the fastest block of each (variant, grid). */

@@ -24,8 +24,6 @@
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
 #define KS_LAPLACE_CPU_RESIDUAL_MS 250.0
 
-
-
 /* --gpus: the display GPU's solver for slices along the current axis (made
  * on first use, on the stream of the first one made) becomes s->solver. */
 static ks_status ensure_view(ks_laplace_scene *s)
@@ -165,8 +163,7 @@ static ks_status create(const ks_scene_env *env, void **self)
     /* the reason for the run: the first file, unless --kernel names another variant */
     s->variant = ks_laplace_scene_variant_at(s, ks_variant_set_ours(s->set) >= 0 ? ks_variant_set_ours(s->set)
                                                   : s->ours + ks_variant_set_file(s->set));
-    if (opt->block_count) memcpy(s->block, opt->blocks[0], sizeof s->block);
-    else ks_laplace_scene_default_block(s, s->variant, s->block);
+    ks_laplace_scene_first_block(s);
     ks_status st = ks_laplace_scene_check_block(s, s->variant, s->block);
     if (st != KS_OK) {
         ks_error_prefix("--block %dx%dx%d", s->block[0], s->block[1], s->block[2]);
@@ -240,7 +237,6 @@ static void note_residual(ks_laplace_scene *s, long long iter, double rms)
     s->hist_y[s->hist_n] = (float)log10(rms);
     ++s->hist_n;
 }
-
 
 /* The cadences follow the measured medians: one residual (one histogram)
  * against the solver's part of a frame. */

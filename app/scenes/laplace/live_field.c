@@ -86,17 +86,38 @@ void ks_laplace_scene_refresh_attrs(ks_laplace_scene *s)
 }
 
 /* The block to use for a variant when the user gave none: the best measured
- * for this device and grid (bench store), else the variant's own default. */
-void ks_laplace_scene_default_block(const ks_laplace_scene *s, int variant, int block[3])
+ * for this device and grid (bench store), else the variant's own default
+ * (measured on the GPU ks_lvariant_blocks_measured_on names); s->block_from
+ * says which. */
+void ks_laplace_scene_default_block(ks_laplace_scene *s, int variant, int block[3])
 {
     const ks_lvariant_info *info = ks_lvariant_get(variant);
     memcpy(block, info->default_block, 3 * sizeof(int));
+    const ks_device_info *dev = s->use_cuda ? s->env->device : NULL;
+    const char *on = dev ? ks_lvariant_blocks_measured_on(10 * dev->cc_major + dev->cc_minor, dev->sm_count) : NULL;
+    if (on) snprintf(s->block_from, sizeof s->block_from, "measured fastest on an %s (built in)", on);
+    else snprintf(s->block_from, sizeof s->block_from, "default (bench %s measures this GPU's best)",
+                  s->env->opt->scene->name);
     if (!s->use_cuda || !s->env->best) return;
     const int grid[3] = {s->grid.nx, s->grid.ny, s->grid.nz};
     const ks_best_entry *e = ks_best_find(s->env->best, s->env->device->name, s->env->opt->scene->name,
                                           info->name, grid);
-    if (e && ks_laplace_scene_check_block((ks_laplace_scene *)s, variant, e->block) == KS_OK)
+    if (e && ks_laplace_scene_check_block(s, variant, e->block) == KS_OK) {
         memcpy(block, e->block, 3 * sizeof(int));
+        snprintf(s->block_from, sizeof s->block_from, "best measured on this GPU (bench %s)", s->env->opt->scene->name);
+    }
+}
+
+/* The block the run starts with: --block's, else the default block above. */
+void ks_laplace_scene_first_block(ks_laplace_scene *s)
+{
+    const ks_options *opt = s->env->opt;
+    if (opt->block_count) {
+        memcpy(s->block, opt->blocks[0], sizeof s->block);
+        snprintf(s->block_from, sizeof s->block_from, "--block");
+    } else {
+        ks_laplace_scene_default_block(s, s->variant, s->block);
+    }
 }
 
 /* The variant id of the k-th in the set's Tab order: ours (their ids for the

@@ -43,6 +43,7 @@ static ks_status cycle_block(ks_laplace_scene *s, int dir)
     ks_status st = ks_laplace_scene_check_block(s, s->variant, list[next]);
     if (st != KS_OK) return st; /* the device refuses it: keep the old block */
     memcpy(s->block, list[next], sizeof s->block);
+    snprintf(s->block_from, sizeof s->block_from, "chosen with [ ]");
     ks_laplace_scene_refresh_attrs(s);
     ks_iters_auto_restart(&s->iters_auto); /* another cost per iteration */
     return KS_OK;
@@ -54,8 +55,15 @@ static ks_status next_kernel(ks_laplace_scene *s)
     const int next = ks_laplace_scene_variant_at(s, k);
     int block[3];
     memcpy(block, s->block, sizeof block);
+    char from[sizeof s->block_from];
+    memcpy(from, s->block_from, sizeof from);
     if (ks_laplace_scene_check_block(s, next, block) != KS_OK) ks_laplace_scene_default_block(s, next, block);
-    KS_TRY(ks_laplace_scene_check_block(s, next, block));
+    else snprintf(s->block_from, sizeof s->block_from, "kept from the previous kernel");
+    const ks_status st = ks_laplace_scene_check_block(s, next, block);
+    if (st != KS_OK) {
+        memcpy(s->block_from, from, sizeof from); /* nothing changes */
+        return st;
+    }
     ks_variant_set_select(s->set, k);
     s->variant = next;
     memcpy(s->block, block, sizeof block);

@@ -27,6 +27,7 @@ typedef struct ks_laplace_scene {
     float *u, *u_prev;       /* CPU backend: current and previous iterate */
     int variant;
     int block[3];
+    char block_from[96];       /* where the block came from: --block, the best-config store, the defaults */
     int run_block[3];        /* the block the last frame ran at (a user's kernel: the one it passed its check
                                 with, while a newly asked block is checked) */
     int iters;               /* per frame, as asked (--iters, + / -) or sized (auto) */
@@ -145,7 +146,9 @@ ks_status ks_laplace_scene_upload_initial(ks_laplace_scene *s);
 void ks_laplace_scene_apply_minmax(ks_laplace_scene *s, float mn, float mx);
 ks_status ks_laplace_scene_check_block(ks_laplace_scene *s, int variant, const int block[3]);
 void ks_laplace_scene_refresh_attrs(ks_laplace_scene *s);
-void ks_laplace_scene_default_block(const ks_laplace_scene *s, int variant, int block[3]);
+void ks_laplace_scene_default_block(ks_laplace_scene *s, int variant, int block[3]);
+/* Sets s->block and s->block_from at start: --block, else ks_laplace_scene_default_block. */
+void ks_laplace_scene_first_block(ks_laplace_scene *s);
 int ks_laplace_scene_variant_at(const ks_laplace_scene *s, int k);
 
 #endif

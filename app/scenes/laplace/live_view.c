@@ -55,6 +55,7 @@ static void view_kernel(const ks_laplace_scene *s, ks_view *v)
     }
     ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", info->summary);
     ks_view_text(v, KS_VGROUP_KERNEL, "block", "%s", c ? c->value : "");
+    if (s->use_cuda && s->block_from[0]) ks_view_text(v, KS_VGROUP_KERNEL, "block from", "%s", s->block_from);
     if (info->steps_per_launch > 1)
         ks_view_num(v, KS_VGROUP_KERNEL, "iterations/launch", info->steps_per_launch, "", KS_VFMT_INT);
     /* a frame without a residual; one with adds a single step for a temporally blocked variant */

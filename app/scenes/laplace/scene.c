@@ -60,7 +60,7 @@ static const ks_kernel_from ks_laplace3d_from[] = {{"regq", ks_laplace_starter_r
 #define KS_LAPLACE_ROW(rank_, name_, summary_, data_, sample_, contract_, starter_, from_)                                                            \
     {                                                                                                          \
         .name = name_, .rank = rank_, .summary = summary_, .options = &ks_laplace_options,                     \
-        .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block --counters --counters-ncu", \
+        .takes_live = "--kernel --block --colormap --range --dump-field", .takes_bench = "--kernel --block --cache --counters --counters-ncu",  \
         .size_is_picture = 1, .finish_options = ks_laplace_finish_options,                                     \
         .backend_defaults = ks_laplace_backend_defaults, .backend_check = ks_laplace_backend_check, .mpi_follow = ks_laplace_mpi_follow, .live = &ks_scene_laplace_api, .bench = bench,            \
         .report = report, .field_bytes = field_bytes, .solver_stage = "jacobi",                                \

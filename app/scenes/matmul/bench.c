@@ -89,7 +89,7 @@ static ks_status roofline(const ks_matmul_bench_result *r, const ks_bench_counte
         if (!best) continue;
         ks_matmul_variant v;
         const double bytes = ks_matmul_variant_parse(w->variant, &v) == 0
-                                 ? ks_matmul_model_bytes(v, w->tile, &w->size)
+                                 ? ks_matmul_model_bytes(v, w->block_tile, &w->size)
                                  : 4.0 * ((double)w->size.m * w->size.k + (double)w->size.k * w->size.n +
                                           (double)w->size.m * w->size.n);
         ks_roof_chart_add_measured(c, w->variant, ks_matmul_flops(&w->size), bytes, ks_bench_counters_dram_bytes(bc, k),
@@ -121,7 +121,7 @@ static ks_status counters_row(void *user, int row, ks_bench_launch_fn launch, vo
     ks_matmul_variant v;
     const int ours = ks_matmul_variant_parse(w->variant, &v) == 0;
     /* ours: the variant's model; a kernel file: the least any kernel moves (A, B and C once) */
-    const double model = ours ? ks_matmul_model_bytes(v, w->tile, &w->size)
+    const double model = ours ? ks_matmul_model_bytes(v, w->block_tile, &w->size)
                               : 4.0 * ((double)w->size.m * w->size.k + (double)w->size.k * w->size.n +
                                        (double)w->size.m * w->size.n);
     const int known = ours && v != KS_MATMUL_CUBLAS; /* cuBLAS's accesses are its own */
@@ -181,7 +181,7 @@ ks_status ks_bench_matmul(const ks_options *opt, const ks_device_info *dev, int 
         d.tiles = KS_MATMUL_OPTS(opt)->tiles;
         d.tile_n = KS_MATMUL_OPTS(opt)->tile_n;
     }
-    d.reps = opt->reps;
+    d.timing = ks_bench_timing_opts(opt);
     /* Users' kernels (--kernel-file): compiled and checked in the checker process
        at the first size, then loaded here and timed like ours. */
     ks_variant_set *files = NULL;

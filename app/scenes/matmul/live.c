@@ -38,7 +38,7 @@ enum { KS_MM_USER_BLOCKS = (int)(sizeof ks_mm_user_blocks / sizeof ks_mm_user_bl
 /* Room for the records of the current variant's grid. */
 static ks_status rec_reserve(matmul_scene *s)
 {
-    if (mm_block_tile(s) <= 0) return KS_OK;
+    if (mm_block_tile(s).m <= 0) return KS_OK;
     int tx, ty;
     ks_matmul_tile_grid(&s->size, mm_block_tile(s), &tx, &ty);
     const long long n = (long long)tx * ty;
@@ -55,7 +55,7 @@ static ks_status fetch_records(matmul_scene *s)
 {
     KS_TRY(rec_reserve(s));
     int tx = 0, ty = 0;
-    if (mm_block_tile(s) > 0) ks_matmul_tile_grid(&s->size, mm_block_tile(s), &tx, &ty);
+    if (mm_block_tile(s).m > 0) ks_matmul_tile_grid(&s->size, mm_block_tile(s), &tx, &ty);
     if (s->gpu) KS_TRY(ks_matmul_gpu_records(s->gpu, s->rec, s->rec_cap, &s->rec_n));
     else s->rec_n = tx * ty;
     if (s->rec_n != tx * ty) s->rec_n = 0; /* another variant's grid (or cuBLAS, a user's kernel: none) */
@@ -167,8 +167,11 @@ static ks_status setup(matmul_scene *s, const ks_scene_env *env)
         KS_TRY(ks_matmul_gpu_setup(s->gpu, &s->size));
         s->peak_gflops = env->fma_gflops; /* measured at start-up; else here */
         if (!(s->peak_gflops > 0.0)) KS_TRY(ks_cuda_measure_fma_gflops(5, &s->peak_gflops));
-        double mn = 0.0;
-        KS_TRY(ks_matmul_gpu_time(s->gpu, KS_MATMUL_CUBLAS, 0, 1, KS_MM_REF_REPS, &s->cublas_ms, &mn));
+        /* the reference as the frames run: back to back, warm */
+        const ks_timing_opts ref = {.cache = KS_CACHE_WARM, .reps = KS_MM_REF_REPS, .warmup = 1};
+        ks_timing t;
+        KS_TRY(ks_matmul_gpu_time(s->gpu, KS_MATMUL_CUBLAS, 0, &ref, &t));
+        s->cublas_ms = t.median_ms;
     } else {
         s->a = malloc((size_t)s->size.m * s->size.k * sizeof *s->a);
         s->b = malloc((size_t)s->size.k * s->size.n * sizeof *s->b);
@@ -289,7 +292,7 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     } else if (s->gpu) {
         KS_TRY(ks_matmul_gpu_draw(s->gpu, s->w, s->h, s->lut, s->lo, s->hi, mm_grid_tile(s), rgba));
     } else {
-        ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, 0, rgba);
+        ks_matmul_draw_cpu(&s->size, s->c, s->w, s->h, s->lut, s->lo, s->hi, (ks_matmul_tile){0, 0}, rgba);
     }
     ks_matmul_band band;
     if (mm_hovered_band(s, &band)) {
@@ -394,7 +397,7 @@ static int counters(void *self, ks_scene_counters *out)
     out->launch = counters_launch;
     /* ours: the variant's textbook model; a user's kernel: the least any kernel moves (A, B, C once) */
     out->model_bytes = user ? 4.0 * ((double)z->m * z->k + (double)z->k * z->n + (double)z->m * z->n)
-                            : ks_matmul_model_bytes(s->variant, s->tile, z);
+                            : ks_matmul_model_bytes(s->variant, mm_block_tile(s), z);
     const int vec = !user && s->variant == KS_MATMUL_REGTILE && z->k % 4 == 0 && z->n % 4 == 0;
     out->load_bytes = user || s->variant == KS_MATMUL_CUBLAS ? 0 : vec ? 16 : 4;
     out->store_bytes = user || s->variant == KS_MATMUL_CUBLAS ? 0 : 4;

@@ -7,6 +7,7 @@
 #include "app/options.h"
 #include "kernels/common/timing_window.h"
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_tiles.h"
 #include "render/view.h"
 
 enum {
@@ -37,7 +38,8 @@ typedef struct matmul_scene {
     int probe_valid, probe_a, probe_b;
     ks_matmul_picture pic;    /* what the picture shows (V) */
     ks_matmul_tile_rec *rec;  /* the last run's records, host */
-    int rec_cap, rec_n, rec_bt; /* capacity, count (0: none, e.g. cuBLAS), block tile */
+    int rec_cap, rec_n;       /* capacity, count (0: none, e.g. cuBLAS) */
+    ks_matmul_tile rec_bt;    /* the records' block tile */
     unsigned long long first, last; /* earliest and latest finish (ns) */
     int units;                /* distinct SMs / threads in the records */
     int unit_min, unit_max;   /* fewest and most tiles one of them computed */
@@ -56,15 +58,17 @@ static inline const char *mm_variant_name(const matmul_scene *s)
     return s->gpu ? ks_variant_set_name(s->set) : "cpu";
 }
 
-static inline int mm_block_tile(const matmul_scene *s)
+/* The block tile of what runs: the variant's (regtile: the shape chosen for the size), the CPU
+ * gold's; {0, 0} for a user's kernel (its tiling is its own) and cuBLAS. */
+static inline ks_matmul_tile mm_block_tile(const matmul_scene *s)
 {
-    if (s->gpu && mm_active(s) >= 0) return 0; /* a user's kernel: its tiling is its own */
-    return s->gpu ? ks_matmul_block_tile(s->variant, s->tile) : KS_MM_CPU_TILE;
+    if (s->gpu && mm_active(s) >= 0) return (ks_matmul_tile){0, 0};
+    return s->gpu ? ks_matmul_gpu_block_tile(s->gpu, s->variant, s->tile) : (ks_matmul_tile){KS_MM_CPU_TILE, KS_MM_CPU_TILE};
 }
 
-static inline int mm_grid_tile(const matmul_scene *s)
+static inline ks_matmul_tile mm_grid_tile(const matmul_scene *s)
 {
-    return s->gpu && mm_active(s) < 0 ? ks_matmul_block_tile(s->variant, s->tile) : 0;
+    return s->gpu && mm_active(s) < 0 ? mm_block_tile(s) : (ks_matmul_tile){0, 0};
 }
 
 /* The element of C under the cursor: 1 and (i, j), or 0 when the cursor is off the picture. */
@@ -78,10 +82,10 @@ static inline int mm_probe_cell(const matmul_scene *s, int *i, int *j)
 
 /* The tile whose inputs the hover names: the recorded tile in the tile pictures, else the
  * block tile of the variant (CPU: the gold's tile); 0 for cuBLAS, whose tiles are its own. */
-static inline int mm_band_tile(const matmul_scene *s)
+static inline ks_matmul_tile mm_band_tile(const matmul_scene *s)
 {
     if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) return s->rec_bt;
-    if (s->gpu && (s->variant == KS_MATMUL_CUBLAS || mm_active(s) >= 0)) return 0;
+    if (s->gpu && (s->variant == KS_MATMUL_CUBLAS || mm_active(s) >= 0)) return (ks_matmul_tile){0, 0};
     return mm_block_tile(s);
 }
 
@@ -89,8 +93,8 @@ static inline int mm_band_tile(const matmul_scene *s)
 static inline int mm_hovered_band(const matmul_scene *s, ks_matmul_band *band)
 {
     int i, j;
-    const int bt = mm_band_tile(s);
-    if (bt <= 0 || !mm_probe_cell(s, &i, &j)) return 0;
+    const ks_matmul_tile bt = mm_band_tile(s);
+    if (bt.m <= 0 || bt.n <= 0 || !mm_probe_cell(s, &i, &j)) return 0;
     ks_matmul_band_of(&s->size, bt, i, j, band);
     return 1;
 }

@@ -43,7 +43,8 @@ static void hover(matmul_scene *s, char *buf, size_t len)
     const int K = s->size.k;
     if (s->pic != KS_MATMUL_PIC_VALUE && s->rec_n > 0) {
         /* the tile under the cursor: who computed it, when, and what fed it */
-        const int bt = s->rec_bt, ti = i / bt, tj = j / bt, tx = (s->size.n + bt - 1) / bt;
+        const ks_matmul_tile bt = s->rec_bt;
+        const int ti = i / bt.m, tj = j / bt.n, tx = (s->size.n + bt.n - 1) / bt.n;
         const ks_matmul_tile_rec *r = &s->rec[(size_t)ti * tx + tj];
         if (r->done)
             cat(buf, len, "  tile (%d,%d): %s %u, done %.3f ms after the first tile (last %.3f ms)", ti, tj,
@@ -75,9 +76,15 @@ static void hover(matmul_scene *s, char *buf, size_t len)
         break;
     }
     case KS_MATMUL_REGTILE: {
-        const int kt = (K + 7) / 8;
-        cat(buf, len, "  block (%d,%d) reads 128x8 tiles A(%d, 0..%d) and 8x128 tiles B(0..%d, %d): the lit bands",
-            i / 128, j / 128, i / 128, kt - 1, kt - 1, j / 128);
+        ks_matmul_rt_choice rt;
+        if (ks_matmul_gpu_regtile(s->gpu, &rt) != KS_OK) {
+            ks_error_clear();
+            break;
+        }
+        const ks_matmul_rt_config *cf = ks_matmul_rt_get(rt.config);
+        const int kt = (K + cf->bk - 1) / cf->bk;
+        cat(buf, len, "  block (%d,%d) reads %dx%d tiles A(%d, 0..%d) and %dx%d tiles B(0..%d, %d): the lit bands",
+            i / cf->bm, j / cf->bn, cf->bm, cf->bk, i / cf->bm, kt - 1, cf->bk, cf->bn, kt - 1, j / cf->bn);
         break;
     }
     default: cat(buf, len, "  (cuBLAS picks its own tiles)"); break;
@@ -96,7 +103,7 @@ static void tiles_view(const matmul_scene *s, ks_view *v)
                          : "no tile records yet: the next run makes them (N when paused)");
         return;
     }
-    ks_view_text(v, KS_VGROUP_SCENE, "picture", "tile of C (%dx%d) by %s", s->rec_bt, s->rec_bt,
+    ks_view_text(v, KS_VGROUP_SCENE, "picture", "tile of C (%dx%d) by %s", s->rec_bt.m, s->rec_bt.n,
                  s->pic == KS_MATMUL_PIC_UNIT ? (s->gpu ? "the SM that ran its block" : "the thread that computed it")
                                               : "when it finished");
     ks_view_num(v, KS_VGROUP_SCENE, s->gpu ? "tiles (blocks)" : "tiles", s->rec_n, "", KS_VFMT_INT);
@@ -160,6 +167,13 @@ void ks_matmul_live_view(void *self, ks_view *v)
         ks_view_text(v, KS_VGROUP_KERNEL, "variant", "%s", vi->name);
         ks_view_text(v, KS_VGROUP_KERNEL, "what", "%s", vi->summary);
         if (s->variant == KS_MATMUL_TILED) ks_view_text(v, KS_VGROUP_KERNEL, "tile", "%dx%d", s->tile, s->tile);
+        ks_matmul_rt_choice rt;
+        if (s->variant == KS_MATMUL_REGTILE && ks_matmul_gpu_regtile(s->gpu, &rt) == KS_OK) {
+            char text[96];
+            ks_matmul_rt_choice_text(&rt, text, sizeof text);
+            ks_view_text(v, KS_VGROUP_KERNEL, "tile", "%s", text);
+            ks_view_text(v, KS_VGROUP_KERNEL, "shape", "%s", ks_matmul_rt_get(rt.config)->name);
+        }
     } else {
         ks_view_text(v, KS_VGROUP_KERNEL, "kernel", "CPU gold (i-k-j loops, OpenMP)");
     }
@@ -186,7 +200,7 @@ void ks_matmul_live_view(void *self, ks_view *v)
         ks_view_num(v, KS_VGROUP_KERNEL, "DRAM bytes (least possible)", least_bytes, "B", KS_VFMT_G4);
         if (ms > 0) ks_view_num(v, KS_VGROUP_KERNEL, "DRAM rate (least)", least_bytes / (ms * 1e6), "GB/s", KS_VFMT_INT);
     } else if (s->gpu) {
-        const double bytes = ks_matmul_model_bytes(s->variant, s->tile, z);
+        const double bytes = ks_matmul_model_bytes(s->variant, mm_block_tile(s), z);
         ks_view_num(v, KS_VGROUP_KERNEL, "DRAM bytes (model count)", bytes, "B", KS_VFMT_G4);
         if (ms > 0) ks_view_num(v, KS_VGROUP_KERNEL, "DRAM rate (model)", bytes / (ms * 1e6), "GB/s", KS_VFMT_INT);
         ks_view_num(v, KS_VGROUP_KERNEL, "intensity (model)", flops / bytes, "flop/B", KS_VFMT_F2);
@@ -196,7 +210,7 @@ void ks_matmul_live_view(void *self, ks_view *v)
     char rname[24];
     if (s->gpu && mm_active(s) < 0 && s->variant == KS_MATMUL_TILED) snprintf(rname, sizeof rname, "tiled %d", s->tile);
     else snprintf(rname, sizeof rname, "%.23s", mm_variant_name(s));
-    const double rbytes = s->gpu && mm_active(s) < 0 ? ks_matmul_model_bytes(s->variant, s->tile, z) : least_bytes;
+    const double rbytes = s->gpu && mm_active(s) < 0 ? ks_matmul_model_bytes(s->variant, mm_block_tile(s), z) : least_bytes;
     if (ms > 0) ks_roof_log_put(&s->roof, rname, flops, rbytes, ms);
     ks_view_roof(v, &s->roof, rname, "one multiply", s->t_peak_gbs, s->gpu ? s->peak_gflops : 0.0);
     if (s->notice[0]) {

@@ -75,23 +75,28 @@ static size_t table_text(const void *b_, int n, char *buf, size_t cap)
     const reduce_bench *b = b_;
     const ks_reduce_bench_result *r = &b->r;
     size_t used = 0;
-    ks_text_measure(buf, cap, &used, "%-5s %-14s %12s %6s %10s %10s %10s %7s %7s\n", "op", "variant", "n", "block",
-                    "ms", "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub");
+    ks_text_measure(buf, cap, &used, "%-5s %-14s %12s %6s %10s %10s %10s %7s %7s %5s %5s %6s\n", "op", "variant", "n",
+                    "block", "ms", "t_eff_gbs", "t_peak_gbs", "ratio", "vs_cub", "cache", "reps", "se%");
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
         /* n/a where the CSV leaves the field empty (the CPU backend: no device copy, no CUB) */
-        char block[16] = "-", peak[32] = "n/a", ratio[32] = "n/a", vs[32] = "n/a";
+        char block[16] = "-", peak[32] = "n/a", ratio[32] = "n/a", vs[32] = "n/a", se[16] = "-";
         if (b->block[i]) snprintf(block, sizeof block, "%d", b->block[i]);
         if (w->t_peak_gbs > 0) snprintf(peak, sizeof peak, "%.1f", w->t_peak_gbs);
-        if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.3f", w->ratio);
+        /* a ratio above 1 from data that fit in the L2 is the cache's rate: said beside it */
+        const char *l2 = ks_timing_l2_note(w->timing.working_set_bytes, w->timing.l2_bytes, w->t_eff_gbs, w->t_peak_gbs);
+        if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.3f%s", w->ratio, strcmp(l2, "in L2") == 0 ? " in L2" : "");
         if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.3f", w->vs_cub);
-        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %6s %10.4f %10.1f %10s %7s %7s\n", w->op, w->variant, w->n,
-                        block, w->ms, w->t_eff_gbs, peak, ratio, vs);
+        if (w->timing.se_pct >= 0) snprintf(se, sizeof se, "%.2f", w->timing.se_pct);
+        ks_text_measure(buf, cap, &used, "%-5s %-14s %12lld %6s %10.4f %10.1f %10s %7s %7s %5s %5d %6s\n", w->op,
+                        w->variant, w->n, block, w->ms, w->t_eff_gbs, peak, ratio, vs,
+                        w->timing.reps ? ks_cache_policy_name(w->timing.cache) : "-", w->timing.reps, se);
     }
     return used;
 }
 
-/* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (t_peak_gbs, ratio and vs_cub empty: n/a) */
+/* device, op, variant, n, ms, t_eff_gbs, t_peak_gbs, ratio, vs_cub, cc (t_peak_gbs, ratio and vs_cub empty: n/a),
+ * then min_ms, launches and the timing's columns (cache, reps, se_pct, in_l2) */
 static size_t csv_text(const void *b_, int n, char *buf, size_t cap)
 {
     (void)n;
@@ -99,15 +104,18 @@ static size_t csv_text(const void *b_, int n, char *buf, size_t cap)
     char device[600];
     ks_csv_quote(r->device, device, sizeof device);
     size_t used = 0;
-    ks_text_measure(buf, cap, &used, "device,op,variant,n,ms,t_eff_gbs,t_peak_gbs,ratio,vs_cub,cc\n");
+    ks_text_measure(buf, cap, &used,
+                    "device,op,variant,n,ms,t_eff_gbs,t_peak_gbs,ratio,vs_cub,cc,min_ms,launches," KS_TIMING_CSV_HEADER "\n");
     for (int i = 0; i < r->row_n; ++i) {
         const ks_reduce_bench_row *w = &r->rows[i];
         char peak[32] = "", ratio[32] = "", vs[32] = "";
         if (w->t_peak_gbs > 0) snprintf(peak, sizeof peak, "%.2f", w->t_peak_gbs);
         if (w->ratio >= 0) snprintf(ratio, sizeof ratio, "%.4f", w->ratio);
         if (w->vs_cub >= 0) snprintf(vs, sizeof vs, "%.4f", w->vs_cub);
-        ks_text_measure(buf, cap, &used, "%s,%s,%s,%lld,%.6f,%.2f,%s,%s,%s,%s\n", device, w->op, w->variant, w->n,
-                        w->ms, w->t_eff_gbs, peak, ratio, vs, r->cc);
+        char timing[96];
+        ks_timing_csv(&w->timing, timing, sizeof timing);
+        ks_text_measure(buf, cap, &used, "%s,%s,%s,%lld,%.6f,%.2f,%s,%s,%s,%s,%.6f,%d,%s\n", device, w->op, w->variant, w->n,
+                        w->ms, w->t_eff_gbs, peak, ratio, vs, r->cc, w->min_ms, w->launches, timing);
     }
     return used;
 }
@@ -225,7 +233,7 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
     if (opt->kernel_count && !ours) d.variants[KS_REDUCE_SUM_CUB] = 1; /* only files named: with the reference */
     d.block = opt->block_count ? opt->blocks[0][0] : 0;
     d.seed = (unsigned)opt->seed;
-    d.reps = opt->reps > 1 ? (opt->reps < 50 ? opt->reps : 50) : 0;
+    d.timing = ks_bench_timing_opts(opt);
     if (env->use_cuda) d.mem_bytes = (double)env->device->free_mem * 0.8;
     reduce_bench *b = calloc(1, sizeof *b);
     ks_reduce_bench_result *t = calloc(1, sizeof *t);
@@ -287,9 +295,10 @@ ks_status ks_bench_reduce(const ks_bench_env *env)
         printf("checked: %s\n", r->check);
         if (r->note[0]) printf("%s\n", r->note);
         if (r->use_cuda)
-            printf("timing: %d spans of back-to-back runs (each >= %.0f ms) after %d warm-up runs; median per run. "
+            printf("timing: cold, one run after each L2 flush; warm, spans of back-to-back runs (each >= %.0f ms); "
+                   "samples until the median's standard error is under 1 %% (--reps N: N), median per run. "
                    "T_peak: device-to-device copy, read + written bytes: %.1f GB/s\n",
-                   r->reps, r->span_ms, r->warmup, r->t_peak_gbs);
+                   r->span_ms, r->t_peak_gbs);
         if (sweep) printf("each variant that takes a block at its fastest block (column block); T_peak the highest of "
                           "the %d runs\n", KS_SWEEP_N);
         const ks_bench_counted counted = {b, b->bc, table_text, csv_text};

@@ -145,7 +145,7 @@ ks_status ks_bench_spheres(const ks_options *opt, const ks_device_info *dev, int
         d.block[0] = opt->blocks[0][0];
         d.block[1] = opt->blocks[0][1];
     }
-    d.reps = opt->reps;
+    d.timing = ks_bench_timing_opts(opt);
     d.seed = opt->seed;
     ks_sphere *scene = NULL;
     if (KS_SPHERES_OPTS(opt)->file) { /* read and checked before anything is timed */

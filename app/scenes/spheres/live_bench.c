@@ -47,7 +47,7 @@ ks_status ks_spheres_live_bench(const ks_scene_def *d, ks_live_bench *b)
         bd.height = run.height;
         bd.counts = &count;
         bd.count_n = 1;
-        bd.reps = opt->reps;
+        bd.timing = (ks_timing_opts){.cache = KS_CACHE_WARM, .reps = opt->reps}; /* as the frames run: back to back */
         bd.seed = opt->seed;
         bd.stop = ks_signals_stop_requested;
         st = ks_spheres_bench_run(&bd, res);
