@@ -19,7 +19,8 @@ ks_add_test(NAME test_counters_none LABEL cpu
 ks_add_test(NAME test_timeline_strip LABEL cpu SOURCES ${KS_COUNTERS_TESTS}/test_timeline_strip.c TIMEOUT 120)
 target_link_libraries(test_timeline_strip PRIVATE ks_counters Threads::Threads)
 ks_add_test(NAME test_counters_gpu LABEL gpu
-            SOURCES ${KS_COUNTERS_TESTS}/test_counters_gpu.c ${KS_COUNTERS_TESTS}/counters_test_kernels.cu TIMEOUT 600)
+            SOURCES ${KS_COUNTERS_TESTS}/test_counters_gpu.c ${KS_COUNTERS_TESTS}/test_counters_gpu_timeline.c
+                    ${KS_COUNTERS_TESTS}/counters_test_kernels.cu TIMEOUT 600)
 if(TARGET test_counters_gpu)
   target_link_libraries(test_counters_gpu PRIVATE ks_counters)
   if(KS_HAVE_CUPTI)
