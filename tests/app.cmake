@@ -73,7 +73,7 @@ add_dependencies(test_hw_panel kernelscope)
 # The view model of each scene (CPU backend) and its JSON.
 ks_add_test(NAME test_view LABEL cpu SOURCES test_view.c TIMEOUT 120)
 # The life of a run: signals, outputs checked up front, summary / wrote / progress lines, file names.
-ks_add_test(NAME test_run_lifecycle LABEL cpu SOURCES test_run_lifecycle.c TIMEOUT 400)
+ks_add_test(NAME test_run_lifecycle LABEL cpu SOURCES test_run_lifecycle.c test_run_outputs.c TIMEOUT 400)
 target_link_libraries(test_run_lifecycle PRIVATE ks_test_util)
 add_dependencies(test_run_lifecycle kernelscope)
 set_tests_properties(test_run_lifecycle PROPERTIES RUN_SERIAL TRUE)
