@@ -2,7 +2,7 @@
  * where each request's head and body end on a connection (the framing), the
  * head's request line and headers, the Host and Origin checks, the token,
  * Content-Length, the route, POST bodies, the WebSocket frames and input
- * messages. routes.c feeds them what lws reads from each socket and acts on
+ * messages (request.c, request_head.c, request_ws.c). routes.c feeds them what lws reads from each socket and acts on
  * the answers; the unit tests and the fuzz targets (tests/fuzz/) call these
  * directly. State between calls lives only in the structs the caller keeps. */
 #ifndef KS_SERVE_REQUEST_H

@@ -1,4 +1,6 @@
-/* Shared by server.c (life cycle, threads) and routes.c (the lws callback). */
+/* Shared by server.c (life cycle, threads), routes.c (the lws callback and
+ * the requests), conn_send.c (what a connection sends), conn_stream.c (the
+ * streams out) and conn_ws_input.c (a page's WebSocket messages in). */
 #ifndef KS_SERVER_INTERNAL_H
 #define KS_SERVER_INTERNAL_H
 
@@ -105,5 +107,35 @@ struct ks_server {
 };
 
 extern const struct lws_protocols ks_serve_protocols[];
+/* The page (embedded at build time, serve/embed_page.cmake). */
+extern const unsigned char ks_serve_page[];
+extern const size_t ks_serve_page_len;
+
+/* conn_send.c: a POST /kernel body dropped; the item that went out released;
+ * the next chunk written (-1: close; c->sending drops to 0 when the item is
+ * out); an item started (c->head and its lengths set); our side shut once
+ * all is sent; an answer (its head, then the body, none for HEAD; len < 0:
+ * no Content-Length, a stream), a plain-text one. */
+void ks_conn_drop_source(ks_conn *c);
+void ks_conn_release_item(ks_conn *c);
+int ks_conn_send_chunk(ks_server *s, struct lws *wsi, ks_conn *c);
+void ks_conn_start_item(struct lws *wsi, ks_conn *c, ks_hub_item *it, const unsigned char *body, size_t body_len);
+void ks_conn_close_gracefully(struct lws *wsi, ks_conn *c);
+int ks_conn_respond(struct lws *wsi, ks_conn *c, unsigned status, const char *type, ks_hub_item *it,
+                    const unsigned char *body, long long len);
+int ks_conn_respond_text(struct lws *wsi, ks_conn *c, unsigned status, const char *text);
+
+/* conn_stream.c: c joins or leaves the streams; 1 when something newer than
+ * c has seen is ready; a stream's writable callback (-1: close). */
+void ks_conn_stream_add(ks_server *s, ks_conn *c, ks_conn_kind kind, ks_frame_kind want);
+void ks_conn_stream_remove(ks_server *s, ks_conn *c);
+int ks_conn_stream_has_news(ks_server *s, const ks_conn *c);
+int ks_conn_stream_writable(ks_server *s, struct lws *wsi, ks_conn *c);
+
+/* conn_ws_input.c: bytes from a page's WebSocket. */
+void ks_conn_ws_input(ks_server *s, struct lws *wsi, ks_conn *c, unsigned char *buf, size_t len);
+
+/* routes.c: a key press into the input queue (0, or -1 when it is full). */
+int ks_server_press_key(ks_server *s, int key, int shift);
 
 #endif

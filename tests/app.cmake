@@ -24,7 +24,7 @@ ks_add_test(NAME test_bench_live LABEL cpu SOURCES test_bench_live.c TIMEOUT 300
 target_link_libraries(test_bench_live PRIVATE ks_test_util)
 add_dependencies(test_bench_live kernelscope)
 
-ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c ARGS cpu TIMEOUT 300)
+ks_add_test(NAME test_app_cpu LABEL cpu SOURCES test_app_render.c test_app_every_frame.c ARGS cpu TIMEOUT 300)
 target_link_libraries(test_app_cpu PRIVATE ks_test_util)
 add_dependencies(test_app_cpu kernelscope)
 add_dependencies(test_cli kernelscope)
@@ -44,7 +44,7 @@ if(TEST test_cli_notices)
                "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 endif()
 
-add_executable(test_app_gpu_bin test_app_render.c)
+add_executable(test_app_gpu_bin test_app_render.c test_app_every_frame.c)
 target_link_libraries(test_app_gpu_bin PRIVATE ks_test_util PkgConfig::CMOCKA)
 target_compile_definitions(test_app_gpu_bin PRIVATE KS_TEST_DATA_DIR="${CMAKE_SOURCE_DIR}/tests/data")
 set_target_properties(test_app_gpu_bin PROPERTIES LINKER_LANGUAGE ${KS_LINKER_LANGUAGE})
@@ -73,7 +73,7 @@ add_dependencies(test_hw_panel kernelscope)
 # The view model of each scene (CPU backend) and its JSON.
 ks_add_test(NAME test_view LABEL cpu SOURCES test_view.c TIMEOUT 120)
 # The life of a run: signals, outputs checked up front, summary / wrote / progress lines, file names.
-ks_add_test(NAME test_run_lifecycle LABEL cpu SOURCES test_run_lifecycle.c TIMEOUT 400)
+ks_add_test(NAME test_run_lifecycle LABEL cpu SOURCES test_run_lifecycle.c test_run_outputs.c TIMEOUT 400)
 target_link_libraries(test_run_lifecycle PRIVATE ks_test_util)
 add_dependencies(test_run_lifecycle kernelscope)
 set_tests_properties(test_run_lifecycle PROPERTIES RUN_SERIAL TRUE)

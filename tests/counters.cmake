@@ -1,6 +1,7 @@
-# Hardware counters and the timeline (counters/): the metric tables, panel rows,
-# CSV and "no counters" words (cpu); the none twin of a build without CUPTI,
-# compiled into its own test in every build (cpu); the timeline's rings and strip
+# Hardware counters and the timeline (counters/): the metric tables, panel rows
+# and CSV (cpu); the "no counters" words and create's refusals (cpu); the none
+# twin of a build without CUPTI, compiled into its own test in every build
+# (cpu); the timeline's rings and strip
 # chart with recorded data (cpu); known kernels giving known counters on a GPU,
 # with a diagnostic trace of every CUPTI call (gpu). counters_probe lists what
 # CUPTI offers on the GPU at hand and writes its measured values for
@@ -8,6 +9,8 @@
 set(KS_COUNTERS_TESTS ${CMAKE_CURRENT_SOURCE_DIR}/counters)
 ks_add_test(NAME test_counters LABEL cpu SOURCES ${KS_COUNTERS_TESTS}/test_counters.c TIMEOUT 60)
 target_link_libraries(test_counters PRIVATE ks_counters)
+ks_add_test(NAME test_counters_why LABEL cpu SOURCES ${KS_COUNTERS_TESTS}/test_counters_why.c TIMEOUT 60)
+target_link_libraries(test_counters_why PRIVATE ks_counters)
 ks_add_test(NAME test_counters_none LABEL cpu
             SOURCES ${KS_COUNTERS_TESTS}/test_counters_none.c ${PROJECT_SOURCE_DIR}/counters/counters_none.c
                     ${PROJECT_SOURCE_DIR}/counters/counters_metrics.c ${PROJECT_SOURCE_DIR}/counters/counters_text.c
@@ -16,7 +19,8 @@ ks_add_test(NAME test_counters_none LABEL cpu
 ks_add_test(NAME test_timeline_strip LABEL cpu SOURCES ${KS_COUNTERS_TESTS}/test_timeline_strip.c TIMEOUT 120)
 target_link_libraries(test_timeline_strip PRIVATE ks_counters Threads::Threads)
 ks_add_test(NAME test_counters_gpu LABEL gpu
-            SOURCES ${KS_COUNTERS_TESTS}/test_counters_gpu.c ${KS_COUNTERS_TESTS}/counters_test_kernels.cu TIMEOUT 600)
+            SOURCES ${KS_COUNTERS_TESTS}/test_counters_gpu.c ${KS_COUNTERS_TESTS}/test_counters_gpu_timeline.c
+                    ${KS_COUNTERS_TESTS}/counters_test_kernels.cu TIMEOUT 600)
 if(TARGET test_counters_gpu)
   target_link_libraries(test_counters_gpu PRIVATE ks_counters)
   if(KS_HAVE_CUPTI)

@@ -14,8 +14,11 @@ if(TEST test_serve_idle_window)
   set_property(TEST test_serve_idle_window APPEND PROPERTY ENVIRONMENT
                "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp:print_suppressions=0")
 endif()
+# serve/'s pieces (listen address, tokens, keys, input queue, frame hub, JPEG, the editor's routes on a
+# real server), and the request decisions, framing and WebSocket input of serve/request.h.
 ks_add_test(NAME test_serve_units LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_serve_units.c TIMEOUT 60)
 target_link_libraries(test_serve_units PRIVATE ks_test_util)
+ks_add_test(NAME test_serve_request LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_serve_request.c TIMEOUT 60)
 # Sanitizer builds: the kernelscope processes these scripts start open a GL context (see the gl list in
 # tests/CMakeLists.txt for why leak detection needs these suppressions there).
 foreach(t test_serve_http test_serve_browser test_serve_idle)
