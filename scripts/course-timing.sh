@@ -5,35 +5,86 @@
 # done-when of a course kernel is a bench row within 3 % of its own launch.
 #
 #   scripts/course-timing.sh KERNELSCOPE OUTDIR [REPS]
+#   scripts/course-timing.sh --compile-only OUTDIR    (writes and compiles the host programs; no GPU)
 #
-# Needs nvcc on PATH (or CUDA_HOME/bin) and a CUDA GPU. Exit 1 when a row is off by more than 3 %.
+# Each host program includes the file as it is and launches the entry its kernelscope: line names,
+# with its arguments in the line's order and types, its block (the line's block=, the file's macros,
+# or the block the bench is given) and the course's grid for its grid= (domain: ceil(n / block) along
+# every axis; columns: the same over (i, j), one block along z; interior: over n - 2).
+# Needs nvcc (NVCC, else on PATH, else CUDA_HOME/bin) and, to time, a CUDA GPU. Exit 1 when a
+# compile or a bench fails or a row is off by more than 3 %; exit 2 without nvcc.
 set -u
 cd "$(dirname "$0")/.."
-ks=$1 out=$2 reps=${3:-50}
+compile_only=0
+if [ "${1:-}" = --compile-only ]; then
+  compile_only=1
+  ks="" out=${2:?usage: scripts/course-timing.sh --compile-only OUTDIR} reps=3
+else
+  if [ $# -lt 2 ]; then
+    echo "usage: scripts/course-timing.sh KERNELSCOPE OUTDIR [REPS] | --compile-only OUTDIR" >&2
+    exit 2
+  fi
+  ks=$1 out=$2 reps=${3:-50}
+fi
+nvcc=${NVCC:-$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")}
+if [ ! -x "$nvcc" ]; then
+  echo "course-timing.sh: no nvcc (not on PATH, none at $nvcc; set NVCC or CUDA_HOME): the course's launches are compiled with it" >&2
+  exit 2
+fi
 mkdir -p "$out"
-nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
 status=0
-# file scene grid launch (the course's: columns = 2D grid over (i, j) marching in k; domain3 = 3D grid
-# over the whole domain; domain2 = 2D grid over the whole domain); block as the file's macros or 32x8
-while read -r file scene n launch; do
-  name=${file%.cu}
+
+# Writes OUTDIR/NAME.host.cu for FILE in SCENE at size N with the bench's block BLOCK (AxB[xC]).
+host_program() {
+  local file=$1 scene=$2 n=$3 block=$4 name=${1%.cu}
+  local decl entry args opts grid bexpr
+  decl=$(grep -m1 -E '^[[:space:]]*// kernelscope:' "examples/course/$file" | sed -E 's#^[[:space:]]*// kernelscope:[[:space:]]*##')
+  if [ -z "$decl" ]; then
+    echo "course-timing.sh: examples/course/$file has no kernelscope: line" >&2
+    return 1
+  fi
+  entry=$(sed -E 's/^([A-Za-z_][A-Za-z0-9_]*).*/\1/' <<<"$decl")
+  args=$(sed -E 's/^[^(]*\(([^)]*)\).*/\1/' <<<"$decl")
+  opts=$(sed -E 's/^[^)]*\)//' <<<"$decl")
+  grid=$(grep -oE 'grid=[a-z]+' <<<"$opts" | cut -d= -f2)
+  bexpr=$(grep -oE 'block=[^ ]+' <<<"$opts" | cut -d= -f2)
+  [ -n "$bexpr" ] || bexpr=${block//x/,}
+  local bx by bz
+  IFS=, read -r bx by bz <<<"$bexpr"
+  by=${by:-1} bz=${bz:-1}
+  # the arguments in the line's order: a size as its type there (int unless long / long long)
+  local call="" a role cast
+  IFS=, read -ra list <<<"$args"
+  for a in "${list[@]}"; do
+    role=$(awk '{ print $NF }' <<<"$a")
+    case "$a" in *long*) cast="(long long)" ;; *) cast="(int)" ;; esac
+    case "$role" in
+      nx | ny) call+="${call:+, }${cast}N" ;;
+      nz) call+="${call:+, }${cast}NZ" ;;
+      u) call+="${call:+, }a" ;;
+      v) call+="${call:+, }b" ;;
+      *) echo "course-timing.sh: $file: '$role' is not a role of $scene" >&2; return 1 ;;
+    esac
+  done
+  local nz=1 launch
+  [ "$scene" = laplace3d ] && nz=$n
+  case "$grid" in
+    domain) launch="dim3 grid((N + BX - 1) / BX, (N + BY - 1) / BY, (NZ + BZ - 1) / BZ), block(BX, BY, BZ);" ;;
+    columns) launch="dim3 grid((N + BX - 1) / BX, (N + BY - 1) / BY, 1), block(BX, BY, 1);" ;;
+    interior | "") launch="dim3 grid((N - 2 + BX - 1) / BX, (N - 2 + BY - 1) / BY, NZ == 1 ? 1 : (NZ - 2 + BZ - 1) / BZ), block(BX, BY, BZ);" ;;
+    *) echo "course-timing.sh: $file: grid=$grid is not a launch of $scene" >&2; return 1 ;;
+  esac
   cat >"$out/$name.host.cu" <<HOST
+// $file launched as the course launches it: $entry<<<grid, block>>>($call), grid=${grid:-interior}
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 #include "$PWD/examples/course/$file"
-#ifndef BLOCK_X
-#define BLOCK_X 32
-#endif
-#ifndef BLOCK_Y
-#define BLOCK_Y 8
-#endif
-#ifndef BLOCK_Z
-#define BLOCK_Z 1
-#endif
 int main()
 {
-    const long long N = $n, NZ = ("$scene"[7] == '3') ? N : 1, pts = N * N * NZ;
+    const long long N = $n, NZ = $nz, pts = N * N * NZ;
+    const long long BX = ($bx), BY = ($by), BZ = ($bz);
+    (void)BZ; // a 2D launch does not read it
     float *a, *b;
     cudaMalloc(&a, pts * sizeof(float));
     cudaMalloc(&b, pts * sizeof(float));
@@ -43,18 +94,10 @@ int main()
     cudaEventCreate(&t0);
     cudaEventCreate(&t1);
     std::vector<float> ms;
+    $launch
     for (int r = -3; r < $reps; ++r) { // three warm-up launches
         cudaEventRecord(t0);
-        if (std::string("$launch") == "columns") {
-            dim3 grid(1 + (N - 1) / BLOCK_X, 1 + (N - 1) / BLOCK_Y), block(BLOCK_X, BLOCK_Y);
-            GPU_laplace3d<<<grid, block>>>(N, N, NZ, a, b);
-        } else if (std::string("$launch") == "domain3") {
-            dim3 grid(1 + (N - 1) / BLOCK_X, 1 + (N - 1) / BLOCK_Y, 1 + (NZ - 1) / BLOCK_Z);
-            GPU_laplace3d<<<grid, dim3(BLOCK_X, BLOCK_Y, BLOCK_Z)>>>(N, N, NZ, a, b);
-        } else {
-            dim3 grid(N / BLOCK_X, N / BLOCK_Y), block(BLOCK_X, BLOCK_Y);
-            lap<<<grid, block>>>((int)N, (int)N, a, b);
-        }
+        $entry<<<grid, block>>>($call);
         cudaEventRecord(t1);
         cudaEventSynchronize(t1);
         float m = 0;
@@ -62,19 +105,28 @@ int main()
         if (r >= 0) ms.push_back(m);
         std::swap(a, b);
     }
-    if (cudaGetLastError() != cudaSuccess) { std::printf("failed: %s\n", cudaGetErrorString(cudaGetLastError())); return 1; }
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) { std::printf("failed: %s\n", cudaGetErrorString(e)); return 1; }
     std::sort(ms.begin(), ms.end());
     std::printf("%.5f\n", ms[ms.size() / 2]);
     return 0;
 }
 HOST
-  sed -i '1i #include <string>' "$out/$name.host.cu"
+}
+
+# file scene size (the bench's block: 2D 32x8, 3D 32x4x4; a file's block= fixes its own)
+while read -r file scene n; do
+  name=${file%.cu}
+  block=32x8; [ "$scene" = laplace3d ] && block=32x4x4
+  if ! host_program "$file" "$scene" "$n" "$block"; then status=1; continue; fi
   if ! "$nvcc" -O3 -arch=native -o "$out/$name.host" "$out/$name.host.cu" >"$out/$name.nvcc.log" 2>&1; then
     echo "FAILED  nvcc $file (see $out/$name.nvcc.log)"; status=1; continue
   fi
-  own=$("$out/$name.host")
+  if [ $compile_only = 1 ]; then echo "compiled $file ($out/$name.host.cu)"; continue; fi
+  if ! own=$("$out/$name.host") || [ -z "$own" ]; then
+    echo "FAILED  $file launched as the course does: ${own:-no time}"; status=1; continue
+  fi
   grid=$n; [ "$scene" = laplace2d ] && grid=${n}x$n
-  block=32x8; [ "$scene" = laplace3d ] && block=32x4x4
   "$ks" bench "$scene" --grid "$grid" --block "$block" --kernel-file "examples/course/$file" --kernel "$file" \
     --reps "$reps" --out "$out/bench_$name" >"$out/bench_$name.txt" 2>&1
   row=$(awk -F, -v f="$file" 'NR > 1 && $2 == f { print $5; exit }' "$out/bench_$name"/bench_*.csv 2>/dev/null)
@@ -86,9 +138,9 @@ HOST
     (d <= 3 && d >= -3) ? "ok" : "OFF" }' | tee -a "$out/course_timing.txt"
   awk -v o="$own" -v b="$row" 'BEGIN { d = (b / o - 1) * 100; exit !(d <= 3 && d >= -3) }' || status=1
 done <<'LIST'
-laplace3d_kmarch.cu laplace3d 512 columns
-laplace3d_block3d.cu laplace3d 512 domain3
-lap2d_multiple.cu laplace2d 8192 domain2
-lap2d.cu laplace2d 8192 domain2
+laplace3d_kmarch.cu laplace3d 512
+laplace3d_block3d.cu laplace3d 512
+lap2d_multiple.cu laplace2d 8192
+lap2d.cu laplace2d 8192
 LIST
 exit $status

@@ -7,8 +7,10 @@ ks_add_test(NAME test_test_util LABEL cpu SOURCES test_test_util.c TIMEOUT 60)
 target_link_libraries(test_test_util PRIVATE ks_test_util)
 ks_add_test(NAME test_options LABEL cpu SOURCES test_options.c)
 ks_add_test(NAME test_ks_error LABEL cpu SOURCES test_ks_error.c TIMEOUT 60)
-# The kernel declaration's parser: the course kernels' lines, bad lines, the appended text.
+# The kernel declaration's parser: the course kernels' lines, bad lines, the appended text read back
+# as another process reads it, the grid of each grid= kind, the multiple check grid.
 ks_add_test(NAME test_kernel_decl LABEL cpu SOURCES test_kernel_decl.c TIMEOUT 60)
+target_link_libraries(test_kernel_decl PRIVATE ks_test_util)
 # compute-sanitizer memcheck's first error in the user's words, on reports in the tool's format.
 ks_add_test(NAME test_sanitizer_report LABEL cpu SOURCES test_sanitizer_report.c TIMEOUT 60)
 ks_add_test(NAME test_best_config LABEL cpu SOURCES test_best_config.c TIMEOUT 60)

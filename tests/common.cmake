@@ -28,3 +28,8 @@ ks_add_test(NAME test_host_peak LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/te
 # scripts/bench-tables.py: the Markdown tables of docs/benchmarks.md from the benches' CSVs
 add_test(NAME test_bench_tables COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench_tables.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(test_bench_tables PROPERTIES LABELS cpu TIMEOUT 60)
+# scripts/course-timing.sh without a GPU: no nvcc said in one line; with a stand-in nvcc (a C++ compiler's
+# syntax run) each course kernel's host program compiles and launches the entry its kernelscope: line names.
+add_test(NAME test_course_timing COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/course_timing.sh ${CMAKE_SOURCE_DIR}
+         ${CMAKE_CXX_COMPILER})
+set_tests_properties(test_course_timing PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -7,12 +7,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "kernels/common/kernel_decl.h"
+#include "tests/test_util.h"
 
 static ks_kdecl d;
 
@@ -165,7 +167,8 @@ static void test_suffix(void **state)
     char *s = ks_kdecl_suffix(&d);
     assert_non_null(s);
     assert_int_equal(s[0], '\n'); /* after a last line without one; it adds no line before the file's end */
-    assert_non_null(strstr(s, "__constant__ char kernelscope_declaration[] = \"histo_kernel(data, long long n, bins)\";"));
+    assert_non_null(strstr(s, "__constant__ char kernelscope_declaration[] = \"histo_kernel(data, long long n, bins) "
+                              "grid=sm:SMS block=BX shared=4*threads\";"));
     assert_non_null(strstr(s, "__constant__ long long kernelscope_launch_values[5] = {(long long)(BX), (long long)(0), "
                               "(long long)(0), (long long)(4), (long long)(SMS)};"));
     free(s);
@@ -192,11 +195,194 @@ static void test_roles(void **state)
     assert_int_equal(ks_kdecl_roles_check(&d, "m.cu", "nx ny", "", grids3), KS_ERR_INVALID);
 }
 
+/* The declaration as another process reads it back from the code (the
+ * suffix's line and the values the compiler evaluated) is the file's own:
+ * its grid, block, shared memory and multiple too, so the live view, the
+ * bench and the checker launch it as the file says. */
+static void expect_same(const ks_kdecl *want, const ks_kdecl *got)
+{
+    assert_string_equal(got->entry, want->entry);
+    assert_int_equal(got->nargs, want->nargs);
+    for (int a = 0; a < want->nargs; ++a) {
+        assert_string_equal(got->args[a].role, want->args[a].role);
+        assert_int_equal(ks_kdecl_arg_bytes(&got->args[a]), ks_kdecl_arg_bytes(&want->args[a]));
+    }
+    assert_int_equal(got->grid, want->grid);
+    assert_int_equal(got->block_dims, want->block_dims);
+    assert_int_equal(got->shared_per_thread, want->shared_per_thread);
+    assert_int_equal(got->multiple, want->multiple);
+    for (int v = 0; v < KS_KDECL_V_COUNT; ++v) assert_string_equal(got->expr[v], want->expr[v]);
+}
+
+static void read_back(const ks_kdecl *want, ks_kdecl *got)
+{
+    char *s = ks_kdecl_suffix(want);
+    assert_non_null(s);
+    const char *open = strstr(s, "kernelscope_declaration[] = \"");
+    assert_non_null(open);
+    open += strlen("kernelscope_declaration[] = \"");
+    const char *close = strstr(open, "\";");
+    assert_non_null(close);
+    char text[600];
+    assert_true((size_t)(close - open) < sizeof text);
+    memcpy(text, open, (size_t)(close - open));
+    text[close - open] = '\0';
+    const long long values[KS_KDECL_V_COUNT] = {16, 4, 4, 1024, 2}; /* as a compiler might evaluate them */
+    assert_int_equal(ks_kdecl_read_back(text, values, "mine.cu", got), KS_OK);
+    assert_true(got->present);
+    for (int v = 0; v < KS_KDECL_V_COUNT; ++v) assert_int_equal(got->value[v], values[v]);
+    free(s);
+}
+
+static void test_read_back(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"laplace3d_kmarch.cu", "laplace3d_block3d.cu", "lap2d_multiple.cu",
+                                        "lap2d.cu"};
+    ks_kdecl got;
+    for (size_t f = 0; f < sizeof files / sizeof *files; ++f) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/examples/course/%s", KS_SOURCE_DIR, files[f]);
+        char *text = ks_test_read_file(path);
+        assert_non_null(text);
+        assert_int_equal(ks_kdecl_parse(text, files[f], &d), KS_OK);
+        assert_true(d.present);
+        assert_int_not_equal(d.grid, KS_KDECL_GRID_CONTRACT); /* every course file says its grid */
+        read_back(&d, &got);
+        expect_same(&d, &got);
+        free(text);
+    }
+    /* the examples' options read back: Practical 3's 3D blocks, lecture 3's multiple */
+    parse_ok("GPU_laplace3d(long long nx, long long ny, long long nz, u, v) grid=domain block=BLOCK_X,BLOCK_Y,BLOCK_Z");
+    read_back(&d, &got);
+    assert_int_equal(got.grid, KS_KDECL_GRID_DOMAIN);
+    const int user[3] = {32, 4, 4};
+    int b[3];
+    ks_kdecl_block(&got, user, b);
+    assert_int_equal(b[0], 16);
+    assert_int_equal(b[1], 4);
+    assert_int_equal(b[2], 4);
+    parse_ok("lap(int nx, int ny, u, v) grid=domain multiple");
+    read_back(&d, &got);
+    assert_true(got.multiple);
+    /* every other option */
+    const char *const lines[] = {"histo_kernel(data, long n, bins) grid=sm:SMS*2 block=BX shared=4*threads",
+                                 "sum(partials, x) grid=cover shared=BLOCK*sizeof(float) multiple",
+                                 "jacobi(u, v, nx, ny, nz) grid=interior block=32,(B+1),2", "k(u, v)"};
+    for (size_t l = 0; l < sizeof lines / sizeof *lines; ++l) {
+        parse_ok(lines[l]);
+        read_back(&d, &got);
+        expect_same(&d, &got);
+        char once[600], twice[600];
+        ks_kdecl_format(&d, once, sizeof once);
+        ks_kdecl_format(&got, twice, sizeof twice);
+        assert_string_equal(once, twice);
+    }
+}
+
+/* The blocks of each grid= kind of a stencil scene, on the large grids the
+ * live view and the bench run and on an odd one: enough to cover every point
+ * the kind launches over, no more than one block too many along an axis. */
+static void expect_grid(const char *line, int dims, long long nx, long long ny, long long nz, const int block[3],
+                        long long gx, long long gy, long long gz)
+{
+    const ks_kdecl *decl = NULL;
+    if (line) {
+        parse_ok(line);
+        decl = &d;
+    }
+    const long long n[3] = {nx, ny, nz};
+    long long g[3];
+    ks_kdecl_stencil_grid(decl, dims, n, block, NULL, g);
+    if (g[0] != gx || g[1] != gy || g[2] != gz)
+        fail_msg("%s on %lldx%lldx%lld, block %dx%dx%d: %lldx%lldx%lld blocks, not %lldx%lldx%lld",
+                 line ? line : "the contract", nx, ny, nz, block[0], block[1], block[2], g[0], g[1], g[2], gx, gy, gz);
+}
+
+static void test_stencil_grid(void **state)
+{
+    (void)state;
+    const char *block3d = "GPU_laplace3d(long long nx, long long ny, long long nz, u, v) grid=domain block=16,4,4";
+    const char *kmarch = "GPU_laplace3d(long long nx, long long ny, long long nz, u, v) grid=columns block=32,4";
+    const int b3[3] = {16, 4, 4}, b2[3] = {32, 4, 1}, b8[3] = {32, 8, 1}, user[3] = {32, 4, 4};
+    /* a point a thread over the whole domain: every point, the boundary too */
+    expect_grid(block3d, 3, 256, 256, 256, b3, 16, 64, 64);
+    expect_grid(block3d, 3, 512, 512, 512, b3, 32, 128, 128);
+    expect_grid(block3d, 3, 37, 29, 23, b3, 3, 8, 6);
+    /* the (i, j) columns: one block along z, each thread marching over k */
+    expect_grid(kmarch, 3, 256, 256, 256, b2, 8, 64, 1);
+    expect_grid(kmarch, 3, 37, 29, 23, b2, 2, 8, 1);
+    /* lecture 3's 2D lap over the domain */
+    expect_grid("lap(int nx, int ny, u, v) grid=domain multiple", 2, 8192, 8192, 1, b8, 256, 1024, 1);
+    expect_grid("lap(int nx, int ny, u, v) grid=domain", 2, 131, 77, 1, b8, 5, 10, 1);
+    /* the interior, declared or the contract's */
+    expect_grid("jacobi(u, v, nx, ny, nz) grid=interior", 3, 256, 256, 256, user, 8, 64, 64);
+    expect_grid(NULL, 3, 256, 256, 256, user, 8, 64, 64);
+    expect_grid(NULL, 2, 131, 77, 1, b8, 5, 10, 1);
+    /* the contract's points a thread */
+    const int per[3] = {1, 2, 64};
+    const long long n[3] = {512, 512, 512};
+    long long g[3];
+    ks_kdecl_stencil_grid(NULL, 3, n, user, per, g);
+    assert_int_equal(g[0], 16);
+    assert_int_equal(g[1], 64);
+    assert_int_equal(g[2], 2);
+    /* domain and columns cover every point and interior every interior one, at every size to 300 */
+    parse_ok(block3d);
+    const ks_kdecl dom = d;
+    parse_ok(kmarch);
+    const ks_kdecl col = d;
+    for (long long s = 3; s <= 300; ++s) {
+        const long long sz[3] = {s, s + 1, s + 2};
+        long long gd[3], gc[3], gi[3];
+        ks_kdecl_stencil_grid(&dom, 3, sz, b3, NULL, gd);
+        ks_kdecl_stencil_grid(&col, 3, sz, b2, NULL, gc);
+        ks_kdecl_stencil_grid(NULL, 3, sz, user, NULL, gi);
+        for (int a = 0; a < 3; ++a) {
+            assert_true(gd[a] * b3[a] >= sz[a] && (gd[a] - 1) * b3[a] < sz[a]);
+            assert_true(gi[a] * user[a] >= sz[a] - 2 && (gi[a] - 1) * user[a] < sz[a] - 2);
+            if (a < 2) assert_true(gc[a] * b2[a] >= sz[a] && (gc[a] - 1) * b2[a] < sz[a]);
+        }
+        assert_int_equal(gc[2], 1);
+    }
+}
+
+/* The check grid of a kernel that says multiple: each size rounded up to its block's. */
+static void test_round_sizes(void **state)
+{
+    (void)state;
+    const int user[3] = {32, 8, 1};
+    int n[3] = {131, 77, 1};
+    parse_ok("lap(int nx, int ny, u, v) grid=domain multiple");
+    ks_kdecl_round_sizes(&d, user, 2, n);
+    assert_int_equal(n[0], 160);
+    assert_int_equal(n[1], 80);
+    assert_int_equal(n[2], 1);
+    /* the declared block, not the user's */
+    int m[3] = {37, 29, 23};
+    parse_ok("k(long long nx, long long ny, long long nz, u, v) grid=domain block=16,4,4 multiple");
+    d.value[KS_KDECL_V_BX] = 16;
+    d.value[KS_KDECL_V_BY] = 4;
+    d.value[KS_KDECL_V_BZ] = 4;
+    ks_kdecl_round_sizes(&d, user, 3, m);
+    assert_int_equal(m[0], 48);
+    assert_int_equal(m[1], 32);
+    assert_int_equal(m[2], 24);
+    /* without multiple, or without a declaration: as they were */
+    int o[3] = {131, 77, 1};
+    parse_ok("lap(int nx, int ny, u, v) grid=domain");
+    ks_kdecl_round_sizes(&d, user, 2, o);
+    ks_kdecl_round_sizes(NULL, user, 2, o);
+    assert_int_equal(o[0], 131);
+    assert_int_equal(o[1], 77);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_practical3), cmocka_unit_test(test_lecture_kernels), cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_in_a_file),  cmocka_unit_test(test_suffix),          cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_read_back),  cmocka_unit_test(test_stencil_grid),    cmocka_unit_test(test_round_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -219,17 +219,35 @@ ks_status ks_kdecl_parse(const char *source, const char *name, ks_kdecl *out)
     return KS_OK;
 }
 
-char *ks_kdecl_suffix(const ks_kdecl *d)
+size_t ks_kdecl_format(const ks_kdecl *d, char *buf, size_t cap)
 {
     char line[1024];
-    size_t n = 0;
-    int w = snprintf(line, sizeof line, "%s(", d->entry);
-    n = (size_t)w;
+    size_t n = (size_t)snprintf(line, sizeof line, "%s(", d->entry);
     for (int a = 0; a < d->nargs && n < sizeof line; ++a)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", a ? ", " : "",
                               d->args[a].bytes == 8 ? "long long " : d->args[a].bytes == 4 ? "int " : "",
                               d->args[a].role);
     if (n < sizeof line) n += (size_t)snprintf(line + n, sizeof line - n, ")");
+    /* the options too: a process that reads the line back from the code launches by them */
+    if (n < sizeof line && d->grid == KS_KDECL_GRID_SM)
+        n += (size_t)snprintf(line + n, sizeof line - n, " grid=sm:%s", d->expr[KS_KDECL_V_SM]);
+    else if (n < sizeof line && d->grid != KS_KDECL_GRID_CONTRACT)
+        n += (size_t)snprintf(line + n, sizeof line - n, " grid=%s", ks_kdecl_grid_name(d->grid));
+    for (int k = 0; k < d->block_dims && n < sizeof line; ++k)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s", k ? "," : " block=", d->expr[KS_KDECL_V_BX + k]);
+    if (n < sizeof line && d->expr[KS_KDECL_V_SHARED][0])
+        n += (size_t)snprintf(line + n, sizeof line - n, " shared=%s%s", d->expr[KS_KDECL_V_SHARED],
+                              d->shared_per_thread ? "*threads" : "");
+    if (n < sizeof line && d->multiple) n += (size_t)snprintf(line + n, sizeof line - n, " multiple");
+    if (n >= sizeof line) n = sizeof line - 1;
+    if (cap) snprintf(buf, cap, "%s", line);
+    return n;
+}
+
+char *ks_kdecl_suffix(const ks_kdecl *d)
+{
+    char line[1024];
+    ks_kdecl_format(d, line, sizeof line);
     const size_t cap = 2048;
     char *out = malloc(cap);
     if (!out) return NULL;
@@ -240,6 +258,41 @@ char *ks_kdecl_suffix(const ks_kdecl *d)
         at += (size_t)snprintf(out + at, cap - at, "%s(long long)(%s)", v ? ", " : "", d->expr[v][0] ? d->expr[v] : "0");
     if (at < cap) snprintf(out + at, cap - at, "};\n");
     return out;
+}
+
+ks_status ks_kdecl_read_back(const char *text, const long long values[KS_KDECL_V_COUNT], const char *name,
+                             ks_kdecl *out)
+{
+    KS_TRY(ks_kdecl_parse_line(text, name, 0, out));
+    for (int v = 0; v < KS_KDECL_V_COUNT; ++v) out->value[v] = values[v];
+    return KS_OK;
+}
+
+static long long div_up(long long a, long long b) { return b > 0 && a > 0 ? (a + b - 1) / b : 0; }
+
+void ks_kdecl_stencil_grid(const ks_kdecl *d, int dims, const long long n[3], const int block[3],
+                           const int per_thread[3], long long grid[3])
+{
+    const int one[3] = {1, 1, 1};
+    const int *p = per_thread ? per_thread : one;
+    const ks_kdecl_grid shape = d ? d->grid : KS_KDECL_GRID_CONTRACT;
+    for (int a = 0; a < 3; ++a) {
+        const long long extent = a < dims ? n[a] : 1;
+        if (a >= dims) grid[a] = 1;
+        else if (shape == KS_KDECL_GRID_DOMAIN || shape == KS_KDECL_GRID_COLUMNS)
+            grid[a] = shape == KS_KDECL_GRID_COLUMNS && a == 2 ? 1 : div_up(extent, block[a]);
+        else /* the interior, as the contract: points a thread from the file's constant */
+            grid[a] = div_up(extent - 2, (long long)block[a] * p[a]);
+    }
+}
+
+void ks_kdecl_round_sizes(const ks_kdecl *d, const int block[3], int dims, int n[3])
+{
+    if (!d || !d->multiple) return;
+    int b[3];
+    ks_kdecl_block(d, block, b);
+    for (int a = 0; a < dims && a < 3; ++a)
+        if (b[a] > 0) n[a] = (n[a] + b[a] - 1) / b[a] * b[a];
 }
 
 /* Whether the space-separated list holds word. */

@@ -88,6 +88,28 @@ ks_status ks_kdecl_parse_line(const char *text, const char *name, int line, ks_k
  * NULL when out of memory): the line as a __constant__ char array and the
  * launch values as the compiler evaluates them. */
 char *ks_kdecl_suffix(const ks_kdecl *d);
+/* The declaration as one canonical line (what follows KS_KDECL_MARK): the
+ * entry, the arguments with their types and every option it gives, so that
+ * ks_kdecl_parse_line of it is d again (its values aside). Written into buf
+ * (cap bytes, cut short when too small); returns its length. */
+size_t ks_kdecl_format(const ks_kdecl *d, char *buf, size_t cap);
+/* The declaration as a process reads it from the loaded code (any process:
+ * the live view's, the bench's, the checker's): text, the line the suffix
+ * holds, parsed, and values, the launch values the compiler evaluated. */
+ks_status ks_kdecl_read_back(const char *text, const long long values[KS_KDECL_V_COUNT], const char *name,
+                             ks_kdecl *out);
+/* The grid (blocks along x, y, z) of a stencil scene's launch (laplace3d,
+ * laplace2d) over sizes n (dims of them; unused 1) with block, the block the
+ * kernel runs with: grid=domain covers every point, grid=columns every (i, j)
+ * with one block along z, and the interior or the contract's rule (d NULL or
+ * no grid=) every interior point, per_thread points a thread along each axis
+ * (NULL: 1). Pure; the caller checks the limits of gridDim. */
+void ks_kdecl_stencil_grid(const ks_kdecl *d, int dims, const long long n[3], const int block[3],
+                           const int per_thread[3], long long grid[3]);
+/* For a declaration that says multiple (d NULL or without it: nothing),
+ * the first dims sizes of n rounded up to multiples of the block it runs
+ * with (ks_kdecl_block of block). */
+void ks_kdecl_round_sizes(const ks_kdecl *d, const int block[3], int dims, int n[3]);
 /* KS_OK when every role of d is one of roles (space-separated, e.g. "nx ny nz
  * u v"), none twice, every one of need among them, and its grid one of grids
  * (a mask of 1 << ks_kdecl_grid); else KS_ERR_INVALID "NAME: ..." in the

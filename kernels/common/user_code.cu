@@ -66,9 +66,7 @@ static ks_status read_declaration(const char *name, const void *code, ks_kdecl *
     if (e != cudaSuccess) return ks_fail(KS_ERR_CUDA, "%s: reading its kernelscope: declaration: %s", name, what);
     if (!*found) return KS_OK;
     text[sizeof text - 1] = '\0';
-    KS_TRY(ks_kdecl_parse_line(text, name, 0, out));
-    for (int v = 0; v < KS_KDECL_V_COUNT; ++v) out->value[v] = values[v];
-    return KS_OK;
+    return ks_kdecl_read_back(text, values, name, out);
 }
 
 /* The entry's parameters against the declaration's arguments: as many, each its size. */

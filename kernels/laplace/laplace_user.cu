@@ -1,7 +1,8 @@
 /* A user's kernel as a Laplace variant (laplace.h, ks_luser_*): its code
  * loaded by kernels/common/user_code.h (no link to the driver library, so
  * the binary still starts without one), launched by the contract's rule
- * (laplace_contract.h): the grid covers the interior, one point per thread. */
+ * (laplace_contract.h): the grid covers the interior, one point per thread,
+ * or as the file's declaration says (ks_kdecl_stencil_grid). */
 #include <string.h>
 
 #include "kernels/common/user_code.h"
@@ -97,13 +98,10 @@ static ks_status declared_launch(const ks_lsweep *sw, const ks_lvariant_info *in
             if (n[a] % b[a])
                 return ks_fail(KS_ERR_INVALID, "%s: it assumes sizes that are multiples of its block (multiple), and "
                                "%lld is not a multiple of %d", info->name, n[a], b[a]);
-    dim3 grid;
-    if (d->grid == KS_KDECL_GRID_DOMAIN || d->grid == KS_KDECL_GRID_COLUMNS)
-        grid = dim3(ks_fdiv_up(n[0], b[0]), ks_fdiv_up(n[1], b[1]),
-                    d->grid == KS_KDECL_GRID_DOMAIN ? ks_fdiv_up(n[2], b[2]) : 1);
-    else
-        grid = dim3(ks_fdiv_up(g->nx - 2, b[0]), ks_fdiv_up(g->ny - 2, b[1]),
-                    g->dims == 3 ? ks_fdiv_up(g->nz - 2, b[2]) : 1);
+    long long blocks[3];
+    ks_kdecl_stencil_grid(d, g->dims, n, b, NULL, blocks);
+    KS_TRY(ks_lcheck_grid_dim(&own, 0, (unsigned)blocks[0]));
+    const dim3 grid((unsigned)blocks[0], (unsigned)blocks[1], (unsigned)blocks[2]);
     KS_TRY(ks_lcheck_grid_dim(&own, 1, grid.y));
     KS_TRY(ks_lcheck_grid_dim(&own, 2, grid.z));
     if (sw->dry_run) return KS_OK;
@@ -144,9 +142,10 @@ static ks_status user_launch(const ks_lsweep *sw, int slot)
     if (info->dims == 2) KS_TRY(ks_lneed_2d_block(sw, info->name));
     KS_TRY(ks_lcheck_kernel(sw, fn, info->name, b[0] * b[1] * b[2], 0));
     const dim3 block(b[0], b[1], b[2]);
-    const int *p = a.per_thread; /* the file's points a thread */
-    const dim3 grid(ks_fdiv_up(g->nx - 2, (long long)b[0] * p[0]), ks_fdiv_up(g->ny - 2, (long long)b[1] * p[1]),
-                    g->dims == 3 ? ks_fdiv_up(g->nz - 2, (long long)b[2] * p[2]) : 1);
+    const long long n[3] = {g->nx, g->ny, g->nz};
+    long long blocks[3]; /* over the interior, the file's points a thread */
+    ks_kdecl_stencil_grid(NULL, g->dims, n, b, a.per_thread, blocks);
+    const dim3 grid((unsigned)blocks[0], (unsigned)blocks[1], (unsigned)blocks[2]);
     KS_TRY(ks_lcheck_grid_dim(sw, 1, grid.y));
     KS_TRY(ks_lcheck_grid_dim(sw, 2, grid.z));
     if (sw->dry_run) return KS_OK;

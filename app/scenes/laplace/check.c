@@ -49,14 +49,11 @@ static void say_cell(char *buf, size_t cap, const ks_grid *g, long long p)
 static ks_grid check_grid(int id, const int block[3], int dims)
 {
     ks_grid g = dims == 3 ? (ks_grid){3, 37, 29, 23} : (ks_grid){2, 131, 77, 1};
-    const ks_kdecl *d = ks_luser_declaration(id);
-    if (d && d->multiple) {
-        int b[3];
-        ks_kdecl_block(d, block, b);
-        int *n[3] = {&g.nx, &g.ny, &g.nz};
-        for (int a = 0; a < dims; ++a)
-            if (b[a] > 0) *n[a] = (*n[a] + b[a] - 1) / b[a] * b[a];
-    }
+    int n[3] = {g.nx, g.ny, g.nz};
+    ks_kdecl_round_sizes(ks_luser_declaration(id), block, dims, n);
+    g.nx = n[0];
+    g.ny = n[1];
+    g.nz = n[2];
     return g;
 }
 
