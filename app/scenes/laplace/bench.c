@@ -14,6 +14,7 @@
 
 #include "kernels/common/fma_peak.h"
 #include "kernels/common/host_peak.h"
+#include "kernels/common/kernel_decl.h"
 #include "kernels/laplace/laplace.h"
 #include "app/bench/bench_counters.h"
 #include "app/scenes/laplace/counters.h"
@@ -45,14 +46,19 @@ void ks_bench_laplace_fill_random(const ks_grid *g, float *u, unsigned long long
     }
 }
 
+/* A small odd grid, each size rounded up to a multiple of the block for a kernel file that declares
+ * it assumes multiples (kernel_decl.h). */
+static ks_grid small_grid(int dims, int variant, const int block[3], int nx, int ny, int nz)
+{
+    int n[3] = {nx, ny, dims == 3 ? nz : 1};
+    ks_kdecl_round_sizes(ks_luser_declaration(variant), block, dims, n);
+    return (ks_grid){dims, n[0], n[1], n[2]};
+}
+
 /* A variant/block pair against the gold routine on a small odd grid. */
 static ks_status check_against_gold(int dims, int variant, const int block[3])
 {
-    ks_grid g = {dims, 37, 29, dims == 3 ? 23 : 1};
-    if (dims == 2) {
-        g.nx = 97;
-        g.ny = 61;
-    }
+    const ks_grid g = dims == 2 ? small_grid(dims, variant, block, 97, 61, 1) : small_grid(dims, variant, block, 37, 29, 23);
     const size_t n = ks_grid_points(&g);
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *gpu = malloc(n * sizeof *gpu);
     ks_lsolver *s = NULL;
@@ -259,18 +265,20 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
      * process on the first grid, then loaded here like ours. */
     KS_TRY(load_files(opt, dev, p));
     /* Correctness first: every (variant, block) on a small grid against the gold. */
-    ks_grid small = {p->dims, 37, 29, p->dims == 3 ? 23 : 1};
-    ks_lsolver *probe = NULL;
-    KS_TRY(ks_lsolver_create(&small, &probe));
     int blocks[KS_MAX_LIST][KS_MAX_LIST > 16 ? KS_MAX_LIST : 16][3];
     int nblocks[KS_MAX_LIST];
     ks_status st = KS_OK;
     for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
-        nblocks[v] = blocks_for(opt, probe, p->variants[v], blocks[v], &st);
-        for (int b = 0; b < nblocks[v] && st == KS_OK; ++b)
+        /* the probe that accepts blocks: the small grid, rounded for a kernel that assumes multiples */
+        const int *first = opt->block_count ? opt->blocks[0] : ks_lvariant_get(p->variants[v])->default_block;
+        const ks_grid small = small_grid(p->dims, p->variants[v], first, 37, 29, 23);
+        ks_lsolver *probe = NULL;
+        st = ks_lsolver_create(&small, &probe);
+        if (st == KS_OK) nblocks[v] = blocks_for(opt, probe, p->variants[v], blocks[v], &st);
+        for (int b = 0; st == KS_OK && b < nblocks[v]; ++b)
             st = check_against_gold(p->dims, p->variants[v], blocks[v][b]);
+        ks_lsolver_destroy(probe);
     }
-    ks_lsolver_destroy(probe);
     KS_TRY(st);
     printf("checked %d kernel %s against the CPU gold: all agree\n", p->nvariants,
            ks_plural(p->nvariants, "variant", "variants"));
