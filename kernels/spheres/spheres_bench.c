@@ -246,7 +246,7 @@ ks_status ks_spheres_bench_run(const ks_spheres_bench_desc *d, ks_spheres_bench_
         ks_spheres_pack(s, max_n, p);
     }
     for (int k = 0; st == KS_OK && k < r->count_n; ++k) {
-        if (d->stop && d->stop()) {
+        if (k > 0 && d->stop && d->stop()) { /* the first row always: a stopped bench still has a row to write */
             r->count_n = k; /* the rows measured so far */
             break;
         }

@@ -30,7 +30,7 @@ typedef struct ks_spheres_bench_desc {
     unsigned long long seed; /* sphere generator seed (0 is a seed like any other) */
     const ks_sphere *scene;  /* spheres from a scene file instead of the generator (counts ignored) */
     int scene_n;             /* spheres in scene, 1..KS_SPHERES_MAX */
-    int (*stop)(void);       /* optional: nonzero asks to stop after the row (count) in progress;
+    int (*stop)(void);       /* optional: nonzero asks to stop after the row (count) in progress, the first row always measured;
                               * the result then holds the rows measured (count_n shrinks) */
     ks_bench_hook after_row; /* optional: each cell's render once more after its timing (bench --counters);
                               * its row: the cell's CSV line, count k * col_n + column c */
