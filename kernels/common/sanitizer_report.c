@@ -103,9 +103,9 @@ int ks_sanitizer_first_error(const char *report, const char *file, const ks_sani
     const int oob = have_addr && address && strstr(address, "is out of bounds") &&
                     strstr(address, "is out of bounds") < after_newline(address);
     const char *what = strcmp(kind, "write") == 0 ? "write" : strcmp(kind, "read") == 0 ? "read" : kind;
-    char scope[40] = "";
+    char scope[64] = "";
     if (strcmp(space, "__global__") != 0) snprintf(scope, sizeof scope, " (%s memory)", space);
-    char place[80] = "";
+    char place[128] = "";
     if (placed) snprintf(place, sizeof place, " (block (%d,%d,%d), thread (%d,%d,%d))", b[0], b[1], b[2], t[0], t[1], t[2]);
     snprintf(msg, cap, "%s: %s %s of %u bytes%s%s%s", where, oob ? "out-of-bounds" : "invalid", what, bytes, scope,
              miss, place);

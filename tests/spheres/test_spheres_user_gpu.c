@@ -34,9 +34,12 @@ static char *skips_last(void)
 {
     const char *at = strstr(KS_SPHERES_STARTER, "k < n;");
     assert_non_null(at);
-    char *s = malloc(sizeof KS_SPHERES_STARTER + 8);
-    snprintf(s, sizeof KS_SPHERES_STARTER + 8, "%.*sk < n - 1;%s", (int)(at - KS_SPHERES_STARTER), KS_SPHERES_STARTER,
-             at + strlen("k < n;"));
+    const size_t head = (size_t)(at - KS_SPHERES_STARTER), tail = strlen(at + strlen("k < n;"));
+    char *s = malloc(head + strlen("k < n - 1;") + tail + 1);
+    assert_non_null(s);
+    memcpy(s, KS_SPHERES_STARTER, head);
+    memcpy(s + head, "k < n - 1;", strlen("k < n - 1;"));
+    memcpy(s + head + strlen("k < n - 1;"), at + strlen("k < n;"), tail + 1);
     return s;
 }
 
