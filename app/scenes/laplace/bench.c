@@ -283,7 +283,8 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
     printf("checked %d kernel %s against the CPU gold: all agree\n", p->nvariants,
            ks_plural(p->nvariants, "variant", "variants"));
 
-    for (int gi = 0; gi < p->ngrids && !ks_signals_stop_requested(); ++gi) {
+    /* the first row always: a bench stopped early still has a row to write */
+    for (int gi = 0; gi < p->ngrids && (*nrows == 0 || !ks_signals_stop_requested()); ++gi) {
         ks_grid g = {p->dims, p->grids[gi][0], p->grids[gi][1], p->dims == 3 ? p->grids[gi][2] : 1};
         ks_lsolver *s = NULL;
         st = ks_lsolver_create(&g, &s);
@@ -309,7 +310,7 @@ static ks_status bench_cuda(const ks_options *opt, const ks_device_info *dev, be
         for (int v = 0; v < p->nvariants && st == KS_OK; ++v) {
             const ks_lvariant_info *info = ks_lvariant_get(p->variants[v]);
             for (int b = 0; b < nblocks[v] && st == KS_OK; ++b) {
-                if (*nrows == KS_BENCH_MAX_ROWS || ks_signals_stop_requested()) break;
+                if (*nrows == KS_BENCH_MAX_ROWS || (*nrows > 0 && ks_signals_stop_requested())) break;
                 ks_bench_row *r = &rows[(*nrows)++];
                 memset(r, 0, sizeof *r);
                 snprintf(r->device, sizeof r->device, "%s", dev->name);
@@ -382,7 +383,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
             printf("T_peak %.1f GB/s: a host copy by %d %s, best of %d repetitions, spread %.0f %%%s\n", peak.gbs,
                    peak.threads, ks_plural(peak.threads, "thread", "threads"), peak.reps, 100.0 * peak.spread,
                    peak.reliable ? "" : " (unreliable: busy CPU)");
-        for (int gi = 0; gi < plan.ngrids && st == KS_OK && !ks_signals_stop_requested(); ++gi) {
+        for (int gi = 0; gi < plan.ngrids && st == KS_OK && (n == 0 || !ks_signals_stop_requested()); ++gi) {
             /* the CPU gold: no GPU kernel, so its counter columns stay empty */
             ks_grid g = {plan.dims, plan.grids[gi][0], plan.grids[gi][1],
                          plan.dims == 3 ? plan.grids[gi][2] : 1};
