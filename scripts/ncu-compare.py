@@ -335,7 +335,9 @@ def cut_name(name):
     name = name.strip()
     if name.startswith("void "):
         name = name[5:]
-    return name.split("(", 1)[0].strip()
+    name = name.split("(", 1)[0].strip()
+    # a bool template argument: CUPTI's demangler writes true/false, ncu's 1/0
+    return re.sub(r"(?<=[<,\s])(true|false)(?=\s*[,>])", lambda m: "1" if m.group(1) == "true" else "0", name)
 
 
 def is_count(metric):

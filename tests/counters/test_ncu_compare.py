@@ -248,6 +248,15 @@ def main():
         check(rc == 2 and "OURS" in out, "one file is a usage error", out)
         rc, out = run(tmp, ("ours.csv", OURS_CSV), ("empty.txt", "nothing\n"))
         check(rc != 0 and "no kernels in the ncu output" in out, "an ncu file without kernels", out)
+
+        # a bool template argument: CUPTI's demangler writes "true", ncu "1"; the two still pair
+        ours_bool = ("launch,kernel,grid,block,key,metric,value\n"
+                     '0,"kst_tile_kernel<8, true>",,,dram_read_bytes,dram__bytes_read.sum,8400000\n')
+        ncu_bool = "\n".join([HEADER, ncu_row(0, "void kst_tile_kernel<8, 1>(const float *, float *)", 128, 64,
+                                               "dram__bytes_read.sum", "byte", "8,399,360")]) + "\n"
+        rc, out = run(tmp, ("ours_bool.csv", ours_bool), ("ncu_bool.csv", ncu_bool))
+        check(rc == 0 and "1 of 1 figures within 5 % of ncu over 1 kernels" in out
+              and "without a measurement of ours" not in out, "a bool template argument pairs", out)
     print("ncu-compare counters: ok")
 
 
