@@ -13,8 +13,8 @@
 # ceil(n / block) along every axis; columns: the same over (i, j), one block along z; interior: over
 # n - 2; cover: ceil(n / block) blocks; sm:N: N blocks a multiprocessor). Each times the same work as
 # the bench's row: a Laplace kernel alone; a reduce kernel after zeroing the sum, and a kernel that
-# writes one partial a block followed by one block that adds the partials into the sum on the device
-# (what kernelscope launches after it); a histogram kernel after zeroing the 256 bins, on uniform
+# writes one partial a block followed by the addition of the partials into the sum on the device
+# (the kernel kernelscope launches after it); a histogram kernel after zeroing the 256 bins, on uniform
 # random bytes (the bench's "uniform" row).
 # Needs nvcc (NVCC, else on PATH, else CUDA_HOME/bin) and, to time, a CUDA GPU. Exit 1 when a
 # compile or a bench fails or a row is off by more than 3 %; exit 2 without nvcc.
@@ -183,7 +183,7 @@ LOOP
 }
 
 # Lecture 4's reduction: the kernel (one partial a block into partials, or adding into out), then,
-# for partials, one block adding them into out on the device, as kernelscope does after it.
+# for partials, their addition into out on the device, as kernelscope makes it after the kernel.
 reduce_program() {
   local launch call body
   one_d_launch || return 1
@@ -191,7 +191,7 @@ reduce_program() {
         $entry<<<GRID, BX, SHARED>>>($call);"
   case ",$args," in
     *partials*) body+="
-        add_partials<<<1, 1024>>>(partials, GRID, out);" ;;
+        add_partials<<<ADD, 1024>>>(partials, GRID, out);" ;;
   esac
   {
     cat <<HOST
@@ -200,19 +200,20 @@ reduce_program() {
 #include <cstdio>
 #include <vector>
 #include "$PWD/examples/course/$file"
-// the partials into *out: one block, a stride loop, then a tree
+// the partials into *out, as kernelscope adds them: a grid-stride loop, a tree a block, one atomicAdd a block
 __global__ void add_partials(const float *partials, long long n, float *out)
 {
     __shared__ float part[1024];
     float v = 0.0f;
-    for (long long i = threadIdx.x; i < n; i += blockDim.x) v += partials[i];
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        v += partials[i];
     part[threadIdx.x] = v;
     __syncthreads();
     for (unsigned d = blockDim.x / 2; d > 0; d /= 2) {
         if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
         __syncthreads();
     }
-    if (threadIdx.x == 0) *out += part[0];
+    if (threadIdx.x == 0) atomicAdd(out, part[0]);
 }
 int main()
 {
@@ -220,6 +221,7 @@ int main()
     const long long BX = ($bx);
     const size_t SHARED = $shared;
     $launch
+    const long long ADD = std::min(std::max((GRID + 4095) / 4096, 1LL), 1024LL); // about four partials a thread
     float *x, *partials, *out;
     cudaMalloc(&x, N * sizeof(float));
     cudaMalloc(&partials, GRID * sizeof(float));
@@ -301,7 +303,7 @@ laplace3d_kmarch.cu laplace3d 512
 laplace3d_block3d.cu laplace3d 512
 lap2d_multiple.cu laplace2d 8192
 lap2d.cu laplace2d 8192
-reduce_sum.cu reduce 67108864
+reduce_sum.cu reduce 268435456
 histo_global.cu histogram 104857600
 histo_stride.cu histogram 104857600
 histo_shared.cu histogram 104857600

@@ -4,7 +4,8 @@
  * a thread, into a zeroed float; or as the file's declaration says (kernel_decl.h:
  * its arguments' order, a grid covering the floats or N blocks a multiprocessor,
  * its block and dynamic shared memory), and where it writes one partial a block
- * those partials added into the float by a second launch, timed with it. */
+ * those partials added into the float by a second launch (a tree a block, one
+ * atomicAdd a block), timed with it. */
 #include "reduce_gpu_internal.h"
 
 #include <string.h>
@@ -75,19 +76,29 @@ static ks_status declared_check(const ks_reduce_user *u, const ks_kdecl *d, long
     return KS_OK;
 }
 
-/* Adds the n partials into *out: one block, a stride loop then a tree (the declared kernel's second pass). */
+/* Adds the n partials into *out (the declared kernel's second pass): a grid-stride loop, a tree a
+ * block, one atomicAdd a block; ks_rd_add_grid blocks of 1024 threads, about four partials a thread. */
+enum { KS_RD_ADD_THREADS = 1024, KS_RD_ADD_MAX_BLOCKS = 1024 };
+static unsigned ks_rd_add_grid(long long n)
+{
+    const long long per_block = 4LL * KS_RD_ADD_THREADS, most = KS_RD_ADD_MAX_BLOCKS;
+    const long long blocks = (n + per_block - 1) / per_block;
+    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
 __global__ void ks_rd_add_partials(const float *partials, long long n, float *out)
 {
-    __shared__ float part[1024];
+    __shared__ float part[KS_RD_ADD_THREADS];
     float v = 0.0f;
-    for (long long i = threadIdx.x; i < n; i += blockDim.x) v += partials[i];
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        v += partials[i];
     part[threadIdx.x] = v;
     __syncthreads();
     for (unsigned d = blockDim.x / 2; d > 0; d /= 2) {
         if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
         __syncthreads();
     }
-    if (threadIdx.x == 0) *out += part[0];
+    if (threadIdx.x == 0) atomicAdd(out, part[0]);
 }
 
 /* The declared kernel over x[0..n), then (partials) its per-block floats added into *out;
@@ -110,7 +121,8 @@ static ks_status declared_launch(const ks_reduce_user *u, const ks_kdecl *d, con
     }
     KS_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)sh->grid), dim3((unsigned)sh->threads), args, sh->shared, s));
     if (ks_kdecl_arg_index(d, "partials") >= 0) {
-        ks_rd_add_partials<<<1, 1024, 0, s>>>(partials, (long long)sh->grid, out);
+        ks_rd_add_partials<<<ks_rd_add_grid((long long)sh->grid), KS_RD_ADD_THREADS, 0, s>>>(partials,
+                                                                                          (long long)sh->grid, out);
         KS_CUDA_TRY(cudaGetLastError());
     }
     return KS_OK;
