@@ -9,8 +9,13 @@
 #
 # Each host program includes the file as it is and launches the entry its kernelscope: line names,
 # with its arguments in the line's order and types, its block (the line's block=, the file's macros,
-# or the block the bench is given) and the course's grid for its grid= (domain: ceil(n / block) along
-# every axis; columns: the same over (i, j), one block along z; interior: over n - 2).
+# or the block the bench is given), its shared= and the course's grid for its grid= (domain:
+# ceil(n / block) along every axis; columns: the same over (i, j), one block along z; interior: over
+# n - 2; cover: ceil(n / block) blocks; sm:N: N blocks a multiprocessor). Each times the same work as
+# the bench's row: a Laplace kernel alone; a reduce kernel after zeroing the sum, and a kernel that
+# writes one partial a block followed by the addition of the partials into the sum on the device
+# (the kernel kernelscope launches after it); a histogram kernel after zeroing the 256 bins, on uniform
+# random bytes (the bench's "uniform" row).
 # Needs nvcc (NVCC, else on PATH, else CUDA_HOME/bin) and, to time, a CUDA GPU. Exit 1 when a
 # compile or a bench fails or a row is off by more than 3 %; exit 2 without nvcc.
 set -u
@@ -37,7 +42,7 @@ status=0
 # Writes OUTDIR/NAME.host.cu for FILE in SCENE at size N with the bench's block BLOCK (AxB[xC]).
 host_program() {
   local file=$1 scene=$2 n=$3 block=$4 name=${1%.cu}
-  local decl entry args opts grid bexpr
+  local decl entry args opts grid bexpr sms shared
   decl=$(grep -m1 -E '^[[:space:]]*// kernelscope:' "examples/course/$file" | sed -E 's#^[[:space:]]*// kernelscope:[[:space:]]*##')
   if [ -z "$decl" ]; then
     echo "course-timing.sh: examples/course/$file has no kernelscope: line" >&2
@@ -47,11 +52,23 @@ host_program() {
   args=$(sed -E 's/^[^(]*\(([^)]*)\).*/\1/' <<<"$decl")
   opts=$(sed -E 's/^[^)]*\)//' <<<"$decl")
   grid=$(grep -oE 'grid=[a-z]+' <<<"$opts" | cut -d= -f2)
+  sms=$(grep -oE 'grid=sm:[^ ]+' <<<"$opts" | cut -d: -f2)
   bexpr=$(grep -oE 'block=[^ ]+' <<<"$opts" | cut -d= -f2)
   [ -n "$bexpr" ] || bexpr=${block//x/,}
+  # dynamic shared memory: bytes, or bytes a thread
+  shared=$(grep -oE 'shared=[^ ]+' <<<"$opts" | cut -d= -f2)
+  case "$shared" in
+    "") shared=0 ;;
+    *'*threads') shared="(${shared%\*threads}) * BX" ;;
+    *) shared="($shared)" ;;
+  esac
   local bx by bz
   IFS=, read -r bx by bz <<<"$bexpr"
   by=${by:-1} bz=${bz:-1}
+  case "$scene" in
+    reduce) reduce_program; return ;;
+    histogram) histogram_program; return ;;
+  esac
   # the arguments in the line's order: a size as its type there (int unless long / long long)
   local call="" a role cast
   IFS=, read -ra list <<<"$args"
@@ -114,10 +131,148 @@ int main()
 HOST
 }
 
+# The 1D scenes' grid (cover or sm:N) and arguments, for reduce_program and histogram_program
+# (host_program's locals): sets launch and call, or says why not.
+one_d_launch() {
+  case "$grid" in
+    cover) launch="const long long GRID = (N + BX - 1) / BX;" ;;
+    sm) launch="int sms = 0; cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0); const long long GRID = ($sms) * (long long)sms;" ;;
+    *) echo "course-timing.sh: $file: grid=${grid:-none} is not a launch of $scene (cover, sm:N)" >&2; return 1 ;;
+  esac
+  call=""
+  local a role cast
+  IFS=, read -ra list <<<"$args"
+  for a in "${list[@]}"; do
+    role=$(awk '{ print $NF }' <<<"$a")
+    case "$a" in *long*) cast="(long long)" ;; *) cast="(int)" ;; esac
+    case "$scene:$role" in
+      reduce:x) call+="${call:+, }x" ;;
+      reduce:out) call+="${call:+, }out" ;;
+      reduce:partials) call+="${call:+, }partials" ;;
+      histogram:data) call+="${call:+, }data" ;;
+      histogram:bins) call+="${call:+, }bins" ;;
+      *:n) call+="${call:+, }${cast}N" ;;
+      *) echo "course-timing.sh: $file: '$role' is not a role of $scene" >&2; return 1 ;;
+    esac
+  done
+}
+
+# The timed loop of a 1D program: BODY between two events, the median of REPS.
+timed_loop() {
+  cat <<LOOP
+    cudaEvent_t t0, t1;
+    cudaEventCreate(&t0);
+    cudaEventCreate(&t1);
+    std::vector<float> ms;
+    for (int r = -3; r < $reps; ++r) { // three warm-up runs
+        cudaEventRecord(t0);
+$1
+        cudaEventRecord(t1);
+        cudaEventSynchronize(t1);
+        float m = 0;
+        cudaEventElapsedTime(&m, t0, t1);
+        if (r >= 0) ms.push_back(m);
+    }
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) { std::printf("failed: %s\n", cudaGetErrorString(e)); return 1; }
+    std::sort(ms.begin(), ms.end());
+    std::printf("%.5f\n", ms[ms.size() / 2]);
+    return 0;
+}
+LOOP
+}
+
+# Lecture 4's reduction: the kernel (one partial a block into partials, or adding into out), then,
+# for partials, their addition into out on the device, as kernelscope makes it after the kernel.
+reduce_program() {
+  local launch call body
+  one_d_launch || return 1
+  body="        cudaMemsetAsync(out, 0, sizeof(float));
+        $entry<<<GRID, BX, SHARED>>>($call);"
+  case ",$args," in
+    *partials*) body+="
+        add_partials<<<ADD, 1024>>>(partials, GRID, out);" ;;
+  esac
+  {
+    cat <<HOST
+// $file launched as the course launches it: $entry<<<GRID, BX, SHARED>>>($call), grid=$grid
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+#include "$PWD/examples/course/$file"
+// the partials into *out, as kernelscope adds them: a grid-stride loop, a tree a block, one atomicAdd a block
+__global__ void add_partials(const float *partials, long long n, float *out)
+{
+    __shared__ float part[1024];
+    float v = 0.0f;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        v += partials[i];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned d = blockDim.x / 2; d > 0; d /= 2) {
+        if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, part[0]);
+}
+int main()
+{
+    const long long N = $n;
+    const long long BX = ($bx);
+    const size_t SHARED = $shared;
+    $launch
+    const long long ADD = std::min(std::max((GRID + 4095) / 4096, 1LL), 1024LL); // about four partials a thread
+    float *x, *partials, *out;
+    cudaMalloc(&x, N * sizeof(float));
+    cudaMalloc(&partials, GRID * sizeof(float));
+    cudaMalloc(&out, sizeof(float));
+    cudaMemset(x, 0, N * sizeof(float));
+    (void)partials;
+HOST
+    timed_loop "$body"
+  } >"$out/$name.host.cu"
+}
+
+# The slides' histograms: 256 unsigned bins zeroed, then the kernel over N uniform random bytes.
+histogram_program() {
+  local launch call
+  one_d_launch || return 1
+  {
+    cat <<HOST
+// $file launched as the course launches it: $entry<<<GRID, BX, SHARED>>>($call), grid=$grid
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+#include "$PWD/examples/course/$file"
+int main()
+{
+    const long long N = $n;
+    const long long BX = ($bx);
+    const size_t SHARED = $shared;
+    $launch
+    std::vector<unsigned char> host(N);
+    unsigned long long s = 0x9E3779B97F4A7C15ull; // uniform random bytes (xorshift64)
+    for (long long i = 0; i < N; ++i) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        host[i] = (unsigned char)(s >> 56);
+    }
+    unsigned char *data;
+    unsigned int *bins;
+    cudaMalloc(&data, N);
+    cudaMalloc(&bins, 256 * sizeof(unsigned int));
+    cudaMemcpy(data, host.data(), N, cudaMemcpyHostToDevice);
+HOST
+    timed_loop "        cudaMemsetAsync(bins, 0, 256 * sizeof(unsigned int));
+        $entry<<<GRID, BX, SHARED>>>($call);"
+  } >"$out/$name.host.cu"
+}
+
 # file scene size (the bench's block: 2D 32x8, 3D 32x4x4; a file's block= fixes its own)
 while read -r file scene n; do
   name=${file%.cu}
-  block=32x8; [ "$scene" = laplace3d ] && block=32x4x4
+  case "$scene" in laplace3d) block=32x4x4 ;; laplace2d) block=32x8 ;; *) block=256x1 ;; esac
   if ! host_program "$file" "$scene" "$n" "$block"; then status=1; continue; fi
   if ! "$nvcc" -O3 -arch=native -o "$out/$name.host" "$out/$name.host.cu" >"$out/$name.nvcc.log" 2>&1; then
     echo "FAILED  nvcc $file (see $out/$name.nvcc.log)"; status=1; continue
@@ -126,10 +281,16 @@ while read -r file scene n; do
   if ! own=$("$out/$name.host") || [ -z "$own" ]; then
     echo "FAILED  $file launched as the course does: ${own:-no time}"; status=1; continue
   fi
-  grid=$n; [ "$scene" = laplace2d ] && grid=${n}x$n
-  "$ks" bench "$scene" --grid "$grid" --block "$block" --kernel-file "examples/course/$file" --kernel "$file" \
+  case "$scene" in
+    laplace*) size=(--grid "$n"); [ "$scene" = laplace2d ] && size=(--grid "${n}x$n") ;;
+    *) size=(--size "$n") ;;
+  esac
+  "$ks" bench "$scene" "${size[@]}" --block "$block" --kernel-file "examples/course/$file" --kernel "$file" \
     --reps "$reps" --out "$out/bench_$name" >"$out/bench_$name.txt" 2>&1
-  row=$(awk -F, -v f="$file" 'NR > 1 && $2 == f { print $5; exit }' "$out/bench_$name"/bench_*.csv 2>/dev/null)
+  # the file's row and its median ms: laplace (variant 2, ms 5), reduce (3, 5), histogram's uniform input (2, 7)
+  row=$(awk -F, -v f="$file" -v s="$scene" 'NR > 1 && ((s ~ /^laplace/ && $2 == f) || (s == "reduce" && $3 == f)) {
+      print $5; exit }
+    NR > 1 && s == "histogram" && $2 == f && $3 == "uniform" { print $7; exit }' "$out/bench_$name"/bench_*.csv 2>/dev/null)
   if [ -z "$row" ]; then
     echo "FAILED  bench $scene --kernel-file $file (see $out/bench_$name.txt)"; status=1; continue
   fi
@@ -142,5 +303,9 @@ laplace3d_kmarch.cu laplace3d 512
 laplace3d_block3d.cu laplace3d 512
 lap2d_multiple.cu laplace2d 8192
 lap2d.cu laplace2d 8192
+reduce_sum.cu reduce 268435456
+histo_global.cu histogram 104857600
+histo_stride.cu histogram 104857600
+histo_shared.cu histogram 104857600
 LIST
 exit $status

@@ -40,6 +40,16 @@ cudaError_t cudaEventSynchronize(cudaEvent_t);
 cudaError_t cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);
 cudaError_t cudaGetLastError();
 const char *cudaGetErrorString(cudaError_t);
+// the reduce and histogram programs: shared memory, atomics, a device attribute, a copy
+#define __shared__
+void __syncthreads();
+unsigned atomicAdd(unsigned *, unsigned);
+float atomicAdd(float *, float);
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1 };
+cudaError_t cudaDeviceGetAttribute(int *, cudaDeviceAttr, int);
+cudaError_t cudaMemsetAsync(void *, int, size_t);
+cudaError_t cudaMemcpy(void *, const void *, size_t, cudaMemcpyKind);
 SHIM
 cat >"$tmp/nvcc" <<FAKE
 #!/usr/bin/env bash
@@ -58,7 +68,7 @@ if "$tmp/nvcc" -o "$tmp/undefined" "$tmp/undefined.cu" >/dev/null 2>&1; then fai
 
 NVCC="$tmp/nvcc" "$src/scripts/course-timing.sh" --compile-only "$tmp/out" >"$tmp/run.out" 2>&1 ||
   fail "compile-only: $(cat "$tmp/run.out"; cat "$tmp"/out/*.nvcc.log 2>/dev/null)"
-[ "$(grep -c '^compiled ' "$tmp/run.out")" = 4 ] || fail "not four compiled: $(cat "$tmp/run.out")"
+[ "$(grep -c '^compiled ' "$tmp/run.out")" = 8 ] || fail "not eight compiled: $(cat "$tmp/run.out")"
 expect() { grep -qF -- "$2" "$tmp/out/$1.host.cu" || fail "$1.host.cu has no '$2':
 $(cat "$tmp/out/$1.host.cu")"; }
 expect laplace3d_kmarch 'GPU_laplace3d<<<grid, block>>>((long long)N, (long long)N, (long long)NZ, a, b);'
@@ -73,4 +83,24 @@ for f in lap2d lap2d_multiple; do
   expect $f 'const long long N = 8192, NZ = 1,'
 done
 ! grep -l 'lap<<<' "$tmp/out"/laplace3d_*.host.cu >/dev/null || fail "a Practical 3 program launches lap"
+# lecture 4's sum: one partial a block, its shared memory a float a thread, then the partials added
+expect reduce_sum 'const long long GRID = (N + BX - 1) / BX;'
+expect reduce_sum 'const size_t SHARED = (4) * BX;'
+expect reduce_sum 'const long long BX = (256);'
+expect reduce_sum 'sum<<<GRID, BX, SHARED>>>(partials, x);'
+expect reduce_sum 'add_partials<<<ADD, 1024>>>(partials, GRID, out);'
+expect reduce_sum 'const long long N = 268435456;'
+expect reduce_sum 'cudaMemsetAsync(out, 0, sizeof(float));'
+# the slides' histograms: the size a long, cover at the bench's block, or two blocks of 256 a multiprocessor
+expect histo_global 'histoNoSharedMem<<<GRID, BX, SHARED>>>(data, (long long)N, bins);'
+expect histo_global 'const long long GRID = (N + BX - 1) / BX;'
+expect histo_global 'const long long BX = (256);'
+for f in histo_stride histo_shared; do
+  expect $f 'const long long GRID = (2) * (long long)sms;'
+  expect $f 'const size_t SHARED = 0;'
+  expect $f 'cudaMemsetAsync(bins, 0, 256 * sizeof(unsigned int));'
+done
+expect histo_stride 'histoNoSharedStride<<<GRID, BX, SHARED>>>(data, (long long)N, bins);'
+expect histo_shared 'histo_kernel<<<GRID, BX, SHARED>>>(data, (long long)N, bins);'
+! grep -l 'add_partials' "$tmp/out"/histo_*.host.cu >/dev/null || fail "a histogram program adds partials"
 echo "course-timing.sh: ok"

@@ -98,7 +98,7 @@ extern "C" ks_status ks_user_code_load(const ks_user_code_desc *d, const char *n
     if (st == KS_OK && u->declared && !d->roles)
         st = ks_fail(KS_ERR_INVALID, "%s: this scene takes no kernelscope: line yet; write the kernel to its contract "
                      "(kernelscope new-kernel writes a starter)", name);
-    if (st == KS_OK && u->declared) st = ks_kdecl_roles_check(&u->decl, name, d->roles, d->roles, d->grids);
+    if (st == KS_OK && u->declared) st = ks_kdecl_roles_check(&u->decl, name, d->roles, d->need ? d->need : d->roles, d->grids);
     if (st == KS_OK) st = ks_user_library_load(name, code, u->declared ? u->decl.entry : d->entry, &u->mod);
     if (st == KS_OK) {
         u->attrs.registers = u->mod.registers;

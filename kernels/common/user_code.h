@@ -29,6 +29,7 @@ typedef struct ks_user_code_desc {
        by the contract's rule. */
     const char *roles;
     unsigned grids;        /* the launches it makes for a declaration (1 << ks_kdecl_grid) */
+    const char *need;      /* the roles a declaration must name; NULL: every one of roles */
 } ks_user_code_desc;
 
 typedef struct ks_user_code ks_user_code;

@@ -44,3 +44,14 @@ void ks_hist_mismatch_text(const ks_hist_mismatch *m, size_t n, const char *what
              against, n, n == 1 ? "" : "s", what, m->first, label, (unsigned long long)m->got, (unsigned long long)m->want, m->bad,
              m->bad == 1 ? "" : "s", m->bad == 1 ? "s" : "", (unsigned long long)m->max_err);
 }
+
+ks_status ks_hist_decl_check(const ks_kdecl *d, const char *name)
+{
+    KS_TRY(ks_kdecl_roles_check(d, name, KS_HIST_DECL_ROLES, KS_HIST_DECL_ROLES, KS_HIST_DECL_GRIDS));
+    if (d->block_dims > 1)
+        return ks_fail(KS_ERR_INVALID, "%s: %s: a histogram kernel's block is one number (block=X)", name, d->entry);
+    if (d->multiple)
+        return ks_fail(KS_ERR_INVALID, "%s: %s: a histogram kernel takes any count of bytes (the live view counts "
+                       "chunks of any size): no multiple", name, d->entry);
+    return KS_OK;
+}

@@ -41,6 +41,15 @@ ks_status ks_hist_gpu_whole_user(ks_hist_gpu *g, const ks_hist_user *u, const in
 ks_status ks_hist_gpu_time_user(ks_hist_gpu *g, const ks_hist_user *u, const int block[3], const ks_timing_opts *o,
                                 ks_timing *out);
 
+/* ---- a kernel file's declaration (kernel_decl.h; histogram_compare.c, no GPU needed) ---- */
+/* The roles a histogram kernel's kernelscope: line names (all three), its grids. */
+#define KS_HIST_DECL_ROLES "data n bins"
+#define KS_HIST_DECL_GRIDS (1u << KS_KDECL_GRID_COVER | 1u << KS_KDECL_GRID_SM)
+/* KS_OK when d can run as a histogram kernel: those roles and grids, a 1D
+ * block, and not `multiple` (the live view counts chunks of any size); else
+ * KS_ERR_INVALID "NAME: ..." in the user's words. */
+ks_status ks_hist_decl_check(const ks_kdecl *d, const char *name);
+
 /* ---- the check of a user's kernel (histogram_compare.c, no GPU needed) ---- */
 /* The checker request carries the live input's size in its grid (positive
  * ints): grid = {1 + n % 2^30, 1 + n / 2^30, 1}. */

@@ -52,6 +52,10 @@ ks_status ks_reduce_check_user(ks_reduce_gpu *g, const ks_reduce_user *u, const 
     return KS_OK;
 }
 
+/* A kernel file that assumes sizes multiples of its block (kernel_decl.h) is checked at the odd
+ * size rounded up to one, on a context of its own (check_variant passes it by at the odd size). */
+static ks_status check_rounded(const ks_reduce_bench_desc *bd, int user_block, unsigned long long seed, int block);
+
 /* The variants to run: the chosen ones, each op's CUB variant first when any of that op runs. */
 static int chosen_variants(const ks_reduce_bench_desc *d, ks_reduce_variant *out)
 {
@@ -115,8 +119,9 @@ static ks_status check_variant(ks_reduce_gpu *g, const ks_reduce_variant *vs, in
         ks_reduce_gold_scan(x, gold, d.n);
         const double sum = ks_reduce_gold_sum(x, d.n), abs_sum = ks_reduce_abs_sum(x, d.n);
         for (int k = 0; st == KS_OK && k < vn; ++k) st = ks_reduce_check_variant(g, vs[k], x, sum, abs_sum, gold, 0, got);
-        for (int k = 0; st == KS_OK && k < bd->user_n; ++k)
-            st = ks_reduce_check_user(g, bd->users[k], bd->user_names[k], user_block, sum, abs_sum, 0);
+        for (int k = 0; st == KS_OK && k < bd->user_n; ++k) /* one that assumes other sizes: check_rounded */
+            if (ks_reduce_decl_round(ks_user_code_declaration(bd->users[k]), user_block, d.n) == d.n)
+                st = ks_reduce_check_user(g, bd->users[k], bd->user_names[k], user_block, sum, abs_sum, 0);
     }
     free(x);
     free(gold);
@@ -256,6 +261,7 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         if (st == KS_OK) st = check_variant(g, vs, vn, d, user_block);
         ks_reduce_gpu_destroy(g);
         KS_TRY(st);
+        KS_TRY(check_rounded(d, user_block, seed, r->block));
     }
     for (int q = 0; st == KS_OK && q < size_n; ++q) {
         const long long n = sizes[q];
@@ -307,4 +313,24 @@ ks_status ks_reduce_bench_run(const ks_reduce_bench_desc *d, ks_reduce_bench_res
         ks_reduce_gpu_destroy(g);
     }
     return st;
+}
+
+static ks_status check_rounded(const ks_reduce_bench_desc *bd, int user_block, unsigned long long seed, int block)
+{
+    for (int k = 0; k < bd->user_n; ++k) {
+        const long long n = ks_reduce_decl_round(ks_user_code_declaration(bd->users[k]), user_block,
+                                                 KS_REDUCE_BENCH_CHECK_N);
+        if (n == KS_REDUCE_BENCH_CHECK_N) continue;
+        ks_reduce_bench_desc one = *bd; /* this file alone */
+        one.users = &bd->users[k];
+        one.user_names = &bd->user_names[k];
+        one.user_n = 1;
+        const ks_reduce_desc cd = {n, seed, block, KS_REDUCE_INPUT_RANDOM};
+        ks_reduce_gpu *g = NULL;
+        ks_status st = ks_reduce_gpu_create(&cd, &g);
+        if (st == KS_OK) st = check_variant(g, NULL, 0, &one, user_block);
+        ks_reduce_gpu_destroy(g);
+        KS_TRY(st);
+    }
+    return KS_OK;
 }

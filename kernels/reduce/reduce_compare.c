@@ -39,3 +39,24 @@ void ks_reduce_verdict_text(const ks_reduce_verdict *v, long long n, const char 
     snprintf(buf, cap, "differs from %s on %lld float%s (%s): %.9g where %.9g is expected (error %.3g, %s)", against, n,
              n == 1 ? "" : "s", what, v->got, v->want, v->err, tol);
 }
+
+ks_status ks_reduce_decl_check(const ks_kdecl *d, const char *name)
+{
+    KS_TRY(ks_kdecl_roles_check(d, name, KS_REDUCE_DECL_ROLES, KS_REDUCE_DECL_NEED, KS_REDUCE_DECL_GRIDS));
+    const int out = ks_kdecl_arg_index(d, "out") >= 0, partials = ks_kdecl_arg_index(d, "partials") >= 0;
+    if (out == partials)
+        return ks_fail(KS_ERR_INVALID, "%s: %s: a reduce kernel names one of out (it adds into *out) or partials (one "
+                       "float a block, added up by kernelscope), %s", name, d->entry, out ? "not both" : "and has neither");
+    if (d->block_dims > 1)
+        return ks_fail(KS_ERR_INVALID, "%s: %s: a reduce kernel's block is one number (block=X)", name, d->entry);
+    return KS_OK;
+}
+
+long long ks_reduce_decl_round(const ks_kdecl *d, int bx, long long n)
+{
+    if (!d || !d->multiple) return n;
+    const int user[3] = {bx, 1, 1};
+    int b[3];
+    ks_kdecl_block(d, user, b);
+    return b[0] > 0 ? (n + b[0] - 1) / b[0] * b[0] : n;
+}

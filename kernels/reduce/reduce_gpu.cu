@@ -29,6 +29,7 @@ extern "C" void ks_reduce_gpu_destroy(ks_reduce_gpu *g)
     cudaFree(g->y);
     cudaFree(g->result);
     cudaFree(g->partials);
+    cudaFree(g->user_partials);
     cudaFree(g->blk_sums);
     cudaFree(g->status);
     cudaFree(g->cub_tmp);

@@ -57,6 +57,8 @@ struct ks_reduce_gpu {
     float *result;        /* sums: 1 float */
     unsigned *counter;    /* sum_onepass: blocks finished (reset by the last) */
     float *partials;      /* per-block partial sums / scan_shuffle tile sums */
+    float *user_partials; /* a declared user's kernel's per-block partials (reduce_user.cu), grown as needed */
+    long long user_partials_cap;
     float *blk_sums;      /* scan_blocks: block sums of every recursion level */
     unsigned long long *status; /* scan_lookback: tile t's status word */
     unsigned epoch;       /* scan_lookback: run number carried in the status words */

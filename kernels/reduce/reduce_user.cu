@@ -1,17 +1,131 @@
 /* A user's reduce kernel (reduce_user.h): its code loaded by
  * kernels/common/user_code.h, launched by the contract's rule
  * (reduce_contract.h): the grid covers the floats, kernelscope_items_per_thread
- * a thread, into a zeroed float. */
+ * a thread, into a zeroed float; or as the file's declaration says (kernel_decl.h:
+ * its arguments' order, a grid covering the floats or N blocks a multiprocessor,
+ * its block and dynamic shared memory), and where it writes one partial a block
+ * those partials added into the float by a second launch (a tree a block, one
+ * atomicAdd a block), timed with it. */
 #include "reduce_gpu_internal.h"
+
+#include <string.h>
 
 #include "reduce_contract.h"
 #include "reduce_user.h"
 
 extern "C" ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out)
 {
+    /* the contract, or the file's declaration (ks_reduce_decl_check) */
     static const ks_user_code_desc contract = {KS_REDUCE_USER_ENTRY, KS_REDUCE_USER_ITEMS, 1,
-                                               {KS_REDUCE_USER_ITEMS_MAX, 1, 1}, "1 to %d", NULL, 0}; /* no declaration yet */
-    return ks_user_code_load(&contract, name, code, size, out);
+                                               {KS_REDUCE_USER_ITEMS_MAX, 1, 1}, "1 to %d", KS_REDUCE_DECL_ROLES,
+                                               KS_REDUCE_DECL_GRIDS, KS_REDUCE_DECL_NEED};
+    KS_TRY(ks_user_code_load(&contract, name, code, size, out));
+    const ks_kdecl *d = ks_user_code_declaration(*out);
+    const ks_status st = d ? ks_reduce_decl_check(d, name) : KS_OK;
+    if (st != KS_OK) {
+        ks_user_code_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* ---- a declared kernel's launch (kernel_decl.h): its block, grid, shared memory and arguments ---- */
+
+/* What one declared launch over n floats is. */
+typedef struct declared_shape {
+    int threads;
+    size_t shared;
+    unsigned long long grid;
+} declared_shape;
+
+static ks_status declared_check(const ks_reduce_user *u, const ks_kdecl *d, long long n, int bx, declared_shape *out)
+{
+    const char *name = ks_user_code_name(u);
+    ks_user_code_attrs a;
+    ks_user_code_get_attrs(u, &a);
+    const int user[3] = {bx, 1, 1};
+    int b[3];
+    ks_kdecl_block(d, user, b);
+    if (!d->block_dims && (bx < KS_REDUCE_MIN_BLOCK || bx > KS_REDUCE_MAX_BLOCK || (bx & (bx - 1))))
+        return ks_fail(KS_ERR_INVALID, "%s: block %dx1: a power of two in %d..%d", name, bx, KS_REDUCE_MIN_BLOCK,
+                       KS_REDUCE_MAX_BLOCK);
+    if (b[0] < 1 || b[0] > a.max_threads)
+        return ks_fail(KS_ERR_INVALID, "%s: its block %d: the compiled kernel takes 1 to %d threads", name, b[0],
+                       a.max_threads);
+    out->threads = b[0];
+    out->shared = ks_kdecl_shared(d, b[0]);
+    int dev = 0, optin = 0, sms = 0;
+    KS_CUDA_TRY(cudaGetDevice(&dev));
+    KS_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    KS_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (out->shared + (size_t)a.static_smem > (size_t)optin)
+        return ks_fail(KS_ERR_INVALID, "%s: %zu bytes of dynamic shared memory a block (and %d static): this GPU has "
+                       "at most %d", name, out->shared, a.static_smem, optin);
+    if (d->multiple && n % b[0])
+        return ks_fail(KS_ERR_INVALID, "%s: it assumes sizes that are multiples of its block (multiple), and %lld "
+                       "floats are not a multiple of %d", name, n, b[0]);
+    const int at = ks_kdecl_arg_index(d, "n");
+    if (at >= 0 && ks_kdecl_arg_bytes(&d->args[at]) == 4 && n > 2147483647LL)
+        return ks_fail(KS_ERR_INVALID, "%s: its n is an int, and %lld floats do not fit one", name, n);
+    const long long per_sm = d->value[KS_KDECL_V_SM] > 0 ? d->value[KS_KDECL_V_SM] : 0;
+    if (d->grid == KS_KDECL_GRID_SM) out->grid = (unsigned long long)per_sm * (unsigned long long)sms;
+    else out->grid = ((unsigned long long)n + (unsigned long long)b[0] - 1) / (unsigned long long)b[0];
+    if (out->grid < 1 || out->grid > 2147483647ull)
+        return ks_fail(KS_ERR_INVALID, "%s: its grid of %llu blocks over %lld floats (1 to 2^31 - 1)", name, out->grid,
+                       n);
+    return KS_OK;
+}
+
+/* Adds the n partials into *out (the declared kernel's second pass): a grid-stride loop, a tree a
+ * block, one atomicAdd a block; ks_rd_add_grid blocks of 1024 threads, about four partials a thread. */
+enum { KS_RD_ADD_THREADS = 1024, KS_RD_ADD_MAX_BLOCKS = 1024 };
+static unsigned ks_rd_add_grid(long long n)
+{
+    const long long per_block = 4LL * KS_RD_ADD_THREADS, most = KS_RD_ADD_MAX_BLOCKS;
+    const long long blocks = (n + per_block - 1) / per_block;
+    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
+__global__ void ks_rd_add_partials(const float *partials, long long n, float *out)
+{
+    __shared__ float part[KS_RD_ADD_THREADS];
+    float v = 0.0f;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        v += partials[i];
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned d = blockDim.x / 2; d > 0; d /= 2) {
+        if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(out, part[0]);
+}
+
+/* The declared kernel over x[0..n), then (partials) its per-block floats added into *out;
+ * partials: room for the grid's floats. */
+static ks_status declared_launch(const ks_reduce_user *u, const ks_kdecl *d, const declared_shape *sh, const float *x,
+                                 long long n, float *out, float *partials, cudaStream_t s)
+{
+    const void *fn = ks_user_code_function(u);
+    if (sh->shared > 48 * 1024)
+        KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->shared));
+    int n4 = (int)n;
+    long long n8 = n;
+    void *args[KS_KDECL_ARGS_MAX];
+    for (int a = 0; a < d->nargs; ++a) {
+        const char *role = d->args[a].role;
+        if (!strcmp(role, "x")) args[a] = (void *)&x;
+        else if (!strcmp(role, "out")) args[a] = (void *)&out;
+        else if (!strcmp(role, "partials")) args[a] = (void *)&partials;
+        else args[a] = ks_kdecl_arg_bytes(&d->args[a]) == 8 ? (void *)&n8 : (void *)&n4;
+    }
+    KS_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)sh->grid), dim3((unsigned)sh->threads), args, sh->shared, s));
+    if (ks_kdecl_arg_index(d, "partials") >= 0) {
+        ks_rd_add_partials<<<ks_rd_add_grid((long long)sh->grid), KS_RD_ADD_THREADS, 0, s>>>(partials,
+                                                                                          (long long)sh->grid, out);
+        KS_CUDA_TRY(cudaGetLastError());
+    }
+    return KS_OK;
 }
 
 /* The contract's grid for block bx over n floats. */
@@ -25,6 +139,9 @@ static unsigned long long grid_of(const ks_reduce_user *u, long long n, int bx)
 
 extern "C" ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int bx)
 {
+    const ks_kdecl *d = ks_user_code_declaration(u);
+    declared_shape sh;
+    if (d) return declared_check(u, d, n, bx, &sh);
     const char *name = ks_user_code_name(u);
     ks_user_code_attrs a;
     ks_user_code_get_attrs(u, &a);
@@ -41,9 +158,25 @@ extern "C" ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long lo
     return KS_OK;
 }
 
-/* The contract's launch: adds x[0..n) into *out (n >= 1). */
-static ks_status launch(const ks_reduce_user *u, int bx, const float *x, long long n, float *out, cudaStream_t s)
+/* The contract's launch, or the declared one: adds x[0..n) into *out (n >= 1). A
+ * declaration's partials go to partials, *cap floats, grown here (NULL, 0: none yet). */
+static ks_status launch(const ks_reduce_user *u, int bx, const float *x, long long n, float *out, float **partials,
+                        long long *cap, cudaStream_t s)
 {
+    const ks_kdecl *d = ks_user_code_declaration(u);
+    if (d) {
+        declared_shape sh;
+        KS_TRY(declared_check(u, d, n, bx, &sh));
+        if (ks_kdecl_arg_index(d, "partials") >= 0 && (long long)sh.grid > *cap) {
+            KS_CUDA_TRY(cudaStreamSynchronize(s)); /* the old ones may be in use */
+            cudaFree(*partials);
+            *partials = NULL;
+            *cap = 0;
+            KS_TRY(ks_rd_dev_alloc((void **)partials, (size_t)sh.grid * sizeof(float), "your kernel's partial sums"));
+            *cap = (long long)sh.grid;
+        }
+        return declared_launch(u, d, &sh, x, n, out, *partials, s);
+    }
     KS_TRY(ks_reduce_user_check_block(u, n, bx));
     void *args[] = {(void *)&x, (void *)&n, (void *)&out};
     KS_CUDA_TRY(cudaLaunchKernel(ks_user_code_function(u), dim3((unsigned)grid_of(u, n, bx)), dim3((unsigned)bx), args,
@@ -60,7 +193,7 @@ static ks_status run_user(ks_reduce_gpu *g, const void *what)
 {
     const user_run *r = (const user_run *)what;
     KS_CUDA_TRY(cudaMemsetAsync(g->result, 0, sizeof(float), g->stream));
-    KS_TRY(launch(r->u, r->bx, g->x, g->d.n, g->result, g->stream));
+    KS_TRY(launch(r->u, r->bx, g->x, g->d.n, g->result, &g->user_partials, &g->user_partials_cap, g->stream));
     return KS_OK;
 }
 
@@ -86,8 +219,28 @@ extern "C" ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_u
 
 enum { KS_RD_PROBE_WORDS = 2 * KS_REDUCE_PROBE_FLANK + 1 };
 
+/* A declared kernel's partials for the probe: room for its larger launch's grid (*cap floats, 0: it
+ * writes none), NaN words on either side that it must not write. */
+static ks_status probe_partials(const ks_reduce_user *u, int bx, long long n, long long split, float **dpart,
+                                long long *cap)
+{
+    *dpart = NULL;
+    *cap = 0;
+    const ks_kdecl *d = ks_user_code_declaration(u);
+    if (!d || ks_kdecl_arg_index(d, "partials") < 0) return KS_OK;
+    declared_shape a, b;
+    KS_TRY(declared_check(u, d, n - split, bx, &b));
+    a = b;
+    if (split > 0) KS_TRY(declared_check(u, d, split, bx, &a));
+    *cap = (long long)(a.grid > b.grid ? a.grid : b.grid);
+    const size_t words = (size_t)*cap + 2 * KS_REDUCE_PROBE_FLANK;
+    KS_TRY(ks_rd_dev_alloc((void **)dpart, words * sizeof(float), "the check's partial sums"));
+    KS_CUDA_TRY(cudaMemset(*dpart, 0xFF, words * sizeof(float))); /* NaN: a block that writes none shows */
+    return KS_OK;
+}
+
 static ks_status probe_run(const ks_reduce_user *u, int bx, const float *x, long long n, long long split, float *dx,
-                           float *dout, cudaStream_t s, ks_reduce_probe *out)
+                           float *dout, float *dpart, long long cap, cudaStream_t s, ks_reduce_probe *out)
 {
     float words[KS_RD_PROBE_WORDS];
     for (int i = 0; i < KS_RD_PROBE_WORDS; ++i) words[i] = nanf(""); /* the flanks */
@@ -96,14 +249,24 @@ static ks_status probe_run(const ks_reduce_user *u, int bx, const float *x, long
     KS_CUDA_TRY(cudaMemsetAsync(dx + n, 0xFF, KS_REDUCE_PROBE_GUARD * sizeof(float), s)); /* NaN past the end */
     KS_CUDA_TRY(cudaMemcpyAsync(dout, words, sizeof words, cudaMemcpyHostToDevice, s));
     float *acc = dout + KS_REDUCE_PROBE_FLANK;
-    if (split > 0) KS_TRY(launch(u, bx, dx, split, acc, s));
-    KS_TRY(launch(u, bx, dx + split, n - split, acc, s));
+    float *part = dpart ? dpart + KS_REDUCE_PROBE_FLANK : NULL;
+    if (split > 0) KS_TRY(launch(u, bx, dx, split, acc, &part, &cap, s));
+    KS_TRY(launch(u, bx, dx + split, n - split, acc, &part, &cap, s));
+    float flanks[2 * KS_REDUCE_PROBE_FLANK];
+    if (dpart) {
+        KS_CUDA_TRY(cudaMemcpyAsync(flanks, dpart, KS_REDUCE_PROBE_FLANK * sizeof(float), cudaMemcpyDeviceToHost, s));
+        KS_CUDA_TRY(cudaMemcpyAsync(flanks + KS_REDUCE_PROBE_FLANK, part + cap, KS_REDUCE_PROBE_FLANK * sizeof(float),
+                                    cudaMemcpyDeviceToHost, s));
+    }
     KS_CUDA_TRY(cudaMemcpyAsync(words, dout, sizeof words, cudaMemcpyDeviceToHost, s));
     KS_CUDA_TRY(cudaStreamSynchronize(s));
     out->sum = words[KS_REDUCE_PROBE_FLANK];
     out->flank_ok = 1;
+    out->partials_ok = 1;
     for (int i = 0; i < KS_RD_PROBE_WORDS; ++i) /* NaN bits, written by nobody: still NaN */
         if (i != KS_REDUCE_PROBE_FLANK && !isnan(words[i])) out->flank_ok = 0;
+    for (int i = 0; dpart && i < 2 * KS_REDUCE_PROBE_FLANK; ++i)
+        if (!isnan(flanks[i])) out->partials_ok = 0;
     return KS_OK;
 }
 
@@ -120,7 +283,10 @@ extern "C" ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const
         const cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
         if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "reduce: cudaStreamCreate: %s", cudaGetErrorString(e));
     }
-    if (st == KS_OK) st = probe_run(u, bx, x, n, split, dx, dout, s, out);
+    float *dpart = NULL;
+    long long cap = 0;
+    if (st == KS_OK) st = probe_partials(u, bx, n, split, &dpart, &cap);
+    if (st == KS_OK) st = probe_run(u, bx, x, n, split, dx, dout, dpart, cap, s, out);
     if (st == KS_OK) { /* a fault shows here: KS_ERR_CUDA, the caller gives the context up */
         const cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) st = ks_fail(KS_ERR_CUDA, "%s: %s", ks_user_code_name(u), cudaGetErrorString(e));
@@ -128,5 +294,6 @@ extern "C" ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const
     if (s) cudaStreamDestroy(s);
     cudaFree(dx);
     cudaFree(dout);
+    cudaFree(dpart);
     return st;
 }

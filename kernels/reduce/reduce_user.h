@@ -43,14 +43,31 @@ ks_status ks_reduce_gpu_time_user(ks_reduce_gpu *g, const ks_reduce_user *u, int
  * by KS_REDUCE_PROBE_GUARD NaN floats, u launched on x[0..split) and then on
  * x[split..n) (split 0: one launch; a multiple of 4, so each launch's x stays
  * 16-byte aligned) into one zeroed float with NaN words on either side.
- * Synchronises. *sum: the result; *flank_ok: 0 when a word beside it changed. */
+ * Synchronises. *sum: the result; *flank_ok: 0 when a word beside it changed.
+ * A declared kernel that writes partials writes them into a buffer of its
+ * launch's grid with NaN words on either side (its *partials_ok). */
 enum { KS_REDUCE_PROBE_GUARD = 61, KS_REDUCE_PROBE_FLANK = 3 };
 typedef struct ks_reduce_probe {
     float sum;
     int flank_ok;
+    int partials_ok; /* a declared kernel's partials: 0 when it wrote outside partials[0..grid) */
 } ks_reduce_probe;
 ks_status ks_reduce_user_probe(const ks_reduce_user *u, int bx, const float *x, long long n, long long split,
                                ks_reduce_probe *out);
+
+/* ---- a kernel file's declaration (kernel_decl.h; reduce_compare.c, no GPU needed) ---- */
+/* The roles a reduce kernel's kernelscope: line may name, the ones it must, its grids. */
+#define KS_REDUCE_DECL_ROLES "x n out partials"
+#define KS_REDUCE_DECL_NEED "x"
+#define KS_REDUCE_DECL_GRIDS (1u << KS_KDECL_GRID_COVER | 1u << KS_KDECL_GRID_SM)
+/* KS_OK when d can run as a reduce kernel: its roles and grid those above, and
+ * exactly one of out (it adds into *out) or partials (it writes one float a
+ * block, partials[blockIdx.x], which kernelscope then adds into *out on the
+ * GPU); else KS_ERR_INVALID "NAME: ..." in the user's words. */
+ks_status ks_reduce_decl_check(const ks_kdecl *d, const char *name);
+/* n rounded up to a multiple of the block the kernel runs with (bx, or its
+ * line's block=) where its line says multiple; else n. */
+long long ks_reduce_decl_round(const ks_kdecl *d, int bx, long long n);
 
 /* ---- the check of a user's kernel (reduce_compare.c, no GPU needed) ---- */
 /* The checker request carries the live size and input in its grid (positive

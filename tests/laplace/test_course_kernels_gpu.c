@@ -5,8 +5,12 @@
  * 3's two 2D `lap`s, which assume sizes multiples of their block). A kernel
  * that changes the boundary is refused; a line whose sizes do not match the
  * function's parameters is refused; a `multiple` kernel is checked at such
- * sizes, says so, and is refused a live grid that is not one. Skipped (77)
- * without a device or NVRTC. */
+ * sizes, says so, and is refused a live grid that is not one. Then lecture 4's
+ * sum (one partial a block, added up by kernelscope) and the memory-model
+ * slides' three histograms, checked in this process by their scenes' checks;
+ * a wrong partial, a partial written past the grid's, a wrong count and a
+ * line that does not match the function refused. Skipped (77) without a
+ * device or NVRTC. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,10 +21,14 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_checker.h"
+#include "app/scenes/histogram/check.h"
 #include "app/scenes/laplace/check.h"
+#include "app/scenes/reduce/check.h"
 #include "app/user_kernel.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/nvrtc_compile.h"
+#include "kernels/histogram/histogram_user.h"
+#include "kernels/reduce/reduce_user.h"
 #include "tests/test_util.h"
 
 static ks_device_info dev;
@@ -125,6 +133,115 @@ static void test_lecture3(void **state)
     }
 }
 
+/* text with its first `from` replaced by `to` (malloc'd; text is freed). */
+static char *replaced(char *text, const char *from, const char *to)
+{
+    char *at = strstr(text, from);
+    assert_non_null(at);
+    const size_t head = (size_t)(at - text), tail = strlen(at + strlen(from));
+    char *out = malloc(head + strlen(to) + tail + 1);
+    assert_non_null(out);
+    memcpy(out, text, head);
+    memcpy(out + head, to, strlen(to));
+    memcpy(out + head + strlen(to), at + strlen(from), tail + 1);
+    free(text);
+    return out;
+}
+
+/* Checks text as file in the reduce (histogram 0) or histogram (1) scene at a live size of n
+ * floats or bytes with block bx. */
+static void check_1d(int histogram, const char *file, const char *text, long long n, int bx, ks_kcheck_result *res)
+{
+    ks_nvrtc_result code;
+    compile_text(text, file, &code);
+    ks_kcheck_request req;
+    memset(&req, 0, sizeof req);
+    snprintf(req.scene, sizeof req.scene, "%s", histogram ? "histogram" : "reduce");
+    snprintf(req.file, sizeof req.file, "%s", file);
+    if (histogram) ks_hist_check_grid((size_t)n, req.grid);
+    else ks_reduce_check_grid(n, 0, req.grid);
+    req.block[0] = bx;
+    req.block[1] = req.block[2] = 1;
+    req.code = code.code;
+    req.code_size = code.code_size;
+    req.cubin = code.cubin;
+    memset(res, 0, sizeof *res);
+    assert_int_equal(histogram ? ks_hist_kernel_check(&req, res) : ks_reduce_kernel_check(&req, res), KS_OK);
+    fprintf(stderr, "%s: %s\n", file, res->message);
+    ks_nvrtc_result_free(&code);
+}
+
+/* Lecture 4's sum: one partial a block, which kernelscope adds up; checked at sizes multiples of its
+ * block and refused others; a wrong partial and one written past the grid refused. */
+static void test_lecture4_sum(void **state)
+{
+    (void)state;
+    ks_kcheck_result res;
+    char *text = example("reduce_sum.cu");
+    check_1d(0, "reduce_sum.cu", text, 1 << 24, 256, &res);
+    assert_true(res.passed);
+    assert_non_null(strstr(res.message, "matches the CPU gold"));
+    assert_non_null(strstr(res.message, "it declares sizes multiples of its block, so it was checked on sizes rounded "
+                                        "up to multiples of 256 and runs only at such sizes"));
+    check_1d(0, "reduce_sum.cu", text, 1 << 20, 1024, &res); /* another block: the tree is the kernel's */
+    assert_true(res.passed);
+    /* a live size that is not a multiple of its block: refused, saying why */
+    check_1d(0, "reduce_sum.cu", text, 1000003, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "it assumes sizes that are multiples of its block (multiple), and 1000003 "
+                                        "floats are not a multiple of 256"));
+    /* a wrong partial: refused with the sum it gave */
+    char *wrong = replaced(strdup(text), "d_sum[blockIdx.x] = temp[0];", "d_sum[blockIdx.x] = temp[1];");
+    check_1d(0, "wrong_partial.cu", wrong, 1 << 24, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "differs from the CPU gold on 256 floats"));
+    free(wrong);
+    /* each block's partial one place on: the last is past the grid's partials */
+    wrong = replaced(strdup(text), "d_sum[blockIdx.x] = temp[0];", "d_sum[blockIdx.x + 1] = temp[0];");
+    check_1d(0, "past_partials.cu", wrong, 1 << 24, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "wrote outside its partials on 256 floats"));
+    free(wrong);
+    /* a line with an n the function does not take */
+    wrong = replaced(strdup(text), "sum(partials, x)", "sum(partials, x, int n)");
+    check_1d(0, "extra_n.cu", wrong, 1 << 24, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "sum takes 2 arguments, its kernelscope: line names 3"));
+    free(wrong);
+    free(text);
+}
+
+/* The slides' three histograms as written: global atomics over a grid covering the bytes, the
+ * grid-stride loop and the shared-memory bins at two blocks of 256 a multiprocessor (whatever the
+ * user's block); a wrong count and a size typed int refused. */
+static void test_memory_model_histograms(void **state)
+{
+    (void)state;
+    ks_kcheck_result res;
+    const char *const files[] = {"histo_global.cu", "histo_stride.cu", "histo_shared.cu"};
+    for (int f = 0; f < 3; ++f) {
+        char *text = example(files[f]);
+        check_1d(1, files[f], text, 16 << 20, 256, &res);
+        assert_true(res.passed);
+        assert_non_null(strstr(res.message, "matches the CPU gold exactly"));
+        check_1d(1, files[f], text, 16 << 20, 128, &res); /* histo_shared fixes its own 256 */
+        assert_true(res.passed);
+        free(text);
+    }
+    char *text = replaced(example("histo_shared.cu"), "atomicAdd( &(histo[threadIdx.x]), temp[threadIdx.x] );",
+                          "atomicAdd( &(histo[threadIdx.x]), temp[threadIdx.x] + 1 );");
+    check_1d(1, "wrong_count.cu", text, 16 << 20, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "differs from the CPU gold on 1 byte ("));
+    assert_non_null(strstr(res.message, "at bin 0"));
+    free(text);
+    text = replaced(example("histo_global.cu"), "histoNoSharedMem(data, long n, bins)", "histoNoSharedMem(data, n, bins)");
+    check_1d(1, "int_size.cu", text, 16 << 20, 256, &res);
+    assert_false(res.passed);
+    assert_non_null(strstr(res.message, "histoNoSharedMem's argument 2 is 8 bytes, but the kernelscope: line says n (4)"));
+    free(text);
+}
+
 int main(void)
 {
     if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
@@ -132,6 +249,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_practical3),
         cmocka_unit_test(test_lecture3),
+        cmocka_unit_test(test_lecture4_sum),
+        cmocka_unit_test(test_memory_model_histograms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

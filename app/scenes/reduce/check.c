@@ -49,7 +49,11 @@ static const char *input_name(ks_reduce_input kind)
 /* One small case against the CPU gold. */
 static int check_case(const ks_reduce_user *u, int bx, int q, ks_kcheck_result *out)
 {
-    const long long n = ks_rcheck_cases[q].n, split = ks_rcheck_cases[q].split;
+    /* a declared kernel that assumes multiples of its block: each size and split rounded to one */
+    const ks_kdecl *d = ks_user_code_declaration(u);
+    const long long step = ks_reduce_decl_round(d, bx, 1) * 4; /* a multiple of 4 floats, too: x stays aligned */
+    const long long n = ks_reduce_decl_round(d, bx, ks_rcheck_cases[q].n);
+    const long long split = d && d->multiple ? ks_rcheck_cases[q].split / step * step : ks_rcheck_cases[q].split;
     const ks_reduce_input kind = ks_rcheck_cases[q].kind;
     if (ks_kcheck_refused(ks_reduce_user_check_block(u, n, bx), out)) return 0;
     float *x = malloc((size_t)n * sizeof *x);
@@ -68,6 +72,12 @@ static int check_case(const ks_reduce_user *u, int bx, int q, ks_kcheck_result *
     if (ok && !p.flank_ok) {
         snprintf(out->message, sizeof out->message,
                  "wrote beside *out on %lld float%s (%s): it must add to *out and write nothing else", n,
+                 n == 1 ? "" : "s", what);
+        return 0;
+    }
+    if (ok && !p.partials_ok) {
+        snprintf(out->message, sizeof out->message,
+                 "wrote outside its partials on %lld float%s (%s): one float a block, partials[blockIdx.x]", n,
                  n == 1 ? "" : "s", what);
         return 0;
     }
@@ -163,6 +173,12 @@ ks_status ks_reduce_kernel_check(const ks_kcheck_request *req, ks_kcheck_result 
                 snprintf(out->message + len, sizeof out->message - (size_t)len, " and sum_cub on %lld floats (%s, %d runs)",
                          live, integer ? "integers" : "random", iters);
         }
+        const ks_kdecl *d = ks_user_code_declaration(u);
+        const size_t at = strlen(out->message);
+        if (d && d->multiple) /* it runs only where the size is a multiple of its block: say so */
+            snprintf(out->message + at, sizeof out->message - at,
+                     "; it declares sizes multiples of its block, so it was checked on sizes rounded up to multiples "
+                     "of %lld and runs only at such sizes", ks_reduce_decl_round(d, req->block[0], 1));
     }
     ks_kcheck_unload(u, out);
     return KS_OK;
