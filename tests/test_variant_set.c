@@ -41,9 +41,11 @@ static ks_timing_window *times(void *scene)
 static const ks_variant_contract contract = {.load = load, .check_block = check_block};
 static const char *const names[] = {"a", "b", "c"};
 
-static ks_variant_set *make(fake_scene *s, const ks_options *opt)
+static const ks_options no_files; /* zeroed: no --kernel-file, no --kernel */
+
+static ks_variant_set *make(fake_scene *s)
 {
-    const ks_variant_set_desc d = {.contract = &contract, .scene = s, .times = times, .opt = opt, .ours = 3,
+    const ks_variant_set_desc d = {.contract = &contract, .scene = s, .times = times, .opt = &no_files, .ours = 3,
                                    .our_names = names, .first = 1, .grid = {64, 1, 1}, .block = {64, 1, 1},
                                    .watch = 1};
     ks_variant_set *vs = NULL;
@@ -55,9 +57,7 @@ static void test_tab_order(void **state)
 {
     (void)state;
     fake_scene s = {0};
-    ks_options opt;
-    memset(&opt, 0, sizeof opt);
-    ks_variant_set *vs = make(&s, &opt);
+    ks_variant_set *vs = make(&s);
     assert_string_equal(ks_variant_set_name(vs), "b");
     assert_int_equal(ks_variant_set_count(vs), 3);
     assert_int_equal(ks_variant_set_file(vs), -1);
@@ -72,9 +72,7 @@ static void test_times_cleared_on_new_block(void **state)
 {
     (void)state;
     fake_scene s = {0};
-    ks_options opt;
-    memset(&opt, 0, sizeof opt);
-    ks_variant_set *vs = make(&s, &opt);
+    ks_variant_set *vs = make(&s);
     static const int list[][3] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}};
     int block[3] = {64, 1, 1}, changed = -1;
     ks_timing_window_push(&s.win, 1.0, 0.0);

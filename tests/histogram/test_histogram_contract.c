@@ -81,7 +81,8 @@ static void test_kernel_file_errors(void **state)
     (void)state;
     if (!ks_nvrtc_built()) skip();
     ks_test_user_compile_errors("histogram", "herr",
-                                "extern \"C\" __global__ void histogram(const unsigned char *data, unsigned long long n,\n"
+                                "extern \"C\" __global__ void histogram(const unsigned char *data, "
+                                "unsigned long long n,\n"
                                 "                                     unsigned int *bins)\n"
                                 "{\n"
                                 "    atomicAdd(&bins[data[q]], 1u);\n"

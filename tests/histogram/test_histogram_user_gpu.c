@@ -150,8 +150,8 @@ static void test_live(void **state)
     char dir[256], path[512];
     ks_test_user_new_kernel("histogram", NULL, "hlive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_user_live((const char *const[]){NULL, "histogram", "--headless", "--frames", "5", "--size", "100003", "--block",
-                                      "128x1", "--kernel-file", path, NULL},
+    ks_test_user_live((const char *const[]){NULL, "histogram", "--headless", "--frames", "5", "--size", "100003",
+                                            "--block", "128x1", "--kernel-file", path, NULL},
                       &r);
     assert_non_null(strstr(r.err, "matches the CPU gold exactly (4 odd sizes, 1 to 1048589 bytes) and cub on 100003 "
                                   "bytes of text (2 runs)"));

@@ -150,7 +150,7 @@ static void test_live(void **state)
     ks_test_user_new_kernel("matmul", NULL, "mmlive", "mine.cu", dir, path);
     ks_run_result r;
     ks_test_user_live((const char *const[]){NULL, "matmul", "--headless", "--frames", "5", "--size", "257x129x65",
-                                      "--block", "32x8", "--kernel-file", path, NULL},
+                                            "--block", "32x8", "--kernel-file", path, NULL},
                       &r);
     assert_non_null(strstr(r.err, "matches the CPU gold (3 odd sizes, max error 0) and regtile at M=257 N=129 K=65"));
 }

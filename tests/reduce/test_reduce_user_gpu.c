@@ -123,8 +123,8 @@ static void test_live(void **state)
     char dir[256], path[512];
     ks_test_user_new_kernel("reduce", NULL, "rlive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_user_live((const char *const[]){NULL, "reduce", "--headless", "--frames", "5", "--size", "100003", "--block",
-                                      "128x1", "--values", "integer", "--kernel-file", path, NULL},
+    ks_test_user_live((const char *const[]){NULL, "reduce", "--headless", "--frames", "5", "--size", "100003",
+                                            "--block", "128x1", "--values", "integer", "--kernel-file", path, NULL},
                       &r);
     assert_non_null(strstr(r.err, "matches the CPU gold (4 odd sizes, 1 to 1048589 floats: random within tolerance, "
                                   "integers exactly) and sum_cub on 100003 floats (integers, 2 runs)"));

@@ -149,8 +149,8 @@ static void test_live(void **state)
     char dir[256], path[512];
     ks_test_user_new_kernel("spheres", "constant", "slive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_user_live((const char *const[]){NULL, "spheres", "--headless", "--frames", "5", "--spheres", "300", "--block",
-                                      "32x8", "--kernel-file", path, NULL},
+    ks_test_user_live((const char *const[]){NULL, "spheres", "--headless", "--frames", "5", "--spheres", "300",
+                                            "--block", "32x8", "--kernel-file", path, NULL},
                       &r);
     assert_non_null(strstr(r.err, "the live 1024x768 with 300, in its __constant__ array"));
 }
