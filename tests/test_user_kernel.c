@@ -197,7 +197,6 @@ static void test_kernel_file_compiles(void **state)
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
     ks_test_user_compile_errors("laplace2d", "kfileerr",
                                 "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
                                 "{\n"

@@ -134,6 +134,7 @@ void ks_test_user_file_names(const char *scene, const char *dir, const char *our
 void ks_test_user_compile_errors(const char *scene, const char *tag, const char *source, const char *first,
                                  const char *second, int bench, ks_run_result *r)
 {
+    if (!ks_nvrtc_built()) skip();
     char dir[256], path[512], want[1400];
     ks_test_tmpdir(dir, sizeof dir, tag);
     snprintf(path, sizeof path, "%s/bad.cu", dir);

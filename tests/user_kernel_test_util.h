@@ -51,7 +51,7 @@ void ks_test_user_file_names(const char *scene, const char *dir, const char *our
 /* A file of source with two compile errors (first and second: "LINE: error:
  * WHAT") in a fresh folder tagged tag: SCENE --backend cpu --kernel-file it
  * prints exactly those lines, each after the file's path, and exits 2; the
- * same under bench when bench. */
+ * same under bench when bench. The calling test skips without NVRTC. */
 void ks_test_user_compile_errors(const char *scene, const char *tag, const char *source, const char *first,
                                  const char *second, int bench, ks_run_result *r);
 

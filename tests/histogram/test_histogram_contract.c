@@ -79,7 +79,6 @@ static void test_new_kernel_and_kernel_file(void **state)
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
     ks_test_user_compile_errors("histogram", "herr",
                                 "extern \"C\" __global__ void histogram(const unsigned char *data, "
                                 "unsigned long long n,\n"

@@ -68,7 +68,6 @@ static void test_new_kernel_and_kernel_file(void **state)
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
     ks_test_user_compile_errors("matmul", "mmerr",
                                 "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C,\n"
                                 "                                  int M, int N, int K)\n"

@@ -89,7 +89,6 @@ static void test_new_kernel_and_kernel_file(void **state)
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
     ks_test_user_compile_errors("reduce", "rerr",
                                 "extern \"C\" __global__ void reduce(const float *x, long long n, float *out)\n"
                                 "{\n"
