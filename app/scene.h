@@ -113,13 +113,17 @@ typedef struct ks_scene_api {
      * iteration figures, and *label, what it counts ("iterations/frame").
      * NULL: 1 a frame. */
     double (*work_per_frame)(void *self, const char **label);
-    /* Optional: a kernel file the browser page may edit (--edit; serve/server.h), NULL: none. */
-    const struct ks_server_editor *(*editor)(void *self);
-    /* Optional: 1 when something that came in off the frame loop waits for a
-     * frame to take it and show it (a kernel file's build, a difference
-     * picture, a GPU readback of what the last frames asked). A paused run
-     * that idles (app/live/live.c) asks this between its waits and draws a
-     * frame when it says 1. NULL: never. */
+    /* Optional: the scene's users' kernels (app/kernel/variant_set.h; NULL
+     * when it has none, e.g. on the CPU backend). The live loop takes from it
+     * the kernel file the browser page may edit (--edit; serve/server.h) and,
+     * as from ready, a build or a difference answer that waits for a frame.
+     * NULL: the scene takes no kernel files. */
+    struct ks_variant_set *(*variant_set)(void *self);
+    /* Optional: 1 when something else that came in off the frame loop waits
+     * for a frame to take it and show it (a GPU readback of what the last
+     * frames asked). A paused run that idles (app/live/live.c) asks this, and
+     * the variant set, between its waits and draws a frame when one says 1.
+     * NULL: never. */
     int (*ready)(void *self);
     /* Optional: the Hardware panel's measurement of what runs now (K, the
      * panel's Measure button, --counters-every): fills *out and returns 1, or

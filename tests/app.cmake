@@ -1,5 +1,6 @@
 # App-level tests: options, best-config store, bench writers, stage timer, the CLI and end-to-end runs.
-add_library(ks_test_util STATIC ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c)
+add_library(ks_test_util STATIC ${CMAKE_CURRENT_SOURCE_DIR}/test_util.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/user_kernel_test_util.c)
 target_link_libraries(ks_test_util PUBLIC ks_core PkgConfig::CMOCKA)
 target_compile_options(ks_test_util PRIVATE ${KS_C_WARNINGS})
 

@@ -5,3 +5,6 @@ ks_add_test(NAME test_kernel_checker LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DI
 # The page's editor of a kernel file (app/kernel/kernel_page.h): describe, Compile, refusals.
 ks_add_test(NAME test_kernel_page LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_page.c TIMEOUT 60)
 target_link_libraries(test_kernel_page PRIVATE ks_test_util)
+# The variant set without kernel files: Tab's order over ours, the scene's times cleared for a new
+# block and kept when nothing new runs.
+ks_add_test(NAME test_variant_set LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_variant_set.c TIMEOUT 60)

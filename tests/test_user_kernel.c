@@ -20,6 +20,7 @@
 #include "kernels/common/nvrtc_compile.h"
 #include "kernels/laplace/laplace_contract.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_run_result r;
 
@@ -196,20 +197,13 @@ static void test_kernel_file_compiles(void **state)
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    char dir[256], path[512], want[1200];
-    ks_test_tmpdir(dir, sizeof dir, "kfileerr");
-    snprintf(path, sizeof path, "%s/bad.cu", dir);
-    ks_test_write_file(path, "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
-                     "{\n"
-                     "    v[0] = w;\n"
-                     "    v[1] = u[0]\n"
-                     "}\n");
-    ks_test_run((const char *const[]){NULL, "laplace2d", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    snprintf(want, sizeof want, "%s:3: error: identifier \"w\" is undefined\n%s:5: error: expected a \";\"\n", path,
-             path);
-    assert_string_equal(r.err, want); /* one line per error, nothing else */
+    ks_test_user_compile_errors("laplace2d", "kfileerr",
+                                "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny)\n"
+                                "{\n"
+                                "    v[0] = w;\n"
+                                "    v[1] = u[0]\n"
+                                "}\n",
+                                "3: error: identifier \"w\" is undefined", "5: error: expected a \";\"", 0, &r);
 }
 
 static void test_kernel_file_refuses(void **state)

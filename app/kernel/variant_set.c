@@ -139,11 +139,19 @@ void ks_variant_set_select(ks_variant_set *vs, int k)
     memcpy(vs->run_block, vs->block_asked, sizeof vs->run_block); /* the poll picks the checked one */
 }
 
+/* What runs starts its times again (desc.times). */
+static void clear_times(ks_variant_set *vs)
+{
+    if (vs->d.times) ks_timing_window_clear(vs->d.times(vs->d.scene));
+}
+
 void ks_variant_set_poll(ks_variant_set *vs, int block[3], int *changed)
 {
-    int reverted = 0;
+    int reverted = 0, replaced = 0;
     memcpy(vs->block_asked, block, sizeof vs->block_asked);
-    ks_user_files_poll(vs->files, ks_variant_set_file(vs), block, changed, vs->run_block, &reverted);
+    ks_user_files_poll(vs->files, ks_variant_set_file(vs), block, &replaced, vs->run_block, &reverted);
+    if (replaced) clear_times(vs); /* new code: its own times */
+    if (changed) *changed = replaced;
     if (reverted) { /* refused there: back to the one it passed at */
         memcpy(block, vs->run_block, 3 * sizeof *block);
         memcpy(vs->block_asked, block, sizeof vs->block_asked);
@@ -168,6 +176,7 @@ ks_status ks_variant_set_next_block(ks_variant_set *vs, const int (*list)[3], in
             continue;
         }
         memcpy(block, list[i], 3 * sizeof *block);
+        clear_times(vs);
         return KS_OK;
     }
     return ks_fail(KS_ERR_UNSUPPORTED, "no %s block for %s", dir > 0 ? "larger" : "smaller", ks_variant_set_name(vs));

@@ -16,6 +16,7 @@
 #include "app/kernel/user_diff.h"
 #include "app/kernel/user_files.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/common/timing_window.h"
 #include "kernels/common/user_code.h"
 #include "render/view.h"
 
@@ -39,10 +40,14 @@ typedef void (*ks_variant_diff_draw)(void *scene, const ks_user_files_diff *d, f
 
 typedef struct ks_variant_set_desc {
     const ks_variant_contract *contract;
-    void *scene;                      /* the first argument of quiesce and draw_diff */
+    void *scene;                      /* the first argument of quiesce, times and draw_diff */
     /* Before a file's code is replaced: ends the scene's runs of it that may be in
        flight (drains its stream); NULL: the scene's runs never outlast a frame. */
     ks_status (*quiesce)(void *scene);
+    /* The window the variant that runs keeps its times in, which the set clears
+       when a file's new code or a new block runs (their own times); NULL: the
+       scene keeps its times itself. */
+    ks_timing_window *(*times)(void *scene);
     const struct ks_options *opt;     /* its row's --kernel-file files, --kernel (the first names the
                                          variant to start with), --edit */
     int use_cuda;                     /* 0: ours alone (the CPU backend runs no files) */
@@ -99,13 +104,15 @@ void ks_variant_set_select(ks_variant_set *vs, int k);
  * with this frame (ks_variant_set_run_block): block (the one asked for) once
  * it passed the check at it, until then the one it passed with while a check
  * at the new one runs; a refusal there puts block back to the one it passed
- * with. *changed: the active file's code was replaced. Never blocks. */
+ * with. *changed (may be NULL): the active file's code was replaced (its
+ * times, desc.times, are then cleared). Never blocks. */
 void ks_variant_set_poll(ks_variant_set *vs, int block[3], int *changed);
 const int *ks_variant_set_run_block(const ks_variant_set *vs);
 /* [ ] on a file: the next block of list (n blocks by thread count; a block off
  * the list goes to the next one past it) in dir that the active file's handle
- * takes (the contract's check_block) into block; it runs there once its check
- * passed. KS_ERR_UNSUPPORTED "no larger block for NAME" at the list's end. */
+ * takes (the contract's check_block) into block (its times, desc.times,
+ * cleared); it runs there once its check passed. KS_ERR_UNSUPPORTED "no
+ * larger block for NAME" at the list's end. */
 ks_status ks_variant_set_next_block(ks_variant_set *vs, const int (*list)[3], int n, int dir, int block[3]);
 /* 1 while a build is on its way. */
 int ks_variant_set_busy(const ks_variant_set *vs);

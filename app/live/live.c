@@ -22,6 +22,7 @@
 #include "app/live/live_path.h"
 #include "app/live/live_stats.h"
 #include "app/live/live_timeline.h"
+#include "app/kernel/variant_set.h"
 #include "app/scenes.h"
 #include "app/signals.h"
 #include "kernels/common/cuda_device.h"
@@ -56,6 +57,12 @@ struct ks_live {
     ks_live_counters hw;       /* the Hardware panel (K, --counters-every) */
     ks_live_timeline tl;       /* the timeline strip (T, --timeline) */
 };
+
+/* The scene's users' kernels, NULL without any. */
+static ks_variant_set *variant_set(const ks_live *l)
+{
+    return l->api->variant_set ? l->api->variant_set(l->scene) : NULL;
+}
 
 static void show_message(ks_live *l, ks_vmessage_kind kind, const char *text)
 {
@@ -136,7 +143,7 @@ ks_status ks_live_create(const ks_live_desc *desc, ks_live **out)
     dd.notice_cap = sizeof notice;
     const ks_display_serve_desc sd = {.addr = opt->serve_addr, .port = opt->serve_port, .token = opt->token,
                                       .fps = opt->fps, .use_cuda = env->use_cuda, .h264 = 1,
-                                      .editor = api->editor ? api->editor(l->scene) : NULL,
+                                      .editor = ks_variant_set_editor(variant_set(l)),
                                       .notice = serve_notice, .notice_cap = sizeof serve_notice};
     if (opt->serve) dd.serve = &sd;
     KS_TRY(ks_display_create(&dd, &l->display));
@@ -432,7 +439,7 @@ static int can_idle(const ks_live *l)
     if (l->frame == 0 || l->env->opt->frames || l->hook || l->settle > 0) return 0;
     if (ks_display_video_on(l->video) || ks_display_wants_pictures(l->display)) return 0;
     if (l->message_drawn && ks_now_seconds() >= l->message_until) return 0;
-    if (l->api->ready && l->api->ready(l->scene)) return 0;
+    if ((l->api->ready && l->api->ready(l->scene)) || ks_variant_set_ready(variant_set(l))) return 0;
     return !ks_signals_stop_requested() && !ks_window_should_close(l->win);
 }
 

@@ -21,32 +21,14 @@
 #include "kernels/histogram/histogram_contract.h"
 #include "kernels/histogram/histogram_user.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_run_result r;
-
-static void compiles(const char *source, const char *name)
-{
-    ks_nvrtc_result c;
-    const ks_status st = ks_nvrtc_compile(&(ks_nvrtc_desc){.source = source, .name = name}, &c);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), c.lines ? c.lines : "");
-    assert_int_equal(st, KS_OK);
-    assert_non_null(strstr(c.code, ".entry " KS_HIST_USER_ENTRY "(")); /* extern "C": the name unmangled */
-    assert_string_equal(c.lines, "");                                     /* not even a warning */
-    ks_nvrtc_result_free(&c);
-}
 
 static void test_row(void **state)
 {
     (void)state;
-    const ks_scene_def *d = ks_scene_def_find("histogram");
-    assert_non_null(d);
-    assert_string_equal(d->kernel_contract, KS_HIST_CONTRACT); /* the text, not its address: string merging is not promised */
-    assert_string_equal(d->kernel_starter, KS_HIST_STARTER);
-    assert_non_null(d->kernel_check);
-    assert_non_null(d->kernel_file);
-    const size_t n = strcspn(KS_HIST_CONTRACT, "\n"); /* the signature the starter begins with */
-    assert_int_equal(strncmp(KS_HIST_CONTRACT, KS_HIST_STARTER, n), 0);
-    assert_null(strstr(KS_HIST_CONTRACT, "*/")); /* it goes into comments */
+    const ks_scene_def *d = ks_test_user_row("histogram", KS_HIST_CONTRACT, KS_HIST_STARTER);
     assert_non_null(ks_new_kernel_from(d, "shared"));
     assert_null(ks_new_kernel_from(d, "global")); /* the starter itself */
     assert_null(ks_new_kernel_from(d, "warp"));   /* 64 KiB of dynamic shared memory: not the contract's launch */
@@ -56,63 +38,27 @@ static void test_row(void **state)
 static void test_starters_compile(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    const ks_scene_def *d = ks_scene_def_find("histogram");
-    compiles(KS_HIST_STARTER, "histogram_kernel.cu");
-    compiles(ks_new_kernel_from(d, "shared"), "shared.cu");
-    /* the files new-kernel writes: the contract as comments, then the kernel */
-    char *text = ks_new_kernel_text(d, NULL, "h.cu");
-    assert_non_null(strstr(text, "//   extern \"C\" __global__ void histogram("));
-    compiles(text, "h.cu");
-    free(text);
-    text = ks_new_kernel_text(d, "shared", "sh.cu");
-    assert_non_null(strstr(text, "new-kernel histogram --from shared"));
+    const char *const froms[] = {"shared", NULL};
+    char *text = ks_test_user_starters_compile("histogram", KS_HIST_USER_ENTRY, froms, "h.cu", "shared", "sh.cu");
     assert_non_null(strstr(text, "constexpr int bytes_per_thread = 128;"));
     assert_non_null(strstr(text, "extern \"C\" __constant__ int kernelscope_bytes_per_thread = bytes_per_thread;"));
-    compiles(text, "sh.cu");
     free(text);
 }
 
 static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
-    char dir[256], path[512], other[512];
-    ks_test_tmpdir(dir, sizeof dir, "hnew");
-    snprintf(path, sizeof path, "%s/h.cu", dir);
-    ks_test_run((const char *const[]){NULL, "new-kernel", "histogram", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    char *text = ks_test_read_file(path);
-    assert_non_null(text);
-    assert_non_null(strstr(text, "kernelscope histogram --kernel-file"));
+    char dir[256], path[512];
+    char *text = ks_test_user_starter_file("histogram", "hnew", "h.cu", dir, path);
     assert_non_null(strstr(text, "atomicAdd(&bins[data[i]], 1u)"));
     free(text);
     ks_test_run((const char *const[]){NULL, "new-kernel", "histogram", "--from", "warp", NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "--from warp: histogram has no such variant written to its contract (it has: shared"));
     /* without a device (--backend cpu here): compiled, then one line, exit 2 */
-    ks_test_run((const char *const[]){NULL, "histogram", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
-    if (!ks_nvrtc_built()) {
-        assert_non_null(strstr(r.err, "NVRTC is not in this"));
-        return;
-    }
-    assert_non_null(strstr(r.err, "h.cu compiles (for sm_90, the default without a device); running it needs a CUDA "
-                                  "device, not --backend cpu"));
-    ks_test_run((const char *const[]){NULL, "bench", "histogram", "--backend", "cpu", "--kernel-file", path, "--block",
-                                      "128x1", NULL},
-                NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
-    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
+    if (!ks_test_user_no_device("histogram", path, "128x1", &r)) return;
     /* its name is a --kernel name, only with the file */
-    ks_test_run((const char *const[]){NULL, "histogram", "--backend", "cpu", "--kernel-file", path, "--kernel", "h.cu",
-                                      NULL},
-                NULL, &r);
-    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
-    ks_test_run((const char *const[]){NULL, "histogram", "--kernel", "h.cu", NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "unknown histogram kernel 'h.cu'"));
+    ks_test_user_kernel_name("histogram", path, &r);
     /* users' kernels count bytes; their block has one part; --block is theirs alone */
     ks_test_run((const char *const[]){NULL, "histogram", "--kernel-file", path, "--bins", "1024", NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
@@ -127,37 +73,21 @@ static void test_new_kernel_and_kernel_file(void **state)
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "only your kernels (--kernel-file) take a block here"));
     /* a variant is named after its file: not one of ours, not twice */
-    snprintf(other, sizeof other, "%s/shared", dir);
-    ks_test_run((const char *const[]){NULL, "histogram", "--kernel-file", other, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "'shared' is the name of a built-in kernel"));
-    ks_test_run((const char *const[]){NULL, "histogram", "--kernel-file", path, "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "two files named 'h.cu'"));
+    ks_test_user_file_names("histogram", dir, "shared", path, &r);
 }
 
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    char dir[256], path[512], want[1200];
-    ks_test_tmpdir(dir, sizeof dir, "herr");
-    snprintf(path, sizeof path, "%s/bad.cu", dir);
-    ks_test_write_file(path, "extern \"C\" __global__ void histogram(const unsigned char *data, unsigned long long n,\n"
-                     "                                     unsigned int *bins)\n"
-                     "{\n"
-                     "    atomicAdd(&bins[data[q]], 1u);\n"
-                     "    bins[0] += 1\n"
-                     "}\n");
-    ks_test_run((const char *const[]){NULL, "histogram", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    snprintf(want, sizeof want, "%s:4: error: identifier \"q\" is undefined\n%s:6: error: expected a \";\"\n", path,
-             path);
-    assert_string_equal(r.err, want); /* one line per error, nothing else */
-    ks_test_run((const char *const[]){NULL, "bench", "histogram", "--backend", "cpu", "--kernel-file", path, NULL}, NULL,
-                &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_string_equal(r.err, want);
+    ks_test_user_compile_errors("histogram", "herr",
+                                "extern \"C\" __global__ void histogram(const unsigned char *data, "
+                                "unsigned long long n,\n"
+                                "                                     unsigned int *bins)\n"
+                                "{\n"
+                                "    atomicAdd(&bins[data[q]], 1u);\n"
+                                "    bins[0] += 1\n"
+                                "}\n",
+                                "4: error: identifier \"q\" is undefined", "6: error: expected a \";\"", 1, &r);
 }
 
 static void test_help_shows_contract(void **state)

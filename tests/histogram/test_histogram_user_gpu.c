@@ -22,6 +22,7 @@
 #include "kernels/histogram/histogram_contract.h"
 #include "kernels/histogram/histogram_user.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_device_info dev;
 extern const char ks_histogram_starter_shared[]; /* new-kernel histogram --from shared */
@@ -66,28 +67,9 @@ static const char ks_skips_e[] = KS_SIG "{\n"
  * byte (user_files.h's desc.diff_cells 256 x 1). */
 static void check_diff(ks_kchecker *c, const char *source, int bx, int diff, ks_kcheck_result *res)
 {
-    ks_nvrtc_result code;
-    const ks_status st = ks_nvrtc_compile(
-        &(ks_nvrtc_desc){.source = source, .name = "mine.cu", .cc_major = dev.cc_major, .cc_minor = dev.cc_minor,
-                         .cubin = 1},
-        &code);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), code.lines ? code.lines : "");
-    assert_int_equal(st, KS_OK);
-    ks_kcheck_request req;
-    memset(&req, 0, sizeof req);
-    snprintf(req.scene, sizeof req.scene, "histogram");
-    snprintf(req.file, sizeof req.file, "mine.cu");
+    ks_kcheck_request req = {.scene = "histogram", .block = {bx, 1, 1}, .diff = diff, .axis = 2, .cells = {256, 1}};
     ks_hist_check_grid(3000017, req.grid);
-    req.block[0] = bx, req.block[1] = 1, req.block[2] = 1;
-    req.code = code.code;
-    req.code_size = code.code_size;
-    req.cubin = code.cubin;
-    req.diff = diff;
-    req.axis = 2;
-    req.cells[0] = 256, req.cells[1] = 1;
-    assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
-    fprintf(stderr, "check: %s\n", res->message);
-    ks_nvrtc_result_free(&code);
+    ks_test_user_check(c, &dev, &req, source, res);
 }
 
 static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *res)
@@ -100,8 +82,7 @@ static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *
 static void test_diff(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     check_diff(c, KS_HIST_STARTER, 256, 1, &res);
     assert_true(res.passed);
@@ -123,8 +104,7 @@ static void test_diff(void **state)
 static void test_check(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     check(c, KS_HIST_STARTER, 256, &res);
     assert_true(res.passed);
@@ -168,18 +148,11 @@ static void test_live(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "hlive");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("histogram", NULL, "hlive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "histogram", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    ks_test_run((const char *const[]){NULL, "histogram", "--headless", "--frames", "5", "--size", "100003", "--block",
-                                      "128x1", "--kernel-file", path, NULL},
-                NULL, &r);
-    if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "display"))) skip();
-    if (r.exit_code != 0) fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.err, "mine.cu: compiled in"));
+    ks_test_user_live((const char *const[]){NULL, "histogram", "--headless", "--frames", "5", "--size", "100003",
+                                            "--block", "128x1", "--kernel-file", path, NULL},
+                      &r);
     assert_non_null(strstr(r.err, "matches the CPU gold exactly (4 odd sizes, 1 to 1048589 bytes) and cub on 100003 "
                                   "bytes of text (2 runs)"));
 }
@@ -189,11 +162,8 @@ static void test_bench_rows(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "hbench");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("histogram", "shared", "hbench", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "histogram", "--from", "shared", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
     char *csv = ks_test_run_headless_read(
         (const char *const[]){ks_test_binary(), "bench", "histogram", "--size", "100003,4M", "--kernel", "global",
                               "--reps", "3", "--kernel-file", path, "--out", dir, NULL},
@@ -209,8 +179,7 @@ static void test_bench_rows(void **state)
 
 int main(void)
 {
-    if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
-    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
+    if (!ks_test_user_device(&dev)) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_diff),

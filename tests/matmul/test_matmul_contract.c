@@ -20,32 +20,14 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_contract.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_run_result r;
-
-static void compiles(const char *source, const char *name)
-{
-    ks_nvrtc_result c;
-    const ks_status st = ks_nvrtc_compile(&(ks_nvrtc_desc){.source = source, .name = name}, &c);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), c.lines ? c.lines : "");
-    assert_int_equal(st, KS_OK);
-    assert_non_null(strstr(c.code, ".entry " KS_MATMUL_USER_ENTRY "(")); /* extern "C": the name unmangled */
-    assert_string_equal(c.lines, "");                                       /* not even a warning */
-    ks_nvrtc_result_free(&c);
-}
 
 static void test_row(void **state)
 {
     (void)state;
-    const ks_scene_def *d = ks_scene_def_find("matmul");
-    assert_non_null(d);
-    assert_string_equal(d->kernel_contract, KS_MATMUL_CONTRACT); /* the text, not its address: string merging is not promised */
-    assert_string_equal(d->kernel_starter, KS_MATMUL_STARTER);
-    assert_non_null(d->kernel_check);
-    assert_non_null(d->kernel_file);
-    const size_t n = strcspn(KS_MATMUL_CONTRACT, "\n"); /* the signature the starter begins with */
-    assert_int_equal(strncmp(KS_MATMUL_CONTRACT, KS_MATMUL_STARTER, n), 0);
-    assert_null(strstr(KS_MATMUL_CONTRACT, "*/")); /* it goes into comments */
+    const ks_scene_def *d = ks_test_user_row("matmul", KS_MATMUL_CONTRACT, KS_MATMUL_STARTER);
     assert_non_null(ks_new_kernel_from(d, "regtile"));
     assert_null(ks_new_kernel_from(d, "tiled")); /* a template of three tiles: not written to the contract */
     assert_null(ks_new_kernel_from(d, "cublas"));
@@ -54,19 +36,9 @@ static void test_row(void **state)
 static void test_starters_compile(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    const ks_scene_def *d = ks_scene_def_find("matmul");
-    compiles(KS_MATMUL_STARTER, "matmul_kernel.cu");
-    compiles(ks_new_kernel_from(d, "regtile"), "regtile.cu");
-    /* the files new-kernel writes: the contract as comments, then the kernel */
-    char *text = ks_new_kernel_text(d, NULL, "mm.cu");
-    assert_non_null(strstr(text, "//   extern \"C\" __global__ void matmul("));
-    compiles(text, "mm.cu");
-    free(text);
-    text = ks_new_kernel_text(d, "regtile", "rt.cu");
-    assert_non_null(strstr(text, "new-kernel matmul --from regtile"));
+    const char *const froms[] = {"regtile", NULL};
+    char *text = ks_test_user_starters_compile("matmul", KS_MATMUL_USER_ENTRY, froms, "mm.cu", "regtile", "rt.cu");
     assert_non_null(strstr(text, "kernelscope_points_per_thread[3] = {8, 8, 1}"));
-    compiles(text, "rt.cu");
     free(text);
 }
 
@@ -74,48 +46,20 @@ static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "mmnew");
-    snprintf(path, sizeof path, "%s/mm.cu", dir);
-    ks_test_run((const char *const[]){NULL, "new-kernel", "matmul", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    char *text = ks_test_read_file(path);
-    assert_non_null(text);
-    assert_non_null(strstr(text, "kernelscope matmul --kernel-file"));
+    char *text = ks_test_user_starter_file("matmul", "mmnew", "mm.cu", dir, path);
     free(text);
     ks_test_run((const char *const[]){NULL, "new-kernel", "matmul", "--from", "tiled", NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "--from tiled: matmul has no such variant written to its contract (it has: regtile"));
     /* without a device (--backend cpu here): compiled, then one line, exit 2 */
-    ks_test_run((const char *const[]){NULL, "matmul", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
-    if (!ks_nvrtc_built()) {
-        assert_non_null(strstr(r.err, "NVRTC is not in this"));
-        return;
-    }
-    assert_non_null(strstr(r.err, "mm.cu' compiles (for sm_90, the default without a device); running it needs a "
-                                  "CUDA device, not --backend cpu") ||
-                    strstr(r.err, "mm.cu compiles (for sm_90, the default without a device); running it needs a CUDA "
-                                  "device, not --backend cpu"));
-    ks_test_run((const char *const[]){NULL, "bench", "matmul", "--backend", "cpu", "--kernel-file", path, NULL}, NULL,
-                &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
+    if (!ks_test_user_no_device("matmul", path, NULL, &r)) return;
     /* its name is a --kernel name; ours are not file names; a 3-part block is refused */
-    ks_test_run((const char *const[]){NULL, "matmul", "--backend", "cpu", "--kernel-file", path, "--kernel", "mm.cu",
-                                      NULL},
-                NULL, &r);
-    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
-    ks_test_run((const char *const[]){NULL, "matmul", "--kernel", "mm.cu", NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "unknown matmul kernel 'mm.cu'"));
+    ks_test_user_kernel_name("matmul", path, &r);
     ks_test_run((const char *const[]){NULL, "matmul", "--kernel-file", path, "--block", "8x8x2", NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "2-part block"));
+    ks_test_user_file_names("matmul", dir, "regtile", path, &r);
     snprintf(path, sizeof path, "%s/regtile", dir);
-    ks_test_run((const char *const[]){NULL, "matmul", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "'regtile' is the name of a built-in kernel"));
     ks_test_run((const char *const[]){NULL, "bench", "live", "--kernel-file", path, NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "only to the laplace3d, laplace2d, spheres, matmul, histogram and reduce scenes"));
@@ -124,21 +68,14 @@ static void test_new_kernel_and_kernel_file(void **state)
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    char dir[256], path[512], want[1200];
-    ks_test_tmpdir(dir, sizeof dir, "mmerr");
-    snprintf(path, sizeof path, "%s/bad.cu", dir);
-    ks_test_write_file(path, "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C,\n"
-                     "                                  int M, int N, int K)\n"
-                     "{\n"
-                     "    C[0] = A[0] * q;\n"
-                     "    C[1] = B[0]\n"
-                     "}\n");
-    ks_test_run((const char *const[]){NULL, "matmul", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    snprintf(want, sizeof want, "%s:4: error: identifier \"q\" is undefined\n%s:6: error: expected a \";\"\n", path,
-             path);
-    assert_string_equal(r.err, want); /* one line per error, nothing else */
+    ks_test_user_compile_errors("matmul", "mmerr",
+                                "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C,\n"
+                                "                                  int M, int N, int K)\n"
+                                "{\n"
+                                "    C[0] = A[0] * q;\n"
+                                "    C[1] = B[0]\n"
+                                "}\n",
+                                "4: error: identifier \"q\" is undefined", "6: error: expected a \";\"", 1, &r);
 }
 
 static void test_help_shows_contract(void **state)

@@ -20,6 +20,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_contract.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_device_info dev;
 extern const char ks_matmul_starter_regtile[]; /* new-kernel matmul --from regtile */
@@ -54,27 +55,8 @@ static const char ks_skips_column[] =
  * difference of all of C (user_files.h's desc.diff: the slice across z). */
 static void check_diff(ks_kchecker *c, const char *source, int bx, int by, int diff, ks_kcheck_result *res)
 {
-    ks_nvrtc_result code;
-    const ks_status st = ks_nvrtc_compile(
-        &(ks_nvrtc_desc){.source = source, .name = "mine.cu", .cc_major = dev.cc_major, .cc_minor = dev.cc_minor,
-                         .cubin = 1},
-        &code);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), code.lines ? code.lines : "");
-    assert_int_equal(st, KS_OK);
-    ks_kcheck_request req;
-    memset(&req, 0, sizeof req);
-    snprintf(req.scene, sizeof req.scene, "matmul");
-    snprintf(req.file, sizeof req.file, "mine.cu");
-    req.grid[0] = 300, req.grid[1] = 200, req.grid[2] = 100;
-    req.block[0] = bx, req.block[1] = by, req.block[2] = 1;
-    req.code = code.code;
-    req.code_size = code.code_size;
-    req.cubin = code.cubin;
-    req.diff = diff;
-    req.axis = 2;
-    assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
-    fprintf(stderr, "check: %s\n", res->message);
-    ks_nvrtc_result_free(&code);
+    ks_kcheck_request req = {.scene = "matmul", .grid = {300, 200, 100}, .block = {bx, by, 1}, .diff = diff, .axis = 2};
+    ks_test_user_check(c, &dev, &req, source, res);
 }
 
 static void check(ks_kchecker *c, const char *source, int bx, int by, ks_kcheck_result *res)
@@ -85,8 +67,7 @@ static void check(ks_kchecker *c, const char *source, int bx, int by, ks_kcheck_
 static void test_check(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     check(c, KS_MATMUL_STARTER, 16, 16, &res);
     assert_true(res.passed);
@@ -126,8 +107,7 @@ static void test_check(void **state)
 static void test_diff(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     enum { M = 300, N = 200 };
     check_diff(c, KS_MATMUL_STARTER, 16, 16, 1, &res); /* right: zero everywhere (regtile's order of adds) */
@@ -167,18 +147,11 @@ static void test_live(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "mmlive");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("matmul", NULL, "mmlive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "matmul", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    ks_test_run((const char *const[]){NULL, "matmul", "--headless", "--frames", "5", "--size", "257x129x65",
-                                      "--block", "32x8", "--kernel-file", path, NULL},
-                NULL, &r);
-    if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "display"))) skip();
-    if (r.exit_code != 0) fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.err, "mine.cu: compiled in"));
+    ks_test_user_live((const char *const[]){NULL, "matmul", "--headless", "--frames", "5", "--size", "257x129x65",
+                                            "--block", "32x8", "--kernel-file", path, NULL},
+                      &r);
     assert_non_null(strstr(r.err, "matches the CPU gold (3 odd sizes, max error 0) and regtile at M=257 N=129 K=65"));
 }
 
@@ -187,11 +160,8 @@ static void test_bench_rows(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "mmbench");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("matmul", "regtile", "mmbench", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "matmul", "--from", "regtile", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
     char *csv = ks_test_run_headless_read(
         (const char *const[]){ks_test_binary(), "bench", "matmul", "--size", "256,1100x1030x520", "--kernel",
                               "regtile", "--reps", "3", "--kernel-file", path, "--out", dir, NULL},
@@ -206,8 +176,7 @@ static void test_bench_rows(void **state)
 
 int main(void)
 {
-    if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
-    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
+    if (!ks_test_user_device(&dev)) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_diff),

@@ -25,32 +25,14 @@
 #include "kernels/reduce/reduce_contract.h"
 #include "kernels/reduce/reduce_user.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_run_result r;
-
-static void compiles(const char *source, const char *name)
-{
-    ks_nvrtc_result c;
-    const ks_status st = ks_nvrtc_compile(&(ks_nvrtc_desc){.source = source, .name = name}, &c);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), c.lines ? c.lines : "");
-    assert_int_equal(st, KS_OK);
-    assert_non_null(strstr(c.code, ".entry " KS_REDUCE_USER_ENTRY "(")); /* extern "C": the name unmangled */
-    assert_string_equal(c.lines, "");                                       /* not even a warning */
-    ks_nvrtc_result_free(&c);
-}
 
 static void test_row(void **state)
 {
     (void)state;
-    const ks_scene_def *d = ks_scene_def_find("reduce");
-    assert_non_null(d);
-    assert_string_equal(d->kernel_contract, KS_REDUCE_CONTRACT); /* the text, not its address: string merging is not promised */
-    assert_string_equal(d->kernel_starter, KS_REDUCE_STARTER);
-    assert_non_null(d->kernel_check);
-    assert_non_null(d->kernel_file);
-    const size_t n = strcspn(KS_REDUCE_CONTRACT, "\n"); /* the signature the starter begins with */
-    assert_int_equal(strncmp(KS_REDUCE_CONTRACT, KS_REDUCE_STARTER, n), 0);
-    assert_null(strstr(KS_REDUCE_CONTRACT, "*/")); /* it goes into comments */
+    const ks_scene_def *d = ks_test_user_row("reduce", KS_REDUCE_CONTRACT, KS_REDUCE_STARTER);
     assert_non_null(ks_new_kernel_from(d, "sum_atomic"));
     assert_non_null(ks_new_kernel_from(d, "sum_shuffle"));
     assert_null(ks_new_kernel_from(d, "sum_tree"));      /* two launches */
@@ -62,35 +44,18 @@ static void test_row(void **state)
 static void test_starters_compile(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    const ks_scene_def *d = ks_scene_def_find("reduce");
-    compiles(KS_REDUCE_STARTER, "reduce_kernel.cu");
-    compiles(ks_new_kernel_from(d, "sum_atomic"), "sum_atomic.cu");
-    compiles(ks_new_kernel_from(d, "sum_shuffle"), "sum_shuffle.cu");
-    /* the files new-kernel writes: the contract as comments, then the kernel */
-    char *text = ks_new_kernel_text(d, NULL, "r.cu");
-    assert_non_null(strstr(text, "//   extern \"C\" __global__ void reduce(const float *x, long long n, float *out)"));
-    compiles(text, "r.cu");
-    free(text);
-    text = ks_new_kernel_text(d, "sum_shuffle", "sh.cu");
-    assert_non_null(strstr(text, "new-kernel reduce --from sum_shuffle"));
+    const char *const froms[] = {"sum_atomic", "sum_shuffle", NULL};
+    char *text = ks_test_user_starters_compile("reduce", KS_REDUCE_USER_ENTRY, froms, "r.cu", "sum_shuffle", "sh.cu");
     assert_non_null(strstr(text, "constexpr int items = 32;"));
     assert_non_null(strstr(text, "extern \"C\" __constant__ int kernelscope_items_per_thread = items;"));
-    compiles(text, "sh.cu");
     free(text);
 }
 
 static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
-    char dir[256], path[512], other[512];
-    ks_test_tmpdir(dir, sizeof dir, "rnew");
-    snprintf(path, sizeof path, "%s/r.cu", dir);
-    ks_test_run((const char *const[]){NULL, "new-kernel", "reduce", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    char *text = ks_test_read_file(path);
-    assert_non_null(text);
-    assert_non_null(strstr(text, "kernelscope reduce --kernel-file"));
+    char dir[256], path[512];
+    char *text = ks_test_user_starter_file("reduce", "rnew", "r.cu", dir, path);
     assert_non_null(strstr(text, "if (t == 0) atomicAdd(out, partial[0]);"));
     free(text);
     ks_test_run((const char *const[]){NULL, "new-kernel", "reduce", "--from", "sum_onepass", NULL}, NULL, &r);
@@ -98,29 +63,9 @@ static void test_new_kernel_and_kernel_file(void **state)
     assert_non_null(strstr(r.err, "--from sum_onepass: reduce has no such variant written to its contract (it has: "
                                   "sum_atomic, sum_shuffle"));
     /* without a device (--backend cpu here): compiled, then one line, exit 2 */
-    ks_test_run((const char *const[]){NULL, "reduce", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
-    if (!ks_nvrtc_built()) {
-        assert_non_null(strstr(r.err, "NVRTC is not in this"));
-        return;
-    }
-    assert_non_null(strstr(r.err, "r.cu compiles (for sm_90, the default without a device); running it needs a CUDA "
-                                  "device, not --backend cpu"));
-    ks_test_run((const char *const[]){NULL, "bench", "reduce", "--backend", "cpu", "--kernel-file", path, "--block",
-                                      "128x1", NULL},
-                NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
-    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
+    if (!ks_test_user_no_device("reduce", path, "128x1", &r)) return;
     /* its name is a --kernel name, only with the file */
-    ks_test_run((const char *const[]){NULL, "reduce", "--backend", "cpu", "--kernel-file", path, "--kernel", "r.cu",
-                                      NULL},
-                NULL, &r);
-    assert_non_null(strstr(r.err, "running it needs a CUDA device"));
-    ks_test_run((const char *const[]){NULL, "reduce", "--kernel", "r.cu", NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "unknown reduce kernel 'r.cu'"));
+    ks_test_user_kernel_name("reduce", path, &r);
     /* users' kernels sum: the scan stays ours, in one line */
     ks_test_run((const char *const[]){NULL, "reduce", "--kernel-file", path, "--kernel", "scan_lookback", NULL}, NULL,
                 &r);
@@ -138,36 +83,19 @@ static void test_new_kernel_and_kernel_file(void **state)
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "--block 96x1x1: reduce blocks are B threads, a power of two in 32..1024"));
     /* a variant is named after its file: not one of ours, not twice */
-    snprintf(other, sizeof other, "%s/sum_tree", dir);
-    ks_test_run((const char *const[]){NULL, "reduce", "--kernel-file", other, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "'sum_tree' is the name of a built-in kernel"));
-    ks_test_run((const char *const[]){NULL, "reduce", "--kernel-file", path, "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "two files named 'r.cu'"));
+    ks_test_user_file_names("reduce", dir, "sum_tree", path, &r);
 }
 
 static void test_kernel_file_errors(void **state)
 {
     (void)state;
-    if (!ks_nvrtc_built()) skip();
-    char dir[256], path[512], want[1200];
-    ks_test_tmpdir(dir, sizeof dir, "rerr");
-    snprintf(path, sizeof path, "%s/bad.cu", dir);
-    ks_test_write_file(path, "extern \"C\" __global__ void reduce(const float *x, long long n, float *out)\n"
-                     "{\n"
-                     "    atomicAdd(out, x[q]);\n"
-                     "    out[0] += 1\n"
-                     "}\n");
-    ks_test_run((const char *const[]){NULL, "reduce", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    snprintf(want, sizeof want, "%s:3: error: identifier \"q\" is undefined\n%s:5: error: expected a \";\"\n", path,
-             path);
-    assert_string_equal(r.err, want); /* one line per error, nothing else */
-    ks_test_run((const char *const[]){NULL, "bench", "reduce", "--backend", "cpu", "--kernel-file", path, NULL}, NULL,
-                &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_string_equal(r.err, want);
+    ks_test_user_compile_errors("reduce", "rerr",
+                                "extern \"C\" __global__ void reduce(const float *x, long long n, float *out)\n"
+                                "{\n"
+                                "    atomicAdd(out, x[q]);\n"
+                                "    out[0] += 1\n"
+                                "}\n",
+                                "3: error: identifier \"q\" is undefined", "5: error: expected a \";\"", 1, &r);
 }
 
 static void test_help_shows_contract(void **state)

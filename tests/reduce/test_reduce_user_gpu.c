@@ -24,6 +24,7 @@
 #include "kernels/reduce/reduce_contract.h"
 #include "kernels/reduce/reduce_user.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_device_info dev;
 extern const char ks_reduce_starter_sum_atomic[], ks_reduce_starter_sum_shuffle[]; /* new-kernel reduce --from */
@@ -55,32 +56,15 @@ static const char ks_zero_items[] = "extern \"C\" __constant__ int kernelscope_i
  * live input of 3000017 random floats and block bx. */
 static void check(ks_kchecker *c, const char *source, int bx, ks_kcheck_result *res)
 {
-    ks_nvrtc_result code;
-    const ks_status st = ks_nvrtc_compile(
-        &(ks_nvrtc_desc){.source = source, .name = "mine.cu", .cc_major = dev.cc_major, .cc_minor = dev.cc_minor,
-                         .cubin = 1},
-        &code);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), code.lines ? code.lines : "");
-    assert_int_equal(st, KS_OK);
-    ks_kcheck_request req;
-    memset(&req, 0, sizeof req);
-    snprintf(req.scene, sizeof req.scene, "reduce");
-    snprintf(req.file, sizeof req.file, "mine.cu");
+    ks_kcheck_request req = {.scene = "reduce", .block = {bx, 1, 1}};
     ks_reduce_check_grid(3000017, 0, req.grid);
-    req.block[0] = bx, req.block[1] = 1, req.block[2] = 1;
-    req.code = code.code;
-    req.code_size = code.code_size;
-    req.cubin = code.cubin;
-    assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
-    fprintf(stderr, "check: %s\n", res->message);
-    ks_nvrtc_result_free(&code);
+    ks_test_user_check(c, &dev, &req, source, res);
 }
 
 static void test_check(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     check(c, KS_REDUCE_STARTER, 256, &res);
     assert_true(res.passed);
@@ -137,18 +121,11 @@ static void test_live(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "rlive");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("reduce", NULL, "rlive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "reduce", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    ks_test_run((const char *const[]){NULL, "reduce", "--headless", "--frames", "5", "--size", "100003", "--block",
-                                      "128x1", "--values", "integer", "--kernel-file", path, NULL},
-                NULL, &r);
-    if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "display"))) skip();
-    if (r.exit_code != 0) fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.err, "mine.cu: compiled in"));
+    ks_test_user_live((const char *const[]){NULL, "reduce", "--headless", "--frames", "5", "--size", "100003",
+                                            "--block", "128x1", "--values", "integer", "--kernel-file", path, NULL},
+                      &r);
     assert_non_null(strstr(r.err, "matches the CPU gold (4 odd sizes, 1 to 1048589 floats: random within tolerance, "
                                   "integers exactly) and sum_cub on 100003 floats (integers, 2 runs)"));
 }
@@ -158,11 +135,8 @@ static void test_bench_rows(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "rbench");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("reduce", "sum_shuffle", "rbench", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "reduce", "--from", "sum_shuffle", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
     char *csv = ks_test_run_headless_read(
         (const char *const[]){ks_test_binary(), "bench", "reduce", "--size", "1000003,4M", "--kernel", "sum_tree",
                               "--block", "512x1", "--reps", "3", "--kernel-file", path, "--out", dir, NULL},
@@ -180,8 +154,7 @@ static void test_bench_rows(void **state)
 
 int main(void)
 {
-    if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
-    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
+    if (!ks_test_user_device(&dev)) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_live),

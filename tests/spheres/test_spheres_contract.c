@@ -24,35 +24,23 @@
 #include "kernels/spheres/spheres_contract.h"
 #include "kernels/spheres/spheres_user.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_run_result r;
 
 static void compiles(const char *source, const char *name, int constant)
 {
-    ks_nvrtc_result c;
-    const ks_status st = ks_nvrtc_compile(&(ks_nvrtc_desc){.source = source, .name = name}, &c);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), c.lines ? c.lines : "");
-    assert_int_equal(st, KS_OK);
-    assert_non_null(strstr(c.code, ".entry " KS_SPHERES_USER_ENTRY "(")); /* extern "C": the name unmangled */
+    char *ptx = ks_test_user_compiles(source, name, KS_SPHERES_USER_ENTRY, 1);
     /* the constant route: an array of that name in the constant space, which the loader finds */
-    if (constant) assert_non_null(strstr(c.code, ".const .align 16 .b8 " KS_SPHERES_USER_CONST "["));
-    else assert_null(strstr(c.code, KS_SPHERES_USER_CONST));
-    assert_string_equal(c.lines, ""); /* not even a warning */
-    ks_nvrtc_result_free(&c);
+    if (constant) assert_non_null(strstr(ptx, ".const .align 16 .b8 " KS_SPHERES_USER_CONST "["));
+    else assert_null(strstr(ptx, KS_SPHERES_USER_CONST));
+    free(ptx);
 }
 
 static void test_row(void **state)
 {
     (void)state;
-    const ks_scene_def *d = ks_scene_def_find("spheres");
-    assert_non_null(d);
-    assert_string_equal(d->kernel_contract, KS_SPHERES_CONTRACT);
-    assert_string_equal(d->kernel_starter, KS_SPHERES_STARTER);
-    assert_non_null(d->kernel_check);
-    assert_non_null(d->kernel_file);
-    const size_t n = strcspn(KS_SPHERES_CONTRACT, "\n"); /* the signature the starter begins with */
-    assert_int_equal(strncmp(KS_SPHERES_CONTRACT, KS_SPHERES_STARTER, n), 0);
-    assert_null(strstr(KS_SPHERES_CONTRACT, "*/")); /* it goes into comments */
+    const ks_scene_def *d = ks_test_user_row("spheres", KS_SPHERES_CONTRACT, KS_SPHERES_STARTER);
     assert_non_null(ks_new_kernel_from(d, "readonly"));
     assert_non_null(ks_new_kernel_from(d, "constant"));
     assert_null(ks_new_kernel_from(d, "global")); /* the starter itself */
@@ -82,38 +70,17 @@ static void test_starters_compile(void **state)
 static void test_new_kernel_and_kernel_file(void **state)
 {
     (void)state;
-    char dir[256], path[512], other[512];
-    ks_test_tmpdir(dir, sizeof dir, "snew");
-    snprintf(path, sizeof path, "%s/s.cu", dir);
-    ks_test_run((const char *const[]){NULL, "new-kernel", "spheres", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    char *text = ks_test_read_file(path);
-    assert_non_null(text);
-    assert_non_null(strstr(text, "kernelscope spheres --kernel-file"));
+    char dir[256], path[512];
+    char *text = ks_test_user_starter_file("spheres", "snew", "s.cu", dir, path);
     free(text);
     ks_test_run((const char *const[]){NULL, "new-kernel", "spheres", "--from", "binned", NULL}, NULL, &r);
     assert_int_equal(r.exit_code, 2);
     assert_non_null(strstr(r.err, "--from binned: spheres has no such variant written to its contract (it has: "
                                   "readonly, constant"));
     /* without a device (--backend cpu here): compiled, then one line, exit 2 */
-    ks_test_run((const char *const[]){NULL, "spheres", "--backend", "cpu", "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
-    if (ks_nvrtc_built())
-        assert_non_null(strstr(r.err, "s.cu compiles (for sm_90, the default without a device); running it needs a "
-                                      "CUDA device, not --backend cpu"));
-    ks_test_run((const char *const[]){NULL, "bench", "spheres", "--backend", "cpu", "--kernel-file", path, NULL}, NULL,
-                &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_int_equal(ks_test_count_lines(r.err), 1);
+    (void)ks_test_user_no_device("spheres", path, NULL, &r); /* (no --kernel in this scene) */
     /* a variant is named after its file: not one of ours, not twice */
-    snprintf(other, sizeof other, "%s/constant", dir);
-    ks_test_run((const char *const[]){NULL, "spheres", "--kernel-file", other, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "'constant' is the name of a built-in kernel"));
-    ks_test_run((const char *const[]){NULL, "spheres", "--kernel-file", path, "--kernel-file", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 2);
-    assert_non_null(strstr(r.err, "two files named 's.cu'"));
+    ks_test_user_file_names("spheres", dir, "constant", path, &r);
 }
 
 static void test_help_shows_contract(void **state)

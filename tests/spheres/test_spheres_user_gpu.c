@@ -25,6 +25,7 @@
 #include "kernels/spheres/spheres_contract.h"
 #include "kernels/spheres/spheres_user.h"
 #include "tests/test_util.h"
+#include "tests/user_kernel_test_util.h"
 
 static ks_device_info dev;
 extern const char ks_spheres_starter_readonly[], ks_spheres_starter_constant[];
@@ -60,35 +61,15 @@ static char *small_constant(void)
  * difference of each pixel. */
 static void check_diff(ks_kchecker *c, const char *source, int w, int h, int count, int diff, ks_kcheck_result *res)
 {
-    ks_nvrtc_result code;
-    const ks_status st = ks_nvrtc_compile(
-        &(ks_nvrtc_desc){.source = source, .name = "mine.cu", .cc_major = dev.cc_major, .cc_minor = dev.cc_minor,
-                         .cubin = 1},
-        &code);
-    if (st != KS_OK) fprintf(stderr, "%s\n%s", ks_error_message(), code.lines ? code.lines : "");
-    assert_int_equal(st, KS_OK);
-    ks_kcheck_request req;
-    memset(&req, 0, sizeof req);
-    snprintf(req.scene, sizeof req.scene, "spheres");
-    snprintf(req.file, sizeof req.file, "mine.cu");
-    req.grid[0] = w, req.grid[1] = h, req.grid[2] = count;
-    req.block[0] = 16, req.block[1] = 16, req.block[2] = 1;
-    req.code = code.code;
-    req.code_size = code.code_size;
-    req.cubin = code.cubin;
-    req.diff = diff;
-    req.axis = 2;
-    req.cells[0] = w, req.cells[1] = h;
-    assert_int_equal(ks_kchecker_run(c, &req, res), KS_OK);
-    fprintf(stderr, "check: %s\n", res->message);
-    ks_nvrtc_result_free(&code);
+    ks_kcheck_request req = {.scene = "spheres", .grid = {w, h, count}, .block = {16, 16, 1}, .diff = diff, .axis = 2,
+                             .cells = {w, h}};
+    ks_test_user_check(c, &dev, &req, source, res);
 }
 
 static void test_check(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     /* the pointer routes: global, then const __restrict__ */
     check_diff(c, KS_SPHERES_STARTER, 1024, 768, 256, 0, &res);
@@ -137,8 +118,7 @@ static void test_check(void **state)
 static void test_diff(void **state)
 {
     (void)state;
-    ks_kchecker *c = NULL;
-    assert_int_equal(ks_kchecker_create(&(ks_kchecker_desc){.exe = ks_test_binary(), .timeout_s = 60}, &c), KS_OK);
+    ks_kchecker *c = ks_test_user_checker();
     ks_kcheck_result res;
     check_diff(c, KS_SPHERES_STARTER, 640, 480, 128, 1, &res);
     assert_true(res.passed);
@@ -167,18 +147,11 @@ static void test_live(void **state)
 {
     (void)state;
     char dir[256], path[512];
-    ks_test_tmpdir(dir, sizeof dir, "slive");
-    snprintf(path, sizeof path, "%s/mine.cu", dir);
+    ks_test_user_new_kernel("spheres", "constant", "slive", "mine.cu", dir, path);
     ks_run_result r;
-    ks_test_run((const char *const[]){NULL, "new-kernel", "spheres", "--from", "constant", "-o", path, NULL}, NULL, &r);
-    assert_int_equal(r.exit_code, 0);
-    ks_test_run((const char *const[]){NULL, "spheres", "--headless", "--frames", "5", "--spheres", "300", "--block",
-                                      "32x8", "--kernel-file", path, NULL},
-                NULL, &r);
-    if (r.exit_code != 0 && (strstr(r.err, "EGL") || strstr(r.err, "display"))) skip();
-    if (r.exit_code != 0) fprintf(stderr, "%s", r.err);
-    assert_int_equal(r.exit_code, 0);
-    assert_non_null(strstr(r.err, "mine.cu: compiled in"));
+    ks_test_user_live((const char *const[]){NULL, "spheres", "--headless", "--frames", "5", "--spheres", "300",
+                                            "--block", "32x8", "--kernel-file", path, NULL},
+                      &r);
     assert_non_null(strstr(r.err, "the live 1024x768 with 300, in its __constant__ array"));
 }
 
@@ -211,8 +184,7 @@ static void test_bench_rows(void **state)
 
 int main(void)
 {
-    if (!ks_test_have_cuda() || !ks_nvrtc_built()) return 77;
-    if (ks_cuda_probe(&dev) != KS_OK || !dev.present) return 77;
+    if (!ks_test_user_device(&dev)) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_diff),

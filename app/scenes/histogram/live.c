@@ -101,6 +101,13 @@ static int win_index(const hist_scene *s)
     return !s->gpu ? 0 : active(s) >= 0 ? KS_HIST_VARIANT_NUM + active(s) : s->variant;
 }
 
+/* That window (the variant set's desc.times). */
+static ks_timing_window *times(void *scene)
+{
+    hist_scene *s = scene;
+    return &s->win[win_index(s)];
+}
+
 static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, int w, int h, unsigned char *rgba);
 
 /* Ours and the --kernel-file files: every file built and checked (on the input's size and the block
@@ -111,8 +118,8 @@ static ks_status variant_set(hist_scene *s, const ks_scene_env *env)
         return ks_fail(KS_ERR_INVALID, "--kernel-file: your kernels count bytes; not with --bins or --words");
     for (int v = 0; v < KS_HIST_VARIANT_NUM; ++v) s->our_names[v] = ks_hist_variant_get(v)->name;
     ks_variant_set_desc d = {
-        .contract = &ks_hist_contract, .scene = s, .opt = s->opt, .use_cuda = s->use_cuda, .device = env->device,
-        .ours = KS_HIST_VARIANT_NUM, .our_names = s->our_names, .first = s->variant,
+        .contract = &ks_hist_contract, .scene = s, .times = times, .opt = s->opt, .use_cuda = s->use_cuda,
+        .device = env->device, .ours = KS_HIST_VARIANT_NUM, .our_names = s->our_names, .first = s->variant,
         .block = {s->block[0], s->block[1], s->block[2]}, .watch = 1,
         .diff = KS_USER_DIFF_WHOLE, .diff_cells = {256, 1}, /* the difference by byte */
         .diff_reference = "cub", .diff_cells_name = "bins",
@@ -237,9 +244,7 @@ static void max_image_size(void *self, int *w, int *h)
 static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     hist_scene *s = self;
-    int changed = 0; /* builds that finished, and the block the user's kernel runs at */
-    ks_variant_set_poll(s->set, s->block, &changed);
-    if (changed) ks_timing_window_clear(&s->win[win_index(s)]); /* new code: its own times */
+    ks_variant_set_poll(s->set, s->block, NULL); /* builds that finished, and the block the user's kernel runs at */
     if (ctx && !ctx->step) return KS_OK;
     if (s->pos >= s->n) {
         if (s->hold > 0) {
@@ -303,15 +308,6 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     return KS_OK;
 }
 
-/* [ ] on a user's kernel: the next block that the compiled kernel can take;
- * it runs at the new one once the check passed there. */
-static ks_status cycle_user_block(hist_scene *s, int dir)
-{
-    KS_TRY(ks_variant_set_next_block(s->set, ks_hs_user_blocks, KS_HS_USER_BLOCKS, dir, s->block));
-    ks_timing_window_clear(&s->win[win_index(s)]);
-    return KS_OK;
-}
-
 /* Tab in word mode passes over ours that count samples, not words (cub). */
 static int no_words(void *user, int variant)
 {
@@ -340,7 +336,9 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
     case KS_KEY_RIGHT_BRACKET: {
         if (!s->gpu || active(s) < 0)
             return ks_fail(KS_ERR_UNSUPPORTED, "[ ] change the block of your kernels only (--kernel-file; Tab to one)");
-        return cycle_user_block(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
+        /* the next block that the compiled kernel can take; it runs at the new one once the check passed there */
+        return ks_variant_set_next_block(s->set, ks_hs_user_blocks, KS_HS_USER_BLOCKS,
+                                         ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1, s->block);
     }
     case 'L': s->log_scale = !s->log_scale; return KS_OK;
     case 'R': return restart(s);
@@ -505,18 +503,11 @@ static ks_status finish(void *self)
     return st;
 }
 
-/* --edit: the page edits the first --kernel-file */
-static const struct ks_server_editor *editor(void *self)
+/* Its users' kernels: the page's editor (--edit), a build that waits for a frame (app/scene.h). */
+static ks_variant_set *variant_set_of(void *self)
 {
     hist_scene *s = self;
-    return ks_variant_set_editor(s->set);
-}
-
-/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
-static int ready(void *self)
-{
-    hist_scene *s = self;
-    return ks_variant_set_ready(s->set);
+    return s->set;
 }
 
 /* The Hardware panel: the next chunk, counted by what runs, as the next frame would (a pass that
@@ -580,7 +571,6 @@ const ks_scene_api ks_scene_histogram_api = {
     .key = key,
     .view = view,
     .finish = finish,
-    .editor = editor,
-    .ready = ready,
+    .variant_set = variant_set_of,
     .counters = counters,
 };

@@ -504,19 +504,21 @@ static void status(void *self, char *buf, size_t cap)
         snprintf(buf, cap, "%lld iterations", s->total_iters);
 }
 
-static const struct ks_server_editor *editor(void *self)
+/* Its users' kernels: the page's editor (--edit), a build that waits for a frame (app/scene.h). */
+static ks_variant_set *variant_set_of(void *self)
 {
     ks_laplace_scene *s = self;
-    return ks_variant_set_editor(s->set);
+    return s->set;
 }
 
-/* A paused run idles unless this says 1: a user's build or difference
- * answer waits, or (on the GPU) the residual, slice range and probe that a
- * recent frame asked for are still on their way back (poll_readback). */
+/* A paused run idles unless this says 1 (or the variant set, for a user's
+ * build or difference answer): on the GPU, the residual, slice range and
+ * probe that a recent frame asked for are still on their way back
+ * (poll_readback). */
 static int ready(void *self)
 {
     ks_laplace_scene *s = self;
-    return (s->use_cuda && s->readback_frames > 0) || ks_variant_set_ready(s->set);
+    return s->use_cuda && s->readback_frames > 0;
 }
 
 ks_status ks_laplace_mpi_follow(const ks_options *o)
@@ -547,7 +549,7 @@ const ks_scene_api ks_scene_laplace_api = {
             "  0 / Home   whole grid again (zoom to fit)\n",
     .create = create,
     .destroy = destroy,
-    .editor = editor,
+    .variant_set = variant_set_of,
     .ready = ready,
     .stream = stream,
     .zoomable = 1,

@@ -130,13 +130,20 @@ static void destroy(void *self)
 
 static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max, int w, int h, unsigned char *rgba);
 
+/* Every variant's times, one window (the variant set's desc.times). */
+static ks_timing_window *times(void *scene)
+{
+    matmul_scene *s = scene;
+    return &s->times;
+}
+
 /* Ours and the --kernel-file files: every file built and checked (at the live size and the block it
  * runs with) before the first frame; the first of them runs unless --kernel names another variant. */
 static ks_status variant_set(matmul_scene *s, const ks_scene_env *env)
 {
     for (int v = 0; v < KS_MATMUL_NUM; ++v) s->our_names[v] = ks_matmul_variant_get((ks_matmul_variant)v)->name;
     const ks_variant_set_desc d = {
-        .contract = &ks_matmul_contract, .scene = s, .opt = s->opt, .use_cuda = env->use_cuda,
+        .contract = &ks_matmul_contract, .scene = s, .times = times, .opt = s->opt, .use_cuda = env->use_cuda,
         .device = env->device, .ours = KS_MATMUL_NUM, .our_names = s->our_names, .first = (int)s->variant,
         .grid = {s->size.m, s->size.n, s->size.k}, .block = {s->block[0], s->block[1], s->block[2]}, .watch = 1,
         .diff = KS_USER_DIFF_WHOLE, .diff_reference = ks_matmul_variant_get(KS_MATMUL_REGTILE)->name,
@@ -235,9 +242,7 @@ static void max_image_size(void *self, int *w, int *h)
 static ks_status compute(void *self, ks_frame_ctx *ctx)
 {
     matmul_scene *s = self;
-    int changed = 0; /* builds that finished, and the block the user's kernel runs at */
-    ks_variant_set_poll(s->set, s->block, &changed);
-    if (changed) ks_timing_window_clear(&s->times); /* new code: its own times */
+    ks_variant_set_poll(s->set, s->block, NULL); /* builds that finished, and the block the user's kernel runs at */
     if (ctx && !ctx->step) return KS_OK;
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, s->opt->scene->solver_stage) : -1;
     if (stage >= 0) KS_TRY(ks_stage_timer_begin(ctx->timer, stage));
@@ -303,15 +308,6 @@ static ks_status draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int *h)
     return KS_OK;
 }
 
-/* [ ] on a user's kernel: the next block by thread count that the compiled
- * kernel can take; it runs at the new one once the check passed there. */
-static ks_status cycle_user_block(matmul_scene *s, int dir)
-{
-    KS_TRY(ks_variant_set_next_block(s->set, ks_mm_user_blocks, KS_MM_USER_BLOCKS, dir, s->block));
-    ks_timing_window_clear(&s->times);
-    return KS_OK;
-}
-
 static ks_status key(void *self, const ks_key_event *ev, int *handled)
 {
     matmul_scene *s = self;
@@ -337,7 +333,11 @@ static ks_status key(void *self, const ks_key_event *ev, int *handled)
         return KS_OK;
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
-        if (s->gpu && mm_active(s) >= 0) return cycle_user_block(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
+        /* a user's kernel: the next block by thread count that the compiled kernel can take; it runs
+         * at the new one once the check passed there */
+        if (s->gpu && mm_active(s) >= 0)
+            return ks_variant_set_next_block(s->set, ks_mm_user_blocks, KS_MM_USER_BLOCKS,
+                                             ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1, s->block);
         if (!s->gpu || s->variant != KS_MATMUL_TILED)
             return ks_fail(KS_ERR_UNSUPPORTED, "[ ] change the tile of 'tiled' only (Tab to it)");
         const int *t = ks_matmul_variant_get(KS_MATMUL_TILED)->tiles;
@@ -364,18 +364,11 @@ static ks_status finish(void *self)
     return ks_npy_write_f32(path, s->c, 2, shape);
 }
 
-/* --edit: the page edits the first --kernel-file */
-static const struct ks_server_editor *editor(void *self)
+/* Its users' kernels: the page's editor (--edit), a build that waits for a frame (app/scene.h). */
+static ks_variant_set *variant_set_of(void *self)
 {
     matmul_scene *s = self;
-    return ks_variant_set_editor(s->set);
-}
-
-/* a build or a difference answer that the next frame takes (a paused run idles otherwise) */
-static int ready(void *self)
-{
-    matmul_scene *s = self;
-    return ks_variant_set_ready(s->set);
+    return s->set;
 }
 
 /* The Hardware panel: one multiply by what runs (ours at its tile, or the user's code at its block). */
@@ -432,7 +425,6 @@ const ks_scene_api ks_scene_matmul_api = {
     .key = key,
     .view = ks_matmul_live_view,
     .finish = finish,
-    .editor = editor,
-    .ready = ready,
+    .variant_set = variant_set_of,
     .counters = counters,
 };

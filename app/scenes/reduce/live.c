@@ -127,6 +127,8 @@ static ks_status check_variant(reduce_scene *s)
     return KS_OK;
 }
 
+static ks_timing_window *window(void *scene);
+
 /* Ours and the --kernel-file files (the CUDA backend): every file built and checked (at the live
  * size and input and the block it runs with) before the first frame; the first of them runs unless
  * --kernel names another variant. */
@@ -134,8 +136,8 @@ static ks_status variant_set(reduce_scene *s, const ks_scene_env *env)
 {
     for (int v = 0; v < KS_REDUCE_NUM; ++v) s->our_names[v] = ks_reduce_variant_get((ks_reduce_variant)v)->name;
     ks_variant_set_desc d = {
-        .contract = &ks_reduce_contract, .scene = s, .opt = s->opt, .use_cuda = s->gpu != NULL, .device = env->device,
-        .ours = KS_REDUCE_NUM, .our_names = s->our_names, .first = (int)s->variant,
+        .contract = &ks_reduce_contract, .scene = s, .times = window, .opt = s->opt, .use_cuda = s->gpu != NULL,
+        .device = env->device, .ours = KS_REDUCE_NUM, .our_names = s->our_names, .first = (int)s->variant,
         .block = {s->block[0], s->block[1], s->block[2]}, .watch = 1,
     };
     ks_reduce_check_grid(s->desc.n, s->desc.input == KS_REDUCE_INPUT_INTEGER, d.grid);
@@ -216,17 +218,17 @@ static int win_index(const reduce_scene *s)
     return active(s) >= 0 ? KS_RD_WIN_USER + active(s) : (int)s->variant;
 }
 
-static ks_timing_window *window(reduce_scene *s)
+/* That window (also the variant set's desc.times). */
+static ks_timing_window *window(void *scene)
 {
+    reduce_scene *s = scene;
     return &s->win[win_index(s)];
 }
 
 static ks_status rd_compute(void *self, ks_frame_ctx *ctx)
 {
     reduce_scene *s = self;
-    int changed = 0; /* builds that finished, and the block the user's kernel runs at */
-    ks_variant_set_poll(s->set, s->block, &changed);
-    if (changed) ks_timing_window_clear(window(s)); /* new code: its own times */
+    ks_variant_set_poll(s->set, s->block, NULL); /* builds that finished, and the block the user's kernel runs at */
     if (ctx && !ctx->step) return KS_OK;
     KS_TRY(check_variant(s));
     const int stage = ctx && ctx->timer ? ks_stage_timer_solver_stage(ctx->timer, s->opt->scene->solver_stage) : -1;
@@ -285,15 +287,6 @@ static ks_status rd_draw(void *self, ks_frame_ctx *ctx, void *rgba, int *w, int 
     return KS_OK;
 }
 
-/* [ ] on a user's kernel: the next power of two that the compiled kernel can
- * take; it runs at the new one once the check passed there (ours keep theirs). */
-static ks_status user_block_key(reduce_scene *s, int dir)
-{
-    KS_TRY(ks_variant_set_next_block(s->set, ks_rd_user_blocks, KS_RD_USER_BLOCKS, dir, s->block));
-    ks_timing_window_clear(window(s));
-    return KS_OK;
-}
-
 static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
 {
     reduce_scene *s = self;
@@ -315,7 +308,11 @@ static ks_status rd_key(void *self, const ks_key_event *ev, int *handled)
         return new_input(s);
     case KS_KEY_LEFT_BRACKET:
     case KS_KEY_RIGHT_BRACKET: {
-        if (active(s) >= 0) return user_block_key(s, ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1);
+        /* a user's kernel: the next power of two that the compiled kernel can take; it runs at the new
+         * one once the check passed there (ours keep theirs) */
+        if (active(s) >= 0)
+            return ks_variant_set_next_block(s->set, ks_rd_user_blocks, KS_RD_USER_BLOCKS,
+                                             ev->key == KS_KEY_RIGHT_BRACKET ? 1 : -1, s->block);
         const int block = ev->key == KS_KEY_RIGHT_BRACKET ? s->desc.block * 2 : s->desc.block / 2;
         if (block < KS_REDUCE_MIN_BLOCK || block > KS_REDUCE_MAX_BLOCK)
             return ks_fail(KS_ERR_UNSUPPORTED, "the block stays in %d..%d threads", KS_REDUCE_MIN_BLOCK,
@@ -425,18 +422,11 @@ static ks_status rd_finish(void *self)
     return KS_OK;
 }
 
-/* --edit: the page edits the first --kernel-file */
-static const struct ks_server_editor *editor(void *self)
+/* Its users' kernels: the page's editor (--edit), a build that waits for a frame (app/scene.h). */
+static ks_variant_set *variant_set_of(void *self)
 {
     reduce_scene *s = self;
-    return ks_variant_set_editor(s->set);
-}
-
-/* a build or a difference slice that the next frame takes (a paused run idles otherwise) */
-static int ready(void *self)
-{
-    reduce_scene *s = self;
-    return ks_variant_set_ready(s->set);
+    return s->set;
 }
 
 /* The Hardware panel: one run of what runs (its kernels: a sum's passes, a scan's levels). */
@@ -482,7 +472,6 @@ const ks_scene_api ks_scene_reduce_api = {
     .view = rd_view,
     .finish = rd_finish,
     .status = rd_status,
-    .editor = editor,
-    .ready = ready,
+    .variant_set = variant_set_of,
     .counters = counters,
 };

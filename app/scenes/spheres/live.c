@@ -312,18 +312,11 @@ static void draw_diff_picture(void *user, const ks_user_files_diff *d, float max
         }
 }
 
-/* --edit: the page edits the first --kernel-file */
-static const struct ks_server_editor *editor(void *self)
+/* Its users' kernels: the page's editor (--edit), a build that waits for a frame (app/scene.h). */
+static ks_variant_set *variant_set_of(void *self)
 {
     ks_spheres_scene *s = self;
-    return s->gpu ? ks_variant_set_editor(s->set) : NULL;
-}
-
-/* a build or a difference answer that the next frame takes (a paused run idles otherwise) */
-static int ready(void *self)
-{
-    ks_spheres_scene *s = self;
-    return ks_variant_set_ready(s->set);
+    return s->set;
 }
 
 static void status(void *self, char *buf, size_t cap)
@@ -351,6 +344,5 @@ const ks_scene_api ks_scene_spheres_api = {
     .finish = finish,
     .status = status,
     .counters = ks_spheres_scene_counters,
-    .editor = editor,
-    .ready = ready,
+    .variant_set = variant_set_of,
 };
