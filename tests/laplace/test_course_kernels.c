@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "tests/test_util.h"
 
 static ks_run_result r;

@@ -19,8 +19,8 @@
 #include "app/kernel/kernel_checker.h"
 #include "app/scenes/laplace/check.h"
 #include "app/user_kernel.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/cuda_device.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "tests/test_util.h"
 
 static ks_device_info dev;
