@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 enum { KS_BEST_MAX = 512 };
 

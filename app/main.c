@@ -7,12 +7,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/cpu_threads.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/fma_peak.h"
-#include "kernels/common/host_peak.h"
-#include "kernels/common/mpi_job.h"
+#include "base/ks_util.h"
+#include "base/cpu_threads.h"
+#include "base/cuda_device.h"
+#include "base/fma_peak.h"
+#include "base/host_peak.h"
+#include "kernels/laplace/mpi_job.h"
 #include "app/best_config.h"
 #include "app/live/live.h"
 #include "app/new_kernel.h"

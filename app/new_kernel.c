@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "app/scenes.h"
-#include "kernels/common/out_file.h"
+#include "base/out_file.h"
 
 int ks_new_kernel_asked(int argc, char **argv) { return argc > 1 && strcmp(argv[1], "new-kernel") == 0; }
 

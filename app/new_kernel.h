@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 /* 1 when argv asks for new-kernel (its first word). */
 int ks_new_kernel_asked(int argc, char **argv);

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 typedef struct ks_options ks_options; /* app/options.h */
 

@@ -3,10 +3,10 @@
 #ifndef KS_OPTIONS_H
 #define KS_OPTIONS_H
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/colormap.h"
-#include "kernels/common/interop.h"
-#include "kernels/common/ks_error.h"
+#include "base/bench_timing.h"
+#include "base/colormap.h"
+#include "display/interop.h"
+#include "base/ks_error.h"
 #include "render/image_io.h"
 
 typedef enum ks_mode { KS_MODE_LIVE = 0, KS_MODE_BENCH } ks_mode;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "app/options.h"
 
 static inline const char *quoted(const char *text)

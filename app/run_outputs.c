@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 void ks_note_wrote(const char *path)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/stage_timer.h"
+#include "base/stage_timer.h"
 #include "render/image_io.h"
 
 /* One line on stdout per written file: "kernelscope: wrote PATH". */

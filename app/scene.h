@@ -17,9 +17,9 @@
 
 #include <stddef.h>
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/host_peak.h"
-#include "kernels/common/stage_timer.h"
+#include "base/cuda_device.h"
+#include "base/host_peak.h"
+#include "base/stage_timer.h"
 #include "render/view.h"
 #include "render/viewport.h"
 #include "render/window.h"

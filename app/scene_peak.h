@@ -1,6 +1,6 @@
 /* A scene's ratio to T_peak in its panel: the number, or on the CPU backend,
  * where T_peak is the host's copy bandwidth measured on a machine that may be
- * busy, why there is none (kernels/common/host_peak.h). */
+ * busy, why there is none (base/host_peak.h). */
 #ifndef KS_SCENE_PEAK_H
 #define KS_SCENE_PEAK_H
 

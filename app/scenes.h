@@ -11,7 +11,7 @@
 
 #include "app/best_config.h"
 #include "app/option_group.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 typedef struct ks_scene_api ks_scene_api; /* app/scene.h */
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/common/tmpfiles.h"
+#include "base/tmpfiles.h"
 
 static volatile sig_atomic_t ks_stop_signal;
 static int ks_stderr_tty; /* 1: stderr is a terminal, where Ctrl-C leaves "^C" on the line */

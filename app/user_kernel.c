@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernels/common/kernel_decl.h"
+#include "kernels/user/kernel_decl.h"
 
 ks_status ks_user_kernel_read(const char *path, char **source)
 {

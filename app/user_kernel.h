@@ -5,14 +5,14 @@
 #ifndef KS_USER_KERNEL_H
 #define KS_USER_KERNEL_H
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/cuda_device.h"
+#include "app/kernel/nvrtc_compile.h"
 
 /* Reads path into *source (malloc'd, NUL-terminated): KS_ERR_INVALID with one
  * line for a missing file, a folder or anything not a regular file, more than
  * KS_NVRTC_SOURCE_MAX bytes or a NUL byte in it; KS_ERR_IO when reading fails. */
 ks_status ks_user_kernel_read(const char *path, char **source);
-/* Finds the file's one-line declaration (kernels/common/kernel_decl.h, "//
+/* Finds the file's one-line declaration (kernels/user/kernel_decl.h, "//
  * kernelscope: NAME(ARGS) ...") in *source and appends what kernelscope reads
  * back from the loaded code (the line and its launch values; the file's own
  * lines keep their numbers). KS_OK and *source as it was without one;

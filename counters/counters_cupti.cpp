@@ -17,7 +17,7 @@
 
 #include "counters.h"
 #include "cupti_api.h"
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 
 struct ks_counters {
     const ks_cupti *api;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "counters.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 /* ---- Why there are no counters ---- */
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 /* counters_text.c maps CUptiResult by value (it has no CUPTI headers): the values must match. */
 static_assert(CUPTI_ERROR_NOT_INITIALIZED == 15 && CUPTI_ERROR_INVALID_METRIC_NAME == 17 &&

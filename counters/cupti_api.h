@@ -29,7 +29,7 @@
 #include <stddef.h>
 
 #include "counters.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 #define KS_CUPTI_FUNCS(X)                                                                          \
     X(cuptiGetResultString)                                                                        \

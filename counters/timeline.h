@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "counters.h"
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

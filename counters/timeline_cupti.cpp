@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "timeline_cupti.h"
 #include "timeline_marker.h"
 

@@ -1,7 +1,7 @@
 /* The timeline's clock marker (timeline_marker.h). */
 #include <cuda_runtime.h>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "timeline_marker.h"
 
 __device__ static unsigned long long global_timer()

@@ -6,7 +6,7 @@
 #ifndef KS_TIMELINE_MARKER_H
 #define KS_TIMELINE_MARKER_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 void ks_display_video_init(ks_display_video *v, int fps, int by_frame)
 {

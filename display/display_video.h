@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "render/renderer.h"
 #include "video/recorder.h"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/ks_error.h"
+#include "base/colormap.h"
+#include "base/ks_error.h"
 #include "serve/serve_auth.h"
 #include "video/recorder.h"
 #include "lib/viewer_gpu.h"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "lib/kernelscope.h"
 #include "lib/viewer_gpu.h"
 #include "lib/viewer_internal.h"

@@ -2,7 +2,7 @@
 #include <cstring>
 #include <new>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "lib/viewer_gpu.h"
 
 namespace {

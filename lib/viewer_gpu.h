@@ -8,7 +8,7 @@
 #ifndef KS_VIEWER_GPU_H
 #define KS_VIEWER_GPU_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "lib/viewer_sample.h"
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
  * and handed to the program by ks_viewer_poll. */
 #include <string.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "display/display.h"
 #include "render/window.h"
 #include "serve/serve_keys.h"

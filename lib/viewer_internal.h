@@ -16,8 +16,8 @@
 
 #include <pthread.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/ks_error.h"
+#include "base/colormap.h"
+#include "base/ks_error.h"
 #include "display/display.h"
 #include "render/view.h"
 #include "serve/serve_auth.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_error.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_error.h"
+#include "base/ks_util.h"
 #include "lib/kernelscope.h"
 #include "lib/viewer_gpu.h"
 #include "lib/viewer_internal.h"

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/ks_error.h"
+#include "base/colormap.h"
+#include "base/ks_error.h"
 #include "display/display.h"
 #include "render/image_io.h"
 #include "render/view.h"

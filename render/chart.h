@@ -5,7 +5,7 @@
 #ifndef KS_CHART_H
 #define KS_CHART_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 
 #include <GL/glew.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 /* "GL_INVALID_OPERATION" etc.; "GL error 0x...." for unknown codes (static buffer). */
 const char *ks_gl_error_name(GLenum err);

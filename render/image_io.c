@@ -1,5 +1,5 @@
 /* Picture and field writers. Each one writes a temporary beside <path>
- * (kernels/common/out_file.h) and renames it over <path> only when every byte
+ * (base/out_file.h) and renames it over <path> only when every byte
  * made it, so readers never see half a file. */
 #include "image_io.h"
 
@@ -16,7 +16,7 @@
 
 #include <stb/stb_image_write.h>
 
-#include "kernels/common/out_file.h"
+#include "base/out_file.h"
 
 const char *ks_image_format_ext(ks_image_format f)
 {
@@ -42,7 +42,7 @@ int ks_image_format_parse(const char *name, ks_image_format *f)
     return -1;
 }
 
-/* ---- whole files: kernels/common/out_file.h -------------------------------- */
+/* ---- whole files: base/out_file.h -------------------------------- */
 
 /* A failed write is not reported here: the file keeps the first failure, and
  * ks_out_file_commit reports it (and removes the temporary). */

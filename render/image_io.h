@@ -1,5 +1,5 @@
 /* Writing pictures and fields. Every writer goes to a temporary beside the
- * target first and renames on success (kernels/common/out_file.h: created
+ * target first and renames on success (base/out_file.h: created
  * exclusively under a random name, never through a symlink; a replaced file
  * keeps its mode), so a failed or interrupted write leaves nothing. */
 #ifndef KS_IMAGE_IO_H
@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

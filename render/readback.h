@@ -7,7 +7,7 @@
 #ifndef KS_READBACK_H
 #define KS_READBACK_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/ks_error.h"
+#include "base/colormap.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

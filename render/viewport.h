@@ -15,11 +15,11 @@
  *   - zooming keeps the cell under the cursor under it (as far as the clamp
  *     allows); a change of grid (another slice axis) goes back to the fit.
  * What a picture pixel shows (the cells it covers, or the cell it sits in)
- * is kernels/common/cellmap.h. All positions are exact integers. */
+ * is base/cellmap.h. All positions are exact integers. */
 #ifndef KS_VIEWPORT_H
 #define KS_VIEWPORT_H
 
-#include "kernels/common/cellmap.h"
+#include "base/cellmap.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,7 +4,7 @@
 #ifndef KS_WINDOW_H
 #define KS_WINDOW_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -63,11 +63,11 @@ build_target() {
 # tmpfiles.c, out_file.c: the store's atomic save); the builds run side by side, one a core
 rm -f "${targets[@]/#/$out/fuzz_}"
 build_target scene tests/fuzz/fuzz_scene.c kernels/spheres/spheres.c \
-  kernels/common/ks_error.c kernels/common/ks_util.c -lm &
+  base/ks_error.c base/ks_util.c -lm &
 build_target best_config $(pkg-config --cflags stb) tests/fuzz/fuzz_best_config.c \
-  app/best_config.c kernels/laplace/laplace_variants.c kernels/common/ks_error.c kernels/common/ks_util.c \
-  kernels/common/tmpfiles.c kernels/common/out_file.c render/image_io.c $(pkg-config --libs stb) -lm &
-serve_src=(serve/request.c serve/request_head.c serve/request_ws.c serve/serve_auth.c serve/serve_keys.c kernels/common/ks_error.c kernels/common/ks_util.c)
+  app/best_config.c kernels/laplace/laplace_variants.c base/ks_error.c base/ks_util.c \
+  base/tmpfiles.c base/out_file.c render/image_io.c $(pkg-config --libs stb) -lm &
+serve_src=(serve/request.c serve/request_head.c serve/request_ws.c serve/serve_auth.c serve/serve_keys.c base/ks_error.c base/ks_util.c)
 for t in route post_body ws_message pipeline; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   build_target "$t" $(pkg-config --cflags libwebsockets) "tests/fuzz/fuzz_$t.c" "${serve_src[@]}" \

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerate kernels/common/colormap_data.c from matplotlib's published colormap tables.
+"""Regenerate base/colormap_data.c from matplotlib's published colormap tables.
 
 The tables are data (the published colour values), not code. Usage:
   pip download matplotlib==3.8.4 --no-deps -d /tmp/mpl && cd /tmp/mpl && unzip -o *.whl 'matplotlib/_cm_listed.py'
-  python3 scripts/gen_colormaps.py /tmp/mpl/matplotlib/_cm_listed.py > kernels/common/colormap_data.c
+  python3 scripts/gen_colormaps.py /tmp/mpl/matplotlib/_cm_listed.py > base/colormap_data.c
 """
 import ast
 import sys

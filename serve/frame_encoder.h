@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,7 +51,7 @@ struct ks_frame_encoder {
 };
 
 /* The libjpeg-turbo encoder's quality when none is given. (nvJPEG's is
- * KS_JPEG_QUALITY_DEFAULT, 85, in kernels/common/jpeg.h.) */
+ * KS_JPEG_QUALITY_DEFAULT, 85, in serve/jpeg.h.) */
 enum { KS_FRAME_JPEG_QUALITY_DEFAULT = 80 };
 
 typedef struct ks_frame_encoder_jpeg_desc {
@@ -71,7 +71,7 @@ typedef struct ks_frame_encoder_h264_desc {
 ks_status ks_frame_encoder_h264_create(const ks_frame_encoder_h264_desc *desc, ks_frame_encoder **out);
 
 typedef struct ks_frame_encoder_nvjpeg_desc {
-    int quality;               /* 1..100; 0 -> KS_JPEG_QUALITY_DEFAULT (85, kernels/common/jpeg.h) */
+    int quality;               /* 1..100; 0 -> KS_JPEG_QUALITY_DEFAULT (85, serve/jpeg.h) */
     int max_width, max_height; /* pixels: the largest picture, 1..KS_JPEG_DIM_MAX; required */
 } ks_frame_encoder_nvjpeg_desc;
 

@@ -1,4 +1,4 @@
-/* JPEG frames encoded on the GPU with nvJPEG (kernels/common/jpeg_gpu.h):
+/* JPEG frames encoded on the GPU with nvJPEG (serve/jpeg_gpu.h):
  * the host picture the readback gave is copied to the device, converted and
  * encoded there; the encode worker's thread only waits for its own stream. */
 #include "frame_encoder.h"
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/jpeg_gpu.h"
+#include "serve/jpeg_gpu.h"
 
 static ks_status nvjpeg_encode(ks_frame_encoder *e, const ks_frame_image *img, ks_byte_buf *out, int *keyframe)
 {

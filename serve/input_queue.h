@@ -4,7 +4,7 @@
 #ifndef KS_INPUT_QUEUE_H
 #define KS_INPUT_QUEUE_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 typedef enum ks_input_type {
     KS_INPUT_NONE = 0,

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 void ks_latency_probe_init(ks_latency_probe *p, int want, double timeout_s)
 {

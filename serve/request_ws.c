@@ -10,7 +10,7 @@
 
 #include <libwebsockets.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "serve/serve_keys.h"
 
 /* ---- WebSocket frames ------------------------------------------------------- */

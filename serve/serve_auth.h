@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 enum { KS_SERVE_ADDR_MAX = 64, KS_SERVE_TOKEN_MAX = 128 };
 

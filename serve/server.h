@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "serve/frame_encoder.h"
 #include "serve/input_queue.h"
 

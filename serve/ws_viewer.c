@@ -11,7 +11,7 @@
 
 #include <libwebsockets.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "serve/frame_encoder.h"
 #include "serve/latency_probe.h"
 

@@ -7,7 +7,7 @@
 #ifndef KS_WS_VIEWER_H
 #define KS_WS_VIEWER_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 typedef struct ks_ws_viewer ks_ws_viewer;
 

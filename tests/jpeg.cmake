@@ -1,4 +1,4 @@
-# JPEG encoders (kernels/common/jpeg*.h): the CPU encoder and the colour
+# JPEG encoders (serve/jpeg*.h): the CPU encoder and the colour
 # reference (cpu); the nvJPEG encoder against the reference and through a
 # decoder (gpu; `test_jpeg_gpu --time` prints the encode time at 1920x1080).
 ks_add_test(NAME test_jpeg_cpu LABEL cpu

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "app/bench/bench_serve.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "serve/latency_probe.h"
 #include "serve/ws_viewer.h"
 #include "test_util.h"

@@ -1,4 +1,4 @@
-/* kernels/common/bench_timing: the benches' one timing loop and its pure parts
+/* base/bench_timing: the benches' one timing loop and its pure parts
  * (the SE of the median, the stopping rule, the cache policy, the CSV columns and
  * the "in L2" note). */
 #include <math.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/bench_timing.h"
+#include "base/bench_timing.h"
 
 /* 21 launches of a 4096^3 SGEMM as an H200 timed them back to back (ms): two
  * outliers (a clock step, a preempted launch) among a tight spread. */

@@ -1,4 +1,4 @@
-/* kernels/common/cuda_notice.c: the words of the no-device notice for each
+/* base/cuda_notice.c: the words of the no-device notice for each
  * thing the probe can learn (no build, no driver, old driver, no device). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 static const char *reason(ks_cuda_probe_facts f)
 {

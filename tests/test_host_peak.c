@@ -1,4 +1,4 @@
-/* The CPU backend's T_peak (kernels/common/host_peak.h) and what the panel and
+/* The CPU backend's T_peak (base/host_peak.h) and what the panel and
  * the Laplace bench say of a ratio to it, from repetitions recorded on a 2-core
  * machine: steady (load 15, every repetition slowed alike), busy (load 15, the
  * repetitions 31 % apart). No timing here: the measurement itself is only
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/host_peak.h"
+#include "base/host_peak.h"
 #include "render/view.h"
 #include "app/scene_peak.h"
 #include "app/scenes/laplace/bench.h"

@@ -1,4 +1,4 @@
-/* The copy path's ring (kernels/common/interop.h) on a GPU: each slot's host
+/* The copy path's ring (display/interop.h) on a GPU: each slot's host
  * picture is exactly what its device buffer held when the copy was queued,
  * with two frames in flight; the bad calls are refused; the test switch makes
  * registration fail. Exits 77 without a CUDA device. */
@@ -13,8 +13,8 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/interop.h"
+#include "base/cuda_device.h"
+#include "display/interop.h"
 
 enum { BYTES = 97 * 61 * 4 + 3, FRAMES = 7 };
 

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/jpeg_cpu.h"
-#include "kernels/common/jpeg_gpu.h"
+#include "serve/jpeg_cpu.h"
+#include "serve/jpeg_gpu.h"
 #include "tests/jpeg_check.h"
 
 typedef struct size2 {

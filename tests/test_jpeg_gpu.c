@@ -22,10 +22,10 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/jpeg_cpu.h"
-#include "kernels/common/jpeg_gpu.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_device.h"
+#include "serve/jpeg_cpu.h"
+#include "serve/jpeg_gpu.h"
+#include "base/ks_util.h"
 #include "tests/jpeg_check.h"
 
 typedef struct size2 {

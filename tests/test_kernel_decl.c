@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/kernel_decl.h"
+#include "kernels/user/kernel_decl.h"
 #include "tests/test_util.h"
 
 static ks_kdecl d;

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_page.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "tests/test_util.h"
 
 static int building; /* what the fake watch says */

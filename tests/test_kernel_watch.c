@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_watch.h"
-#include "kernels/common/ks_util.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/ks_util.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/laplace/laplace_contract.h"
 #include "tests/test_util.h"
 

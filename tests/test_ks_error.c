@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 static const char *q(const char *in, size_t out_len)
 {

@@ -1,4 +1,4 @@
-/* kernels/common/ks_util: clock, medians, bounded appends. */
+/* base/ks_util: clock, medians, bounded appends. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/cpu_threads.h"
-#include "kernels/common/ks_util.h"
+#include "base/cpu_threads.h"
+#include "base/ks_util.h"
 
 #ifdef _OPENMP
 #include <omp.h>

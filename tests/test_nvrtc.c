@@ -1,4 +1,4 @@
-/* kernels/common/nvrtc_compile.h: NVRTC's log as "file:line: message" lines
+/* app/kernel/nvrtc_compile.h: NVRTC's log as "file:line: message" lines
  * (every build), and where the toolkit has NVRTC a source that compiles, one
  * with a syntax error, and the default architecture. No GPU needed. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 
 static void test_log_lines(void **state)
 {

@@ -1,4 +1,4 @@
-/* kernels/common/out_file.h: the temporary every output goes through. Its
+/* base/out_file.h: the temporary every output goes through. Its
  * random names are steered here (getrandom is wrapped at link time), so that
  * symlinks and files can be planted at exactly the names it will draw: none is
  * ever written through or replaced, a flood of them is an error, not a
@@ -21,8 +21,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "kernels/common/out_file.h"
-#include "kernels/common/tmpfiles.h"
+#include "base/out_file.h"
+#include "base/tmpfiles.h"
 
 /* ---- getrandom, steered ---------------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/colormap.h"
+#include "base/colormap.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "render/window.h"

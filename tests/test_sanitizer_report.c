@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/sanitizer_report.h"
+#include "app/kernel/sanitizer_report.h"
 
 static const char oob_write[] =
     "========= COMPUTE-SANITIZER\n"

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/stage_timer.h"
+#include "base/stage_timer.h"
 
 static void sleep_ms(double ms)
 {

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "kernels/common/stage_timer.h"
+#include "base/stage_timer.h"
 
 static double now_ms(void)
 {

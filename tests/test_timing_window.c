@@ -1,4 +1,4 @@
-/* kernels/common/timing_window: the ring, its medians, minimum and rate. */
+/* base/timing_window: the ring, its medians, minimum and rate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/timing_window.h"
+#include "base/timing_window.h"
 
 static void test_empty(void **state)
 {

@@ -17,7 +17,7 @@
 #include "app/kernel/kernel_checker.h"
 #include "app/new_kernel.h"
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/laplace/laplace_contract.h"
 #include "tests/test_util.h"
 #include "tests/user_kernel_test_util.h"

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 static long long clock_gettime_ms(void)
 {

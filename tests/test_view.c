@@ -18,7 +18,7 @@
 #include "app/scenes/laplace/cadence.h"
 #include "app/options.h"
 #include "app/scene.h"
-#include "kernels/common/field_histogram.h"
+#include "kernels/laplace/field_histogram.h"
 #include "render/view.h"
 
 enum { JSON_CAP = 1 << 20 };

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <stb/stb_image.h>
 
-#include "kernels/common/colormap.h"
+#include "base/colormap.h"
 #include "lib/kernelscope.h"
 #include "tests/test_util.h"
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <cuda_runtime_api.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "lib/kernelscope.h"
 #include "tests/test_util.h"
 

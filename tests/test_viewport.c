@@ -1,5 +1,5 @@
 /* The live view's zoom and pan (render/viewport.h), the cell map behind it
- * (kernels/common/cellmap.h) and the Laplace view picture on the CPU
+ * (base/cellmap.h) and the Laplace view picture on the CPU
  * (ks_laplace_cpu_render_view), each against a naive reference written from
  * the stated rules on odd sizes:
  *   - pixel p shows the cells whose centres lie in its span (zoomed out) or

@@ -1,4 +1,4 @@
-/* The GPU threads (kernels/common/worker_pool.h): every index runs once a
+/* The GPU threads (kernels/laplace/worker_pool.h): every index runs once a
  * job, on threads that stay the same between jobs, concurrently (a job that
  * waits for all the others finishes), and the lowest failing index's status
  * and message reach the caller. No device. */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/worker_pool.h"
+#include "kernels/laplace/worker_pool.h"
 
 typedef struct job {
     int count;

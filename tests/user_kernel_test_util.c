@@ -13,7 +13,7 @@
 
 #include "app/new_kernel.h"
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 
 char *ks_test_user_compiles(const char *source, const char *name, const char *entry, int keep_ptx)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "tests/test_util.h"
 
 struct ks_scene_def;

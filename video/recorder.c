@@ -11,7 +11,7 @@
 
 #include <libavformat/avformat.h>
 
-#include "kernels/common/out_file.h"
+#include "base/out_file.h"
 #include "venc.h"
 
 enum { KS_REC_QUEUE_MAX = 64, KS_REC_IO_BUFFER = 1 << 16 };

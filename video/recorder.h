@@ -8,7 +8,7 @@
  * are written stay on the caller's clock (pts in 1/fps units), so a drop shows
  * as a held frame, never as a faster video.
  *
- * The file is written under a temporary name beside it (kernels/common/out_file.h:
+ * The file is written under a temporary name beside it (base/out_file.h:
  * created exclusively, never through a symlink, removed by a second Ctrl-C);
  * FFmpeg writes through our descriptor and never opens a file by name. It is
  * renamed by ks_recorder_close once the encoder is flushed and the trailer
@@ -16,7 +16,7 @@
 #ifndef KS_RECORDER_H
 #define KS_RECORDER_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,7 @@
 #include <libavutil/frame.h>
 #include <libswscale/swscale.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 typedef enum ks_venc_use { KS_VENC_RECORD = 0, KS_VENC_STREAM } ks_venc_use;
 

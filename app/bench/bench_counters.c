@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "counters/timeline.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_device.h"
+#include "base/ks_util.h"
 #include "app/run_outputs.h"
 
 typedef struct bc_row {

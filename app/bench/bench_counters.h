@@ -20,7 +20,7 @@
 #include "app/bench/bench_output.h"
 #include "app/options.h"
 #include "counters/counters.h"
-#include "kernels/common/bench_hook.h" /* ks_bench_launch_fn */
+#include "base/bench_hook.h" /* ks_bench_launch_fn */
 
 typedef struct ks_bench_counters ks_bench_counters;
 

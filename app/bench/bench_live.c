@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/fma_peak.h"
-#include "kernels/common/ks_util.h"
+#include "base/fma_peak.h"
+#include "base/ks_util.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 #include "render/window.h"

@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 #include "app/options.h"
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/ks_error.h"
+#include "base/bench_timing.h"
+#include "base/ks_error.h"
 #include "render/chart.h"
 
 /* A bench's rows as text, snprintf style: at most cap bytes into buf (buf may
@@ -39,7 +39,7 @@ typedef struct ks_bench_output_desc {
  * measuring's status and message are returned over the writers'. */
 ks_status ks_bench_output_write(const ks_bench_output_desc *d, ks_status measured);
 
-/* How the bench's GPU rows are timed (kernels/common/bench_timing.h): --cache,
+/* How the bench's GPU rows are timed (base/bench_timing.h): --cache,
  * and --reps N exactly when it was given, else until the median's standard
  * error is under 1 %. */
 ks_timing_opts ks_bench_timing_opts(const ks_options *opt);

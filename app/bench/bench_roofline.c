@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "render/chart.h"
-#include "kernels/common/host_peak.h"
+#include "base/host_peak.h"
 #include "render/image_io.h"
 #include "app/bench/bench_output.h"
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 enum { KS_ROOF_MAX_POINTS = 256 };
 
@@ -28,7 +28,7 @@ typedef struct ks_roof_chart {
 } ks_roof_chart;
 
 /* The CPU backend's bandwidth ceiling for a bench: T_peak of a copy of
- * bytes (kernels/common/host_peak.h: every thread, repeated, the best), read +
+ * bytes (base/host_peak.h: every thread, repeated, the best), read +
  * write; 0 when out of memory. */
 double ks_roof_host_copy_gbs(size_t bytes);
 /* Adds a point (ignored when full, when ms or bytes is not > 0 or flops < 0).

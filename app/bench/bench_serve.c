@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernels/common/fma_peak.h"
-#include "kernels/common/ks_util.h"
+#include "base/fma_peak.h"
+#include "base/ks_util.h"
 #include "render/image_io.h"
 #include "serve/server.h"
 #include "serve/ws_viewer.h"

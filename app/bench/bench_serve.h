@@ -8,7 +8,7 @@
 #ifndef KS_BENCH_SERVE_H
 #define KS_BENCH_SERVE_H
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "app/best_config.h"
 #include "app/options.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "render/chart.h"
 #include "app/bench/bench_output.h"
 

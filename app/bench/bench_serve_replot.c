@@ -8,7 +8,7 @@
 
 #include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 /* --replot's rows, for the chart writer. */
 typedef struct replot_rows {

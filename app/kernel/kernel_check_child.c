@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "app/kernel/kernel_check_wire.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 /* Reads (out 0) or writes n bytes, blocking: 0, or -1 on an error or the end of input. */
 static int xfer(int fd, char *b, size_t n, int out)

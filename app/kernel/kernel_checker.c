@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "app/kernel/kernel_check_wire.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 extern char **environ; /* what the child gets: ours */
 

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
-#include "kernels/common/user_code.h"
+#include "base/ks_error.h"
+#include "kernels/user/user_code.h"
 
 /* The argument that makes the binary a checker child: `kernelscope __kernel-check` */
 #define KS_KCHECK_ARG "__kernel-check"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "app/options_parse.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 ks_status ks_kernel_files_add(ks_kernel_files *f, const char *flag, const char *path)
 {

@@ -4,7 +4,7 @@
 #ifndef KS_KERNEL_FILES_H
 #define KS_KERNEL_FILES_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 enum { KS_KERNEL_FILES_MAX = 8 };
 

@@ -8,7 +8,7 @@
 
 #include "app/kernel/kernel_watch.h"
 #include "app/user_kernel.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "render/image_io.h"
 #include "render/view.h"
 #include "serve/state_json.h"

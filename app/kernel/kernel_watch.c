@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "app/user_kernel.h"
-#include "kernels/common/ks_util.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/ks_util.h"
+#include "app/kernel/nvrtc_compile.h"
 
 enum { KS_WATCH_DEBOUNCE_MS = 30 }; /* an editor's save is a few events within a few ms */
 

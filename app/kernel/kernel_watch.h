@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 enum {
     KS_KERNEL_WATCH_MAX = 8,       /* files one watch follows */

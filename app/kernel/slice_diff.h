@@ -10,7 +10,7 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
-#include "kernels/common/diff_colour.h"
+#include "base/diff_colour.h"
 
 typedef enum ks_slice_diff_state {
     KS_SDIFF_NO_KERNEL = 0, /* no --kernel-file (no files) */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_device.h"
+#include "base/ks_util.h"
 
 void ks_user_diff_poll(ks_user_diff *ud, ks_user_files *files)
 {

@@ -10,7 +10,7 @@
 #define KS_USER_DIFF_H
 
 #include "app/kernel/user_files.h"
-#include "kernels/common/diff_colour.h"
+#include "base/diff_colour.h"
 #include "render/view.h"
 
 typedef struct ks_user_diff {

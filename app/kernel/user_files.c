@@ -16,8 +16,8 @@
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_page.h"
 #include "app/signals.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_device.h"
+#include "base/ks_util.h"
 
 enum { KS_UF_LOG_LINES = 3 }; /* compile lines the panel shows */
 #define KS_UF_START_LIMIT_S 300.0 /* the first builds of every file, the checks' own limits included */

@@ -17,8 +17,8 @@
 #include "app/kernel/kernel_checker.h"
 #include "app/kernel/kernel_watch.h"
 #include "app/kernel/slice_diff.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_error.h"
+#include "base/cuda_device.h"
+#include "base/ks_error.h"
 #include "render/view.h"
 
 enum { KS_USER_FILES_MAX = KS_KERNEL_WATCH_MAX };

@@ -7,7 +7,7 @@
  * panel, the page's editor (--edit), the difference view (D; user_diff.h,
  * slice_diff.h) and, for a bench, the files built once. A scene gives what
  * differs as its contract (its check.c): how code becomes a handle
- * (kernels/common/user_code.h) and which blocks a handle takes. */
+ * (kernels/user/user_code.h) and which blocks a handle takes. */
 #ifndef KS_VARIANT_SET_H
 #define KS_VARIANT_SET_H
 
@@ -15,9 +15,9 @@
 
 #include "app/kernel/user_diff.h"
 #include "app/kernel/user_files.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/timing_window.h"
-#include "kernels/common/user_code.h"
+#include "base/cuda_device.h"
+#include "base/timing_window.h"
+#include "kernels/user/user_code.h"
 #include "render/view.h"
 
 enum { KS_VARIANT_OURS_MAX = 32 }; /* our variants a set names */

@@ -2,7 +2,7 @@
  * its window, panels, page and video; app/live/live_input.h, live_path.h,
  * live_output.h, live_stats.h) and calls them once a frame; the view's
  * frame-level fields. */
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "app/live/live.h"
 
 #include <math.h>
@@ -25,7 +25,7 @@
 #include "app/kernel/variant_set.h"
 #include "app/scenes.h"
 #include "app/signals.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 struct ks_live {
     const ks_scene_env *env;

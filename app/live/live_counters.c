@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "counters/timeline.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_device.h"
+#include "base/ks_util.h"
 
 enum { KS_HW_BUDGET_PCT = 5 }; /* --counters-every: at most this share of the run */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "app/scenes.h"
 
 void ks_live_output_init(ks_live_output *o, const ks_live_output_desc *desc)

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/stage_timer.h"
+#include "base/stage_timer.h"
 #include "render/image_io.h"
 #include "render/renderer.h"
 #include "display/display_video.h"

@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/interop.h"
-#include "kernels/common/stage_timer.h"
+#include "display/interop.h"
+#include "base/stage_timer.h"
 #include "render/renderer.h"
 #include "app/scene.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 void ks_live_clock_tick(ks_live_clock *c, double t)
 {

@@ -4,7 +4,7 @@
 #ifndef KS_LIVE_STATS_H
 #define KS_LIVE_STATS_H
 
-#include "kernels/common/stage_timer.h"
+#include "base/stage_timer.h"
 
 /* What a run measured, for `kernelscope bench live`, read after ks_live_run
  * returned: medians over its last frames. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 /* What a frame reads: at most this many of the newest samples (the window's
  * worth at 20 us up to 500 ms is 25000) and spans. */

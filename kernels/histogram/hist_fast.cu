@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 
 enum {
     KS_HF_T = 256,                 /* threads per block */

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/ks_error.h"
+#include "base/bench_timing.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -199,7 +199,7 @@ ks_status ks_hist_gpu_counts(ks_hist_gpu *g, uint64_t *out);
 /* Whole input into a cleared histogram, as the bench times it: own
  * variants = memset + kernel(s); cub writes the counts itself. */
 ks_status ks_hist_gpu_whole(ks_hist_gpu *g, int variant);
-/* ks_hist_gpu_whole timed by the benches' loop (kernels/common/bench_timing.h: the
+/* ks_hist_gpu_whole timed by the benches' loop (base/bench_timing.h: the
  * cache policy, repetitions until the median's standard error is under 1 %);
  * working set: the input and the counts. */
 ks_status ks_hist_gpu_time(ks_hist_gpu *g, int variant, const ks_timing_opts *o, ks_timing *out);

@@ -1,5 +1,5 @@
 #include "histogram.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/cuda_check.h"
-#include "kernels/common/l2_flush.h"
+#include "base/ks_util.h"
+#include "base/cuda_check.h"
+#include "base/l2_flush.h"
 #include "histogram.h"
 #include "histogram_launch.h"
 

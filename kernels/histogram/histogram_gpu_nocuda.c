@@ -3,7 +3,7 @@
 
 #include "histogram.h"
 #include "histogram_user.h"
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 
 ks_status ks_hist_gpu_create(const ks_hist_gpu_desc *desc, ks_hist_gpu **out)
 {

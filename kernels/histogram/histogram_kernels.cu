@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "hist_fast.h"
 #include "histogram.h"
 

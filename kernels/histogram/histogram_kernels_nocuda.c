@@ -4,7 +4,7 @@
 
 #include "histogram.h"
 #include "histogram_user.h"
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 
 #define KS_HIST_ROW(name, summary, words, overwrites) {#name, summary, words, overwrites, NULL},
 static const ks_hist_variant ks_hist_variants[KS_HIST_VARIANT_NUM] = {KS_HIST_VARIANT_ROWS(KS_HIST_ROW)};

@@ -1,5 +1,5 @@
 /* A user's histogram kernel (histogram_user.h): its code loaded by
- * kernels/common/user_code.h, launched by the contract's rule
+ * kernels/user/user_code.h, launched by the contract's rule
  * (histogram_contract.h): the grid covers the bytes, kernelscope_bytes_per_thread a thread;
  * or as the file's declaration says (kernel_decl.h: its arguments' order, a grid covering the
  * bytes or N blocks a multiprocessor, its block and dynamic shared memory). */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "histogram_contract.h"
 #include "histogram_launch.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "histogram.h"
-#include "kernels/common/user_code.h"
+#include "kernels/user/user_code.h"
 
 #ifdef __cplusplus
 extern "C" {

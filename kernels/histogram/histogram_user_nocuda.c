@@ -3,7 +3,7 @@
 
 #include "histogram.h"
 #include "histogram_user.h"
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 
 /* A user's kernel (histogram_user.h): nothing loads without CUDA. */
 ks_status ks_hist_user_load(const char *name, const void *code, size_t size, ks_hist_user **out)

@@ -1,19 +1,19 @@
 /* Laplace Jacobi solver: boundary presets, the CPU gold routine, the
  * kernel-variant table and the CUDA solver, all behind plain C types. The
  * grid, its layout and the slices are the shared field types
- * (kernels/common/field.h). */
+ * (base/field.h). */
 #ifndef KS_LAPLACE_H
 #define KS_LAPLACE_H
 
 #include <stddef.h>
 
-#include "kernels/common/cellmap.h"
-#include "kernels/common/colormap.h"
-#include "kernels/common/diff_colour.h"
-#include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
-#include "kernels/common/field.h"       /* ks_grid, ks_axis, slices */
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/ks_error.h"
+#include "base/cellmap.h"
+#include "base/colormap.h"
+#include "base/diff_colour.h"
+#include "base/cuda_device.h" /* ks_kernel_attrs */
+#include "base/field.h"       /* ks_grid, ks_axis, slices */
+#include "base/bench_timing.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,14 +42,14 @@ void ks_laplace_gold_step(const ks_grid *g, const float *u1, float *u2);
 /* sum over all points of (a-b)^2, in double. RMS change = sqrt(sum / points). */
 double ks_laplace_gold_sumsq_diff(const ks_grid *g, const float *a, const float *b);
 
-/* ---- Slices (geometry: kernels/common/field.h) ----
+/* ---- Slices (geometry: base/field.h) ----
  * CPU: colormapped slice into rgba (w*h*4 bytes); min/max of the slice values. */
 void ks_laplace_cpu_render_slice(const ks_grid *g, const float *u, ks_axis axis, int index,
                                  ks_colormap map, float lo, float hi, unsigned char *rgba);
 void ks_laplace_cpu_slice_minmax(const ks_grid *g, const float *u, ks_axis axis, int index,
                                  float *lo, float *hi);
 
-/* ---- The live view's picture (kernels/common/cellmap.h) ----
+/* ---- The live view's picture (base/cellmap.h) ----
  * A picture of m->x.pixels x m->y.pixels (rows bottom-up, RGBA8) of the slice
  * (m->x.cells x m->y.cells must be its ks_slice_dims). Pixel (p, q) shows the
  * cells [x0, x1) x [y0, y1) that ks_cellmap_range gives it, downsampled by
@@ -71,7 +71,7 @@ ks_status ks_laplace_cpu_render_view(const ks_grid *g, const float *u, ks_axis a
  * The values are |yours - ours| over a slice, w x h, cell (a, b) at a + b*w
  * (ks_slice_point's cells), each >= 0, or +inf where one field was left
  * unwritten (NaN) and the other not; their colours and summary are
- * kernels/common/diff_colour.h's. Pixel (p, q) of a view (m: the cellmap over
+ * base/diff_colour.h's. Pixel (p, q) of a view (m: the cellmap over
  * the w x h cells) shows the LARGEST value of the cells it covers, so one
  * wrong cell stays visible however far out the view is zoomed.
  * The view's picture (rows bottom-up, RGBA8, m->x.pixels x m->y.pixels) of the
@@ -161,7 +161,7 @@ ks_status ks_luser_load(int id, const void *code, size_t size);
 int ks_luser_ready(int id);
 /* Loads so far: 0 before the first (graph caches key on it). */
 long long ks_luser_generation(int id);
-/* Where the loaded file declares its launch (kernels/common/kernel_decl.h:
+/* Where the loaded file declares its launch (kernels/user/kernel_decl.h:
  * its entry, argument order, grid, block, `multiple`), that declaration, as the
  * variant's launches follow it; NULL under the contract or with nothing loaded. */
 struct ks_kdecl;
@@ -286,7 +286,7 @@ int ks_lsolver_poll_readback(ks_lsolver *s, ks_lreadback *out);
 
 /* The current field's values in bins over [lo, hi] (the colour range; values
  * outside land in the end bins), counted on the GPU on the solver's stream
- * (ks_field_hist_run, kernels/common/field_histogram.h: per-block
+ * (ks_field_hist_run, kernels/laplace/field_histogram.h: per-block
  * shared-memory histograms) and read back without stalling the frame, like
  * the readback above. A request made while the previous one is still in
  * flight is skipped. */
@@ -324,7 +324,7 @@ ks_status ks_lsolver_diff(ks_lsolver *a, ks_lsolver *b, float tol, ks_ldiff *out
 ks_status ks_lsolver_diff_slice(ks_lsolver *a, ks_lsolver *b, ks_axis axis, int index, float *host);
 
 /* Timed runs of iters iterations each (CUDA events, after warm-up runs) by the
- * benches' loop (kernels/common/bench_timing.h: the cache policy, repetitions
+ * benches' loop (base/bench_timing.h: the cache policy, repetitions
  * until the median's standard error is under 1 %); working set: the two
  * fields. out's times are per run: divide by iters for an iteration. */
 ks_status ks_lsolver_time(ks_lsolver *s, int variant, const int block[3], int iters, const ks_timing_opts *o,

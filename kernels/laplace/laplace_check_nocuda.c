@@ -2,7 +2,7 @@
  * needs on the GPU; nothing runs. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "laplace.h"
 
 #define KS_LNO (void)s; return KS_NO_CUDA("laplace solver")

@@ -4,7 +4,7 @@
 #ifndef KS_LAPLACE_CHUNKS_H
 #define KS_LAPLACE_CHUNKS_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

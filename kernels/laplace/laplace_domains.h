@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/field.h"
-#include "kernels/common/ks_error.h"
+#include "base/field.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kernels/common/cpu_threads.h"
+#include "base/cpu_threads.h"
 
 #ifdef _OPENMP
 #include <omp.h>

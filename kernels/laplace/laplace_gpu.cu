@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/l2_flush.h"
+#include "base/ks_util.h"
+#include "base/l2_flush.h"
 #include "laplace_gpu_internal.h"
 #include "laplace_user.h"
 

@@ -4,7 +4,7 @@
 #ifndef KS_LAPLACE_GPU_INTERNAL_H
 #define KS_LAPLACE_GPU_INTERNAL_H
 
-#include "kernels/common/field_histogram.h"
+#include "kernels/laplace/field_histogram.h"
 #include "laplace_launch.h"
 
 enum { KS_LREADBACK_SLOTS = 8 }; /* more than the frames a host may run ahead */
@@ -65,7 +65,7 @@ struct ks_lsolver {
     ks_lgraph graphs[KS_LGRAPH_CACHE];
     long long graph_clock;
     long long graph_captures, graph_replays;
-    struct ks_l2_flush *flush; /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
+    struct ks_l2_flush *flush; /* cold-cache timing's flush (base/l2_flush.h), made on first use */
 };
 
 /* For the multi-GPU solver (laplace_multi.cu), which drives one solver per

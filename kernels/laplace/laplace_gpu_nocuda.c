@@ -1,7 +1,7 @@
 /* laplace_gpu.cu in a build without CUDA: the solver; nothing can be created. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "laplace.h"
 
 #define KS_LNO (void)s; return KS_NO_CUDA("laplace solver")

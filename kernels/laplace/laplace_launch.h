@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "laplace.h"
 #include "laplace_chunks.h" /* ks_fdiv_up, ks_pick_chunk, tblock's plan */
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/mpi_job.h"
+#include "base/ks_util.h"
+#include "kernels/laplace/mpi_job.h"
 #include "laplace_multi_internal.h"
 
 int ks_lmulti_supported(const char **why)

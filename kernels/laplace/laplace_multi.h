@@ -1,9 +1,9 @@
 /* Jacobi on several GPUs: the global grid cut into slabs along its slowest
  * axis (laplace_domains.h), one slab a GPU, each held by a ks_lsolver of its
  * own, halos exchanged with NCCL. The GPUs of one process are driven by one
- * host thread each (kernels/common/worker_pool.h); under an MPI launcher
+ * host thread each (kernels/laplace/worker_pool.h); under an MPI launcher
  * each process is one rank with one GPU, and the NCCL id travels by MPI
- * (kernels/common/mpi_job.h). Either way the field after any number of
+ * (kernels/laplace/mpi_job.h). Either way the field after any number of
  * iterations is bit for bit the one a single GPU computes.
  *
  * Each block of b iterations (b = 1, or up to the time block of a

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/mpi_job.h"
+#include "kernels/laplace/mpi_job.h"
 #include "laplace_multi_internal.h"
 
 ks_status ks_lmulti_follow(ks_lmulti *m)

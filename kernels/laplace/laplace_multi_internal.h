@@ -10,8 +10,8 @@
 #include <cuda.h>
 #include <nccl.h>
 
-#include "kernels/common/mpi_job.h"
-#include "kernels/common/worker_pool.h"
+#include "kernels/laplace/mpi_job.h"
+#include "kernels/laplace/worker_pool.h"
 #include "laplace_multi.h"
 #include "laplace_gpu_internal.h"
 

@@ -1,5 +1,5 @@
 /* Jacobi on several GPUs (laplace_multi.h): the jobs each GPU's host thread
- * runs (kernels/common/worker_pool.h), one a GPU at once: make and free a
+ * runs (kernels/laplace/worker_pool.h), one a GPU at once: make and free a
  * slab's solver and buffers, its NCCL communicator, uploads and downloads,
  * runs, residuals and timings, and the profile of a run's blocks. */
 #include <cuda.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "laplace_multi_internal.h"
 
 static dom *local_dom(void *arg, int i) { return &((ks_lmulti *)arg)->d[i]; }

@@ -4,7 +4,7 @@
  * and the other ranks make the same call (laplace_multi_follow.cu). */
 #include <string.h>
 
-#include "kernels/common/mpi_job.h"
+#include "kernels/laplace/mpi_job.h"
 #include "laplace_multi_internal.h"
 
 /* On rank 0 of a led job: tells the other ranks which call follows. */

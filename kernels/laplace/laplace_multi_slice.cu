@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/mpi_job.h"
+#include "kernels/laplace/mpi_job.h"
 #include "laplace_multi_internal.h"
 
 ks_grid ks_lmulti_slice_grid(const ks_lmulti *m, ks_axis axis) { return ks_slab_slice_grid(&m->g, axis); }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "laplace_gpu_internal.h"
 
 /* The colormap currently in constant memory (one per process, so switching

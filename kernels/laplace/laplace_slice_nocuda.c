@@ -1,7 +1,7 @@
 /* laplace_slice.cu in a build without CUDA: the slices and the readback; nothing runs. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "laplace.h"
 
 #define KS_LNO (void)s; return KS_NO_CUDA("laplace solver")

@@ -1,7 +1,7 @@
 /* laplace_tblock.cu in a build without CUDA. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "laplace.h"
 
 /* Nothing runs without CUDA, so no variant has a code path to name. */

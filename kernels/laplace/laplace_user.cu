@@ -1,11 +1,11 @@
 /* A user's kernel as a Laplace variant (laplace.h, ks_luser_*): its code
- * loaded by kernels/common/user_code.h (no link to the driver library, so
+ * loaded by kernels/user/user_code.h (no link to the driver library, so
  * the binary still starts without one), launched by the contract's rule
  * (laplace_contract.h): the grid covers the interior, one point per thread,
  * or as the file's declaration says (ks_kdecl_stencil_grid). */
 #include <string.h>
 
-#include "kernels/common/user_code.h"
+#include "kernels/user/user_code.h"
 #include "laplace_launch.h"
 #include "laplace_user.h"
 

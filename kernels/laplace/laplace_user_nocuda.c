@@ -1,7 +1,7 @@
 /* laplace_user.cu in a build without CUDA: a user's kernel as a variant; nothing loads. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "laplace.h"
 
 ks_status ks_luser_load(int id, const void *code, size_t size)

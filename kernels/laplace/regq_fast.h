@@ -10,7 +10,7 @@
 #ifndef KS_REGQ_FAST_H
 #define KS_REGQ_FAST_H
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {

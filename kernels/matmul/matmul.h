@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/ks_error.h"
+#include "base/bench_timing.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,7 +81,7 @@ void ks_matmul_draw_cpu(const ks_matmul_size *s, const float *c, int w, int h, c
                         float lo, float hi, ks_matmul_tile grid, unsigned char *rgba);
 /* The difference view's picture (rgba host, rows bottom-up, laid out as
  * ks_matmul_draw_cpu's): diff holds |yours - ours| of C[i][j] at i + j * M
- * (kernels/common/diff_colour.h's values and colours); a pixel shows the
+ * (base/diff_colour.h's values and colours); a pixel shows the
  * largest of the elements it covers, so one wrong element stays visible. */
 void ks_matmul_draw_diff_cpu(const ks_matmul_size *s, const float *diff, int w, int h, float max, unsigned char *rgba);
 /* ---- how the work was done: one record per block tile of C ---- */
@@ -180,7 +180,7 @@ ks_status ks_matmul_gpu_upload(ks_matmul_gpu *g, const float *a, const float *b)
 ks_status ks_matmul_gpu_run(ks_matmul_gpu *g, ks_matmul_variant v, int tile);
 /* Times one launch (events around it): ms. */
 ks_status ks_matmul_gpu_run_timed(ks_matmul_gpu *g, ks_matmul_variant v, int tile, double *ms);
-/* Timed launches by the benches' loop (kernels/common/bench_timing.h: the cache policy,
+/* Timed launches by the benches' loop (base/bench_timing.h: the cache policy,
  * repetitions until the median's standard error is under 1 %); working set A, B and C. */
 ks_status ks_matmul_gpu_time(ks_matmul_gpu *g, ks_matmul_variant v, int tile, const ks_timing_opts *o,
                              ks_timing *out);

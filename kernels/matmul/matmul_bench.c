@@ -1,7 +1,7 @@
 /* Matmul bench measuring (matmul_bench.h). Plain C over the matmul API. */
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "matmul_bench.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <omp.h>
 #endif
 
-#include "kernels/common/fma_peak.h"
+#include "base/fma_peak.h"
 #include "matmul_tiles.h"
 
 static const ks_matmul_size ks_mm_gpu_sizes[] = {{1024, 1024, 1024}, {2048, 2048, 2048},

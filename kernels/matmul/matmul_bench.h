@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_hook.h"
+#include "base/bench_hook.h"
 #include "matmul.h"
 #include "matmul_user.h"
 
@@ -27,7 +27,7 @@ typedef struct ks_matmul_bench_desc {
     int variants[KS_MATMUL_NUM];  /* 1: run it; all 0 -> every variant (cublas always runs) */
     const int *tiles;             /* tiled's tiles; NULL -> 8, 16, 32 */
     int tile_n;
-    ks_timing_opts timing;        /* the cache policy and repetitions (kernels/common/bench_timing.h;
+    ks_timing_opts timing;        /* the cache policy and repetitions (base/bench_timing.h;
                                      zero: cold under 4x the L2, until the median's SE is under 1 %);
                                      a slow cell (over 200 ms a launch) takes at most 3, no warm-up */
     double mem_bytes;             /* device memory to stay under (0: no limit) */

@@ -5,7 +5,7 @@
 #ifndef KS_MATMUL_DRAW_H
 #define KS_MATMUL_DRAW_H
 
-#include "kernels/common/colormap.h"
+#include "base/colormap.h"
 #include "kernels/matmul/matmul.h"
 
 static inline KS_HOST_DEVICE void ks_matmul_cells(int p, int len, int n, long long *c0, long long *c1)

@@ -2,7 +2,7 @@
 #include "matmul.h"
 #include "matmul_draw.h"
 #include "matmul_tiles.h"
-#include "kernels/common/diff_colour.h"
+#include "base/diff_colour.h"
 
 #include <ctype.h>
 #include <errno.h>

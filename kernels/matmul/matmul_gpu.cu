@@ -3,7 +3,7 @@
  * size, matmul_tiles.h), of cuBLAS SGEMM in plain FP32 and of a user's
  * kernel (matmul_user.cu) with their timing, the blocks' records, and the
  * pictures (C, the tiles, the hovered bands). */
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "matmul.h"
 
 #include <cublas_v2.h>
@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/cuda_check.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/l2_flush.h"
+#include "base/colormap.h"
+#include "base/cuda_check.h"
+#include "base/cuda_device.h"
+#include "base/l2_flush.h"
 #include "matmul_draw.h"
 #include "matmul_launch.h"
 

@@ -1,7 +1,7 @@
 /* matmul_gpu.cu in a build without CUDA: the GPU context; no device, nothing can be created. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "matmul.h"
 #include "matmul_tiles.h"
 #include "matmul_user.h"

@@ -4,7 +4,7 @@
  * them, cuBLAS and the pictures are matmul_gpu.cu. */
 #include <stdint.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "matmul_launch.h"
 
 /* ---- naive: one thread per C element ---- */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 #include "matmul_launch.h"
 
 /* ---- asynchronous copies (sm_80 and later); the register path elsewhere ---- */

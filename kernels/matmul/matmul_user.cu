@@ -1,12 +1,12 @@
 /* A user's matmul kernel (matmul_user.h): its code loaded by
- * kernels/common/user_code.h, launched by the contract's rule (matmul_contract.h): the grid covers C, px x py
+ * kernels/user/user_code.h, launched by the contract's rule (matmul_contract.h): the grid covers C, px x py
  * elements a thread. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_check.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_check.h"
+#include "base/ks_util.h"
 #include "matmul_contract.h"
 #include "matmul_launch.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "matmul.h"
-#include "kernels/common/user_code.h"
+#include "kernels/user/user_code.h"
 
 #ifdef __cplusplus
 extern "C" {

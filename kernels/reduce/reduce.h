@@ -20,8 +20,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/ks_error.h"
+#include "base/bench_timing.h"
+#include "base/ks_error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,7 +216,7 @@ const float *ks_reduce_gpu_scan_output(ks_reduce_gpu *g);
  * (ks_reduce_gpu_stream): a reader on another stream waits for that stream first. */
 const float *ks_reduce_gpu_input(ks_reduce_gpu *g);
 
-/* Times the variant by the benches' loop (kernels/common/bench_timing.h: o's cache
+/* Times the variant by the benches' loop (base/bench_timing.h: o's cache
  * policy and repetitions, until the median's standard error is under 1 % when no
  * count is given). Warm: one event-timed run gives an estimate t1; each sample is
  * K = ceil(span_ms / t1) runs (1..100000) enqueued back to back between two events

@@ -10,8 +10,8 @@
 #include <omp.h>
 #endif
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_device.h"
+#include "base/ks_util.h"
 
 ks_status ks_reduce_check_variant(ks_reduce_gpu *g, ks_reduce_variant v, const float *x, double gold_sum,
                                   double abs_sum, const float *gold_scan, int exact, float *scratch)

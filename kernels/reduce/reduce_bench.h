@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_hook.h"
+#include "base/bench_hook.h"
 #include "reduce.h"
 #include "reduce_user.h"
 
@@ -36,7 +36,7 @@ typedef struct ks_reduce_bench_desc {
     int block;                    /* 0 -> 256 (variants that take a block size) */
     unsigned seed;                /* 0 -> 1 */
     double span_ms;               /* one timed span; 0 -> 20 */
-    ks_timing_opts timing;        /* cache policy, samples (kernels/common/bench_timing.h; zero: cold under
+    ks_timing_opts timing;        /* cache policy, samples (base/bench_timing.h; zero: cold under
                                      4x the L2, until the median's SE is under 1 %); the CPU: at most 5 */
     double mem_bytes;             /* device memory to stay under (0: no limit) */
     /* Users' kernels (--kernel-file), loaded: each one more sum row after ours, named

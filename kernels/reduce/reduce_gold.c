@@ -13,9 +13,9 @@
 #include <omp.h>
 #endif
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/cpu_threads.h"
-#include "kernels/common/ks_util.h"
+#include "base/colormap.h"
+#include "base/cpu_threads.h"
+#include "base/ks_util.h"
 #include "reduce_input.h"
 
 /* ---- variant table ---- */

@@ -1,13 +1,13 @@
 /* Reduce: the GPU context (reduce.h): creation, input, run dispatch, results
  * and timing. The kernels are in reduce_sum.cu, reduce_scan.cu and
  * reduce_picture.cu; reduce_gpu_internal.h is what they share. */
-#include "kernels/common/l2_flush.h"
+#include "base/l2_flush.h"
 #include "reduce_gpu_internal.h"
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "reduce_input.h"
 
 /* ---- input ---- */

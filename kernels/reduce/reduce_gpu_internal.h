@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_check.h"
-#include "kernels/common/ks_util.h"
+#include "base/cuda_check.h"
+#include "base/ks_util.h"
 
 enum {
     KS_RD_SEG = 512,            /* floats per warp segment: 32 lanes x 16 */
@@ -73,7 +73,7 @@ struct ks_reduce_gpu {
     ks_reduce_levels lv;
     int have_levels;
     unsigned char *lut;
-    struct ks_l2_flush *flush; /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
+    struct ks_l2_flush *flush; /* cold-cache timing's flush (base/l2_flush.h), made on first use */
 };
 
 /* ---- device helpers of more than one file ---- */

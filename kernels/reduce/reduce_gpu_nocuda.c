@@ -1,7 +1,7 @@
 /* reduce_gpu.cu in a build without CUDA: the GPU context; no device, nothing can be created. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "reduce.h"
 #include "reduce_user.h"
 

@@ -2,7 +2,7 @@
  * (ks_reduce_gpu_levels, _levels_download, _draw), with their kernels. */
 #include "reduce_gpu_internal.h"
 
-#include "kernels/common/colormap.h"
+#include "base/colormap.h"
 
 /* ---- the picture ---- */
 

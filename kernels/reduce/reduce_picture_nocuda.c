@@ -1,7 +1,7 @@
 /* reduce_picture.cu in a build without CUDA: the levels and the picture; nothing runs. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "reduce.h"
 #include "reduce_user.h"
 

@@ -1,5 +1,5 @@
 /* A user's reduce kernel (reduce_user.h): its code loaded by
- * kernels/common/user_code.h, launched by the contract's rule
+ * kernels/user/user_code.h, launched by the contract's rule
  * (reduce_contract.h): the grid covers the floats, kernelscope_items_per_thread
  * a thread, into a zeroed float; or as the file's declaration says (kernel_decl.h:
  * its arguments' order, a grid covering the floats or N blocks a multiprocessor,

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "reduce.h"
-#include "kernels/common/user_code.h"
+#include "kernels/user/user_code.h"
 
 #ifdef __cplusplus
 extern "C" {

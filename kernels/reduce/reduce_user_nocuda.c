@@ -1,7 +1,7 @@
 /* reduce_user.cu in a build without CUDA: a user's kernel; nothing loads. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "reduce.h"
 #include "reduce_user.h"
 

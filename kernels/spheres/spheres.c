@@ -1,7 +1,7 @@
 /* Sphere scenes: generator, drift, scene-file parser, packing, image
  * comparison and the memory-variant table. Plain C; no device needed. */
 #include "spheres.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 #include <errno.h>
 #include <math.h>

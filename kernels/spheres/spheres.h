@@ -13,9 +13,9 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/ks_error.h"
-#include "kernels/common/cuda_device.h" /* ks_kernel_attrs */
+#include "base/bench_timing.h"
+#include "base/ks_error.h"
+#include "base/cuda_device.h" /* ks_kernel_attrs */
 
 #ifdef __cplusplus
 extern "C" {
@@ -168,7 +168,7 @@ ks_status ks_spheres_gpu_download(ks_spheres_gpu *g, int w, int h, unsigned char
 ks_status ks_spheres_gpu_kernel_attrs(ks_spheres_gpu *g, ks_spheres_mem m, const int block[2],
                                       ks_kernel_attrs *out);
 /* Renders into the own image (binned: binning included) timed by the benches' loop
- * (kernels/common/bench_timing.h: the cache policy, repetitions until the median's
+ * (base/bench_timing.h: the cache policy, repetitions until the median's
  * standard error is under 1 %); each render queued behind a short wait on the device,
  * so its launches run back to back and the events time the GPU's work alone. The
  * working set: the spheres and the picture. Synchronous. */

@@ -1,7 +1,7 @@
 /* Sphere bench measuring (spheres_bench.h). Plain C over the spheres API. */
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "spheres_bench.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_hook.h"
+#include "base/bench_hook.h"
 #include "spheres.h"
 #include "spheres_user.h"
 
@@ -25,7 +25,7 @@ typedef struct ks_spheres_bench_desc {
     int count_n;
     ks_spheres_mem only;     /* DEFAULT: every variant; else that one and global (for speedups) */
     int block[2];            /* 0 -> 16 x 16 */
-    ks_timing_opts timing;   /* cache policy and repetitions a cell (kernels/common/bench_timing.h; zero: cold
+    ks_timing_opts timing;   /* cache policy and repetitions a cell (base/bench_timing.h; zero: cold
                                 under 4x the L2, until the median's SE is under 1 %); CPU: at most 5, one warm-up */
     unsigned long long seed; /* sphere generator seed (0 is a seed like any other) */
     const ks_sphere *scene;  /* spheres from a scene file instead of the generator (counts ignored) */

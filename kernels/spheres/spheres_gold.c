@@ -5,7 +5,7 @@
 
 #include "spheres.h"
 #include "spheres_shade.h"
-#include "kernels/common/cpu_threads.h"
+#include "base/cpu_threads.h"
 
 static void gold_shade(const ks_sphere_packed *s, int best, float px, float py,
                        unsigned char *o)

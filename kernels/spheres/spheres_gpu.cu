@@ -2,8 +2,8 @@
  * timed here, launched by spheres_render.cu), the live timing ring and the
  * benchmark timing (spheres.h). The kernels are in spheres_render.cu
  * and spheres_binning.cu. */
-#include "kernels/common/ks_util.h"
-#include "kernels/common/l2_flush.h"
+#include "base/ks_util.h"
+#include "base/l2_flush.h"
 #include "spheres_gpu_internal.h"
 
 const ks_spheres_gpu *ks_const_owner;

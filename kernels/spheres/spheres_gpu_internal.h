@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/cuda_check.h"
+#include "base/ks_util.h"
+#include "base/cuda_check.h"
 #include "spheres.h"
 #include "spheres_shade.h"
 
@@ -70,7 +70,7 @@ struct ks_spheres_gpu {
     ks_sph_slot ring[KS_SPH_RING];
     int ring_ready;             /* events created */
     int ring_head, ring_used;
-    struct ks_l2_flush *flush;  /* cold-cache timing's flush (kernels/common/l2_flush.h), made on first use */
+    struct ks_l2_flush *flush;  /* cold-cache timing's flush (base/l2_flush.h), made on first use */
 };
 
 /* ---- Device helpers of the shared and binned kernels ---- */

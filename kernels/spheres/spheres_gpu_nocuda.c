@@ -1,6 +1,6 @@
 /* spheres_gpu.cu in a build without CUDA: the renderer; no device, nothing can be created. */
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "spheres.h"
 
 #define KS_SNO (void)g; return KS_NO_CUDA("spheres renderer")

@@ -1,6 +1,6 @@
 /* spheres_render.cu in a build without CUDA: the variants' kernels; nothing runs. */
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "spheres.h"
 
 #define KS_SNO (void)g; return KS_NO_CUDA("spheres renderer")

@@ -1,5 +1,5 @@
 /* A user's sphere kernel (spheres_user.h): its code loaded by
- * kernels/common/user_code.h, launched by the contract's rule
+ * kernels/user/user_code.h, launched by the contract's rule
  * (spheres_contract.h): one pixel a thread, the grid over the picture; the
  * spheres in the renderer's device array, and copied into the file's
  * __constant__ kernelscope_spheres when it declares one. */

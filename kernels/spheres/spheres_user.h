@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/user_code.h"
+#include "base/cuda_device.h"
+#include "kernels/user/user_code.h"
 #include "spheres.h"
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /* spheres_user.cu in a build without CUDA: a user's kernel; nothing loads. */
 #include <string.h>
 
-#include "kernels/common/ks_nocuda.h"
+#include "base/ks_nocuda.h"
 #include "spheres_user.h"
 
 ks_status ks_spheres_user_load(const char *name, const void *code, size_t size, ks_spheres_user **out)

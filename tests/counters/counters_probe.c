@@ -29,8 +29,8 @@
 #include "counters/counters.h"
 #include "counters/timeline.h"
 #include "counters_test_kernels.h"
-#include "kernels/common/ks_util.h"
-#include "kernels/common/out_file.h"
+#include "base/ks_util.h"
+#include "base/out_file.h"
 
 static int quiet;
 

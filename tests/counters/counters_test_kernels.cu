@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "counters_test_kernels.h"
-#include "kernels/common/cuda_check.h"
+#include "base/cuda_check.h"
 
 static cudaStream_t as_stream(void *s) { return static_cast<cudaStream_t>(s); }
 

@@ -30,7 +30,7 @@
 #include "counters/timeline.h"
 #include "counters_gpu_test.h"
 #include "counters_test_kernels.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #if KS_HAVE_CUPTI
 #include <cupti_callbacks.h>
 #endif

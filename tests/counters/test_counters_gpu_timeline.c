@@ -18,7 +18,7 @@
 #include "counters/timeline.h"
 #include "counters_gpu_test.h"
 #include "counters_test_kernels.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 /* ---- the timeline ---- */
 

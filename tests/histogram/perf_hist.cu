@@ -18,7 +18,7 @@
 #include <cub/device/device_histogram.cuh>
 #include <cuda_runtime.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "kernels/histogram/hist_fast.h"
 #include "kernels/histogram/histogram.h"
 

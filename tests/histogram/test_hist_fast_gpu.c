@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "kernels/histogram/hist_fast.h"
 #include "kernels/histogram/histogram.h"
 

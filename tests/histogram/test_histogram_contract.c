@@ -17,7 +17,7 @@
 
 #include "app/new_kernel.h"
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/histogram/histogram_contract.h"
 #include "kernels/histogram/histogram_user.h"
 #include "tests/test_util.h"

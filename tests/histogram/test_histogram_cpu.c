@@ -12,10 +12,9 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/host_peak.h"
+#include "base/host_peak.h"
 
 #include "app/scenes/histogram/bench.h"
-#include "kernels/common/field_histogram.h"
 #include "kernels/histogram/histogram.h"
 #include "tests/test_util.h"
 
@@ -238,23 +237,6 @@ static void test_csv(void **state)
     assert_null(strstr(text, "in L2"));
 }
 
-static void test_float_bins(void **state)
-{
-    (void)state;
-    /* [0, 1] in 4 bins: 0.25 steps; out of range clamped; NaN skipped */
-    const float v[] = {0.0f, 0.1f, 0.25f, 0.49f, 0.5f, 0.75f, 0.99f, 1.0f, -3.0f, 7.0f, NAN, -INFINITY, INFINITY};
-    uint64_t h[4] = {0};
-    ks_field_hist_gold(v, sizeof v / sizeof v[0], 0.0f, 1.0f, 4, h);
-    assert_int_equal(h[0], 4); /* 0, 0.1, -3, -inf */
-    assert_int_equal(h[1], 2); /* 0.25, 0.49 */
-    assert_int_equal(h[2], 1); /* 0.5 */
-    assert_int_equal(h[3], 5); /* 0.75, 0.99, 1.0, 7, inf */
-    uint64_t one = 0;
-    ks_field_hist_gold(v, sizeof v / sizeof v[0], -1.0f, 2.0f, 1, &one);
-    assert_int_equal(one, 12);
-    assert_true(ks_field_hist_scale(0.0f, 2.0f, 8) == 4.0f);
-}
-
 static void expect_usage(const char *needle, const char *const *argv)
 {
     ks_run_result r;
@@ -420,7 +402,7 @@ static void test_cli_dump(void **state)
 
 /* bench histogram on the CPU: the table's T_peak is the host copy ceiling its roofline chart draws,
  * not 0 (issue 23 item 14); the CSV's t_peak_gbs is filled, and pct_tpeak too unless the table
- * says why not (a busy CPU: kernels/common/host_peak.h). */
+ * says why not (a busy CPU: base/host_peak.h). */
 static void test_bench_cpu_t_peak(void **state)
 {
     (void)state;
@@ -461,7 +443,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes),      cmocka_unit_test(test_pair_bins), cmocka_unit_test(test_words),
         cmocka_unit_test(test_generated),  cmocka_unit_test(test_csv),
-        cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),  cmocka_unit_test(test_float_bins),
+        cmocka_unit_test(test_cli_errors), cmocka_unit_test(test_cli_dump),
         cmocka_unit_test(test_labels),     cmocka_unit_test(test_axes_picture), cmocka_unit_test(test_bench_cpu_t_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/cuda_device.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_contract.h"
 #include "kernels/histogram/histogram_user.h"

@@ -21,7 +21,7 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "kernels/laplace/laplace.h"
 #include "kernels/laplace/regq_fast.h"
 

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/kernel_decl.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "kernels/user/kernel_decl.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/histogram/histogram_user.h"
 #include "kernels/reduce/reduce_user.h"
 #include "tests/test_util.h"

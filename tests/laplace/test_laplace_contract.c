@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "tests/test_util.h"
 
 static void test_rows(void **state)

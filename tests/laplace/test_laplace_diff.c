@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/cellmap.h"
-#include "kernels/common/colormap.h"
+#include "base/cellmap.h"
+#include "base/colormap.h"
 #include "kernels/laplace/laplace.h"
 
 static const unsigned char zero_rgba[4] = KS_DIFF_ZERO_RGBA;

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <cuda_runtime.h>
 
-#include "kernels/common/field_histogram.h"
+#include "kernels/laplace/field_histogram.h"
 #include "kernels/laplace/laplace.h"
 #include "laplace_gpu_util.h"
 

@@ -28,8 +28,8 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/scenes/laplace/check.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/cuda_device.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/laplace/laplace.h"
 #include "kernels/laplace/laplace_contract.h"
 #include "tests/test_util.h"

@@ -4,6 +4,11 @@ ks_add_test(NAME test_laplace_gold LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/t
             TIMEOUT 300)
 ks_add_test(NAME test_laplace_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gpu.c
             ${CMAKE_CURRENT_LIST_DIR}/test_laplace_gpu_solver.c ${CMAKE_CURRENT_LIST_DIR}/laplace_gpu_util.c TIMEOUT 600)
+# The colour bar's float field histogram (kernels/laplace/field_histogram.h): the gold's bins,
+# clamped ends and skipped NaN (cpu); the GPU's counts equal to the gold, and its refusals (gpu).
+ks_add_test(NAME test_field_histogram LABEL cpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_field_histogram.c TIMEOUT 60)
+ks_add_test(NAME test_field_histogram_gpu LABEL gpu SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_field_histogram_gpu.c
+            TIMEOUT 120)
 
 if(KS_CUDA) # both time the GPU through the CUDA runtime
   add_executable(perf_laplace ${CMAKE_CURRENT_LIST_DIR}/perf_laplace.c)

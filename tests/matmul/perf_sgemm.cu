@@ -18,7 +18,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "kernels/common/ks_error.h"
+#include "base/ks_error.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_launch.h"
 #include "kernels/matmul/matmul_tiles.h"

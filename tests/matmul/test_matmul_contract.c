@@ -16,7 +16,7 @@
 
 #include "app/new_kernel.h"
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_contract.h"
 #include "tests/test_util.h"

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/diff_colour.h"
+#include "base/ks_util.h"
+#include "base/diff_colour.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_draw.h"
 #include "kernels/matmul/matmul_bench.h"
 #include "kernels/matmul/matmul_tiles.h"
-#include "kernels/common/colormap.h"
+#include "base/colormap.h"
 #include "tests/test_util.h"
 
 /* stb_image declares static functions it never defines (unused here): -Wunused-function is

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 #include <cuda_runtime.h>
 #include <math.h>
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/fma_peak.h"
+#include "base/colormap.h"
+#include "base/fma_peak.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_bench.h"
 #include "kernels/matmul/matmul_tiles.h"

@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/diff_colour.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/cuda_device.h"
+#include "base/diff_colour.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_contract.h"
 #include "tests/test_util.h"

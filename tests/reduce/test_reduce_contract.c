@@ -20,7 +20,7 @@
 
 #include "app/new_kernel.h"
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_contract.h"
 #include "kernels/reduce/reduce_user.h"

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/colormap.h"
-#include "kernels/common/cuda_device.h"
+#include "base/colormap.h"
+#include "base/cuda_device.h"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_bench.h"
 

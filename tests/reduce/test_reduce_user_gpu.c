@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "base/cuda_device.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_contract.h"
 #include "kernels/reduce/reduce_user.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_bench.h"
 

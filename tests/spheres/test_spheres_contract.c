@@ -19,7 +19,7 @@
 
 #include "app/new_kernel.h"
 #include "app/scenes.h"
-#include "kernels/common/nvrtc_compile.h"
+#include "app/kernel/nvrtc_compile.h"
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_contract.h"
 #include "kernels/spheres/spheres_user.h"

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 
 #include "kernels/spheres/spheres.h"
 

@@ -1,4 +1,4 @@
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "app/scenes/histogram/options.h"
 #include "app/scenes/histogram/bench.h"
 #include "app/run_outputs.h"
@@ -16,10 +16,10 @@
 #include "app/bench/bench_counters.h"
 #include "app/bench/bench_output.h"
 #include "app/bench/bench_roofline.h"
-#include "kernels/common/fma_peak.h"
+#include "base/fma_peak.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"
-#include "kernels/common/host_peak.h"
+#include "base/host_peak.h"
 #include "render/chart.h"
 #include "render/image_io.h"
 

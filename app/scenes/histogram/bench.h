@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_error.h"
+#include "base/bench_timing.h"
+#include "base/cuda_device.h"
+#include "base/ks_error.h"
 #include "app/options.h"
 
 enum { KS_HBENCH_MAX_ROWS = 512 };
@@ -28,7 +28,7 @@ typedef struct ks_hbench_row {
     char kernel[128];  /* warp in bytes mode: the byte kernel chosen for this input and why; "" otherwise */
     double gbs;        /* bytes read / median time */
     double t_peak_gbs; /* device copy in this run (CPU: the host's copy, once for the run) */
-    int verdict;       /* ks_peak_verdict (kernels/common/host_peak.h) of gbs against a host T_peak:
+    int verdict;       /* ks_peak_verdict (base/host_peak.h) of gbs against a host T_peak:
                           0, a ratio, unless T_peak is unreliable or exceeded (pct_tpeak then empty) */
     double pct_cub;    /* 100 * cub ms / ms for the same input and size; < 0: no cub */
 } ks_hbench_row;

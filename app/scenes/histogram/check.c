@@ -15,7 +15,7 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/scenes/histogram/check.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"
 

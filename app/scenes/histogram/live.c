@@ -16,8 +16,8 @@
 
 #include "app/scene_peak.h"
 #include "app/kernel/variant_set.h"
-#include "kernels/common/ks_util.h"
-#include "kernels/common/timing_window.h"
+#include "base/ks_util.h"
+#include "base/timing_window.h"
 #include "kernels/histogram/histogram.h"
 #include "kernels/histogram/histogram_user.h"
 #include "render/image_io.h"

@@ -7,7 +7,7 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/histogram/histogram.h"
 
 static ks_status add_bins(void *ctx, const char *name, const char *item)

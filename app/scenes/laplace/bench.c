@@ -1,4 +1,4 @@
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "app/kernel/variant_set.h"
 #include "app/scenes/laplace/check.h"
 #include "app/scenes.h"
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernels/common/fma_peak.h"
-#include "kernels/common/host_peak.h"
-#include "kernels/common/kernel_decl.h"
+#include "base/fma_peak.h"
+#include "base/host_peak.h"
+#include "kernels/user/kernel_decl.h"
 #include "kernels/laplace/laplace.h"
 #include "app/bench/bench_counters.h"
 #include "app/scenes/laplace/counters.h"
@@ -376,7 +376,7 @@ ks_status ks_bench_laplace(const ks_options *opt, const ks_device_info *dev, int
         st = ks_cuda_measure_fma_gflops(5, &fma_gflops);
         if (st == KS_OK) st = bench_cuda(opt, dev, &plan, rows, &n, bc);
     } else {
-        /* T_peak once, before the grids: every thread, repeated, the best (kernels/common/host_peak.h) */
+        /* T_peak once, before the grids: every thread, repeated, the best (base/host_peak.h) */
         ks_host_peak peak;
         st = ks_host_peak_measure(NULL, &peak);
         if (st == KS_OK)

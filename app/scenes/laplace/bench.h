@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "kernels/common/bench_timing.h"
-#include "kernels/common/cuda_device.h"
+#include "base/bench_timing.h"
+#include "base/cuda_device.h"
 #include "kernels/laplace/laplace.h"
 #include "app/best_config.h"
 #include "app/options.h"
@@ -24,7 +24,7 @@ typedef struct ks_bench_row {
     double t_peak_gbs;  /* copy bandwidth measured in the same run: a device copy of the field's size, or
                            (host_peak) the host's copy, once for the whole run */
     double ratio;       /* t_eff / t_peak; < 0: not given (host_peak: verdict says why) */
-    int host_peak;      /* 1: T_peak is the host's copy (kernels/common/host_peak.h), with a spread */
+    int host_peak;      /* 1: T_peak is the host's copy (base/host_peak.h), with a spread */
     double t_peak_spread; /* host_peak: (best - median) / best of T_peak's repetitions */
     int verdict;        /* host_peak: the ks_peak_verdict of ratio */
     int registers;

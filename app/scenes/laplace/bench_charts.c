@@ -9,7 +9,7 @@
 #include "app/bench/bench_roofline.h"
 #include "app/scenes.h"
 #include "app/scenes/laplace/options.h"
-#include "kernels/common/host_peak.h"
+#include "base/host_peak.h"
 #include "kernels/laplace/laplace.h"
 #include "render/chart.h"
 

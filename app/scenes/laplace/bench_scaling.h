@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "app/options.h"
 
 typedef struct ks_scaling_row {

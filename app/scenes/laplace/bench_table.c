@@ -7,8 +7,8 @@
 
 #include "app/bench/bench_output.h"
 #include "app/run_outputs.h"
-#include "kernels/common/host_peak.h"
-#include "kernels/common/ks_util.h"
+#include "base/host_peak.h"
+#include "base/ks_util.h"
 
 void ks_bench_grid_text(const int grid[3], char *buf, size_t len)
 {

@@ -13,8 +13,8 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/scenes/laplace/check.h"
-#include "kernels/common/kernel_decl.h"
-#include "kernels/common/ks_util.h"
+#include "kernels/user/kernel_decl.h"
+#include "base/ks_util.h"
 #include "kernels/laplace/laplace.h"
 
 enum { KS_CHECK_GOLD_ITERS = 3, KS_CHECK_LIVE_ITERS = 4 };

@@ -11,15 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/common/ks_util.h"
-#include "kernels/common/field_histogram.h"
+#include "base/ks_util.h"
+#include "kernels/laplace/field_histogram.h"
 #include "app/best_config.h"
 
 #include "app/scenes/laplace/check.h"
 #include "app/scenes/laplace/live.h"
 #include "app/scenes/laplace/live_state.h"
 #include "kernels/laplace/laplace_multi.h"
-#include "kernels/common/mpi_job.h"
+#include "kernels/laplace/mpi_job.h"
 
 /* CPU backend: a residual at least this often (ms of frames), for the Convergence panel */
 #define KS_LAPLACE_CPU_RESIDUAL_MS 250.0

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "app/scenes/laplace/live_state.h"
-#include "kernels/common/field_histogram.h"
+#include "kernels/laplace/field_histogram.h"
 #include "kernels/laplace/laplace_multi.h"
 
 /* The whole field's values in bins over the colour range, on the frames the

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "app/scenes/laplace/live_state.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 
 /* Fails unless `fields` fields of the grid fit in the host memory available

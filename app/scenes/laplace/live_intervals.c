@@ -5,7 +5,7 @@
 
 #include "app/kernel/variant_set.h"
 #include "app/scenes/laplace/live_state.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 static int cmp_double(const void *a, const void *b)
 {

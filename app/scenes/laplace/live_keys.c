@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "app/scenes/laplace/live_state.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 
 /* Candidate blocks for [ and ]: by rank, in increasing thread count. */

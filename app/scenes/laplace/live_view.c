@@ -6,7 +6,7 @@
 
 #include "app/scene_peak.h"
 #include "app/scenes/laplace/live_state.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 
 static const char ks_axis_names[KS_AXIS_NUM] = {'x', 'y', 'z'};

@@ -7,9 +7,9 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "kernels/common/mpi_job.h"
+#include "kernels/laplace/mpi_job.h"
 #include "app/scenes/laplace/iters_auto.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/laplace/laplace_multi.h"
 
 enum {

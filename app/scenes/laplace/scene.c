@@ -12,7 +12,7 @@
 #include "app/scenes/laplace/live.h"
 #include "app/scenes/laplace/live_bench.h"
 #include "app/scenes/laplace/options.h"
-#include "kernels/common/mpi_job.h"
+#include "kernels/laplace/mpi_job.h"
 #include "kernels/laplace/laplace_contract.h"
 
 static const int ks_rank3 = 3, ks_rank2 = 2;

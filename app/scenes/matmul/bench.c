@@ -9,7 +9,7 @@
 #include "app/kernel/variant_set.h"
 #include "app/scenes/matmul/check.h"
 #include "app/scenes.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_bench.h"
 #include "kernels/matmul/matmul_user.h"

@@ -4,8 +4,8 @@
 #ifndef KS_BENCH_MATMUL_H
 #define KS_BENCH_MATMUL_H
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_error.h"
+#include "base/cuda_device.h"
+#include "base/ks_error.h"
 #include "app/options.h"
 
 /* Options used: mm_sizes (default 1024..8192, CPU 256, 512), kernels (default all;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "app/kernel/kernel_checker.h"
-#include "kernels/common/diff_colour.h"
+#include "base/diff_colour.h"
 #include "app/scenes/matmul/check.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_user.h"

@@ -25,8 +25,8 @@
 #include "app/scenes/matmul/live.h"
 #include "app/scenes/matmul/live_state.h"
 #include "app/scenes/matmul/options.h"
-#include "kernels/common/fma_peak.h"
-#include "kernels/common/ks_util.h"
+#include "base/fma_peak.h"
+#include "base/ks_util.h"
 #include "kernels/matmul/matmul_user.h"
 #include "render/image_io.h"
 

@@ -5,7 +5,7 @@
 
 #include "app/kernel/variant_set.h"
 #include "app/options.h"
-#include "kernels/common/timing_window.h"
+#include "base/timing_window.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_tiles.h"
 #include "render/view.h"

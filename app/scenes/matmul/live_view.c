@@ -8,7 +8,7 @@
 
 #include "app/scene.h"
 #include "app/scenes/matmul/live_state.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 
 static void cat(char *buf, size_t len, const char *fmt, ...)
 #if defined(__GNUC__)

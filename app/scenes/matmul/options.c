@@ -6,7 +6,7 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/matmul/matmul.h"
 
 static ks_status add_tile(void *ctx, const char *name, const char *item)

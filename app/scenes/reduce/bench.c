@@ -12,7 +12,7 @@
 #include "app/scenes.h"
 #include "app/scenes/reduce/options.h"
 #include "app/signals.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/reduce/reduce_bench.h"
 #include "kernels/reduce/reduce_user.h"
 #include "render/chart.h"

@@ -17,7 +17,7 @@
 
 #include "app/kernel/kernel_checker.h"
 #include "app/scenes/reduce/check.h"
-#include "kernels/common/cuda_device.h"
+#include "base/cuda_device.h"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_user.h"
 

@@ -7,7 +7,7 @@
 
 #include "app/options_parse.h"
 #include "app/scenes.h"
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "kernels/reduce/reduce.h"
 
 /* One --size item: an element count with an optional K, M or G (binary) suffix. */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/fma_peak.h"
+#include "base/cuda_device.h"
+#include "base/fma_peak.h"
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_bench.h"
 #include "render/chart.h"

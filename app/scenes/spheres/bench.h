@@ -5,8 +5,8 @@
 #ifndef KS_BENCH_SPHERES_H
 #define KS_BENCH_SPHERES_H
 
-#include "kernels/common/cuda_device.h"
-#include "kernels/common/ks_error.h"
+#include "base/cuda_device.h"
+#include "base/ks_error.h"
 #include "app/options.h"
 
 /* Options used: size_set/width/height (default 2048x2048), sphere_counts

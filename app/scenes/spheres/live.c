@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/ks_util.h"
+#include "base/ks_util.h"
 #include "app/scenes/spheres/check.h"
 #include "app/scenes/spheres/live.h"
 #include "app/scenes/spheres/live_state.h"

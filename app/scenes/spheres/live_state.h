@@ -8,7 +8,7 @@
 #include "app/scene.h"
 #include "app/scenes.h"
 #include "app/scenes/spheres/options.h"
-#include "kernels/common/timing_window.h"
+#include "base/timing_window.h"
 #include "kernels/spheres/spheres.h"
 #include "kernels/spheres/spheres_user.h"
 
