@@ -191,7 +191,7 @@ reduce_program() {
         $entry<<<GRID, BX, SHARED>>>($call);"
   case ",$args," in
     *partials*) body+="
-        add_partials<<<ADD, 1024>>>(partials, GRID, out);" ;;
+        ks_rd_add_partials<<<ADD, KS_RD_ADD_THREADS>>>(partials, GRID, out);" ;;
   esac
   {
     cat <<HOST
@@ -200,28 +200,14 @@ reduce_program() {
 #include <cstdio>
 #include <vector>
 #include "$PWD/examples/course/$file"
-// the partials into *out, as kernelscope adds them: a grid-stride loop, a tree a block, one atomicAdd a block
-__global__ void add_partials(const float *partials, long long n, float *out)
-{
-    __shared__ float part[1024];
-    float v = 0.0f;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        v += partials[i];
-    part[threadIdx.x] = v;
-    __syncthreads();
-    for (unsigned d = blockDim.x / 2; d > 0; d /= 2) {
-        if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) atomicAdd(out, part[0]);
-}
+#include "$PWD/kernels/reduce/reduce_add_partials.cuh" // the partials into *out, as kernelscope adds them
 int main()
 {
     const long long N = $n;
     const long long BX = ($bx);
     const size_t SHARED = $shared;
     $launch
-    const long long ADD = std::min(std::max((GRID + 4095) / 4096, 1LL), 1024LL); // about four partials a thread
+    const unsigned ADD = ks_rd_add_grid(GRID);
     float *x, *partials, *out;
     cudaMalloc(&x, N * sizeof(float));
     cudaMalloc(&partials, GRID * sizeof(float));

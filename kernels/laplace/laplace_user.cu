@@ -35,11 +35,11 @@ ks_status ks_luser_load(int id, const void *code, size_t size)
         1u << KS_KDECL_GRID_INTERIOR | 1u << KS_KDECL_GRID_DOMAIN | 1u << KS_KDECL_GRID_COLUMNS;
     static const ks_user_code_desc contract3 = {"jacobi", "kernelscope_points_per_thread", 3,
                                                 {KS_LUSER_POINTS_MAX, KS_LUSER_POINTS_MAX, KS_LUSER_POINTS_MAX},
-                                                "each must be 1 to %d", "nx ny nz u v", grids3, NULL};
+                                                "each must be 1 to %d", "nx ny nz u v", grids3, NULL, NULL};
     static const ks_user_code_desc contract2 = {"jacobi", "kernelscope_points_per_thread", 3,
                                                 {KS_LUSER_POINTS_MAX, KS_LUSER_POINTS_MAX, 1},
                                                 "each must be 1 to %d, the third 1 in 2D", "nx ny u v",
-                                                1u << KS_KDECL_GRID_INTERIOR | 1u << KS_KDECL_GRID_DOMAIN, NULL};
+                                                1u << KS_KDECL_GRID_INTERIOR | 1u << KS_KDECL_GRID_DOMAIN, NULL, NULL};
     ks_user_code *loaded = NULL;
     KS_TRY(ks_user_code_load(info->dims == 2 ? &contract2 : &contract3, info->name, code, size, &loaded));
     ks_user_code_destroy(c->code); /* the caller has drained every stream that used it */

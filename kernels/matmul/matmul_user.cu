@@ -14,7 +14,7 @@ extern "C" ks_status ks_matmul_user_load(const char *name, const void *code, siz
 {
     static const ks_user_code_desc contract = {
         KS_MATMUL_USER_ENTRY, KS_MATMUL_USER_POINTS, 3,
-        {KS_MATMUL_USER_POINTS_MAX, KS_MATMUL_USER_POINTS_MAX, 1}, "the first two 1 to %d, the third 1", NULL, 0, NULL};
+        {KS_MATMUL_USER_POINTS_MAX, KS_MATMUL_USER_POINTS_MAX, 1}, "the first two 1 to %d, the third 1", NULL, 0, NULL, NULL};
     return ks_user_code_load(&contract, name, code, size, out);
 }
 

@@ -12,117 +12,46 @@
 
 #include "reduce_contract.h"
 #include "reduce_user.h"
+#include "reduce_add_partials.cuh"
 
 extern "C" ks_status ks_reduce_user_load(const char *name, const void *code, size_t size, ks_reduce_user **out)
 {
     /* the contract, or the file's declaration (ks_reduce_decl_check) */
     static const ks_user_code_desc contract = {KS_REDUCE_USER_ENTRY, KS_REDUCE_USER_ITEMS, 1,
                                                {KS_REDUCE_USER_ITEMS_MAX, 1, 1}, "1 to %d", KS_REDUCE_DECL_ROLES,
-                                               KS_REDUCE_DECL_GRIDS, KS_REDUCE_DECL_NEED};
-    KS_TRY(ks_user_code_load(&contract, name, code, size, out));
-    const ks_kdecl *d = ks_user_code_declaration(*out);
-    const ks_status st = d ? ks_reduce_decl_check(d, name) : KS_OK;
-    if (st != KS_OK) {
-        ks_user_code_destroy(*out);
-        *out = NULL;
-    }
-    return st;
+                                               KS_REDUCE_DECL_GRIDS, KS_REDUCE_DECL_NEED, ks_reduce_decl_check};
+    return ks_user_code_load(&contract, name, code, size, out);
 }
 
 /* ---- a declared kernel's launch (kernel_decl.h): its block, grid, shared memory and arguments ---- */
 
-/* What one declared launch over n floats is. */
-typedef struct declared_shape {
-    int threads;
-    size_t shared;
-    unsigned long long grid;
-} declared_shape;
-
-static ks_status declared_check(const ks_reduce_user *u, const ks_kdecl *d, long long n, int bx, declared_shape *out)
+/* A declared launch over n floats (ks_user_code_launch_1d), with reduce's own rules: without the
+ * line's block=, the user's block is a power of two as for the contract; a kernel that declares
+ * multiple runs only at multiples of its block. */
+static ks_status declared_check(const ks_reduce_user *u, const ks_kdecl *d, long long n, int bx, ks_user_launch_1d *out)
 {
     const char *name = ks_user_code_name(u);
-    ks_user_code_attrs a;
-    ks_user_code_get_attrs(u, &a);
-    const int user[3] = {bx, 1, 1};
-    int b[3];
-    ks_kdecl_block(d, user, b);
     if (!d->block_dims && (bx < KS_REDUCE_MIN_BLOCK || bx > KS_REDUCE_MAX_BLOCK || (bx & (bx - 1))))
         return ks_fail(KS_ERR_INVALID, "%s: block %dx1: a power of two in %d..%d", name, bx, KS_REDUCE_MIN_BLOCK,
                        KS_REDUCE_MAX_BLOCK);
-    if (b[0] < 1 || b[0] > a.max_threads)
-        return ks_fail(KS_ERR_INVALID, "%s: its block %d: the compiled kernel takes 1 to %d threads", name, b[0],
-                       a.max_threads);
-    out->threads = b[0];
-    out->shared = ks_kdecl_shared(d, b[0]);
-    int dev = 0, optin = 0, sms = 0;
-    KS_CUDA_TRY(cudaGetDevice(&dev));
-    KS_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    KS_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (out->shared + (size_t)a.static_smem > (size_t)optin)
-        return ks_fail(KS_ERR_INVALID, "%s: %zu bytes of dynamic shared memory a block (and %d static): this GPU has "
-                       "at most %d", name, out->shared, a.static_smem, optin);
-    if (d->multiple && n % b[0])
+    const int user[3] = {bx, 1, 1};
+    KS_TRY(ks_user_code_launch_1d(u, user, n, "floats", out));
+    if (d->multiple && n % out->threads)
         return ks_fail(KS_ERR_INVALID, "%s: it assumes sizes that are multiples of its block (multiple), and %lld "
-                       "floats are not a multiple of %d", name, n, b[0]);
-    const int at = ks_kdecl_arg_index(d, "n");
-    if (at >= 0 && ks_kdecl_arg_bytes(&d->args[at]) == 4 && n > 2147483647LL)
-        return ks_fail(KS_ERR_INVALID, "%s: its n is an int, and %lld floats do not fit one", name, n);
-    const long long per_sm = d->value[KS_KDECL_V_SM] > 0 ? d->value[KS_KDECL_V_SM] : 0;
-    if (d->grid == KS_KDECL_GRID_SM) out->grid = (unsigned long long)per_sm * (unsigned long long)sms;
-    else out->grid = ((unsigned long long)n + (unsigned long long)b[0] - 1) / (unsigned long long)b[0];
-    if (out->grid < 1 || out->grid > 2147483647ull)
-        return ks_fail(KS_ERR_INVALID, "%s: its grid of %llu blocks over %lld floats (1 to 2^31 - 1)", name, out->grid,
-                       n);
+                       "floats are not a multiple of %d", name, n, out->threads);
     return KS_OK;
-}
-
-/* Adds the n partials into *out (the declared kernel's second pass): a grid-stride loop, a tree a
- * block, one atomicAdd a block; ks_rd_add_grid blocks of 1024 threads, about four partials a thread. */
-enum { KS_RD_ADD_THREADS = 1024, KS_RD_ADD_MAX_BLOCKS = 1024 };
-static unsigned ks_rd_add_grid(long long n)
-{
-    const long long per_block = 4LL * KS_RD_ADD_THREADS, most = KS_RD_ADD_MAX_BLOCKS;
-    const long long blocks = (n + per_block - 1) / per_block;
-    return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
-}
-
-__global__ void ks_rd_add_partials(const float *partials, long long n, float *out)
-{
-    __shared__ float part[KS_RD_ADD_THREADS];
-    float v = 0.0f;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        v += partials[i];
-    part[threadIdx.x] = v;
-    __syncthreads();
-    for (unsigned d = blockDim.x / 2; d > 0; d /= 2) {
-        if (threadIdx.x < d) part[threadIdx.x] += part[threadIdx.x + d];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) atomicAdd(out, part[0]);
 }
 
 /* The declared kernel over x[0..n), then (partials) its per-block floats added into *out;
  * partials: room for the grid's floats. */
-static ks_status declared_launch(const ks_reduce_user *u, const ks_kdecl *d, const declared_shape *sh, const float *x,
+static ks_status declared_launch(const ks_reduce_user *u, const ks_kdecl *d, const ks_user_launch_1d *l, const float *x,
                                  long long n, float *out, float *partials, cudaStream_t s)
 {
-    const void *fn = ks_user_code_function(u);
-    if (sh->shared > 48 * 1024)
-        KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->shared));
-    int n4 = (int)n;
-    long long n8 = n;
-    void *args[KS_KDECL_ARGS_MAX];
-    for (int a = 0; a < d->nargs; ++a) {
-        const char *role = d->args[a].role;
-        if (!strcmp(role, "x")) args[a] = (void *)&x;
-        else if (!strcmp(role, "out")) args[a] = (void *)&out;
-        else if (!strcmp(role, "partials")) args[a] = (void *)&partials;
-        else args[a] = ks_kdecl_arg_bytes(&d->args[a]) == 8 ? (void *)&n8 : (void *)&n4;
-    }
-    KS_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)sh->grid), dim3((unsigned)sh->threads), args, sh->shared, s));
+    const ks_user_arg args[] = {{"x", &x}, {"out", &out}, {"partials", &partials}};
+    KS_TRY(ks_user_code_launch_declared(u, l, args, 3, n, s));
     if (ks_kdecl_arg_index(d, "partials") >= 0) {
-        ks_rd_add_partials<<<ks_rd_add_grid((long long)sh->grid), KS_RD_ADD_THREADS, 0, s>>>(partials,
-                                                                                          (long long)sh->grid, out);
+        ks_rd_add_partials<<<ks_rd_add_grid((long long)l->grid), KS_RD_ADD_THREADS, 0, s>>>(partials,
+                                                                                         (long long)l->grid, out);
         KS_CUDA_TRY(cudaGetLastError());
     }
     return KS_OK;
@@ -140,8 +69,8 @@ static unsigned long long grid_of(const ks_reduce_user *u, long long n, int bx)
 extern "C" ks_status ks_reduce_user_check_block(const ks_reduce_user *u, long long n, int bx)
 {
     const ks_kdecl *d = ks_user_code_declaration(u);
-    declared_shape sh;
-    if (d) return declared_check(u, d, n, bx, &sh);
+    ks_user_launch_1d l;
+    if (d) return declared_check(u, d, n, bx, &l);
     const char *name = ks_user_code_name(u);
     ks_user_code_attrs a;
     ks_user_code_get_attrs(u, &a);
@@ -165,7 +94,7 @@ static ks_status launch(const ks_reduce_user *u, int bx, const float *x, long lo
 {
     const ks_kdecl *d = ks_user_code_declaration(u);
     if (d) {
-        declared_shape sh;
+        ks_user_launch_1d sh;
         KS_TRY(declared_check(u, d, n, bx, &sh));
         if (ks_kdecl_arg_index(d, "partials") >= 0 && (long long)sh.grid > *cap) {
             KS_CUDA_TRY(cudaStreamSynchronize(s)); /* the old ones may be in use */
@@ -228,7 +157,7 @@ static ks_status probe_partials(const ks_reduce_user *u, int bx, long long n, lo
     *cap = 0;
     const ks_kdecl *d = ks_user_code_declaration(u);
     if (!d || ks_kdecl_arg_index(d, "partials") < 0) return KS_OK;
-    declared_shape a, b;
+    ks_user_launch_1d a, b;
     KS_TRY(declared_check(u, d, n - split, bx, &b));
     a = b;
     if (split > 0) KS_TRY(declared_check(u, d, split, bx, &a));

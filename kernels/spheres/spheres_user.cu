@@ -12,7 +12,7 @@
 
 extern "C" ks_status ks_spheres_user_load(const char *name, const void *code, size_t size, ks_spheres_user **out)
 {
-    static const ks_user_code_desc contract = {KS_SPHERES_USER_ENTRY, NULL, 0, {1, 1, 1}, NULL, NULL, 0, NULL};
+    static const ks_user_code_desc contract = {KS_SPHERES_USER_ENTRY, NULL, 0, {1, 1, 1}, NULL, NULL, 0, NULL, NULL};
     KS_TRY(ks_user_code_load(&contract, name, code, size, out));
     void *dev = NULL;
     size_t bytes = 0;

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime.h>
+
+#include "base/cuda_check.h"
 #include "user_library.h"
 
 struct ks_user_code {
@@ -108,6 +111,7 @@ extern "C" ks_status ks_user_code_load(const ks_user_code_desc *d, const char *n
         for (int k = 0; k < u->mod.params && k < 16; ++k) u->attrs.param_size[k] = u->mod.param_size[k];
         st = read_constant(d, u);
         if (st == KS_OK && u->declared) st = check_params(u);
+        if (st == KS_OK && u->declared && d->decl_check) st = d->decl_check(&u->decl, name);
     }
     if (st != KS_OK) {
         ks_user_code_destroy(u);
@@ -140,4 +144,59 @@ extern "C" int ks_user_code_global(const ks_user_code *u, const char *symbol, vo
     *dev = NULL;
     *bytes = 0;
     return u ? ks_user_library_global(&u->mod, symbol, dev, bytes) : 0;
+}
+
+extern "C" ks_status ks_user_code_launch_1d(const ks_user_code *u, const int block[3], long long n, const char *items,
+                                            ks_user_launch_1d *out)
+{
+    const ks_kdecl *d = ks_user_code_declaration(u);
+    if (!d) return ks_fail(KS_ERR_INVALID, "%s: no kernelscope: line to launch it by", ks_user_code_name(u));
+    const char *name = u->name;
+    int b[3];
+    ks_kdecl_block(d, block, b);
+    if (b[1] != 1 || b[2] != 1)
+        return ks_fail(KS_ERR_INVALID, "%s takes a 1-part block (BXx1), got %dx%dx%d", name, b[0], b[1], b[2]);
+    if (b[0] < 1 || b[0] > u->attrs.max_threads)
+        return ks_fail(KS_ERR_INVALID, "%s: its block %d: the compiled kernel takes 1 to %d threads", name, b[0],
+                       u->attrs.max_threads);
+    out->threads = b[0];
+    out->shared = ks_kdecl_shared(d, b[0]);
+    int dev = 0, optin = 0, sms = 0;
+    KS_CUDA_TRY(cudaGetDevice(&dev));
+    KS_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    KS_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (out->shared + (size_t)u->attrs.static_smem > (size_t)optin)
+        return ks_fail(KS_ERR_INVALID, "%s: %zu bytes of dynamic shared memory a block (and %d static): this GPU has "
+                       "at most %d", name, out->shared, u->attrs.static_smem, optin);
+    const int at = ks_kdecl_arg_index(d, "n");
+    if (at >= 0 && ks_kdecl_arg_bytes(&d->args[at]) == 4 && n > 2147483647LL)
+        return ks_fail(KS_ERR_INVALID, "%s: its n is an int, and %lld %s do not fit one", name, n, items);
+    const long long per_sm = d->value[KS_KDECL_V_SM] > 0 ? d->value[KS_KDECL_V_SM] : 0;
+    if (d->grid == KS_KDECL_GRID_SM) out->grid = (unsigned long long)per_sm * (unsigned long long)sms;
+    else out->grid = ((unsigned long long)n + (unsigned long long)b[0] - 1) / (unsigned long long)b[0];
+    if (out->grid < 1 || out->grid > 2147483647ull)
+        return ks_fail(KS_ERR_INVALID, "%s: its grid of %llu blocks over %lld %s (1 to 2^31 - 1)", name, out->grid, n,
+                       items);
+    return KS_OK;
+}
+
+extern "C" ks_status ks_user_code_launch_declared(const ks_user_code *u, const ks_user_launch_1d *l,
+                                                  const ks_user_arg *args, int nargs, long long n, void *stream)
+{
+    const ks_kdecl *d = ks_user_code_declaration(u);
+    if (!d) return ks_fail(KS_ERR_INVALID, "%s: no kernelscope: line to launch it by", ks_user_code_name(u));
+    const void *fn = ks_user_code_function(u);
+    if (l->shared > 48 * 1024) /* above the default, the kernel must ask for it */
+        KS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)l->shared));
+    int n4 = (int)n;
+    long long n8 = n;
+    void *values[KS_KDECL_ARGS_MAX];
+    for (int a = 0; a < d->nargs; ++a) {
+        values[a] = ks_kdecl_arg_bytes(&d->args[a]) == 8 ? (void *)&n8 : (void *)&n4;
+        for (int k = 0; k < nargs; ++k)
+            if (!strcmp(d->args[a].role, args[k].role)) values[a] = (void *)args[k].value;
+    }
+    KS_CUDA_TRY(cudaLaunchKernel(fn, dim3((unsigned)l->grid), dim3((unsigned)l->threads), values, l->shared,
+                                 (cudaStream_t)stream));
+    return KS_OK;
 }

@@ -30,6 +30,9 @@ typedef struct ks_user_code_desc {
     const char *roles;
     unsigned grids;        /* the launches it makes for a declaration (1 << ks_kdecl_grid) */
     const char *need;      /* the roles a declaration must name; NULL: every one of roles */
+    /* The scene's own rules for a declaration, once the code is loaded (which
+       roles go together, what it launches); NULL: none beyond the roles. */
+    ks_status (*decl_check)(const ks_kdecl *d, const char *name);
 } ks_user_code_desc;
 
 typedef struct ks_user_code ks_user_code;
@@ -62,6 +65,32 @@ const void *ks_user_code_function(const ks_user_code *u);
 /* The device address and bytes of a global the file declares by that name
  * (a __constant__ array kernelscope fills, say): 1, or 0 when it has none. */
 int ks_user_code_global(const ks_user_code *u, const char *symbol, void **dev, size_t *bytes);
+
+/* A declared one-dimensional launch over n items (kernel_decl.h: grid=cover,
+ * ceil(n / block) blocks, or grid=sm:N, N blocks a multiprocessor): its
+ * block (the line's block=, else block[0]), dynamic shared memory and grid. */
+typedef struct ks_user_launch_1d {
+    int threads;
+    size_t shared;
+    unsigned long long grid;
+} ks_user_launch_1d;
+/* Checks and computes it for the current device: a block of one part that the
+ * compiled kernel takes, the shared memory the GPU has, an int n that holds n,
+ * a grid of 1 to 2^31 - 1 blocks; items names what n counts ("floats") in the
+ * refusals. */
+ks_status ks_user_code_launch_1d(const ks_user_code *u, const int block[3], long long n, const char *items,
+                                 ks_user_launch_1d *out);
+/* What a role of the declaration is given: the address of its value (a device
+ * pointer's, usually); a role not listed is a size and gets n, as an int or a
+ * long long as the line types it. */
+typedef struct ks_user_arg {
+    const char *role;
+    const void *value;
+} ks_user_arg;
+/* Launches the declared kernel as l says on stream (a cudaStream_t), its
+ * arguments in the line's order. */
+ks_status ks_user_code_launch_declared(const ks_user_code *u, const ks_user_launch_1d *l, const ks_user_arg *args,
+                                       int nargs, long long n, void *stream);
 
 #ifdef __cplusplus
 }
