@@ -344,20 +344,40 @@ def is_count(metric):
     return metric.endswith(".sum") and not metric.startswith("gpu__time_duration")
 
 
+def base_name(name):
+    """The function's own name, without namespaces and template arguments: CUPTI writes a library's
+    kernels with their inline namespaces ("cub::CUB_300001_SM_900::detail::histogram::K<1>"), ncu
+    without ("cub::K<1>")."""
+    name = cut_name(name)
+    depth, plain = 0, ""
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            plain += ch
+    return plain.rsplit("::", 1)[-1].strip()
+
+
 def pair(ours, theirs):
     """(ours, ncu) for each ncu launch that has a measurement of ours: same name (and grid when both
-    give it), in launch order, each of ours used once."""
-    used, pairs = set(), []
-    for t in theirs:
-        for k, o in enumerate(ours):
-            if k in used or cut_name(o.full) != cut_name(t.full):
+    give it), in launch order, each of ours used once; then, for the ncu launches left, the same
+    function name without namespaces and template arguments, in launch order."""
+    used, found = set(), {}
+    for key in (cut_name, base_name):
+        for i, t in enumerate(theirs):
+            if i in found:
                 continue
-            if o.grid and t.grid and o.grid != t.grid:
-                continue
-            used.add(k)
-            pairs.append((o, t))
-            break
-    return pairs
+            for k, o in enumerate(ours):
+                if k in used or key(o.full) != key(t.full):
+                    continue
+                if o.grid and t.grid and o.grid != t.grid:
+                    continue
+                used.add(k)
+                found[i] = (o, t)
+                break
+    return [found[i] for i in sorted(found)]
 
 
 def fmt(v):

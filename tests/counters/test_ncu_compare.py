@@ -257,6 +257,21 @@ def main():
         rc, out = run(tmp, ("ours_bool.csv", ours_bool), ("ncu_bool.csv", ncu_bool))
         check(rc == 0 and "1 of 1 figures within 5 % of ncu over 1 kernels" in out
               and "without a measurement of ours" not in out, "a bool template argument pairs", out)
+
+        # a library kernel: CUPTI names it with its inline namespaces, ncu without; the two pair
+        ours_ns = ("launch,kernel,grid,block,key,metric,value\n"
+                   '0,"cub::CUB_300001_SM_900::detail::histogram::DeviceHistogramInitKernel<1, int, int>",,,'
+                   "dram_read_bytes,dram__bytes_read.sum,1000\n"
+                   '1,"cub::CUB_300001_SM_900::detail::histogram::DeviceHistogramSweepKernel<int>",,,'
+                   "dram_read_bytes,dram__bytes_read.sum,104857600\n")
+        ncu_ns = "\n".join([HEADER,
+                             ncu_row(0, "void cub::DeviceHistogramInitKernel<1, int, int>(int)", 1, 256,
+                                     "dram__bytes_read.sum", "byte", "1,000"),
+                             ncu_row(1, "void cub::DeviceHistogramSweepKernel<int>(const unsigned char *)", 528, 256,
+                                     "dram__bytes_read.sum", "byte", "104,857,600")]) + "\n"
+        rc, out = run(tmp, ("ours_ns.csv", ours_ns), ("ncu_ns.csv", ncu_ns))
+        check(rc == 0 and "2 of 2 figures within 5 % of ncu over 2 kernels" in out
+              and "without a measurement of ours" not in out, "a kernel in inline namespaces pairs", out)
     print("ncu-compare counters: ok")
 
 
