@@ -66,7 +66,8 @@
 #   faults    the user-kernel tests whose kernels fault (an out-of-bounds write, an endless loop),
 #             which every other step skips (KS_TEST_NO_FAULTS): on some GPUs a fault leaves the GPU
 #             unable to switch between busy processes until it is reset (NVIDIA Xid 31, then 109),
-#             so they run last, and the system log's Xid lines are kept (xid.txt)
+#             so they run last, and the system log's Xid lines are kept (xid.txt); then
+#             scripts/kernel-faults-live.py saves each into a running live view (faults_live.txt)
 # --bin DIR holds kernelscope and tests/ (a build folder); default: build into build-gpu with
 # scripts/build.sh for this machine's GPU. Results go to --out (default
 # results/gpu-check-DATE/); scripts/ingest-results.sh copies them into docs/ and screenshots/.
@@ -212,6 +213,11 @@ RUNS
     env -u KS_TEST_NO_FAULTS KS_TEST_FAULTS_ONLY=1 "$bin/tests/test_user_kernel_gpu" >"$out/faults_test_user_kernel_gpu.log" 2>&1
     rc=$?
     note_rc "faults test_user_kernel_gpu: $(grep -cE '^\[       OK \]' "$out/faults_test_user_kernel_gpu.log") passed" $rc
+    # the same faults saved into a running live view: refused in the user's words, frames for
+    # 60 s after each, a second process still runs on the GPU, SIGINT ends the run in 2 s
+    python3 scripts/kernel-faults-live.py --bin "$bin/kernelscope" --after "${KS_FAULTS_AFTER_S:-60}" \
+      >"$out/faults_live.txt" 2>&1
+    note_rc "faults saved into a live view (faults_live.txt)" $?
     { dmesg 2>/dev/null || journalctl -k 2>/dev/null; } | grep -i 'xid' >"$out/xid.txt"
     [ -s "$out/xid.txt" ] && cat "$out/xid.txt" ;;
   tests) run_tests "$bin" tests ;;
