@@ -6,7 +6,8 @@ rounding allowance of ncu's printed figures, the verdicts and the exit status (1
 is outside 5 %). `ncu-compare.py scene` with a stand-in kernelscope and ncu (scripts that write
 what the real ones would): the commands it runs (ncu on `bench SCENE --counters-ncu` with the same
 bench arguments, --profile-from-start off, --cache-control none and all, the metrics ours measured),
-the bench rows' headings, the flushed run's columns, and the verdict against --cache-control none."""
+the bench rows' headings, the flushed run's columns, and the verdict against --cache-control none;
+a cache-blind figure (bank conflicts) that ncu's two runs do not repeat within 5 % is said to be so."""
 import os
 import subprocess
 import sys
@@ -242,6 +243,28 @@ def main():
         check("2.685e+08" in row and row.endswith("NO"), "the probe's value by key", out)
         check("not the same launch sizes" in out, "sizes that differ are named", out)
         check(rc == 1, "exit 1", out)
+
+        # bank conflicts 11.7 % over ncu's warm run: with a flushed ncu run at 17.0 M (ncu's own two
+        # runs 12 % apart, ours between them) the row says so and the summary counts it; a flushed
+        # run that repeats ncu's figure (15.1 M) leaves the plain NO; a cache-dependent figure never
+        conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+        for flushed_value, said in (("17,000,000", True), ("15,100,000", False)):
+            flushed_csv = NCU_CSV.replace('"15,000,000"', f'"{flushed_value}"').replace('"500,416"', '"700,000"')
+            for name, text in (("ours.csv", OURS_CSV), ("ncu.csv", NCU_CSV), ("ncu_all.csv", flushed_csv)):
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+            r = subprocess.run([sys.executable, SCRIPT, "counters", "--flushed", os.path.join(tmp, "ncu_all.csv"),
+                                os.path.join(tmp, "ours.csv"), os.path.join(tmp, "ncu.csv")],
+                               capture_output=True, text=True)
+            out = r.stdout + r.stderr
+            row = line_of(out, "kst_shared_kernel<32>", conflicts)
+            check(row.endswith("NO (ncu's two runs differ by 12 %)") if said else row.endswith("  NO"),
+                  f"bank conflicts with ncu flushed at {flushed_value}", out)
+            check(("1 of the figures outside 5 % are ones the cache policy does not touch" in out) == said,
+                  "the summary counts the unrepeatable figure", out)
+            row = line_of(out, "kst_copy_kernel", "gpu__time_duration.sum")
+            check(row.endswith("  NO"), "a duration (cache-dependent) stays a plain NO", out)
+            check(r.returncode == 1, "still outside 5 %: exit 1", out)
 
         # bad input: one line, exit 2
         rc, out = run(tmp, ("only.csv", OURS_CSV))
