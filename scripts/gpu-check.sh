@@ -36,7 +36,7 @@
 #             run), counters_ncu.csv, counters_compare.txt (the table); then the scenes' kernels:
 #             kernelscope bench SCENE --counters at its default sizes for laplace3d, matmul, histogram,
 #             spheres and reduce (KS_COUNTERS_SCENES="..." for others) into counters_SCENE/, each
-#             against ncu on the same launches with --cache-control none and all
+#             against ncu on the same launches with --cache-control none, all, and none again
 #             (scripts/ncu-compare.py scene, ncu_SCENE/compare.txt), kernelscope bench live without
 #             and with --timeline (live_off/, live_timeline/: the timeline's cost), and the docs'
 #             "what the counters show" tables from all of it (scripts/counters-tables.py:

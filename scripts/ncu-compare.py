@@ -393,17 +393,21 @@ def fmt(v):
 CACHE_BLIND = ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared",)
 
 
-def not_repeated(metric, ours, ncu, ncu_flushed):
-    """A cache-blind figure that ncu's two runs give more than 5 % apart, ours within their span."""
-    if not metric.startswith(CACHE_BLIND):
-        return False
-    lo, hi = min(ncu, ncu_flushed), max(ncu, ncu_flushed)
-    return hi - lo > 0.05 * max(abs(hi), abs(lo)) and 0.95 * lo <= ours <= 1.05 * hi
+def not_repeated(ours, ncu, others):
+    """ncu's runs of the same thing (others: its other figures for it) more than 5 % apart, ours within
+    their span: the spread of the largest difference from ncu's figure, or None."""
+    if not others:
+        return None
+    lo, hi = min([ncu] + others), max([ncu] + others)
+    if hi - lo > 0.05 * max(abs(hi), abs(lo)) and 0.95 * lo <= ours <= 1.05 * hi:
+        return 100.0 * (hi - lo) / max(abs(hi), abs(lo))
+    return None
 
 
-def counters_table(ours_paths, ncu_path, out=sys.stdout, flushed_path=None):
+def counters_table(ours_paths, ncu_path, out=sys.stdout, flushed_path=None, repeat_path=None):
     """ours against ncu run like ours (--cache-control none); flushed_path: ncu with its default
-    --cache-control all as well, shown beside it (information: caches flushed before each pass)."""
+    --cache-control all as well, shown beside it (information: caches flushed before each pass);
+    repeat_path: ncu run like ours a second time (how well each figure repeats in ncu itself)."""
     ours = []
     for p in ours_paths:
         ours += our_launches(p)
@@ -419,6 +423,10 @@ def counters_table(ours_paths, ncu_path, out=sys.stdout, flushed_path=None):
     if flushed_path:
         for t, f in pair(theirs, ncu_launches(flushed_path)):
             flushed[id(t)] = f
+    repeated = {}  # id(ncu launch) -> the repeat run's launch of the same place
+    if repeat_path:
+        for t, r in pair(theirs, ncu_launches(repeat_path)):
+            repeated[id(t)] = r
     rows, bad_counts, within, total = [], [], 0, 0
     unrepeatable = 0  # outside 5 %, on a figure ncu's own two runs do not repeat within 5 %
     width = max(len(m) for o, t in pairs for m in o.values if m in t.values)
@@ -456,11 +464,20 @@ def counters_table(ours_paths, ncu_path, out=sys.stdout, flushed_path=None):
                     c = f.values[metric][0]
                     fd = 100.0 * (a - c) / abs(c) if c != 0 else (0.0 if a == 0 else math.inf)
                     more = f" {fmt(c):>14} {'-' if math.isinf(fd) else f'{fd:+.2f}':>9}"
-                    if not ok and not_repeated(metric, a, b, c):
-                        note = f"NO (ncu's two runs differ by {100.0 * abs(b - c) / max(abs(b), abs(c)):.0f} %)"
-                        unrepeatable += 1
                 else:
                     more = f" {'-':>14} {'-':>9}"
+            if not ok:  # ncu's other runs of the same thing: the repeat, and the flushed one where caches do not matter
+                others = []
+                r = repeated.get(id(t))
+                if r and metric in r.values:
+                    others.append(r.values[metric][0])
+                f = flushed.get(id(t)) if metric.startswith(CACHE_BLIND) else None
+                if f and metric in f.values:
+                    others.append(f.values[metric][0])
+                spread = not_repeated(a, b, others)
+                if spread is not None:
+                    note = f"NO (ncu's own runs differ by {spread:.0f} %)"
+                    unrepeatable += 1
             print(f"{label:<{kw}} {metric:<{width}} {fmt(a):>14} {fmt(b):>14} {d:>9}{more}  {note}", file=out)
         if sizes_differ:
             print(f"  {o.name}: DRAM bytes differ by more than 2x: not the same launch sizes; compare "
@@ -472,9 +489,9 @@ def counters_table(ours_paths, ncu_path, out=sys.stdout, flushed_path=None):
         print("ncu flushed: ncu --cache-control all (its default: caches flushed before each pass), shown only; "
               "the verdict is against --cache-control none, as ours ran", file=out)
     if unrepeatable:
-        print(f"{unrepeatable} of the figures outside 5 % are ones the cache policy does not touch (shared-memory "
-              "bank conflicts) where ncu's own two runs of the kernel differ by more than 5 % and ours lies "
-              "between them: such a figure does not repeat within 5 %, in ncu either", file=out)
+        print(f"{unrepeatable} of the figures outside 5 % are ones ncu's own runs of the same launch (run alike"
+              + (", or, for bank conflicts, with caches flushed" if flushed_path else "") + ") give more than 5 % "
+              "apart, ours between them: such a figure does not repeat within 5 %, in ncu either", file=out)
     if bad_counts:
         print("counts outside 5 %: " + "; ".join(bad_counts), file=out)
     return 1 if bad_counts else 0
@@ -518,6 +535,9 @@ def counters_main(argv):
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--flushed", metavar="NCU_ALL",
                     help="ncu's output of the same kernels with --cache-control all, shown beside (without --run)")
+    ap.add_argument("--repeat", metavar="NCU_AGAIN",
+                    help="ncu's output of the same kernels run alike a second time: a figure outside 5 %% that ncu "
+                         "does not repeat within 5 %% is said to be so (without --run)")
     ap.add_argument("files", nargs="*", help="OURS [OURS ...] NCU (without --run)")
     args = ap.parse_args(argv)
     if args.run:
@@ -526,26 +546,27 @@ def counters_main(argv):
         return counters_run(args)
     if len(args.files) < 2:
         ap.error("give OURS [OURS ...] NCU, or --run PROBE")
-    for p in args.files + ([args.flushed] if args.flushed else []):
+    for p in args.files + [x for x in (args.flushed, args.repeat) if x]:
         if not os.path.isfile(p):
             ap.error(f"no file {p}")
-    return counters_table(args.files[:-1], args.files[-1], flushed_path=args.flushed)
+    return counters_table(args.files[:-1], args.files[-1], flushed_path=args.flushed, repeat_path=args.repeat)
 
 
-def ncu_bench(args, cache, metrics, folder):
+def ncu_bench(args, cache, metrics, folder, tag=""):
     """ncu on `kernelscope bench SCENE --counters-ncu`: only the launches --counters measures are profiled
     (between cudaProfilerStart and Stop), at the cache policy given, the clocks as they run."""
     os.makedirs(folder, exist_ok=True)
-    log_csv = os.path.join(folder, f"ncu_{cache}.csv")
+    name = f"ncu_{cache}{tag}"
+    log_csv = os.path.join(folder, f"{name}.csv")
     cmd = [args.ncu, "--profile-from-start", "off", "--cache-control", cache, "--clock-control", "none", "--csv",
            "--print-units", "base", "--metrics", ",".join(metrics), "--log-file", log_csv, args.kernelscope, "bench",
-           args.scene, "--counters-ncu", "--out", os.path.join(folder, f"ncu_{cache}_run")] + args.bench_args
-    with open(os.path.join(folder, f"ncu_{cache}.txt"), "w") as log:
+           args.scene, "--counters-ncu", "--out", os.path.join(folder, f"{name}_run")] + args.bench_args
+    with open(os.path.join(folder, f"{name}.txt"), "w") as log:
         log.write(" ".join(cmd) + "\n")
         log.flush()
         rc = subprocess.call(cmd, stdout=log, stderr=subprocess.STDOUT)
     if rc != 0 or not os.path.exists(log_csv):
-        sys.exit(f"ncu --cache-control {cache} failed (exit {rc}); see {os.path.join(folder, f'ncu_{cache}.txt')}")
+        sys.exit(f"ncu --cache-control {cache} failed (exit {rc}); see {os.path.join(folder, f'{name}.txt')}")
     return log_csv
 
 
@@ -582,10 +603,11 @@ def scene_main(argv):
         sys.exit(f"no measurements in {ours}")
     none_csv = ncu_bench(args, "none", metrics, folder)
     all_csv = ncu_bench(args, "all", metrics, folder)
+    again_csv = ncu_bench(args, "none", metrics, folder, "_again")  # how well each figure repeats in ncu
     with open(os.path.join(folder, "compare.txt"), "w") as f:
         print(f"bench {args.scene} {' '.join(args.bench_args)}: ours (--counters) against ncu on the same launches",
               file=Tee(sys.stdout, f))
-        return counters_table([ours], none_csv, Tee(sys.stdout, f), flushed_path=all_csv)
+        return counters_table([ours], none_csv, Tee(sys.stdout, f), flushed_path=all_csv, repeat_path=again_csv)
 
 
 def main():
