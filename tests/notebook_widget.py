@@ -11,7 +11,9 @@ Every wait is for the other side's own signal (a file the kernel writes, a count
 the test's time limit is ctest's. With --fps SECONDS --size N it measures instead: the pictures a
 second the widget draws at N x N while the solver runs, and the solver's iterations a second with
 the widget live against the same solver whose page is read by another process (as a browser tab
-would), in alternating rounds. Run by tests/notebook.sh: python notebook_widget.py CHROMIUM SCRATCH
+would), in alternating rounds. With --produce RATE as well, precomputed fields are shown RATE times
+a second instead of a solver's (the widget's own ceiling), and each show() call is timed.
+Run by tests/notebook.sh: python notebook_widget.py CHROMIUM SCRATCH
 """
 import argparse
 import asyncio
@@ -295,6 +297,8 @@ async def main():
     ap.add_argument("--roll", action="store_true", help="measure with a step that only rolls the field")
     ap.add_argument("--produce", type=float, default=0.0,
                     help="measure with precomputed fields shown this many times a second instead of a solver")
+    ap.add_argument("--unpaced", action="store_true",
+                    help="measure with the relay sending pictures as they come, not as the page draws them")
     a = ap.parse_args()
     scratch = os.path.abspath(a.scratch)
     params = {"scratch": scratch, "size": a.size, "rounds": a.rounds, "seconds": a.fps, "produce": a.produce}
@@ -302,6 +306,8 @@ async def main():
     if a.roll:  # a step cheaper than the picture: the widget's own rate, not the solver's, is measured
         setup = setup.replace("\nv = ks.Viewer", "\nu = np.fromfunction(lambda y, x: np.sin(x / 40.0) * np.cos(y / 60.0), (N, N), dtype=np.float32)\n"
                               "def step(u):\n    return np.roll(u, 7, axis=1)\nv = ks.Viewer")
+    if a.unpaced:
+        setup = setup.replace("\nv\n", "\nv.widget()\nv._live._paced = False\nv\n")
     cells = [cell(setup), cell((PRODUCE if a.produce else MEASURE) % params if a.fps else LOOP)]
     with open(os.path.join(scratch, "widget.ipynb"), "w") as f:
         json.dump(notebook(cells), f)
