@@ -11,7 +11,9 @@ Every wait is for the other side's own signal (a file the kernel writes, a count
 the test's time limit is ctest's. With --fps SECONDS --size N it measures instead: the pictures a
 second the widget draws at N x N while the solver runs, and the solver's iterations a second with
 the widget live against the same solver whose page is read by another process (as a browser tab
-would), in alternating rounds. Run by tests/notebook.sh: python notebook_widget.py CHROMIUM SCRATCH
+would), in alternating rounds. With --produce RATE as well, precomputed fields are shown RATE times
+a second instead of a solver's (the widget's own ceiling), and each show() call is timed.
+Run by tests/notebook.sh: python notebook_widget.py CHROMIUM SCRATCH
 """
 import argparse
 import asyncio
@@ -109,18 +111,62 @@ for r in range(%(rounds)d):
     else:
         v._live.pause()
         reader = subprocess.Popen([sys.executable, "-c", reader_code, stream])
-    t0, it = time.perf_counter(), 0
+    t0, it, m0 = time.perf_counter(), 0, time.monotonic()
     while time.perf_counter() - t0 < %(seconds)f:
         u = step(u)
         v.show(u)
         v.value("residual", float(it))
         v.poll()
         it += 1
-    rounds.append({"widget": widget, "iterations_per_s": it / (time.perf_counter() - t0)})
+    rounds.append({"widget": widget, "iterations_per_s": it / (time.perf_counter() - t0),
+                   "from": m0, "to": time.monotonic()})
     if reader:
         reader.kill(); reader.wait()
 v._live.resume()
 signal_file("measure.json", {"rounds": rounds, "sent": v._live.frames_sent})
+"""
+
+
+# measuring the widget's ceiling: a producer that costs next to nothing (precomputed fields cycled
+# through show() at a requested rate), each show() call timed, in the same alternating rounds
+PRODUCE = """\
+import subprocess, sys
+reader_code = '''
+import sys, urllib.request
+r = urllib.request.urlopen(sys.argv[1], timeout=60)
+while r.read1(1 << 20):
+    pass
+'''
+stream = v.url.split("?")[0] + "stream.mjpg"
+yy, xx = np.mgrid[0:N, 0:N].astype(np.float32)
+fields = [(0.5 + 0.5 * np.sin(xx / 40.0 + k / 4.0) * np.cos(yy / 60.0 - k / 8.0)).astype(np.float32) for k in range(16)]
+rounds = []
+for r in range(%(rounds)d):
+    widget = r %% 2 == 0
+    reader = None
+    if widget:
+        v._live.resume()
+    else:
+        v._live.pause()
+        reader = subprocess.Popen([sys.executable, "-c", reader_code, stream])
+    calls, m0 = [], time.monotonic()
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < %(seconds)f:
+        c = time.perf_counter()
+        v.show(fields[len(calls) %% len(fields)])
+        calls.append(time.perf_counter() - c)
+        wait = t0 + len(calls) / %(produce)f - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+    calls.sort()
+    rounds.append({"widget": widget, "iterations_per_s": len(calls) / (time.perf_counter() - t0),
+                   "from": m0, "to": time.monotonic(), "show_median_ms": 1e3 * calls[len(calls) // 2],
+                   "show_p99_ms": 1e3 * calls[min(len(calls) - 1, int(0.99 * len(calls)))]})
+    if reader:
+        reader.kill(); reader.wait()
+v._live.resume()
+signal_file("measure.json", {"rounds": rounds, "sent": v._live.frames_sent, "pid": os.getpid(),
+                             "threads": {t.native_id: t.name for t in __import__("threading").enumerate()}})
 """
 
 
@@ -249,14 +295,20 @@ async def main():
     ap.add_argument("--size", type=int, default=96)
     ap.add_argument("--rounds", type=int, default=6)
     ap.add_argument("--roll", action="store_true", help="measure with a step that only rolls the field")
+    ap.add_argument("--produce", type=float, default=0.0,
+                    help="measure with precomputed fields shown this many times a second instead of a solver")
+    ap.add_argument("--unpaced", action="store_true",
+                    help="measure with the relay sending pictures as they come, not as the page draws them")
     a = ap.parse_args()
     scratch = os.path.abspath(a.scratch)
-    params = {"scratch": scratch, "size": a.size, "rounds": a.rounds, "seconds": a.fps}
+    params = {"scratch": scratch, "size": a.size, "rounds": a.rounds, "seconds": a.fps, "produce": a.produce}
     setup = SETUP % params
     if a.roll:  # a step cheaper than the picture: the widget's own rate, not the solver's, is measured
         setup = setup.replace("\nv = ks.Viewer", "\nu = np.fromfunction(lambda y, x: np.sin(x / 40.0) * np.cos(y / 60.0), (N, N), dtype=np.float32)\n"
                               "def step(u):\n    return np.roll(u, 7, axis=1)\nv = ks.Viewer")
-    cells = [cell(setup), cell(MEASURE % params if a.fps else LOOP)]
+    if a.unpaced:
+        setup = setup.replace("\nv\n", "\nv.widget()\nv._live._paced = False\nv\n")
+    cells = [cell(setup), cell((PRODUCE if a.produce else MEASURE) % params if a.fps else LOOP)]
     with open(os.path.join(scratch, "widget.ipynb"), "w") as f:
         json.dump(notebook(cells), f)
     env = dict(os.environ)
@@ -377,30 +429,37 @@ async def measure(a, cdp, frames, scratch, procs):
     await wait_for("the first picture", lambda: cdp.eval(frames), procs)
     done = os.path.join(scratch, "measure.json")
     samples = []
-    while not os.path.exists(done):  # the widget's count each second, while the rounds run
+    while not os.path.exists(done):  # the widget's count twice a second, while the rounds run
         samples.append((time.monotonic(), await cdp.eval(frames)))
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.5)
         if lab_ended(procs):
             raise SystemExit("FAIL: jupyter lab ended")
     m = json.load(open(done))
     rounds = m["rounds"]
-    per = a.fps
-    # pictures a second in the widget's rounds: the count's rise over the seconds inside them
-    t0 = samples[0][0]
+    # pictures a second in the widget's rounds: the count's rise over the samples inside each round
+    # (its times are the kernel's time.monotonic(), the same clock as this process's), its first
+    # second left out (the relay resumes)
     rates = []
-    for i, r in enumerate(rounds):
+    for r in rounds:
         if not r["widget"]:
             continue
-        inside = [(t, n) for t, n in samples if t0 + i * per + 1 <= t <= t0 + (i + 1) * per - 1]
+        inside = [(t, n) for t, n in samples if r["from"] + 1 <= t <= r["to"]]
         if len(inside) >= 2:
             rates.append((inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]))
     with_w = [r["iterations_per_s"] for r in rounds if r["widget"]]
     without = [r["iterations_per_s"] for r in rounds if not r["widget"]]
-    print("measure: %dx%d, %d rounds of %.0f s" % (a.size, a.size, len(rounds), per))
+    what = "shows" if a.produce else "solver iterations"
+    print("measure: %dx%d, %d rounds of %.0f s%s" % (a.size, a.size, len(rounds), a.fps,
+                                                     ", %g shows a second asked for" % a.produce if a.produce else ""))
     print("measure: widget pictures a second (drawn in the page): %s" % ", ".join("%.1f" % x for x in rates))
-    print("measure: solver iterations a second with the widget: %s" % ", ".join("%.2f" % x for x in with_w))
+    print("measure: %s a second with the widget: %s" % (what, ", ".join("%.2f" % x for x in with_w)))
     print("measure: with the page read by another process instead: %s" % ", ".join("%.2f" % x for x in without))
-    if with_w and without:
+    if a.produce:
+        for live in (True, False):
+            print("measure: show() median, p99 (ms) %s: %s" % (
+                "with the widget" if live else "with the page read instead",
+                "; ".join("%.2f, %.2f" % (r["show_median_ms"], r["show_p99_ms"]) for r in rounds if r["widget"] == live)))
+    elif with_w and without:
         mw, mo = sorted(with_w)[len(with_w) // 2], sorted(without)[len(without) // 2]
         print("measure: medians %.2f vs %.2f: the widget costs %.2f %%" % (mw, mo, 100.0 * (mo - mw) / mo))
 

@@ -11,6 +11,13 @@ import urllib.parse
 
 from .notebook_widget import _make_widget, _route_keys
 
+# Pictures sent to the page and not yet drawn there: a page that draws slower than pictures come is
+# sent fewer, rather than handed pictures it drops after they have crossed the kernel, the server
+# and the WebSocket. Two, so that one crosses while the other is decoded.
+IN_FLIGHT = 2
+# A picture not answered in this long: the view that got it has gone (a closed tab); send again.
+DRAWN_WAIT_S = 1.0
+
 
 # ---- the relay: a kernelscope page on loopback -> the widget ---------------------------------
 
@@ -35,6 +42,11 @@ class Live:
         self.token = urllib.parse.parse_qs(parts.query).get("token", [""])[0]
         self.widget = _make_widget(title=title, status="connecting to %s:%d" % (self.host, self.port))
         self.keys_routed = _route_keys(self.widget)
+        # the pages' "drawn" answers come while a cell runs only where the widget's messages have a
+        # subshell of their own; elsewhere pictures are sent as they come (at most max_fps a second)
+        self._paced = self.keys_routed
+        self._in_flight = 0
+        self._sent_at = 0.0
         self.widget.on_msg(self._message)
         self.frames_sent = 0
         self._period = 1.0 / max_fps if max_fps > 0 else 0.0
@@ -61,8 +73,13 @@ class Live:
             return
         if content.get("type") == "key" and isinstance(content.get("key"), str):
             self.press(content["key"])
+        elif content.get("type") == "drawn":
+            with self._lock:
+                self._in_flight = max(0, self._in_flight - 1)
+                self._lock.notify_all()
         elif content.get("type") == "hello":
             with self._lock:
+                self._in_flight = 0  # a new view: what was in flight went to another
                 if self._newest is None and self._last is not None:
                     self._newest = self._last
                     self._lock.notify_all()
@@ -131,11 +148,22 @@ class Live:
         last_at = 0.0
         while True:
             with self._lock:
-                while self._newest is None and not self._stop.is_set():
-                    self._lock.wait()
+                while not self._stop.is_set():
+                    if self._newest is None:
+                        self._lock.wait()
+                    elif not self._paced or self._in_flight < IN_FLIGHT:
+                        break
+                    else:
+                        late = self._sent_at + DRAWN_WAIT_S - time.monotonic()
+                        if late <= 0:  # no view answered: it has gone
+                            self._in_flight = 0
+                            break
+                        self._lock.wait(late)
                 if self._stop.is_set():
                     return
                 jpeg, self._newest = self._newest, None
+                self._in_flight += 1
+                self._sent_at = time.monotonic()
             self.widget.send({"type": "frame"}, buffers=[jpeg])
             self._last = jpeg
             self.frames_sent += 1

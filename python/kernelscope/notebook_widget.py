@@ -56,11 +56,13 @@ function render({ model, el }) {
         shown = view;
         el.dataset.frames = String(++frames);
       } catch (e) { $(".ks-status").textContent = "a picture could not be decoded: " + e; }
+      model.send({ type: "drawn" });   /* the relay sends the next one (see IN_FLIGHT) */
     }
     drawing = false;
   }
   model.on("msg:custom", (msg, buffers) => {
     if (msg && msg.type === "frame" && buffers && buffers.length) {
+      if (newest) model.send({ type: "drawn" });   /* one not drawn, dropped: answered all the same */
       newest = buffers[0];
       if (!drawing) drawNewest();
     }
