@@ -1,5 +1,6 @@
 # The checker process (app/kernel/kernel_checker.h): the test binary is its own
-# child, with a fake check that passes, fails, hangs, crashes or reports a fatal error.
+# child, with a fake check that passes, fails, hangs, crashes or reports a fatal error; under a
+# stand-in compute-sanitizer (fake_compute_sanitizer.sh), a fault named by its memcheck report.
 ks_add_test(NAME test_kernel_checker LABEL cpu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_checker.c
             ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_check_wire.c TIMEOUT 120)
 # The page's editor of a kernel file (app/kernel/kernel_page.h): describe, Compile, refusals.
