@@ -234,7 +234,7 @@ static ks_status start_checker(ks_kchecker **out)
     if (spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
     if (mode == KS_KCHECK_MEMCHECK_FIRST && ks_kchecker_sanitizer(*out))
         fprintf(stderr, "kernelscope: each build's first check runs under compute-sanitizer memcheck, so that a kernel "
-                        "that writes out of bounds cannot fault the GPU this run shares (KS_MEMCHECK=fault: not)\n");
+                        "that writes out of bounds cannot fault the GPU this run shares (KS_MEMCHECK=fault turns it off)\n");
     else if (mode == KS_KCHECK_MEMCHECK_FIRST)
         fprintf(stderr, "kernelscope: compute-sanitizer not found (KS_COMPUTE_SANITIZER names it): a kernel that "
                         "faults is reported by its CUDA error alone, and faults the GPU this run shares\n");
