@@ -124,8 +124,8 @@ ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out);
  * difference slice that is not what was asked (other sizes, a value that is
  * NaN or negative, cut short) is a malformed answer: that child is replaced. */
 ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out);
-/* compute-sanitizer's path as found at create; NULL when there is none (or
- * memcheck is off): a fault's answer then ends with "(compute-sanitizer not
+/* compute-sanitizer's path as found at create; NULL when memcheck is off, or
+ * when there is none: a fault's answer then ends with "(compute-sanitizer not
  * found: the CUDA error alone)" and a first check runs plain. */
 const char *ks_kchecker_sanitizer(const ks_kchecker *c);
 /* Finds compute-sanitizer: explicit when not NULL (that one or none), else on
