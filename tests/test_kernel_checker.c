@@ -2,7 +2,10 @@
  * test binary is its own child (argv[1] == KS_KCHECK_ARG), and the scene name
  * of a request says what the child does: pass, mismatch, hang, segv, exit,
  * fatal, escape, fds, diff (a difference slice of known values), diffsize (one
- * of the wrong size); any other name is refused by the check. With "raw" as
+ * of the wrong size), where (whether it runs under the stand-in
+ * compute-sanitizer, tests/fake_compute_sanitizer.sh), fatalquiet (fatal with
+ * nothing in the tool's report); under the stand-in, fatal leaves a memcheck
+ * report of an out-of-bounds write; any other name is refused by the check. With "raw" as
  * its first extra argument the child is no checker at all: it answers every
  * request with the bytes the test gives (malformed difference slices). No
  * sleeps: each test waits on the checker's own answers. */
@@ -24,6 +27,7 @@
 #include <math.h>
 
 #include "app/kernel/kernel_checker.h"
+#include "test_kernel_check_memcheck.h"
 #include "test_kernel_check_wire.h"
 
 /* child side: what the fake check reports besides the request */
@@ -80,7 +84,14 @@ static ks_status fake_check(const ks_kcheck_request *req, ks_kcheck_result *out)
         raise(SIGSEGV);
     } else if (strcmp(s, "exit") == 0) {
         _exit(5);
+    } else if (strcmp(s, "where") == 0) {
+        out->passed = 1;
+        snprintf(out->message, sizeof out->message, "sanitized %d", getenv("KS_FAKE_SANITIZER_LOG") != NULL);
+    } else if (strcmp(s, "fatalquiet") == 0) {
+        out->fatal = 1;
+        snprintf(out->message, sizeof out->message, "an illegal memory access was encountered");
     } else if (strcmp(s, "fatal") == 0) {
+        memcheck_leave_report(); /* under the stand-in tool: what it reports of an out-of-bounds write */
         out->fatal = 1;
         snprintf(out->message, sizeof out->message, "an illegal memory access was encountered");
     } else if (strcmp(s, "escape") == 0) {
@@ -101,9 +112,9 @@ static ks_status fake_check(const ks_kcheck_request *req, ks_kcheck_result *out)
 }
 
 /* parent side */
-static unsigned char code[3 << 20]; /* several pipe buffers' worth */
+unsigned char code[3 << 20]; /* several pipe buffers' worth */
 
-static ks_kcheck_request request(const char *scene, const char *file, size_t size)
+ks_kcheck_request request(const char *scene, const char *file, size_t size)
 {
     ks_kcheck_request r;
     memset(&r, 0, sizeof r);
@@ -118,7 +129,7 @@ static ks_kcheck_request request(const char *scene, const char *file, size_t siz
     return r;
 }
 
-static ks_kcheck_result run(ks_kchecker *c, const char *scene, const char *file, size_t size)
+ks_kcheck_result run(ks_kchecker *c, const char *scene, const char *file, size_t size)
 {
     const ks_kcheck_request req = request(scene, file, size);
     ks_kcheck_result res;
@@ -131,7 +142,7 @@ static ks_kcheck_result run(ks_kchecker *c, const char *scene, const char *file,
 }
 
 /* A pass that shows the request arrived whole: sizes, flags, file, every code byte. */
-static void expect_pass(ks_kchecker *c, size_t size, const char *tag)
+void expect_pass(ks_kchecker *c, size_t size, const char *tag)
 {
     const ks_kcheck_result r = run(c, "pass", "k.cu", size);
     char want[KS_KCHECK_MSG_MAX];
@@ -143,7 +154,7 @@ static void expect_pass(ks_kchecker *c, size_t size, const char *tag)
 }
 
 /* pid is gone and reaped: no zombie left behind. */
-static void expect_reaped(int pid)
+void expect_reaped(int pid)
 {
     assert_true(pid > 0);
     errno = 0;
@@ -155,14 +166,16 @@ static ks_kchecker *create(double timeout_s)
 {
     const char *const extra[] = {"tag1", NULL};
     ks_kchecker *c = NULL;
-    const ks_status st = ks_kchecker_create(&(ks_kchecker_desc){.extra_args = extra, .timeout_s = timeout_s}, &c);
+    /* the plain child alone: what compute-sanitizer adds has tests of its own, below */
+    const ks_status st = ks_kchecker_create(
+        &(ks_kchecker_desc){.extra_args = extra, .timeout_s = timeout_s, .memcheck = KS_KCHECK_MEMCHECK_OFF}, &c);
     if (st != KS_OK) fprintf(stderr, "%s\n", ks_error_message());
     assert_int_equal(st, KS_OK);
     assert_true(ks_kchecker_pid(c) > 0);
     return c;
 }
 
-static void destroy(ks_kchecker *c)
+void destroy(ks_kchecker *c)
 {
     const int pid = ks_kchecker_pid(c);
     ks_kchecker_destroy(c);
@@ -535,6 +548,7 @@ static void test_bad_exe(void **state)
     assert_int_equal(errno, ECHILD);
 }
 
+
 int main(int argc, char **argv)
 {
     if (argc >= 6 && strcmp(argv[1], KS_KCHECK_ARG) == 0 && strcmp(argv[2], "raw") == 0)
@@ -560,6 +574,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_no_fd_leaks),
         cmocka_unit_test(test_bad_exe),
         cmocka_unit_test(test_child_strict),
+        cmocka_unit_test(test_fault_names_the_line),
+        cmocka_unit_test(test_first_check_memchecked),
+        cmocka_unit_test(test_first_check_hangs),
+        cmocka_unit_test(test_no_sanitizer),
+        cmocka_unit_test(test_find_sanitizer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

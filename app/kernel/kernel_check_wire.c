@@ -2,7 +2,9 @@
  * an answer may hold, for the parent and the child alike. */
 #include "app/kernel/kernel_check_wire.h"
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 1 when s (n bytes) is a scene name the header line can carry as one token. */
 int ks_kcheck_scene_ok(const char *s, size_t n)
@@ -24,6 +26,46 @@ int ks_kcheck_parse_num(const char *s, size_t n, long long lo, long long hi, lon
     }
     *v = x;
     return x >= lo && x <= hi ? 0 : -1;
+}
+
+/* The next number of an answer line and the space after it; NULL when malformed. */
+static const char *answer_num(const char *p, long long hi, long long *v)
+{
+    const size_t k = strcspn(p, " ");
+    return p[k] && ks_kcheck_parse_num(p, k, 0, hi, v) == 0 ? p + k + 1 : NULL;
+}
+
+/* Strict parse of an answer line into out (the difference slice's size in
+ * diff_w, diff_h; no values yet); 0, or -1 when malformed. */
+int ks_kcheck_parse_answer(const char *line, ks_kcheck_result *out)
+{
+    static const char magic[] = KCHECK_MAGIC " ";
+    const char *p = line + sizeof magic - 1;
+    long long passed, fatal, us, w = 0, h = 0;
+    if (strncmp(line, magic, sizeof magic - 1) != 0 || ks_kcheck_parse_num(p, 1, 0, 1, &passed) != 0 || p[1] != ' ' ||
+        ks_kcheck_parse_num(p + 2, 1, 0, 1, &fatal) != 0 || p[3] != ' ')
+        return -1;
+    p += 4;
+    if (!(p = answer_num(p, 9999999999LL, &us)) || !(p = answer_num(p, INT_MAX, &w)) || !(p = answer_num(p, INT_MAX, &h)))
+        return -1;
+    size_t n = 0;
+    for (; *p; ++p) {
+        char ch = *p;
+        if (ch == '\\') {
+            ch = p[1] == 'n' ? '\n' : p[1] == '\\' ? '\\' : '\0';
+            if (!ch) return -1;
+            ++p;
+        }
+        if (n + 1 >= sizeof out->message) return -1;
+        out->message[n++] = ch;
+    }
+    out->message[n] = '\0';
+    out->passed = (int)passed;
+    out->fatal = (int)fatal;
+    out->child_ms = (double)us / 1000.0;
+    out->diff_w = (int)w;
+    out->diff_h = (int)h;
+    return 0;
 }
 
 int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h)

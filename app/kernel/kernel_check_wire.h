@@ -31,5 +31,8 @@ enum {
 int ks_kcheck_scene_ok(const char *s, size_t n);
 /* A decimal number lo..hi, digits only (n bytes of s); 0, or -1. */
 int ks_kcheck_parse_num(const char *s, size_t n, long long lo, long long hi, long long *v);
+/* Strict parse of an answer line into out (the difference slice's size in
+ * diff_w, diff_h; no values yet); 0, or -1 when malformed. */
+int ks_kcheck_parse_answer(const char *line, ks_kcheck_result *out);
 
 #endif

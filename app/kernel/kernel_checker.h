@@ -8,7 +8,16 @@
  * The parent sends a request (a header line, then the code's bytes) down the
  * child's stdin and reads one answer line from its stdout, followed by the
  * difference slice when one was asked for; the scene's own check (its
- * registry row's kernel_check) does the work in the child. */
+ * registry row's kernel_check) does the work in the child.
+ *
+ * A check can also run under compute-sanitizer's memcheck (the CUDA
+ * Toolkit's), in a second child: the same command line after the tool's, its
+ * report in a log file of a private temporary folder. A check that faults is
+ * run again there, so that the answer names the user's line
+ * (sanitizer_report.h) instead of the CUDA error alone; with
+ * KS_KCHECK_MEMCHECK_FIRST the first check of every build runs there before
+ * the plain one, so that a kernel that writes out of bounds is stopped by the
+ * tool and never faults the GPU itself (kernel_check_sanitizer.c). */
 #ifndef KS_KERNEL_CHECKER_H
 #define KS_KERNEL_CHECKER_H
 
@@ -48,6 +57,9 @@ typedef struct ks_kcheck_request {
     /* With diff, for a scene whose output is not a field on grid (histogram's
        bins): the difference's w x h cells; 0 0: the slice of axis and index. */
     int cells[2];
+    /* The first check of a new build: with KS_KCHECK_MEMCHECK_FIRST it runs
+       under compute-sanitizer first, and the plain check only once it passed. */
+    int first;
 } ks_kcheck_request;
 
 typedef struct ks_kcheck_result {
@@ -67,6 +79,8 @@ typedef struct ks_kcheck_result {
        time-out, no room on the GPU for the live grid's copies). */
     float *diff;
     int diff_w, diff_h;
+    int memchecked;                 /* 1: the check (also) ran under compute-sanitizer */
+    double memcheck_ms;             /* ... that run's time, request to answer (its part of total_ms) */
 } ks_kcheck_result;
 
 /* The cells of the difference slice a request asks for (its cells when set);
@@ -76,12 +90,23 @@ int ks_kcheck_diff_dims(const ks_kcheck_request *req, int *w, int *h);
 void ks_kcheck_result_free(ks_kcheck_result *r);
 
 /* ---- parent ---- */
+/* When a check runs under compute-sanitizer memcheck. */
+enum {
+    KS_KCHECK_MEMCHECK_FAULT = 0, /* a check that faults (a fatal answer) runs again under it, to name the line */
+    KS_KCHECK_MEMCHECK_FIRST,     /* that, and a request marked first runs under it before the plain check
+                                     (its child then kept warm too) */
+    KS_KCHECK_MEMCHECK_OFF,       /* never: the CUDA error alone */
+};
+
 typedef struct ks_kchecker_desc {
     const char *exe;        /* the binary to exec; NULL: this one (/proc/self/exe) */
     const char *const *extra_args; /* NULL-terminated, passed after KS_KCHECK_ARG (tests); may be NULL */
     double timeout_s;       /* one check's limit; 0: 10 */
     int device;             /* 1 + the CUDA device the child checks on (passed as
                                KS_KCHECK_DEVICE_ARG N after the extra args); 0: the default */
+    int memcheck;           /* KS_KCHECK_MEMCHECK_*; 0: FAULT */
+    const char *sanitizer;  /* compute-sanitizer's path; NULL: looked for (ks_kcheck_find_sanitizer) */
+    double memcheck_timeout_s; /* one check under it; 0: 3 x timeout_s (the tool slows kernels down) */
 } ks_kchecker_desc;
 
 typedef struct ks_kchecker ks_kchecker;
@@ -99,6 +124,14 @@ ks_status ks_kchecker_create(const ks_kchecker_desc *desc, ks_kchecker **out);
  * difference slice that is not what was asked (other sizes, a value that is
  * NaN or negative, cut short) is a malformed answer: that child is replaced. */
 ks_status ks_kchecker_run(ks_kchecker *c, const ks_kcheck_request *req, ks_kcheck_result *out);
+/* compute-sanitizer's path as found at create; NULL when memcheck is off, or
+ * when there is none: a fault's answer then ends with "(compute-sanitizer not
+ * found: the CUDA error alone)" and a first check runs plain. */
+const char *ks_kchecker_sanitizer(const ks_kchecker *c);
+/* Finds compute-sanitizer: explicit when not NULL (that one or none), else on
+ * PATH, else beside nvcc on PATH (where its link leads), else in
+ * $CUDA_HOME/bin, else in /usr/local/cuda/bin. 1 and its path in out, or 0. */
+int ks_kcheck_find_sanitizer(const char *explicit_path, char *out, size_t cap);
 /* Process id of the current child (tests), 0 when none. */
 int ks_kchecker_pid(const ks_kchecker *c);
 /* Ends the child (closes its stdin, then SIGKILL if it lingers) and frees. NULL is fine. */

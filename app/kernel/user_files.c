@@ -36,6 +36,7 @@ typedef struct uf_file {
     /* the worker's, under lock */
     int block[3];                /* the block the next check runs with */
     char passed[KS_KCHECK_MSG_MAX]; /* the check's words */
+    double memcheck_ms;          /* its time under compute-sanitizer; < 0: it did not run there */
     ks_user_files_diff diff;     /* desc.diff: the newest check's difference slice */
     int diff_fresh;              /* ... not yet taken */
 } uf_file;
@@ -73,6 +74,8 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     req.code = code;
     req.code_size = size;
     req.cubin = cubin;
+    req.first = 1; /* a new build, or the code at a new block: under compute-sanitizer first when the
+                      checker's mode says so (start_checker) */
     int dw = 0, dh = 0;
     if (u->slices) ks_slice_diffs_request(u->slices, &req); /* the view on: the picture comes with the check */
     if (u->d.diff == KS_USER_DIFF_WHOLE) { /* the whole output, the slice across z of the check's box */
@@ -105,6 +108,7 @@ static ks_status check_build(void *user, int slot, const void *code, size_t size
     if (!r.passed) return KS_ERR_INVALID;
     pthread_mutex_lock(&u->lock);
     snprintf(f->passed, sizeof f->passed, "%s", r.message);
+    f->memcheck_ms = r.memchecked ? r.memcheck_ms : -1.0;
     pthread_mutex_unlock(&u->lock);
     return KS_OK;
 }
@@ -157,22 +161,24 @@ static ks_status apply(ks_user_files *u, ks_kernel_build *b, int running)
     }
     f->loaded = 1;
     f->failed = 0;
-    char passed[KS_KCHECK_MSG_MAX];
+    char passed[KS_KCHECK_MSG_MAX], memcheck[40] = "";
     pthread_mutex_lock(&u->lock);
     memcpy(f->checked, b->checked_block, sizeof f->checked); /* the block the code may run with: its own check's */
     snprintf(passed, sizeof passed, "%s", f->passed);
+    if (f->memcheck_ms >= 0) /* what the check under compute-sanitizer cost (part of the check's time) */
+        snprintf(memcheck, sizeof memcheck, " (memcheck %.2f s)", f->memcheck_ms / 1000.0);
     pthread_mutex_unlock(&u->lock);
     f->save_to_run_ms = (t1 - b->seen_at) * 1e3;
     const double swap_ms = (t1 - t0) * 1e3;
-    snprintf(f->line, sizeof f->line, "build %lld: compiled %.0f ms, checked %.0f ms, %s %.1f ms", b->generation,
-             b->compile_ms, b->check_ms, u->d.swap ? "swapped" : "loaded", swap_ms);
+    snprintf(f->line, sizeof f->line, "build %lld: compiled %.0f ms, checked %.0f ms%s, %s %.1f ms", b->generation,
+             b->compile_ms, b->check_ms, memcheck, u->d.swap ? "swapped" : "loaded", swap_ms);
     if (b->generation == 1)
-        fprintf(stderr, "kernelscope: %s: compiled in %.0f ms, checked in %.0f ms; it %s\n", KS_QUOTED(f->name),
-                b->compile_ms, b->check_ms, passed);
+        fprintf(stderr, "kernelscope: %s: compiled in %.0f ms, checked in %.0f ms%s; it %s\n", KS_QUOTED(f->name),
+                b->compile_ms, b->check_ms, memcheck, passed);
     else
-        fprintf(stderr, "kernelscope: %s: build %lld runs %.0f ms after the save (compile %.0f ms, check %.0f ms, "
+        fprintf(stderr, "kernelscope: %s: build %lld runs %.0f ms after the save (compile %.0f ms, check %.0f ms%s, "
                 "%s %.1f ms); it %s\n",
-                KS_QUOTED(f->name), b->generation, f->save_to_run_ms, b->compile_ms, b->check_ms,
+                KS_QUOTED(f->name), b->generation, f->save_to_run_ms, b->compile_ms, b->check_ms, memcheck,
                 u->d.swap ? "swap" : "load", swap_ms, passed);
     set_banner(u, 0, f->name, f->line);
     return KS_OK;
@@ -199,14 +205,39 @@ static void slice_task(void *user)
     ks_slice_diffs_task(u->slices);
 }
 
+/* When the checks run under compute-sanitizer (KS_MEMCHECK: first, fault or off; unset: first
+ * when the checks share this run's GPU, else fault). */
+static ks_status memcheck_mode(int spare, int *mode)
+{
+    const char *v = getenv("KS_MEMCHECK");
+    *mode = spare < 0 ? KS_KCHECK_MEMCHECK_FIRST : KS_KCHECK_MEMCHECK_FAULT;
+    if (!v || !*v) return KS_OK;
+    if (strcmp(v, "first") == 0) *mode = KS_KCHECK_MEMCHECK_FIRST;
+    else if (strcmp(v, "fault") == 0) *mode = KS_KCHECK_MEMCHECK_FAULT;
+    else if (strcmp(v, "off") == 0) *mode = KS_KCHECK_MEMCHECK_OFF;
+    else return ks_fail(KS_ERR_INVALID, "KS_MEMCHECK='%s': first, fault or off", KS_QUOTED(v));
+    return KS_OK;
+}
+
 /* The checker process: on another GPU of the same kind when there is one, so that a kernel
  * that faults there cannot stall this run's GPU (a fault can leave a GPU unable to switch to
- * its other programs); says so on stderr. */
+ * its other programs); on one GPU every build's first check runs under compute-sanitizer
+ * memcheck, which stops an out-of-bounds access before the GPU faults. Says so on stderr. */
 static ks_status start_checker(ks_kchecker **out)
 {
     const int spare = ks_cuda_spare_device();
-    KS_TRY(ks_kchecker_create(&(ks_kchecker_desc){.device = spare + 1}, out));
+    int mode = 0;
+    KS_TRY(memcheck_mode(spare, &mode));
+    const char *tool = getenv("KS_COMPUTE_SANITIZER"); /* its path, when it is not where the toolkit puts it */
+    const ks_kchecker_desc desc = {.device = spare + 1, .memcheck = mode, .sanitizer = tool && *tool ? tool : NULL};
+    KS_TRY(ks_kchecker_create(&desc, out));
     if (spare >= 0) fprintf(stderr, "kernelscope: your kernels are checked on GPU %d, apart from this run's\n", spare);
+    if (mode == KS_KCHECK_MEMCHECK_FIRST && ks_kchecker_sanitizer(*out))
+        fprintf(stderr, "kernelscope: each build's first check runs under compute-sanitizer memcheck, so that a kernel "
+                        "that writes out of bounds cannot fault the GPU this run shares (KS_MEMCHECK=fault turns it off)\n");
+    else if (mode == KS_KCHECK_MEMCHECK_FIRST)
+        fprintf(stderr, "kernelscope: compute-sanitizer not found (KS_COMPUTE_SANITIZER names it): a kernel that "
+                        "faults is reported by its CUDA error alone, and faults the GPU this run shares\n");
     return KS_OK;
 }
 

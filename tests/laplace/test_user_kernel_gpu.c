@@ -4,7 +4,8 @@
  * the file on every save and keeps running through builds that fail; bench
  * rows carry the file's name; an out-of-bounds write and an endless loop are
  * caught in the checker process, which is then replaced, also while a live
- * run goes on. The tests that make a kernel fault run last: on some GPUs
+ * run goes on; under compute-sanitizer (where it is found) a fault names the
+ * user's file and line. The tests that make a kernel fault run last: on some GPUs
  * (H100 in a virtual machine, driver 580) a fault in one process leaves the
  * GPU unable to switch between two busy contexts (NVIDIA Xid 31, then Xid
  * 109 for the next one), which would stall the tests after them (a live run
@@ -291,7 +292,8 @@ static void test_check_in_child(void **state)
 {
     (void)state;
     ks_kchecker *c = NULL;
-    const ks_kchecker_desc d = {.exe = ks_test_binary(), .timeout_s = 4.0};
+    /* the plain child's own answers (test_memcheck_names_the_line: under compute-sanitizer) */
+    const ks_kchecker_desc d = {.exe = ks_test_binary(), .timeout_s = 4.0, .memcheck = KS_KCHECK_MEMCHECK_OFF};
     assert_int_equal(ks_kchecker_create(&d, &c), KS_OK);
     ks_nvrtc_result good, oob, endless;
     compile(KS_LAPLACE3D_STARTER, "good3.cu", &good);
@@ -330,6 +332,62 @@ static void test_check_in_child(void **state)
     ks_nvrtc_result_free(&good);
     ks_nvrtc_result_free(&oob);
     ks_nvrtc_result_free(&endless);
+}
+
+/* Under compute-sanitizer memcheck (skipped where the CUDA Toolkit's tool is
+ * not found): a check that faults is run again under it and names the user's
+ * file and line; with the first check of a build under it, the out-of-bounds
+ * kernel is stopped by the tool and never reaches the plain child (whose
+ * process stays the same), and the good one passes both. Prints what the
+ * tool costs: a first check with the tool's start, a warm one, the plain one. */
+static void test_memcheck_names_the_line(void **state)
+{
+    (void)state;
+    char tool[4096];
+    if (!ks_kcheck_find_sanitizer(getenv("KS_COMPUTE_SANITIZER"), tool, sizeof tool)) {
+        fprintf(stderr, "compute-sanitizer not found: skipped\n");
+        skip();
+    }
+    ks_nvrtc_result good, oob;
+    compile(KS_LAPLACE3D_STARTER, "good3.cu", &good);
+    compile(ks_out_of_bounds, "oob.cu", &oob);
+    ks_kcheck_result res;
+    for (int mode = KS_KCHECK_MEMCHECK_FAULT; mode <= KS_KCHECK_MEMCHECK_FIRST; ++mode) {
+        ks_kchecker *c = NULL;
+        const ks_kchecker_desc d = {.exe = ks_test_binary(), .timeout_s = 10.0, .memcheck = mode, .sanitizer = tool};
+        assert_int_equal(ks_kchecker_create(&d, &c), KS_OK);
+        ks_kcheck_request req = request("laplace3d", "good3.cu", &good, 256, 256, 256);
+        req.first = 1;
+        for (int k = 0; k < 2; ++k) { /* the first one waits for the tool's start (FIRST keeps it warm) */
+            assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+            fprintf(stderr, "%s, good, check %d: %s; memcheck %.0f ms, %.0f ms in all, the plain child %.0f ms\n",
+                    mode == KS_KCHECK_MEMCHECK_FIRST ? "first" : "fault", k + 1, res.message, res.memcheck_ms,
+                    res.total_ms, res.child_ms);
+            assert_true(res.passed);
+            assert_int_equal(res.memchecked, mode == KS_KCHECK_MEMCHECK_FIRST);
+        }
+        const int plain = ks_kchecker_pid(c);
+        req = request("laplace3d", "/home/someone/kernels/oob.cu", &oob, 64, 64, 64);
+        req.first = 1;
+        assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+        fprintf(stderr, "%s, out of bounds: %s (memcheck %.0f ms)\n",
+                mode == KS_KCHECK_MEMCHECK_FIRST ? "first" : "fault", res.message, res.memcheck_ms);
+        assert_false(res.passed);
+        assert_int_equal(res.memchecked, 1);
+        /* ks_out_of_bounds writes on its line 3; the file as the user named it, nothing of ours */
+        assert_true(strncmp(res.message, "oob.cu:3: ", 10) == 0);
+        assert_non_null(strstr(res.message, " write of 4 bytes")); /* "out-of-bounds" where the tool says so */
+        assert_null(strchr(res.message, '/'));
+        assert_null(strstr(res.message, "========="));
+        if (mode == KS_KCHECK_MEMCHECK_FIRST) assert_int_equal(ks_kchecker_pid(c), plain); /* never ran plain */
+        req = request("laplace3d", "good3.cu", &good, 64, 64, 64); /* both children serve on */
+        req.first = 1;
+        assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+        assert_true(res.passed);
+        ks_kchecker_destroy(c);
+    }
+    ks_nvrtc_result_free(&good);
+    ks_nvrtc_result_free(&oob);
 }
 
 /* The issue's spinning kernel and a kernel that really never ends, on the default GPU and, where
@@ -504,6 +562,7 @@ int main(void)
     const struct CMUnitTest faults[] = {
         cmocka_unit_test_teardown(test_live_fault, end_live_run),
         cmocka_unit_test(test_check_in_child),
+        cmocka_unit_test(test_memcheck_names_the_line),
         cmocka_unit_test(test_endless_said),
     };
     const char *only = getenv("KS_TEST_ONLY"); /* e.g. "*diff*": a few of them */
