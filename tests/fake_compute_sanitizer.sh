@@ -12,7 +12,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --tool) tool=$2; shift 2 ;;
     --log-file) log=$2; shift 2 ;;
-    --print-limit|--leak-check|--report-api-errors|--show-backtrace) shift 2 ;;
+    --print-limit|--leak-check|--report-api-errors|--show-backtrace|--padding) shift 2 ;;
     --*) echo "fake compute-sanitizer: unknown option $1" >&2; exit 9 ;;
     *) break ;;
     esac

@@ -114,9 +114,11 @@ char *ks_kcheck_report_read(const char *log, long long offset)
 char **ks_kcheck_memcheck_argv(const char *tool, const char *log, char *const *argv)
 {
     /* memcheck only; its first error is the one said (a faulting kernel makes millions); no
-       leak check and no API errors: only the kernel's own memory errors count */
+       leak check and no API errors: only the kernel's own memory errors count. 4 MiB of padding
+       after each allocation: a write just past the end of v (a plane too far) would otherwise
+       land in the next allocation, a valid address to the tool */
     const char *const opts[] = {"--tool", "memcheck", "--log-file", log, "--print-limit", "1",
-                                "--leak-check", "no", "--report-api-errors", "no"};
+                                "--leak-check", "no", "--report-api-errors", "no", "--padding", "4194304"};
     const size_t n_opts = sizeof opts / sizeof opts[0];
     size_t n = 0;
     while (argv[n]) ++n;

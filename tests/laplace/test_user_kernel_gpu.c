@@ -55,6 +55,19 @@ static const char ks_out_of_bounds[] =
     "{\n"
     "    v[((size_t)1 << 38) + threadIdx.x] = u[0] + nx + ny + nz;\n"
     "}\n";
+/* 3D, the last interior plane also written one plane past the end of v (line 9): within
+ * the pool's next allocation, so only the tool's padding after v makes it an error. */
+static const char ks_past_end[] =
+    "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz)\n"
+    "{\n"
+    "    const int i = blockIdx.x * blockDim.x + threadIdx.x + 1;\n"
+    "    const int j = blockIdx.y * blockDim.y + threadIdx.y + 1;\n"
+    "    const int k = blockIdx.z * blockDim.z + threadIdx.z + 1;\n"
+    "    if (i > nx - 2 || j > ny - 2 || k > nz - 2) return;\n"
+    "    const size_t p = i + (size_t)j * nx + (size_t)k * nx * ny;\n"
+    "    v[p] = u[p];\n"
+    "    if (k == nz - 2) v[p + (size_t)2 * nx * ny] = 0.0f;\n"
+    "}\n";
 /* 3D, never ends (the volatile read keeps the loop). */
 static const char ks_endless[] = "extern \"C\" __global__ void jacobi(const float *u, float *v, int nx, int ny, int nz)\n"
                                  "{\n"
@@ -348,9 +361,10 @@ static void test_memcheck_names_the_line(void **state)
         fprintf(stderr, "compute-sanitizer not found: skipped\n");
         skip();
     }
-    ks_nvrtc_result good, oob;
+    ks_nvrtc_result good, oob, past;
     compile(KS_LAPLACE3D_STARTER, "good3.cu", &good);
     compile(ks_out_of_bounds, "oob.cu", &oob);
+    compile(ks_past_end, "past.cu", &past);
     ks_kcheck_result res;
     for (int mode = KS_KCHECK_MEMCHECK_FAULT; mode <= KS_KCHECK_MEMCHECK_FIRST; ++mode) {
         ks_kchecker *c = NULL;
@@ -379,7 +393,15 @@ static void test_memcheck_names_the_line(void **state)
         assert_non_null(strstr(res.message, " write of 4 bytes")); /* "out-of-bounds" where the tool says so */
         assert_null(strchr(res.message, '/'));
         assert_null(strstr(res.message, "========="));
-        if (mode == KS_KCHECK_MEMCHECK_FIRST) assert_int_equal(ks_kchecker_pid(c), plain); /* never ran plain */
+        if (mode == KS_KCHECK_MEMCHECK_FIRST) { /* a write just past the end: named too, never ran plain */
+            req = request("laplace3d", "past.cu", &past, 64, 64, 64);
+            req.first = 1;
+            assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
+            fprintf(stderr, "first, one plane past the end: %s (memcheck %.0f ms)\n", res.message, res.memcheck_ms);
+            assert_false(res.passed);
+            assert_true(strncmp(res.message, "past.cu:9: ", 11) == 0);
+            assert_int_equal(ks_kchecker_pid(c), plain);
+        }
         req = request("laplace3d", "good3.cu", &good, 64, 64, 64); /* both children serve on */
         req.first = 1;
         assert_int_equal(ks_kchecker_run(c, &req, &res), KS_OK);
@@ -388,6 +410,7 @@ static void test_memcheck_names_the_line(void **state)
     }
     ks_nvrtc_result_free(&good);
     ks_nvrtc_result_free(&oob);
+    ks_nvrtc_result_free(&past);
 }
 
 /* The issue's spinning kernel and a kernel that really never ends, on the default GPU and, where
