@@ -83,7 +83,8 @@ while not keys and not os.path.exists(os.path.join(scratch, "give-up")):
     keys = v.poll()["keys"]
     time.sleep(0.005)
 signal_file("keys.json", {"keys": keys, "iterations": it, "url": v.url,
-                          "routed": v._live.keys_routed if v._live else None})
+                          "routed": v._live.keys_routed if v._live else None,
+                          "sent": v._live.frames_sent if v._live else 0, "answers": v._live.answers if v._live else 0})
 wait_file("reading")  # the test has seen keys.json: one last field
 final = np.fromfunction(lambda y, x: (x + 2 * y) / (3.0 * N), (N, N), dtype=np.float32)
 v.show(final)
@@ -368,6 +369,12 @@ async def main():
             raise SystemExit("FAIL: poll() gave keys %r, not ['k']" % got["keys"])
         print("ok: K pressed in the widget came back from poll() after %d iterations (ipykernel subshell: %s)"
               % (got["iterations"], got["routed"]))
+        # each message from the page makes the kernel report busy and idle, which JupyterLab redraws:
+        # the page answers many pictures at once
+        if got["routed"] and got["answers"] > max(1, got["sent"] // 4):
+            raise SystemExit("FAIL: the page answered %d times for %d pictures (one answer per picture halves the rate)"
+                             % (got["answers"], got["sent"]))
+        print("ok: the page answered %d times for %d pictures sent" % (got["answers"], got["sent"]))
 
         # 3. the last field: the widget's picture and the page's (the page's newest picture, read from
         # a connection made once the field is drawn; it gets the newest picture encoded, then each new one)

@@ -13,8 +13,12 @@ from .notebook_widget import _make_widget, _route_keys
 
 # Pictures sent to the page and not yet drawn there: a page that draws slower than pictures come is
 # sent fewer, rather than handed pictures it drops after they have crossed the kernel, the server
-# and the WebSocket. Two, so that one crosses while the other is decoded.
-IN_FLIGHT = 2
+# and the WebSocket. The page answers ANSWER_EVERY pictures at a time: each message to the kernel
+# makes it report busy and then idle, which JupyterLab redraws (an answer a picture cost the page
+# more time than decoding them, and halved its rate). Twice that many unanswered, so that pictures
+# keep coming over an answer's round trip; the most a slow link holds (about 2.4 MB at 1024²).
+ANSWER_EVERY = 16
+IN_FLIGHT = 2 * ANSWER_EVERY  # at least ANSWER_EVERY: the page answers only once it has that many
 # A picture not answered in this long: the view that got it has gone (a closed tab); send again.
 DRAWN_WAIT_S = 1.0
 
@@ -49,6 +53,7 @@ class Live:
         self._sent_at = 0.0
         self.widget.on_msg(self._message)
         self.frames_sent = 0
+        self.answers = 0  # answers from the page (each answers ANSWER_EVERY pictures)
         self._period = 1.0 / max_fps if max_fps > 0 else 0.0
         self._stop = threading.Event()
         self._running = threading.Event()  # cleared by pause()
@@ -74,8 +79,12 @@ class Live:
         if content.get("type") == "key" and isinstance(content.get("key"), str):
             self.press(content["key"])
         elif content.get("type") == "drawn":
+            self.answers += 1
+            count = content.get("count", 1)
+            if not isinstance(count, int) or count < 1:
+                return
             with self._lock:
-                self._in_flight = max(0, self._in_flight - 1)
+                self._in_flight = max(0, self._in_flight - count)
                 self._lock.notify_all()
         elif content.get("type") == "hello":
             with self._lock:
@@ -164,7 +173,8 @@ class Live:
                 jpeg, self._newest = self._newest, None
                 self._in_flight += 1
                 self._sent_at = time.monotonic()
-            self.widget.send({"type": "frame"}, buffers=[jpeg])
+            # the page answers only where the answers can come while a cell runs
+            self.widget.send({"type": "frame", "answer": ANSWER_EVERY if self._paced else 0}, buffers=[jpeg])
             self._last = jpeg
             self.frames_sent += 1
             wait = last_at + self._period - time.monotonic()

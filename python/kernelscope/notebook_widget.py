@@ -40,31 +40,45 @@ function render({ model, el }) {
     '</canvas><table class="ks-stages"></table></div></div><pre class="ks-log"></pre>';
   const $ = (c) => el.querySelector(c);
   const pic = $(".ks-pic"), ctx = pic.getContext("2d");
-  let frames = 0, newest = null, shown = null, drawing = false;
+  let frames = 0, shown = null;
   el.kernelscopeLastFrame = () => (shown ? b64(shown) : "");
 
-  async function drawNewest() {   /* decode only the newest picture: a slow page drops, never queues */
-    drawing = true;
-    while (newest) {
-      const view = newest;
-      newest = null;
-      try {
-        const bmp = await createImageBitmap(new Blob([view], { type: "image/jpeg" }));
+  /* Pictures are decoded as they come, up to DECODING at once (Chromium decodes each on a worker;
+     one after the other, a 1024² JPEG's decode bounded the rate), and a decoded picture is drawn
+     unless a newer one has been drawn already; one more waits, the newest, and an older waiting one
+     is dropped: a slow page drops, never queues. */
+  const DECODING = 2;
+  let arrived = 0, drawnSeq = 0, decoding = 0, waiting = null, unanswered = 0;
+  /* Pictures drawn or dropped are answered msg.answer at a time (the relay's ANSWER_EVERY; 0: not
+     at all): each message to the kernel makes it report busy and idle, which JupyterLab shows. */
+  function handled(m) {
+    if (m.answer > 0 && ++unanswered >= m.answer) { model.send({ type: "drawn", count: unanswered }); unanswered = 0; }
+  }
+  function decode(view, seq, m) {
+    decoding++;
+    createImageBitmap(new Blob([view], { type: "image/jpeg" })).then((bmp) => {
+      if (seq > drawnSeq) {
         if (pic.width !== bmp.width || pic.height !== bmp.height) { pic.width = bmp.width; pic.height = bmp.height; }
         ctx.drawImage(bmp, 0, 0);
-        bmp.close();
+        drawnSeq = seq;
         shown = view;
         el.dataset.frames = String(++frames);
-      } catch (e) { $(".ks-status").textContent = "a picture could not be decoded: " + e; }
-      model.send({ type: "drawn" });   /* the relay sends the next one (see IN_FLIGHT) */
-    }
-    drawing = false;
+      }
+      bmp.close();
+    }, (e) => { $(".ks-status").textContent = "a picture could not be decoded: " + e; }).finally(() => {
+      decoding--;
+      handled(m);
+      if (waiting) { const w = waiting; waiting = null; decode(...w); }
+    });
   }
   model.on("msg:custom", (msg, buffers) => {
     if (msg && msg.type === "frame" && buffers && buffers.length) {
-      if (newest) model.send({ type: "drawn" });   /* one not drawn, dropped: answered all the same */
-      newest = buffers[0];
-      if (!drawing) drawNewest();
+      const next = [buffers[0], ++arrived, msg];
+      if (decoding < DECODING) decode(...next);
+      else {
+        if (waiting) handled(waiting[2]);   /* one not drawn, dropped: answered all the same */
+        waiting = next;
+      }
     }
   });
 
