@@ -28,12 +28,24 @@ if [ "$mode" = widget ]; then
   browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
   [ -n "$browser" ] || { ok=1; echo "skipped: no chromium"; exit 77; }
 fi
+# make_venv PYTHON DIR [--without-pip]: a virtual environment that sees PYTHON's packages: the
+# system's (--system-site-packages), and, where PYTHON runs in a virtual environment of its own
+# (a GPU server's PyTorch one), that environment's too, through a .pth file.
+make_venv() {
+  local p=$1 dir=$2
+  shift 2
+  "$p" -m venv --system-site-packages "$@" "$dir" || return 1
+  "$p" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)' || return 0
+  local site
+  site=$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') &&
+    "$p" -c 'import site; print("\n".join(site.getsitepackages()))' >"$site/ks-parent-env.pth"
+}
 # A Python whose virtual environments see NumPy (the system's), as tests/python_module.sh chooses.
 py=""
 for p in ${6:-} python3 /usr/bin/python3; do
   command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy, venv" 2>/dev/null || continue
   rm -rf "$tmp/probe"
-  if "$p" -m venv --without-pip --system-site-packages "$tmp/probe" && "$tmp/probe/bin/python" -c "import numpy" 2>/dev/null
+  if make_venv "$p" "$tmp/probe" --without-pip && "$tmp/probe/bin/python" -c "import numpy" 2>/dev/null
   then py=$(command -v "$p"); break; fi
 done
 [ -n "$py" ] || { ok=1; echo "skipped: no Python whose virtual environments see NumPy (Debian: python3-numpy python3-venv)"; exit 77; }
@@ -42,7 +54,7 @@ stamp="$py | $packages"
 if [ ! -f "$venv/ks-stamp" ] || [ "$(cat "$venv/ks-stamp")" != "$stamp" ] ||
    ! "$venv/bin/python" -c "import anywidget, nbclient, ipykernel${lab_import}" 2>/dev/null; then
   rm -rf "$venv"
-  "$py" -m venv --system-site-packages "$venv"
+  make_venv "$py" "$venv"
   # shellcheck disable=SC2086
   if ! "$venv/bin/python" -m pip install --disable-pip-version-check -q "${index[@]}" $packages >"$tmp/pip.log" 2>&1; then
     if grep -qiE "Could not find a version|No matching distribution|connection|resolve|network|timed out|Max retries" "$tmp/pip.log"; then
