@@ -92,9 +92,9 @@ print("saved", v.save(os.path.join(scratch, "final.png")))
 signal_file("final.json", {"shown": True})
 """
 
-# measuring: rounds of the solver with the widget live, and with it paused while another process
-# reads the page (the cost show() had before: the viewer's thread encodes for a page either way)
-MEASURE = """\
+# the rounds both measurements alternate: even ones with the widget live, odd ones with it paused
+# while another process reads the page (the viewer's thread encodes for a page either way)
+ROUNDS = """\
 import subprocess, sys
 reader_code = '''
 import sys, urllib.request
@@ -103,15 +103,29 @@ while r.read1(1 << 20):
     pass
 '''
 stream = v.url.split("?")[0] + "stream.mjpg"
+
+
+def begin_round(r):
+    if r %% 2 == 0:
+        v._live.resume()
+        return True, None
+    v._live.pause()
+    return False, subprocess.Popen([sys.executable, "-c", reader_code, stream])
+
+
+def end_round(reader):
+    if reader:
+        reader.kill(); reader.wait()
+
+
+"""
+
+# measuring: rounds of the solver with the widget live, and with it paused while another process
+# reads the page (the cost show() had before: the viewer's thread encodes for a page either way)
+MEASURE = ROUNDS + """\
 rounds = []
 for r in range(%(rounds)d):
-    widget = r %% 2 == 0
-    reader = None
-    if widget:
-        v._live.resume()
-    else:
-        v._live.pause()
-        reader = subprocess.Popen([sys.executable, "-c", reader_code, stream])
+    widget, reader = begin_round(r)
     t0, it, m0 = time.perf_counter(), 0, time.monotonic()
     while time.perf_counter() - t0 < %(seconds)f:
         u = step(u)
@@ -121,8 +135,7 @@ for r in range(%(rounds)d):
         it += 1
     rounds.append({"widget": widget, "iterations_per_s": it / (time.perf_counter() - t0),
                    "from": m0, "to": time.monotonic()})
-    if reader:
-        reader.kill(); reader.wait()
+    end_round(reader)
 v._live.resume()
 signal_file("measure.json", {"rounds": rounds, "sent": v._live.frames_sent})
 """
@@ -130,26 +143,12 @@ signal_file("measure.json", {"rounds": rounds, "sent": v._live.frames_sent})
 
 # measuring the widget's ceiling: a producer that costs next to nothing (precomputed fields cycled
 # through show() at a requested rate), each show() call timed, in the same alternating rounds
-PRODUCE = """\
-import subprocess, sys
-reader_code = '''
-import sys, urllib.request
-r = urllib.request.urlopen(sys.argv[1], timeout=60)
-while r.read1(1 << 20):
-    pass
-'''
-stream = v.url.split("?")[0] + "stream.mjpg"
+PRODUCE = ROUNDS + """\
 yy, xx = np.mgrid[0:N, 0:N].astype(np.float32)
 fields = [(0.5 + 0.5 * np.sin(xx / 40.0 + k / 4.0) * np.cos(yy / 60.0 - k / 8.0)).astype(np.float32) for k in range(16)]
 rounds = []
 for r in range(%(rounds)d):
-    widget = r %% 2 == 0
-    reader = None
-    if widget:
-        v._live.resume()
-    else:
-        v._live.pause()
-        reader = subprocess.Popen([sys.executable, "-c", reader_code, stream])
+    widget, reader = begin_round(r)
     calls, m0 = [], time.monotonic()
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < %(seconds)f:
@@ -163,8 +162,7 @@ for r in range(%(rounds)d):
     rounds.append({"widget": widget, "iterations_per_s": len(calls) / (time.perf_counter() - t0),
                    "from": m0, "to": time.monotonic(), "show_median_ms": 1e3 * calls[len(calls) // 2],
                    "show_p99_ms": 1e3 * calls[min(len(calls) - 1, int(0.99 * len(calls)))]})
-    if reader:
-        reader.kill(); reader.wait()
+    end_round(reader)
 v._live.resume()
 signal_file("measure.json", {"rounds": rounds, "sent": v._live.frames_sent, "pid": os.getpid(),
                              "threads": {t.native_id: t.name for t in __import__("threading").enumerate()}})
